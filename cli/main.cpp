@@ -1,0 +1,265 @@
+// warp-probe: the command-line front. It parses options, calls the engine and prints.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/exit_codes.hpp"
+#include "xwarp/model/json_io.hpp"
+#include "xwarp/render/text.hpp"
+#include "xwarp/runner/runner.hpp"
+#include "xwarp/version.hpp"
+
+namespace
+{
+    volatile std::sig_atomic_t g_signal = 0;
+
+    extern "C" void on_signal(int sig)
+    {
+        g_signal = sig;
+    }
+
+    void install_signal_handlers()
+    {
+        struct sigaction sa{};
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, nullptr);
+        sigaction(SIGTERM, &sa, nullptr);
+        sigaction(SIGHUP, &sa, nullptr);
+    }
+
+    // Progress on stderr: rewritten in place on a terminal, one line per pass otherwise.
+    class progress : public xwarp::run_observer
+    {
+    public:
+        explicit progress(bool quiet) : m_quiet(quiet), m_tty(::isatty(STDERR_FILENO) == 1) {}
+
+        void pass_started(int sample, int samples, const std::string& phase) override
+        {
+            if (!m_quiet && m_tty)
+            {
+                std::fprintf(stderr, "\r\033[K[%d/%d] %s pass ...", sample, samples, phase.c_str());
+                std::fflush(stderr);
+            }
+        }
+
+        void pass_running(int sample, int samples, const std::string& phase, double elapsed_ms) override
+        {
+            if (!m_quiet && m_tty)
+            {
+                std::fprintf(stderr, "\r\033[K[%d/%d] %s pass %.1f s", sample, samples, phase.c_str(), elapsed_ms / 1000.0);
+                std::fflush(stderr);
+            }
+        }
+
+        void pass_finished(int sample, int samples, const std::string& phase, const xwarp::run_result& pass) override
+        {
+            if (m_quiet)
+            {
+                return;
+            }
+            int compiled = 0;
+            for (const auto& l : pass.module_loads)
+            {
+                compiled += l.status == xwarp::load_status::compiled;
+            }
+            std::fprintf(stderr,
+                         "%s[%d/%d] %s pass %s, %s, %zu module load(s), %d compiled\n",
+                         m_tty ? "\r\033[K" : "",
+                         sample,
+                         samples,
+                         phase.c_str(),
+                         xwarp::format_ms(pass.wall_ms).c_str(),
+                         xwarp::describe_failure(pass, std::nullopt).c_str(),
+                         pass.module_loads.size(),
+                         compiled);
+        }
+
+    private:
+        bool m_quiet;
+        bool m_tty;
+    };
+
+    int fail(int code, const std::string& message)
+    {
+        std::cerr << "warp-probe: " << message << "\n";
+        return code;
+    }
+
+    int write_json_or_fail(const std::string& path, const nlohmann::json& j)
+    {
+        try
+        {
+            xwarp::save_json(path, j);
+        }
+        catch (const std::exception& e)
+        {
+            return fail(xwarp::exit_code::cannot_write, e.what());
+        }
+        return 0;
+    }
+
+    const char* exit_code_help = R"(Exit codes:
+  measure   0 measured (some samples may have failed: see the warnings)
+            1 every sample failed (the command failed or timed out)
+  report    0 rendered
+  all       64 bad options, 65 unreadable report (not JSON, other schema, malformed),
+            66 missing file or directory, 70 internal error, 73 output not writable,
+            126 command not executable, 127 command not found, 130 interrupted (SIGINT),
+            128+N killed by signal N)";
+}
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"warp-probe: measure, explain and compare NVIDIA Warp's cold-start compile time"};
+    app.set_version_flag("--version", std::string("warp-probe ") + XWARP_VERSION);
+    app.require_subcommand(1);
+    app.footer(exit_code_help);
+
+    // measure
+    xwarp::measure_options mo;
+    std::string json_out;
+    bool quiet = false;
+    double timeout_s = 0.0;
+    auto* measure = app.add_subcommand(
+        "measure",
+        "Run COMMAND in fresh subprocesses, each sample with private WARP_CACHE_PATH and CUDA_CACHE_PATH,\n"
+        "cold then warm on the cache it just filled, and report every module Warp built.\n"
+        "Usage: warp-probe measure [options] -- COMMAND [ARGS...]");
+    measure->add_option("--samples,-n", mo.samples, "samples, each a cold and a warm pass")->default_val(3)->check(CLI::PositiveNumber);
+    measure->add_option("--json", json_out, "also write the JSON report to this file");
+    measure->add_option("--label", mo.label, "a name for this measurement (shown in reports and compare)");
+    measure->add_option("--cwd", mo.cwd, "run the command in this directory (default: the current one)");
+    measure->add_option("--timeout", timeout_s, "seconds each pass may run before its process group is killed")
+        ->check(CLI::PositiveNumber);
+    measure->add_option("--python", mo.python, "interpreter that replaces a leading python/python3 in COMMAND");
+    measure->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
+    measure->add_option("command", mo.command, "the command to measure, after --")->required();
+
+    // report
+    std::string report_in;
+    std::string report_format = "text";
+    std::string report_out;
+    auto* rep = app.add_subcommand("report", "Re-analyse a saved JSON report and render it");
+    rep->add_option("report", report_in, "a JSON report written by measure --json")->required();
+    rep->add_option("--format,-f", report_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+    rep->add_option("--output,-o", report_out, "write to this file instead of stdout");
+
+    try
+    {
+        app.parse(argc, argv);
+    }
+    catch (const CLI::CallForHelp& e)
+    {
+        return app.exit(e);
+    }
+    catch (const CLI::CallForAllHelp& e)
+    {
+        return app.exit(e);
+    }
+    catch (const CLI::CallForVersion& e)
+    {
+        return app.exit(e);
+    }
+    catch (const CLI::ParseError& e)
+    {
+        app.exit(e);
+        return xwarp::exit_code::usage;
+    }
+
+    try
+    {
+        if (*measure)
+        {
+            if (mo.command.empty())
+            {
+                return fail(xwarp::exit_code::usage, "measure needs a command: warp-probe measure [options] -- COMMAND...");
+            }
+            if (timeout_s > 0)
+            {
+                mo.timeout_s = timeout_s;
+            }
+            mo.shim_dir = xwarp::default_shim_dir();
+            install_signal_handlers();
+            progress observer(quiet);
+            xwarp::report r;
+            try
+            {
+                r = xwarp::measure(mo, &observer, [] { return g_signal != 0; });
+            }
+            catch (const xwarp::probe_error& e)
+            {
+                using k = xwarp::probe_error::kind;
+                switch (e.which())
+                {
+                    case k::command_not_found:
+                        return fail(xwarp::exit_code::command_not_found, e.what());
+                    case k::not_executable:
+                        return fail(xwarp::exit_code::not_executable, e.what());
+                    case k::cwd_missing:
+                        return fail(xwarp::exit_code::no_input, e.what());
+                    case k::usage:
+                        return fail(xwarp::exit_code::usage, e.what());
+                    default:
+                        return fail(xwarp::exit_code::software, e.what());
+                }
+            }
+            xwarp::analyze(r);
+            if (!json_out.empty())
+            {
+                if (int rc = write_json_or_fail(json_out, xwarp::report_to_json(r)))
+                {
+                    return rc;
+                }
+            }
+            if (r.status == "interrupted")
+            {
+                std::cerr << "warp-probe: interrupted; temporary caches removed\n";
+                return 128 + (g_signal ? static_cast<int>(g_signal) : SIGINT);
+            }
+            std::cout << xwarp::render_text(r);
+            return r.result.valid ? xwarp::exit_code::ok : xwarp::exit_code::all_samples_failed;
+        }
+        if (*rep)
+        {
+            xwarp::report r;
+            try
+            {
+                r = xwarp::load_report(report_in);
+            }
+            catch (const xwarp::report_error& e)
+            {
+                return fail(e.which() == xwarp::report_error::kind::missing ? xwarp::exit_code::no_input
+                                                                            : xwarp::exit_code::bad_input,
+                            e.what());
+            }
+            xwarp::analyze(r);
+            std::string text = report_format == "json" ? xwarp::report_to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
+                                                       : xwarp::render_text(r);
+            if (report_out.empty())
+            {
+                std::cout << text;
+            }
+            else
+            {
+                FILE* f = std::fopen(report_out.c_str(), "wb");
+                if (!f || std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fclose(f) != 0)
+                {
+                    return fail(xwarp::exit_code::cannot_write, "cannot write " + report_out);
+                }
+            }
+            return xwarp::exit_code::ok;
+        }
+    }
+    catch (const std::exception& e)
+    {
+        return fail(xwarp::exit_code::software, std::string("internal error: ") + e.what());
+    }
+    return xwarp::exit_code::usage;
+}

@@ -1,0 +1,33 @@
+// From measured samples to the summary: medians and MADs, module identities across all
+// samples, modules built more than once, and the flags the text and HTML reports show.
+#ifndef XWARP_ANALYSIS_SUMMARIZE_HPP
+#define XWARP_ANALYSIS_SUMMARIZE_HPP
+
+#include <string>
+#include <tuple>
+
+#include "xwarp/model/report.hpp"
+
+namespace xwarp
+{
+    // Thresholds, named so that the guide (references/measurement.md) can cite them.
+    inline constexpr double overlap_flag_threshold = 1.15;      // BUILDS_OVERLAPPED above this
+    inline constexpr double warm_reuse_threshold = 0.25;        // CACHE_NOT_REUSED above this share
+    inline constexpr double small_share_threshold = 0.10;       // COMPILE_SMALL_SHARE below this
+    inline constexpr double link_dominated_threshold = 0.50;    // LINK_DOMINATED above this share
+
+    // (module, hash, device, block_dim): a module identity.
+    using identity_key = std::tuple<std::string, std::string, std::string, int>;
+    identity_key key_of(const module_load& l);
+
+    // Fills r.result (the summary) from r.samples. Safe to re-run on a loaded report.
+    void summarize(report& r);
+
+    // A one-line description of why a pass failed ("exited with code 1", "timed out after 5 s").
+    std::string describe_failure(const run_result& run, std::optional<double> timeout_s);
+
+    // Runs every analysis step the report supports: summary, then diagnoses.
+    void analyze(report& r);
+}
+
+#endif

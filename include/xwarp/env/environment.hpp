@@ -1,0 +1,21 @@
+// Facts about the machine a report was measured on: OS, CPU, CUDA toolkit (NVRTC API),
+// CUDA devices and driver (cudart). Works on a machine without a GPU or without a driver.
+#ifndef XWARP_ENV_ENVIRONMENT_HPP
+#define XWARP_ENV_ENVIRONMENT_HPP
+
+#include "xwarp/model/report.hpp"
+
+namespace xwarp
+{
+    // Host facts from uname and /proc, CUDA facts from NVRTC and cudart when the build has
+    // the CUDA toolkit. Each fact's origin is written to env.sources.
+    environment collect_host_environment();
+
+    // Adds what the measured program's Warp saw (version, Python, its device list) from the
+    // shim's process records of the first good pass.
+    void merge_target_facts(environment& env, const run_result& pass);
+
+    bool built_with_cuda_toolkit();
+}
+
+#endif

@@ -1,0 +1,30 @@
+// Every exit code warp-probe returns, decided here and documented in README.md and --help.
+#ifndef XWARP_EXIT_CODES_HPP
+#define XWARP_EXIT_CODES_HPP
+
+namespace xwarp::exit_code
+{
+    // measure / report / doctor
+    inline constexpr int ok = 0;
+    inline constexpr int all_samples_failed = 1;  // measure: no sample succeeded
+
+    // compare verdicts
+    inline constexpr int improved = 0;
+    inline constexpr int regressed = 1;
+    inline constexpr int invalid = 2;        // workload changed, errors or failed samples
+    inline constexpr int unverified = 3;     // no launches recorded: the workload cannot be checked
+    inline constexpr int inconclusive = 4;   // inside the noise band or not significant
+    inline constexpr int not_comparable = 5; // different Warp version, device or command
+
+    // usage and input errors (sysexits.h numbering)
+    inline constexpr int usage = 64;          // bad options
+    inline constexpr int bad_input = 65;      // a report that is not JSON, another schema, malformed
+    inline constexpr int no_input = 66;       // a file or directory that does not exist
+    inline constexpr int software = 70;       // an internal error (a bug: please report it)
+    inline constexpr int cannot_write = 73;   // the --json / -o output could not be written
+    inline constexpr int not_executable = 126;
+    inline constexpr int command_not_found = 127;
+    inline constexpr int interrupted = 130;   // SIGINT (128 + signal number for others)
+}
+
+#endif

@@ -1,0 +1,45 @@
+// Reading and writing the report model as JSON.
+#ifndef XWARP_MODEL_JSON_IO_HPP
+#define XWARP_MODEL_JSON_IO_HPP
+
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "xwarp/model/report.hpp"
+
+namespace xwarp
+{
+    // A report that cannot be read: missing file, not JSON, another schema version, wrong
+    // shape. what() is one line meant for the user.
+    class report_error : public std::runtime_error
+    {
+    public:
+        enum class kind
+        {
+            missing,
+            not_json,
+            schema_version,
+            shape
+        };
+
+        report_error(kind k, const std::string& message) : std::runtime_error(message), m_kind(k) {}
+        kind which() const noexcept { return m_kind; }
+
+    private:
+        kind m_kind;
+    };
+
+    nlohmann::json report_to_json(const report& r);
+
+    // Throws report_error (never a raw nlohmann exception).
+    report report_from_json(const nlohmann::json& j);
+    report report_from_text(const std::string& text);
+    report load_report(const std::string& path);
+
+    // Writes atomically (temp file + rename) so an interrupted write never leaves half a report.
+    void save_json(const std::string& path, const nlohmann::json& j);
+}
+
+#endif

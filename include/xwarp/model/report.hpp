@@ -1,0 +1,343 @@
+// The report model: the one contract between the runner, analysis, renderers and fronts.
+//
+// The runner fills samples[] with what it measured; analysis fills summary, findings and
+// (for compare) verdicts; renderers only read. The same structure round-trips through JSON
+// (json_io.hpp) and is described by probe/schema/report.schema.json.
+#ifndef XWARP_MODEL_REPORT_HPP
+#define XWARP_MODEL_REPORT_HPP
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace xwarp
+{
+    inline constexpr int report_schema_version = 1;
+
+    enum class load_status
+    {
+        compiled,
+        cached,
+        error,
+        unknown
+    };
+
+    std::string to_string(load_status s);
+
+    // One LTO artifact a module build asked for (MathDx tiles on CUDA).
+    struct lto_artifact
+    {
+        std::string symbol;  // sha256 of Warp's LTO symbol, 16 hex
+        bool built = false;  // false: served from Warp's LTO cache
+        double ms = 0.0;
+    };
+
+    struct kernel_entry
+    {
+        std::string key;
+        std::string hash;  // kernel content hash, 16 hex
+        std::string sig;   // generic instance signature, empty for plain kernels
+        bool generic = false;
+    };
+
+    // What a module identity was made of when it loaded (recorded by the shim's hooks).
+    struct content_snapshot
+    {
+        std::vector<kernel_entry> kernels;
+        std::map<std::string, std::string> functions;  // user @wp.func key -> deep hash
+        nlohmann::json options = nlohmann::json::object();  // resolved module options
+        std::string options_source;  // "resolved" (Warp >= 1.13) or "module"
+    };
+
+    // One module load that did work (compiled, cached or failed).
+    struct module_load
+    {
+        std::string module;
+        std::string hash;  // full hex from hooks; 7 hex when parsed from Warp's log
+        std::string device;
+        std::optional<int> block_dim;
+        load_status status = load_status::unknown;
+        std::optional<double> warp_ms;   // Warp's own module timer
+        std::optional<double> total_ms;  // the shim's wrapper: includes hashing
+        std::optional<double> native_ms;  // clang / NVRTC (+ nvJitLink) call
+        std::string native_kind;          // "cpu" / "cuda"
+        std::optional<double> codegen_ms;
+        std::optional<std::int64_t> source_bytes;
+        std::string output_suffix;  // ".o", ".ptx", ".cubin"
+        int ltoir_inputs = 0;
+        std::vector<lto_artifact> lto;
+        std::string thread;
+        std::int64_t pid = 0;
+        double t_start_ms = 0.0;  // since the process's shim started
+        std::int64_t seq = 0;     // order inside its process record
+        std::string source;       // "hook" or "log": where this record came from
+        std::optional<std::string> error;
+        std::optional<content_snapshot> snapshot;
+        nlohmann::json config_mismatch = nlohmann::json::object();
+
+        // The figure used for "module work": Warp's own timer when it ran, else the wrapper's.
+        double work_ms() const;
+        std::string short_hash() const { return hash.substr(0, 7); }
+    };
+
+    // Something that dirtied an already-loaded module, with the user statement that did it.
+    struct dirty_event
+    {
+        std::string module;
+        std::string trigger;  // kernel, overload, function, struct, options, unload, other
+        nlohmann::json detail = nlohmann::json::object();
+        std::optional<std::string> file;
+        std::optional<int> line;
+        std::int64_t seq = 0;
+        double t_ms = 0.0;
+    };
+
+    struct config_set_event
+    {
+        std::string key;
+        nlohmann::json old_value;
+        nlohmann::json new_value;
+        std::optional<std::string> file;
+        std::optional<int> line;
+        std::int64_t seq = 0;
+        double t_ms = 0.0;
+    };
+
+    struct module_created_event
+    {
+        std::string module;
+        std::optional<std::string> file;
+        std::optional<int> line;
+        std::int64_t seq = 0;
+        double t_ms = 0.0;
+    };
+
+    // One Python process of the measured command that imported Warp.
+    struct process_record
+    {
+        std::int64_t pid = 0;
+        std::int64_t ppid = 0;
+        std::vector<std::string> argv;
+        std::string executable;
+        std::string python;
+        double started_unix = 0.0;
+        std::string warp_version;
+        nlohmann::json hooks = nlohmann::json::object();  // hook name -> installed?
+        bool log_fallback = false;
+        bool exited_cleanly = false;  // its exit record arrived
+        nlohmann::json runtime = nlohmann::json::object();  // devices, toolkit, cache dir
+        std::vector<dirty_event> dirty_events;
+        std::vector<config_set_event> config_sets;
+        std::vector<module_created_event> modules_created;
+        std::vector<std::string> shim_errors;
+    };
+
+    // A run of consecutive identical launches.
+    struct launch_record
+    {
+        std::string kernel;
+        std::string module;
+        nlohmann::json dim;
+        std::string device;
+        std::vector<std::string> dtypes;
+        int block_dim = 0;
+        bool adjoint = false;
+        std::int64_t count = 1;
+        std::int64_t pid = 0;
+    };
+
+    // What one pass left in its private Warp cache.
+    struct cache_inventory
+    {
+        int module_dirs = 0;
+        int source_files = 0;
+        std::int64_t source_bytes = 0;
+        int binary_files = 0;
+        std::int64_t binary_bytes = 0;
+        int lto_files = 0;
+        std::int64_t lto_bytes = 0;
+    };
+
+    // One execution of the command: the cold pass or the warm pass of a sample.
+    struct run_result
+    {
+        double wall_ms = 0.0;
+        std::optional<int> exit_code;
+        std::optional<int> term_signal;
+        bool timed_out = false;
+        bool interrupted = false;
+        std::string spawn_error;  // the command could not start
+        std::vector<module_load> module_loads;
+        std::vector<launch_record> launches;
+        std::int64_t launch_total = 0;
+        bool launches_truncated = false;
+        std::vector<process_record> processes;
+        std::string load_source = "none";  // "hook", "log" or "none"
+        cache_inventory cache;
+        std::string stdout_tail;
+        std::string stderr_tail;
+        std::vector<std::string> notes;
+
+        bool ok() const;
+    };
+
+    struct sample
+    {
+        int index = 0;
+        run_result cold;
+        std::optional<run_result> warm;  // absent when the cold pass failed
+
+        bool ok() const { return cold.ok() && warm.has_value() && warm->ok(); }
+    };
+
+    struct stat
+    {
+        std::optional<double> median;
+        std::optional<double> mad;  // median absolute deviation, unscaled
+        std::vector<double> values;  // one per good sample
+    };
+
+    // A distinct (module, hash, device, block_dim) seen in the cold passes.
+    struct identity
+    {
+        std::string module;
+        std::string hash;
+        std::string device;
+        std::optional<int> block_dim;
+        double ms = 0.0;       // median over the samples that built it
+        int builds = 0;        // compiled loads in the first good sample
+        int samples_seen = 0;  // good samples whose cold pass loaded it
+        std::string status;    // status of its first load
+        int kernels = -1;      // unique kernels in its snapshot, -1 unknown
+    };
+
+    // A module (per device) that loaded under more than one identity in one cold pass.
+    struct rebuild_group
+    {
+        std::string module;
+        std::string device;
+        std::string kind;  // "hash-churn" or "block-dim-spread"
+        std::vector<std::string> hashes;  // in load order
+        std::vector<int> block_dims;
+        int builds = 0;
+        double ms = 0.0;
+        bool kernel_sets_known = true;  // false when the loads came from log lines
+    };
+
+    struct flag
+    {
+        std::string id;  // CACHE_NOT_REUSED, BUILDS_OVERLAPPED, NO_LAUNCHES, COMPILE_SMALL_SHARE, ...
+        std::string message;
+    };
+
+    struct summary
+    {
+        bool valid = false;  // false when no sample succeeded: no statistic is meaningful
+        int samples_total = 0;
+        int samples_ok = 0;
+        stat cold_wall_ms;
+        stat warm_wall_ms;
+        stat compile_elapsed_ms;  // cold wall - warm wall, per sample
+        stat cold_module_ms;
+        stat warm_module_ms;
+        stat native_ms;
+        stat overlap_factor;
+        stat identity_count;
+        stat source_bytes;
+        stat lto_artifacts;
+        stat launch_count;
+        stat compile_share;  // compile elapsed / cold wall
+        std::vector<identity> identities;
+        bool identities_consistent = true;
+        std::vector<int> identities_per_sample;
+        std::vector<rebuild_group> rebuilt;
+        std::vector<flag> flags;
+        std::string load_source;        // hook, log, mixed, none
+        std::string module_ms_source;   // warp-timer, wrapper, log, mixed
+        std::string native_ms_source;   // hook, log, none
+        std::vector<std::string> warnings;
+    };
+
+    // A diagnosed mechanism (filled by analysis/diagnose).
+    struct source_location
+    {
+        std::string file;
+        int line = 0;
+    };
+
+    struct finding
+    {
+        std::string mechanism;  // CS-1..CS-13, option-not-arrived, ...
+        std::string title;
+        std::string module;
+        std::string device;
+        std::string evidence;
+        nlohmann::json cause = nlohmann::json::object();
+        std::optional<source_location> location;
+        std::string recommendation;
+        std::optional<double> savings_ms;
+        std::string kind = "diagnosis";  // "diagnosis" or "advisory"
+        std::string guide;               // references/mechanisms.md anchor
+    };
+
+    struct gpu_info
+    {
+        int ordinal = 0;
+        std::string name;
+        std::string compute_capability;
+        std::int64_t memory_bytes = 0;
+    };
+
+    struct environment
+    {
+        std::string probe_version;
+        std::string warp_version;
+        std::string python_version;
+        std::string python_executable;
+        std::string os;
+        std::string machine;
+        std::string cpu_model;
+        int cpu_count = 0;
+        std::string cuda_toolkit;  // "13.0"
+        std::string nvrtc_version;
+        std::string cuda_driver;   // "13.0", empty when none
+        std::string cuda_status;   // a sentence: "no CUDA device", "driver 12.4 older than runtime 13.0", ...
+        std::vector<gpu_info> gpus;
+        nlohmann::json warp_devices = nlohmann::json::array();  // as the target's Warp saw them
+        std::map<std::string, std::string> sources;  // fact -> where it came from
+    };
+
+    struct settings
+    {
+        int samples = 0;
+        std::optional<double> timeout_s;
+        std::string python;
+    };
+
+    struct report
+    {
+        int schema_version = report_schema_version;
+        std::string tool = "warp-probe";
+        std::string created_utc;
+        std::string label;
+        std::vector<std::string> command;
+        std::string cwd;
+        settings run_settings;
+        std::optional<std::string> setup_code;  // %%warp_setup code a notebook probe ran first
+        std::optional<std::string> cell_code;   // the probed notebook cell
+        environment env;
+        std::vector<sample> samples;
+        summary result;
+        std::vector<finding> findings;
+        std::vector<std::string> warnings;
+        std::vector<std::string> errors;
+        std::string status = "ok";  // ok, partial (some samples failed), failed, interrupted
+    };
+
+}  // namespace xwarp
+
+#endif

@@ -1,0 +1,21 @@
+// Plain-text rendering of a report (the CLI's output and the notebook's text/plain twin).
+// Renderers only format what analysis put in the model; they compute no figure.
+#ifndef XWARP_RENDER_TEXT_HPP
+#define XWARP_RENDER_TEXT_HPP
+
+#include <string>
+
+#include "xwarp/model/report.hpp"
+
+namespace xwarp
+{
+    std::string render_text(const report& r);
+
+    // Shared formatting helpers (also used by the HTML renderer).
+    std::string format_ms(double ms);            // "812 ms", "3.52 s", "2 min 5 s"
+    std::string format_bytes(double bytes);      // "19.4 KB"
+    std::string format_stat_ms(const stat& s);   // "3.52 s ± 0.05 s" or "n/a"
+    std::string command_line(const std::vector<std::string>& argv);
+}
+
+#endif

@@ -1,0 +1,56 @@
+// Turning what a pass left behind into the model: the shim's per-process records,
+// Warp's own log lines (the fallback source), and the private cache's contents.
+#ifndef XWARP_RUNNER_RECORDS_HPP
+#define XWARP_RUNNER_RECORDS_HPP
+
+#include <istream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "xwarp/model/report.hpp"
+
+namespace xwarp
+{
+    // The shim's records of one pass (one JSON-lines file per process).
+    struct shim_records
+    {
+        std::vector<process_record> processes;
+        std::vector<module_load> loads;        // source "hook"
+        std::vector<launch_record> launches;   // per process, in order
+        std::int64_t launch_total = 0;
+        bool launches_truncated = false;
+        int malformed_lines = 0;  // a process killed mid-write leaves a partial last line
+    };
+
+    shim_records read_shim_records(const std::string& dir);
+
+    // Parses one JSON-lines record stream (exposed for tests and the fuzzer).
+    void read_shim_stream(std::istream& in, shim_records& out);
+
+    // Warp's own log lines: the fallback when the hooks are missing, and a cross-check.
+    struct log_scan
+    {
+        std::vector<module_load> loads;  // source "log", in output order
+        double native_ms_total = 0.0;
+        int native_lines = 0;
+    };
+
+    // "Module NAME HASH7 load on device 'DEV' [(block_dim=N)] took X ms  (compiled|cached|error)",
+    // every form Warp printed from 1.3 on.
+    std::optional<module_load> parse_module_line(const std::string& line);
+
+    // "Compile x86 took X ms" / "Compile CUDA (arch=.., mode=.., block_dim=..) took X ms"
+    std::optional<double> parse_compile_line(const std::string& line, std::string* kind = nullptr);
+
+    // Scans a whole output stream. Native compile lines precede the module line they belong to;
+    // they are attributed to it only while loads are serial (the lines carry no module name).
+    log_scan scan_warp_log(std::istream& in);
+
+    cache_inventory inventory_cache(const std::string& warp_cache_dir);
+
+    // The last max_bytes of a file, cut at a line start when possible.
+    std::string file_tail(const std::string& path, std::size_t max_bytes);
+}
+
+#endif

@@ -1,0 +1,69 @@
+// The probe engine: runs a command in fresh subprocesses, each sample with private Warp and
+// CUDA caches, cold then warm against the cache the cold pass filled, and returns the
+// measured report (samples and environment; analysis fills the rest).
+#ifndef XWARP_RUNNER_RUNNER_HPP
+#define XWARP_RUNNER_RUNNER_HPP
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "xwarp/model/report.hpp"
+#include "xwarp/runner/process.hpp"
+
+namespace xwarp
+{
+    struct measure_options
+    {
+        std::vector<std::string> command;  // argv of the target
+        std::string cwd;                   // empty: the current directory
+        int samples = 3;
+        std::optional<double> timeout_s;   // per pass
+        std::string python;                // replaces a leading python/python3/pythonX.Y token
+        std::string label;
+        std::string shim_dir;              // directory holding the shim's sitecustomize.py
+        std::map<std::string, std::string> extra_env;
+    };
+
+    // Problems with the request itself, found before anything runs.
+    class probe_error : public std::runtime_error
+    {
+    public:
+        enum class kind
+        {
+            usage,
+            command_not_found,
+            not_executable,
+            cwd_missing,
+            shim_missing,
+            io
+        };
+        probe_error(kind k, const std::string& msg) : std::runtime_error(msg), m_kind(k) {}
+        kind which() const noexcept { return m_kind; }
+
+    private:
+        kind m_kind;
+    };
+
+    // Progress callbacks; all are called from the thread that called measure().
+    class run_observer
+    {
+    public:
+        virtual ~run_observer() = default;
+        virtual void pass_started(int /*sample*/, int /*samples*/, const std::string& /*phase*/) {}
+        virtual void pass_running(int /*sample*/, int /*samples*/, const std::string& /*phase*/, double /*elapsed_ms*/) {}
+        virtual void pass_finished(int /*sample*/, int /*samples*/, const std::string& /*phase*/, const run_result& /*pass*/) {}
+    };
+
+    // Throws probe_error before running anything when the request is unusable. Otherwise
+    // returns a report whose status says what happened: ok, partial, failed or interrupted.
+    report measure(const measure_options& options, run_observer* observer, const cancel_check& cancelled);
+
+    // Where the installed shim lives: $XWARP_SHIM_DIR, else <exe dir>/../share/xwarp/shim,
+    // else the build-time location. Empty when none holds sitecustomize.py.
+    std::string default_shim_dir();
+}
+
+#endif

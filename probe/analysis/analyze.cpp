@@ -1,0 +1,19 @@
+#include <algorithm>
+
+#include "xwarp/analysis/summarize.hpp"
+
+namespace xwarp
+{
+    void analyze(report& r)
+    {
+        summarize(r);
+        if (!r.result.valid && r.status != "interrupted")
+        {
+            const std::string msg = "every sample failed: no measurement";
+            if (std::find(r.errors.begin(), r.errors.end(), msg) == r.errors.end())
+            {
+                r.errors.push_back(msg);
+            }
+        }
+    }
+}

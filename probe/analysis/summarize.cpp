@@ -1,0 +1,463 @@
+#include "xwarp/analysis/summarize.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <signal.h>
+#include <string.h>
+
+#include "xwarp/analysis/stats.hpp"
+
+namespace xwarp
+{
+    namespace
+    {
+        std::string fmt(double v, int precision = 1)
+        {
+            std::ostringstream s;
+            s.setf(std::ios::fixed);
+            s.precision(precision);
+            s << v;
+            return s.str();
+        }
+
+        std::string seconds(double ms)
+        {
+            return fmt(ms / 1000.0, 2) + " s";
+        }
+
+        double sum_work(const run_result& run)
+        {
+            double t = 0.0;
+            for (const auto& l : run.module_loads)
+            {
+                t += l.work_ms();
+            }
+            return t;
+        }
+
+        std::vector<std::string> kernel_set(const module_load& l)
+        {
+            std::vector<std::string> out;
+            if (!l.snapshot)
+            {
+                return out;
+            }
+            for (const auto& k : l.snapshot->kernels)
+            {
+                out.push_back(k.key + "|" + k.hash + "|" + k.sig);
+            }
+            std::sort(out.begin(), out.end());
+            return out;
+        }
+
+        void add_unique(std::vector<std::string>& v, const std::string& s)
+        {
+            if (std::find(v.begin(), v.end(), s) == v.end())
+            {
+                v.push_back(s);
+            }
+        }
+    }
+
+    identity_key key_of(const module_load& l)
+    {
+        return {l.module, l.hash, l.device, l.block_dim.value_or(-1)};
+    }
+
+    std::string describe_failure(const run_result& run, std::optional<double> timeout_s)
+    {
+        if (!run.spawn_error.empty())
+        {
+            return "could not start: " + run.spawn_error;
+        }
+        if (run.interrupted)
+        {
+            return "interrupted";
+        }
+        if (run.timed_out)
+        {
+            return "timed out after " + (timeout_s ? fmt(*timeout_s, 1) + " s" : std::string("the time limit"))
+                   + " (process group killed)";
+        }
+        if (run.term_signal)
+        {
+            const char* name = strsignal(*run.term_signal);
+            return "killed by signal " + std::to_string(*run.term_signal) + (name ? std::string(" (") + name + ")" : "");
+        }
+        if (run.exit_code && *run.exit_code != 0)
+        {
+            return "exited with code " + std::to_string(*run.exit_code);
+        }
+        return "ok";
+    }
+
+    void summarize(report& r)
+    {
+        summary s;
+        s.samples_total = static_cast<int>(r.samples.size());
+        std::vector<const sample*> good;
+        for (const auto& smp : r.samples)
+        {
+            if (smp.ok())
+            {
+                good.push_back(&smp);
+            }
+            else
+            {
+                std::string where = !smp.cold.ok() ? "cold" : "warm";
+                const run_result& bad = !smp.cold.ok() ? smp.cold : *smp.warm;
+                s.warnings.push_back("sample " + std::to_string(smp.index) + ": " + where + " pass "
+                                     + describe_failure(bad, r.run_settings.timeout_s));
+            }
+            for (const auto* run : {&smp.cold, smp.warm ? &*smp.warm : nullptr})
+            {
+                if (run)
+                {
+                    for (const auto& n : run->notes)
+                    {
+                        add_unique(s.warnings, n);
+                    }
+                }
+            }
+        }
+        s.samples_ok = static_cast<int>(good.size());
+        s.valid = !good.empty();
+        if (s.valid && s.samples_ok < s.samples_total)
+        {
+            s.warnings.insert(s.warnings.begin(),
+                              std::to_string(s.samples_total - s.samples_ok) + " of " + std::to_string(s.samples_total)
+                                  + " samples failed; statistics use the " + std::to_string(s.samples_ok)
+                                  + " good one(s)");
+        }
+        if (!s.valid)
+        {
+            if (s.samples_total > 0)
+            {
+                s.flags.push_back({"ALL_SAMPLES_FAILED",
+                                   "every sample failed: there is no measurement (see the warnings and the "
+                                   "command's output)"});
+            }
+            r.result = std::move(s);
+            return;
+        }
+
+        std::vector<double> cold_wall, warm_wall, elapsed, cold_mod, warm_mod, native, overlap, ids, src, lto,
+            launches, share;
+        std::map<identity_key, std::vector<double>> ms_per_sample;  // one entry per sample seen
+        std::map<identity_key, identity> ident;
+        std::vector<identity_key> first_seen_order;
+        std::set<identity_key> first_sample_keys;
+        bool consistent = true;
+        int warm_compiled_samples = 0;
+        bool any_lto = false;
+        double lto_work = 0.0;
+        double lto_native = 0.0;
+        std::set<std::string> load_sources;
+        int with_warp_ms = 0;
+        int without_warp_ms = 0;
+        bool native_hook = false;
+        bool native_log = false;
+        bool any_process = false;
+        bool launch_hook = false;
+
+        for (std::size_t gi = 0; gi < good.size(); ++gi)
+        {
+            const sample& smp = *good[gi];
+            const run_result& cold = smp.cold;
+            const run_result& warm = *smp.warm;
+            cold_wall.push_back(cold.wall_ms);
+            warm_wall.push_back(warm.wall_ms);
+            const double el = cold.wall_ms - warm.wall_ms;
+            elapsed.push_back(el);
+            const double cm = sum_work(cold);
+            cold_mod.push_back(cm);
+            warm_mod.push_back(sum_work(warm));
+            double nat = 0.0;
+            double bytes = 0.0;
+            bool have_bytes = false;
+            for (const auto& l : cold.module_loads)
+            {
+                nat += l.native_ms.value_or(0.0);
+                if (l.source_bytes)
+                {
+                    bytes += static_cast<double>(*l.source_bytes);
+                    have_bytes = true;
+                }
+                (l.warp_ms ? with_warp_ms : without_warp_ms)++;
+                if (l.native_ms)
+                {
+                    (l.source == "log" ? native_log : native_hook) = true;
+                }
+            }
+            native.push_back(nat);
+            if (el > 0)
+            {
+                overlap.push_back(cm / el);
+            }
+            share.push_back(cold.wall_ms > 0 ? std::max(el, 0.0) / cold.wall_ms : 0.0);
+            src.push_back(have_bytes ? bytes : static_cast<double>(cold.cache.source_bytes));
+            lto.push_back(static_cast<double>(cold.cache.lto_files));
+            launches.push_back(static_cast<double>(cold.launch_total));
+            load_sources.insert(cold.load_source);
+            any_process = any_process || !cold.processes.empty();
+            for (const auto& p : cold.processes)
+            {
+                launch_hook = launch_hook || p.hooks.value("launch", false);
+            }
+            if (cold.cache.lto_files > 0)
+            {
+                any_lto = true;
+                lto_work += cm;
+                lto_native += nat;
+            }
+            if (std::any_of(warm.module_loads.begin(),
+                            warm.module_loads.end(),
+                            [](const module_load& l) { return l.status == load_status::compiled; }))
+            {
+                ++warm_compiled_samples;
+            }
+
+            std::map<identity_key, double> here;
+            std::map<identity_key, int> builds;
+            for (const auto& l : cold.module_loads)
+            {
+                auto k = key_of(l);
+                here[k] += l.work_ms();
+                if (l.status == load_status::compiled)
+                {
+                    builds[k]++;
+                }
+                if (!ident.count(k))
+                {
+                    identity id;
+                    id.module = l.module;
+                    id.hash = l.hash;
+                    id.device = l.device;
+                    id.block_dim = l.block_dim;
+                    id.status = to_string(l.status);
+                    id.kernels = l.snapshot ? static_cast<int>(l.snapshot->kernels.size()) : -1;
+                    id.builds = 0;
+                    ident[k] = id;
+                    first_seen_order.push_back(k);
+                }
+            }
+            for (const auto& [k, ms] : here)
+            {
+                ms_per_sample[k].push_back(ms);
+                ident[k].samples_seen++;
+                if (gi == 0)
+                {
+                    ident[k].builds = builds[k];
+                    first_sample_keys.insert(k);
+                }
+            }
+            std::set<identity_key> keys;
+            for (const auto& [k, ms] : here)
+            {
+                keys.insert(k);
+            }
+            if (gi > 0 && keys != first_sample_keys)
+            {
+                consistent = false;
+            }
+            ids.push_back(static_cast<double>(here.size()));
+            s.identities_per_sample.push_back(static_cast<int>(here.size()));
+        }
+
+        s.cold_wall_ms = make_stat(cold_wall);
+        s.warm_wall_ms = make_stat(warm_wall);
+        s.compile_elapsed_ms = make_stat(elapsed);
+        s.cold_module_ms = make_stat(cold_mod);
+        s.warm_module_ms = make_stat(warm_mod);
+        s.native_ms = make_stat(native);
+        s.overlap_factor = make_stat(overlap);
+        s.identity_count = make_stat(ids);
+        s.source_bytes = make_stat(src);
+        s.lto_artifacts = make_stat(lto);
+        s.launch_count = make_stat(launches);
+        s.compile_share = make_stat(share);
+        s.identities_consistent = consistent;
+
+        for (const auto& k : first_seen_order)
+        {
+            identity id = ident[k];
+            id.ms = median(ms_per_sample[k]).value_or(0.0);
+            s.identities.push_back(id);
+        }
+        std::stable_sort(s.identities.begin(),
+                         s.identities.end(),
+                         [](const identity& a, const identity& b) { return a.ms > b.ms; });
+
+        // Modules that loaded under several identities: per (module, device), split into hash
+        // churn (several hashes at one block_dim) and block_dim spread (several block_dims).
+        struct group_acc
+        {
+            std::map<int, std::vector<std::string>> hashes_by_bd;  // in first-seen order
+            std::vector<int> bds;
+            std::map<int, std::vector<std::string>> kernel_set_by_bd;
+            bool sets_known = true;
+        };
+        std::map<std::pair<std::string, std::string>, group_acc> groups;
+        std::vector<std::pair<std::string, std::string>> group_order;
+        for (const auto* smp : good)
+        {
+            for (const auto& l : smp->cold.module_loads)
+            {
+                auto gk = std::make_pair(l.module, l.device);
+                if (!groups.count(gk))
+                {
+                    group_order.push_back(gk);
+                }
+                auto& g = groups[gk];
+                int bd = l.block_dim.value_or(-1);
+                if (std::find(g.bds.begin(), g.bds.end(), bd) == g.bds.end())
+                {
+                    g.bds.push_back(bd);
+                    g.kernel_set_by_bd[bd] = kernel_set(l);
+                }
+                add_unique(g.hashes_by_bd[bd], l.hash);
+                g.sets_known = g.sets_known && l.snapshot.has_value();
+            }
+        }
+        auto identity_ms = [&](const std::string& module, const std::string& hash, const std::string& device, int bd)
+        {
+            auto it = ident.find(identity_key{module, hash, device, bd});
+            if (it == ident.end())
+            {
+                return std::make_pair(0.0, 0);
+            }
+            return std::make_pair(median(ms_per_sample[it->first]).value_or(0.0), it->second.builds);
+        };
+        for (const auto& gk : group_order)
+        {
+            const auto& g = groups[gk];
+            for (int bd : g.bds)
+            {
+                const auto& hs = g.hashes_by_bd.at(bd);
+                if (hs.size() > 1)
+                {
+                    rebuild_group rg;
+                    rg.module = gk.first;
+                    rg.device = gk.second;
+                    rg.kind = "hash-churn";
+                    rg.hashes = hs;
+                    rg.block_dims = {bd};
+                    rg.kernel_sets_known = g.sets_known;
+                    for (const auto& h : hs)
+                    {
+                        auto [ms, b] = identity_ms(gk.first, h, gk.second, bd);
+                        rg.ms += ms;
+                        rg.builds += b;
+                    }
+                    s.rebuilt.push_back(rg);
+                }
+            }
+            if (g.bds.size() > 1)
+            {
+                rebuild_group rg;
+                rg.module = gk.first;
+                rg.device = gk.second;
+                rg.kind = "block-dim-spread";
+                rg.block_dims = g.bds;
+                rg.kernel_sets_known = g.sets_known;
+                for (int bd : g.bds)
+                {
+                    for (const auto& h : g.hashes_by_bd.at(bd))
+                    {
+                        rg.hashes.push_back(h);
+                        auto [ms, b] = identity_ms(gk.first, h, gk.second, bd);
+                        rg.ms += ms;
+                        rg.builds += b;
+                    }
+                }
+                s.rebuilt.push_back(rg);
+            }
+        }
+        std::stable_sort(
+            s.rebuilt.begin(), s.rebuilt.end(), [](const rebuild_group& a, const rebuild_group& b) { return a.ms > b.ms; });
+
+        // Sources of the figures.
+        if (load_sources.size() == 1)
+        {
+            s.load_source = *load_sources.begin();
+        }
+        else
+        {
+            s.load_source = "mixed";
+        }
+        if (s.load_source == "log")
+        {
+            s.module_ms_source = "log";
+        }
+        else if (without_warp_ms == 0)
+        {
+            s.module_ms_source = "warp-timer";
+        }
+        else if (with_warp_ms == 0)
+        {
+            s.module_ms_source = "wrapper";
+        }
+        else
+        {
+            s.module_ms_source = "mixed";
+        }
+        s.native_ms_source = native_hook ? (native_log ? "mixed" : "hook") : (native_log ? "log" : "none");
+
+        // Flags.
+        const double med_cold_mod = s.cold_module_ms.median.value_or(0.0);
+        const double med_warm_mod = s.warm_module_ms.median.value_or(0.0);
+        if (warm_compiled_samples > 0 || (med_cold_mod > 0 && med_warm_mod > warm_reuse_threshold * med_cold_mod))
+        {
+            std::string why = warm_compiled_samples > 0
+                                  ? std::to_string(warm_compiled_samples) + " warm pass(es) compiled modules again"
+                                  : "warm module work is " + fmt(100.0 * med_warm_mod / med_cold_mod, 0)
+                                        + "% of cold";
+            s.flags.push_back({"CACHE_NOT_REUSED",
+                               "the warm pass did not reuse the cache the cold pass filled: " + why});
+        }
+        if (s.overlap_factor.median && *s.overlap_factor.median > overlap_flag_threshold)
+        {
+            s.flags.push_back({"BUILDS_OVERLAPPED",
+                               "summed module work is " + fmt(*s.overlap_factor.median, 2)
+                                   + "x the compile elapsed time: builds ran in parallel, judge changes on "
+                                     "compile elapsed"});
+        }
+        if (!any_process)
+        {
+            s.flags.push_back({"NO_WARP_PROCESS",
+                               "no process imported Warp under the shim: nothing was recorded"});
+        }
+        else if (s.launch_count.median.value_or(0.0) == 0.0)
+        {
+            s.flags.push_back({"NO_LAUNCHES",
+                               launch_hook ? "no kernel launches were recorded: compare cannot verify the workload"
+                                           : "the launch hook was not installed: launches were not recorded"});
+        }
+        if (s.compile_share.median && *s.compile_share.median < small_share_threshold)
+        {
+            s.flags.push_back({"COMPILE_SMALL_SHARE",
+                               "compilation is a small share of wall time: "
+                                   + fmt(100.0 * *s.compile_share.median, 1) + "% of the cold run ("
+                                   + seconds(std::max(0.0, s.compile_elapsed_ms.median.value_or(0.0))) + " of "
+                                   + seconds(s.cold_wall_ms.median.value_or(0.0))
+                                   + "); the time goes elsewhere"});
+        }
+        if (any_lto && lto_work > 0 && (lto_work - lto_native) / lto_work > link_dominated_threshold)
+        {
+            s.flags.push_back({"LINK_DOMINATED",
+                               "LTO artifacts were built and " + fmt(100.0 * (lto_work - lto_native) / lto_work, 0)
+                                   + "% of module work was outside the NVRTC compile (MathDx LTO generation)"});
+        }
+        if (!consistent)
+        {
+            s.flags.push_back({"SAMPLES_DISAGREE",
+                               "the samples did not load the same module identities; see identities seen in "
+                               "fewer samples than ran"});
+        }
+        r.result = std::move(s);
+    }
+}

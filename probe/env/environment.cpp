@@ -1,0 +1,174 @@
+#include "xwarp/env/environment.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <sys/utsname.h>
+
+#include "xwarp/version.hpp"
+
+#ifdef XWARP_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#include <nvrtc.h>
+#endif
+
+namespace xwarp
+{
+    namespace
+    {
+        std::string cpu_model()
+        {
+            std::ifstream in("/proc/cpuinfo");
+            std::string line;
+            while (std::getline(in, line))
+            {
+                if (line.rfind("model name", 0) == 0)
+                {
+                    auto colon = line.find(':');
+                    if (colon != std::string::npos)
+                    {
+                        auto v = line.substr(colon + 1);
+                        v.erase(0, v.find_first_not_of(' '));
+                        return v;
+                    }
+                }
+            }
+            return {};
+        }
+
+#ifdef XWARP_HAVE_CUDA
+        std::string cuda_version_string(int v)
+        {
+            // CUDA encodes versions as 1000*major + 10*minor.
+            return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+        }
+
+        void collect_cuda(environment& env)
+        {
+            int major = 0;
+            int minor = 0;
+            if (nvrtcVersion(&major, &minor) == NVRTC_SUCCESS)
+            {
+                env.nvrtc_version = std::to_string(major) + "." + std::to_string(minor);
+                env.sources["nvrtc_version"] = "nvrtcVersion";
+            }
+            int runtime = 0;
+            if (cudaRuntimeGetVersion(&runtime) == cudaSuccess)
+            {
+                env.cuda_toolkit = cuda_version_string(runtime);
+                env.sources["cuda_toolkit"] = "cudaRuntimeGetVersion (linked cudart)";
+            }
+            int driver = 0;
+            if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0)
+            {
+                env.cuda_driver = cuda_version_string(driver);
+                env.sources["cuda_driver"] = "cudaDriverGetVersion";
+            }
+            int count = 0;
+            cudaError_t err = cudaGetDeviceCount(&count);
+            if (err != cudaSuccess || count == 0)
+            {
+                if (driver == 0)
+                {
+                    env.cuda_status = "no CUDA device (no CUDA driver found)";
+                }
+                else if (err == cudaErrorInsufficientDriver)
+                {
+                    env.cuda_status = "CUDA driver " + env.cuda_driver + " is older than the CUDA runtime "
+                                      + env.cuda_toolkit + ": devices not listed";
+                }
+                else
+                {
+                    env.cuda_status = std::string("no CUDA device (") + cudaGetErrorString(err) + ")";
+                }
+                cudaGetLastError();  // clear the sticky error
+                return;
+            }
+            for (int i = 0; i < count; ++i)
+            {
+                cudaDeviceProp prop{};
+                if (cudaGetDeviceProperties(&prop, i) != cudaSuccess)
+                {
+                    continue;
+                }
+                gpu_info g;
+                g.ordinal = i;
+                g.name = prop.name;
+                g.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+                g.memory_bytes = static_cast<std::int64_t>(prop.totalGlobalMem);
+                env.gpus.push_back(g);
+            }
+            env.cuda_status = std::to_string(env.gpus.size()) + " CUDA device(s)";
+            env.sources["gpus"] = "cudaGetDeviceProperties";
+        }
+#endif
+    }
+
+    bool built_with_cuda_toolkit()
+    {
+#ifdef XWARP_HAVE_CUDA
+        return true;
+#else
+        return false;
+#endif
+    }
+
+    environment collect_host_environment()
+    {
+        environment env;
+        env.probe_version = XWARP_VERSION;
+        struct utsname u{};
+        if (::uname(&u) == 0)
+        {
+            env.os = std::string(u.sysname) + " " + u.release;
+            env.machine = u.machine;
+        }
+        std::ifstream osr("/etc/os-release");
+        std::string line;
+        while (std::getline(osr, line))
+        {
+            if (line.rfind("PRETTY_NAME=", 0) == 0)
+            {
+                auto v = line.substr(12);
+                if (v.size() >= 2 && v.front() == '"')
+                {
+                    v = v.substr(1, v.size() - 2);
+                }
+                env.os = v + " (" + env.os + ")";
+            }
+        }
+        env.cpu_model = cpu_model();
+        env.cpu_count = static_cast<int>(std::thread::hardware_concurrency());
+        env.sources["os"] = "uname, /etc/os-release";
+        env.sources["cpu_model"] = "/proc/cpuinfo";
+#ifdef XWARP_HAVE_CUDA
+        collect_cuda(env);
+#else
+        env.cuda_status = "warp-probe was built without the CUDA toolkit: CUDA facts not collected";
+#endif
+        return env;
+    }
+
+    void merge_target_facts(environment& env, const run_result& pass)
+    {
+        for (const auto& p : pass.processes)
+        {
+            if (p.warp_version.empty())
+            {
+                continue;
+            }
+            env.warp_version = p.warp_version;
+            env.python_version = p.python;
+            env.python_executable = p.executable;
+            env.sources["warp_version"] = "target process (shim)";
+            env.sources["python_version"] = "target process (shim)";
+            if (auto it = p.runtime.find("devices"); it != p.runtime.end() && it->is_array())
+            {
+                env.warp_devices = *it;
+                env.sources["warp_devices"] = "target process (shim): Warp's runtime device list";
+            }
+            return;
+        }
+    }
+}

@@ -1,0 +1,347 @@
+// JSON mapping of the report model. Key names are the schema's (probe/schema/report.schema.json).
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include <unistd.h>
+
+#include "xwarp/model/json_io.hpp"
+
+namespace nlohmann
+{
+    // Optional fields are written as null and read back from null or absence.
+    template <class T>
+    struct adl_serializer<std::optional<T>>
+    {
+        static void to_json(json& j, const std::optional<T>& v)
+        {
+            if (v)
+            {
+                j = *v;
+            }
+            else
+            {
+                j = nullptr;
+            }
+        }
+
+        static void from_json(const json& j, std::optional<T>& v)
+        {
+            if (j.is_null())
+            {
+                v.reset();
+            }
+            else
+            {
+                v = j.get<T>();
+            }
+        }
+    };
+}
+
+namespace xwarp
+{
+    using nlohmann::json;
+
+    std::string to_string(load_status s)
+    {
+        switch (s)
+        {
+            case load_status::compiled:
+                return "compiled";
+            case load_status::cached:
+                return "cached";
+            case load_status::error:
+                return "error";
+            default:
+                return "unknown";
+        }
+    }
+
+    double module_load::work_ms() const
+    {
+        if (warp_ms)
+        {
+            return *warp_ms;
+        }
+        return total_ms.value_or(0.0);
+    }
+
+    bool run_result::ok() const
+    {
+        return spawn_error.empty() && !timed_out && !interrupted && exit_code && *exit_code == 0;
+    }
+
+    NLOHMANN_JSON_SERIALIZE_ENUM(load_status,
+                                 {{load_status::unknown, "unknown"},
+                                  {load_status::compiled, "compiled"},
+                                  {load_status::cached, "cached"},
+                                  {load_status::error, "error"}})
+
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(lto_artifact, symbol, built, ms)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(kernel_entry, key, hash, sig, generic)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(content_snapshot, kernels, functions, options, options_source)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_load,
+                                                    module,
+                                                    hash,
+                                                    device,
+                                                    block_dim,
+                                                    status,
+                                                    warp_ms,
+                                                    total_ms,
+                                                    native_ms,
+                                                    native_kind,
+                                                    codegen_ms,
+                                                    source_bytes,
+                                                    output_suffix,
+                                                    ltoir_inputs,
+                                                    lto,
+                                                    thread,
+                                                    pid,
+                                                    t_start_ms,
+                                                    seq,
+                                                    source,
+                                                    error,
+                                                    snapshot,
+                                                    config_mismatch)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(dirty_event, module, trigger, detail, file, line, seq, t_ms)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(config_set_event, key, old_value, new_value, file, line, seq, t_ms)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_created_event, module, file, line, seq, t_ms)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(process_record,
+                                                    pid,
+                                                    ppid,
+                                                    argv,
+                                                    executable,
+                                                    python,
+                                                    started_unix,
+                                                    warp_version,
+                                                    hooks,
+                                                    log_fallback,
+                                                    exited_cleanly,
+                                                    runtime,
+                                                    dirty_events,
+                                                    config_sets,
+                                                    modules_created,
+                                                    shim_errors)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+        launch_record, kernel, module, dim, device, dtypes, block_dim, adjoint, count, pid)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+        cache_inventory, module_dirs, source_files, source_bytes, binary_files, binary_bytes, lto_files, lto_bytes)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(run_result,
+                                                    wall_ms,
+                                                    exit_code,
+                                                    term_signal,
+                                                    timed_out,
+                                                    interrupted,
+                                                    spawn_error,
+                                                    module_loads,
+                                                    launches,
+                                                    launch_total,
+                                                    launches_truncated,
+                                                    processes,
+                                                    load_source,
+                                                    cache,
+                                                    stdout_tail,
+                                                    stderr_tail,
+                                                    notes)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(sample, index, cold, warm)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(stat, median, mad, values)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+        identity, module, hash, device, block_dim, ms, builds, samples_seen, status, kernels)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+        rebuild_group, module, device, kind, hashes, block_dims, builds, ms, kernel_sets_known)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(flag, id, message)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(summary,
+                                                    valid,
+                                                    samples_total,
+                                                    samples_ok,
+                                                    cold_wall_ms,
+                                                    warm_wall_ms,
+                                                    compile_elapsed_ms,
+                                                    cold_module_ms,
+                                                    warm_module_ms,
+                                                    native_ms,
+                                                    overlap_factor,
+                                                    identity_count,
+                                                    source_bytes,
+                                                    lto_artifacts,
+                                                    launch_count,
+                                                    compile_share,
+                                                    identities,
+                                                    identities_consistent,
+                                                    identities_per_sample,
+                                                    rebuilt,
+                                                    flags,
+                                                    load_source,
+                                                    module_ms_source,
+                                                    native_ms_source,
+                                                    warnings)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(source_location, file, line)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(finding,
+                                                    mechanism,
+                                                    title,
+                                                    module,
+                                                    device,
+                                                    evidence,
+                                                    cause,
+                                                    location,
+                                                    recommendation,
+                                                    savings_ms,
+                                                    kind,
+                                                    guide)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(gpu_info, ordinal, name, compute_capability, memory_bytes)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(environment,
+                                                    probe_version,
+                                                    warp_version,
+                                                    python_version,
+                                                    python_executable,
+                                                    os,
+                                                    machine,
+                                                    cpu_model,
+                                                    cpu_count,
+                                                    cuda_toolkit,
+                                                    nvrtc_version,
+                                                    cuda_driver,
+                                                    cuda_status,
+                                                    gpus,
+                                                    warp_devices,
+                                                    sources)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(settings, samples, timeout_s, python)
+
+    json report_to_json(const report& r)
+    {
+        json j;
+        j["schema_version"] = r.schema_version;
+        j["tool"] = r.tool;
+        j["created_utc"] = r.created_utc;
+        j["status"] = r.status;
+        j["label"] = r.label;
+        j["command"] = r.command;
+        j["cwd"] = r.cwd;
+        j["settings"] = r.run_settings;
+        j["setup_code"] = r.setup_code;
+        j["cell_code"] = r.cell_code;
+        j["environment"] = r.env;
+        j["samples"] = r.samples;
+        j["summary"] = r.result;
+        j["findings"] = r.findings;
+        j["warnings"] = r.warnings;
+        j["errors"] = r.errors;
+        return j;
+    }
+
+    report report_from_json(const json& j)
+    {
+        if (!j.is_object())
+        {
+            throw report_error(report_error::kind::shape, "not a warp-probe report (the top level is not an object)");
+        }
+        auto version = j.find("schema_version");
+        if (version == j.end() || !version->is_number_integer())
+        {
+            throw report_error(report_error::kind::shape, "not a warp-probe report (no schema_version)");
+        }
+        if (version->get<int>() != report_schema_version)
+        {
+            throw report_error(report_error::kind::schema_version,
+                               "report schema_version " + std::to_string(version->get<int>())
+                                   + "; this warp-probe reads schema_version "
+                                   + std::to_string(report_schema_version));
+        }
+        try
+        {
+            report r;
+            r.schema_version = version->get<int>();
+            r.tool = j.value("tool", std::string("warp-probe"));
+            r.created_utc = j.value("created_utc", std::string());
+            r.status = j.value("status", std::string("ok"));
+            r.label = j.value("label", std::string());
+            r.command = j.value("command", std::vector<std::string>{});
+            r.cwd = j.value("cwd", std::string());
+            if (j.contains("settings"))
+            {
+                r.run_settings = j.at("settings").get<settings>();
+            }
+            r.setup_code = j.value("setup_code", std::optional<std::string>{});
+            r.cell_code = j.value("cell_code", std::optional<std::string>{});
+            if (j.contains("environment"))
+            {
+                r.env = j.at("environment").get<environment>();
+            }
+            r.samples = j.value("samples", std::vector<sample>{});
+            if (j.contains("summary"))
+            {
+                r.result = j.at("summary").get<summary>();
+            }
+            r.findings = j.value("findings", std::vector<finding>{});
+            r.warnings = j.value("warnings", std::vector<std::string>{});
+            r.errors = j.value("errors", std::vector<std::string>{});
+            return r;
+        }
+        catch (const json::exception& e)
+        {
+            // nlohmann's messages carry an id prefix like "[json.exception.type_error.302] ".
+            std::string what = e.what();
+            auto close = what.find("] ");
+            if (what.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
+            {
+                what = what.substr(close + 2);
+            }
+            throw report_error(report_error::kind::shape, "malformed report: " + what);
+        }
+    }
+
+    report report_from_text(const std::string& text)
+    {
+        json j = json::parse(text, nullptr, false);
+        if (j.is_discarded())
+        {
+            throw report_error(report_error::kind::not_json, "not JSON");
+        }
+        return report_from_json(j);
+    }
+
+    report load_report(const std::string& path)
+    {
+        std::ifstream in(path, std::ios::binary);
+        if (!in)
+        {
+            throw report_error(report_error::kind::missing, path + ": cannot open (no such file?)");
+        }
+        std::ostringstream buf;
+        buf << in.rdbuf();
+        try
+        {
+            return report_from_text(buf.str());
+        }
+        catch (const report_error& e)
+        {
+            throw report_error(e.which(), path + ": " + e.what());
+        }
+    }
+
+    void save_json(const std::string& path, const json& j)
+    {
+        std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+        {
+            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+            if (!out)
+            {
+                throw std::system_error(errno, std::generic_category(), "cannot write " + path);
+            }
+            out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+            if (!out.flush())
+            {
+                std::remove(tmp.c_str());
+                throw std::system_error(errno, std::generic_category(), "cannot write " + path);
+            }
+        }
+        if (std::rename(tmp.c_str(), path.c_str()) != 0)
+        {
+            int err = errno;
+            std::remove(tmp.c_str());
+            throw std::system_error(err, std::generic_category(), "cannot write " + path);
+        }
+    }
+}

@@ -1,0 +1,286 @@
+#include "xwarp/render/text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace xwarp
+{
+    namespace
+    {
+        std::string fixed(double v, int precision)
+        {
+            std::ostringstream s;
+            s.setf(std::ios::fixed);
+            s.precision(precision);
+            s << v;
+            return s.str();
+        }
+
+        std::string pad(const std::string& s, std::size_t width, bool right = false)
+        {
+            if (s.size() >= width)
+            {
+                return s;
+            }
+            std::string fill(width - s.size(), ' ');
+            return right ? fill + s : s + fill;
+        }
+
+        std::string shell_quote(const std::string& a)
+        {
+            if (!a.empty() && a.find_first_of(" \t\n'\"\\$`!*?;&|<>(){}[]#~") == std::string::npos)
+            {
+                return a;
+            }
+            std::string out = "'";
+            for (char c : a)
+            {
+                out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+            }
+            return out + "'";
+        }
+
+        const char* source_words(const std::string& s)
+        {
+            if (s == "hook")
+            {
+                return "the shim's hooks in Warp";
+            }
+            if (s == "log")
+            {
+                return "Warp's own log lines";
+            }
+            if (s == "warp-timer")
+            {
+                return "Warp's module timers";
+            }
+            if (s == "wrapper")
+            {
+                return "the shim's load wrapper (Warp's timers were off)";
+            }
+            if (s == "none")
+            {
+                return "nowhere (not recorded)";
+            }
+            return "several sources";
+        }
+    }
+
+    std::string format_ms(double ms)
+    {
+        const double a = std::fabs(ms);
+        if (a < 1.0)
+        {
+            return fixed(ms, 2) + " ms";
+        }
+        if (a < 1000.0)
+        {
+            return fixed(ms, 0) + " ms";
+        }
+        if (a < 120000.0)
+        {
+            return fixed(ms / 1000.0, 2) + " s";
+        }
+        const double total_s = ms / 1000.0;
+        const long minutes = static_cast<long>(total_s / 60.0);
+        return std::to_string(minutes) + " min " + fixed(total_s - 60.0 * static_cast<double>(minutes), 0) + " s";
+    }
+
+    std::string format_bytes(double bytes)
+    {
+        if (bytes < 1024.0)
+        {
+            return fixed(bytes, 0) + " B";
+        }
+        if (bytes < 1024.0 * 1024.0)
+        {
+            return fixed(bytes / 1024.0, 1) + " KB";
+        }
+        return fixed(bytes / (1024.0 * 1024.0), 1) + " MB";
+    }
+
+    std::string format_stat_ms(const stat& s)
+    {
+        if (!s.median)
+        {
+            return "n/a";
+        }
+        return format_ms(*s.median) + (s.mad && s.values.size() > 1 ? " ± " + format_ms(*s.mad) : "");
+    }
+
+    std::string command_line(const std::vector<std::string>& argv)
+    {
+        std::string out;
+        for (const auto& a : argv)
+        {
+            out += (out.empty() ? "" : " ") + shell_quote(a);
+        }
+        return out;
+    }
+
+    std::string render_text(const report& r)
+    {
+        const summary& s = r.result;
+        std::ostringstream o;
+        o << "warp-probe measure" << (r.label.empty() ? "" : " [" + r.label + "]") << "\n";
+        o << "  command  " << command_line(r.command) << "\n";
+        if (r.cell_code)
+        {
+            o << "  cell     notebook cell (" << std::count(r.cell_code->begin(), r.cell_code->end(), '\n') + 1
+              << " lines)" << (r.setup_code ? " after its %%warp_setup code" : "") << "\n";
+        }
+        o << "  cwd      " << r.cwd << "\n";
+        o << "  samples  " << s.samples_total << " (" << s.samples_ok << " ok), each cold then warm on private "
+          << "Warp and CUDA caches\n";
+        o << "  machine  Warp " << (r.env.warp_version.empty() ? "?" : r.env.warp_version) << ", Python "
+          << (r.env.python_version.empty() ? "?" : r.env.python_version) << ", " << r.env.cpu_model << " ("
+          << r.env.cpu_count << " CPUs), " << r.env.cuda_status << "\n";
+        o << "  status   " << r.status << "\n";
+
+        for (const auto& e : r.errors)
+        {
+            o << "\nERROR: " << e << "\n";
+        }
+        if (!s.warnings.empty())
+        {
+            o << "\nWarnings\n";
+            for (const auto& w : s.warnings)
+            {
+                o << "  - " << w << "\n";
+            }
+        }
+        for (const auto& w : r.warnings)
+        {
+            o << "  - " << w << "\n";
+        }
+        if (!s.valid)
+        {
+            o << "\nNo statistics: no sample succeeded.\n";
+            for (const auto& smp : r.samples)
+            {
+                const auto& bad = smp.cold.ok() || !smp.warm ? smp.cold : *smp.warm;
+                if (!bad.stderr_tail.empty())
+                {
+                    o << "\nLast lines of stderr (sample " << smp.index << "):\n" << bad.stderr_tail;
+                    if (bad.stderr_tail.back() != '\n')
+                    {
+                        o << "\n";
+                    }
+                    break;
+                }
+            }
+            return o.str();
+        }
+
+        o << "\n                      median ± MAD\n";
+        auto row = [&](const std::string& name, const std::string& value, const std::string& note)
+        { o << "  " << pad(name, 20) << pad(value, 22) << note << "\n"; };
+        row("cold wall", format_stat_ms(s.cold_wall_ms), "");
+        row("warm wall", format_stat_ms(s.warm_wall_ms), "");
+        row("compile elapsed", format_stat_ms(s.compile_elapsed_ms), "cold wall - warm wall");
+        row("module work, cold", format_stat_ms(s.cold_module_ms), std::string("from ") + source_words(s.module_ms_source));
+        row("module work, warm", format_stat_ms(s.warm_module_ms), "");
+        row("native compile", format_stat_ms(s.native_ms), std::string("from ") + source_words(s.native_ms_source));
+        row("overlap factor",
+            s.overlap_factor.median ? fixed(*s.overlap_factor.median, 2) : "n/a",
+            "module work / compile elapsed");
+        row("identities", s.identity_count.median ? fixed(*s.identity_count.median, 0) : "n/a", "");
+        row("generated source", s.source_bytes.median ? format_bytes(*s.source_bytes.median) : "n/a", "");
+        row("LTO artifacts", s.lto_artifacts.median ? fixed(*s.lto_artifacts.median, 0) : "n/a", "");
+        row("launches", s.launch_count.median ? fixed(*s.launch_count.median, 0) : "n/a", "");
+
+        o << "\nModule identities (" << s.identities.size() << "), by build time"
+          << (s.identities_consistent ? "" : "  [samples disagree]") << "\n";
+        if (s.identities.empty())
+        {
+            o << "  (no module loads recorded)\n";
+        }
+        else
+        {
+            o << "  " << pad("ms", 10, true) << "  " << pad("builds", 6, true) << "  " << pad("status", 9)
+              << pad("module", 28) << pad("hash", 9) << pad("device", 8) << pad("block_dim", 10, true)
+              << pad("kernels", 8, true) << pad("samples", 9, true) << "\n";
+            for (const auto& id : s.identities)
+            {
+                o << "  " << pad(fixed(id.ms, 1), 10, true) << "  " << pad(std::to_string(id.builds), 6, true) << "  "
+                  << pad(id.status, 9) << pad(id.module, 28) << pad(id.hash.substr(0, 7), 9) << pad(id.device, 8)
+                  << pad(id.block_dim ? std::to_string(*id.block_dim) : "?", 10, true)
+                  << pad(id.kernels >= 0 ? std::to_string(id.kernels) : "?", 8, true)
+                  << pad(std::to_string(id.samples_seen) + "/" + std::to_string(s.samples_ok), 9, true) << "\n";
+            }
+        }
+
+        o << "\nModules built more than once\n";
+        if (s.rebuilt.empty())
+        {
+            o << "  none: every module loaded under one identity\n";
+        }
+        for (const auto& g : s.rebuilt)
+        {
+            std::string hashes;
+            for (const auto& h : g.hashes)
+            {
+                hashes += (hashes.empty() ? "" : " -> ") + h.substr(0, 7);
+            }
+            if (g.kind == "hash-churn")
+            {
+                o << "  hash churn        " << g.module << " on " << g.device << " (block_dim "
+                  << (g.block_dims.empty() ? -1 : g.block_dims[0]) << "): " << g.hashes.size() << " hashes "
+                  << hashes << ", " << g.builds << " builds, " << format_ms(g.ms) << "\n";
+            }
+            else
+            {
+                std::string bds;
+                for (int b : g.block_dims)
+                {
+                    bds += (bds.empty() ? "" : ", ") + std::to_string(b);
+                }
+                o << "  block_dim spread  " << g.module << " on " << g.device << ": block_dims " << bds << ", "
+                  << g.builds << " builds, " << format_ms(g.ms)
+                  << (g.kernel_sets_known ? "" : " (kernel sets not recorded)") << "\n";
+            }
+        }
+
+        if (!s.flags.empty())
+        {
+            o << "\nFlags\n";
+            for (const auto& f : s.flags)
+            {
+                o << "  " << pad(f.id, 20) << f.message << "\n";
+            }
+        }
+
+        if (!r.findings.empty())
+        {
+            o << "\nFindings, by time at stake\n";
+            int n = 0;
+            for (const auto& f : r.findings)
+            {
+                o << "  " << ++n << ". [" << f.mechanism << "] " << f.title;
+                if (!f.module.empty())
+                {
+                    o << " - " << f.module;
+                }
+                if (f.savings_ms)
+                {
+                    o << " - saves ~" << format_ms(*f.savings_ms);
+                }
+                o << "\n";
+                o << "     evidence: " << f.evidence << "\n";
+                if (f.location)
+                {
+                    o << "     where:    " << f.location->file << ":" << f.location->line << "\n";
+                }
+                o << "     do:       " << f.recommendation << "\n";
+                o << "     guide:    references/mechanisms.md#" << f.guide << "\n";
+            }
+        }
+
+        o << "\nSources: module loads from " << source_words(s.load_source) << "; module ms from "
+          << source_words(s.module_ms_source) << "; native compile ms from " << source_words(s.native_ms_source)
+          << ".\n";
+        return o.str();
+    }
+}

@@ -1,0 +1,538 @@
+#include "xwarp/runner/records.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace xwarp
+{
+    namespace
+    {
+        // Records are written by our own shim, but a killed process or a foreign file must
+        // never stop the probe: every field is read defensively.
+        template <class T>
+        std::optional<T> opt(const json& j, const char* key)
+        {
+            auto it = j.find(key);
+            if (it == j.end() || it->is_null())
+            {
+                return std::nullopt;
+            }
+            try
+            {
+                return it->get<T>();
+            }
+            catch (const json::exception&)
+            {
+                return std::nullopt;
+            }
+        }
+
+        template <class T>
+        T val(const json& j, const char* key, T fallback)
+        {
+            return opt<T>(j, key).value_or(fallback);
+        }
+
+        load_status status_from(const std::string& s)
+        {
+            if (s == "compiled")
+            {
+                return load_status::compiled;
+            }
+            if (s == "cached")
+            {
+                return load_status::cached;
+            }
+            if (s == "error")
+            {
+                return load_status::error;
+            }
+            return load_status::unknown;
+        }
+
+        content_snapshot snapshot_from(const json& j)
+        {
+            content_snapshot s;
+            if (auto it = j.find("kernels"); it != j.end() && it->is_array())
+            {
+                for (const auto& k : *it)
+                {
+                    if (!k.is_object())
+                    {
+                        continue;
+                    }
+                    s.kernels.push_back({val<std::string>(k, "key", ""),
+                                         val<std::string>(k, "hash", ""),
+                                         val<std::string>(k, "sig", ""),
+                                         val<bool>(k, "generic", false)});
+                }
+            }
+            if (auto it = j.find("functions"); it != j.end() && it->is_object())
+            {
+                for (const auto& [key, h] : it->items())
+                {
+                    if (h.is_string())
+                    {
+                        s.functions[key] = h.get<std::string>();
+                    }
+                }
+            }
+            if (auto it = j.find("options"); it != j.end() && it->is_object())
+            {
+                s.options = *it;
+            }
+            s.options_source = val<std::string>(j, "options_source", "");
+            return s;
+        }
+
+        module_load load_from(const json& j, std::int64_t pid)
+        {
+            module_load l;
+            l.module = val<std::string>(j, "module", "");
+            l.hash = val<std::string>(j, "hash", "");
+            l.device = val<std::string>(j, "device", "");
+            l.block_dim = opt<int>(j, "block_dim");
+            l.status = status_from(val<std::string>(j, "status", ""));
+            l.warp_ms = opt<double>(j, "warp_ms");
+            l.total_ms = opt<double>(j, "total_ms");
+            l.native_ms = opt<double>(j, "native_ms");
+            l.native_kind = val<std::string>(j, "native_kind", "");
+            l.codegen_ms = opt<double>(j, "codegen_ms");
+            l.source_bytes = opt<std::int64_t>(j, "source_bytes");
+            l.output_suffix = val<std::string>(j, "output_suffix", "");
+            l.ltoir_inputs = val<int>(j, "ltoir_inputs", 0);
+            if (auto it = j.find("lto"); it != j.end() && it->is_array())
+            {
+                for (const auto& a : *it)
+                {
+                    if (a.is_object())
+                    {
+                        l.lto.push_back({val<std::string>(a, "symbol", ""),
+                                         val<bool>(a, "built", false),
+                                         val<double>(a, "ms", 0.0)});
+                    }
+                }
+            }
+            l.thread = val<std::string>(j, "thread", "");
+            l.pid = pid;
+            l.t_start_ms = val<double>(j, "t_start_ms", 0.0);
+            l.seq = val<std::int64_t>(j, "seq", 0);
+            l.source = "hook";
+            l.error = opt<std::string>(j, "error");
+            if (auto it = j.find("snapshot"); it != j.end() && it->is_object())
+            {
+                l.snapshot = snapshot_from(*it);
+            }
+            if (auto it = j.find("config_mismatch"); it != j.end() && it->is_object())
+            {
+                l.config_mismatch = *it;
+            }
+            return l;
+        }
+
+        std::optional<std::string> opt_file(const json& j)
+        {
+            return opt<std::string>(j, "file");
+        }
+    }
+
+    void read_shim_stream(std::istream& in, shim_records& out)
+    {
+        process_record proc;
+        bool have_proc = false;
+        std::vector<launch_record> launches;
+        std::string line;
+        while (std::getline(in, line))
+        {
+            if (line.empty())
+            {
+                continue;
+            }
+            json j = json::parse(line, nullptr, false);
+            if (j.is_discarded() || !j.is_object())
+            {
+                ++out.malformed_lines;
+                continue;
+            }
+            const std::string type = val<std::string>(j, "type", "");
+            const std::int64_t seq = val<std::int64_t>(j, "seq", 0);
+            const double t_ms = val<double>(j, "t_ms", 0.0);
+            if (type == "process")
+            {
+                have_proc = true;
+                proc.pid = val<std::int64_t>(j, "pid", 0);
+                proc.ppid = val<std::int64_t>(j, "ppid", 0);
+                proc.argv = val<std::vector<std::string>>(j, "argv", {});
+                proc.executable = val<std::string>(j, "executable", "");
+                proc.python = val<std::string>(j, "python", "");
+                proc.started_unix = val<double>(j, "started_unix", 0.0);
+            }
+            else if (type == "warp")
+            {
+                proc.warp_version = val<std::string>(j, "version", "");
+                if (auto it = j.find("hooks"); it != j.end() && it->is_object())
+                {
+                    proc.hooks = *it;
+                }
+                proc.log_fallback = val<bool>(j, "log_fallback", false);
+            }
+            else if (type == "load")
+            {
+                out.loads.push_back(load_from(j, proc.pid));
+            }
+            else if (type == "dirty")
+            {
+                dirty_event d;
+                d.module = val<std::string>(j, "module", "");
+                d.trigger = val<std::string>(j, "trigger", "other");
+                if (auto it = j.find("detail"); it != j.end() && it->is_object())
+                {
+                    d.detail = *it;
+                }
+                d.file = opt_file(j);
+                d.line = opt<int>(j, "line");
+                d.seq = seq;
+                d.t_ms = t_ms;
+                proc.dirty_events.push_back(std::move(d));
+            }
+            else if (type == "config_set")
+            {
+                config_set_event c;
+                c.key = val<std::string>(j, "key", "");
+                c.old_value = j.value("old", json());
+                c.new_value = j.value("new", json());
+                c.file = opt_file(j);
+                c.line = opt<int>(j, "line");
+                c.seq = seq;
+                c.t_ms = t_ms;
+                proc.config_sets.push_back(std::move(c));
+            }
+            else if (type == "module")
+            {
+                module_created_event m;
+                m.module = val<std::string>(j, "module", "");
+                m.file = opt_file(j);
+                m.line = opt<int>(j, "line");
+                m.seq = seq;
+                m.t_ms = t_ms;
+                proc.modules_created.push_back(std::move(m));
+            }
+            else if (type == "exit")
+            {
+                proc.exited_cleanly = true;
+                if (auto it = j.find("runtime"); it != j.end() && it->is_object())
+                {
+                    proc.runtime = *it;
+                }
+                std::vector<launch_record> sigs;
+                if (auto it = j.find("launch_signatures"); it != j.end() && it->is_array())
+                {
+                    for (const auto& s : *it)
+                    {
+                        launch_record lr;
+                        lr.kernel = val<std::string>(s, "kernel", "");
+                        lr.module = val<std::string>(s, "module", "");
+                        lr.dim = s.value("dim", json());
+                        lr.device = val<std::string>(s, "device", "");
+                        lr.dtypes = val<std::vector<std::string>>(s, "dtypes", {});
+                        lr.block_dim = val<int>(s, "block_dim", 0);
+                        lr.adjoint = val<bool>(s, "adjoint", false);
+                        lr.pid = proc.pid;
+                        sigs.push_back(std::move(lr));
+                    }
+                }
+                if (auto it = j.find("launch_runs"); it != j.end() && it->is_array())
+                {
+                    for (const auto& r : *it)
+                    {
+                        if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer())
+                        {
+                            continue;
+                        }
+                        auto idx = r[0].get<std::int64_t>();
+                        if (idx < 0 || idx >= static_cast<std::int64_t>(sigs.size()))
+                        {
+                            continue;
+                        }
+                        launch_record lr = sigs[static_cast<std::size_t>(idx)];
+                        lr.count = r[1].get<std::int64_t>();
+                        launches.push_back(std::move(lr));
+                    }
+                }
+                out.launch_total += val<std::int64_t>(j, "launch_total", 0);
+                out.launches_truncated = out.launches_truncated || val<bool>(j, "launches_truncated", false);
+            }
+            else if (type == "shim_error")
+            {
+                proc.shim_errors.push_back(val<std::string>(j, "where", "?") + ": " + val<std::string>(j, "error", ""));
+            }
+        }
+        if (have_proc)
+        {
+            out.processes.push_back(std::move(proc));
+        }
+        for (auto& l : launches)
+        {
+            out.launches.push_back(std::move(l));
+        }
+    }
+
+    shim_records read_shim_records(const std::string& dir)
+    {
+        shim_records out;
+        std::error_code ec;
+        std::vector<fs::path> files;
+        for (const auto& entry : fs::directory_iterator(dir, ec))
+        {
+            auto name = entry.path().filename().string();
+            if (name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl")
+            {
+                files.push_back(entry.path());
+            }
+        }
+        // One stream per process; processes are ordered by start time afterwards.
+        std::vector<shim_records> parts;
+        for (const auto& f : files)
+        {
+            std::ifstream in(f);
+            shim_records part;
+            read_shim_stream(in, part);
+            parts.push_back(std::move(part));
+        }
+        std::sort(parts.begin(),
+                  parts.end(),
+                  [](const shim_records& a, const shim_records& b)
+                  {
+                      double ta = a.processes.empty() ? 0.0 : a.processes.front().started_unix;
+                      double tb = b.processes.empty() ? 0.0 : b.processes.front().started_unix;
+                      return ta < tb;
+                  });
+        for (auto& p : parts)
+        {
+            out.malformed_lines += p.malformed_lines;
+            out.launch_total += p.launch_total;
+            out.launches_truncated = out.launches_truncated || p.launches_truncated;
+            for (auto& x : p.processes)
+            {
+                out.processes.push_back(std::move(x));
+            }
+            for (auto& x : p.loads)
+            {
+                out.loads.push_back(std::move(x));
+            }
+            for (auto& x : p.launches)
+            {
+                out.launches.push_back(std::move(x));
+            }
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Warp's log lines
+
+    namespace
+    {
+        // Lines longer than this are never Warp's: skip them before any regex runs.
+        constexpr std::size_t max_log_line = 4096;
+
+        std::string_view trim_left(std::string_view s)
+        {
+            std::size_t i = 0;
+            while (i < s.size() && (s[i] == ' ' || s[i] == '\t'))
+            {
+                ++i;
+            }
+            return s.substr(i);
+        }
+
+        bool is_hex(const std::string& s)
+        {
+            return s.size() >= 6
+                   && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+        }
+    }
+
+    std::optional<module_load> parse_module_line(const std::string& raw)
+    {
+        if (raw.size() > max_log_line || trim_left(raw).rfind("Module ", 0) != 0)
+        {
+            return std::nullopt;
+        }
+        static const std::regex re(
+            R"(^\s*Module (.+?) load on device '([^']+)'(?: \(block_dim=(\d+)\))? took (\d+(?:\.\d+)?) ms\s+\((compiled|cached|error)\)\s*$)");
+        std::string line = raw;
+        if (!line.empty() && line.back() == '\r')
+        {
+            line.pop_back();
+        }
+        std::smatch m;
+        if (!std::regex_match(line, m, re))
+        {
+            return std::nullopt;
+        }
+        module_load l;
+        std::string label = m[1].str();
+        auto space = label.rfind(' ');
+        if (space != std::string::npos && is_hex(label.substr(space + 1)))
+        {
+            l.module = label.substr(0, space);
+            l.hash = label.substr(space + 1);
+        }
+        else
+        {
+            l.module = label;  // strip_hash=True modules print no hash
+        }
+        l.device = m[2].str();
+        if (m[3].matched)
+        {
+            l.block_dim = std::stoi(m[3].str());
+        }
+        l.warp_ms = std::stod(m[4].str());
+        l.status = status_from(m[5].str());
+        l.source = "log";
+        return l;
+    }
+
+    std::optional<double> parse_compile_line(const std::string& raw, std::string* kind)
+    {
+        if (raw.size() > max_log_line || trim_left(raw).rfind("Compile ", 0) != 0)
+        {
+            return std::nullopt;
+        }
+        static const std::regex re(R"(^\s*Compile (x86|CUDA)(?: \([^)]*\))? took (\d+(?:\.\d+)?) ms\s*$)");
+        std::string line = raw;
+        if (!line.empty() && line.back() == '\r')
+        {
+            line.pop_back();
+        }
+        std::smatch m;
+        if (!std::regex_match(line, m, re))
+        {
+            return std::nullopt;
+        }
+        if (kind)
+        {
+            *kind = m[1].str() == "CUDA" ? "cuda" : "cpu";
+        }
+        return std::stod(m[2].str());
+    }
+
+    log_scan scan_warp_log(std::istream& in)
+    {
+        log_scan scan;
+        std::string line;
+        double pending_native = 0.0;
+        std::string pending_kind;
+        int pending_lines = 0;
+        std::int64_t order = 0;
+        while (std::getline(in, line))
+        {
+            std::string kind;
+            if (auto native = parse_compile_line(line, &kind))
+            {
+                scan.native_ms_total += *native;
+                ++scan.native_lines;
+                pending_native += *native;
+                pending_kind = kind;
+                ++pending_lines;
+                continue;
+            }
+            if (auto load = parse_module_line(line))
+            {
+                load->seq = order++;
+                // Exactly one compile line before a compiled module line: they belong together.
+                if (load->status == load_status::compiled && pending_lines == 1)
+                {
+                    load->native_ms = pending_native;
+                    load->native_kind = pending_kind;
+                }
+                pending_native = 0.0;
+                pending_lines = 0;
+                scan.loads.push_back(std::move(*load));
+            }
+        }
+        return scan;
+    }
+
+    cache_inventory inventory_cache(const std::string& warp_cache_dir)
+    {
+        cache_inventory inv;
+        std::error_code ec;
+        if (!fs::exists(warp_cache_dir, ec))
+        {
+            return inv;
+        }
+        for (auto it = fs::recursive_directory_iterator(warp_cache_dir, fs::directory_options::skip_permission_denied, ec);
+             it != fs::recursive_directory_iterator();
+             it.increment(ec))
+        {
+            if (ec)
+            {
+                break;
+            }
+            const auto& p = it->path();
+            std::string name = p.filename().string();
+            if (it->is_directory(ec))
+            {
+                if (name.rfind("wp_", 0) == 0)
+                {
+                    ++inv.module_dirs;
+                }
+                continue;
+            }
+            if (!it->is_regular_file(ec))
+            {
+                continue;
+            }
+            auto size = static_cast<std::int64_t>(it->file_size(ec));
+            std::string ext = p.extension().string();
+            if (ext == ".cpp" || ext == ".cu")
+            {
+                ++inv.source_files;
+                inv.source_bytes += size;
+            }
+            else if (ext == ".o" || ext == ".ptx" || ext == ".cubin")
+            {
+                ++inv.binary_files;
+                inv.binary_bytes += size;
+            }
+            else if (ext == ".lto" || ext == ".ltoir")
+            {
+                ++inv.lto_files;
+                inv.lto_bytes += size;
+            }
+        }
+        return inv;
+    }
+
+    std::string file_tail(const std::string& path, std::size_t max_bytes)
+    {
+        std::ifstream in(path, std::ios::binary | std::ios::ate);
+        if (!in)
+        {
+            return {};
+        }
+        auto size = static_cast<std::size_t>(in.tellg());
+        std::size_t start = size > max_bytes ? size - max_bytes : 0;
+        in.seekg(static_cast<std::streamoff>(start));
+        std::string data(size - start, '\0');
+        in.read(data.data(), static_cast<std::streamsize>(data.size()));
+        if (start > 0)
+        {
+            auto nl = data.find('\n');
+            if (nl != std::string::npos && nl + 1 < data.size())
+            {
+                data = data.substr(nl + 1);
+            }
+        }
+        return data;
+    }
+}

@@ -1,0 +1,430 @@
+#include "xwarp/runner/runner.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include <unistd.h>
+
+#include "xwarp/env/environment.hpp"
+#include "xwarp/runner/records.hpp"
+#include "xwarp/runner/tempdir.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace xwarp
+{
+    namespace
+    {
+        constexpr std::size_t output_tail_bytes = 4000;
+        constexpr std::size_t max_launch_records = 100000;
+
+        std::map<std::string, std::string> current_environment()
+        {
+            std::map<std::string, std::string> env;
+            for (char** e = environ; e && *e; ++e)
+            {
+                std::string kv = *e;
+                auto eq = kv.find('=');
+                if (eq != std::string::npos && eq > 0)
+                {
+                    env[kv.substr(0, eq)] = kv.substr(eq + 1);
+                }
+            }
+            return env;
+        }
+
+        std::string utc_now()
+        {
+            std::time_t t = std::time(nullptr);
+            std::tm tm{};
+            gmtime_r(&t, &tm);
+            char buf[32];
+            std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+            return buf;
+        }
+
+        std::string basename_of(const std::string& p)
+        {
+            return fs::path(p).filename().string();
+        }
+
+        bool is_python_name(const std::string& name)
+        {
+            static const std::regex re(R"(^python(\d+(\.\d+)?)?$)");
+            return std::regex_match(name, re);
+        }
+
+        // `env [-i] [NAME=VALUE]... cmd`: the env program would replace the variables the
+        // probe set, so the probe's variables go in as NAME=VALUE tokens after env's options,
+        // and a PYTHONPATH token of the command keeps the shim in front.
+        std::vector<std::string> adapt_env_command(const std::vector<std::string>& argv,
+                                                   const std::map<std::string, std::string>& injected)
+        {
+            if (argv.empty() || basename_of(argv[0]) != "env")
+            {
+                return argv;
+            }
+            std::vector<std::string> out{argv[0]};
+            std::size_t i = 1;
+            while (i < argv.size() && !argv[i].empty() && argv[i][0] == '-')
+            {
+                out.push_back(argv[i]);
+                // options taking a separate value
+                if ((argv[i] == "-u" || argv[i] == "-C" || argv[i] == "-S") && i + 1 < argv.size())
+                {
+                    out.push_back(argv[++i]);
+                }
+                ++i;
+            }
+            for (const auto& [name, value] : injected)
+            {
+                out.push_back(name + "=" + value);
+            }
+            const std::string shim = injected.at("PYTHONPATH");
+            for (; i < argv.size(); ++i)
+            {
+                const auto& tok = argv[i];
+                if (tok.rfind("PYTHONPATH=", 0) == 0)
+                {
+                    std::string user = tok.substr(11);
+                    // injected PYTHONPATH is "shim[:inherited]"; the command's own value replaces
+                    // the inherited part, as it would without the probe.
+                    std::string shim_dir = shim.substr(0, shim.find(':'));
+                    out.push_back("PYTHONPATH=" + shim_dir + (user.empty() ? "" : ":" + user));
+                }
+                else
+                {
+                    out.push_back(tok);
+                }
+            }
+            return out;
+        }
+
+        struct pass_context
+        {
+            const measure_options& options;
+            const std::string& exe;
+            const std::vector<std::string>& argv;  // argv[0] already resolved
+            const std::map<std::string, std::string>& base_env;
+            const std::string& cwd;
+            run_observer* observer;
+            const cancel_check& cancelled;
+        };
+
+        run_result run_pass(const pass_context& pc, const scoped_temp_dir& tmp, int index, const std::string& phase)
+        {
+            const int samples = pc.options.samples;
+            if (pc.observer)
+            {
+                pc.observer->pass_started(index, samples, phase);
+            }
+            const std::string warp_cache = tmp.sub("warp-cache");
+            const std::string cuda_cache = tmp.sub("cuda-cache");
+            const std::string records = tmp.sub("records-" + phase);
+
+            std::map<std::string, std::string> injected{
+                {"WARP_CACHE_PATH", warp_cache},
+                {"WARP_CACHE_ROOT", warp_cache},
+                {"CUDA_CACHE_PATH", cuda_cache},
+                {"XWARP_RECORD_DIR", records},
+                // Python must not write __pycache__ into the measured project. Reading existing
+                // .pyc files stays on, so cold and warm passes pay the same Python cost.
+                {"PYTHONDONTWRITEBYTECODE", "1"},
+            };
+            auto inherited = pc.base_env.find("PYTHONPATH");
+            injected["PYTHONPATH"] = pc.options.shim_dir
+                                     + (inherited != pc.base_env.end() && !inherited->second.empty()
+                                            ? ":" + inherited->second
+                                            : std::string());
+
+            process_spec spec;
+            spec.env = pc.base_env;
+            for (const auto& [k, v] : injected)
+            {
+                spec.env[k] = v;
+            }
+            std::vector<std::string> argv = adapt_env_command(pc.argv, injected);
+            spec.exe = pc.exe;
+            spec.args.assign(argv.begin() + 1, argv.end());
+            spec.cwd = pc.cwd;
+            spec.stdout_path = tmp.path() + "/" + phase + ".stdout";
+            spec.stderr_path = tmp.path() + "/" + phase + ".stderr";
+
+            auto tick = [&](double elapsed)
+            {
+                if (pc.observer)
+                {
+                    pc.observer->pass_running(index, samples, phase, elapsed);
+                }
+            };
+            process_outcome outcome = run_process(spec, pc.options.timeout_s, pc.cancelled, tick);
+
+            run_result run;
+            run.wall_ms = outcome.wall_ms;
+            run.exit_code = outcome.exit_code;
+            run.term_signal = outcome.term_signal;
+            run.timed_out = outcome.timed_out;
+            run.interrupted = outcome.interrupted;
+            run.spawn_error = outcome.spawn_error;
+
+            shim_records rec = read_shim_records(records);
+            log_scan log;
+            for (const auto& path : {spec.stdout_path, spec.stderr_path})
+            {
+                std::ifstream in(path);
+                log_scan part = scan_warp_log(in);
+                log.native_ms_total += part.native_ms_total;
+                log.native_lines += part.native_lines;
+                for (auto& l : part.loads)
+                {
+                    log.loads.push_back(std::move(l));
+                }
+            }
+
+            const bool fallback = std::any_of(rec.processes.begin(),
+                                              rec.processes.end(),
+                                              [](const process_record& p) { return p.log_fallback; });
+            if (!fallback && !rec.loads.empty())
+            {
+                run.load_source = "hook";
+                run.module_loads = std::move(rec.loads);
+                if (log.loads.size() > run.module_loads.size())
+                {
+                    run.notes.push_back(std::to_string(log.loads.size() - run.module_loads.size())
+                                        + " module-load line(s) in the output had no hook record "
+                                          "(a Python process without the shim, e.g. python -I or -E?)");
+                }
+            }
+            else if (!log.loads.empty())
+            {
+                run.load_source = "log";
+                run.module_loads = std::move(log.loads);
+                run.notes.push_back(fallback ? "Warp's load hooks were not available: module figures come from "
+                                               "Warp's own log lines"
+                                             : "no hook records: module figures come from Warp's own log lines");
+            }
+            else
+            {
+                run.load_source = rec.processes.empty() ? "none" : "hook";
+            }
+            if (rec.processes.empty() && run.ok())
+            {
+                run.notes.push_back("no Python process imported Warp under the shim (does the command run Python "
+                                    "with -I or -E, or reset PYTHONPATH?)");
+            }
+            if (rec.malformed_lines > 0)
+            {
+                run.notes.push_back(std::to_string(rec.malformed_lines) + " unreadable record line(s) (a process "
+                                                                          "killed while writing?)");
+            }
+            for (const auto& p : rec.processes)
+            {
+                for (const auto& e : p.shim_errors)
+                {
+                    run.notes.push_back("shim error in pid " + std::to_string(p.pid) + ": " + e);
+                }
+                auto dir = p.runtime.find("kernel_cache_dir");
+                if (dir != p.runtime.end() && dir->is_string()
+                    && dir->get<std::string>().rfind(warp_cache, 0) != 0)
+                {
+                    run.notes.push_back("pid " + std::to_string(p.pid) + " used its own kernel cache "
+                                        + dir->get<std::string>() + ": this pass was not isolated");
+                }
+            }
+            // Show loads in the order they happened across processes.
+            std::map<std::int64_t, double> start_of;
+            for (const auto& p : rec.processes)
+            {
+                start_of[p.pid] = p.started_unix * 1000.0;
+            }
+            std::stable_sort(run.module_loads.begin(),
+                             run.module_loads.end(),
+                             [&](const module_load& a, const module_load& b)
+                             {
+                                 return start_of[a.pid] + a.t_start_ms < start_of[b.pid] + b.t_start_ms;
+                             });
+            run.processes = std::move(rec.processes);
+            run.launch_total = rec.launch_total;
+            run.launches_truncated = rec.launches_truncated;
+            run.launches = std::move(rec.launches);
+            if (run.launches.size() > max_launch_records)
+            {
+                run.launches.resize(max_launch_records);
+                run.launches_truncated = true;
+            }
+            run.cache = inventory_cache(warp_cache);
+            run.stdout_tail = file_tail(spec.stdout_path, output_tail_bytes);
+            run.stderr_tail = file_tail(spec.stderr_path, output_tail_bytes);
+
+            if (pc.observer)
+            {
+                pc.observer->pass_finished(index, samples, phase, run);
+            }
+            return run;
+        }
+
+        std::string self_exe_dir()
+        {
+            std::error_code ec;
+            auto p = fs::read_symlink("/proc/self/exe", ec);
+            return ec ? std::string() : p.parent_path().string();
+        }
+    }
+
+    std::string default_shim_dir()
+    {
+        std::vector<std::string> candidates;
+        if (const char* env = std::getenv("XWARP_SHIM_DIR"); env && *env)
+        {
+            candidates.emplace_back(env);
+        }
+        auto exe_dir = self_exe_dir();
+        if (!exe_dir.empty())
+        {
+            candidates.push_back(exe_dir + "/../share/xwarp/shim");
+        }
+#ifdef XWARP_BUILD_SHIM_DIR
+        candidates.emplace_back(XWARP_BUILD_SHIM_DIR);
+#endif
+        for (const auto& c : candidates)
+        {
+            std::error_code ec;
+            if (fs::exists(c + "/sitecustomize.py", ec) && fs::exists(c + "/xwarp_shim.py", ec))
+            {
+                return fs::weakly_canonical(c, ec).string();
+            }
+        }
+        return {};
+    }
+
+    report measure(const measure_options& options, run_observer* observer, const cancel_check& cancelled)
+    {
+        if (options.command.empty())
+        {
+            throw probe_error(probe_error::kind::usage, "no command to measure (give it after --)");
+        }
+        if (options.samples < 1)
+        {
+            throw probe_error(probe_error::kind::usage, "--samples must be at least 1");
+        }
+        if (options.timeout_s && *options.timeout_s <= 0)
+        {
+            throw probe_error(probe_error::kind::usage, "--timeout must be positive");
+        }
+        std::error_code ec;
+        std::string cwd = options.cwd.empty() ? fs::current_path(ec).string() : options.cwd;
+        if (!fs::is_directory(cwd, ec))
+        {
+            throw probe_error(probe_error::kind::cwd_missing, "working directory does not exist: " + cwd);
+        }
+        cwd = fs::canonical(cwd, ec).string();
+        if (options.shim_dir.empty() || !fs::exists(options.shim_dir + "/sitecustomize.py", ec))
+        {
+            throw probe_error(probe_error::kind::shim_missing,
+                              "the probe shim is not installed (looked for sitecustomize.py in '"
+                                  + options.shim_dir + "'; set XWARP_SHIM_DIR)");
+        }
+
+        auto base_env = current_environment();
+        for (const auto& [k, v] : options.extra_env)
+        {
+            base_env[k] = v;
+        }
+
+        std::vector<std::string> argv = options.command;
+        if (!options.python.empty() && is_python_name(argv[0]))
+        {
+            argv[0] = options.python;
+        }
+        std::string exe;
+        if (argv[0].find('/') != std::string::npos)
+        {
+            fs::path p = fs::path(argv[0]).is_absolute() ? fs::path(argv[0]) : fs::path(cwd) / argv[0];
+            if (!fs::exists(p, ec))
+            {
+                throw probe_error(probe_error::kind::command_not_found, "command not found: " + argv[0]);
+            }
+            if (fs::is_directory(p, ec) || ::access(p.c_str(), X_OK) != 0)
+            {
+                throw probe_error(probe_error::kind::not_executable, "not executable: " + argv[0]);
+            }
+            exe = p.string();
+        }
+        else
+        {
+            auto path = base_env.count("PATH") ? base_env.at("PATH") : std::string("/usr/bin:/bin");
+            exe = find_executable(argv[0], path);
+            if (exe.empty())
+            {
+                throw probe_error(probe_error::kind::command_not_found, "command not found: " + argv[0]);
+            }
+        }
+
+        report r;
+        r.created_utc = utc_now();
+        r.label = options.label;
+        r.command = options.command;
+        r.cwd = cwd;
+        r.run_settings.samples = options.samples;
+        r.run_settings.timeout_s = options.timeout_s;
+        r.run_settings.python = options.python;
+
+        pass_context pc{options, exe, argv, base_env, cwd, observer, cancelled};
+        bool interrupted = false;
+        for (int i = 1; i <= options.samples && !interrupted; ++i)
+        {
+            if (cancelled && cancelled())
+            {
+                interrupted = true;
+                break;
+            }
+            scoped_temp_dir tmp("xwarp-");
+            sample s;
+            s.index = i;
+            s.cold = run_pass(pc, tmp, i, "cold");
+            interrupted = s.cold.interrupted;
+            if (!interrupted && s.cold.ok())
+            {
+                s.warm = run_pass(pc, tmp, i, "warm");
+                interrupted = s.warm->interrupted;
+            }
+            r.samples.push_back(std::move(s));
+            if (!r.samples.back().cold.spawn_error.empty())
+            {
+                r.errors.push_back("the command could not start: " + r.samples.back().cold.spawn_error);
+                break;  // it will not start next time either
+            }
+        }
+
+        r.env = collect_host_environment();
+        for (const auto& s : r.samples)
+        {
+            if (!s.cold.processes.empty())
+            {
+                merge_target_facts(r.env, s.cold);
+                break;
+            }
+        }
+
+        const auto good = std::count_if(r.samples.begin(), r.samples.end(), [](const sample& s) { return s.ok(); });
+        if (interrupted)
+        {
+            r.status = "interrupted";
+            r.errors.push_back("interrupted");
+        }
+        else if (good == 0)
+        {
+            r.status = "failed";
+        }
+        else if (good < static_cast<long>(r.samples.size()))
+        {
+            r.status = "partial";
+        }
+        return r;
+    }
+}

@@ -1,0 +1,39 @@
+#include "xwarp/runner/tempdir.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace xwarp
+{
+    scoped_temp_dir::scoped_temp_dir(const std::string& prefix)
+    {
+        const char* base = std::getenv("TMPDIR");
+        std::string dir = (base && *base) ? base : "/tmp";
+        std::string templ = dir + "/" + prefix + "XXXXXX";
+        std::vector<char> buf(templ.begin(), templ.end());
+        buf.push_back('\0');
+        if (::mkdtemp(buf.data()) == nullptr)
+        {
+            throw std::system_error(errno, std::generic_category(), "cannot create a temporary directory in " + dir);
+        }
+        m_path = buf.data();
+    }
+
+    scoped_temp_dir::~scoped_temp_dir()
+    {
+        std::error_code ec;
+        fs::remove_all(m_path, ec);
+    }
+
+    std::string scoped_temp_dir::sub(const std::string& name) const
+    {
+        std::string p = m_path + "/" + name;
+        fs::create_directories(p);
+        return p;
+    }
+}

@@ -1,0 +1,888 @@
+"""xwarp recorder: runs inside every Python process of a measured command.
+
+warp-probe starts it through the `sitecustomize.py` beside this file. It waits for
+`import warp`, then wraps a handful of Warp's private functions to record:
+
+* every module load that did work (name, full hash, device, block_dim, status, Warp's
+  own timer, the wrapper's total, native compile, generated source, LTO artifacts) and a
+  snapshot of the module's content and resolved options, to explain later why a new hash
+  appeared;
+* every event that dirtied an already-loaded module (a kernel defined after load, a new
+  generic overload, an option change), with the user's file:line;
+* every `wp.config` assignment made by user code, with its file:line;
+* every kernel launch, in order, as an interned signature.
+
+Records go to one JSON-lines file per process under $XWARP_RECORD_DIR, created with
+O_EXCL so that no process ever overwrites another's record.
+
+Rules this file keeps, because it runs inside someone else's program:
+* it never changes whether or how the target runs: every wrapper calls through and
+  swallows its own failures;
+* the per-launch path stays O(1): no stack walks, no I/O, no strong references to
+  kernel objects (holding one would keep closure kernels alive and change module hashes);
+* every Warp internal is feature-detected; a missing hook is reported, never guessed.
+"""
+
+import os
+import sys
+import threading
+import time
+
+_perf = time.perf_counter
+
+# The six options Warp copies from warp.config when a module is created (1.15+; older
+# versions copy a subset, and `mode` up to 1.8). A difference at load time between the
+# module's value and the global one means the global arrived too late.
+_SNAPSHOT_OPTION_KEYS = (
+    "max_unroll",
+    "enable_backward",
+    "lineinfo",
+    "compile_time_trace",
+    "deterministic",
+    "deterministic_max_records",
+    "mode",
+)
+
+_LAUNCH_CAP = 2_000_000  # ordered launches kept; beyond this only the total grows
+
+_rec = None  # the process's recorder
+_tls = threading.local()
+
+
+def _jsonable(value):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, bytes):
+        return value.hex()
+    name = getattr(value, "name", None)  # enums
+    if isinstance(name, str) and hasattr(value, "value"):
+        return name
+    return repr(value)
+
+
+def _hex(value, n=None):
+    if isinstance(value, (bytes, bytearray)):
+        h = bytes(value).hex()
+        return h[:n] if n else h
+    return None
+
+
+class _Recorder:
+    def __init__(self, record_dir):
+        self.record_dir = record_dir
+        self.t0 = _perf()
+        self.started_unix = time.time()
+        self.lock = threading.Lock()
+        self.file = None
+        self.seq = 0
+        self.pid = os.getpid()
+        self.internal_prefixes = ()
+        self.hooks = {}
+        self.warp = None
+        self.ctx = None
+        self.cfg = None
+        # launches: signature -> index, and the ordered index sequence
+        self.launch_index = {}
+        self.launch_seq = None
+        self.launch_total = 0
+        self.finished = False
+
+    # -- output ---------------------------------------------------------------------------------
+
+    def _open(self):
+        import json  # noqa: F401  (imported once, before the first record)
+
+        name = f"proc-{self.pid}-{time.time_ns()}.jsonl"
+        path = os.path.join(self.record_dir, name)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        self.file = os.fdopen(fd, "w", encoding="utf-8")
+        self._write(
+            {
+                "type": "process",
+                "pid": self.pid,
+                "ppid": os.getppid(),
+                "argv": list(sys.argv),
+                "executable": sys.executable,
+                "python": sys.version.split()[0],
+                "started_unix": self.started_unix,
+            }
+        )
+
+    def _write(self, obj):
+        import json
+
+        obj["seq"] = self.seq
+        obj["t_ms"] = round((_perf() - self.t0) * 1000.0, 3)
+        self.seq += 1
+        self.file.write(json.dumps(obj, default=_jsonable, separators=(",", ":")) + "\n")
+        self.file.flush()
+
+    def emit(self, obj):
+        with self.lock:
+            try:
+                if self.file is None:
+                    self._open()
+                self._write(obj)
+            except Exception:
+                pass
+
+    # -- stack attribution (never on the per-launch path) --------------------------------------
+
+    def user_frame(self, skip=2):
+        """Return (internal function names walked, file, line) of the first frame outside
+        Warp, this shim and importlib."""
+        chain = []
+        frames = []
+        try:
+            f = sys._getframe(skip)
+        except Exception:
+            return chain, frames, None, None
+        while f is not None:
+            fn = f.f_code.co_filename
+            if fn.startswith(self.internal_prefixes) or fn.startswith("<frozen"):
+                chain.append(f.f_code.co_name)
+                frames.append(f)
+                f = f.f_back
+                continue
+            return chain, frames, fn, f.f_lineno
+        return chain, frames, None, None
+
+    # -- exit -----------------------------------------------------------------------------------
+
+    def finish(self):
+        if self.finished or self.warp is None:
+            return
+        self.finished = True
+        try:
+            sigs = []
+            for key in self.launch_index:
+                kernel, module, dim, device, types, block_dim, adjoint = key
+                sigs.append(
+                    {
+                        "kernel": kernel,
+                        "module": module,
+                        "dim": list(dim) if isinstance(dim, tuple) else dim,
+                        "device": device,
+                        "dtypes": [_type_name(t) for t in types],
+                        "block_dim": _effective_block_dim(device, block_dim, self.cfg),
+                        "adjoint": adjoint,
+                    }
+                )
+            runs = []
+            seq = self.launch_seq if self.launch_seq is not None else []
+            for i in seq:
+                if runs and runs[-1][0] == i:
+                    runs[-1][1] += 1
+                else:
+                    runs.append([i, 1])
+            self.emit(
+                {
+                    "type": "exit",
+                    "launch_signatures": sigs,
+                    "launch_runs": runs,
+                    "launch_total": self.launch_total,
+                    "launches_truncated": self.launch_total > len(seq),
+                    "runtime": _runtime_facts(self.ctx, self.cfg),
+                }
+            )
+        except Exception as exc:
+            self.emit({"type": "shim_error", "where": "finish", "error": repr(exc)})
+        try:
+            if self.file is not None:
+                self.file.close()
+        except Exception:
+            pass
+
+
+def _type_name(t):
+    cls, dtype, ndim = t
+    name = getattr(cls, "__name__", str(cls))
+    if dtype is not None:
+        dname = getattr(dtype, "__name__", None) or str(dtype)
+        return f"{name}[{dname},{ndim}]" if ndim is not None else f"{name}[{dname}]"
+    return name
+
+
+def _effective_block_dim(device, block_dim, cfg):
+    # Mirrors wp.launch: CPU runs one thread per block unless CPU blocks are enabled;
+    # CUDA takes the requested value, 256 when omitted or non-positive.
+    if device == "cpu" or (isinstance(device, str) and device.startswith("cpu")):
+        if block_dim and block_dim > 1 and getattr(cfg, "enable_cpu_blocks", False):
+            return block_dim
+        return 1
+    if block_dim is None or block_dim <= 0:
+        return 256
+    return block_dim
+
+
+def _runtime_facts(ctx, cfg):
+    facts = {}
+    try:
+        import warp
+
+        facts["warp_version"] = getattr(warp, "__version__", None) or getattr(cfg, "version", None)
+        facts["kernel_cache_dir"] = getattr(cfg, "kernel_cache_dir", None)
+        rt = getattr(ctx, "runtime", None)
+        if rt is not None:
+            facts["toolkit_version"] = _jsonable(getattr(rt, "toolkit_version", None))
+            facts["driver_version"] = _jsonable(getattr(rt, "driver_version", None))
+            devices = []
+            for d in [getattr(rt, "cpu_device", None)] + list(getattr(rt, "cuda_devices", []) or []):
+                if d is None:
+                    continue
+                devices.append(
+                    {
+                        "alias": str(getattr(d, "alias", d)),
+                        "name": str(getattr(d, "name", "")),
+                        "arch": _jsonable(getattr(d, "arch", None)) if getattr(d, "is_cuda", False) else None,
+                        "is_cuda": bool(getattr(d, "is_cuda", False)),
+                    }
+                )
+            facts["devices"] = devices
+    except Exception as exc:
+        facts["error"] = repr(exc)
+    return facts
+
+
+# -- import watcher ---------------------------------------------------------------------------
+
+
+class _WarpImportWatcher:
+    """A meta-path finder that notices `import warp` and installs the hooks right after
+    the package finished importing. It changes nothing about how warp is found or loaded:
+    it wraps the real loader's exec_module on that one loader instance."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "warp":
+            return None
+        for finder in sys.meta_path:
+            if finder is self:
+                continue
+            find = getattr(finder, "find_spec", None)
+            if find is None:
+                continue
+            try:
+                spec = find(name, path, target)
+            except Exception:
+                continue
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        real_exec = getattr(loader, "exec_module", None)
+        if real_exec is None:
+            return spec
+        watcher = self
+
+        def exec_module(module):
+            real_exec(module)
+            try:
+                del loader.exec_module
+            except Exception:
+                pass
+            try:
+                sys.meta_path.remove(watcher)
+            except ValueError:
+                pass
+            _install(module)
+
+        try:
+            loader.exec_module = exec_module
+        except Exception:
+            return spec
+        return spec
+
+
+# -- hooks ------------------------------------------------------------------------------------
+
+
+def _frame_stack():
+    stack = _tls.__dict__.get("stack")
+    if stack is None:
+        stack = _tls.stack = []
+    return stack
+
+
+def _top():
+    stack = _tls.__dict__.get("stack")
+    return stack[-1] if stack else None
+
+
+def _install(warp):
+    rec = _rec
+    if rec is None or rec.warp is not None:
+        return
+    rec.warp = warp
+    try:
+        ctx = sys.modules.get("warp._src.context") or sys.modules.get("warp.context")
+        build = sys.modules.get("warp._src.build") or sys.modules.get("warp.build")
+        utils = sys.modules.get("warp._src.utils") or sys.modules.get("warp.utils")
+        cfg = getattr(warp, "config", None)
+        rec.ctx, rec.cfg = ctx, cfg
+        warp_dir = os.path.dirname(os.path.abspath(warp.__file__)) + os.sep
+        shim_dir = os.path.dirname(os.path.abspath(__file__)) + os.sep
+        rec.internal_prefixes = (warp_dir, shim_dir, os.path.dirname(os.__file__) + os.sep + "importlib")
+
+        hooks = rec.hooks
+        force_log = os.environ.get("XWARP_FORCE_LOG_FALLBACK") == "1"
+        Module = getattr(ctx, "Module", None)
+        if Module is not None and not force_log:
+            hooks["module_load"] = _hook_load(Module)
+            hooks["status"] = _hook_compile(Module)
+            hooks["codegen"] = _hook_method(Module, "_run_codegen", "codegen_ms")
+            hooks["mark_modified"] = _hook_mark_modified(Module)
+            hooks["module_created"] = _hook_module_init(Module)
+        if build is not None and not force_log:
+            hooks["native_cpu"] = _hook_build(build, "build_cpu", "cpu", source_arg=1)
+            hooks["native_cuda"] = _hook_build(build, "build_cuda", "cuda", source_arg=0)
+            hooks["lto"] = _hook_lto(build)
+        if utils is not None and not force_log:
+            hooks["warp_timer"] = _hook_timer(getattr(utils, "ScopedTimer", None))
+        hooks["launch"] = _hook_launch(warp, ctx)
+        hooks["config"] = _hook_config(cfg)
+
+        # Without the load hook the only source left is Warp's own log: turn its detail on
+        # so the module lines carry block_dim and the native compile lines appear.
+        log_fallback = not hooks.get("module_load")
+        if log_fallback and cfg is not None:
+            try:
+                if hasattr(warp, "LOG_DEBUG") and hasattr(cfg, "log_level"):
+                    cfg.log_level = warp.LOG_DEBUG
+                else:
+                    cfg.verbose = True
+            except Exception:
+                pass
+        rec.emit(
+            {
+                "type": "warp",
+                "version": getattr(warp, "__version__", None),
+                "file": getattr(warp, "__file__", None),
+                "hooks": hooks,
+                "log_fallback": log_fallback,
+            }
+        )
+    except Exception as exc:
+        rec.emit({"type": "shim_error", "where": "install", "error": repr(exc)})
+
+
+def _hook_load(Module):
+    orig = getattr(Module, "load", None)
+    if orig is None:
+        return False
+    rec = _rec
+
+    def load(self, device, block_dim=None, *args, **kwargs):
+        # Read the requested block_dim before the call: Warp <= 1.14 writes it into
+        # self.options during load.
+        options = self.options
+        bd = block_dim if block_dim is not None else options.get("block_dim")
+        stack = _frame_stack()
+        frame = {}
+        stack.append(frame)
+        t0 = _perf()
+        try:
+            result = orig(self, device, block_dim, *args, **kwargs)
+        except BaseException as exc:
+            stack.pop()
+            if not getattr(exc, "_xwarp_seen", False):
+                try:
+                    exc._xwarp_seen = True
+                except Exception:
+                    pass
+                _record_load(rec, self, None, device, bd, frame, t0, exc)
+            raise
+        stack.pop()
+        # Fast path: Warp returned an executable it already had. Nothing to record.
+        if result is None or getattr(result, "_xwarp_seen", False):
+            return result
+        try:
+            result._xwarp_seen = True
+        except Exception:
+            pass
+        _record_load(rec, self, result, device, bd, frame, t0, None)
+        return result
+
+    Module.load = load
+    return True
+
+
+def _record_load(rec, module, result, device, bd, frame, t0, error):
+    total_ms = (_perf() - t0) * 1000.0
+    try:
+        if result is not None:
+            hash_hex = _hex(getattr(result, "module_hash", None))
+            dev = str(getattr(result, "device", device))
+            block_dim = getattr(result, "block_dim", None) or bd
+        else:
+            hashers = getattr(module, "hashers", {}) or {}
+            h = hashers.get(bd)
+            hash_hex = None
+            if h is not None:
+                get = getattr(h, "get_hash", None) or getattr(h, "get_module_hash", None)
+                hash_hex = _hex(get()) if get else None
+            dev = str(device)
+            try:
+                dev = str(rec.ctx.runtime.get_device(device))
+            except Exception:
+                pass
+            block_dim = bd
+        if error is not None:
+            status = "error"
+        elif "compiled" in frame:
+            status = "compiled" if frame["compiled"] else "cached"
+        elif frame.get("warp_status") in ("compiled", "cached", "error"):
+            status = frame["warp_status"]
+        elif rec.hooks.get("status") == "compile-call":
+            status = "cached"  # Warp 1.9-1.11 call compile() only when they build
+        else:
+            status = "unknown"
+        event = {
+            "type": "load",
+            "module": module.name,
+            "hash": hash_hex,
+            "device": dev,
+            "block_dim": block_dim,
+            "status": status,
+            "warp_ms": frame.get("warp_ms"),
+            "total_ms": round(total_ms, 3),
+            "t_start_ms": round((t0 - rec.t0) * 1000.0, 3),
+            "thread": threading.current_thread().name,
+        }
+        for key in ("native_ms", "native_kind", "codegen_ms", "source_bytes", "output_suffix", "ltoir_inputs", "lto"):
+            if key in frame:
+                event[key] = frame[key]
+        if error is not None:
+            event["error"] = f"{type(error).__name__}: {error}"[:2000]
+        event["snapshot"] = _snapshot(module, bd)
+        mismatch = _config_mismatch(module, rec.cfg)
+        if mismatch:
+            event["config_mismatch"] = mismatch
+        rec.emit(event)
+    except Exception as exc:
+        rec.emit({"type": "shim_error", "where": "load", "error": repr(exc)})
+
+
+def _snapshot(module, bd):
+    """What the module's identity was made of at this load: unique kernels with their
+    hashes and generic signatures, user function hashes, and the resolved options."""
+    snap = {}
+    try:
+        hashers = getattr(module, "hashers", None) or {}
+        h = hashers.get(bd)
+        kernels = []
+        if h is not None:
+            unique = getattr(h, "unique_kernels", None)
+            items = unique.items() if isinstance(unique, dict) else [(getattr(k, "hash", None), k) for k in h.get_unique_kernels()]
+            for khash, k in items:
+                kernels.append(
+                    {
+                        "key": getattr(k, "key", "?"),
+                        "hash": _hex(khash, 16),
+                        "sig": getattr(k, "sig", "") or "",
+                        "generic": getattr(k, "generic_parent", None) is not None,
+                    }
+                )
+            funcs = {}
+            for f, fh in (getattr(h, "function_hashes", None) or {}).items():
+                try:
+                    is_builtin = f.is_builtin() if callable(getattr(f, "is_builtin", None)) else False
+                except Exception:
+                    is_builtin = False
+                if not is_builtin:
+                    funcs[getattr(f, "key", repr(f))] = _hex(fh, 16)
+            snap["functions"] = funcs
+        snap["kernels"] = sorted(kernels, key=lambda k: (k["key"], k["sig"], k["hash"] or ""))
+        resolved = getattr(module, "resolved_options", None)
+        opts = resolved.get(bd) if isinstance(resolved, dict) else None
+        snap["options_source"] = "resolved" if opts is not None else "module"
+        if opts is None:
+            opts = dict(module.options)
+            opts["block_dim"] = bd
+        snap["options"] = {str(k): _jsonable(v) for k, v in opts.items()}
+    except Exception as exc:
+        snap["error"] = repr(exc)
+    return snap
+
+
+def _config_mismatch(module, cfg):
+    out = {}
+    if cfg is None:
+        return out
+    options = getattr(module, "options", {}) or {}
+    for key in _SNAPSHOT_OPTION_KEYS:
+        if key not in options or not hasattr(cfg, key):
+            continue
+        mv, cv = options[key], getattr(cfg, key)
+        if mv is None:  # resolved lazily from config at hash time: cannot be stale
+            continue
+        if mv != cv:
+            out[key] = {"module": _jsonable(mv), "config": _jsonable(cv)}
+    return out
+
+
+def _hook_compile(Module):
+    # 1.12+: _compile() holds the cache check and returns True (built) / False (cached).
+    # 1.9-1.11: compile() is called only when building and returns None.
+    name = "_compile" if hasattr(Module, "_compile") else ("compile" if hasattr(Module, "compile") else None)
+    if name is None:
+        return False
+    orig = getattr(Module, name)
+
+    def compile_hook(self, *args, **kwargs):
+        result = orig(self, *args, **kwargs)
+        frame = _top()
+        if frame is not None:
+            frame["compiled"] = bool(result) if isinstance(result, bool) else True
+        return result
+
+    setattr(Module, name, compile_hook)
+    return "_compile" if name == "_compile" else "compile-call"
+
+
+def _hook_method(cls, name, field):
+    orig = getattr(cls, name, None)
+    if orig is None:
+        return False
+
+    def timed(self, *args, **kwargs):
+        t0 = _perf()
+        try:
+            return orig(self, *args, **kwargs)
+        finally:
+            frame = _top()
+            if frame is not None:
+                frame[field] = round(frame.get(field, 0.0) + (_perf() - t0) * 1000.0, 3)
+
+    setattr(cls, name, timed)
+    return True
+
+
+def _hook_build(build, name, kind, source_arg):
+    orig = getattr(build, name, None)
+    if orig is None:
+        return False
+
+    def native(*args, **kwargs):
+        t0 = _perf()
+        try:
+            return orig(*args, **kwargs)
+        finally:
+            frame = _top()
+            if frame is not None:
+                try:
+                    frame["native_ms"] = round(frame.get("native_ms", 0.0) + (_perf() - t0) * 1000.0, 3)
+                    frame["native_kind"] = kind
+                    src = args[source_arg] if len(args) > source_arg else None
+                    if isinstance(src, (str, bytes, os.PathLike)) and os.path.exists(src):
+                        frame["source_bytes"] = frame.get("source_bytes", 0) + os.path.getsize(src)
+                    out = args[2] if kind == "cuda" and len(args) > 2 else (args[0] if args else None)
+                    if isinstance(out, str):
+                        frame["output_suffix"] = os.path.splitext(out)[1]
+                    ltoirs = kwargs.get("ltoirs")
+                    if ltoirs:
+                        frame["ltoir_inputs"] = frame.get("ltoir_inputs", 0) + len(ltoirs)
+                except Exception:
+                    pass
+
+    setattr(build, name, native)
+    return True
+
+
+def _hook_lto(build):
+    orig = getattr(build, "_build_lto_base", None)
+    if orig is None:
+        return False
+
+    def lto(lto_symbol, compile_func, builder, *args, **kwargs):
+        built = [False]
+
+        def compile_wrapper(*a, **k):
+            built[0] = True
+            return compile_func(*a, **k)
+
+        t0 = _perf()
+        try:
+            return orig(lto_symbol, compile_wrapper, builder, *args, **kwargs)
+        finally:
+            frame = _top()
+            if frame is not None:
+                try:
+                    import hashlib
+
+                    frame.setdefault("lto", []).append(
+                        {
+                            "symbol": hashlib.sha256(str(lto_symbol).encode()).hexdigest()[:16],
+                            "built": built[0],
+                            "ms": round((_perf() - t0) * 1000.0, 3),
+                        }
+                    )
+                except Exception:
+                    pass
+
+    build._build_lto_base = lto
+    return True
+
+
+def _hook_timer(ScopedTimer):
+    orig = getattr(ScopedTimer, "__exit__", None) if ScopedTimer is not None else None
+    if orig is None:
+        return False
+
+    def __exit__(self, *exc):
+        result = orig(self, *exc)
+        try:
+            frame = _top()
+            if frame is not None and str(getattr(self, "name", "")).startswith("Module "):
+                if getattr(self, "active", False):
+                    frame["warp_ms"] = round(float(self.elapsed), 3)
+                msg = str(getattr(self, "extra_msg", "") or "").strip().strip("()")
+                if msg:
+                    frame["warp_status"] = msg
+        except Exception:
+            pass
+        return result
+
+    ScopedTimer.__exit__ = __exit__
+    return True
+
+
+_TRIGGERS = (
+    ("_add_normalized_overload", "overload"),
+    ("add_overload", "overload"),
+    ("register_kernel", "kernel"),
+    ("register_function", "function"),
+    ("register_struct", "struct"),
+    ("set_module_options", "options"),
+    ("unload", "unload"),
+    ("_compile", "options"),
+    ("compile", "options"),
+)
+
+
+def _hook_mark_modified(Module):
+    orig = getattr(Module, "mark_modified", None)
+    if orig is None:
+        return False
+    rec = _rec
+
+    def mark_modified(self):
+        try:
+            if getattr(self, "execs", None):  # only a loaded module can churn
+                _record_dirty(rec, self)
+        except Exception:
+            pass
+        return orig(self)
+
+    Module.mark_modified = mark_modified
+    return True
+
+
+def _record_dirty(rec, module):
+    chain, frames, file, line = rec.user_frame(skip=3)
+    trigger, detail = "other", {}
+    names = set(chain)
+    for fname, kind in _TRIGGERS:
+        if fname in names:
+            trigger = kind
+            break
+    for f in frames:
+        name = f.f_code.co_name
+        loc = f.f_locals
+        if trigger == "kernel" and name == "register_kernel" and "kernel" in loc:
+            detail["kernel"] = getattr(loc["kernel"], "key", None)
+            break
+        if trigger == "overload" and name in ("_add_normalized_overload", "add_overload") and "self" in loc:
+            detail["kernel"] = getattr(loc["self"], "key", None)
+            if isinstance(loc.get("sig"), str):
+                detail["sig"] = loc["sig"]
+            break
+        if trigger == "function" and name == "register_function" and "func" in loc:
+            detail["function"] = getattr(loc["func"], "key", None)
+            break
+        if trigger == "options" and name == "set_module_options" and isinstance(loc.get("options"), dict):
+            detail["options"] = {str(k): _jsonable(v) for k, v in loc["options"].items()}
+            break
+    del frames
+    rec.emit(
+        {
+            "type": "dirty",
+            "module": module.name,
+            "trigger": trigger,
+            "detail": detail,
+            "file": file,
+            "line": line,
+        }
+    )
+
+
+def _hook_module_init(Module):
+    orig = getattr(Module, "__init__", None)
+    if orig is None:
+        return False
+    rec = _rec
+
+    def __init__(self, *args, **kwargs):
+        orig(self, *args, **kwargs)
+        try:
+            _, frames, file, line = rec.user_frame(skip=2)
+            del frames
+            rec.emit({"type": "module", "module": getattr(self, "name", None), "file": file, "line": line})
+        except Exception:
+            pass
+
+    Module.__init__ = __init__
+    return True
+
+
+def _hook_config(cfg):
+    """Record every `wp.config.X = v` made outside Warp, with its file:line, by giving
+    the config module object a subclass of its own class with a recording __setattr__."""
+    if cfg is None:
+        return False
+    rec = _rec
+    import types
+
+    base = type(cfg)
+    if not issubclass(base, types.ModuleType):
+        return False
+
+    def __setattr__(self, name, value):
+        old = self.__dict__.get(name, None)
+        base.__setattr__(self, name, value)
+        try:
+            if not name.startswith("_"):
+                # Only assignments written by user code: Warp sets some globals itself
+                # (kernel_cache_dir at init), and those are not the user's decision.
+                chain, frames, file, line = rec.user_frame(skip=2)
+                del frames
+                if file is not None and not chain:
+                    rec.emit(
+                        {
+                            "type": "config_set",
+                            "key": name,
+                            "old": _jsonable(old),
+                            "new": _jsonable(value),
+                            "file": file,
+                            "line": line,
+                        }
+                    )
+        except Exception:
+            pass
+
+    try:
+        cfg.__class__ = type("XwarpRecordedConfig", (base,), {"__setattr__": __setattr__})
+    except TypeError:
+        return False
+    return True
+
+
+def _hook_launch(warp, ctx):
+    orig = getattr(ctx, "launch", None) if ctx is not None else getattr(warp, "launch", None)
+    if orig is None:
+        return False
+    import inspect
+    from array import array
+
+    rec = _rec
+    rec.launch_seq = array("I")
+    try:
+        params = list(inspect.signature(orig).parameters)
+    except (TypeError, ValueError):
+        params = ["kernel", "dim", "inputs", "outputs", "adj_inputs", "adj_outputs", "device", "stream", "adjoint"]
+    pos = {name: params.index(name) for name in params}
+    p_dim, p_in, p_out = pos.get("dim", 1), pos.get("inputs", 2), pos.get("outputs", 3)
+    p_dev, p_stream, p_adj, p_bd = pos.get("device"), pos.get("stream"), pos.get("adjoint"), pos.get("block_dim")
+    get_device = getattr(warp, "get_device", None)
+    index = rec.launch_index
+
+    def arg(args, kwargs, p, name, default):
+        if p is not None and p < len(args):
+            return args[p]
+        return kwargs.get(name, default)
+
+    def launch(*args, **kwargs):
+        try:
+            kernel = args[0] if args else kwargs.get("kernel")
+            dim = arg(args, kwargs, p_dim, "dim", None)
+            if type(dim) is not int and dim is not None:
+                dim = tuple(dim)
+            types = tuple(
+                (type(a), getattr(a, "dtype", None), getattr(a, "ndim", None))
+                for group in (arg(args, kwargs, p_in, "inputs", ()), arg(args, kwargs, p_out, "outputs", ()))
+                for a in (group or ())
+            )
+            stream = arg(args, kwargs, p_stream, "stream", None)
+            device = stream.device if stream is not None else arg(args, kwargs, p_dev, "device", None)
+            if device is None and get_device is not None:
+                device = get_device()
+            key = (
+                kernel.key,
+                kernel.module.name,
+                dim,
+                str(device),
+                types,
+                arg(args, kwargs, p_bd, "block_dim", None),
+                bool(arg(args, kwargs, p_adj, "adjoint", False)),
+            )
+            i = index.get(key)
+            if i is None:
+                i = index[key] = len(index)
+            rec.launch_total += 1
+            if rec.launch_total <= _LAUNCH_CAP:
+                rec.launch_seq.append(i)
+        except Exception:
+            pass
+        return orig(*args, **kwargs)
+
+    launch.__wrapped__ = orig
+    launch.__doc__ = getattr(orig, "__doc__", None)
+    ctx.launch = launch
+    if getattr(warp, "launch", None) is orig:
+        warp.launch = launch
+    return True
+
+
+# -- process lifecycle ------------------------------------------------------------------------
+
+
+def _after_fork_in_child():
+    # A forked child gets its own record: it must not append to the parent's file.
+    rec = _rec
+    if rec is None:
+        return
+    rec.lock = threading.Lock()
+    rec.file = None
+    rec.pid = os.getpid()
+    rec.seq = 0
+    rec.t0 = _perf()
+    rec.started_unix = time.time()
+    rec.launch_index.clear()
+    if rec.launch_seq is not None:
+        del rec.launch_seq[:]
+    rec.launch_total = 0
+    rec.finished = False
+    _tls.__dict__.pop("stack", None)
+
+
+def start():
+    global _rec
+    if _rec is not None:
+        return
+    record_dir = os.environ.get("XWARP_RECORD_DIR")
+    if not record_dir or not os.path.isdir(record_dir):
+        return
+    _rec = _Recorder(record_dir)
+    import atexit
+
+    atexit.register(_rec.finish)
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_after_fork_in_child)
+    if "warp" in sys.modules:
+        _install(sys.modules["warp"])
+    else:
+        sys.meta_path.insert(0, _WarpImportWatcher())

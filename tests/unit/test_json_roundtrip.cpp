@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include "builders.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/model/json_io.hpp"
+
+using namespace xwarp;
+using namespace xwarp::testing;
+
+namespace
+{
+    report sample_report()
+    {
+        report r;
+        r.created_utc = "2026-12-02T12:00:00Z";
+        r.label = "late <kernel> & \"friends\"";
+        r.command = {"python", "app.py", "--flag=é"};
+        r.cwd = "/tmp/p";
+        r.run_settings.samples = 2;
+        r.run_settings.timeout_s = 30.0;
+        r.env.warp_version = "1.19.0";
+        r.env.gpus.push_back({0, "H200", "9.0", 1 << 30});
+        auto cold = pass(4000, {load("m", "aaa", 3000), load("m", "bbb", 300)});
+        cold.processes[0].dirty_events.push_back({"m", "kernel", {{"kernel", "k2"}}, "/tmp/p/app.py", 8, 5, 1.5});
+        auto warm = pass(600, {load("m", "aaa", 3, load_status::cached), load("m", "bbb", 1, load_status::cached)});
+        r.samples.push_back(make_sample(1, cold, warm));
+        run_result failed;
+        failed.wall_ms = 10;
+        failed.exit_code = 1;
+        failed.stderr_tail = std::string("bad byte \xff here\n");
+        sample s2;
+        s2.index = 2;
+        s2.cold = failed;
+        r.samples.push_back(s2);
+        analyze(r);
+        return r;
+    }
+}
+
+TEST(JsonRoundTrip, ReportSurvivesSaveAndLoad)
+{
+    report r = sample_report();
+    nlohmann::json j = report_to_json(r);
+    std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    report back = report_from_text(text);
+    nlohmann::json j2 = report_to_json(back);
+    // Invalid UTF-8 from a child's output is replaced on the way out; everything else is equal.
+    EXPECT_EQ(j2.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+              nlohmann::json::parse(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    EXPECT_EQ(back.label, r.label);
+    EXPECT_EQ(back.samples.size(), 2u);
+    EXPECT_FALSE(back.samples[1].warm.has_value());
+    ASSERT_EQ(back.samples[0].cold.processes[0].dirty_events.size(), 1u);
+    EXPECT_EQ(*back.samples[0].cold.processes[0].dirty_events[0].line, 8);
+    EXPECT_EQ(back.result.identities.size(), r.result.identities.size());
+    EXPECT_EQ(*back.run_settings.timeout_s, 30.0);
+    EXPECT_EQ(back.env.gpus[0].name, "H200");
+}
+
+TEST(JsonRoundTrip, RejectsOtherSchemaVersion)
+{
+    nlohmann::json j = report_to_json(sample_report());
+    j["schema_version"] = 99;
+    try
+    {
+        report_from_json(j);
+        FAIL() << "accepted schema_version 99";
+    }
+    catch (const report_error& e)
+    {
+        EXPECT_EQ(e.which(), report_error::kind::schema_version);
+        EXPECT_NE(std::string(e.what()).find("99"), std::string::npos);
+    }
+}
+
+TEST(JsonRoundTrip, RejectsNotJsonAndWrongShape)
+{
+    EXPECT_THROW(report_from_text("{not json"), report_error);
+    EXPECT_THROW(report_from_text("[1,2,3]"), report_error);
+    EXPECT_THROW(report_from_text("{\"hello\": 1}"), report_error);
+    nlohmann::json j = report_to_json(sample_report());
+    j["samples"][0]["cold"]["wall_ms"] = "fast";
+    try
+    {
+        report_from_json(j);
+        FAIL() << "accepted a string wall_ms";
+    }
+    catch (const report_error& e)
+    {
+        EXPECT_EQ(e.which(), report_error::kind::shape);
+        EXPECT_EQ(std::string(e.what()).find("[json.exception"), std::string::npos);
+    }
+}
+
+TEST(JsonRoundTrip, MissingFile)
+{
+    try
+    {
+        load_report("/nonexistent/report.json");
+        FAIL();
+    }
+    catch (const report_error& e)
+    {
+        EXPECT_EQ(e.which(), report_error::kind::missing);
+    }
+}

@@ -1,0 +1,125 @@
+// The subprocess layer: exit codes, signals, timeouts that kill the whole group, cancel.
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include "xwarp/runner/process.hpp"
+#include "xwarp/runner/tempdir.hpp"
+
+using namespace xwarp;
+
+namespace
+{
+    process_spec shell(const std::string& script, const scoped_temp_dir& tmp)
+    {
+        process_spec s;
+        s.exe = "/bin/sh";
+        s.args = {"-c", script};
+        s.env = {{"PATH", "/usr/bin:/bin"}};
+        s.cwd = tmp.path();
+        s.stdout_path = tmp.path() + "/out";
+        s.stderr_path = tmp.path() + "/err";
+        return s;
+    }
+
+    // A killed orphan can stay a zombie until init reaps it: that is not alive.
+    bool alive(pid_t pid)
+    {
+        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+        std::string pid_field, comm, state;
+        if (!(stat >> pid_field >> comm >> state))
+        {
+            return false;
+        }
+        return state != "Z" && state != "X";
+    }
+
+    pid_t read_pid(const std::string& path)
+    {
+        std::ifstream in(path);
+        pid_t p = 0;
+        in >> p;
+        return p;
+    }
+}
+
+TEST(Process, ExitCodeAndOutputFiles)
+{
+    scoped_temp_dir tmp("xwarp-test-");
+    auto out = run_process(shell("echo hello; echo oops >&2; exit 3", tmp), std::nullopt, {}, {});
+    ASSERT_TRUE(out.exit_code);
+    EXPECT_EQ(*out.exit_code, 3);
+    EXPECT_FALSE(out.timed_out);
+    std::ifstream o(tmp.path() + "/out");
+    std::string line;
+    std::getline(o, line);
+    EXPECT_EQ(line, "hello");
+}
+
+TEST(Process, KilledBySignal)
+{
+    scoped_temp_dir tmp("xwarp-test-");
+    auto out = run_process(shell("kill -9 $$", tmp), std::nullopt, {}, {});
+    EXPECT_FALSE(out.exit_code);
+    ASSERT_TRUE(out.term_signal);
+    EXPECT_EQ(*out.term_signal, SIGKILL);
+}
+
+TEST(Process, TimeoutKillsTheWholeGroup)
+{
+    scoped_temp_dir tmp("xwarp-test-");
+    auto t0 = std::chrono::steady_clock::now();
+    auto out = run_process(shell("sleep 60 & echo $! > grandchild; sleep 60", tmp), 0.5, {}, {});
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_TRUE(out.timed_out);
+    EXPECT_LT(took, 5.0);
+    pid_t gc = read_pid(tmp.path() + "/grandchild");
+    ASSERT_GT(gc, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_FALSE(alive(gc)) << "grandchild " << gc << " survived the timeout";
+}
+
+TEST(Process, BackgroundChildrenDieWhenTheCommandEnds)
+{
+    scoped_temp_dir tmp("xwarp-test-");
+    auto out = run_process(shell("sleep 60 & echo $! > bg; exit 0", tmp), std::nullopt, {}, {});
+    EXPECT_EQ(*out.exit_code, 0);
+    pid_t bg = read_pid(tmp.path() + "/bg");
+    ASSERT_GT(bg, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_FALSE(alive(bg));
+}
+
+TEST(Process, CancelStopsTheRun)
+{
+    scoped_temp_dir tmp("xwarp-test-");
+    int polls = 0;
+    auto out = run_process(shell("sleep 60", tmp), std::nullopt, [&] { return ++polls > 20; }, {});
+    EXPECT_TRUE(out.interrupted);
+    EXPECT_LT(out.wall_ms, 5000.0);
+}
+
+TEST(Process, SpawnErrorIsReported)
+{
+    scoped_temp_dir tmp("xwarp-test-");
+    auto spec = shell("true", tmp);
+    spec.exe = tmp.path() + "/does-not-exist";
+    auto out = run_process(spec, std::nullopt, {}, {});
+    EXPECT_FALSE(out.spawn_error.empty());
+}
+
+TEST(TempDir, RemovedOnScopeExit)
+{
+    std::string path;
+    {
+        scoped_temp_dir tmp("xwarp-test-");
+        path = tmp.path();
+        std::ofstream(tmp.sub("a/b") + "/file") << "x";
+        EXPECT_TRUE(std::ifstream(path + "/a/b/file").good());
+    }
+    EXPECT_FALSE(std::ifstream(path + "/a/b/file").good());
+}

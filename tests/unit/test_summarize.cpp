@@ -1,0 +1,145 @@
+#include <gtest/gtest.h>
+
+#include "builders.hpp"
+#include "xwarp/analysis/summarize.hpp"
+
+using namespace xwarp;
+using namespace xwarp::testing;
+
+namespace
+{
+    const flag* find_flag(const summary& s, const std::string& id)
+    {
+        for (const auto& f : s.flags)
+        {
+            if (f.id == id)
+            {
+                return &f;
+            }
+        }
+        return nullptr;
+    }
+}
+
+TEST(Summarize, MediansAndCompileElapsedPerSample)
+{
+    report r;
+    r.samples.push_back(make_sample(1, pass(4000, {load("m", "a", 3000)}), pass(500, {load("m", "a", 2, load_status::cached)})));
+    r.samples.push_back(make_sample(2, pass(4200, {load("m", "a", 3100)}), pass(600, {load("m", "a", 3, load_status::cached)})));
+    r.samples.push_back(make_sample(3, pass(4100, {load("m", "a", 2900)}), pass(550, {load("m", "a", 2, load_status::cached)})));
+    summarize(r);
+    const auto& s = r.result;
+    ASSERT_TRUE(s.valid);
+    EXPECT_EQ(s.samples_ok, 3);
+    EXPECT_DOUBLE_EQ(*s.cold_wall_ms.median, 4100);
+    EXPECT_DOUBLE_EQ(*s.warm_wall_ms.median, 550);
+    // per-sample differences 3500, 3600, 3550 -> median 3550, MAD 50
+    EXPECT_DOUBLE_EQ(*s.compile_elapsed_ms.median, 3550);
+    EXPECT_DOUBLE_EQ(*s.compile_elapsed_ms.mad, 50);
+    EXPECT_DOUBLE_EQ(*s.cold_module_ms.median, 3000);
+    ASSERT_EQ(s.identities.size(), 1u);
+    EXPECT_EQ(s.identities[0].samples_seen, 3);
+    EXPECT_TRUE(s.identities_consistent);
+    EXPECT_TRUE(s.rebuilt.empty());
+    EXPECT_EQ(s.module_ms_source, "warp-timer");
+    EXPECT_EQ(find_flag(s, "CACHE_NOT_REUSED"), nullptr);
+}
+
+TEST(Summarize, HashChurnAndBlockDimSpreadAreSeparated)
+{
+    report r;
+    auto cold = pass(9000,
+                     {load("m", "a1", 3000, load_status::compiled, 1, {"k1"}),
+                      load("m", "a2", 3200, load_status::compiled, 1, {"k1", "k2"}),
+                      load("n", "b128", 1000, load_status::compiled, 128, {"t"}),
+                      load("n", "b256", 1100, load_status::compiled, 256, {"t"})});
+    r.samples.push_back(make_sample(1, cold, pass(700, {})));
+    summarize(r);
+    const auto& s = r.result;
+    ASSERT_EQ(s.rebuilt.size(), 2u);
+    EXPECT_EQ(s.rebuilt[0].kind, "hash-churn");
+    EXPECT_EQ(s.rebuilt[0].module, "m");
+    EXPECT_EQ(s.rebuilt[0].builds, 2);
+    EXPECT_DOUBLE_EQ(s.rebuilt[0].ms, 6200);
+    ASSERT_EQ(s.rebuilt[0].hashes.size(), 2u);
+    EXPECT_EQ(s.rebuilt[0].hashes[0], "a1");
+    EXPECT_EQ(s.rebuilt[1].kind, "block-dim-spread");
+    EXPECT_EQ(s.rebuilt[1].block_dims, (std::vector<int>{128, 256}));
+    // identities sorted by ms
+    EXPECT_EQ(s.identities[0].hash, "a2");
+}
+
+TEST(Summarize, FlagsCacheNotReusedOverlapAndSmallShare)
+{
+    report r;
+    // warm pass compiles again -> CACHE_NOT_REUSED; module work 3000 over elapsed 1000 -> overlap 3
+    r.samples.push_back(make_sample(
+        1, pass(2000, {load("a", "1", 1000), load("b", "2", 1000), load("c", "3", 1000)}), pass(1000, {load("a", "1", 900)})));
+    summarize(r);
+    EXPECT_NE(find_flag(r.result, "CACHE_NOT_REUSED"), nullptr);
+    EXPECT_NE(find_flag(r.result, "BUILDS_OVERLAPPED"), nullptr);
+    EXPECT_EQ(find_flag(r.result, "COMPILE_SMALL_SHARE"), nullptr);
+
+    report small;
+    small.samples.push_back(make_sample(1, pass(60000, {load("a", "1", 1000)}), pass(59000, {})));
+    summarize(small);
+    const flag* f = find_flag(small.result, "COMPILE_SMALL_SHARE");
+    ASSERT_NE(f, nullptr);
+    EXPECT_NE(f->message.find("1.7%"), std::string::npos) << f->message;
+}
+
+TEST(Summarize, AllSamplesFailedIsInvalidWithoutMedians)
+{
+    report r;
+    run_result bad;
+    bad.wall_ms = 5;
+    bad.exit_code = 3;
+    sample s;
+    s.index = 1;
+    s.cold = bad;
+    r.samples.push_back(s);
+    r.samples.push_back(s);
+    analyze(r);
+    EXPECT_FALSE(r.result.valid);
+    EXPECT_FALSE(r.result.cold_wall_ms.median);
+    EXPECT_NE(find_flag(r.result, "ALL_SAMPLES_FAILED"), nullptr);
+    ASSERT_FALSE(r.result.warnings.empty());
+    EXPECT_NE(r.result.warnings[0].find("exited with code 3"), std::string::npos);
+    EXPECT_FALSE(r.errors.empty());
+}
+
+TEST(Summarize, PartialFailureCountsOnlyGoodSamples)
+{
+    report r;
+    r.samples.push_back(make_sample(1, pass(4000, {load("m", "a", 3000)}), pass(500, {})));
+    run_result timed_out;
+    timed_out.wall_ms = 5000;
+    timed_out.timed_out = true;
+    sample s;
+    s.index = 2;
+    s.cold = timed_out;
+    r.samples.push_back(s);
+    r.run_settings.timeout_s = 5;
+    summarize(r);
+    EXPECT_TRUE(r.result.valid);
+    EXPECT_EQ(r.result.samples_ok, 1);
+    EXPECT_EQ(r.result.cold_wall_ms.values.size(), 1u);
+    bool saw_timeout = false;
+    for (const auto& w : r.result.warnings)
+    {
+        saw_timeout = saw_timeout || w.find("timed out after 5.0 s") != std::string::npos;
+    }
+    EXPECT_TRUE(saw_timeout);
+}
+
+TEST(Summarize, SamplesThatDisagreeAreFlagged)
+{
+    report r;
+    r.samples.push_back(make_sample(1, pass(4000, {load("m", "a", 3000)}), pass(500, {})));
+    r.samples.push_back(make_sample(2, pass(4000, {load("m", "b", 3000)}), pass(500, {})));
+    summarize(r);
+    EXPECT_FALSE(r.result.identities_consistent);
+    EXPECT_NE(find_flag(r.result, "SAMPLES_DISAGREE"), nullptr);
+    EXPECT_EQ(r.result.identities.size(), 2u);
+    EXPECT_EQ(r.result.identities[0].samples_seen, 1);
+}
