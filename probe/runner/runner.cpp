@@ -126,6 +126,9 @@ namespace xwarp
             const std::string warp_cache = tmp.sub("warp-cache");
             const std::string cuda_cache = tmp.sub("cuda-cache");
             const std::string records = tmp.sub("records-" + phase);
+            // The target's own temporary files (Warp's per-thread PCH dirs among them) live
+            // inside the sample's directory, so a killed pass leaves none behind.
+            const std::string target_tmp = tmp.sub("tmp-" + phase);
 
             std::map<std::string, std::string> injected{
                 {"WARP_CACHE_PATH", warp_cache},
@@ -135,6 +138,9 @@ namespace xwarp
                 // Python must not write __pycache__ into the measured project. Reading existing
                 // .pyc files stays on, so cold and warm passes pay the same Python cost.
                 {"PYTHONDONTWRITEBYTECODE", "1"},
+                {"TMPDIR", target_tmp},
+                {"TMP", target_tmp},
+                {"TEMP", target_tmp},
             };
             auto inherited = pc.base_env.find("PYTHONPATH");
             injected["PYTHONPATH"] = pc.options.shim_dir
@@ -286,7 +292,8 @@ namespace xwarp
         auto exe_dir = self_exe_dir();
         if (!exe_dir.empty())
         {
-            candidates.push_back(exe_dir + "/../share/xwarp/shim");
+            candidates.push_back(exe_dir + "/../share/xwarp/shim");  // installed: <prefix>/bin
+            candidates.push_back(exe_dir + "/share/xwarp/shim");     // the build tree
         }
 #ifdef XWARP_BUILD_SHIM_DIR
         candidates.emplace_back(XWARP_BUILD_SHIM_DIR);

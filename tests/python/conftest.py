@@ -1,0 +1,92 @@
+"""Shared helpers for the Python test suite: real warp-probe runs on real Warp (CPU)."""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGETS = Path(__file__).resolve().parent / "targets"
+BUILD = Path(os.environ.get("XWARP_BUILD_DIR", ROOT / "build"))
+PROBE = Path(os.environ.get("XWARP_PROBE_BIN", BUILD / "warp-probe"))
+VENV_PYTHON = Path(os.environ.get("XWARP_TEST_PYTHON", ROOT / ".venv" / "bin" / "python3"))
+OLD_WARP_PYTHON = Path(os.environ.get("XWARP_OLD_WARP_PYTHON", ROOT / ".venv-warp-old" / "bin" / "python3"))
+SCHEMA = json.loads((ROOT / "probe" / "schema" / "report.schema.json").read_text())
+
+# The measured programs live in targets/; they are commands to probe, not tests to collect.
+collect_ignore_glob = ["targets/*"]
+
+
+def validate_report(report):
+    jsonschema.Draft202012Validator(SCHEMA).validate(report)
+
+
+class ProbeRun:
+    def __init__(self, proc, report, tmpdir):
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.report = report
+        self.tmpdir = tmpdir
+
+    @property
+    def cold(self):
+        return self.report["samples"][0]["cold"]
+
+    @property
+    def warm(self):
+        return self.report["samples"][0]["warm"]
+
+    def leftover_temp(self):
+        return sorted(p.name for p in Path(self.tmpdir).iterdir())
+
+
+@pytest.fixture
+def probe(tmp_path):
+    """Run `warp-probe measure` with a private TMPDIR so leftovers can be checked."""
+
+    def run(command, *, samples=1, cwd=TARGETS, timeout=None, extra_args=(), env=None, check_schema=True):
+        out = tmp_path / f"report-{len(list(tmp_path.glob('report-*.json')))}.json"
+        tmpdir = tmp_path / "probe-tmp"
+        tmpdir.mkdir(exist_ok=True)
+        args = [str(PROBE), "measure", "--quiet", "--samples", str(samples), "--json", str(out), "--cwd", str(cwd)]
+        if timeout is not None:
+            args += ["--timeout", str(timeout)]
+        args += list(extra_args) + ["--"] + [str(c) for c in command]
+        full_env = dict(os.environ, TMPDIR=str(tmpdir))
+        full_env.update(env or {})
+        proc = subprocess.run(args, capture_output=True, text=True, env=full_env, timeout=600)
+        report = json.loads(out.read_text()) if out.exists() else None
+        if report is not None and check_schema:
+            validate_report(report)
+        return ProbeRun(proc, report, tmpdir)
+
+    return run
+
+
+@pytest.fixture
+def venv_python():
+    if not VENV_PYTHON.exists():
+        pytest.fail(f"{VENV_PYTHON} missing: run scripts/setup.sh first")
+    return VENV_PYTHON
+
+
+def loads_of(run_result, module=None, status=None):
+    return [
+        l
+        for l in run_result["module_loads"]
+        if (module is None or l["module"] == module) and (status is None or l["status"] == status)
+    ]
+
+
+def copy_target(name, dest):
+    src = TARGETS / name
+    if src.is_dir():
+        shutil.copytree(src, dest / name)
+    else:
+        shutil.copy2(src, dest / name)
+    return dest / name
