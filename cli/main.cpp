@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/exit_codes.hpp"
 #include "xwarp/model/json_io.hpp"
@@ -108,6 +109,9 @@ namespace
     const char* exit_code_help = R"(Exit codes:
   measure   0 measured (some samples may have failed: see the warnings)
             1 every sample failed (the command failed or timed out)
+  compare   0 improved, 1 regressed, 2 invalid (workload changed, errors or failed samples),
+            3 unverified (no launches recorded), 4 inconclusive (inside the noise band or not
+            significant), 5 not-comparable (different Warp version, device or command)
   report    0 rendered
   all       64 bad options, 65 unreadable report (not JSON, other schema, malformed),
             66 missing file or directory, 70 internal error, 73 output not writable,
@@ -150,6 +154,18 @@ int main(int argc, char** argv)
     rep->add_option("report", report_in, "a JSON report written by measure --json")->required();
     rep->add_option("--format,-f", report_format, "text or json")->check(CLI::IsMember({"text", "json"}));
     rep->add_option("--output,-o", report_out, "write to this file instead of stdout");
+
+    // compare
+    std::string cmp_before;
+    std::string cmp_after;
+    std::string cmp_json;
+    auto* cmp = app.add_subcommand(
+        "compare",
+        "Compare two reports: credit a compile-time change only when the launch workload is the same\n"
+        "and the change is beyond the noise band (and significant with >= 5 samples a side)");
+    cmp->add_option("before", cmp_before, "the baseline report (JSON)")->required();
+    cmp->add_option("after", cmp_after, "the report after the change (JSON)")->required();
+    cmp->add_option("--json", cmp_json, "also write the comparison as JSON");
 
     try
     {
@@ -225,6 +241,40 @@ int main(int argc, char** argv)
             }
             std::cout << xwarp::render_text(r);
             return r.result.valid ? xwarp::exit_code::ok : xwarp::exit_code::all_samples_failed;
+        }
+        if (*cmp)
+        {
+            xwarp::report before;
+            xwarp::report after;
+            try
+            {
+                before = xwarp::load_report(cmp_before);
+                after = xwarp::load_report(cmp_after);
+            }
+            catch (const xwarp::report_error& e)
+            {
+                return fail(e.which() == xwarp::report_error::kind::missing ? xwarp::exit_code::no_input
+                                                                            : xwarp::exit_code::bad_input,
+                            e.what());
+            }
+            xwarp::comparison c;
+            try
+            {
+                c = xwarp::compare_reports(before, after, cmp_before, cmp_after);
+            }
+            catch (const xwarp::compare_input_error& e)
+            {
+                return fail(xwarp::exit_code::bad_input, e.what());
+            }
+            if (!cmp_json.empty())
+            {
+                if (int rc = write_json_or_fail(cmp_json, xwarp::comparison_to_json(c)))
+                {
+                    return rc;
+                }
+            }
+            std::cout << xwarp::render_compare_text(c);
+            return c.exit_code;
         }
         if (*rep)
         {

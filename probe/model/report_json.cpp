@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include "xwarp/model/comparison.hpp"
 #include "xwarp/model/json_io.hpp"
 
 namespace nlohmann
@@ -208,6 +209,67 @@ namespace xwarp
                                                     warp_devices,
                                                     sources)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(settings, samples, timeout_s, python)
+
+    // comparison
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+        compare_side, path, label, command, warp_version, devices, samples_ok, samples_total, status)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(launch_divergence, index, before, after)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(kernel_rename, before, after)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(count_change, kernel, before, after)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+        workload_check, status, reason, before_launches, after_launches, renames, first_divergence, moved_counts)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(clock_judgement,
+                                                    clock,
+                                                    before_median,
+                                                    after_median,
+                                                    before_mad,
+                                                    delta_ms,
+                                                    delta_pct,
+                                                    band_ms,
+                                                    p_value,
+                                                    test,
+                                                    n_before,
+                                                    n_after,
+                                                    outcome,
+                                                    samples_needed)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(hash_receipt, module, device, before, after, changed)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(structure_delta, name, before, after)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+        option_check, option, module, intended, module_value, set_at, message)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(comparison,
+                                                    schema_version,
+                                                    tool,
+                                                    created_utc,
+                                                    before,
+                                                    after,
+                                                    verdict,
+                                                    exit_code,
+                                                    reasons,
+                                                    notes,
+                                                    workload,
+                                                    clocks,
+                                                    judged_on,
+                                                    same_structure,
+                                                    receipts,
+                                                    structure,
+                                                    option_checks)
+
+    json comparison_to_json(const comparison& c)
+    {
+        return c;
+    }
+
+    comparison comparison_from_json(const json& j)
+    {
+        try
+        {
+            return j.get<comparison>();
+        }
+        catch (const json::exception& e)
+        {
+            throw report_error(report_error::kind::shape, std::string("malformed comparison: ") + e.what());
+        }
+    }
 
     json report_to_json(const report& r)
     {

@@ -284,3 +284,165 @@ namespace xwarp
         return o.str();
     }
 }
+
+namespace xwarp
+{
+    namespace
+    {
+        std::string opt_num(const std::optional<double>& v, bool bytes = false)
+        {
+            if (!v)
+            {
+                return "n/a";
+            }
+            if (bytes)
+            {
+                return format_bytes(*v);
+            }
+            std::ostringstream s;
+            s << *v;
+            return s.str();
+        }
+
+        std::string launch_words(const std::optional<launch_record>& l)
+        {
+            if (!l)
+            {
+                return "(no launch)";
+            }
+            std::string dtypes;
+            for (const auto& d : l->dtypes)
+            {
+                dtypes += (dtypes.empty() ? "" : ", ") + d;
+            }
+            return l->kernel + " dim=" + l->dim.dump() + " on " + l->device + " block_dim=" + std::to_string(l->block_dim)
+                   + (l->adjoint ? " adjoint" : "") + " (" + dtypes + ")";
+        }
+
+        std::string pad_to(const std::string& s, std::size_t w)
+        {
+            return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' ');
+        }
+    }
+
+    std::string render_compare_text(const comparison& c)
+    {
+        std::ostringstream o;
+        auto side = [&](const char* name, const compare_side& s)
+        {
+            o << "  " << name << "  " << s.path << (s.label.empty() ? "" : " [" + s.label + "]") << ": "
+              << s.samples_ok << "/" << s.samples_total << " samples ok, Warp "
+              << (s.warp_version.empty() ? "?" : s.warp_version) << ", " << command_line(s.command) << "\n";
+        };
+        o << "warp-probe compare\n";
+        side("before", c.before);
+        side("after ", c.after);
+        o << "\nVERDICT: " << c.verdict << " (exit " << c.exit_code << ")\n";
+        for (const auto& r : c.reasons)
+        {
+            o << "  - " << r << "\n";
+        }
+
+        o << "\nWorkload: " << c.workload.status << " - " << c.workload.reason << "\n";
+        for (const auto& r : c.workload.renames)
+        {
+            o << "  renamed kernel: " << r.before << " -> " << r.after << "\n";
+        }
+        if (c.workload.first_divergence)
+        {
+            const auto& d = *c.workload.first_divergence;
+            o << "  first divergence at launch #" << d.index + 1 << ":\n    before: " << launch_words(d.before)
+              << "\n    after:  " << launch_words(d.after) << "\n";
+        }
+        for (const auto& m : c.workload.moved_counts)
+        {
+            o << "  launches of " << m.kernel << ": " << m.before << " -> " << m.after << "\n";
+        }
+
+        o << "\nClocks (median; band = max(1% of before, 2 x before MAD))\n";
+        o << "  " << pad_to("clock", 18) << pad_to("before", 12) << pad_to("after", 12) << pad_to("delta", 18)
+          << pad_to("band", 10) << pad_to("p", 8) << "outcome\n";
+        for (const auto& k : c.clocks)
+        {
+            std::string delta = k.delta_ms ? format_ms(*k.delta_ms) : "n/a";
+            if (k.delta_pct)
+            {
+                std::ostringstream p;
+                p.setf(std::ios::fixed);
+                p.precision(1);
+                p << *k.delta_pct;
+                delta += " (" + p.str() + "%)";
+            }
+            std::string p = "-";
+            if (k.p_value)
+            {
+                std::ostringstream ps;
+                ps.precision(3);
+                ps << *k.p_value;
+                p = ps.str();
+            }
+            o << "  " << pad_to(k.clock == "cold_module_ms" ? "cold module work" : "compile elapsed", 18)
+              << pad_to(k.before_median ? format_ms(*k.before_median) : "n/a", 12)
+              << pad_to(k.after_median ? format_ms(*k.after_median) : "n/a", 12) << pad_to(delta, 18)
+              << pad_to(k.band_ms ? format_ms(*k.band_ms) : "n/a", 10) << pad_to(p, 8) << k.outcome
+              << " [n=" << k.n_before << "/" << k.n_after << "]\n";
+        }
+        o << "  judged on " << c.judged_on << "\n";
+
+        o << "\nHash receipts\n";
+        for (const auto& r : c.receipts)
+        {
+            auto join = [](const std::vector<std::string>& v)
+            {
+                std::string s;
+                for (const auto& h : v)
+                {
+                    s += (s.empty() ? "" : " ") + h.substr(0, 7);
+                }
+                return s.empty() ? std::string("-") : s;
+            };
+            o << "  " << (r.changed ? "changed    " : "unchanged  ") << r.module << " on " << r.device << ": "
+              << join(r.before) << " -> " << join(r.after) << "\n";
+        }
+
+        o << "\nStructure\n";
+        for (const auto& s : c.structure)
+        {
+            bool bytes = s.name == "generated source bytes";
+            o << "  " << pad_to(s.name, 26) << opt_num(s.before, bytes) << " -> " << opt_num(s.after, bytes) << "\n";
+        }
+        if (!c.option_checks.empty())
+        {
+            o << "\nOptions that did not arrive\n";
+            for (const auto& oc : c.option_checks)
+            {
+                o << "  ! " << oc.message;
+                if (oc.set_at)
+                {
+                    o << " (set at " << oc.set_at->file << ":" << oc.set_at->line << ")";
+                }
+                o << "\n";
+            }
+        }
+        bool notes_header = false;
+        for (const auto& n : c.notes)
+        {
+            bool is_option = false;
+            for (const auto& oc : c.option_checks)
+            {
+                is_option = is_option || oc.message == n;
+            }
+            if (is_option)
+            {
+                continue;
+            }
+            if (!notes_header)
+            {
+                o << "\nNotes\n";
+                notes_header = true;
+            }
+            o << "  - " << n << "\n";
+        }
+        return o.str();
+    }
+}

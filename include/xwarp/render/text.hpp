@@ -5,11 +5,13 @@
 
 #include <string>
 
+#include "xwarp/model/comparison.hpp"
 #include "xwarp/model/report.hpp"
 
 namespace xwarp
 {
     std::string render_text(const report& r);
+    std::string render_compare_text(const comparison& c);
 
     // Shared formatting helpers (also used by the HTML renderer).
     std::string format_ms(double ms);            // "812 ms", "3.52 s", "2 min 5 s"

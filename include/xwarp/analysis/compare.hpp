@@ -1,0 +1,35 @@
+// Before/after comparison: a compile-time gain counts only when the application still does
+// the same work and the change is larger than the noise.
+#ifndef XWARP_ANALYSIS_COMPARE_HPP
+#define XWARP_ANALYSIS_COMPARE_HPP
+
+#include <stdexcept>
+#include <string>
+
+#include "xwarp/model/comparison.hpp"
+
+namespace xwarp
+{
+    // A side that cannot be compared at all (a failed run): one line for the user.
+    class compare_input_error : public std::runtime_error
+    {
+    public:
+        using std::runtime_error::runtime_error;
+    };
+
+    inline constexpr double noise_floor_fraction = 0.01;  // band >= 1% of the baseline median
+    inline constexpr double noise_mad_factor = 2.0;       // band >= 2 x baseline MAD
+    inline constexpr std::size_t rank_test_min_samples = 5;
+    inline constexpr double significance_level = 0.05;
+
+    // Analyses copies of both reports and compares them. Throws compare_input_error when a
+    // side has no successful sample.
+    comparison compare_reports(report before,
+                               report after,
+                               const std::string& before_name,
+                               const std::string& after_name);
+
+    int exit_code_for(const std::string& verdict);
+}
+
+#endif

@@ -1,0 +1,131 @@
+// The result of comparing two reports: a verdict and every number behind it.
+#ifndef XWARP_MODEL_COMPARISON_HPP
+#define XWARP_MODEL_COMPARISON_HPP
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "xwarp/model/report.hpp"
+
+namespace xwarp
+{
+    inline constexpr int comparison_schema_version = 1;
+
+    // One side of the comparison, as the reader needs to recognise it.
+    struct compare_side
+    {
+        std::string path;
+        std::string label;
+        std::vector<std::string> command;
+        std::string warp_version;
+        std::vector<std::string> devices;  // devices the module loads and launches used
+        int samples_ok = 0;
+        int samples_total = 0;
+        std::string status;
+    };
+
+    // A launch position where the two workloads part ways.
+    struct launch_divergence
+    {
+        std::int64_t index = 0;  // launch number (0-based) in the flattened sequence
+        std::optional<launch_record> before;
+        std::optional<launch_record> after;
+    };
+
+    struct kernel_rename
+    {
+        std::string before;
+        std::string after;
+    };
+
+    struct count_change
+    {
+        std::string kernel;
+        std::int64_t before = 0;
+        std::int64_t after = 0;
+    };
+
+    struct workload_check
+    {
+        std::string status;  // "same", "changed", "unverified"
+        std::string reason;
+        std::int64_t before_launches = 0;
+        std::int64_t after_launches = 0;
+        std::vector<kernel_rename> renames;
+        std::optional<launch_divergence> first_divergence;
+        std::vector<count_change> moved_counts;
+    };
+
+    // One clock judged: cold module work, or compile elapsed (cold wall - warm wall).
+    struct clock_judgement
+    {
+        std::string clock;  // "cold_module_ms", "compile_elapsed_ms"
+        std::optional<double> before_median;
+        std::optional<double> after_median;
+        std::optional<double> before_mad;
+        std::optional<double> delta_ms;   // after - before
+        std::optional<double> delta_pct;  // of before
+        std::optional<double> band_ms;    // max(1% of before median, 2 x before MAD)
+        std::optional<double> p_value;    // Mann-Whitney U, two-sided, when both sides have >= 5 samples
+        std::string test;                 // "mann-whitney-exact", "mann-whitney-normal", "none (fewer than 5 samples a side)"
+        int n_before = 0;
+        int n_after = 0;
+        std::string outcome;  // improved, regressed, within-noise, not-significant, n/a
+        std::optional<int> samples_needed;  // per side, to settle an unsettled result
+    };
+
+    struct hash_receipt
+    {
+        std::string module;
+        std::string device;
+        std::vector<std::string> before;  // hashes in load order (first good sample, cold pass)
+        std::vector<std::string> after;
+        bool changed = false;
+    };
+
+    struct structure_delta
+    {
+        std::string name;
+        std::optional<double> before;
+        std::optional<double> after;
+    };
+
+    // An option the user set in the after run whose module hash did not move.
+    struct option_check
+    {
+        std::string option;
+        std::string module;
+        nlohmann::json intended;
+        nlohmann::json module_value;
+        std::optional<source_location> set_at;
+        std::string message;
+    };
+
+    struct comparison
+    {
+        int schema_version = comparison_schema_version;
+        std::string tool = "warp-probe compare";
+        std::string created_utc;
+        compare_side before;
+        compare_side after;
+        std::string verdict;  // improved, regressed, invalid, unverified, inconclusive, not-comparable
+        int exit_code = 0;
+        std::vector<std::string> reasons;  // why this verdict, most important first
+        std::vector<std::string> notes;
+        workload_check workload;
+        std::vector<clock_judgement> clocks;
+        std::string judged_on;  // which clock decided, and why
+        bool same_structure = false;  // identities, hashes and source bytes identical
+        std::vector<hash_receipt> receipts;
+        std::vector<structure_delta> structure;
+        std::vector<option_check> option_checks;
+    };
+
+    nlohmann::json comparison_to_json(const comparison& c);
+    comparison comparison_from_json(const nlohmann::json& j);  // throws report_error
+}
+
+#endif

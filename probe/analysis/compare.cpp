@@ -1,0 +1,703 @@
+#include "xwarp/analysis/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "xwarp/analysis/stats.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/exit_codes.hpp"
+
+namespace xwarp
+{
+    namespace
+    {
+        std::string fixed(double v, int p)
+        {
+            std::ostringstream s;
+            s.setf(std::ios::fixed);
+            s.precision(p);
+            s << v;
+            return s.str();
+        }
+
+        std::string ms_words(double ms)
+        {
+            return std::fabs(ms) >= 1000.0 ? fixed(ms / 1000.0, 2) + " s" : fixed(ms, 0) + " ms";
+        }
+
+        const sample* first_good(const report& r)
+        {
+            for (const auto& s : r.samples)
+            {
+                if (s.ok())
+                {
+                    return &s;
+                }
+            }
+            return nullptr;
+        }
+
+        std::vector<std::string> devices_of(const run_result& run)
+        {
+            std::set<std::string> d;
+            for (const auto& l : run.module_loads)
+            {
+                d.insert(l.device);
+            }
+            for (const auto& l : run.launches)
+            {
+                d.insert(l.device);
+            }
+            return {d.begin(), d.end()};
+        }
+
+        compare_side side_of(const report& r, const std::string& name)
+        {
+            compare_side s;
+            s.path = name;
+            s.label = r.label;
+            s.command = r.command;
+            s.warp_version = r.env.warp_version;
+            s.samples_ok = r.result.samples_ok;
+            s.samples_total = r.result.samples_total;
+            s.status = r.status;
+            if (const sample* g = first_good(r))
+            {
+                s.devices = devices_of(g->cold);
+            }
+            return s;
+        }
+
+        bool looks_like_script(const std::string& tok)
+        {
+            auto ends = [&](const char* suf)
+            {
+                std::string s(suf);
+                return tok.size() >= s.size() && tok.compare(tok.size() - s.size(), s.size(), s) == 0;
+            };
+            return tok.find('/') != std::string::npos || ends(".py") || ends(".sh") || ends(".ipynb");
+        }
+
+        // ------------------------------------------------------------------------------------
+        // Workload: the ordered launch signatures, kernel and module names left out (moving a
+        // closure to module scope renames it; that is allowed and listed).
+
+        std::string signature(const launch_record& l)
+        {
+            nlohmann::json j = {{"dim", l.dim},
+                                {"device", l.device},
+                                {"dtypes", l.dtypes},
+                                {"block_dim", l.block_dim},
+                                {"adjoint", l.adjoint}};
+            return j.dump();
+        }
+
+        // The record covering launch number `index` (0-based), if stored.
+        std::optional<launch_record> record_at(const std::vector<launch_record>& launches, std::int64_t index)
+        {
+            std::int64_t pos = 0;
+            for (const auto& l : launches)
+            {
+                if (index < pos + l.count)
+                {
+                    launch_record r = l;
+                    r.count = 1;
+                    return r;
+                }
+                pos += l.count;
+            }
+            return std::nullopt;
+        }
+
+        bool launch_hook_everywhere(const run_result& run)
+        {
+            if (run.processes.empty())
+            {
+                return false;
+            }
+            return std::all_of(run.processes.begin(),
+                               run.processes.end(),
+                               [](const process_record& p) { return p.hooks.value("launch", false); });
+        }
+
+        workload_check check_workload(const run_result& b, const run_result& a)
+        {
+            workload_check w;
+            w.before_launches = b.launch_total;
+            w.after_launches = a.launch_total;
+            if (!launch_hook_everywhere(b) || !launch_hook_everywhere(a))
+            {
+                w.status = "unverified";
+                w.reason = std::string("the launch hook was not installed in every Warp process of the ")
+                           + (!launch_hook_everywhere(b) ? "before" : "after") + " run";
+                return w;
+            }
+            if (b.launch_total == 0 || a.launch_total == 0)
+            {
+                w.status = "unverified";
+                w.reason = b.launch_total == 0 && a.launch_total == 0
+                               ? "no launches were recorded on either side"
+                               : std::string("no launches were recorded in the ")
+                                     + (b.launch_total == 0 ? "before" : "after") + " run";
+                return w;
+            }
+
+            // Renames and divergence, walking both flattened sequences run by run.
+            std::set<std::pair<std::string, std::string>> renames;
+            std::map<std::string, std::string> rename_map;
+            std::size_t ib = 0;
+            std::size_t ia = 0;
+            std::int64_t left_b = b.launches.empty() ? 0 : b.launches[0].count;
+            std::int64_t left_a = a.launches.empty() ? 0 : a.launches[0].count;
+            std::int64_t pos = 0;
+            std::optional<std::int64_t> diverge;
+            while (ib < b.launches.size() && ia < a.launches.size())
+            {
+                const auto& lb = b.launches[ib];
+                const auto& la = a.launches[ia];
+                if (signature(lb) != signature(la))
+                {
+                    diverge = pos;
+                    break;
+                }
+                if (lb.kernel != la.kernel)
+                {
+                    renames.insert({lb.kernel, la.kernel});
+                    rename_map[lb.kernel] = la.kernel;
+                }
+                std::int64_t step = std::min(left_b, left_a);
+                pos += step;
+                left_b -= step;
+                left_a -= step;
+                if (left_b == 0 && ++ib < b.launches.size())
+                {
+                    left_b = b.launches[ib].count;
+                }
+                if (left_a == 0 && ++ia < a.launches.size())
+                {
+                    left_a = a.launches[ia].count;
+                }
+            }
+            const bool truncated = b.launches_truncated || a.launches_truncated;
+            if (!diverge)
+            {
+                const bool stored_ends_differ = (ib < b.launches.size()) != (ia < a.launches.size());
+                if (b.launch_total != a.launch_total || (!truncated && stored_ends_differ))
+                {
+                    diverge = pos;
+                }
+            }
+            for (const auto& [from, to] : renames)
+            {
+                w.renames.push_back({from, to});
+            }
+            if (!diverge)
+            {
+                w.status = "same";
+                w.reason = std::to_string(a.launch_total) + " launches in the same order with the same dims, devices, "
+                           "dtypes, block_dims and adjoint flags"
+                           + std::string(truncated ? " (compared up to the stored prefix; totals equal)" : "");
+                return w;
+            }
+            w.status = "changed";
+            launch_divergence d;
+            d.index = *diverge;
+            d.before = record_at(b.launches, *diverge);
+            d.after = record_at(a.launches, *diverge);
+            w.first_divergence = d;
+            w.reason = "the launch sequences part at launch #" + std::to_string(*diverge + 1) + " ("
+                       + std::to_string(b.launch_total) + " launches before, " + std::to_string(a.launch_total)
+                       + " after)";
+            std::map<std::string, std::pair<std::int64_t, std::int64_t>> counts;
+            for (const auto& l : b.launches)
+            {
+                auto it = rename_map.find(l.kernel);
+                counts[it == rename_map.end() ? l.kernel : it->second].first += l.count;
+            }
+            for (const auto& l : a.launches)
+            {
+                counts[l.kernel].second += l.count;
+            }
+            for (const auto& [k, c] : counts)
+            {
+                if (c.first != c.second)
+                {
+                    w.moved_counts.push_back({k, c.first, c.second});
+                }
+            }
+            return w;
+        }
+
+        // ------------------------------------------------------------------------------------
+        // Clocks
+
+        clock_judgement judge(const std::string& name, const stat& b, const stat& a)
+        {
+            clock_judgement c;
+            c.clock = name;
+            c.n_before = static_cast<int>(b.values.size());
+            c.n_after = static_cast<int>(a.values.size());
+            c.before_median = b.median;
+            c.after_median = a.median;
+            c.before_mad = b.mad;
+            if (!b.median || !a.median)
+            {
+                c.outcome = "n/a";
+                c.test = "none";
+                return c;
+            }
+            const double delta = *a.median - *b.median;
+            c.delta_ms = delta;
+            if (*b.median != 0.0)
+            {
+                c.delta_pct = 100.0 * delta / *b.median;
+            }
+            const double band = std::max(noise_floor_fraction * std::fabs(*b.median), noise_mad_factor * b.mad.value_or(0.0));
+            c.band_ms = band;
+            const bool ranked = b.values.size() >= rank_test_min_samples && a.values.size() >= rank_test_min_samples;
+            if (ranked)
+            {
+                auto mw = mann_whitney_u(b.values, a.values);
+                c.p_value = mw.p_value;
+                c.test = mw.exact ? "mann-whitney-exact" : "mann-whitney-normal";
+            }
+            else
+            {
+                c.test = "none (fewer than 5 samples a side)";
+            }
+            if (std::fabs(delta) <= band)
+            {
+                c.outcome = "within-noise";
+            }
+            else if (ranked && *c.p_value >= significance_level)
+            {
+                c.outcome = "not-significant";
+            }
+            else
+            {
+                c.outcome = delta < 0 ? "improved" : "regressed";
+            }
+            // Samples a side for a rank test to detect this difference: the normal-theory size
+            // for 80% power at the 5% level, inflated by pi/3 (the rank test's efficiency).
+            // The spread is the larger of the two sides' standard deviations and scaled MADs,
+            // so a lumpy sample is not mistaken for a tight one.
+            if (c.outcome == "not-significant" || (!ranked && c.outcome != "within-noise"))
+            {
+                auto stdev = [](const std::vector<double>& v)
+                {
+                    if (v.size() < 2)
+                    {
+                        return 0.0;
+                    }
+                    double m = 0.0;
+                    for (double x : v)
+                    {
+                        m += x;
+                    }
+                    m /= static_cast<double>(v.size());
+                    double ss = 0.0;
+                    for (double x : v)
+                    {
+                        ss += (x - m) * (x - m);
+                    }
+                    return std::sqrt(ss / static_cast<double>(v.size() - 1));
+                };
+                const double sigma = std::max({1.4826 * b.mad.value_or(0.0),
+                                               1.4826 * a.mad.value_or(0.0),
+                                               stdev(b.values),
+                                               stdev(a.values),
+                                               1e-9});
+                const double n = 2.0 * std::pow((1.96 + 0.8416) * sigma / std::fabs(delta), 2.0) * (M_PI / 3.0);
+                c.samples_needed = std::max(static_cast<int>(rank_test_min_samples), static_cast<int>(std::ceil(n)));
+            }
+            return c;
+        }
+
+        using id_set = std::set<identity_key>;
+
+        id_set identities_of(const run_result& run)
+        {
+            id_set s;
+            for (const auto& l : run.module_loads)
+            {
+                s.insert(key_of(l));
+            }
+            return s;
+        }
+
+        std::map<std::pair<std::string, std::string>, std::vector<std::string>> hashes_by_module(const run_result& run)
+        {
+            std::map<std::pair<std::string, std::string>, std::vector<std::string>> m;
+            for (const auto& l : run.module_loads)
+            {
+                auto& v = m[{l.module, l.device}];
+                if (std::find(v.begin(), v.end(), l.hash) == v.end())
+                {
+                    v.push_back(l.hash);
+                }
+            }
+            return m;
+        }
+
+        std::optional<double> count_if_loads(const run_result& run, load_status st)
+        {
+            return static_cast<double>(std::count_if(
+                run.module_loads.begin(), run.module_loads.end(), [&](const module_load& l) { return l.status == st; }));
+        }
+
+        std::vector<option_check> check_options(const run_result& b, const run_result& a,
+                                                const std::vector<hash_receipt>& receipts)
+        {
+            std::vector<option_check> out;
+            std::set<std::pair<std::string, std::string>> before_sets;
+            for (const auto& p : b.processes)
+            {
+                for (const auto& c : p.config_sets)
+                {
+                    before_sets.insert({c.key, c.new_value.dump()});
+                }
+            }
+            std::map<std::string, const config_set_event*> intended;  // last assignment wins
+            for (const auto& p : a.processes)
+            {
+                for (const auto& c : p.config_sets)
+                {
+                    if (!before_sets.count({c.key, c.new_value.dump()}))
+                    {
+                        intended[c.key] = &c;
+                    }
+                }
+            }
+            std::map<std::pair<std::string, std::string>, bool> changed;
+            for (const auto& r : receipts)
+            {
+                changed[{r.module, r.device}] = r.changed;
+            }
+            std::set<std::pair<std::string, std::string>> reported;
+            for (const auto& l : a.module_loads)
+            {
+                if (!l.snapshot)
+                {
+                    continue;
+                }
+                for (const auto& [key, ev] : intended)
+                {
+                    auto opt = l.snapshot->options.find(key);
+                    if (opt == l.snapshot->options.end() || *opt == ev->new_value)
+                    {
+                        continue;
+                    }
+                    if (changed[{l.module, l.device}] || reported.count({key, l.module}))
+                    {
+                        continue;
+                    }
+                    reported.insert({key, l.module});
+                    option_check oc;
+                    oc.option = key;
+                    oc.module = l.module;
+                    oc.intended = ev->new_value;
+                    oc.module_value = *opt;
+                    if (ev->file && ev->line)
+                    {
+                        oc.set_at = source_location{*ev->file, *ev->line};
+                    }
+                    oc.message = "wp.config." + key + " = " + ev->new_value.dump() + " never reached module "
+                                 + l.module + ": it still has " + key + "=" + opt->dump()
+                                 + " and its hash did not move. The module copied the global when it was created "
+                                   "(at import); set it before that import, or set the module's own option "
+                                   "before its first load";
+                    out.push_back(oc);
+                }
+            }
+            return out;
+        }
+
+        std::string utc_now()
+        {
+            std::time_t t = std::time(nullptr);
+            std::tm tm{};
+            gmtime_r(&t, &tm);
+            char buf[32];
+            std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+            return buf;
+        }
+    }
+
+    int exit_code_for(const std::string& verdict)
+    {
+        if (verdict == "improved")
+        {
+            return exit_code::improved;
+        }
+        if (verdict == "regressed")
+        {
+            return exit_code::regressed;
+        }
+        if (verdict == "invalid")
+        {
+            return exit_code::invalid;
+        }
+        if (verdict == "unverified")
+        {
+            return exit_code::unverified;
+        }
+        if (verdict == "not-comparable")
+        {
+            return exit_code::not_comparable;
+        }
+        return exit_code::inconclusive;
+    }
+
+    comparison compare_reports(report before, report after, const std::string& before_name, const std::string& after_name)
+    {
+        analyze(before);
+        analyze(after);
+        for (const auto* side : {&before, &after})
+        {
+            if (!side->result.valid)
+            {
+                throw compare_input_error((side == &before ? before_name : after_name)
+                                          + ": the measured run failed (no sample succeeded): nothing to compare");
+            }
+        }
+        comparison c;
+        c.created_utc = utc_now();
+        c.before = side_of(before, before_name);
+        c.after = side_of(after, after_name);
+        const run_result& b = first_good(before)->cold;
+        const run_result& a = first_good(after)->cold;
+
+        // Same machine, same Warp, same command?
+        std::vector<std::string> not_comparable;
+        if (!before.env.warp_version.empty() && !after.env.warp_version.empty()
+            && before.env.warp_version != after.env.warp_version)
+        {
+            not_comparable.push_back("different Warp versions: " + before.env.warp_version + " vs "
+                                     + after.env.warp_version);
+        }
+        if (!c.before.devices.empty() && !c.after.devices.empty() && c.before.devices != c.after.devices)
+        {
+            auto join = [](const std::vector<std::string>& v)
+            {
+                std::string s;
+                for (const auto& x : v)
+                {
+                    s += (s.empty() ? "" : ", ") + x;
+                }
+                return s;
+            };
+            not_comparable.push_back("different devices: " + join(c.before.devices) + " vs " + join(c.after.devices));
+        }
+        std::vector<std::string> gb, ga;
+        for (const auto& g : before.env.gpus)
+        {
+            gb.push_back(g.name);
+        }
+        for (const auto& g : after.env.gpus)
+        {
+            ga.push_back(g.name);
+        }
+        if (gb != ga)
+        {
+            not_comparable.push_back("different GPUs on the two machines");
+        }
+        if (before.command != after.command)
+        {
+            bool scripts_only = before.command.size() == after.command.size();
+            std::vector<std::string> diffs;
+            for (std::size_t i = 0; scripts_only && i < before.command.size(); ++i)
+            {
+                if (before.command[i] != after.command[i])
+                {
+                    scripts_only = looks_like_script(before.command[i]) && looks_like_script(after.command[i]);
+                    diffs.push_back(before.command[i] + " -> " + after.command[i]);
+                }
+            }
+            if (scripts_only)
+            {
+                std::string d;
+                for (const auto& x : diffs)
+                {
+                    d += (d.empty() ? "" : "; ") + x;
+                }
+                c.notes.push_back("the commands differ only in script path(s) (" + d
+                                  + "): the launch workload check decides whether they do the same work");
+            }
+            else
+            {
+                not_comparable.push_back("different commands");
+            }
+        }
+
+        c.workload = check_workload(b, a);
+
+        // Receipts and structure.
+        auto hb = hashes_by_module(b);
+        auto ha = hashes_by_module(a);
+        std::set<std::pair<std::string, std::string>> keys;
+        for (const auto& [k, v] : hb)
+        {
+            keys.insert(k);
+        }
+        for (const auto& [k, v] : ha)
+        {
+            keys.insert(k);
+        }
+        for (const auto& k : keys)
+        {
+            hash_receipt r;
+            r.module = k.first;
+            r.device = k.second;
+            if (hb.count(k))
+            {
+                r.before = hb[k];
+            }
+            if (ha.count(k))
+            {
+                r.after = ha[k];
+            }
+            r.changed = std::set<std::string>(r.before.begin(), r.before.end())
+                        != std::set<std::string>(r.after.begin(), r.after.end());
+            c.receipts.push_back(r);
+        }
+        auto module_count = [](const run_result& run)
+        {
+            std::set<std::pair<std::string, std::string>> m;
+            for (const auto& l : run.module_loads)
+            {
+                m.insert({l.module, l.device});
+            }
+            return static_cast<double>(m.size());
+        };
+        c.structure = {
+            {"identities", before.result.identity_count.median, after.result.identity_count.median},
+            {"modules", module_count(b), module_count(a)},
+            {"builds (compiled loads)", count_if_loads(b, load_status::compiled), count_if_loads(a, load_status::compiled)},
+            {"generated source bytes", before.result.source_bytes.median, after.result.source_bytes.median},
+            {"LTO artifacts", before.result.lto_artifacts.median, after.result.lto_artifacts.median},
+            {"launches", static_cast<double>(b.launch_total), static_cast<double>(a.launch_total)},
+        };
+        c.same_structure = identities_of(b) == identities_of(a)
+                           && before.result.source_bytes.median == after.result.source_bytes.median;
+        c.option_checks = check_options(b, a, c.receipts);
+
+        // Clocks.
+        auto module_clock = judge("cold_module_ms", before.result.cold_module_ms, after.result.cold_module_ms);
+        auto elapsed_clock = judge("compile_elapsed_ms", before.result.compile_elapsed_ms, after.result.compile_elapsed_ms);
+        c.clocks = {module_clock, elapsed_clock};
+        auto overlapped = [](const report& r)
+        {
+            return std::any_of(r.result.flags.begin(), r.result.flags.end(), [](const flag& f) { return f.id == "BUILDS_OVERLAPPED"; });
+        };
+        const clock_judgement* decide = &c.clocks[0];
+        if (c.same_structure)
+        {
+            decide = &c.clocks[1];
+            c.judged_on = "compile elapsed: identities, hashes and generated source are identical, so a change in "
+                          "summed module work is contention, not compilation";
+        }
+        else if (overlapped(before) || overlapped(after))
+        {
+            decide = &c.clocks[1];
+            c.judged_on = "compile elapsed: builds overlapped, so summed module work overstates the time waited";
+        }
+        else
+        {
+            c.judged_on = "cold module work: builds were serial and the compiled structure changed";
+        }
+
+        // Verdict, most fundamental problem first.
+        if (!not_comparable.empty())
+        {
+            c.verdict = "not-comparable";
+            c.reasons = not_comparable;
+        }
+        else
+        {
+            std::vector<std::string> invalid;
+            for (const auto* side : {&before, &after})
+            {
+                if (side->result.samples_ok < side->result.samples_total)
+                {
+                    invalid.push_back(std::string(side == &before ? "before" : "after") + ": "
+                                      + std::to_string(side->result.samples_total - side->result.samples_ok) + " of "
+                                      + std::to_string(side->result.samples_total) + " samples failed");
+                }
+                for (const auto& s : side->samples)
+                {
+                    for (const auto& l : s.cold.module_loads)
+                    {
+                        if (l.status == load_status::error)
+                        {
+                            invalid.push_back(std::string(side == &before ? "before" : "after") + ": module "
+                                              + l.module + " failed to build");
+                            break;
+                        }
+                    }
+                }
+            }
+            if (c.workload.status == "changed")
+            {
+                invalid.insert(invalid.begin(), "the workload changed: " + c.workload.reason);
+            }
+            if (!invalid.empty())
+            {
+                c.verdict = "invalid";
+                c.reasons = invalid;
+            }
+            else if (c.workload.status == "unverified")
+            {
+                c.verdict = "unverified";
+                c.reasons.push_back("the workload cannot be verified: " + c.workload.reason
+                                    + "; no gain is credited without it");
+            }
+            else
+            {
+                const auto& d = *decide;
+                const std::string clock_name = d.clock == "compile_elapsed_ms" ? "compile elapsed" : "cold module work";
+                std::string detail = clock_name + " " + (d.delta_ms && *d.delta_ms < 0 ? "fell " : "rose ")
+                                     + ms_words(std::fabs(d.delta_ms.value_or(0.0)))
+                                     + (d.delta_pct ? " (" + fixed(*d.delta_pct, 1) + "%)" : "") + " against a noise band of "
+                                     + ms_words(d.band_ms.value_or(0.0))
+                                     + (d.p_value ? ", p = " + fixed(*d.p_value, 4) : "");
+                if (d.outcome == "improved" || d.outcome == "regressed")
+                {
+                    c.verdict = d.outcome;
+                    c.reasons.push_back(detail);
+                }
+                else
+                {
+                    c.verdict = "inconclusive";
+                    c.reasons.push_back(detail + (d.outcome == "within-noise" ? ": inside the noise band"
+                                                                              : ": beyond the band but not significant"));
+                    if (d.samples_needed)
+                    {
+                        c.reasons.push_back("about " + std::to_string(*d.samples_needed)
+                                            + " samples a side would settle it (now " + std::to_string(d.n_before)
+                                            + " and " + std::to_string(d.n_after) + ")");
+                    }
+                    else if (d.outcome == "within-noise")
+                    {
+                        c.reasons.push_back("more samples cannot credit a difference this small: the band is at least "
+                                            "1% of the baseline");
+                    }
+                }
+                const auto& other = &c.clocks[0] == decide ? c.clocks[1] : c.clocks[0];
+                if ((other.outcome == "improved" || other.outcome == "regressed") && other.outcome != d.outcome)
+                {
+                    c.notes.push_back("the other clock (" + other.clock + ") " + other.outcome);
+                }
+            }
+        }
+        for (const auto& oc : c.option_checks)
+        {
+            c.notes.push_back(oc.message);
+        }
+        c.exit_code = exit_code_for(c.verdict);
+        return c;
+    }
+}

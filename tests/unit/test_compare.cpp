@@ -1,0 +1,228 @@
+// compare on known data: every verdict, the noise band, the rank test, renames, receipts.
+#include <gtest/gtest.h>
+
+#include "builders.hpp"
+#include "xwarp/analysis/compare.hpp"
+
+using namespace xwarp;
+using namespace xwarp::testing;
+
+namespace
+{
+    // One report: per sample, cold module work `ms` spread over the given identities.
+    report make(const std::vector<double>& module_ms,
+                const std::vector<std::string>& hashes,
+                const std::string& kernel = "k",
+                int dim = 10)
+    {
+        report r;
+        r.command = {"python", "app.py"};
+        r.env.warp_version = "1.19.0";
+        int i = 0;
+        for (double ms : module_ms)
+        {
+            std::vector<module_load> cold;
+            std::vector<module_load> warm;
+            for (const auto& h : hashes)
+            {
+                cold.push_back(load("m", h, ms / static_cast<double>(hashes.size())));
+                warm.push_back(load("m", h, 2, load_status::cached));
+            }
+            auto c = pass(ms + 1000, cold);
+            c.launches[0].kernel = kernel;
+            c.launches[0].dim = dim;
+            auto w = pass(1000, warm);
+            r.samples.push_back(make_sample(++i, c, w));
+        }
+        return r;
+    }
+}
+
+TEST(Compare, ImprovedBeyondBandAndSignificant)
+{
+    auto before = make({3000, 3010, 2990, 3020, 2980}, {"a", "b"});
+    auto after = make({2000, 2010, 1990, 2020, 1980}, {"b"});
+    auto c = compare_reports(before, after, "before.json", "after.json");
+    EXPECT_EQ(c.verdict, "improved");
+    EXPECT_EQ(c.exit_code, 0);
+    EXPECT_EQ(c.workload.status, "same");
+    EXPECT_FALSE(c.same_structure);
+    const auto& k = c.clocks[0];
+    EXPECT_EQ(k.clock, "cold_module_ms");
+    EXPECT_DOUBLE_EQ(*k.delta_ms, -1000.0);
+    EXPECT_DOUBLE_EQ(*k.band_ms, 30.0);  // max(1% of 3000 = 30, 2 x MAD 10 = 20)
+    ASSERT_TRUE(k.p_value);
+    EXPECT_NEAR(*k.p_value, 0.007936507936507936, 1e-12);
+    EXPECT_EQ(k.test, "mann-whitney-exact");
+    EXPECT_NE(c.judged_on.find("cold module work"), std::string::npos);
+    // receipts: module m lost hash a
+    ASSERT_EQ(c.receipts.size(), 1u);
+    EXPECT_TRUE(c.receipts[0].changed);
+    EXPECT_EQ(c.receipts[0].before, (std::vector<std::string>{"a", "b"}));
+    EXPECT_EQ(c.receipts[0].after, (std::vector<std::string>{"b"}));
+}
+
+TEST(Compare, RegressedIsExitOne)
+{
+    auto before = make({2000, 2010, 1990, 2020, 1980}, {"b"});
+    auto after = make({3000, 3010, 2990, 3020, 2980}, {"a", "b"});
+    auto c = compare_reports(before, after, "b", "a");
+    EXPECT_EQ(c.verdict, "regressed");
+    EXPECT_EQ(c.exit_code, 1);
+}
+
+TEST(Compare, SameStructureInsideTheBandIsInconclusiveOnCompileElapsed)
+{
+    auto before = make({3000, 3100, 2900}, {"a"});
+    auto after = make({3050, 2950, 3000}, {"a"});
+    auto c = compare_reports(before, after, "b", "a");
+    EXPECT_TRUE(c.same_structure);
+    EXPECT_NE(c.judged_on.find("compile elapsed"), std::string::npos);
+    EXPECT_EQ(c.verdict, "inconclusive");
+    EXPECT_EQ(c.exit_code, 4);
+    EXPECT_EQ(c.clocks[1].outcome, "within-noise");
+    EXPECT_EQ(c.clocks[1].test, "none (fewer than 5 samples a side)");
+}
+
+TEST(Compare, BeyondBandButNotSignificantSaysHowManySamples)
+{
+    // before: median 1000, MAD 5 -> band 10; after median 960 but ranks interleave
+    auto before = make({1000, 1010, 990, 1005, 995}, {"a", "b"});
+    auto after = make({950, 1020, 960, 1015, 955}, {"b"});
+    auto c = compare_reports(before, after, "b", "a");
+    const auto& k = c.clocks[0];
+    EXPECT_EQ(k.outcome, "not-significant");
+    ASSERT_TRUE(k.p_value);
+    EXPECT_GT(*k.p_value, 0.05);
+    ASSERT_TRUE(k.samples_needed);
+    EXPECT_GT(*k.samples_needed, 5);
+    EXPECT_EQ(c.verdict, "inconclusive");
+    bool mentions = false;
+    for (const auto& r : c.reasons)
+    {
+        mentions = mentions || r.find("samples a side would settle it") != std::string::npos;
+    }
+    EXPECT_TRUE(mentions);
+}
+
+TEST(Compare, ChangedWorkloadIsInvalidWithFirstDivergence)
+{
+    auto before = make({3000, 3000, 3000}, {"a"}, "k", 10);
+    auto after = make({1000, 1000, 1000}, {"b"}, "k", 30);
+    auto c = compare_reports(before, after, "b", "a");
+    EXPECT_EQ(c.verdict, "invalid");
+    EXPECT_EQ(c.exit_code, 2);
+    EXPECT_EQ(c.workload.status, "changed");
+    ASSERT_TRUE(c.workload.first_divergence);
+    EXPECT_EQ(c.workload.first_divergence->index, 0);
+    EXPECT_EQ(c.workload.first_divergence->before->dim, 10);
+    EXPECT_EQ(c.workload.first_divergence->after->dim, 30);
+}
+
+TEST(Compare, MergedLaunchesShowMovedCounts)
+{
+    auto before = make({3000, 3000, 3000}, {"a"});
+    auto after = make({1000, 1000, 1000}, {"b"});
+    for (auto& s : after.samples)
+    {
+        s.cold.launches[0].count = 1;  // three launches became one
+        s.cold.launch_total = 1;
+    }
+    auto c = compare_reports(before, after, "b", "a");
+    EXPECT_EQ(c.verdict, "invalid");
+    ASSERT_EQ(c.workload.moved_counts.size(), 1u);
+    EXPECT_EQ(c.workload.moved_counts[0].before, 2);
+    EXPECT_EQ(c.workload.moved_counts[0].after, 1);
+    EXPECT_EQ(c.workload.first_divergence->index, 1);
+}
+
+TEST(Compare, RenamedKernelIsAllowedAndListed)
+{
+    auto before = make({3000, 3010, 2990}, {"a", "b"}, "main__locals__k");
+    auto after = make({2000, 2010, 1990}, {"b"}, "k");
+    auto c = compare_reports(before, after, "b", "a");
+    EXPECT_EQ(c.workload.status, "same");
+    ASSERT_EQ(c.workload.renames.size(), 1u);
+    EXPECT_EQ(c.workload.renames[0].before, "main__locals__k");
+    EXPECT_EQ(c.workload.renames[0].after, "k");
+    EXPECT_EQ(c.verdict, "improved");  // 3 samples: the band alone decides
+}
+
+TEST(Compare, NoLaunchesIsUnverifiedNeverChanged)
+{
+    auto before = make({3000, 3000, 3000}, {"a", "b"});
+    auto after = make({1000, 1000, 1000}, {"b"});
+    for (auto* r : {&before, &after})
+    {
+        for (auto& s : r->samples)
+        {
+            s.cold.launches.clear();
+            s.cold.launch_total = 0;
+        }
+    }
+    auto c = compare_reports(before, after, "b", "a");
+    EXPECT_EQ(c.workload.status, "unverified");
+    EXPECT_EQ(c.verdict, "unverified");
+    EXPECT_EQ(c.exit_code, 3);
+}
+
+TEST(Compare, OtherWarpVersionIsNotComparable)
+{
+    auto before = make({3000, 3000, 3000}, {"a"});
+    auto after = make({1000, 1000, 1000}, {"b"});
+    after.env.warp_version = "1.18.0";
+    auto c = compare_reports(before, after, "b", "a");
+    EXPECT_EQ(c.verdict, "not-comparable");
+    EXPECT_EQ(c.exit_code, 5);
+}
+
+TEST(Compare, DifferentCommandIsNotComparableButAnEditedScriptPathIsAllowed)
+{
+    auto before = make({3000, 3000, 3000}, {"a"});
+    auto after = make({2000, 2000, 2000}, {"b"});
+    after.command = {"python", "other.py", "--fast"};
+    EXPECT_EQ(compare_reports(before, after, "b", "a").verdict, "not-comparable");
+    after.command = {"python", "app_fixed.py"};
+    auto c = compare_reports(before, after, "b", "a");
+    EXPECT_NE(c.verdict, "not-comparable");
+    ASSERT_FALSE(c.notes.empty());
+    EXPECT_NE(c.notes[0].find("app.py -> app_fixed.py"), std::string::npos);
+}
+
+TEST(Compare, FailedSamplesMakeItInvalidAndAFailedRunIsAnInputError)
+{
+    auto before = make({3000, 3000, 3000}, {"a"});
+    auto after = make({1000, 1000, 1000}, {"b"});
+    after.samples[1].cold.exit_code = 1;
+    after.samples[1].warm.reset();
+    auto c = compare_reports(before, after, "b", "a");
+    EXPECT_EQ(c.verdict, "invalid");
+    for (auto& s : after.samples)
+    {
+        s.cold.exit_code = 1;
+        s.warm.reset();
+    }
+    EXPECT_THROW(compare_reports(before, after, "b", "a.json"), compare_input_error);
+}
+
+TEST(Compare, OptionThatNeverArrivedIsCalledOut)
+{
+    auto before = make({3000, 3000, 3000}, {"a"});
+    auto after = make({3000, 3000, 3000}, {"a"});
+    for (auto& s : after.samples)
+    {
+        config_set_event ev;
+        ev.key = "enable_backward";
+        ev.old_value = true;
+        ev.new_value = false;
+        ev.file = "/p/app.py";
+        ev.line = 4;
+        s.cold.processes[0].config_sets.push_back(ev);
+    }
+    auto c = compare_reports(before, after, "b", "a");
+    ASSERT_EQ(c.option_checks.size(), 1u);
+    EXPECT_EQ(c.option_checks[0].option, "enable_backward");
+    EXPECT_EQ(c.option_checks[0].module, "m");
+    EXPECT_EQ(c.option_checks[0].set_at->line, 4);
+    EXPECT_FALSE(c.receipts[0].changed);
+}
