@@ -85,8 +85,10 @@ namespace xwarp
         }
         if (run.term_signal)
         {
-            const char* name = strsignal(*run.term_signal);
-            return "killed by signal " + std::to_string(*run.term_signal) + (name ? std::string(" (") + name + ")" : "");
+            // A report may come from anywhere: only name signal numbers that exist.
+            const int sig = *run.term_signal;
+            const char* abbrev = sig > 0 && sig < NSIG ? sigabbrev_np(sig) : nullptr;
+            return "killed by signal " + std::to_string(sig) + (abbrev ? std::string(" (SIG") + abbrev + ")" : "");
         }
         if (run.exit_code && *run.exit_code != 0)
         {
@@ -108,10 +110,20 @@ namespace xwarp
             }
             else
             {
-                std::string where = !smp.cold.ok() ? "cold" : "warm";
-                const run_result& bad = !smp.cold.ok() ? smp.cold : *smp.warm;
-                s.warnings.push_back("sample " + std::to_string(smp.index) + ": " + where + " pass "
-                                     + describe_failure(bad, r.run_settings.timeout_s));
+                std::string why;
+                if (!smp.cold.ok())
+                {
+                    why = "cold pass " + describe_failure(smp.cold, r.run_settings.timeout_s);
+                }
+                else if (!smp.warm)
+                {
+                    why = "no warm pass was recorded";
+                }
+                else
+                {
+                    why = "warm pass " + describe_failure(*smp.warm, r.run_settings.timeout_s);
+                }
+                s.warnings.push_back("sample " + std::to_string(smp.index) + ": " + why);
             }
             for (const auto* run : {&smp.cold, smp.warm ? &*smp.warm : nullptr})
             {

@@ -143,3 +143,23 @@ TEST(Summarize, SamplesThatDisagreeAreFlagged)
     EXPECT_EQ(r.result.identities.size(), 2u);
     EXPECT_EQ(r.result.identities[0].samples_seen, 1);
 }
+
+// Found by the report-loader fuzzer: a sample whose cold pass succeeded but whose warm pass is
+// missing (a report cut short) must be a failed sample, not a read of an empty optional.
+TEST(Summarize, MissingWarmPassIsAFailedSample)
+{
+    report r;
+    r.samples.push_back(make_sample(1, pass(4000, {load("m", "a", 3000)}), pass(500, {})));
+    sample s;
+    s.index = 2;
+    s.cold = pass(4000, {load("m", "a", 3000)});
+    r.samples.push_back(s);
+    summarize(r);
+    EXPECT_EQ(r.result.samples_ok, 1);
+    bool said = false;
+    for (const auto& w : r.result.warnings)
+    {
+        said = said || w == "sample 2: no warm pass was recorded";
+    }
+    EXPECT_TRUE(said);
+}

@@ -1,0 +1,34 @@
+// libFuzzer target for the report loader and everything a loaded report flows into:
+// analysis, the text renderer and compare. Any input must give a report or a report_error,
+// never a crash, a hang or another exception type.
+#include <cstdint>
+#include <string>
+
+#include "xwarp/analysis/compare.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/model/json_io.hpp"
+#include "xwarp/render/text.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    std::string text(reinterpret_cast<const char*>(data), size);
+    try
+    {
+        xwarp::report r = xwarp::report_from_text(text);
+        xwarp::analyze(r);
+        (void)xwarp::render_text(r);
+        (void)xwarp::report_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        try
+        {
+            auto c = xwarp::compare_reports(r, r, "a", "b");
+            (void)xwarp::render_compare_text(c);
+        }
+        catch (const xwarp::compare_input_error&)
+        {
+        }
+    }
+    catch (const xwarp::report_error&)
+    {
+    }
+    return 0;
+}
