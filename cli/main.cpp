@@ -12,6 +12,7 @@
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/exit_codes.hpp"
 #include "xwarp/model/json_io.hpp"
+#include "xwarp/render/html.hpp"
 #include "xwarp/render/text.hpp"
 #include "xwarp/runner/runner.hpp"
 #include "xwarp/version.hpp"
@@ -152,7 +153,8 @@ int main(int argc, char** argv)
     std::string report_out;
     auto* rep = app.add_subcommand("report", "Re-analyse a saved JSON report and render it");
     rep->add_option("report", report_in, "a JSON report written by measure --json")->required();
-    rep->add_option("--format,-f", report_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+    rep->add_option("--format,-f", report_format, "text, html (a self-contained page) or json")
+        ->check(CLI::IsMember({"text", "html", "json"}));
     rep->add_option("--output,-o", report_out, "write to this file instead of stdout");
 
     // compare
@@ -166,6 +168,8 @@ int main(int argc, char** argv)
     cmp->add_option("before", cmp_before, "the baseline report (JSON)")->required();
     cmp->add_option("after", cmp_after, "the report after the change (JSON)")->required();
     cmp->add_option("--json", cmp_json, "also write the comparison as JSON");
+    std::string cmp_html;
+    cmp->add_option("--html", cmp_html, "also write the comparison as a self-contained HTML page");
 
     try
     {
@@ -273,6 +277,17 @@ int main(int argc, char** argv)
                     return rc;
                 }
             }
+            if (!cmp_html.empty())
+            {
+                xwarp::analyze(before);
+                xwarp::analyze(after);
+                std::string page = xwarp::html_page("warp-probe compare", xwarp::render_compare_html(c, &before, &after));
+                FILE* f = std::fopen(cmp_html.c_str(), "wb");
+                if (!f || std::fwrite(page.data(), 1, page.size(), f) != page.size() || std::fclose(f) != 0)
+                {
+                    return fail(xwarp::exit_code::cannot_write, "cannot write " + cmp_html);
+                }
+            }
             std::cout << xwarp::render_compare_text(c);
             return c.exit_code;
         }
@@ -290,8 +305,20 @@ int main(int argc, char** argv)
                             e.what());
             }
             xwarp::analyze(r);
-            std::string text = report_format == "json" ? xwarp::report_to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
-                                                       : xwarp::render_text(r);
+            std::string text;
+            if (report_format == "json")
+            {
+                text = xwarp::report_to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+            }
+            else if (report_format == "html")
+            {
+                auto guide = xwarp::parse_guide(xwarp::installed_guide_text());
+                text = xwarp::html_page("warp-probe report " + r.label, xwarp::render_html(r, guide));
+            }
+            else
+            {
+                text = xwarp::render_text(r);
+            }
             if (report_out.empty())
             {
                 std::cout << text;

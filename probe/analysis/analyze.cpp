@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "xwarp/analysis/diagnose.hpp"
 #include "xwarp/analysis/summarize.hpp"
 
 namespace xwarp
@@ -7,6 +8,7 @@ namespace xwarp
     void analyze(report& r)
     {
         summarize(r);
+        diagnose(r);
         if (!r.result.valid && r.status != "interrupted")
         {
             const std::string msg = "every sample failed: no measurement";

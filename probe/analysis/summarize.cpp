@@ -210,7 +210,9 @@ namespace xwarp
             {
                 overlap.push_back(cm / el);
             }
-            share.push_back(cold.wall_ms > 0 ? std::max(el, 0.0) / cold.wall_ms : 0.0);
+            // Compile elapsed misses builds the warm pass repeats (a cache thrown away), and
+            // module work over-counts parallel builds: take the larger, capped at the wall.
+            share.push_back(cold.wall_ms > 0 ? std::max(el, std::min(cm, cold.wall_ms)) / cold.wall_ms : 0.0);
             src.push_back(have_bytes ? bytes : static_cast<double>(cold.cache.source_bytes));
             lto.push_back(static_cast<double>(cold.cache.lto_files));
             launches.push_back(static_cast<double>(cold.launch_total));
@@ -391,6 +393,26 @@ namespace xwarp
         }
         std::stable_sort(
             s.rebuilt.begin(), s.rebuilt.end(), [](const rebuild_group& a, const rebuild_group& b) { return a.ms > b.ms; });
+
+        // Launches per kernel, as the first good sample's cold pass made them.
+        for (const auto& l : good.front()->cold.launches)
+        {
+            auto it = std::find_if(s.launch_kernels.begin(),
+                                   s.launch_kernels.end(),
+                                   [&](const launch_kernel_count& k)
+                                   { return k.kernel == l.kernel && k.module == l.module && k.device == l.device; });
+            if (it == s.launch_kernels.end())
+            {
+                s.launch_kernels.push_back({l.kernel, l.module, l.device, 0, {}, false});
+                it = std::prev(s.launch_kernels.end());
+            }
+            it->count += l.count;
+            it->adjoint = it->adjoint || l.adjoint;
+            if (std::find(it->block_dims.begin(), it->block_dims.end(), l.block_dim) == it->block_dims.end())
+            {
+                it->block_dims.push_back(l.block_dim);
+            }
+        }
 
         // Sources of the figures.
         if (load_sources.size() == 1)

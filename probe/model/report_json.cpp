@@ -105,10 +105,14 @@ namespace xwarp
                                                     source,
                                                     error,
                                                     snapshot,
-                                                    config_mismatch)
+                                                    config_mismatch,
+                                                    via_preload,
+                                                    first_in_thread,
+                                                    pch_ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(dirty_event, module, trigger, detail, file, line, seq, t_ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(config_set_event, key, old_value, new_value, file, line, seq, t_ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_created_event, module, file, line, seq, t_ms)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(api_call_event, function, args, file, line, seq, t_ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(process_record,
                                                     pid,
                                                     ppid,
@@ -124,6 +128,7 @@ namespace xwarp
                                                     dirty_events,
                                                     config_sets,
                                                     modules_created,
+                                                    calls,
                                                     shim_errors)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         launch_record, kernel, module, dim, device, dtypes, block_dim, adjoint, count, pid)
@@ -152,6 +157,8 @@ namespace xwarp
         identity, module, hash, device, block_dim, ms, builds, samples_seen, status, kernels)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         rebuild_group, module, device, kind, hashes, block_dims, builds, ms, kernel_sets_known)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+        launch_kernel_count, kernel, module, device, count, block_dims, adjoint)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(flag, id, message)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(summary,
                                                     valid,
@@ -173,6 +180,7 @@ namespace xwarp
                                                     identities_consistent,
                                                     identities_per_sample,
                                                     rebuilt,
+                                                    launch_kernels,
                                                     flags,
                                                     load_source,
                                                     module_ms_source,

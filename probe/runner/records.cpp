@@ -134,6 +134,9 @@ namespace xwarp
             {
                 l.config_mismatch = *it;
             }
+            l.via_preload = val<bool>(j, "via_preload", false);
+            l.first_in_thread = val<bool>(j, "first_in_thread", false);
+            l.pch_ms = opt<double>(j, "pch_ms");
             return l;
         }
 
@@ -223,6 +226,20 @@ namespace xwarp
                 m.seq = seq;
                 m.t_ms = t_ms;
                 proc.modules_created.push_back(std::move(m));
+            }
+            else if (type == "call")
+            {
+                api_call_event c;
+                c.function = val<std::string>(j, "function", "");
+                if (auto it = j.find("args"); it != j.end() && it->is_object())
+                {
+                    c.args = *it;
+                }
+                c.file = opt_file(j);
+                c.line = opt<int>(j, "line");
+                c.seq = seq;
+                c.t_ms = t_ms;
+                proc.calls.push_back(std::move(c));
             }
             else if (type == "exit")
             {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -307,6 +308,19 @@ namespace xwarp
             }
         }
         return {};
+    }
+
+    std::string installed_guide_text()
+    {
+        std::string shim = default_shim_dir();
+        if (shim.empty())
+        {
+            return {};
+        }
+        std::ifstream in(fs::path(shim).parent_path() / "references" / "mechanisms.md");
+        std::ostringstream text;
+        text << in.rdbuf();
+        return text.str();
     }
 
     report measure(const measure_options& options, run_observer* observer, const cancel_check& cancelled)

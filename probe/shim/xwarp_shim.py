@@ -133,8 +133,8 @@ class _Recorder:
     # -- stack attribution (never on the per-launch path) --------------------------------------
 
     def user_frame(self, skip=2):
-        """Return (internal function names walked, file, line) of the first frame outside
-        Warp, this shim and importlib."""
+        """Return (internal function names walked, the internal frames, file, line) of the first
+        frame outside Warp, this shim and importlib."""
         chain = []
         frames = []
         try:
@@ -301,6 +301,24 @@ class _WarpImportWatcher:
 # -- hooks ------------------------------------------------------------------------------------
 
 
+_HOOK_FILENAME = None  # wrappers' code objects claim to live inside Warp's package (see _hide)
+
+
+def _hide(fn):
+    """Give a wrapper's code object a file name inside Warp's own source directory.
+
+    Warp finds "the user's frame" in places by skipping frames whose file lies in its package
+    (allocation tags, verify_autograd_array_access messages). A wrapper defined here would
+    be taken for user code and those messages would point at the shim; under a Warp file
+    name the wrapper stays invisible, as if Warp had not been wrapped."""
+    if _HOOK_FILENAME is not None:
+        try:
+            fn.__code__ = fn.__code__.replace(co_filename=_HOOK_FILENAME)
+        except (AttributeError, TypeError, ValueError):
+            pass
+    return fn
+
+
 def _frame_stack():
     stack = _tls.__dict__.get("stack")
     if stack is None:
@@ -327,6 +345,9 @@ def _install(warp):
         warp_dir = os.path.dirname(os.path.abspath(warp.__file__)) + os.sep
         shim_dir = os.path.dirname(os.path.abspath(__file__)) + os.sep
         rec.internal_prefixes = (warp_dir, shim_dir, os.path.dirname(os.__file__) + os.sep + "importlib")
+        global _HOOK_FILENAME
+        src_dir = os.path.dirname(os.path.abspath(getattr(ctx, "__file__", None) or warp.__file__))
+        _HOOK_FILENAME = os.path.join(src_dir, "xwarp_probe_hooks.py")
 
         hooks = rec.hooks
         force_log = os.environ.get("XWARP_FORCE_LOG_FALLBACK") == "1"
@@ -345,6 +366,7 @@ def _install(warp):
             hooks["warp_timer"] = _hook_timer(getattr(utils, "ScopedTimer", None))
         hooks["launch"] = _hook_launch(warp, ctx)
         hooks["config"] = _hook_config(cfg)
+        hooks["calls"] = _hook_calls(warp, ctx, build)
 
         # Without the load hook the only source left is Warp's own log: turn its detail on
         # so the module lines carry block_dim and the native compile lines appear.
@@ -407,7 +429,7 @@ def _hook_load(Module):
         _record_load(rec, self, result, device, bd, frame, t0, None)
         return result
 
-    Module.load = load
+    Module.load = _hide(load)
     return True
 
 
@@ -453,7 +475,19 @@ def _record_load(rec, module, result, device, bd, frame, t0, error):
             "t_start_ms": round((t0 - rec.t0) * 1000.0, 3),
             "thread": threading.current_thread().name,
         }
-        for key in ("native_ms", "native_kind", "codegen_ms", "source_bytes", "output_suffix", "ltoir_inputs", "lto"):
+        if _preload_depth[0] > 0:
+            event["via_preload"] = True
+        for key in (
+            "native_ms",
+            "native_kind",
+            "codegen_ms",
+            "source_bytes",
+            "output_suffix",
+            "ltoir_inputs",
+            "lto",
+            "first_in_thread",
+            "pch_ms",
+        ):
             if key in frame:
                 event[key] = frame[key]
         if error is not None:
@@ -478,13 +512,19 @@ def _snapshot(module, bd):
         if h is not None:
             unique = getattr(h, "unique_kernels", None)
             items = unique.items() if isinstance(unique, dict) else [(getattr(k, "hash", None), k) for k in h.get_unique_kernels()]
+            seen = set()
             for khash, k in items:
+                entry = (getattr(k, "key", "?"), _hex(khash, 16), getattr(k, "sig", "") or "")
+                if entry in seen:
+                    continue
+                seen.add(entry)
+                generic = getattr(k, "generic_parent", None) is not None
                 kernels.append(
                     {
-                        "key": getattr(k, "key", "?"),
-                        "hash": _hex(khash, 16),
-                        "sig": getattr(k, "sig", "") or "",
-                        "generic": getattr(k, "generic_parent", None) is not None,
+                        "key": entry[0],
+                        "hash": entry[1],
+                        "sig": _instance_types(k) if generic else entry[2],
+                        "generic": generic,
                     }
                 )
             funcs = {}
@@ -507,6 +547,16 @@ def _snapshot(module, bd):
     except Exception as exc:
         snap["error"] = repr(exc)
     return snap
+
+
+def _instance_types(kernel):
+    # A generic instance's argument types, readable ("a: array(ndim=1, dtype=float64)");
+    # Warp's own signature string is a compact code.
+    try:
+        types = kernel.adj.arg_types
+        return ", ".join(f"{n}: {getattr(t, '__name__', None) or repr(t)}" for n, t in types.items())[:300]
+    except Exception:
+        return getattr(kernel, "sig", "") or ""
 
 
 def _config_mismatch(module, cfg):
@@ -540,7 +590,7 @@ def _hook_compile(Module):
             frame["compiled"] = bool(result) if isinstance(result, bool) else True
         return result
 
-    setattr(Module, name, compile_hook)
+    setattr(Module, name, _hide(compile_hook))
     return "_compile" if name == "_compile" else "compile-call"
 
 
@@ -558,7 +608,7 @@ def _hook_method(cls, name, field):
             if frame is not None:
                 frame[field] = round(frame.get(field, 0.0) + (_perf() - t0) * 1000.0, 3)
 
-    setattr(cls, name, timed)
+    setattr(cls, name, _hide(timed))
     return True
 
 
@@ -569,14 +619,26 @@ def _hook_build(build, name, kind, source_arg):
 
     def native(*args, **kwargs):
         t0 = _perf()
+        wall0 = time.time()
         try:
             return orig(*args, **kwargs)
         finally:
+            # The first native build of a thread also pays for the thread's precompiled
+            # header (Warp keeps one per thread): the analysis needs to know which one it was.
+            count = _tls.__dict__.get("native_builds", 0)
+            _tls.native_builds = count + 1
             frame = _top()
             if frame is not None:
                 try:
                     frame["native_ms"] = round(frame.get("native_ms", 0.0) + (_perf() - t0) * 1000.0, 3)
                     frame["native_kind"] = kind
+                    if count == 0:
+                        frame["first_in_thread"] = True
+                    # A build that needed a header the thread did not have yet (another
+                    # block_dim, another optimization level) writes one more.
+                    pch = _pch_generation_ms(kwargs.get("pch_dir"), wall0)
+                    if pch is not None:
+                        frame["pch_ms"] = pch
                     src = args[source_arg] if len(args) > source_arg else None
                     if isinstance(src, (str, bytes, os.PathLike)) and os.path.exists(src):
                         frame["source_bytes"] = frame.get("source_bytes", 0) + os.path.getsize(src)
@@ -589,8 +651,24 @@ def _hook_build(build, name, kind, source_arg):
                 except Exception:
                     pass
 
-    setattr(build, name, native)
+    setattr(build, name, _hide(native))
     return True
+
+
+def _pch_generation_ms(pch_dir, wall_start):
+    """How long the thread's first build spent writing its precompiled header: the header
+    file's mtime minus the build's start. Warp passes the per-thread PCH directory to the
+    CPU build; nothing is created here."""
+    if not isinstance(pch_dir, str) or not os.path.isdir(pch_dir):
+        return None
+    newest = None
+    for entry in os.scandir(pch_dir):
+        if entry.name.endswith(".pch"):
+            m = entry.stat().st_mtime
+            newest = m if newest is None or m > newest else newest
+    if newest is None or newest < wall_start:
+        return None
+    return round((newest - wall_start) * 1000.0, 3)
 
 
 def _hook_lto(build):
@@ -624,7 +702,7 @@ def _hook_lto(build):
                 except Exception:
                     pass
 
-    build._build_lto_base = lto
+    build._build_lto_base = _hide(lto)
     return True
 
 
@@ -647,7 +725,7 @@ def _hook_timer(ScopedTimer):
             pass
         return result
 
-    ScopedTimer.__exit__ = __exit__
+    ScopedTimer.__exit__ = _hide(__exit__)
     return True
 
 
@@ -678,7 +756,7 @@ def _hook_mark_modified(Module):
             pass
         return orig(self)
 
-    Module.mark_modified = mark_modified
+    Module.mark_modified = _hide(mark_modified)
     return True
 
 
@@ -708,16 +786,19 @@ def _record_dirty(rec, module):
             detail["options"] = {str(k): _jsonable(v) for k, v in loc["options"].items()}
             break
     del frames
-    rec.emit(
-        {
-            "type": "dirty",
-            "module": module.name,
-            "trigger": trigger,
-            "detail": detail,
-            "file": file,
-            "line": line,
-        }
-    )
+    event = {"type": "dirty", "module": module.name, "trigger": trigger, "detail": detail, "file": file, "line": line}
+    # For a kernel made inside a factory, the statement that called the factory matters too.
+    if trigger == "kernel" and file is not None:
+        try:
+            f = sys._getframe(3)
+            while f is not None and f.f_code.co_filename != file:
+                f = f.f_back
+            caller = f.f_back if f is not None else None
+            if caller is not None and not caller.f_code.co_filename.startswith(rec.internal_prefixes):
+                detail["called_from"] = {"file": caller.f_code.co_filename, "line": caller.f_lineno}
+        except Exception:
+            pass
+    rec.emit(event)
 
 
 def _hook_module_init(Module):
@@ -735,7 +816,7 @@ def _hook_module_init(Module):
         except Exception:
             pass
 
-    Module.__init__ = __init__
+    Module.__init__ = _hide(__init__)
     return True
 
 
@@ -775,10 +856,143 @@ def _hook_config(cfg):
             pass
 
     try:
-        cfg.__class__ = type("XwarpRecordedConfig", (base,), {"__setattr__": __setattr__})
+        cfg.__class__ = type("XwarpRecordedConfig", (base,), {"__setattr__": _hide(__setattr__)})
     except TypeError:
         return False
     return True
+
+
+# Rare API calls that explain a measurement: cache clearing (CS-2), preloads (their block_dim
+# and workers: CS-5, CS-13, preload-block-dim), tapes (gradients in use: CS-10) and module
+# option changes (CS-3, option arrival). Each is recorded with the user's file:line.
+_CALLS = (
+    ("clear_kernel_cache", ("module", "device")),
+    ("clear_lto_cache", ()),
+    ("force_load", ("device", "modules", "block_dim", "max_workers")),
+    ("load_module", ("module", "device", "recursive", "block_dim", "max_workers")),
+    ("set_module_options", ("options", "module")),
+)
+
+_preload_depth = [0]  # > 0 while a force_load / load_module call runs (any thread)
+
+
+def _describe_arg(value):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_describe_arg(v) for v in value]
+    name = getattr(value, "name", None) or getattr(value, "__name__", None) or getattr(value, "alias", None)
+    return str(name) if name is not None else repr(value)[:200]
+
+
+def _hook_calls(warp, ctx, build):
+    rec = _rec
+    wrapped = {}
+    for name, params in _CALLS:
+        orig = getattr(warp, name, None)
+        if orig is None or not callable(orig):
+            continue
+        preload = name in ("force_load", "load_module")
+        # These two resolve module=None to *their caller's* module by looking a fixed number of
+        # frames up. This wrapper is one more frame, so it names the caller's module itself.
+        caller_module_param = "module" if name in ("set_module_options", "load_module") else None
+        try:
+            import inspect
+
+            signature = inspect.signature(orig)
+        except (TypeError, ValueError):
+            signature, caller_module_param = None, None
+
+        def make(orig=orig, name=name, params=params, preload=preload, signature=signature, cm=caller_module_param):
+            def call(*args, **kwargs):
+                if cm is not None:
+                    try:
+                        bound = signature.bind_partial(*args, **kwargs)
+                        if bound.arguments.get(cm) is None:
+                            bound.arguments[cm] = _caller_module(sys._getframe(1))
+                            args, kwargs = bound.args, bound.kwargs
+                    except Exception:
+                        pass
+                try:
+                    # load_module calls force_load: record the user's call, not Warp's own.
+                    nested = preload and _preload_depth[0] > 0
+                    _, frames, file, line = rec.user_frame(skip=2)
+                    del frames
+                    if file is not None and not nested:
+                        detail = {}
+                        for i, p in enumerate(params):
+                            if i < len(args):
+                                detail[p] = _describe_arg(args[i])
+                            elif p in kwargs:
+                                detail[p] = _describe_arg(kwargs[p])
+                        if name == "set_module_options" and detail.get("module") is None:
+                            detail["module"] = _user_module_name(file)
+                        rec.emit({"type": "call", "function": name, "args": detail, "file": file, "line": line})
+                except Exception:
+                    pass
+                if preload:
+                    _preload_depth[0] += 1
+                    try:
+                        return orig(*args, **kwargs)
+                    finally:
+                        _preload_depth[0] -= 1
+                return orig(*args, **kwargs)
+
+            call.__wrapped__ = orig
+            call.__doc__ = getattr(orig, "__doc__", None)
+            return _hide(call)
+
+        wrapper = make()
+        setattr(warp, name, wrapper)
+        if ctx is not None and getattr(ctx, name, None) is orig:
+            setattr(ctx, name, wrapper)
+        if build is not None and getattr(build, name, None) is orig:
+            setattr(build, name, wrapper)
+        wrapped[name] = True
+    tape = getattr(warp, "Tape", None)
+    if tape is not None and hasattr(tape, "__init__"):
+        orig_init = tape.__init__
+        seen = [False]
+
+        def __init__(self, *args, **kwargs):
+            orig_init(self, *args, **kwargs)
+            if not seen[0]:
+                seen[0] = True
+                try:
+                    _, frames, file, line = rec.user_frame(skip=2)
+                    del frames
+                    rec.emit({"type": "call", "function": "Tape", "args": {}, "file": file, "line": line})
+                except Exception:
+                    pass
+
+        tape.__init__ = _hide(__init__)
+        wrapped["Tape"] = True
+    return wrapped
+
+
+def _caller_module(frame):
+    """The Python module Warp would resolve for a call made from `frame`, as an object with
+    __name__ (which every Warp version accepts for module=)."""
+    import types
+
+    name = frame.f_globals.get("__name__")
+    if not name:
+        spec = frame.f_globals.get("__spec__")
+        name = spec.name if spec is not None else None
+    module = sys.modules.get(name) if name else None
+    if module is not None and getattr(module, "__dict__", None) is frame.f_globals:
+        return module
+    return types.SimpleNamespace(__name__=name)
+
+
+def _user_module_name(file):
+    # set_module_options(module=None) targets the caller's Python module: its __name__.
+    for mod in list(sys.modules.values()):
+        if getattr(mod, "__file__", None) == file:
+            return mod.__name__
+    return None
 
 
 def _hook_launch(warp, ctx):
@@ -841,6 +1055,7 @@ def _hook_launch(warp, ctx):
 
     launch.__wrapped__ = orig
     launch.__doc__ = getattr(orig, "__doc__", None)
+    _hide(launch)
     ctx.launch = launch
     if getattr(warp, "launch", None) is orig:
         warp.launch = launch

@@ -78,6 +78,9 @@ namespace xwarp
         std::optional<std::string> error;
         std::optional<content_snapshot> snapshot;
         nlohmann::json config_mismatch = nlohmann::json::object();
+        bool via_preload = false;     // loaded inside wp.force_load / wp.load_module
+        bool first_in_thread = false; // first native build of its thread (pays the thread's PCH)
+        std::optional<double> pch_ms; // of native_ms: writing a precompiled header the thread lacked
 
         // The figure used for "module work": Warp's own timer when it ran, else the wrapper's.
         double work_ms() const;
@@ -101,6 +104,18 @@ namespace xwarp
         std::string key;
         nlohmann::json old_value;
         nlohmann::json new_value;
+        std::optional<std::string> file;
+        std::optional<int> line;
+        std::int64_t seq = 0;
+        double t_ms = 0.0;
+    };
+
+    // A rare Warp API call the analysis needs: clear_kernel_cache, clear_lto_cache,
+    // force_load, load_module, set_module_options, Tape (first creation).
+    struct api_call_event
+    {
+        std::string function;
+        nlohmann::json args = nlohmann::json::object();
         std::optional<std::string> file;
         std::optional<int> line;
         std::int64_t seq = 0;
@@ -133,6 +148,7 @@ namespace xwarp
         std::vector<dirty_event> dirty_events;
         std::vector<config_set_event> config_sets;
         std::vector<module_created_event> modules_created;
+        std::vector<api_call_event> calls;
         std::vector<std::string> shim_errors;
     };
 
@@ -228,6 +244,17 @@ namespace xwarp
         bool kernel_sets_known = true;  // false when the loads came from log lines
     };
 
+    // Launches per kernel in the first good sample's cold pass (for reading, not for compare).
+    struct launch_kernel_count
+    {
+        std::string kernel;
+        std::string module;
+        std::string device;
+        std::int64_t count = 0;
+        std::vector<int> block_dims;
+        bool adjoint = false;
+    };
+
     struct flag
     {
         std::string id;  // CACHE_NOT_REUSED, BUILDS_OVERLAPPED, NO_LAUNCHES, COMPILE_SMALL_SHARE, ...
@@ -255,6 +282,7 @@ namespace xwarp
         bool identities_consistent = true;
         std::vector<int> identities_per_sample;
         std::vector<rebuild_group> rebuilt;
+        std::vector<launch_kernel_count> launch_kernels;
         std::vector<flag> flags;
         std::string load_source;        // hook, log, mixed, none
         std::string module_ms_source;   // warp-timer, wrapper, log, mixed

@@ -64,6 +64,10 @@ namespace xwarp
     // Where the installed shim lives: $XWARP_SHIM_DIR, else <exe dir>/../share/xwarp/shim,
     // else the build-time location. Empty when none holds sitecustomize.py.
     std::string default_shim_dir();
+
+    // The text of the installed mechanism guide (share/xwarp/references/mechanisms.md, found
+    // like the shim); empty when it is not installed.
+    std::string installed_guide_text();
 }
 
 #endif

@@ -1,0 +1,92 @@
+// The notebook magics, in C++ with neither Python nor xeus: %%warp_probe, %%warp_setup,
+// %warp_probe, %warp_compare, %warp_history and %warp_export. A host (the kernel adapter in
+// kernel/, or a test double) supplies the few things a magic needs from a notebook.
+#ifndef XWARP_MAGICS_MAGICS_HPP
+#define XWARP_MAGICS_MAGICS_HPP
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "xwarp/model/report.hpp"
+
+namespace xwarp
+{
+    // What a magic may ask of the notebook it runs in.
+    class magic_host
+    {
+    public:
+        virtual ~magic_host() = default;
+        virtual std::string working_directory() = 0;  // the notebook's folder
+        virtual std::string python_executable() = 0;  // the kernel's own Python
+        virtual bool interrupt_requested() = 0;       // polled while a probe runs
+        // Show a MIME bundle; with update, replace the output shown under display_id.
+        virtual void show(const nlohmann::json& bundle, const std::string& display_id, bool update) = 0;
+        // Put a report into the user's namespace (as an object with _repr_html_ and dict access).
+        virtual void bind_variable(const std::string& name, const nlohmann::json& report, const std::string& html) = 0;
+    };
+
+    // A usage or input problem: shown to the user as one message, nothing else happens.
+    class magic_error : public std::runtime_error
+    {
+    public:
+        using std::runtime_error::runtime_error;
+    };
+
+    // The user interrupted a probe; its processes are gone and its temporary files removed.
+    class magic_interrupted : public std::runtime_error
+    {
+    public:
+        using std::runtime_error::runtime_error;
+    };
+
+    class line_magic
+    {
+    public:
+        virtual ~line_magic() = default;
+        virtual void run(const std::string& line, magic_host& host) = 0;
+    };
+
+    class cell_magic
+    {
+    public:
+        virtual ~cell_magic() = default;
+        virtual void run(const std::string& line, const std::string& cell, magic_host& host) = 0;
+    };
+
+    // Name -> magic, for the host to register with its shell.
+    class magic_registry
+    {
+    public:
+        void add(const std::string& name, std::shared_ptr<line_magic> magic);
+        void add(const std::string& name, std::shared_ptr<cell_magic> magic);
+        const std::map<std::string, std::shared_ptr<line_magic>>& line_magics() const { return m_line; }
+        const std::map<std::string, std::shared_ptr<cell_magic>>& cell_magics() const { return m_cell; }
+
+    private:
+        std::map<std::string, std::shared_ptr<line_magic>> m_line;
+        std::map<std::string, std::shared_ptr<cell_magic>> m_cell;
+    };
+
+    // What the magics of one kernel share: the setup code and the probes run so far.
+    struct probe_session
+    {
+        std::string setup_code;
+        std::vector<std::pair<std::string, report>> history;  // name -> report, in run order
+        int runs = 0;
+        std::string shim_dir;    // empty: found like the CLI finds it
+        std::string guide_text;  // references/mechanisms.md, for the HTML guide sections
+
+        const report* find(const std::string& name) const;
+        void store(const std::string& name, const report& r);
+    };
+
+    // Registers every warp magic, sharing one session.
+    void register_warp_magics(magic_registry& registry, std::shared_ptr<probe_session> session);
+}
+
+#endif

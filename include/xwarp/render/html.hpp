@@ -1,0 +1,33 @@
+// Self-contained HTML rendering of reports and comparisons, for notebooks (JupyterLab,
+// Notebook 7, VS Code, nbconvert) and files. Inline styles only: no <style>, no script,
+// no external resource, so sanitizers keep it readable and nothing leaks into the page.
+// Every string from a report is escaped. Renderers only format what analysis computed.
+#ifndef XWARP_RENDER_HTML_HPP
+#define XWARP_RENDER_HTML_HPP
+
+#include <map>
+#include <string>
+
+#include "xwarp/model/comparison.hpp"
+#include "xwarp/model/report.hpp"
+
+namespace xwarp
+{
+    // & < > " ' escaped; safe in text and in double- or single-quoted attributes.
+    std::string html_escape(const std::string& text);
+
+    // Optional guide text per mechanism id (from references/mechanisms.md), shown under each
+    // finding; empty entries are skipped.
+    using guide_sections = std::map<std::string, std::string>;
+
+    std::string render_html(const report& r, const guide_sections& guide = {});
+    std::string render_compare_html(const comparison& c, const report* before = nullptr, const report* after = nullptr);
+
+    // A whole HTML page around a fragment (for `warp-probe report --format html`).
+    std::string html_page(const std::string& title, const std::string& fragment);
+
+    // The sections of a mechanisms.md text keyed by their "## id" heading.
+    guide_sections parse_guide(const std::string& markdown);
+}
+
+#endif

@@ -1,0 +1,158 @@
+// The C++ magics inside IPython: each becomes an IPython magic function; the host they see
+// publishes through the xeus adapter and checks Python's signal flag for interrupts.
+#include "xwarp/kernel/xmagic_bridge.hpp"
+
+#include <climits>
+#include <set>
+#include <cstdlib>
+
+#include <unistd.h>
+
+#include <pybind11/embed.h>
+#include <pybind11_json/pybind11_json.hpp>
+
+#include "xwarp/kernel/xadapter.hpp"
+
+namespace py = pybind11;
+
+namespace xwarp
+{
+    namespace
+    {
+        // The object -o VAR binds: the JSON report as a dict, rendered as HTML in notebooks.
+        // Kept alive for the kernel's life (never released at exit, when the GIL is not held).
+        py::object& report_class()
+        {
+            static py::object* cls = []
+            {
+                py::dict scope;
+                py::exec(R"(
+class WarpProbeReport(dict):
+    """A warp-probe report: dict access to the JSON report; shows as HTML in notebooks."""
+
+    def __init__(self, data, html):
+        super().__init__(data)
+        self._html = html
+
+    def _repr_html_(self):
+        return self._html
+)",
+                         scope);
+                return new py::object(scope["WarpProbeReport"]);
+            }();
+            return *cls;
+        }
+
+        class kernel_host : public magic_host
+        {
+        public:
+            explicit kernel_host(py::object shell) : m_shell(std::move(shell)) {}
+
+            std::string working_directory() override
+            {
+                char buf[PATH_MAX];
+                return ::getcwd(buf, sizeof buf) ? std::string(buf) : std::string(".");
+            }
+
+            std::string python_executable() override
+            {
+                py::gil_scoped_acquire gil;
+                return py::module_::import("sys").attr("executable").cast<std::string>();
+            }
+
+            // The cell runs inside the adapter's SIGINT window: Python's handler has flagged an
+            // interrupt, and checking the flag leaves KeyboardInterrupt set for this thread.
+            bool interrupt_requested() override
+            {
+                py::gil_scoped_acquire gil;
+                return PyErr_CheckSignals() != 0;
+            }
+
+            void show(const nlohmann::json& bundle, const std::string& display_id, bool update) override
+            {
+                publish_display(bundle, display_id, update);
+            }
+
+            void bind_variable(const std::string& name, const nlohmann::json& report, const std::string& html) override
+            {
+                py::gil_scoped_acquire gil;
+                py::object value = report_class()(py::object(pyjson::from_json(report)), html);
+                m_shell.attr("user_ns")[py::str(name)] = value;
+            }
+
+        private:
+            py::object m_shell;
+        };
+
+        // Runs a magic with the GIL released and turns its outcomes into Python's.
+        template <class F>
+        void call_magic(F&& run)
+        {
+            try
+            {
+                py::gil_scoped_release release;
+                run();
+            }
+            catch (const magic_interrupted&)
+            {
+                if (!PyErr_Occurred())
+                {
+                    PyErr_SetNone(PyExc_KeyboardInterrupt);
+                }
+                throw py::error_already_set();
+            }
+            catch (const magic_error& e)
+            {
+                py::object usage_error = py::module_::import("IPython.core.error").attr("UsageError");
+                PyErr_SetString(usage_error.ptr(), e.what());
+                throw py::error_already_set();
+            }
+        }
+    }
+
+    void register_magics_with_ipython(py::object shell, std::shared_ptr<magic_registry> magics)
+    {
+        std::set<std::string> names;
+        for (const auto& [name, m] : magics->line_magics())
+        {
+            names.insert(name);
+        }
+        for (const auto& [name, m] : magics->cell_magics())
+        {
+            names.insert(name);
+        }
+        for (const auto& name : names)
+        {
+            auto line_it = magics->line_magics().find(name);
+            auto cell_it = magics->cell_magics().find(name);
+            std::shared_ptr<line_magic> as_line = line_it == magics->line_magics().end() ? nullptr : line_it->second;
+            std::shared_ptr<cell_magic> as_cell = cell_it == magics->cell_magics().end() ? nullptr : cell_it->second;
+            const char* kind = as_line && as_cell ? "line_cell" : (as_cell ? "cell" : "line");
+            py::cpp_function fn(
+                [shell, as_line, as_cell, name](const std::string& line, py::object cell)
+                {
+                    kernel_host host(shell);
+                    if (!cell.is_none() && as_cell)
+                    {
+                        std::string code = cell.cast<std::string>();
+                        call_magic([&] { as_cell->run(line, code, host); });
+                    }
+                    else if (as_line)
+                    {
+                        call_magic([&] { as_line->run(line, host); });
+                    }
+                    else
+                    {
+                        py::object usage_error = py::module_::import("IPython.core.error").attr("UsageError");
+                        PyErr_SetString(usage_error.ptr(), ("%%" + name + " is a cell magic").c_str());
+                        throw py::error_already_set();
+                    }
+                },
+                py::arg("line"),
+                py::arg("cell") = py::none(),
+                py::name(name.c_str()),
+                py::doc(("xwarp magic %" + name + ": run it with --help for its options").c_str()));
+            shell.attr("register_magic_function")(fn, kind, name);
+        }
+    }
+}

@@ -1,0 +1,662 @@
+// The warp magics. Each one parses its line with CLI11, calls the engine (runner, analysis,
+// renderers) and hands MIME bundles to its host; none knows Python or xeus.
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include "xwarp/analysis/compare.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/magics/magics.hpp"
+#include "xwarp/model/json_io.hpp"
+#include "xwarp/render/html.hpp"
+#include "xwarp/render/text.hpp"
+#include "xwarp/runner/runner.hpp"
+#include "xwarp/runner/tempdir.hpp"
+
+namespace xwarp
+{
+    void magic_registry::add(const std::string& name, std::shared_ptr<line_magic> magic)
+    {
+        m_line[name] = std::move(magic);
+    }
+
+    void magic_registry::add(const std::string& name, std::shared_ptr<cell_magic> magic)
+    {
+        m_cell[name] = std::move(magic);
+    }
+
+    const report* probe_session::find(const std::string& name) const
+    {
+        for (auto it = history.rbegin(); it != history.rend(); ++it)
+        {
+            if (it->first == name)
+            {
+                return &it->second;
+            }
+        }
+        return nullptr;
+    }
+
+    void probe_session::store(const std::string& name, const report& r)
+    {
+        for (auto& [n, rep] : history)
+        {
+            if (n == name)
+            {
+                rep = r;
+                return;
+            }
+        }
+        history.emplace_back(name, r);
+    }
+
+    namespace
+    {
+        using nlohmann::json;
+        using clock = std::chrono::steady_clock;
+
+        json text_bundle(const std::string& text)
+        {
+            return {{"text/plain", text},
+                    {"text/html", "<pre style=\"margin:0;font-family:ui-monospace,monospace;font-size:12px;white-space:pre-wrap;\">"
+                                      + html_escape(text) + "</pre>"}};
+        }
+
+        // Options every probe magic shares.
+        struct probe_options
+        {
+            int samples = 3;
+            double timeout_s = 0.0;
+            std::string name;
+            std::string compare_with;
+            std::string json_path;
+            std::string variable;
+            bool quiet = false;
+            std::vector<std::string> command;  // %warp_probe only
+        };
+
+        // Parses a magic's line; --help prints the usage as the magic's output.
+        bool parse_line(CLI::App& app, const std::string& line, magic_host& host)
+        {
+            try
+            {
+                app.parse(line, false);
+                return true;
+            }
+            catch (const CLI::CallForHelp&)
+            {
+                host.show(text_bundle(app.help()), "", false);
+                return false;
+            }
+            catch (const CLI::ParseError& e)
+            {
+                throw magic_error(std::string(e.what()) + "\n\n" + app.help());
+            }
+        }
+
+        void add_probe_options(CLI::App& app, probe_options& o)
+        {
+            app.add_option("--samples,-n", o.samples, "samples, each a cold and a warm pass")->check(CLI::PositiveNumber);
+            app.add_option("--timeout", o.timeout_s, "seconds a pass may run before its processes are killed")
+                ->check(CLI::PositiveNumber);
+            app.add_option("--name", o.name, "name this run (for %warp_compare, --compare, %warp_export)");
+            app.add_option("--compare", o.compare_with, "compare with an earlier run (its name or a JSON report path)");
+            app.add_option("--json", o.json_path, "also write the JSON report to this path");
+            app.add_option("-o,--output", o.variable, "put the report in this variable (dict with _repr_html_)");
+            app.add_flag("--quiet,-q", o.quiet, "no live progress and no report display (use with -o or --json)");
+        }
+
+        // Live progress, updated in place under one display id.
+        class progress_display : public run_observer
+        {
+        public:
+            progress_display(magic_host& host, bool quiet) : m_host(host), m_quiet(quiet)
+            {
+                static int counter = 0;
+                m_id = "xwarp-progress-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+                m_t0 = clock::now();
+            }
+
+            void pass_started(int sample, int samples, const std::string& phase) override
+            {
+                publish("warp-probe: sample " + std::to_string(sample) + "/" + std::to_string(samples) + ", " + phase
+                        + " pass starting");
+            }
+
+            void pass_running(int sample, int samples, const std::string& phase, double elapsed_ms) override
+            {
+                auto now = clock::now();
+                if (now - m_last < std::chrono::milliseconds(500))
+                {
+                    return;
+                }
+                publish("warp-probe: sample " + std::to_string(sample) + "/" + std::to_string(samples) + ", " + phase
+                        + " pass, " + format_ms(elapsed_ms));
+            }
+
+            void pass_finished(int sample, int samples, const std::string& phase, const run_result& pass) override
+            {
+                int compiled = 0;
+                for (const auto& l : pass.module_loads)
+                {
+                    compiled += l.status == load_status::compiled;
+                }
+                publish("warp-probe: sample " + std::to_string(sample) + "/" + std::to_string(samples) + ", " + phase
+                        + " pass " + describe_failure(pass, std::nullopt) + " in " + format_ms(pass.wall_ms) + ", "
+                        + std::to_string(compiled) + " module build(s)");
+            }
+
+            void finish(const std::string& text)
+            {
+                publish(text);
+            }
+
+        private:
+            void publish(const std::string& text)
+            {
+                if (m_quiet)
+                {
+                    return;
+                }
+                m_host.show(text_bundle(text), m_id, m_shown);
+                m_shown = true;
+                m_last = clock::now();
+            }
+
+            magic_host& m_host;
+            bool m_quiet;
+            bool m_shown = false;
+            std::string m_id;
+            clock::time_point m_t0;
+            clock::time_point m_last{};
+        };
+
+        std::string run_name(probe_session& s, const std::string& requested)
+        {
+            return requested.empty() ? "probe-" + std::to_string(s.runs) : requested;
+        }
+
+        // Findings point into the temporary script: point them at the notebook instead.
+        void relabel_cell_locations(report& r, const std::string& script, int setup_lines)
+        {
+            auto fix = [&](std::optional<std::string>& file, std::optional<int>& line)
+            {
+                if (!file || *file != script || !line)
+                {
+                    return;
+                }
+                if (*line <= setup_lines + 1)
+                {
+                    file = "<%%warp_setup>";
+                    *line -= 1;
+                }
+                else
+                {
+                    file = "<cell>";
+                    *line -= setup_lines + 2;
+                }
+            };
+            for (auto& s : r.samples)
+            {
+                for (auto* run : {&s.cold, s.warm ? &*s.warm : nullptr})
+                {
+                    if (!run)
+                    {
+                        continue;
+                    }
+                    for (auto& p : run->processes)
+                    {
+                        for (auto& e : p.dirty_events)
+                        {
+                            fix(e.file, e.line);
+                            if (e.detail.contains("called_from") && e.detail["called_from"].value("file", "") == script)
+                            {
+                                std::optional<std::string> f = script;
+                                std::optional<int> l = e.detail["called_from"].value("line", 0);
+                                fix(f, l);
+                                e.detail["called_from"] = {{"file", *f}, {"line", *l}};
+                            }
+                        }
+                        for (auto& e : p.config_sets)
+                        {
+                            fix(e.file, e.line);
+                        }
+                        for (auto& e : p.modules_created)
+                        {
+                            fix(e.file, e.line);
+                        }
+                        for (auto& e : p.calls)
+                        {
+                            fix(e.file, e.line);
+                        }
+                    }
+                }
+            }
+        }
+
+        // Runs a probe, stores it, and shows the report (and a comparison if asked).
+        void run_and_show(measure_options mo,
+                          const probe_options& o,
+                          probe_session& session,
+                          magic_host& host,
+                          const std::function<void(report&)>& finish_report)
+        {
+            session.runs++;
+            mo.samples = o.samples;
+            if (o.timeout_s > 0)
+            {
+                mo.timeout_s = o.timeout_s;
+            }
+            mo.shim_dir = session.shim_dir.empty() ? default_shim_dir() : session.shim_dir;
+            mo.cwd = host.working_directory();
+            const std::string name = run_name(session, o.name);
+            mo.label = name;
+
+            // Resolve the comparison baseline first: a wrong name should not cost a probe.
+            std::optional<report> baseline;
+            if (!o.compare_with.empty())
+            {
+                if (const report* found = session.find(o.compare_with))
+                {
+                    baseline = *found;
+                }
+                else
+                {
+                    try
+                    {
+                        baseline = load_report(o.compare_with);
+                    }
+                    catch (const report_error& e)
+                    {
+                        throw magic_error("--compare " + o.compare_with + ": no run of that name, and " + e.what());
+                    }
+                }
+            }
+
+            progress_display progress(host, o.quiet);
+            report r;
+            try
+            {
+                r = measure(mo, &progress, [&] { return host.interrupt_requested(); });
+            }
+            catch (const probe_error& e)
+            {
+                throw magic_error(e.what());
+            }
+            if (r.status == "interrupted")
+            {
+                progress.finish("warp-probe: interrupted; its processes were killed and its temporary files removed");
+                throw magic_interrupted("warp-probe interrupted");
+            }
+            finish_report(r);
+            analyze(r);
+            session.store(name, r);
+            progress.finish("warp-probe: " + name + " done, " + std::to_string(r.result.samples_ok) + "/"
+                            + std::to_string(r.result.samples_total) + " samples ok");
+
+            const json report_json = report_to_json(r);
+            if (!o.json_path.empty())
+            {
+                try
+                {
+                    save_json(o.json_path, report_json);
+                }
+                catch (const std::exception& e)
+                {
+                    throw magic_error(std::string("--json: ") + e.what());
+                }
+            }
+            const std::string html = render_html(r, parse_guide(session.guide_text));
+            if (!o.variable.empty())
+            {
+                host.bind_variable(o.variable, report_json, html);
+            }
+            if (!o.quiet)
+            {
+                host.show({{"text/html", html}, {"text/plain", render_text(r)}, {"application/json", report_json}}, "", false);
+            }
+            if (baseline)
+            {
+                try
+                {
+                    comparison c = compare_reports(*baseline, r, o.compare_with, name);
+                    report b = *baseline;
+                    analyze(b);
+                    host.show({{"text/html", render_compare_html(c, &b, &r)},
+                               {"text/plain", render_compare_text(c)},
+                               {"application/json", comparison_to_json(c)}},
+                              "",
+                              false);
+                }
+                catch (const compare_input_error& e)
+                {
+                    throw magic_error(e.what());
+                }
+            }
+        }
+
+        class warp_probe_cell : public cell_magic
+        {
+        public:
+            explicit warp_probe_cell(std::shared_ptr<probe_session> s) : m_session(std::move(s)) {}
+
+            void run(const std::string& line, const std::string& cell, magic_host& host) override
+            {
+                probe_options o;
+                CLI::App app("%%warp_probe [options]: probe this cell (after the %%warp_setup code) in fresh "
+                             "processes, cold then warm on private Warp and CUDA caches",
+                             "%%warp_probe");
+                add_probe_options(app, o);
+                if (!parse_line(app, line, host))
+                {
+                    return;
+                }
+                if (cell.find_first_not_of(" \t\r\n") == std::string::npos)
+                {
+                    throw magic_error("%%warp_probe: the cell is empty; put the code to probe below the magic line");
+                }
+                // The script lives in a private temporary folder, never in the notebook's.
+                scoped_temp_dir tmp("xwarp-cell-");
+                const std::string script = tmp.path() + "/cell.py";
+                const std::string setup = m_session->setup_code;
+                const int setup_lines = setup.empty() ? 0 : static_cast<int>(std::count(setup.begin(), setup.end(), '\n')) + 1;
+                {
+                    std::ofstream out(script);
+                    out << "# %%warp_setup\n" << setup << (setup.empty() || setup.back() == '\n' ? "" : "\n")
+                        << "# %%warp_probe cell\n" << cell << "\n";
+                    if (!out)
+                    {
+                        throw magic_error("%%warp_probe: cannot write the cell script");
+                    }
+                }
+                measure_options mo;
+                mo.command = {host.python_executable(), script};
+                // A notebook imports from its own folder: so does the probed cell.
+                const char* inherited = std::getenv("PYTHONPATH");
+                mo.extra_env["PYTHONPATH"] = host.working_directory()
+                                             + (inherited && *inherited ? std::string(":") + inherited : "");
+                run_and_show(mo,
+                             o,
+                             *m_session,
+                             host,
+                             [&](report& r)
+                             {
+                                 relabel_cell_locations(r, script, setup_lines);
+                                 r.command = {"python", "<cell>"};
+                                 r.cell_code = cell;
+                                 if (!setup.empty())
+                                 {
+                                     r.setup_code = setup;
+                                 }
+                             });
+            }
+
+        private:
+            std::shared_ptr<probe_session> m_session;
+        };
+
+        class warp_probe_line : public line_magic
+        {
+        public:
+            explicit warp_probe_line(std::shared_ptr<probe_session> s) : m_session(std::move(s)) {}
+
+            void run(const std::string& line, magic_host& host) override
+            {
+                probe_options o;
+                CLI::App app("%warp_probe [options] -- COMMAND...: probe an external command, as warp-probe measure "
+                             "does (run in the notebook's folder)",
+                             "%warp_probe");
+                add_probe_options(app, o);
+                app.add_option("command", o.command, "the command, after --");
+                if (!parse_line(app, line, host))
+                {
+                    return;
+                }
+                if (o.command.empty())
+                {
+                    throw magic_error("%warp_probe: no command; use %warp_probe [options] -- COMMAND ... (or the cell "
+                                      "magic %%warp_probe to probe a cell)");
+                }
+                measure_options mo;
+                mo.command = o.command;
+                run_and_show(mo, o, *m_session, host, [](report&) {});
+            }
+
+        private:
+            std::shared_ptr<probe_session> m_session;
+        };
+
+        class warp_setup_cell : public cell_magic
+        {
+        public:
+            explicit warp_setup_cell(std::shared_ptr<probe_session> s) : m_session(std::move(s)) {}
+
+            void run(const std::string& line, const std::string& cell, magic_host& host) override
+            {
+                bool append = false;
+                bool clear = false;
+                CLI::App app("%%warp_setup [--append] [--clear]: code every later %%warp_probe cell runs first "
+                             "(imports, data); it does not run here",
+                             "%%warp_setup");
+                app.add_flag("--append", append, "add to the stored setup instead of replacing it");
+                app.add_flag("--clear", clear, "forget the stored setup");
+                if (!parse_line(app, line, host))
+                {
+                    return;
+                }
+                if (clear)
+                {
+                    m_session->setup_code.clear();
+                    host.show(text_bundle("warp_setup cleared"), "", false);
+                    return;
+                }
+                std::string code = cell;
+                while (!code.empty() && (code.back() == '\n' || code.back() == ' '))
+                {
+                    code.pop_back();
+                }
+                m_session->setup_code = append && !m_session->setup_code.empty() ? m_session->setup_code + "\n" + code : code;
+                const auto lines = std::count(m_session->setup_code.begin(), m_session->setup_code.end(), '\n') + 1;
+                host.show(text_bundle("warp_setup stored (" + std::to_string(lines)
+                                      + " lines): every %%warp_probe cell runs it first"),
+                          "",
+                          false);
+            }
+
+        private:
+            std::shared_ptr<probe_session> m_session;
+        };
+
+        class warp_compare_line : public line_magic
+        {
+        public:
+            explicit warp_compare_line(std::shared_ptr<probe_session> s) : m_session(std::move(s)) {}
+
+            void run(const std::string& line, magic_host& host) override
+            {
+                std::string a;
+                std::string b;
+                std::string json_path;
+                CLI::App app("%warp_compare BEFORE AFTER: compare two runs (names from this notebook or JSON report "
+                             "paths)",
+                             "%warp_compare");
+                app.add_option("before", a, "the baseline run")->required();
+                app.add_option("after", b, "the run after the change")->required();
+                app.add_option("--json", json_path, "also write the comparison as JSON");
+                if (!parse_line(app, line, host))
+                {
+                    return;
+                }
+                report before = resolve(a);
+                report after = resolve(b);
+                comparison c;
+                try
+                {
+                    c = compare_reports(before, after, a, b);
+                }
+                catch (const compare_input_error& e)
+                {
+                    throw magic_error(e.what());
+                }
+                analyze(before);
+                analyze(after);
+                if (!json_path.empty())
+                {
+                    try
+                    {
+                        save_json(json_path, comparison_to_json(c));
+                    }
+                    catch (const std::exception& e)
+                    {
+                        throw magic_error(std::string("--json: ") + e.what());
+                    }
+                }
+                host.show({{"text/html", render_compare_html(c, &before, &after)},
+                           {"text/plain", render_compare_text(c)},
+                           {"application/json", comparison_to_json(c)}},
+                          "",
+                          false);
+            }
+
+        private:
+            report resolve(const std::string& what)
+            {
+                if (const report* r = m_session->find(what))
+                {
+                    return *r;
+                }
+                try
+                {
+                    return load_report(what);
+                }
+                catch (const report_error& e)
+                {
+                    throw magic_error("%warp_compare: '" + what + "' is not a run of this notebook (see %warp_history), and "
+                                      + e.what());
+                }
+            }
+
+            std::shared_ptr<probe_session> m_session;
+        };
+
+        class warp_history_line : public line_magic
+        {
+        public:
+            explicit warp_history_line(std::shared_ptr<probe_session> s) : m_session(std::move(s)) {}
+
+            void run(const std::string& line, magic_host& host) override
+            {
+                CLI::App app("%warp_history: the runs of this notebook, oldest first", "%warp_history");
+                if (!parse_line(app, line, host))
+                {
+                    return;
+                }
+                std::ostringstream text;
+                std::ostringstream html;
+                html << "<table data-xwarp=\"history\" style=\"border-collapse:collapse;font-size:13px;\"><thead><tr>";
+                for (const char* h : {"name", "created", "samples ok", "cold wall", "compile elapsed", "identities", "top finding"})
+                {
+                    html << "<th style=\"text-align:left;padding:2px 10px 2px 0;border-bottom:1px solid rgba(128,128,128,0.5);\">"
+                         << h << "</th>";
+                }
+                html << "</tr></thead><tbody>";
+                if (m_session->history.empty())
+                {
+                    text << "no runs yet: %%warp_probe a cell first\n";
+                }
+                for (const auto& [name, r] : m_session->history)
+                {
+                    const auto& s = r.result;
+                    std::string top = r.findings.empty() ? "-" : r.findings[0].mechanism + " " + r.findings[0].title;
+                    std::vector<std::string> cells = {name,
+                                                      r.created_utc,
+                                                      std::to_string(s.samples_ok) + "/" + std::to_string(s.samples_total),
+                                                      s.cold_wall_ms.median ? format_ms(*s.cold_wall_ms.median) : "n/a",
+                                                      s.compile_elapsed_ms.median ? format_ms(*s.compile_elapsed_ms.median) : "n/a",
+                                                      s.identity_count.median ? std::to_string(static_cast<int>(*s.identity_count.median)) : "n/a",
+                                                      top};
+                    html << "<tr>";
+                    for (const auto& c : cells)
+                    {
+                        html << "<td style=\"padding:2px 10px 2px 0;border-bottom:1px solid rgba(128,128,128,0.2);\">"
+                             << html_escape(c) << "</td>";
+                        text << c << "  ";
+                    }
+                    html << "</tr>";
+                    text << "\n";
+                }
+                html << "</tbody></table>";
+                host.show({{"text/html", html.str()}, {"text/plain", text.str()}}, "", false);
+            }
+
+        private:
+            std::shared_ptr<probe_session> m_session;
+        };
+
+        class warp_export_line : public line_magic
+        {
+        public:
+            explicit warp_export_line(std::shared_ptr<probe_session> s) : m_session(std::move(s)) {}
+
+            void run(const std::string& line, magic_host& host) override
+            {
+                std::string name;
+                std::string path;
+                CLI::App app("%warp_export NAME PATH: write a run as a JSON report (or a self-contained HTML page when "
+                             "PATH ends in .html)",
+                             "%warp_export");
+                app.add_option("name", name, "the run's name (see %warp_history)")->required();
+                app.add_option("path", path, "where to write it")->required();
+                if (!parse_line(app, line, host))
+                {
+                    return;
+                }
+                const report* r = m_session->find(name);
+                if (!r)
+                {
+                    throw magic_error("%warp_export: no run named '" + name + "' (see %warp_history)");
+                }
+                try
+                {
+                    const bool html = path.size() >= 5 && path.compare(path.size() - 5, 5, ".html") == 0;
+                    if (html)
+                    {
+                        std::string page = html_page("warp-probe " + name, render_html(*r, parse_guide(m_session->guide_text)));
+                        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+                        out << page;
+                        if (!out.flush())
+                        {
+                            throw std::runtime_error("cannot write " + path);
+                        }
+                    }
+                    else
+                    {
+                        save_json(path, report_to_json(*r));
+                    }
+                }
+                catch (const std::exception& e)
+                {
+                    throw magic_error(std::string("%warp_export: ") + e.what());
+                }
+                host.show(text_bundle("wrote " + name + " to " + path), "", false);
+            }
+
+        private:
+            std::shared_ptr<probe_session> m_session;
+        };
+    }
+
+    void register_warp_magics(magic_registry& registry, std::shared_ptr<probe_session> session)
+    {
+        registry.add("warp_probe", std::static_pointer_cast<cell_magic>(std::make_shared<warp_probe_cell>(session)));
+        registry.add("warp_probe", std::static_pointer_cast<line_magic>(std::make_shared<warp_probe_line>(session)));
+        registry.add("warp_setup", std::static_pointer_cast<cell_magic>(std::make_shared<warp_setup_cell>(session)));
+        registry.add("warp_compare", std::static_pointer_cast<line_magic>(std::make_shared<warp_compare_line>(session)));
+        registry.add("warp_history", std::static_pointer_cast<line_magic>(std::make_shared<warp_history_line>(session)));
+        registry.add("warp_export", std::static_pointer_cast<line_magic>(std::make_shared<warp_export_line>(session)));
+    }
+}

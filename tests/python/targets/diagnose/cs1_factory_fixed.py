@@ -1,0 +1,25 @@
+# CS-1 factory fixed: every instance created before the first launch.
+import warp as wp
+
+@wp.func
+def churn(v: wp.vec3, m: wp.mat33, s: float):
+    for j in range(6):
+        v = m @ v + wp.cross(v, wp.vec3(1.0, 2.0, 3.0)) * wp.sin(s + float(j))
+        v = wp.normalize(v) * wp.length(v + wp.vec3(0.5))
+    return v
+
+
+def make_stage(s: float):
+    @wp.kernel
+    def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+        i = wp.tid()
+        a[i] = churn(a[i], m[i], s)
+
+    return stage
+
+
+stages = [make_stage(s) for s in (1.0, 2.0, 3.0)]
+a = wp.zeros(8, dtype=wp.vec3)
+m = wp.zeros(8, dtype=wp.mat33)
+for k in stages:
+    wp.launch(k, dim=8, inputs=[a, m])

@@ -1,0 +1,25 @@
+# CS-6 fixed: every instance registered before the first launch.
+from typing import Any
+
+import warp as wp
+
+@wp.kernel
+def relax(a: wp.array(dtype=Any)):
+    i = wp.tid()
+    x = a[i]
+    for j in range(12):
+        x = wp.sin(x) * a.dtype(0.9) + wp.cos(x * a.dtype(1.5)) + wp.sqrt(wp.abs(x) + a.dtype(1.0))
+        x = wp.exp(-x * x) + wp.tanh(x) * a.dtype(0.3) + wp.log(wp.abs(x) + a.dtype(2.0))
+        x = wp.atan2(x, a.dtype(1.2)) + wp.cosh(x * a.dtype(0.1)) - wp.floor(x) * a.dtype(0.01)
+    a[i] = x
+
+
+relax_f32 = wp.overload(relax, {"a": wp.array(dtype=wp.float32)})
+relax_f64 = wp.overload(relax, {"a": wp.array(dtype=wp.float64)})
+relax_f16 = wp.overload(relax, {"a": wp.array(dtype=wp.float16)})
+a32 = wp.zeros(8, dtype=wp.float32)
+a64 = wp.zeros(8, dtype=wp.float64)
+a16 = wp.zeros(8, dtype=wp.float16)
+wp.launch(relax, dim=8, inputs=[a32])
+wp.launch(relax, dim=8, inputs=[a64])
+wp.launch(relax, dim=8, inputs=[a16])

@@ -1,0 +1,23 @@
+# preload-block-dim fixed: the preload asks for the block_dim the launches use.
+import warp as wp
+
+wp.config.enable_cpu_blocks = True  # CPU launches honour block_dim (newer Warp releases)
+
+@wp.func
+def churn(v: wp.vec3, m: wp.mat33, s: float):
+    for j in range(6):
+        v = m @ v + wp.cross(v, wp.vec3(1.0, 2.0, 3.0)) * wp.sin(s + float(j))
+        v = wp.normalize(v) * wp.length(v + wp.vec3(0.5))
+    return v
+
+
+@wp.kernel
+def stage_a(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    a[i] = churn(a[i], m[i], 1.0)
+
+
+wp.load_module(device="cpu", block_dim=64)
+a = wp.zeros(8, dtype=wp.vec3)
+m = wp.zeros(8, dtype=wp.mat33)
+wp.launch(stage_a, dim=8, inputs=[a, m], block_dim=64)

@@ -1,0 +1,182 @@
+// Diagnoses on recorded data: hash-change classification, thrash, CUDA-only signals
+// (block_dim duplication, LTO) from records, and the small-share stop rule.
+#include <gtest/gtest.h>
+
+#include "builders.hpp"
+#include "xwarp/analysis/diagnose.hpp"
+#include "xwarp/analysis/summarize.hpp"
+
+using namespace xwarp;
+using namespace xwarp::testing;
+
+namespace
+{
+    module_load with_kernels(std::vector<kernel_entry> ks, nlohmann::json options = {{"block_dim", 1}})
+    {
+        module_load l = load("m", "h", 100);
+        l.snapshot->kernels = std::move(ks);
+        l.snapshot->options = std::move(options);
+        return l;
+    }
+
+    std::vector<std::string> mechanisms(const report& r)
+    {
+        std::vector<std::string> m;
+        for (const auto& f : r.findings)
+        {
+            m.push_back(f.mechanism);
+        }
+        return m;
+    }
+
+    const finding* find(const report& r, const std::string& mech)
+    {
+        for (const auto& f : r.findings)
+        {
+            if (f.mechanism == mech)
+            {
+                return &f;
+            }
+        }
+        return nullptr;
+    }
+}
+
+TEST(Classify, EachKindOfHashChange)
+{
+    auto a = with_kernels({{"k1", "aa", "", false}});
+    EXPECT_EQ(classify_hash_change(a, with_kernels({{"k1", "aa", "", false}, {"k2", "bb", "", false}})).kind,
+              "kernel-set-change");
+    EXPECT_EQ(classify_hash_change(a, with_kernels({{"k1", "aa", "", false}}, {{"block_dim", 1}, {"fast_math", true}})).kind,
+              "option-change");
+    EXPECT_EQ(classify_hash_change(a, with_kernels({{"k1", "a2", "", false}})).kind, "kernel-content-change");
+    EXPECT_EQ(classify_hash_change(a, with_kernels({{"k1", "aa", "", false}, {"k1", "a3", "", false}})).kind,
+              "kernel-instances-added");
+    auto g = with_kernels({{"g", "g1", "a: float32", true}});
+    auto g2 = with_kernels({{"g", "g1", "a: float32", true}, {"g", "g2", "a: float64", true}});
+    auto change = classify_hash_change(g, g2);
+    EXPECT_EQ(change.kind, "generic-instance");
+    EXPECT_EQ(change.detail["signatures"][0], "a: float64");
+    auto f1 = a;
+    auto f2 = a;
+    f1.snapshot->functions = {{"helper", "111"}};
+    f2.snapshot->functions = {{"helper", "222"}};
+    EXPECT_EQ(classify_hash_change(f1, f2).kind, "dependency-change");
+    EXPECT_EQ(classify_hash_change(a, a).kind, "unknown");
+    auto nolog = a;
+    nolog.snapshot.reset();
+    EXPECT_EQ(classify_hash_change(nolog, a).kind, "unknown");  // stays unknown: never guessed
+}
+
+TEST(Diagnose, LateKernelGetsCs1WithLocationAndSavings)
+{
+    report r;
+    auto b1 = load("m", "aaa", 3000, load_status::compiled, 1, {"k1"});
+    b1.first_in_thread = true;
+    b1.pch_ms = 2500;
+    b1.seq = 3;
+    auto b2 = load("m", "bbb", 400, load_status::compiled, 1, {"k1", "k2"});
+    b2.seq = 6;
+    auto cold = pass(4000, {b1, b2});
+    for (auto& l : cold.module_loads)
+    {
+        l.pid = 1;
+    }
+    cold.processes[0].dirty_events.push_back({"m", "kernel", {{"kernel", "k2"}}, "/app.py", 12, 5, 0});
+    r.samples.push_back(make_sample(1, cold, pass(500, {})));
+    analyze(r);
+    const finding* f = find(r, "CS-1");
+    ASSERT_NE(f, nullptr);
+    ASSERT_TRUE(f->location);
+    EXPECT_EQ(f->location->line, 12);
+    // the forced build is the first one, without the header its thread keeps writing once
+    EXPECT_DOUBLE_EQ(*f->savings_ms, 500.0);
+    EXPECT_EQ(f->cause["changes"][0]["detail"]["added"][0], "k2");
+}
+
+TEST(Diagnose, HashReturningToAnEarlierValueIsThrash)
+{
+    report r;
+    std::vector<module_load> loads = {load("m", "A", 1000, load_status::compiled, 1, {"k1"}),
+                                      load("m", "B", 300, load_status::compiled, 1, {"k1", "k2"}),
+                                      load("m", "A", 5, load_status::cached, 1, {"k1"})};
+    for (std::size_t i = 0; i < loads.size(); ++i)
+    {
+        loads[i].seq = static_cast<std::int64_t>(i);
+    }
+    r.samples.push_back(make_sample(1, pass(2000, loads), pass(500, {})));
+    analyze(r);
+    const finding* t = find(r, "hash-thrash");
+    ASSERT_NE(t, nullptr);
+    EXPECT_NE(t->evidence.find("A -> B -> A"), std::string::npos) << t->evidence;
+}
+
+TEST(Diagnose, BlockDimSpreadWithEqualKernelSetsIsCs5FromLaunchCoverage)
+{
+    report r;
+    auto v128 = load("solver", "s128", 1000, load_status::compiled, 128, {"a", "b"});
+    auto v256 = load("solver", "s256", 1000, load_status::compiled, 256, {"a", "b"});
+    v128.device = v256.device = "cuda:0";
+    auto cold = pass(3000, {v128, v256}, 0);
+    for (const auto& [k, bd] : std::vector<std::pair<std::string, int>>{{"a", 128}, {"b", 256}})
+    {
+        launch_record lr;
+        lr.kernel = k;
+        lr.module = "solver";
+        lr.device = "cuda:0";
+        lr.block_dim = bd;
+        lr.dim = 100;
+        cold.launches.push_back(lr);
+        cold.launch_total++;
+    }
+    r.samples.push_back(make_sample(1, cold, pass(500, {})));
+    analyze(r);
+    const finding* f = find(r, "CS-5");
+    ASSERT_NE(f, nullptr);
+    // each variant compiled one kernel its launches never used: half of each build
+    EXPECT_DOUBLE_EQ(*f->savings_ms, 1000.0);
+}
+
+TEST(Diagnose, LtoArtifactsGiveAnAdvisoryNeverAnInstruction)
+{
+    report r;
+    auto l = load("tiles", "t1", 5000);
+    l.device = "cuda:0";
+    l.lto = {{"abc", true, 1200.0}, {"def", false, 3.0}};
+    r.samples.push_back(make_sample(1, pass(6000, {l}), pass(500, {})));
+    analyze(r);
+    const finding* f = find(r, "CS-7");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->kind, "advisory");
+    EXPECT_DOUBLE_EQ(*f->savings_ms, 1200.0);
+    EXPECT_NE(f->recommendation.find("never turn it off blindly"), std::string::npos);
+}
+
+TEST(Diagnose, SmallCompileShareStopsEverythingElse)
+{
+    report r;
+    r.samples.push_back(make_sample(1,
+                                    pass(60000, {load("m", "a", 1000), load("m", "b", 900, load_status::compiled, 1, {"k", "k2"})}),
+                                    pass(59000, {})));
+    analyze(r);
+    EXPECT_EQ(mechanisms(r), std::vector<std::string>{"compile-small-share"});
+}
+
+TEST(Diagnose, FindingsAreSortedByMsAtStake)
+{
+    report r;
+    auto a1 = load("a", "a1", 3000, load_status::compiled, 1, {"k"});
+    auto a2 = load("a", "a2", 200, load_status::compiled, 1, {"k", "k2"});
+    auto b1 = load("b", "b1", 900, load_status::compiled, 1, {"j"});
+    auto b2 = load("b", "b2", 900, load_status::compiled, 1, {"j", "j2"});
+    int seq = 0;
+    for (auto* l : {&a1, &a2, &b1, &b2})
+    {
+        l->seq = seq++;
+    }
+    r.samples.push_back(make_sample(1, pass(6000, {a1, a2, b1, b2}), pass(500, {})));
+    analyze(r);
+    ASSERT_GE(r.findings.size(), 2u);
+    EXPECT_EQ(r.findings[0].module, "a");  // 3000 ms at stake before 900
+    EXPECT_EQ(r.findings[1].module, "b");
+}

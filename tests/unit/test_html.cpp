@@ -1,0 +1,97 @@
+// The HTML renderer: escaping, self-containment, and what each section shows.
+#include <gtest/gtest.h>
+
+#include "builders.hpp"
+#include "xwarp/analysis/compare.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/render/html.hpp"
+
+using namespace xwarp;
+using namespace xwarp::testing;
+
+namespace
+{
+    report hostile_report()
+    {
+        report r;
+        r.label = "<img src=x onerror=alert(1)>";
+        r.command = {"python", "a&b.py"};
+        auto a = load("<script>alert('m')</script>", "aaaa1111", 3000, load_status::compiled, 1, {"k\"1"});
+        auto b = load("<script>alert('m')</script>", "bbbb2222", 400, load_status::compiled, 1, {"k\"1", "<b>k2</b>"});
+        a.seq = 1;
+        b.seq = 2;
+        auto cold = pass(4000, {a, b});
+        cold.launches[0].kernel = "</td><script>evil()</script>";
+        r.samples.push_back(make_sample(1, cold, pass(500, {})));
+        analyze(r);
+        return r;
+    }
+}
+
+TEST(Html, EscapesEveryCharacterThatMatters)
+{
+    EXPECT_EQ(html_escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+}
+
+TEST(Html, HostileNamesStayInert)
+{
+    std::string html = render_html(hostile_report());
+    EXPECT_EQ(html.find("<script"), std::string::npos);
+    EXPECT_EQ(html.find("<img"), std::string::npos);
+    EXPECT_EQ(html.find("<b>k2"), std::string::npos);
+    EXPECT_NE(html.find("&lt;script&gt;alert(&#39;m&#39;)&lt;/script&gt;"), std::string::npos);
+    EXPECT_NE(html.find("&lt;/td&gt;&lt;script&gt;evil()"), std::string::npos);
+}
+
+TEST(Html, SelfContainedWithTheExpectedSections)
+{
+    std::string html = render_html(hostile_report(), {{"cs-1", "CS-1 in full"}});
+    EXPECT_EQ(html.find("<style"), std::string::npos);
+    EXPECT_EQ(html.find("http://"), std::string::npos);
+    EXPECT_EQ(html.find("https://"), std::string::npos);
+    for (const char* section : {"data-xwarp=\"summary\"", "data-xwarp=\"identities\"", "data-xwarp=\"finding\"",
+                                "data-xwarp=\"launches\"", "data-xwarp=\"chart\"", "data-xwarp=\"group\"", "CS-1 in full"})
+    {
+        EXPECT_NE(html.find(section), std::string::npos) << section;
+    }
+}
+
+TEST(Html, FailedRunShowsNoStatisticsAndTheError)
+{
+    report r;
+    run_result bad;
+    bad.exit_code = 2;
+    bad.stderr_tail = "Traceback <boom>\n";
+    sample s;
+    s.index = 1;
+    s.cold = bad;
+    r.samples.push_back(s);
+    analyze(r);
+    std::string html = render_html(r);
+    EXPECT_NE(html.find("No statistics"), std::string::npos);
+    EXPECT_NE(html.find("Traceback &lt;boom&gt;"), std::string::npos);
+    EXPECT_EQ(html.find("data-xwarp=\"summary\""), std::string::npos);
+}
+
+TEST(Html, CompareViewPutsVerdictFirstAndBothRunsSideBySide)
+{
+    report before = hostile_report();
+    report after = before;
+    auto c = compare_reports(before, after, "<before>", "after");
+    std::string html = render_compare_html(c, &before, &after);
+    auto verdict = html.find("data-xwarp=\"verdict\"");
+    auto sides = html.find("data-xwarp=\"sides\"");
+    ASSERT_NE(verdict, std::string::npos);
+    ASSERT_NE(sides, std::string::npos);
+    EXPECT_LT(verdict, sides);
+    EXPECT_NE(html.find("data-xwarp=\"receipts\""), std::string::npos);
+    EXPECT_EQ(html.find("<script"), std::string::npos);
+}
+
+TEST(Html, GuideSectionsAreSplitByHeading)
+{
+    auto g = parse_guide("# title\n\n## cs-1\n\nfirst\n\n---\n\n## cs-2\n\nsecond\n");
+    ASSERT_EQ(g.size(), 2u);
+    EXPECT_EQ(g["cs-1"], "\nfirst");
+    EXPECT_EQ(g["cs-2"], "\nsecond");
+}

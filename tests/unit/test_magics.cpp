@@ -1,0 +1,149 @@
+// The magics with a fake host: option parsing, setup storage, history, export, compare by
+// name, and clear usage errors. Real probes of cells run in tests/python (the real kernel).
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "builders.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/magics/magics.hpp"
+#include "xwarp/model/json_io.hpp"
+#include "xwarp/runner/tempdir.hpp"
+
+using namespace xwarp;
+using namespace xwarp::testing;
+
+namespace
+{
+    struct fake_host : magic_host
+    {
+        std::string cwd = "/tmp";
+        std::vector<nlohmann::json> shown;
+        std::vector<std::string> ids;
+        std::map<std::string, nlohmann::json> variables;
+
+        std::string working_directory() override { return cwd; }
+        std::string python_executable() override { return "/usr/bin/python3"; }
+        bool interrupt_requested() override { return false; }
+        void show(const nlohmann::json& bundle, const std::string& id, bool) override
+        {
+            shown.push_back(bundle);
+            ids.push_back(id);
+        }
+        void bind_variable(const std::string& name, const nlohmann::json& r, const std::string&) override
+        {
+            variables[name] = r;
+        }
+    };
+
+    struct fixture
+    {
+        std::shared_ptr<probe_session> session = std::make_shared<probe_session>();
+        magic_registry registry;
+        fake_host host;
+        fixture() { register_warp_magics(registry, session); }
+        line_magic& line(const std::string& n) { return *registry.line_magics().at(n); }
+        cell_magic& cell(const std::string& n) { return *registry.cell_magics().at(n); }
+    };
+
+    report measured(double cold_ms, std::vector<std::string> hashes)
+    {
+        report r;
+        r.command = {"python", "<cell>"};
+        r.env.warp_version = "1.19.0";
+        for (int i = 1; i <= 3; ++i)
+        {
+            std::vector<module_load> loads;
+            for (const auto& h : hashes)
+            {
+                loads.push_back(load("__main__", h, cold_ms / hashes.size()));
+            }
+            r.samples.push_back(make_sample(i, pass(cold_ms + 900, loads), pass(900, {})));
+        }
+        analyze(r);
+        return r;
+    }
+}
+
+TEST(Magics, RegistryHasEveryMagicOfTheIssue)
+{
+    fixture f;
+    for (const char* n : {"warp_probe", "warp_compare", "warp_history", "warp_export"})
+    {
+        EXPECT_TRUE(f.registry.line_magics().count(n)) << n;
+    }
+    for (const char* n : {"warp_probe", "warp_setup"})
+    {
+        EXPECT_TRUE(f.registry.cell_magics().count(n)) << n;
+    }
+}
+
+TEST(Magics, SetupIsStoredReplacedAppendedAndCleared)
+{
+    fixture f;
+    f.cell("warp_setup").run("", "import warp as wp\nN = 4\n", f.host);
+    EXPECT_EQ(f.session->setup_code, "import warp as wp\nN = 4");
+    f.cell("warp_setup").run("--append", "M = 2", f.host);
+    EXPECT_EQ(f.session->setup_code, "import warp as wp\nN = 4\nM = 2");
+    f.cell("warp_setup").run("", "X = 1", f.host);
+    EXPECT_EQ(f.session->setup_code, "X = 1");
+    f.cell("warp_setup").run("--clear", "", f.host);
+    EXPECT_EQ(f.session->setup_code, "");
+    EXPECT_NE(f.host.shown.front()["text/plain"].get<std::string>().find("stored (2 lines)"), std::string::npos);
+}
+
+TEST(Magics, BadOptionsAreUsageErrorsAndHelpIsOutput)
+{
+    fixture f;
+    EXPECT_THROW(f.cell("warp_probe").run("--samples zero", "x = 1", f.host), magic_error);
+    EXPECT_THROW(f.cell("warp_probe").run("--bogus", "x = 1", f.host), magic_error);
+    EXPECT_THROW(f.cell("warp_probe").run("", "   \n", f.host), magic_error);
+    EXPECT_THROW(f.line("warp_probe").run("--samples 2", f.host), magic_error);  // no command
+    EXPECT_THROW(f.line("warp_compare").run("only-one", f.host), magic_error);
+    f.cell("warp_probe").run("--help", "ignored", f.host);
+    ASSERT_EQ(f.host.shown.size(), 1u);
+    EXPECT_NE(f.host.shown[0]["text/plain"].get<std::string>().find("--samples"), std::string::npos);
+}
+
+TEST(Magics, MissingCommandIsOneClearError)
+{
+    fixture f;
+    try
+    {
+        f.line("warp_probe").run("-- no-such-command-xwarp", f.host);
+        FAIL();
+    }
+    catch (const magic_error& e)
+    {
+        EXPECT_EQ(std::string(e.what()), "command not found: no-such-command-xwarp");
+    }
+}
+
+TEST(Magics, CompareByNameHistoryAndExport)
+{
+    fixture f;
+    f.session->store("before", measured(3000, {"a", "b"}));
+    f.session->store("after", measured(2000, {"b"}));
+    f.line("warp_compare").run("before after", f.host);
+    ASSERT_EQ(f.host.shown.size(), 1u);
+    const auto& bundle = f.host.shown[0];
+    EXPECT_EQ(bundle["application/json"]["verdict"], "improved");
+    EXPECT_NE(bundle["text/html"].get<std::string>().find("data-xwarp=\"verdict\""), std::string::npos);
+    EXPECT_NE(bundle["text/plain"].get<std::string>().find("VERDICT: improved"), std::string::npos);
+
+    f.line("warp_history").run("", f.host);
+    auto history = f.host.shown.back()["text/plain"].get<std::string>();
+    EXPECT_LT(history.find("before"), history.find("after"));
+
+    scoped_temp_dir tmp("xwarp-test-");
+    f.line("warp_export").run("after " + tmp.path() + "/after.json", f.host);
+    report back = load_report(tmp.path() + "/after.json");
+    EXPECT_EQ(back.samples.size(), 3u);
+    f.line("warp_export").run("after " + tmp.path() + "/after.html", f.host);
+    std::ifstream page(tmp.path() + "/after.html");
+    std::string first_line;
+    std::getline(page, first_line);
+    EXPECT_EQ(first_line, "<!DOCTYPE html>");
+    EXPECT_THROW(f.line("warp_export").run("nope " + tmp.path() + "/x.json", f.host), magic_error);
+    EXPECT_THROW(f.line("warp_compare").run("before nothing-called-this", f.host), magic_error);
+}
