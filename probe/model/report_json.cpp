@@ -239,7 +239,8 @@ namespace xwarp
                                                     n_before,
                                                     n_after,
                                                     outcome,
-                                                    samples_needed)
+                                                    samples_needed,
+                                                    note)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(hash_receipt, module, device, before, after, changed)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(structure_delta, name, before, after)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(

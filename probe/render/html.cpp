@@ -482,7 +482,16 @@ namespace xwarp
               << td(html_escape(k.outcome) + (k.samples_needed ? " (about " + std::to_string(*k.samples_needed) + " a side would settle it)" : ""))
               << "</tr>";
         }
-        o << "</tbody></table><div style=\"" << k_muted << "\">judged on " << html_escape(c.judged_on) << "</div>";
+        o << "</tbody></table>";
+        for (const auto& k : c.clocks)
+        {
+            if (!k.note.empty())
+            {
+                o << "<div style=\"" << k_muted << "\">" << (k.clock == "cold_module_ms" ? "module work" : "compile elapsed")
+                  << ": " << html_escape(k.note) << "</div>";
+            }
+        }
+        o << "<div style=\"" << k_muted << "\">judged on " << html_escape(c.judged_on) << "</div>";
 
         o << "<div style=\"" << k_h << "\">Workload: " << html_escape(c.workload.status) << "</div><div>"
           << html_escape(c.workload.reason) << "</div>";

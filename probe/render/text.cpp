@@ -387,6 +387,13 @@ namespace xwarp
               << pad_to(k.band_ms ? format_ms(*k.band_ms) : "n/a", 10) << pad_to(p, 8) << k.outcome
               << " [n=" << k.n_before << "/" << k.n_after << "]\n";
         }
+        for (const auto& k : c.clocks)
+        {
+            if (!k.note.empty())
+            {
+                o << "  " << (k.clock == "cold_module_ms" ? "cold module work" : "compile elapsed") << ": " << k.note << "\n";
+            }
+        }
         o << "  judged on " << c.judged_on << "\n";
 
         o << "\nHash receipts\n";

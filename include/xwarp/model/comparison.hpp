@@ -75,6 +75,7 @@ namespace xwarp
         int n_after = 0;
         std::string outcome;  // improved, regressed, within-noise, not-significant, n/a
         std::optional<int> samples_needed;  // per side, to settle an unsettled result
+        std::string note;  // how the values were taken, when it matters
     };
 
     struct hash_receipt

@@ -1,0 +1,228 @@
+"""The xwarp kernel over the real Jupyter protocol (jupyter_client, jupyter_kernel_test)."""
+
+import json
+import os
+import subprocess
+import time
+import unittest
+from pathlib import Path
+
+import jupyter_kernel_test
+import pytest
+from jupyter_client.manager import KernelManager
+
+from conftest import BUILD, TARGETS, validate_report
+
+# The build tree's kernelspec (build/share/jupyter/kernels/xwarp) comes first.
+os.environ["JUPYTER_PATH"] = str(BUILD / "share" / "jupyter") + os.pathsep + os.environ.get("JUPYTER_PATH", "")
+
+
+class XwarpKernelTests(jupyter_kernel_test.KernelTests):
+    """The protocol conformance suite: normal cells behave as in xpython."""
+
+    kernel_name = "xwarp"
+    language_name = "python"
+    file_extension = ".py"
+    code_hello_world = 'print("hello, world")'
+    code_stderr = "import sys; print('oops', file=sys.stderr)"
+    completion_samples = [{"text": "zi", "matches": {"zip"}}]
+    complete_code_samples = ["1", "print('hello, world')", "x = [1, 2]"]
+    incomplete_code_samples = ["print('hello", "def f(x):"]
+    invalid_code_samples = ["import = 7q"]
+    code_page_something = "?print"
+    code_generate_error = "raise ValueError('boom')"
+    code_execute_result = [{"code": "6*7", "result": "42"}, {"code": "'x' * 3", "result": "'xxx'"}]
+    code_display_data = [
+        {"code": "from IPython.display import HTML, display; display(HTML('<b>x</b>'))", "mime": "text/html"},
+        {"code": "%warp_history", "mime": "text/html"},
+    ]
+    code_inspect_sample = "open"
+    code_clear_output = "from IPython.display import clear_output; clear_output()"
+    # history is left out: xeus 2.4's in-memory history answers in a shape the schema rejects
+
+
+# -- helpers for the custom tests -------------------------------------------------------------
+
+
+class Session:
+    def __init__(self, tmpdir, cwd):
+        env = dict(os.environ, TMPDIR=str(tmpdir))
+        self.km = KernelManager(kernel_name="xwarp")
+        self.km.start_kernel(env=env, cwd=str(cwd))
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=60)
+
+    def execute(self, code, timeout=600, on_busy=None):
+        msg_id = self.kc.execute(code)
+        outputs = []
+        deadline = time.monotonic() + timeout
+        while True:
+            msg = self.kc.get_iopub_msg(timeout=max(1, deadline - time.monotonic()))
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            kind = msg["msg_type"]
+            if kind == "status" and msg["content"]["execution_state"] == "idle":
+                break
+            if kind != "status":
+                outputs.append(msg)
+                if on_busy:
+                    on_busy(msg)
+        reply = self.kc.get_shell_msg(timeout=timeout)
+        while reply["parent_header"].get("msg_id") != msg_id:
+            reply = self.kc.get_shell_msg(timeout=timeout)
+        return reply["content"], outputs
+
+    def close(self):
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=False)
+
+
+def bundles(outputs, kind="display_data"):
+    return [m["content"]["data"] for m in outputs if m["msg_type"] == kind]
+
+
+def stdout(outputs):
+    return "".join(m["content"]["text"] for m in outputs if m["msg_type"] == "stream" and m["content"]["name"] == "stdout")
+
+
+@pytest.fixture
+def session(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    s = Session(tmp, TARGETS)
+    s.tmp = tmp
+    yield s
+    s.close()
+
+
+def test_kernel_info_names_xwarp_without_a_debugger(session):
+    session.kc.kernel_info()
+    reply = session.kc.get_shell_msg(timeout=10)
+    info = reply["content"]
+    assert info["implementation"] == "xwarp"
+    assert info["debugger"] is False
+    assert info["language_info"]["name"] == "python"
+
+
+def test_ipython_magics_and_execution_counts_survive_a_probe(session):
+    reply, out = session.execute("%%timeit -n1 -r1\nsum(range(10))")
+    assert reply["status"] == "ok" and "per loop" in stdout(out)
+    reply, out = session.execute(
+        "%%warp_probe --samples 1 --name first\n"
+        "import warp as wp\n\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[wp.tid()] = 1.0\n\n"
+        "a = wp.zeros(4, dtype=float)\nwp.launch(k, dim=4, inputs=[a])\n"
+    )
+    assert reply["status"] == "ok"
+    progress = [m for m in out if m["msg_type"] == "update_display_data"]
+    assert progress, "no live progress was shown"
+    assert "warp-probe: first done" in progress[-1]["content"]["data"]["text/plain"]
+    (report_bundle,) = [b for b in bundles(out) if "application/json" in b]
+    validate_report(report_bundle["application/json"])
+    assert report_bundle["application/json"]["command"] == ["python", "<cell>"]
+    assert 'data-xwarp="identities"' in report_bundle["text/html"]
+    assert "Module identities" in report_bundle["text/plain"]
+    count = reply["execution_count"]
+    reply, out = session.execute("6*7")
+    (result,) = [m for m in out if m["msg_type"] == "execute_result"]
+    assert result["content"]["execution_count"] == reply["execution_count"] == count + 1
+
+
+def test_output_variable_is_a_dict_with_html(session):
+    reply, _ = session.execute(
+        "%%warp_probe --samples 1 -o rep --quiet\nimport warp as wp\n\n@wp.kernel\n"
+        "def k(a: wp.array(dtype=float)):\n    a[wp.tid()] = 2.0\n\nwp.launch(k, dim=2, inputs=[wp.zeros(2, dtype=float)])\n"
+    )
+    assert reply["status"] == "ok"
+    reply, out = session.execute("print(type(rep).__name__, rep['summary']['valid'], rep['schema_version'], "
+                                 "'data-xwarp' in rep._repr_html_())")
+    assert stdout(out).strip() == "WarpProbeReport True 1 True"
+
+
+def stderr(outputs):
+    return "".join(m["content"]["text"] for m in outputs if m["msg_type"] == "stream" and m["content"]["name"] == "stderr")
+
+
+def test_usage_errors_are_clean(session):
+    # IPython shows a magic's UsageError as one message, without a traceback (as xpython does).
+    reply, out = session.execute("%%warp_probe --samples nope\nx = 1\n")
+    assert "UsageError" in stderr(out) and "--samples" in stderr(out)
+    assert "Traceback" not in stderr(out)
+    assert not bundles(out)  # nothing ran
+    reply, out = session.execute("%warp_compare missing-a missing-b")
+    assert "UsageError" in stderr(out) and "not a run of this notebook" in stderr(out)
+    reply, out = session.execute("1 + 1")
+    assert reply["status"] == "ok"
+
+
+def _alive(pid):
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def test_interrupting_a_probe_kills_it_and_leaves_nothing(session, tmp_path):
+    pid_file = tmp_path / "pids"
+    code = (
+        "%%warp_probe --samples 1\n"
+        "import os, subprocess, time\n"
+        "child = subprocess.Popen(['sleep', '600'])\n"
+        f"open({str(pid_file)!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
+        "time.sleep(600)\n"
+    )
+    started = []
+
+    def interrupt_when_started(msg):
+        if not started and pid_file.exists() and pid_file.read_text().strip():
+            started.append(True)
+            session.km.interrupt_kernel()
+
+    msg_id = session.kc.execute(code)
+    deadline = time.monotonic() + 120
+    reply = None
+    while time.monotonic() < deadline:
+        if not started and pid_file.exists() and pid_file.read_text().strip():
+            started.append(True)
+            time.sleep(0.2)
+            session.km.interrupt_kernel()
+        try:
+            msg = session.kc.get_shell_msg(timeout=0.2)
+        except Exception:
+            continue
+        if msg["parent_header"].get("msg_id") == msg_id:
+            reply = msg["content"]
+            break
+    assert reply is not None, "the probe did not stop after the interrupt"
+    assert reply["status"] == "error" and "KeyboardInterrupt" in reply["ename"]
+    python_pid, sleep_pid = map(int, pid_file.read_text().split())
+    time.sleep(0.3)
+    assert not _alive(python_pid) and not _alive(sleep_pid)
+    assert list(session.tmp.iterdir()) == [], "temporary files were left behind"
+    # the kernel survives, and an interrupt while idle does nothing
+    session.km.interrupt_kernel()
+    time.sleep(0.5)
+    reply, out = session.execute("print('still here')")
+    assert reply["status"] == "ok" and stdout(out).strip() == "still here"
+
+
+def test_shutdown_is_clean(tmp_path):
+    s = Session(tmp_path, TARGETS)
+    pid = s.km.provisioner.process.pid if hasattr(s.km, "provisioner") else s.km.kernel.pid
+    reply, _ = s.execute("x = 1")
+    assert reply["status"] == "ok"
+    s.close()
+    time.sleep(0.5)
+    assert not s.km.is_alive()
+    assert not _alive(pid)
+
+
+def test_kernelspec_is_installed_where_jupyter_looks():
+    out = subprocess.run(["jupyter", "kernelspec", "list", "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    specs = json.loads(out.stdout)["kernelspecs"]
+    assert "xwarp" in specs
+    spec = specs["xwarp"]["spec"]
+    assert spec["language"] == "python" and spec["metadata"]["debugger"] is False
+    assert Path(spec["argv"][0]).exists()
