@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# README command 1: set up (packages, .venv, build, install warp-probe and the xwarp kernel),
-# then probe the bundled demo and write its reports to build/demo/.
+# README command 1: set up (Debian packages, .venv, build, install warp-probe and the xwarp
+# kernel), then probe the bundled demo, its fixed version, compare them, and write the
+# reports (JSON, and self-contained HTML) to build/demo/.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -8,10 +9,25 @@ cd "$ROOT"
 "$ROOT/scripts/setup.sh"
 
 PROBE=${XWARP_PREFIX:-/usr/local}/bin/warp-probe
+PY=$ROOT/.venv/bin/python3
 OUT=$ROOT/build/demo
 mkdir -p "$OUT"
+
 echo
-echo "== warp-probe measure: demo/particles_churn.py (a kernel defined after the first launch) =="
-"$PROBE" measure --samples 3 --label churn --json "$OUT/churn.json" -- "$ROOT/.venv/bin/python3" demo/particles_churn.py
+echo "== 1. demo/particles_churn.py: a kernel defined after the first launch =="
+"$PROBE" measure --samples 3 --label churn --json "$OUT/churn.json" -- "$PY" demo/particles_churn.py
+"$PROBE" report "$OUT/churn.json" --format html -o "$OUT/churn.html"
+
 echo
-echo "JSON report: $OUT/churn.json"
+echo "== 2. demo/particles_fixed.py: the same program with the kernel at module scope =="
+"$PROBE" measure --samples 3 --label fixed --json "$OUT/fixed.json" -- "$PY" demo/particles_fixed.py >/dev/null
+
+echo
+echo "== 3. compare =="
+set +e
+"$PROBE" compare "$OUT/churn.json" "$OUT/fixed.json" --json "$OUT/compare.json" --html "$OUT/compare.html"
+verdict=$?
+set -e
+echo
+echo "reports: $OUT/churn.html, $OUT/compare.html (and .json beside them); compare exit code $verdict"
+echo "notebook kernel: $(jupyter kernelspec list 2>/dev/null | grep -w xwarp || echo 'xwarp (see jupyter kernelspec list)')"

@@ -22,7 +22,7 @@ namespace xwarp
         {
             if (s.size() >= width)
             {
-                return s;
+                return right ? " " + s : s + " ";  // a long value still ends its column
             }
             std::string fill(width - s.size(), ' ');
             return right ? fill + s : s + fill;

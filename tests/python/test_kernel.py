@@ -226,3 +226,17 @@ def test_kernelspec_is_installed_where_jupyter_looks():
     spec = specs["xwarp"]["spec"]
     assert spec["language"] == "python" and spec["metadata"]["debugger"] is False
     assert Path(spec["argv"][0]).exists()
+
+
+def test_hostile_module_name_stays_inert(session):
+    reply, out = session.execute(
+        "%%warp_probe --samples 1\nimport warp as wp\n\n"
+        "@wp.kernel(module=\"<img src=x onerror=alert(1)>\")\n"
+        "def k(a: wp.array(dtype=float)):\n    a[wp.tid()] = 1.0\n\n"
+        "wp.launch(k, dim=2, inputs=[wp.zeros(2, dtype=float)])\n"
+    )
+    assert reply["status"] == "ok"
+    (bundle,) = [b for b in bundles(out) if "application/json" in b]
+    assert bundle["application/json"]["summary"]["identities"][0]["module"] == "<img src=x onerror=alert(1)>"
+    assert "<img" not in bundle["text/html"]
+    assert "&lt;img src=x onerror=alert(1)&gt;" in bundle["text/html"]
