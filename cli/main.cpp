@@ -10,6 +10,7 @@
 
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/summarize.hpp"
+#include "xwarp/env/doctor.hpp"
 #include "xwarp/exit_codes.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/html.hpp"
@@ -114,6 +115,7 @@ namespace
             3 unverified (no launches recorded), 4 inconclusive (inside the noise band or not
             significant), 5 not-comparable (different Warp version, device or command)
   report    0 rendered
+  doctor    0 facts printed (a missing Python or Warp is reported, not an error)
   all       64 bad options, 65 unreadable report (not JSON, other schema, malformed),
             66 missing file or directory, 70 internal error, 73 output not writable,
             126 command not executable, 127 command not found, 130 interrupted (SIGINT),
@@ -170,6 +172,15 @@ int main(int argc, char** argv)
     cmp->add_option("--json", cmp_json, "also write the comparison as JSON");
     std::string cmp_html;
     cmp->add_option("--html", cmp_html, "also write the comparison as a self-contained HTML page");
+
+    // doctor
+    std::string doctor_python = "python3";
+    std::string doctor_json;
+    auto* doc = app.add_subcommand("doctor",
+                                   "What a measurement here would see: OS, CPU, Python, Warp and where its cache would "
+                                   "go, the CUDA toolkit (NVRTC, cudart), devices and driver. Changes nothing.");
+    doc->add_option("--python", doctor_python, "the interpreter to ask about Warp (default: python3 on PATH)");
+    doc->add_option("--json", doctor_json, "also write the facts as JSON");
 
     try
     {
@@ -245,6 +256,19 @@ int main(int argc, char** argv)
             }
             std::cout << xwarp::render_text(r);
             return r.result.valid ? xwarp::exit_code::ok : xwarp::exit_code::all_samples_failed;
+        }
+        if (*doc)
+        {
+            auto d = xwarp::run_doctor(doctor_python, xwarp::default_shim_dir());
+            if (!doctor_json.empty())
+            {
+                if (int rc = write_json_or_fail(doctor_json, xwarp::doctor_to_json(d)))
+                {
+                    return rc;
+                }
+            }
+            std::cout << xwarp::render_doctor_text(d);
+            return xwarp::exit_code::ok;
         }
         if (*cmp)
         {

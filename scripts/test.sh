@@ -20,6 +20,18 @@ if ! "$OLD_VENV/bin/python3" -c "import importlib.metadata as m, sys; sys.exit(m
 fi
 export XWARP_REQUIRE_OLD_WARP=1
 
+# Test-only installs: JupyterLab and Playwright for the real-browser test, in a venv of their
+# own (a newer IPython there must never reach the kernel's .venv). Playwright drives Debian's
+# chromium; it downloads no browser.
+TOOLS_VENV=$ROOT/.tools-venv
+if ! "$TOOLS_VENV/bin/python" -c "import jupyterlab, playwright" 2>/dev/null; then
+    echo "[test] creating $TOOLS_VENV with JupyterLab and Playwright"
+    rm -rf "$TOOLS_VENV"
+    /usr/bin/python3 -m venv "$TOOLS_VENV"
+    "$TOOLS_VENV/bin/python" -m pip install -q --disable-pip-version-check "jupyterlab==4.6.6" "playwright==1.65.2"
+fi
+export XWARP_REQUIRE_BROWSER=1
+
 ARTIFACTS=${XWARP_TEST_ARTIFACTS:-$ROOT/test-artifacts}
 mkdir -p "$ARTIFACTS"
 export XWARP_TEST_ARTIFACTS=$ARTIFACTS

@@ -633,13 +633,22 @@ namespace xwarp
             module_clock = judge("cold_module_ms", before.result.cold_module_ms, after.result.cold_module_ms);
         }
         auto elapsed_clock = judge("compile_elapsed_ms", before.result.compile_elapsed_ms, after.result.compile_elapsed_ms);
-        c.clocks = {module_clock, elapsed_clock};
+        auto warm_clock = judge("warm_module_ms", before.result.warm_module_ms, after.result.warm_module_ms);
+        c.clocks = {module_clock, elapsed_clock, warm_clock};
         auto overlapped = [](const report& r)
         {
             return std::any_of(r.result.flags.begin(), r.result.flags.end(), [](const flag& f) { return f.id == "BUILDS_OVERLAPPED"; });
         };
         const clock_judgement* decide = &c.clocks[0];
-        if (c.same_structure)
+        auto flagged = [](const report& r, const char* id)
+        { return std::any_of(r.result.flags.begin(), r.result.flags.end(), [&](const flag& f) { return f.id == id; }); };
+        if (flagged(before, "CACHE_NOT_REUSED") || flagged(after, "CACHE_NOT_REUSED"))
+        {
+            decide = &c.clocks[2];
+            c.judged_on = "warm module work: a cache that was not reused shows in the warm pass, where cold wall - warm "
+                          "wall hides it";
+        }
+        else if (c.same_structure)
         {
             decide = &c.clocks[1];
             c.judged_on = "compile elapsed: identities, hashes and generated source are identical, so a change in "
@@ -703,7 +712,9 @@ namespace xwarp
             else
             {
                 const auto& d = *decide;
-                const std::string clock_name = d.clock == "compile_elapsed_ms" ? "compile elapsed" : "cold module work";
+                const std::string clock_name = d.clock == "compile_elapsed_ms" ? "compile elapsed"
+                                               : d.clock == "warm_module_ms"   ? "warm module work"
+                                                                               : "cold module work";
                 std::string detail = clock_name + " " + (d.delta_ms && *d.delta_ms < 0 ? "fell " : "rose ")
                                      + ms_words(std::fabs(d.delta_ms.value_or(0.0)))
                                      + (d.delta_pct ? " (" + fixed(*d.delta_pct, 1) + "%)" : "") + " against a noise band of "
@@ -731,10 +742,13 @@ namespace xwarp
                                             "1% of the baseline");
                     }
                 }
-                const auto& other = &c.clocks[0] == decide ? c.clocks[1] : c.clocks[0];
-                if ((other.outcome == "improved" || other.outcome == "regressed") && other.outcome != d.outcome)
+                for (const auto& other : c.clocks)
                 {
-                    c.notes.push_back("the other clock (" + other.clock + ") " + other.outcome);
+                    if (&other != decide && other.clock != "warm_module_ms"
+                        && (other.outcome == "improved" || other.outcome == "regressed") && other.outcome != d.outcome)
+                    {
+                        c.notes.push_back("another clock (" + other.clock + ") " + other.outcome);
+                    }
                 }
             }
         }

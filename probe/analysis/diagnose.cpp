@@ -309,7 +309,7 @@ namespace xwarp
         // ---------------------------------------------------------------------------------------
         // Hash churn: CS-1, CS-3, CS-6, dependency change, unexplained; and hash thrash.
 
-        void churn_findings(const report& r, const std::vector<const sample*>& good, std::map<std::string, finding_acc>& acc)
+        void churn_findings(const std::vector<const sample*>& good, std::map<std::string, finding_acc>& acc)
         {
             for (std::size_t gi = 0; gi < good.size(); ++gi)
             {
@@ -542,7 +542,7 @@ namespace xwarp
         // ---------------------------------------------------------------------------------------
         // CS-2: the warm pass did not reuse the cache the cold pass filled.
 
-        void cache_findings(const report& r, const std::vector<const sample*>& good, std::vector<finding>& out)
+        void cache_findings(const std::vector<const sample*>& good, std::vector<finding>& out)
         {
             std::vector<double> warm_compiled_ms;
             int passes_with_builds = 0;
@@ -1366,14 +1366,14 @@ namespace xwarp
             }
         }
         std::map<std::string, finding_acc> churn;
-        churn_findings(r, good, churn);
+        churn_findings(good, churn);
         std::vector<finding> out;
         for (auto& [k, a] : churn)
         {
             out.push_back(a.f);
         }
         same_hash_findings(good, out);
-        cache_findings(r, good, out);
+        cache_findings(good, out);
         option_arrival_findings(good, out);
         block_dim_findings(r, good, out);
         granularity_findings(good, out);

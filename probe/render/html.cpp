@@ -453,7 +453,7 @@ namespace xwarp
         }
         for (const auto& k : c.clocks)
         {
-            side_row(k.clock == "cold_module_ms" ? "module work, cold" : "compile elapsed",
+            side_row(clock_label(k.clock),
                      k.before_median ? html_escape(format_ms(*k.before_median)) : "n/a",
                      k.after_median ? html_escape(format_ms(*k.after_median)) : "n/a");
         }
@@ -476,7 +476,7 @@ namespace xwarp
             {
                 delta += " (" + num(*k.delta_pct, 1) + "%)";
             }
-            o << "<tr>" << td(k.clock == "cold_module_ms" ? "module work, cold" : "compile elapsed") << td(html_escape(delta), k_num)
+            o << "<tr>" << td(clock_label(k.clock)) << td(html_escape(delta), k_num)
               << td(k.band_ms ? html_escape(format_ms(*k.band_ms)) : "n/a", k_num)
               << td(k.p_value ? num(*k.p_value, 4) : "-", k_num) << td(std::to_string(k.n_before) + " / " + std::to_string(k.n_after), k_num)
               << td(html_escape(k.outcome) + (k.samples_needed ? " (about " + std::to_string(*k.samples_needed) + " a side would settle it)" : ""))
@@ -487,7 +487,7 @@ namespace xwarp
         {
             if (!k.note.empty())
             {
-                o << "<div style=\"" << k_muted << "\">" << (k.clock == "cold_module_ms" ? "module work" : "compile elapsed")
+                o << "<div style=\"" << k_muted << "\">" << clock_label(k.clock)
                   << ": " << html_escape(k.note) << "</div>";
             }
         }

@@ -120,6 +120,23 @@ namespace xwarp
         return out;
     }
 
+    std::string clock_label(const std::string& clock)
+    {
+        if (clock == "cold_module_ms")
+        {
+            return "cold module work";
+        }
+        if (clock == "warm_module_ms")
+        {
+            return "warm module work";
+        }
+        if (clock == "compile_elapsed_ms")
+        {
+            return "compile elapsed";
+        }
+        return clock;
+    }
+
     std::string render_text(const report& r)
     {
         const summary& s = r.result;
@@ -381,7 +398,7 @@ namespace xwarp
                 ps << *k.p_value;
                 p = ps.str();
             }
-            o << "  " << pad_to(k.clock == "cold_module_ms" ? "cold module work" : "compile elapsed", 18)
+            o << "  " << pad_to(clock_label(k.clock), 18)
               << pad_to(k.before_median ? format_ms(*k.before_median) : "n/a", 12)
               << pad_to(k.after_median ? format_ms(*k.after_median) : "n/a", 12) << pad_to(delta, 18)
               << pad_to(k.band_ms ? format_ms(*k.band_ms) : "n/a", 10) << pad_to(p, 8) << k.outcome
@@ -391,7 +408,7 @@ namespace xwarp
         {
             if (!k.note.empty())
             {
-                o << "  " << (k.clock == "cold_module_ms" ? "cold module work" : "compile elapsed") << ": " << k.note << "\n";
+                o << "  " << (clock_label(k.clock)) << ": " << k.note << "\n";
             }
         }
         o << "  judged on " << c.judged_on << "\n";

@@ -226,3 +226,21 @@ TEST(Compare, OptionThatNeverArrivedIsCalledOut)
     EXPECT_EQ(c.option_checks[0].set_at->line, 4);
     EXPECT_FALSE(c.receipts[0].changed);
 }
+
+TEST(Compare, ACacheThrownAwayIsJudgedOnTheWarmPass)
+{
+    auto before = make({3000, 3000, 3000}, {"a"});
+    auto after = make({3000, 3000, 3000}, {"a"});
+    for (auto& s : before.samples)
+    {
+        s.warm->module_loads = {load("m", "a", 2900)};  // the warm pass rebuilt
+        s.warm->wall_ms = s.cold.wall_ms;
+    }
+    auto c = compare_reports(before, after, "b", "a");
+    ASSERT_EQ(c.clocks.size(), 3u);
+    EXPECT_EQ(c.clocks[2].clock, "warm_module_ms");
+    EXPECT_NE(c.judged_on.find("warm module work"), std::string::npos);
+    EXPECT_EQ(c.verdict, "improved");
+    // compile elapsed alone would have called the fix a regression: the warm pass got faster
+    EXPECT_EQ(c.clocks[1].outcome, "regressed");
+}

@@ -18,6 +18,7 @@ namespace xwarp
     std::string format_bytes(double bytes);      // "19.4 KB"
     std::string format_stat_ms(const stat& s);   // "3.52 s ± 0.05 s" or "n/a"
     std::string command_line(const std::vector<std::string>& argv);
+    std::string clock_label(const std::string& clock);  // cold_module_ms -> "cold module work"
 }
 
 #endif

@@ -1,0 +1,29 @@
+// warp-probe doctor: what this machine and a given Python would give a measurement. It runs
+// the Python once to ask Warp for its version and where its kernel cache would go, without
+// initializing Warp (nothing is created or written).
+#ifndef XWARP_ENV_DOCTOR_HPP
+#define XWARP_ENV_DOCTOR_HPP
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "xwarp/model/report.hpp"
+
+namespace xwarp
+{
+    struct doctor_report
+    {
+        environment env;        // host and CUDA facts (NVRTC, cudart)
+        std::string python;     // the interpreter asked
+        nlohmann::json target = nlohmann::json::object();  // python version, warp version, cache path
+        std::string shim_dir;   // empty: not installed
+        bool built_with_cuda = false;
+    };
+
+    doctor_report run_doctor(const std::string& python, const std::string& shim_dir);
+    nlohmann::json doctor_to_json(const doctor_report& d);
+    std::string render_doctor_text(const doctor_report& d);
+}
+
+#endif

@@ -1,0 +1,631 @@
+#!/usr/bin/env python3
+"""Writes the teaching notebooks of this folder (outputs stripped). The notebooks are the
+product; this script is their source, so that a change of wording or of a probe stays one
+edit. Run it with Debian's python3 (nbformat) after editing, and commit both.
+
+Every probe notebook follows one plan: the problem, probed; the fix, probed; %warp_compare
+with its verdict and hash receipts; and plain words on what happened and why. tests/python
+executes each notebook with the xwarp kernel and checks the finding it teaches and the verdict.
+"""
+
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+HERE = Path(__file__).resolve().parent
+KERNELSPEC = {"name": "xwarp", "display_name": "Python 3 (xwarp: Warp compile probe)", "language": "python"}
+
+# A Warp function heavy enough that a module build is clearly more than start-up noise.
+HEAVY = """@wp.func
+def churn(v: wp.vec3, m: wp.mat33, s: float):
+    for j in range(6):
+        v = m @ v + wp.cross(v, wp.vec3(1.0, 2.0, 3.0)) * wp.sin(s + float(j))
+        v = wp.normalize(v) * wp.length(v + wp.vec3(0.5))
+    return v"""
+
+SETUP = f"""%%warp_setup
+import warp as wp
+
+{HEAVY}
+
+a = wp.zeros(64, dtype=wp.vec3)
+m = wp.zeros(64, dtype=wp.mat33)"""
+
+
+def kernel(name, s):
+    return f"""@wp.kernel
+def {name}(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    a[i] = churn(a[i], m[i], {s})"""
+
+
+def notebook(name, title, cells, expect):
+    nb = new_notebook()
+    nb.metadata["kernelspec"] = KERNELSPEC
+    nb.metadata["language_info"] = {"name": "python"}
+    # What tests/python/test_teaching_notebooks.py checks this notebook shows.
+    nb.metadata["xwarp"] = {"expect": expect}
+    nb.cells = [new_markdown_cell(f"# {title}")] + [
+        new_markdown_cell(c[1]) if c[0] == "md" else new_code_cell(c[1]) for c in cells
+    ]
+    nbformat.validate(nb)
+    nbformat.write(nb, HERE / f"{name}.ipynb")
+
+
+def setup_intro():
+    return ("md", "The setup cell below is stored, not run here: every `%%warp_probe` cell runs it first, in "
+                  "fresh processes with empty caches. It holds the imports and a Warp function heavy enough "
+                  "that one module build is clearly visible.")
+
+
+def main():
+    notebook(
+        "overview",
+        "Reading a warp-probe report",
+        [
+            ("md", """Warp compiles **modules**, not kernels. All the kernels defined in one Python module (here,
+one notebook cell run as a script) form one Warp module. Its **identity** is:
+
+> the live kernels and functions × the module's options × the CUDA block_dim × the generic instances
+
+Each new identity is a full code generation and native build of *every* kernel in the module. So cold
+start is roughly *identities touched × the size of each*, and the waste comes from two things:
+
+- **churn**: a module that changes after it loaded builds again (and again);
+- **duplication**: one module built several times, e.g. at several CUDA block dims.
+
+`%%warp_probe` runs a cell in fresh processes with private, empty Warp and CUDA caches (the
+**cold** pass), then again on the caches that pass filled (the **warm** pass), and records every
+module load. Nothing touches your own caches or this folder."""),
+            setup_intro(),
+            ("code", SETUP),
+            ("md", """This cell launches `stage_a`, then *defines* `stage_b` and launches it. Probe it:"""),
+            ("code", f"""%%warp_probe --samples 3 --name late
+{kernel("stage_a", "1.0")}
+
+wp.launch(stage_a, dim=64, inputs=[a, m])
+
+{kernel("stage_b", "2.0")}
+
+wp.launch(stage_b, dim=64, inputs=[a, m])"""),
+            ("md", """How to read it:
+
+- **Summary.** *cold wall* and *warm wall* are the two passes' wall times. **Compile elapsed** is
+  cold wall − warm wall: what compiling cost you in waiting. **Module work** is the sum of Warp's
+  module-load timers in the cold pass. These are *the two clocks*: module work counts every
+  build, even builds that ran in parallel; compile elapsed counts only the time waited, but it
+  carries the noise of the whole program. When builds overlap (overlap factor above 1.15),
+  judge on compile elapsed.
+- **Module identities.** One row per (module, hash, device, block_dim), by build time. Here
+  `__main__` appears under **two** hashes: the module was built twice, grouped as *hash churn*.
+- **Findings.** Each names a mechanism (here CS-1), the evidence, the line that caused it
+  (`<cell>:line`), what to do, and what it should save. *Advisory* findings are things worth
+  measuring, never instructions.
+
+On the CPU, most of the first build is Warp writing a precompiled header, once per process and
+thread; the saving is the rest of the rebuild.
+
+Now the fix: define both kernels before the first launch."""),
+            ("code", f"""%%warp_probe --samples 3 --name hoisted
+{kernel("stage_a", "1.0")}
+
+{kernel("stage_b", "2.0")}
+
+wp.launch(stage_a, dim=64, inputs=[a, m])
+wp.launch(stage_b, dim=64, inputs=[a, m])"""),
+            ("md", """`%warp_compare` credits the fix only if the program still does the same work (the same
+launches, in the same order, with the same dims, dtypes, devices and block_dims) and the change is
+beyond the noise band. The **hash receipts** show each module's hashes before and after."""),
+            ("code", "%warp_compare late hoisted"),
+            ("md", """Every run of this notebook is listed by `%warp_history`; `%warp_export NAME PATH` writes one as
+JSON (the same format `warp-probe measure --json` writes) or as an HTML page."""),
+            ("code", "%warp_history"),
+        ],
+        {"findings": {"late": ["CS-1"]}, "verdict": "improved"},
+    )
+
+    notebook(
+        "cs1_kernels_after_load",
+        "CS-1: kernels defined after their module loaded (and the kernel factory)",
+        [
+            setup_intro(),
+            ("code", SETUP),
+            ("md", """A helper creates a kernel for each constant it is given. Each call defines a **new** kernel
+in the same module, after the module has already loaded, so each one rebuilds the module with every
+kernel still alive."""),
+            ("code", f"""%%warp_probe --samples 3 --name factory
+def make_stage(s: float):
+    @wp.kernel
+    def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+        i = wp.tid()
+        a[i] = churn(a[i], m[i], s)
+
+    return stage
+
+
+for s in (1.0, 2.0, 3.0):
+    k = make_stage(s)  # a new kernel, after the first launch
+    wp.launch(k, dim=64, inputs=[a, m])"""),
+            ("md", """The finding names the kernel factory, the `@wp.kernel` line inside it and the line that
+called it. The fix keeps the factory but creates every instance **before** the first launch: the
+module then builds once, with all three."""),
+            ("code", f"""%%warp_probe --samples 3 --name factory_fixed
+def make_stage(s: float):
+    @wp.kernel
+    def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+        i = wp.tid()
+        a[i] = churn(a[i], m[i], s)
+
+    return stage
+
+
+stages = [make_stage(s) for s in (1.0, 2.0, 3.0)]
+for k in stages:
+    wp.launch(k, dim=64, inputs=[a, m])"""),
+            ("code", "%warp_compare factory factory_fixed"),
+            ("md", """The same launches, one identity instead of three. Kernels that really depend on data known
+only later (plugins, user input) cannot all exist up front: put them in a module of their own, so
+that their churn stops rebuilding the stable kernels."""),
+        ],
+        {"findings": {"factory": ["CS-1"]}, "verdict": "improved"},
+    )
+
+    notebook(
+        "cs2_cache_thrown_away",
+        "CS-2: the kernel cache is never reused",
+        [
+            setup_intro(),
+            ("code", SETUP),
+            ("md", """This program turns Warp's kernel cache off, as debugging code sometimes does and forgets.
+Every run then builds everything again, and the probe's **warm** pass, run on the cache the cold
+pass just filled, compiles as much as the cold one."""),
+            ("code", f"""%%warp_probe --samples 3 --name nocache
+wp.config.cache_kernels = False
+
+{kernel("stage_a", "1.0")}
+
+wp.launch(stage_a, dim=64, inputs=[a, m])"""),
+            ("code", f"""%%warp_probe --samples 3 --name cached
+{kernel("stage_a", "1.0")}
+
+wp.launch(stage_a, dim=64, inputs=[a, m])"""),
+            ("md", """A cache that is thrown away shows in the warm pass, so compare judges the warm module work
+here. The same holds for `wp.clear_kernel_cache()` at start-up, a temporary or timestamped
+`WARP_CACHE_PATH`, and CI jobs that do not keep the cache between runs. Never clear a cache that
+another process may be using."""),
+            ("code", "%warp_compare nocache cached"),
+        ],
+        {"findings": {"nocache": ["CS-2"]}, "verdict": "improved"},
+    )
+
+    notebook(
+        "cs3_option_after_load",
+        "CS-3: module options changed after the first load",
+        [
+            setup_intro(),
+            ("code", SETUP),
+            ("md", """Options are part of a module's identity. Changing one after the module loaded makes a new
+identity, and the whole module builds again."""),
+            ("code", f"""%%warp_probe --samples 3 --name late_option
+{kernel("stage_a", "1.0")}
+
+wp.launch(stage_a, dim=64, inputs=[a, m])
+wp.set_module_options({{"max_unroll": 4}})  # after the first load
+wp.launch(stage_a, dim=64, inputs=[a, m])"""),
+            ("md", "The finding shows the option, its old and new value, and the line. Set it before the first load:"),
+            ("code", f"""%%warp_probe --samples 3 --name early_option
+wp.set_module_options({{"max_unroll": 4}})
+
+{kernel("stage_a", "1.0")}
+
+wp.launch(stage_a, dim=64, inputs=[a, m])
+wp.launch(stage_a, dim=64, inputs=[a, m])"""),
+            ("code", "%warp_compare late_option early_option"),
+            ("md", """If some kernels really need other options, give them a module of their own. A quieter form of
+this mistake is setting a `wp.config` global too late: see `option_not_arrived.ipynb`."""),
+        ],
+        {"findings": {"late_option": ["CS-3"]}, "verdict": "improved"},
+    )
+
+    notebook(
+        "option_not_arrived",
+        "The import-order trap: a wp.config option that never arrives",
+        [
+            ("md", """Warp modules copy a few globals from `wp.config` **when they are created**, which happens when
+their Python module is imported: `enable_backward`, `max_unroll`, `lineinfo`, `compile_time_trace`,
+`deterministic`. Setting the global afterwards changes nothing for those modules, silently.
+
+The setup writes a small library to a temporary folder and puts it on the path, as if it were
+an installed package."""),
+            ("code", f"""%%warp_setup
+import os, sys, tempfile
+lib = tempfile.mkdtemp(prefix="xwarp-nb-lib-")
+with open(os.path.join(lib, "solver_lib.py"), "w") as f:
+    f.write('''import warp as wp
+
+{HEAVY}
+
+
+@wp.kernel
+def smooth(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    a[i] = churn(a[i], m[i], 1.0)
+''')
+sys.path.insert(0, lib)"""),
+            ("code", """%%warp_probe --samples 3 --name baseline
+import warp as wp
+import solver_lib
+
+a = wp.zeros(64, dtype=wp.vec3)
+m = wp.zeros(64, dtype=wp.mat33)
+wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])"""),
+            ("md", """This "fix" turns backward code off, but **after** importing the library. The probe sees that the
+library's module was built with `enable_backward=True` while the global said False, and names both
+lines."""),
+            ("code", """%%warp_probe --samples 3 --name too_late
+import warp as wp
+import solver_lib
+
+wp.config.enable_backward = False  # too late: solver_lib's module already copied True
+
+a = wp.zeros(64, dtype=wp.vec3)
+m = wp.zeros(64, dtype=wp.mat33)
+wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])"""),
+            ("md", "Compare calls it out: the module's hash did not move, so the option never arrived."),
+            ("code", "%warp_compare baseline too_late"),
+            ("md", "Set it at the entry point, **before** the import:"),
+            ("code", """%%warp_probe --samples 3 --name in_time
+import warp as wp
+
+wp.config.enable_backward = False  # before the library creates its module
+
+import solver_lib
+
+a = wp.zeros(64, dtype=wp.vec3)
+m = wp.zeros(64, dtype=wp.mat33)
+wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])"""),
+            ("code", "%warp_compare baseline in_time"),
+            ("md", """Now the hash moved and the build shrank (no adjoint code). Two rules: set such globals in the
+application's entry point, never in library code (another application may need gradients from that
+library); and after changing an option, check the receipt: an unchanged hash means it never
+arrived."""),
+        ],
+        {"findings": {"too_late": ["option-not-arrived"]}, "verdict": "improved", "option_check": "baseline too_late"},
+    )
+
+    notebook(
+        "cs4_many_small_modules",
+        "CS-4: module boundaries too granular",
+        [
+            ("md", """Every module build has a fixed cost (compiler set-up, object emission, loading) whatever its
+size. Four tiny kernels in four modules pay it four times."""),
+            ("code", """%%warp_setup
+import warp as wp
+
+a = wp.ones(256, dtype=float)"""),
+            ("code", """%%warp_probe --samples 3 --name four_modules
+@wp.kernel(module="blur_ops")
+def blur(a: wp.array(dtype=float)):
+    a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
+
+@wp.kernel(module="sharpen_ops")
+def sharpen(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0 * a[wp.tid()] - 0.5
+
+@wp.kernel(module="clamp_ops")
+def clamp01(a: wp.array(dtype=float)):
+    a[wp.tid()] = wp.clamp(a[wp.tid()], 0.0, 1.0)
+
+@wp.kernel(module="invert_ops")
+def invert(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0 - a[wp.tid()]
+
+for k in (blur, sharpen, clamp01, invert):
+    wp.launch(k, dim=256, inputs=[a])"""),
+            ("code", """%%warp_probe --samples 3 --name one_module
+@wp.kernel(module="image_ops")
+def blur(a: wp.array(dtype=float)):
+    a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
+
+@wp.kernel(module="image_ops")
+def sharpen(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0 * a[wp.tid()] - 0.5
+
+@wp.kernel(module="image_ops")
+def clamp01(a: wp.array(dtype=float)):
+    a[wp.tid()] = wp.clamp(a[wp.tid()], 0.0, 1.0)
+
+@wp.kernel(module="image_ops")
+def invert(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0 - a[wp.tid()]
+
+for k in (blur, sharpen, clamp01, invert):
+    wp.launch(k, dim=256, inputs=[a])"""),
+            ("code", "%warp_compare four_modules one_module"),
+            ("md", """Group kernels that load together. Do not group everything: kernels with different options,
+different stable block_dims or separate edit cycles belong apart, since a bigger module rebuilds
+whole whenever one of its kernels changes."""),
+        ],
+        {"findings": {"four_modules": ["CS-4"]}, "verdict": "improved"},
+    )
+
+    notebook(
+        "cs6_generic_after_load",
+        "CS-6: generic instances created after the first load",
+        [
+            ("md", """A generic kernel (`dtype=Any`) gets one compiled instance per argument type. Meeting a new
+type after the module loaded adds an instance, so the module builds again."""),
+            ("code", """%%warp_setup
+from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def relax(a: wp.array(dtype=Any)):
+    i = wp.tid()
+    x = a[i]
+    for j in range(12):
+        x = wp.sin(x) * a.dtype(0.9) + wp.cos(x * a.dtype(1.5)) + wp.sqrt(wp.abs(x) + a.dtype(1.0))
+        x = wp.exp(-x * x) + wp.tanh(x) * a.dtype(0.3) + wp.log(wp.abs(x) + a.dtype(2.0))
+    a[i] = x
+
+
+a32 = wp.zeros(8, dtype=wp.float32)
+a64 = wp.zeros(8, dtype=wp.float64)
+a16 = wp.zeros(8, dtype=wp.float16)"""),
+            ("code", """%%warp_probe --samples 3 --name on_demand
+wp.launch(relax, dim=8, inputs=[a32])
+wp.launch(relax, dim=8, inputs=[a64])  # a new instance: the module builds again
+wp.launch(relax, dim=8, inputs=[a16])  # and again"""),
+            ("code", """%%warp_probe --samples 3 --name registered
+relax_f32 = wp.overload(relax, {"a": wp.array(dtype=wp.float32)})
+relax_f64 = wp.overload(relax, {"a": wp.array(dtype=wp.float64)})
+relax_f16 = wp.overload(relax, {"a": wp.array(dtype=wp.float16)})
+
+wp.launch(relax, dim=8, inputs=[a32])
+wp.launch(relax, dim=8, inputs=[a64])
+wp.launch(relax, dim=8, inputs=[a16])"""),
+            ("code", "%warp_compare on_demand registered"),
+            ("md", """Register the signatures the program routinely uses with `wp.overload` before the first launch
+(and keep the returned objects). Only those: every registered instance makes each build bigger."""),
+        ],
+        {"findings": {"on_demand": ["CS-6"]}, "verdict": "improved"},
+    )
+
+    notebook(
+        "cs9_unique_modules",
+        "CS-9: module=\"unique\" on stable kernels",
+        [
+            ("md", """`module="unique"` gives a kernel a module of its own, named after the kernel and its hash.
+It is meant for kernels made per request or per plugin. On stable kernels it multiplies builds."""),
+            ("code", """%%warp_setup
+import warp as wp
+
+a = wp.ones(256, dtype=float)"""),
+            ("code", """%%warp_probe --samples 3 --name unique
+@wp.kernel(module="unique")
+def blur(a: wp.array(dtype=float)):
+    a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
+
+@wp.kernel(module="unique")
+def sharpen(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0 * a[wp.tid()] - 0.5
+
+@wp.kernel(module="unique")
+def clamp01(a: wp.array(dtype=float)):
+    a[wp.tid()] = wp.clamp(a[wp.tid()], 0.0, 1.0)
+
+@wp.kernel(module="unique")
+def invert(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0 - a[wp.tid()]
+
+for k in (blur, sharpen, clamp01, invert):
+    wp.launch(k, dim=256, inputs=[a])"""),
+            ("code", """%%warp_probe --samples 3 --name shared
+@wp.kernel
+def blur(a: wp.array(dtype=float)):
+    a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
+
+@wp.kernel
+def sharpen(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0 * a[wp.tid()] - 0.5
+
+@wp.kernel
+def clamp01(a: wp.array(dtype=float)):
+    a[wp.tid()] = wp.clamp(a[wp.tid()], 0.0, 1.0)
+
+@wp.kernel
+def invert(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0 - a[wp.tid()]
+
+for k in (blur, sharpen, clamp01, invert):
+    wp.launch(k, dim=256, inputs=[a])"""),
+            ("code", "%warp_compare unique shared"),
+            ("md", """Keep `module="unique"` for kernels that would otherwise churn a shared module (see CS-1), and
+look for it hidden in factory helpers."""),
+        ],
+        {"findings": {"unique": ["CS-9"]}, "verdict": "improved"},
+    )
+
+    notebook(
+        "cs10_unused_backward",
+        "CS-10: backward code generated but never used (with a gradient check)",
+        [
+            ("md", """By default every kernel is compiled twice over: its forward code and its adjoint (backward)
+code, for automatic differentiation. A program that never differentiates pays for code it never
+runs. The probe flags it as an **advisory**: an opportunity to measure, not an instruction."""),
+            setup_intro(),
+            ("code", SETUP),
+            ("code", f"""%%warp_probe --samples 3 --name with_backward
+{kernel("stage_a", "1.0")}
+
+{kernel("stage_b", "2.0")}
+
+wp.launch(stage_a, dim=64, inputs=[a, m])
+wp.launch(stage_b, dim=64, inputs=[a, m])"""),
+            ("md", """No adjoint launch, no `wp.Tape`: the advisory appears. Measure the lever, set at the
+**entry point**, before any module is created:"""),
+            ("code", f"""%%warp_probe --samples 3 --name forward_only
+wp.config.enable_backward = False  # this application never differentiates
+
+{kernel("stage_a", "1.0")}
+
+{kernel("stage_b", "2.0")}
+
+wp.launch(stage_a, dim=64, inputs=[a, m])
+wp.launch(stage_b, dim=64, inputs=[a, m])"""),
+            ("code", "%warp_compare with_backward forward_only"),
+            ("md", """**The gradient check.** Turning backward code off is only safe where nothing differentiates.
+Here is why it must never be done blindly: the same switch in a program that *does* use a tape gives
+**silently wrong gradients**. The derivative of x² at 1, 2, 3 is 2, 4, 6:"""),
+            ("code", """import warp as wp
+
+def gradient(enable_backward):
+    wp.config.enable_backward = enable_backward
+
+    @wp.kernel(module="unique")
+    def square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = x[i] * x[i]
+
+    x = wp.array([1.0, 2.0, 3.0], dtype=float, requires_grad=True)
+    y = wp.zeros(3, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(square, dim=3, inputs=[x], outputs=[y])
+    tape.backward(grads={y: wp.ones(3, dtype=float)})
+    return x.grad.numpy().tolist()
+
+print("backward on: ", gradient(True))
+print("backward off:", gradient(False))
+wp.config.enable_backward = True"""),
+            ("md", """With backward off the gradient is zeros, and nothing complains. So: measure the lever, set it
+at the entry point of an application that never differentiates (never in library code), and split
+forward-only kernels from differentiable ones instead of switching a differentiated module off."""),
+        ],
+        {"findings": {"with_backward": ["CS-10"]}, "verdict": "improved", "stdout": ["backward on:  [2.0, 4.0, 6.0]",
+                                                                                      "backward off: [0.0, 0.0, 0.0]"]},
+    )
+
+    notebook(
+        "cs13_serial_builds",
+        "CS-13: independent modules built one at a time, and a parallel preload",
+        [
+            ("md", """Several independent modules, each built at its first launch, build one after another.
+`wp.force_load(..., max_workers=N)` builds them in parallel before the first launch. This
+**moves** work, it does not remove it, so it must be judged on **compile elapsed** (time waited),
+never on summed module work (which parallel builds inflate). Code generation stays serial; only
+the native compiles overlap, and on the CPU each worker thread writes its own precompiled header."""),
+            ("code", f"""%%warp_setup
+import warp as wp
+
+{HEAVY}
+
+a = wp.zeros(64, dtype=wp.vec3)
+m = wp.zeros(64, dtype=wp.mat33)"""),
+            ("code", """%%warp_probe --samples 3 --name serial
+kernels = []
+for n in range(4):
+    @wp.kernel(module=f"stage_mod_{n}")
+    def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+        i = wp.tid()
+        a[i] = churn(a[i], m[i], 1.0)
+    kernels.append(stage)
+
+for k in kernels:
+    wp.launch(k, dim=64, inputs=[a, m])"""),
+            ("code", """%%warp_probe --samples 3 --name parallel
+kernels = []
+for n in range(4):
+    @wp.kernel(module=f"stage_mod_{n}")
+    def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+        i = wp.tid()
+        a[i] = churn(a[i], m[i], 1.0)
+    kernels.append(stage)
+
+wp.force_load(device="cpu", modules=[f"stage_mod_{n}" for n in range(4)], max_workers=2)
+for k in kernels:
+    wp.launch(k, dim=64, inputs=[a, m])"""),
+            ("code", "%warp_compare serial parallel"),
+            ("md", """Read the verdict on compile elapsed. On a machine with few cores, or with one dominant module,
+there is little to overlap; on the CPU with Warp 1.16 or older keep `max_workers <= 1` (a race in the
+CPU JIT, CS-8). Always name the modules (never `modules=None`) and the block_dim the launches use."""),
+        ],
+        {"findings": {"serial": ["CS-13"]}, "judged_on": "compile elapsed"},
+    )
+
+    notebook(
+        "gpu_mechanisms",
+        "On a GPU: block_dim duplication (CS-5), MathDx LTO (CS-7), the precompiled header (CS-12)",
+        [
+            ("md", """These mechanisms only show on CUDA. This notebook probes them when a CUDA device is present and
+says so plainly when there is none."""),
+            ("code", """import warp as wp
+
+HAVE_GPU = wp.get_cuda_device_count() > 0
+print("CUDA devices:", wp.get_cuda_device_count() if HAVE_GPU else "none: the GPU probes below are skipped")"""),
+            ("code", """%%warp_setup
+import warp as wp
+
+@wp.kernel
+def scale(a: wp.array(dtype=float)):
+    a[wp.tid()] *= 2.0
+
+@wp.kernel
+def shift(a: wp.array(dtype=float)):
+    a[wp.tid()] += 1.0
+
+a = wp.zeros(1 << 16, dtype=float, device="cuda:0") if wp.get_cuda_device_count() else None"""),
+            ("md", """**CS-5.** The same module launched at two block_dims builds twice, every kernel both times, even
+kernels never launched at that block_dim."""),
+            ("code", """if HAVE_GPU:
+    get_ipython().run_cell_magic("warp_probe", "--samples 3 --name two_block_dims", '''
+wp.launch(scale, dim=a.shape, inputs=[a], block_dim=128)
+wp.launch(shift, dim=a.shape, inputs=[a], block_dim=256)
+wp.synchronize()''')
+else:
+    print("no CUDA device: CS-5 not probed")"""),
+            ("md", """**CS-7.** A tile matrix multiply uses MathDx and builds LTO artifacts during code generation: time
+inside the module load but outside the NVRTC compile. Measure `enable_mathdx_gemm` both ways, build
+time *and* kernel time, before changing it."""),
+            ("code", """if HAVE_GPU:
+    get_ipython().run_cell_magic("warp_probe", "--samples 1 --name tiles", '''
+TILE = 32
+
+@wp.kernel
+def gemm(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float), C: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    a = wp.tile_load(A, shape=(TILE, TILE))
+    b = wp.tile_load(B, shape=(TILE, TILE))
+    c = wp.tile_matmul(a, b)
+    wp.tile_store(C, c)
+
+A = wp.ones((TILE, TILE), dtype=float, device="cuda:0")
+B = wp.ones((TILE, TILE), dtype=float, device="cuda:0")
+C = wp.zeros((TILE, TILE), dtype=float, device="cuda:0")
+wp.launch_tiled(gemm, dim=(1, 1), inputs=[A, B, C], block_dim=64)
+wp.synchronize()''')
+else:
+    print("no CUDA device: CS-7 not probed")"""),
+            ("md", """**CS-12.** With a few small modules, writing the precompiled header may cost more than it saves.
+Compare the default against `wp.config.use_precompiled_headers = False` set at the entry point."""),
+            ("code", """if HAVE_GPU:
+    body = '''
+wp.launch(scale, dim=a.shape, inputs=[a])
+wp.launch(shift, dim=a.shape, inputs=[a])
+wp.synchronize()'''
+    get_ipython().run_cell_magic("warp_probe", "--samples 3 --name pch_on", body)
+    get_ipython().run_cell_magic("warp_probe", "--samples 3 --name pch_off",
+                                 "wp.config.use_precompiled_headers = False\\n" + body)
+    get_ipython().run_line_magic("warp_compare", "pch_on pch_off")
+else:
+    print("no CUDA device: CS-12 on CUDA not probed")"""),
+        ],
+        {"gpu": True},
+    )
+
+
+if __name__ == "__main__":
+    main()
