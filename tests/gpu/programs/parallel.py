@@ -1,0 +1,53 @@
+# CS-13 lever: the same modules preloaded in parallel (the launches' block_dim, named modules).
+import warp as wp
+
+@wp.func
+def churn(v: wp.vec3, m: wp.mat33, s: float):
+    for j in range(6):
+        v = m @ v + wp.cross(v, wp.vec3(1.0, 2.0, 3.0)) * wp.sin(s + float(j))
+        v = wp.normalize(v) * wp.length(v + wp.vec3(0.5))
+    return v
+
+
+@wp.kernel(module="stage_0")
+def stage_0(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    a[i] = churn(a[i], m[i], 0.0)
+
+
+@wp.kernel(module="stage_1")
+def stage_1(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    a[i] = churn(a[i], m[i], 1.0)
+
+
+@wp.kernel(module="stage_2")
+def stage_2(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    a[i] = churn(a[i], m[i], 2.0)
+
+
+@wp.kernel(module="stage_3")
+def stage_3(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    a[i] = churn(a[i], m[i], 3.0)
+
+
+@wp.kernel(module="stage_4")
+def stage_4(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    a[i] = churn(a[i], m[i], 4.0)
+
+
+@wp.kernel(module="stage_5")
+def stage_5(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    a[i] = churn(a[i], m[i], 5.0)
+
+
+a = wp.zeros(1024, dtype=wp.vec3, device="cuda:0")
+m = wp.zeros(1024, dtype=wp.mat33, device="cuda:0")
+wp.force_load(device="cuda:0", modules=[f"stage_{n}" for n in range(6)], block_dim=256, max_workers=4)
+for k in (stage_0, stage_1, stage_2, stage_3, stage_4, stage_5):
+    wp.launch(k, dim=1024, inputs=[a, m])
+wp.synchronize()
