@@ -317,7 +317,7 @@ namespace xwarp
             }
             if (!o.quiet)
             {
-                host.show({{"text/html", html}, {"text/plain", render_text(r)}, {"application/json", report_json}}, "", false);
+                host.show({{"text/html", html}, {"text/plain", render_text(r)}, {report_mime, report_json}}, "", false);
             }
             if (baseline)
             {
@@ -328,7 +328,7 @@ namespace xwarp
                     analyze(b);
                     host.show({{"text/html", render_compare_html(c, &b, &r)},
                                {"text/plain", render_compare_text(c)},
-                               {"application/json", comparison_to_json(c)}},
+                               {comparison_mime, comparison_to_json(c)}},
                               "",
                               false);
                 }
@@ -517,7 +517,7 @@ namespace xwarp
                 }
                 host.show({{"text/html", render_compare_html(c, &before, &after)},
                            {"text/plain", render_compare_text(c)},
-                           {"application/json", comparison_to_json(c)}},
+                           {comparison_mime, comparison_to_json(c)}},
                           "",
                           false);
             }

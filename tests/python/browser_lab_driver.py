@@ -31,8 +31,13 @@ def main(url, screenshot):
             sys.exit("no finding rendered")
         if page.evaluate("document.querySelectorAll('.jp-OutputArea-output .xwarp-report script').length") != 0:
             sys.exit("a script element inside a report")
-        table.scroll_into_view_if_needed()
-        page.screenshot(path=screenshot)
+        news = page.get_by_role("button", name="No", exact=True)
+        if news.count():
+            news.first.click()
+        report = page.locator(".jp-OutputArea-output .xwarp-report").first
+        report.scroll_into_view_if_needed()
+        page.wait_for_timeout(1500)  # JupyterLab draws cells lazily while scrolling
+        report.screenshot(path=screenshot)
         browser.close()
 
 

@@ -2,6 +2,9 @@
 
 import json
 import os
+
+REPORT_MIME = "application/vnd.xwarp.report+json"
+COMPARISON_MIME = "application/vnd.xwarp.comparison+json"
 import subprocess
 import time
 import unittest
@@ -117,9 +120,9 @@ def test_ipython_magics_and_execution_counts_survive_a_probe(session):
     progress = [m for m in out if m["msg_type"] == "update_display_data"]
     assert progress, "no live progress was shown"
     assert "warp-probe: first done" in progress[-1]["content"]["data"]["text/plain"]
-    (report_bundle,) = [b for b in bundles(out) if "application/json" in b]
-    validate_report(report_bundle["application/json"])
-    assert report_bundle["application/json"]["command"] == ["python", "<cell>"]
+    (report_bundle,) = [b for b in bundles(out) if REPORT_MIME in b]
+    validate_report(report_bundle[REPORT_MIME])
+    assert report_bundle[REPORT_MIME]["command"] == ["python", "<cell>"]
     assert 'data-xwarp="identities"' in report_bundle["text/html"]
     assert "Module identities" in report_bundle["text/plain"]
     count = reply["execution_count"]
@@ -236,7 +239,7 @@ def test_hostile_module_name_stays_inert(session):
         "wp.launch(k, dim=2, inputs=[wp.zeros(2, dtype=float)])\n"
     )
     assert reply["status"] == "ok"
-    (bundle,) = [b for b in bundles(out) if "application/json" in b]
-    assert bundle["application/json"]["summary"]["identities"][0]["module"] == "<img src=x onerror=alert(1)>"
+    (bundle,) = [b for b in bundles(out) if REPORT_MIME in b]
+    assert bundle[REPORT_MIME]["summary"]["identities"][0]["module"] == "<img src=x onerror=alert(1)>"
     assert "<img" not in bundle["text/html"]
     assert "&lt;img src=x onerror=alert(1)&gt;" in bundle["text/html"]

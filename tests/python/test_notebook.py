@@ -3,6 +3,9 @@ Chromium: %%warp_setup, two %%warp_probe cells, %warp_compare."""
 
 import html.parser
 import os
+
+REPORT_MIME = "application/vnd.xwarp.report+json"
+COMPARISON_MIME = "application/vnd.xwarp.comparison+json"
 import shutil
 import subprocess
 from pathlib import Path
@@ -65,7 +68,7 @@ def executed(tmp_path_factory):
 
 
 def report_of(cell):
-    (data,) = [o["data"] for o in cell.outputs if o.get("output_type") == "display_data" and "application/json" in o["data"]]
+    (data,) = [o["data"] for o in cell.outputs if o.get("output_type") == "display_data" and REPORT_MIME in o["data"]]
     return data
 
 
@@ -78,7 +81,7 @@ def test_setup_cell_confirms(executed):
 def test_probe_cells_carry_html_text_and_a_valid_report(executed):
     nb, _ = executed
     late = report_of(nb.cells[2])
-    report = late["application/json"]
+    report = late[REPORT_MIME]
     validate_report(report)
     assert report["label"] == "late" and report["setup_code"] == "import warp as wp\nN = 16"
     assert report["summary"]["samples_ok"] == 2
@@ -88,7 +91,7 @@ def test_probe_cells_carry_html_text_and_a_valid_report(executed):
     assert cs1["location"] == {"file": "<cell>", "line": cell_lines.index("def second(a: wp.array(dtype=float)):")}
     assert 'data-xwarp="identities"' in late["text/html"] and "CS-1" in late["text/html"]
     assert "hash churn" in late["text/plain"]
-    hoisted = report_of(nb.cells[3])["application/json"]
+    hoisted = report_of(nb.cells[3])[REPORT_MIME]
     assert len(hoisted["summary"]["identities"]) == 1
     assert not [f for f in hoisted["findings"] if f["mechanism"] == "CS-1"]
 
@@ -96,7 +99,7 @@ def test_probe_cells_carry_html_text_and_a_valid_report(executed):
 def test_compare_cell_shows_the_verdict_with_receipts(executed):
     nb, _ = executed
     (data,) = [o["data"] for o in nb.cells[4].outputs if o.get("output_type") == "display_data"]
-    c = data["application/json"]
+    c = data[COMPARISON_MIME]
     assert c["workload"]["status"] == "same"
     assert c["verdict"] in ("improved", "inconclusive")  # two samples a side: the band decides
     (receipt,) = [r for r in c["receipts"] if r["module"] == "__main__"]

@@ -2,6 +2,9 @@
 the finding named in its metadata, and the verdict of its %warp_compare."""
 
 import os
+
+REPORT_MIME = "application/vnd.xwarp.report+json"
+COMPARISON_MIME = "application/vnd.xwarp.comparison+json"
 import shutil
 from pathlib import Path
 
@@ -45,7 +48,7 @@ def outputs_of(nb):
 def reports_by_label(displays):
     reports = {}
     for d in displays:
-        j = d.get("application/json")
+        j = d.get(REPORT_MIME)
         if isinstance(j, dict) and j.get("tool") == "warp-probe":
             validate_report(j)
             reports[j["label"]] = j
@@ -53,8 +56,7 @@ def reports_by_label(displays):
 
 
 def comparisons(displays):
-    return [d["application/json"] for d in displays
-            if isinstance(d.get("application/json"), dict) and d["application/json"].get("tool") == "warp-probe compare"]
+    return [d[COMPARISON_MIME] for d in displays if isinstance(d.get(COMPARISON_MIME), dict)]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

@@ -127,7 +127,7 @@ TEST(Magics, CompareByNameHistoryAndExport)
     f.line("warp_compare").run("before after", f.host);
     ASSERT_EQ(f.host.shown.size(), 1u);
     const auto& bundle = f.host.shown[0];
-    EXPECT_EQ(bundle["application/json"]["verdict"], "improved");
+    EXPECT_EQ(bundle[comparison_mime]["verdict"], "improved");
     EXPECT_NE(bundle["text/html"].get<std::string>().find("data-xwarp=\"verdict\""), std::string::npos);
     EXPECT_NE(bundle["text/plain"].get<std::string>().find("VERDICT: improved"), std::string::npos);
 
