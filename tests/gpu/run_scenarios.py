@@ -38,6 +38,8 @@ def main():
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--out", required=True)
     ap.add_argument("--samples", type=int, default=3)
+    ap.add_argument("--cpu", action="store_true",
+                    help="measure the levers that also apply on a CPU (CS-12, CS-13) on the CPU, for the table beside the GPU one")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -46,9 +48,12 @@ def main():
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("WARP_CACHE_PATH", "CUDA_CACHE_PATH", "CUDA_CACHE_DISABLE")}
     env["HOME"] = str(home)  # the driver's default compute cache would be $HOME/.nv
+    if args.cpu:
+        env["XWARP_SCENARIO_DEVICE"] = "cpu"
 
     count = run([args.python, "-c", "import warp as wp; print(wp.get_cuda_device_count())"], env)
-    if count.returncode != 0 or not count.stdout.strip().splitlines() or count.stdout.strip().splitlines()[-1] == "0":
+    if not args.cpu and (count.returncode != 0 or not count.stdout.strip().splitlines()
+                         or count.stdout.strip().splitlines()[-1] == "0"):
         print("no CUDA device: the GPU scenarios need one (this is not a failure of the probe)")
         print(count.stdout[-500:], count.stderr[-1000:])
         return 2
@@ -81,14 +86,15 @@ def main():
     doctor = run([args.probe, "doctor", "--python", args.python, "--json", work / "doctor.json"], env)
     print(doctor.stdout)
     doctor_facts = json.loads((work / "doctor.json").read_text()) if (work / "doctor.json").exists() else {}
-    check("doctor lists the GPU", bool(doctor_facts.get("machine", {}).get("gpus")), doctor.stdout.strip().splitlines()[-2]
-          if doctor.stdout.strip() else doctor.stderr[-300:])
+    if not args.cpu:
+        check("doctor lists the GPU", bool(doctor_facts.get("machine", {}).get("gpus")),
+              doctor.stdout.strip().splitlines()[-2] if doctor.stdout.strip() else doctor.stderr[-300:])
 
     def mechanisms(r):
         return sorted({f["mechanism"] for f in r["findings"]})
 
     # CS-5 -----------------------------------------------------------------------------------
-    r = measure("bd_spread", "bd_spread.py")
+    r = None if args.cpu else measure("bd_spread", "bd_spread.py")
     if r:
         ids = r["summary"]["identities"]
         bds = sorted(i["block_dim"] for i in ids if i["module"] == "__main__")
@@ -96,20 +102,20 @@ def main():
         check("CS-5: the same kernel set in both", len({i["kernels"] for i in ids}) == 1 and ids[0]["kernels"] == 2,
               f"kernels per identity {[i['kernels'] for i in ids]}")
         check("CS-5 finding", "CS-5" in mechanisms(r), f"findings {mechanisms(r)}")
-    if measure("bd_split", "bd_split.py") and r:
+    if r and measure("bd_split", "bd_split.py"):
         c = compare("bd_spread", "bd_split")
         if c:
             check("CS-5 lever keeps the workload", c["workload"]["status"] == "same", c["workload"]["reason"])
 
     # CS-7 -----------------------------------------------------------------------------------
-    r = measure("tile_gemm", "tile_gemm.py")
+    r = None if args.cpu else measure("tile_gemm", "tile_gemm.py")
     if r:
         lto = r["summary"]["lto_artifacts"]["median"] or 0
         check("CS-7: tile_matmul leaves LTO artifacts", lto > 0, f"LTO artifacts {lto}")
         flags = [f["id"] for f in r["summary"]["flags"]]
         check("CS-7: link-dominated flag", "LINK_DOMINATED" in flags, f"flags {flags}")
         check("CS-7 finding", "CS-7" in mechanisms(r), f"findings {mechanisms(r)}")
-    r2 = measure("tile_gemm_forward", "tile_gemm_forward.py")
+    r2 = None if args.cpu else measure("tile_gemm_forward", "tile_gemm_forward.py")
     if r and r2:
         a = r["summary"]["lto_artifacts"]["median"] or 0
         b = r2["summary"]["lto_artifacts"]["median"] or 0
@@ -129,7 +135,7 @@ def main():
     r2 = measure("parallel", "parallel.py")
     if r and r2:
         c = compare("serial", "parallel")
-        if c:
+        if c and not args.cpu:
             overlap = r2["summary"]["overlap_factor"]["median"]
             check("CS-13: the parallel preload overlapped builds", overlap is not None and overlap > 1.15,
                   f"overlap factor {overlap}")
@@ -137,6 +143,8 @@ def main():
                   f"verdict {c['verdict']}: {'; '.join(c['reasons'])}")
 
     # cache isolation and the cold compute cache --------------------------------------------
+    if args.cpu:
+        return finish(args, out, work, reports, comparisons, checks, doctor, doctor_facts, "not applicable on the CPU")
     r = measure("ptx_module", "ptx_module.py")
     suffix = None
     if r:
@@ -175,7 +183,13 @@ def main():
     else:
         check("(cached) load cost recorded", warm[0] is not None, detail + " (CUBIN: no driver JIT on load)")
 
-    # results --------------------------------------------------------------------------------
+    return finish(args, out, work, reports, comparisons, checks, doctor, doctor_facts, detail)
+
+
+def finish(args, out, work, reports, comparisons, checks, doctor, doctor_facts, detail):
+    def mechanisms(r):
+        return sorted({f["mechanism"] for f in r["findings"]})
+
     rows = ["| run | identities | cold wall | warm wall | compile elapsed | module work | native | LTO | findings |",
             "|---|---|---|---|---|---|---|---|---|"]
 
@@ -197,8 +211,9 @@ def main():
     rows += ["", f"cached load of a PTX module: {detail}", "",
              "machine: " + doctor.stdout.replace("\n", "; ")]
     table = "\n".join(rows)
-    (out / "gpu-results.md").write_text(table + "\n")
-    (out / "gpu-results.json").write_text(json.dumps({"checks": checks, "reports": reports, "comparisons": comparisons,
+    stem = "cpu-results" if args.cpu else "gpu-results"
+    (out / f"{stem}.md").write_text(table + "\n")
+    (out / f"{stem}.json").write_text(json.dumps({"checks": checks, "reports": reports, "comparisons": comparisons,
                                                       "doctor": doctor_facts}, indent=1))
     print(table)
     shutil.rmtree(work, ignore_errors=True)
