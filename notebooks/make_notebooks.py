@@ -467,9 +467,12 @@ wp.launch(stage_a, dim=64, inputs=[a, m])
 wp.launch(stage_b, dim=64, inputs=[a, m])"""),
             ("md", """No adjoint launch, no `wp.Tape`: the advisory appears. Measure the lever, set at the
 **entry point**, before any module is created:"""),
+            ("md", """The setup cell above already creates this notebook's module (its `@wp.func`), so a global set
+in the probed cell would come too late: the module copied `enable_backward` when it was created.
+Setting it at the entry point means *before* that, so the setup gets it first:"""),
+            ("code", "%%warp_setup\nimport warp as wp\n\nwp.config.enable_backward = False  # this application never differentiates\n\n"
+                     + SETUP.split("import warp as wp\n", 1)[1]),
             ("code", f"""%%warp_probe --samples 3 --name forward_only
-wp.config.enable_backward = False  # this application never differentiates
-
 {kernel("stage_a", "1.0")}
 
 {kernel("stage_b", "2.0")}
@@ -505,7 +508,8 @@ wp.config.enable_backward = True"""),
 at the entry point of an application that never differentiates (never in library code), and split
 forward-only kernels from differentiable ones instead of switching a differentiated module off."""),
         ],
-        {"findings": {"with_backward": ["CS-10"]}, "verdict": "improved", "stdout": ["backward on:  [2.0, 4.0, 6.0]",
+        {"findings": {"with_backward": ["CS-10"]}, "verdict": "improved", "absent": {"forward_only": ["CS-10", "option-not-arrived"]},
+         "stdout": ["backward on:  [2.0, 4.0, 6.0]",
                                                                                       "backward off: [0.0, 0.0, 0.0]"]},
     )
 
@@ -517,7 +521,9 @@ forward-only kernels from differentiable ones instead of switching a differentia
 `wp.force_load(..., max_workers=N)` builds them in parallel before the first launch. This
 **moves** work, it does not remove it, so it must be judged on **compile elapsed** (time waited),
 never on summed module work (which parallel builds inflate). Code generation stays serial; only
-the native compiles overlap, and on the CPU each worker thread writes its own precompiled header."""),
+the native compiles overlap, and on the CPU each worker thread writes its own precompiled header.
+`wp.force_load` takes the modules themselves (`kernel.module`), and the block_dim the launches use
+(1 on the CPU)."""),
             ("code", f"""%%warp_setup
 import warp as wp
 
@@ -545,7 +551,7 @@ for n in range(4):
         a[i] = churn(a[i], m[i], 1.0)
     kernels.append(stage)
 
-wp.force_load(device="cpu", modules=[f"stage_mod_{n}" for n in range(4)], max_workers=2)
+wp.force_load(device="cpu", modules=[k.module for k in kernels], block_dim=1, max_workers=2)
 for k in kernels:
     wp.launch(k, dim=64, inputs=[a, m])"""),
             ("code", "%warp_compare serial parallel"),

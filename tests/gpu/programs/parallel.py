@@ -52,8 +52,8 @@ def stage_5(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
 
 a = wp.zeros(1024, dtype=wp.vec3, device=DEVICE)
 m = wp.zeros(1024, dtype=wp.mat33, device=DEVICE)
-wp.force_load(device=DEVICE, modules=[f"stage_{n}" for n in range(6)], block_dim=1 if DEVICE == "cpu" else 256,
-              max_workers=4)
+kernels = (stage_0, stage_1, stage_2, stage_3, stage_4, stage_5)
+wp.force_load(device=DEVICE, modules=[k.module for k in kernels], block_dim=1 if DEVICE == "cpu" else 256, max_workers=4)
 for k in (stage_0, stage_1, stage_2, stage_3, stage_4, stage_5):
     wp.launch(k, dim=1024, inputs=[a, m])
 wp.synchronize()
