@@ -41,6 +41,9 @@ def main():
     ap.add_argument("--cpu", action="store_true",
                     help="measure the levers that also apply on a CPU (CS-12, CS-13) on the CPU, for the table beside the GPU one")
     args = ap.parse_args()
+    # the programs run in their own folder: make paths absolute first
+    args.probe = str(Path(shutil.which(args.probe) or args.probe).resolve())
+    args.python = str(Path(shutil.which(args.python) or args.python).absolute())
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="xwarp-gpu-"))
