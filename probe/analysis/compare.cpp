@@ -10,25 +10,12 @@
 #include "xwarp/analysis/stats.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/exit_codes.hpp"
+#include "xwarp/model/format.hpp"
 
 namespace xwarp
 {
     namespace
     {
-        std::string fixed(double v, int p)
-        {
-            std::ostringstream s;
-            s.setf(std::ios::fixed);
-            s.precision(p);
-            s << v;
-            return s.str();
-        }
-
-        std::string ms_words(double ms)
-        {
-            return std::fabs(ms) >= 1000.0 ? fixed(ms / 1000.0, 2) + " s" : fixed(ms, 0) + " ms";
-        }
-
         const sample* first_good(const report& r)
         {
             for (const auto& s : r.samples)
@@ -416,15 +403,6 @@ namespace xwarp
             return out;
         }
 
-        std::string utc_now()
-        {
-            std::time_t t = std::time(nullptr);
-            std::tm tm{};
-            gmtime_r(&t, &tm);
-            char buf[32];
-            std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-            return buf;
-        }
     }
 
     int exit_code_for(const std::string& verdict)
@@ -465,7 +443,7 @@ namespace xwarp
             }
         }
         comparison c;
-        c.created_utc = utc_now();
+        c.created_utc = utc_timestamp();
         c.before = side_of(before, before_name);
         c.after = side_of(after, after_name);
         const run_result& b = first_good(before)->cold;
@@ -716,10 +694,10 @@ namespace xwarp
                                                : d.clock == "warm_module_ms"   ? "warm module work"
                                                                                : "cold module work";
                 std::string detail = clock_name + " " + (d.delta_ms && *d.delta_ms < 0 ? "fell " : "rose ")
-                                     + ms_words(std::fabs(d.delta_ms.value_or(0.0)))
-                                     + (d.delta_pct ? " (" + fixed(*d.delta_pct, 1) + "%)" : "") + " against a noise band of "
-                                     + ms_words(d.band_ms.value_or(0.0))
-                                     + (d.p_value ? ", p = " + fixed(*d.p_value, 4) : "");
+                                     + format_ms(std::fabs(d.delta_ms.value_or(0.0)))
+                                     + (d.delta_pct ? " (" + format_fixed(*d.delta_pct, 1) + "%)" : "") + " against a noise band of "
+                                     + format_ms(d.band_ms.value_or(0.0))
+                                     + (d.p_value ? ", p = " + format_fixed(*d.p_value, 4) : "");
                 if (d.outcome == "improved" || d.outcome == "regressed")
                 {
                     c.verdict = d.outcome;

@@ -10,6 +10,7 @@
 
 #include "xwarp/analysis/stats.hpp"
 #include "xwarp/analysis/summarize.hpp"
+#include "xwarp/model/format.hpp"
 
 namespace xwarp
 {
@@ -17,20 +18,6 @@ namespace xwarp
 
     namespace
     {
-        std::string fixed(double v, int p)
-        {
-            std::ostringstream s;
-            s.setf(std::ios::fixed);
-            s.precision(p);
-            s << v;
-            return s.str();
-        }
-
-        std::string ms_words(double ms)
-        {
-            return std::fabs(ms) >= 1000.0 ? fixed(ms / 1000.0, 2) + " s" : fixed(ms, 0) + " ms";
-        }
-
         std::string join(const std::vector<std::string>& v, const std::string& sep = ", ")
         {
             std::string s;
@@ -483,7 +470,7 @@ namespace xwarp
                 f.savings_ms = median(a.savings_per_sample);
                 f.evidence += std::string(f.mechanism == "hash-thrash" ? "; the returning loads cost "
                                                                         : "; the builds it forced cost ")
-                              + ms_words(f.savings_ms.value_or(0.0)) + " (median of "
+                              + format_ms(f.savings_ms.value_or(0.0)) + " (median of "
                               + std::to_string(a.savings_per_sample.size()) + " sample(s))";
             }
         }
@@ -611,7 +598,7 @@ namespace xwarp
             f.cause = {{"causes", causes}, {"warm_passes_with_builds", passes_with_builds}};
             f.evidence = std::to_string(passes_with_builds) + " of " + std::to_string(good.size())
                          + " warm pass(es) compiled again on the cache their cold pass had just filled (median "
-                         + ms_words(median(warm_compiled_ms).value_or(0.0)) + " of builds)";
+                         + format_ms(median(warm_compiled_ms).value_or(0.0)) + " of builds)";
             if (!causes.empty())
             {
                 std::vector<std::string> c;
@@ -863,13 +850,13 @@ namespace xwarp
                 f.cause = {{"block_dims", g.block_dims}, {"coverage", coverage}};
                 f.evidence = "module " + g.module + " on " + g.device + " was built at " + std::to_string(g.block_dims.size())
                              + " block_dims with the same kernel set (" + std::to_string(g.builds) + " builds, "
-                             + ms_words(g.ms) + "); every build compiles every kernel";
+                             + format_ms(g.ms) + "); every build compiles every kernel";
                 f.recommendation = "Put kernels launched at one stable block_dim in a named module of their own (one "
                                    "module per stable block_dim), or use fewer distinct block_dims. Keep a runtime-chosen "
                                    "block_dim in its own module. Never merge or drop kernels to fix this. Not on CPU, "
                                    "where a split made things slower.";
                 f.savings_ms = wasted;
-                f.evidence += "; builds of kernels never launched at their block_dim: " + ms_words(wasted);
+                f.evidence += "; builds of kernels never launched at their block_dim: " + format_ms(wasted);
                 out.push_back(f);
             }
         }
@@ -984,8 +971,8 @@ namespace xwarp
                     f.cause["estimate"] = {{"fixed_cost_share", fixed_cost_share},
                                            {"upper_bound_ms", high},
                                            {"lower_bound_ms", 0.5 * high}};
-                    f.evidence += "; merging them saves about " + ms_words(f.savings_ms.value_or(0)) + " (between "
-                                  + ms_words(0.5 * high) + " and " + ms_words(high)
+                    f.evidence += "; merging them saves about " + format_ms(f.savings_ms.value_or(0)) + " (between "
+                                  + format_ms(0.5 * high) + " and " + format_ms(high)
                                   + ", depending on how much of each build is fixed cost)";
                     out.push_back(f);
                 }
@@ -1033,7 +1020,7 @@ namespace xwarp
                     f.kind = "advisory";
                     f.cause = {{"modules", modules}, {"adjoint_launches", 0}, {"tapes", 0}};
                     f.evidence = std::to_string(modules.size()) + " module(s) generated backward (adjoint) code ("
-                                 + ms_words(ms) + " of builds) but this run launched no adjoint kernel and created no "
+                                 + format_ms(ms) + " of builds) but this run launched no adjoint kernel and created no "
                                  "wp.Tape";
                     f.recommendation = "An opportunity to measure, not an instruction: if this application never needs "
                                        "gradients, set wp.config.enable_backward = False at its entry point, before "
@@ -1075,7 +1062,7 @@ namespace xwarp
                 finding f = make_finding("CS-12", "", "cpu");
                 f.kind = "advisory";
                 f.cause = {{"threads", threads}, {"pch_ms", pch_total}};
-                f.evidence = ms_words(pch_total) + " went into writing CPU precompiled headers in " + std::to_string(threads)
+                f.evidence = format_ms(pch_total) + " went into writing CPU precompiled headers in " + std::to_string(threads)
                              + " thread(s) that built at most two modules with them (Warp keeps the header per "
                                "thread and per process)";
                 f.recommendation = "Measure wp.config.use_precompiled_headers = False at the application entry point "
@@ -1126,17 +1113,24 @@ namespace xwarp
                         biggest = std::max(biggest, removable(*l));
                     }
                     const int workers = std::max(1, std::min(4, r.env.cpu_count));
-                    const double ceiling = sum - std::max(biggest, sum / workers);
+                    double ceiling = sum - std::max(biggest, sum / workers);
+                    // On the CPU every extra worker thread writes its own precompiled header.
+                    double header = 0.0;
+                    for (const auto* l : v)
+                    {
+                        header = std::max(header, l->pch_ms.value_or(0.0));
+                    }
+                    ceiling -= header * (workers - 1) / workers;
                     if (ceiling <= 0.0)
                     {
-                        continue;
+                        continue;  // more threads would not pay here: no advice
                     }
                     finding f = make_finding("CS-13", join(std::vector<std::string>(mods.begin(), mods.end())), k.second);
                     f.kind = "advisory";
                     f.cause = {{"modules", mods}, {"workers", workers}, {"overlap_factor", overlap}};
                     f.evidence = std::to_string(mods.size()) + " independent modules were built one at a time on "
-                                 + k.second + " (" + ms_words(sum) + " of builds, the largest " + ms_words(biggest)
-                                 + "; overlap factor " + fixed(overlap, 2) + ")";
+                                 + k.second + " (" + format_ms(sum) + " of builds, the largest " + format_ms(biggest)
+                                 + "; overlap factor " + format_fixed(overlap, 2) + ")";
                     f.recommendation = "Preload them together from the entry point: wp.force_load(device=..., modules=[...], "
                                        "max_workers=N) or wp.load_module(..., max_workers=N), naming the modules (never "
                                        "modules=None) and the block_dim the launches use. This moves work, it does not "
@@ -1144,7 +1138,7 @@ namespace xwarp
                                        "compiles overlap. On CPU with Warp 1.16 or older keep max_workers <= 1 (CS-8), "
                                        "and each CPU worker thread writes its own precompiled header.";
                     f.savings_ms = ceiling;
-                    f.evidence += "; ceiling with " + std::to_string(workers) + " workers: " + ms_words(ceiling);
+                    f.evidence += "; ceiling with " + std::to_string(workers) + " workers: " + format_ms(ceiling);
                     out.push_back(f);
                 }
             }
@@ -1170,7 +1164,7 @@ namespace xwarp
                 finding f = make_finding("CS-7", join(std::vector<std::string>(lto_modules.begin(), lto_modules.end())), "");
                 f.kind = "advisory";
                 f.cause = {{"lto_artifacts_built", lto_built}, {"lto_ms", lto_ms}};
-                f.evidence = std::to_string(lto_built) + " MathDx LTO artifact(s) were generated (" + ms_words(lto_ms)
+                f.evidence = std::to_string(lto_built) + " MathDx LTO artifact(s) were generated (" + format_ms(lto_ms)
                              + " inside codegen, outside the NVRTC compile)";
                 f.recommendation = "Check CS-10 first: backward code triples the GEMM links. Then measure "
                                    "enable_mathdx_gemm (or _fft/_solver) both ways, build time and steady-state kernel "
@@ -1359,7 +1353,7 @@ namespace xwarp
                            {"compile_elapsed_ms", r.result.compile_elapsed_ms.median.value_or(0.0)},
                            {"cold_wall_ms", r.result.cold_wall_ms.median.value_or(0.0)}};
                 f.recommendation = "Profile the rest of the program first (a Python profiler, Nsight Systems): cutting "
-                                   "compilation cannot save more than " + ms_words(std::max(0.0, r.result.compile_elapsed_ms.median.value_or(0.0)))
+                                   "compilation cannot save more than " + format_ms(std::max(0.0, r.result.compile_elapsed_ms.median.value_or(0.0)))
                                    + " here.";
                 r.findings.push_back(f);
                 return;

@@ -10,23 +10,15 @@
 #include <string.h>
 
 #include "xwarp/analysis/stats.hpp"
+#include "xwarp/model/format.hpp"
 
 namespace xwarp
 {
     namespace
     {
-        std::string fmt(double v, int precision = 1)
-        {
-            std::ostringstream s;
-            s.setf(std::ios::fixed);
-            s.precision(precision);
-            s << v;
-            return s.str();
-        }
-
         std::string seconds(double ms)
         {
-            return fmt(ms / 1000.0, 2) + " s";
+            return format_fixed(ms / 1000.0, 2) + " s";
         }
 
         double sum_work(const run_result& run)
@@ -80,7 +72,7 @@ namespace xwarp
         }
         if (run.timed_out)
         {
-            return "timed out after " + (timeout_s ? fmt(*timeout_s, 1) + " s" : std::string("the time limit"))
+            return "timed out after " + (timeout_s ? format_fixed(*timeout_s, 1) + " s" : std::string("the time limit"))
                    + " (process group killed)";
         }
         if (run.term_signal)
@@ -448,7 +440,7 @@ namespace xwarp
         {
             std::string why = warm_compiled_samples > 0
                                   ? std::to_string(warm_compiled_samples) + " warm pass(es) compiled modules again"
-                                  : "warm module work is " + fmt(100.0 * med_warm_mod / med_cold_mod, 0)
+                                  : "warm module work is " + format_fixed(100.0 * med_warm_mod / med_cold_mod, 0)
                                         + "% of cold";
             s.flags.push_back({"CACHE_NOT_REUSED",
                                "the warm pass did not reuse the cache the cold pass filled: " + why});
@@ -456,7 +448,7 @@ namespace xwarp
         if (s.overlap_factor.median && *s.overlap_factor.median > overlap_flag_threshold)
         {
             s.flags.push_back({"BUILDS_OVERLAPPED",
-                               "summed module work is " + fmt(*s.overlap_factor.median, 2)
+                               "summed module work is " + format_fixed(*s.overlap_factor.median, 2)
                                    + "x the compile elapsed time: builds ran in parallel, judge changes on "
                                      "compile elapsed"});
         }
@@ -475,7 +467,7 @@ namespace xwarp
         {
             s.flags.push_back({"COMPILE_SMALL_SHARE",
                                "compilation is a small share of wall time: "
-                                   + fmt(100.0 * *s.compile_share.median, 1) + "% of the cold run ("
+                                   + format_fixed(100.0 * *s.compile_share.median, 1) + "% of the cold run ("
                                    + seconds(std::max(0.0, s.compile_elapsed_ms.median.value_or(0.0))) + " of "
                                    + seconds(s.cold_wall_ms.median.value_or(0.0))
                                    + "); the time goes elsewhere"});
@@ -483,7 +475,7 @@ namespace xwarp
         if (any_lto && lto_work > 0 && (lto_work - lto_native) / lto_work > link_dominated_threshold)
         {
             s.flags.push_back({"LINK_DOMINATED",
-                               "LTO artifacts were built and " + fmt(100.0 * (lto_work - lto_native) / lto_work, 0)
+                               "LTO artifacts were built and " + format_fixed(100.0 * (lto_work - lto_native) / lto_work, 0)
                                    + "% of module work was outside the NVRTC compile (MathDx LTO generation)"});
         }
         if (!consistent)

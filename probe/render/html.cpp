@@ -65,15 +65,6 @@ namespace xwarp
             return "128,128,128";
         }
 
-        std::string num(double v, int precision)
-        {
-            std::ostringstream s;
-            s.setf(std::ios::fixed);
-            s.precision(precision);
-            s << v;
-            return s.str();
-        }
-
         std::string td(const std::string& inner, const char* style = k_td)
         {
             return std::string("<td style=\"") + style + "\">" + inner + "</td>";
@@ -96,7 +87,7 @@ namespace xwarp
 
         std::string opt_int(const std::optional<double>& v)
         {
-            return v ? num(*v, 0) : "n/a";
+            return v ? format_fixed(*v, 0) : "n/a";
         }
 
         // The bar chart of module build time: the renderer scales measured ms to pixels.
@@ -136,7 +127,7 @@ namespace xwarp
                 }
                 o << "<text x=\"" << label_w - 6 << "\" y=\"" << y + 13 << "\" text-anchor=\"end\" font-size=\"11\" "
                   << "fill=\"currentColor\" font-family=\"ui-monospace,monospace\">" << html_escape(label) << "</text>";
-                o << "<rect x=\"" << label_w << "\" y=\"" << y + 3 << "\" width=\"" << num(w, 1) << "\" height=\"" << row - 6
+                o << "<rect x=\"" << label_w << "\" y=\"" << y + 3 << "\" width=\"" << format_fixed(w, 1) << "\" height=\"" << row - 6
                   << "\" rx=\"2\" fill=\"rgb(" << status_rgb(id.status) << ")\" fill-opacity=\"0.75\"/>";
                 o << "<text x=\"" << label_w + w + 6 << "\" y=\"" << y + 13 << "\" font-size=\"11\" fill=\"currentColor\">"
                   << html_escape(format_ms(id.ms)) << "</text>";
@@ -159,7 +150,7 @@ namespace xwarp
             row("module work, cold", stat_cell(s.cold_module_ms), "sum of module loads (" + s.module_ms_source + ")");
             row("module work, warm", stat_cell(s.warm_module_ms), "");
             row("native compile", stat_cell(s.native_ms), "clang / NVRTC (" + s.native_ms_source + ")");
-            row("overlap factor", s.overlap_factor.median ? num(*s.overlap_factor.median, 2) : "n/a", "module work / compile elapsed");
+            row("overlap factor", s.overlap_factor.median ? format_fixed(*s.overlap_factor.median, 2) : "n/a", "module work / compile elapsed");
             row("identities", opt_int(s.identity_count.median), s.identities_consistent ? "" : "samples disagree");
             row("generated source", s.source_bytes.median ? html_escape(format_bytes(*s.source_bytes.median)) : "n/a", "");
             row("LTO artifacts", opt_int(s.lto_artifacts.median), "");
@@ -175,7 +166,7 @@ namespace xwarp
               << th("samples") << "</tr></thead><tbody>";
             auto id_row = [&](const identity& id, const std::string& indent)
             {
-                o << "<tr>" << td(html_escape(num(id.ms, 1)), k_num) << td(std::to_string(id.builds), k_num)
+                o << "<tr>" << td(html_escape(format_fixed(id.ms, 1)), k_num) << td(std::to_string(id.builds), k_num)
                   << td(badge(id.status, status_rgb(id.status))) << td(indent + mono(id.module)) << td(mono(id.hash.substr(0, 7)))
                   << td(html_escape(id.device)) << td(id.block_dim ? std::to_string(*id.block_dim) : "?", k_num)
                   << td(id.kernels >= 0 ? std::to_string(id.kernels) : "?", k_num)
@@ -209,7 +200,7 @@ namespace xwarp
                 }
                 shown.push_back(g);
                 std::string what = g->kind == "hash-churn" ? "hash churn" : "block_dim spread";
-                o << "<tr data-xwarp=\"group\">" << td(html_escape(num(g->ms, 1)), k_num) << td(std::to_string(g->builds), k_num)
+                o << "<tr data-xwarp=\"group\">" << td(html_escape(format_fixed(g->ms, 1)), k_num) << td(std::to_string(g->builds), k_num)
                   << td(badge(what, "230,126,34")) << "<td colspan=\"6\" style=\"" << k_td << "\"><details><summary>"
                   << mono(g->module) << " on " << html_escape(g->device) << ": " << g->hashes.size() << " identities"
                   << "</summary><table style=\"" << k_table << "\"><tbody>";
@@ -217,7 +208,7 @@ namespace xwarp
                 {
                     if (in_group(other) == g)
                     {
-                        o << "<tr>" << td(html_escape(num(other.ms, 1)), k_num) << td(badge(other.status, status_rgb(other.status)))
+                        o << "<tr>" << td(html_escape(format_fixed(other.ms, 1)), k_num) << td(badge(other.status, status_rgb(other.status)))
                           << td(mono(other.hash.substr(0, 7))) << td("block_dim " + (other.block_dim ? std::to_string(*other.block_dim) : std::string("?")))
                           << td((other.kernels >= 0 ? std::to_string(other.kernels) : std::string("?")) + " kernels") << "</tr>";
                     }
@@ -460,7 +451,7 @@ namespace xwarp
         for (const auto& s : c.structure)
         {
             bool bytes = s.name == "generated source bytes";
-            auto fmt = [&](const std::optional<double>& v) { return !v ? std::string("n/a") : bytes ? format_bytes(*v) : num(*v, 0); };
+            auto fmt = [&](const std::optional<double>& v) { return !v ? std::string("n/a") : bytes ? format_bytes(*v) : format_fixed(*v, 0); };
             side_row(s.name, html_escape(fmt(s.before)), html_escape(fmt(s.after)));
         }
         o << "</tbody></table>";
@@ -474,11 +465,11 @@ namespace xwarp
             std::string delta = k.delta_ms ? format_ms(*k.delta_ms) : "n/a";
             if (k.delta_pct)
             {
-                delta += " (" + num(*k.delta_pct, 1) + "%)";
+                delta += " (" + format_fixed(*k.delta_pct, 1) + "%)";
             }
             o << "<tr>" << td(clock_label(k.clock)) << td(html_escape(delta), k_num)
               << td(k.band_ms ? html_escape(format_ms(*k.band_ms)) : "n/a", k_num)
-              << td(k.p_value ? num(*k.p_value, 4) : "-", k_num) << td(std::to_string(k.n_before) + " / " + std::to_string(k.n_after), k_num)
+              << td(k.p_value ? format_fixed(*k.p_value, 4) : "-", k_num) << td(std::to_string(k.n_before) + " / " + std::to_string(k.n_after), k_num)
               << td(html_escape(k.outcome) + (k.samples_needed ? " (about " + std::to_string(*k.samples_needed) + " a side would settle it)" : ""))
               << "</tr>";
         }

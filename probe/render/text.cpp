@@ -9,15 +9,6 @@ namespace xwarp
 {
     namespace
     {
-        std::string fixed(double v, int precision)
-        {
-            std::ostringstream s;
-            s.setf(std::ios::fixed);
-            s.precision(precision);
-            s << v;
-            return s.str();
-        }
-
         std::string pad(const std::string& s, std::size_t width, bool right = false)
         {
             if (s.size() >= width)
@@ -66,39 +57,6 @@ namespace xwarp
             }
             return "several sources";
         }
-    }
-
-    std::string format_ms(double ms)
-    {
-        const double a = std::fabs(ms);
-        if (a < 1.0)
-        {
-            return fixed(ms, 2) + " ms";
-        }
-        if (a < 1000.0)
-        {
-            return fixed(ms, 0) + " ms";
-        }
-        if (a < 120000.0)
-        {
-            return fixed(ms / 1000.0, 2) + " s";
-        }
-        const double total_s = ms / 1000.0;
-        const long minutes = static_cast<long>(total_s / 60.0);
-        return std::to_string(minutes) + " min " + fixed(total_s - 60.0 * static_cast<double>(minutes), 0) + " s";
-    }
-
-    std::string format_bytes(double bytes)
-    {
-        if (bytes < 1024.0)
-        {
-            return fixed(bytes, 0) + " B";
-        }
-        if (bytes < 1024.0 * 1024.0)
-        {
-            return fixed(bytes / 1024.0, 1) + " KB";
-        }
-        return fixed(bytes / (1024.0 * 1024.0), 1) + " MB";
     }
 
     std::string format_stat_ms(const stat& s)
@@ -201,12 +159,12 @@ namespace xwarp
         row("module work, warm", format_stat_ms(s.warm_module_ms), "");
         row("native compile", format_stat_ms(s.native_ms), std::string("from ") + source_words(s.native_ms_source));
         row("overlap factor",
-            s.overlap_factor.median ? fixed(*s.overlap_factor.median, 2) : "n/a",
+            s.overlap_factor.median ? format_fixed(*s.overlap_factor.median, 2) : "n/a",
             "module work / compile elapsed");
-        row("identities", s.identity_count.median ? fixed(*s.identity_count.median, 0) : "n/a", "");
+        row("identities", s.identity_count.median ? format_fixed(*s.identity_count.median, 0) : "n/a", "");
         row("generated source", s.source_bytes.median ? format_bytes(*s.source_bytes.median) : "n/a", "");
-        row("LTO artifacts", s.lto_artifacts.median ? fixed(*s.lto_artifacts.median, 0) : "n/a", "");
-        row("launches", s.launch_count.median ? fixed(*s.launch_count.median, 0) : "n/a", "");
+        row("LTO artifacts", s.lto_artifacts.median ? format_fixed(*s.lto_artifacts.median, 0) : "n/a", "");
+        row("launches", s.launch_count.median ? format_fixed(*s.launch_count.median, 0) : "n/a", "");
 
         o << "\nModule identities (" << s.identities.size() << "), by build time"
           << (s.identities_consistent ? "" : "  [samples disagree]") << "\n";
@@ -221,7 +179,7 @@ namespace xwarp
               << pad("kernels", 8, true) << pad("samples", 9, true) << "\n";
             for (const auto& id : s.identities)
             {
-                o << "  " << pad(fixed(id.ms, 1), 10, true) << "  " << pad(std::to_string(id.builds), 6, true) << "  "
+                o << "  " << pad(format_fixed(id.ms, 1), 10, true) << "  " << pad(std::to_string(id.builds), 6, true) << "  "
                   << pad(id.status, 9) << pad(id.module, 28) << pad(id.hash.substr(0, 7), 9) << pad(id.device, 8)
                   << pad(id.block_dim ? std::to_string(*id.block_dim) : "?", 10, true)
                   << pad(id.kernels >= 0 ? std::to_string(id.kernels) : "?", 8, true)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "xwarp/env/environment.hpp"
+#include "xwarp/model/format.hpp"
 #include "xwarp/runner/records.hpp"
 #include "xwarp/runner/tempdir.hpp"
 
@@ -37,16 +38,6 @@ namespace xwarp
                 }
             }
             return env;
-        }
-
-        std::string utc_now()
-        {
-            std::time_t t = std::time(nullptr);
-            std::tm tm{};
-            gmtime_r(&t, &tm);
-            char buf[32];
-            std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-            return buf;
         }
 
         std::string basename_of(const std::string& p)
@@ -387,7 +378,7 @@ namespace xwarp
         }
 
         report r;
-        r.created_utc = utc_now();
+        r.created_utc = utc_timestamp();
         r.label = options.label;
         r.command = options.command;
         r.cwd = cwd;

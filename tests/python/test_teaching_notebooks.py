@@ -82,6 +82,9 @@ def test_notebook_shows_what_it_teaches(path, tmp_path):
         found = {f["mechanism"] for f in reports[label]["findings"]}
         for m in mechanisms:
             assert m in found, f"{label}: expected {m}, found {sorted(found)}"
+    for label, flags in expect.get("flags", {}).items():
+        found = {f["id"] for f in reports[label]["summary"]["flags"]}
+        assert set(flags) <= found, f"{label}: expected flags {flags}, found {sorted(found)}"
     for label, mechanisms in expect.get("absent", {}).items():
         found = {f["mechanism"] for f in reports[label]["findings"]}
         assert not found & set(mechanisms), f"{label}: did not expect {sorted(found & set(mechanisms))}"

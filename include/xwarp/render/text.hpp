@@ -6,6 +6,7 @@
 #include <string>
 
 #include "xwarp/model/comparison.hpp"
+#include "xwarp/model/format.hpp"
 #include "xwarp/model/report.hpp"
 
 namespace xwarp
@@ -13,9 +14,7 @@ namespace xwarp
     std::string render_text(const report& r);
     std::string render_compare_text(const comparison& c);
 
-    // Shared formatting helpers (also used by the HTML renderer).
-    std::string format_ms(double ms);            // "812 ms", "3.52 s", "2 min 5 s"
-    std::string format_bytes(double bytes);      // "19.4 KB"
+    // Formatting shared with the HTML renderer.
     std::string format_stat_ms(const stat& s);   // "3.52 s ± 0.05 s" or "n/a"
     std::string command_line(const std::vector<std::string>& argv);
     std::string clock_label(const std::string& clock);  // cold_module_ms -> "cold module work"

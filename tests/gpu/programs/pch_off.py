@@ -1,4 +1,4 @@
-# CS-12 lever: the same with wp.config.use_precompiled_headers = False at the entry point.
+# CS-12 lever: serial.py with wp.config.use_precompiled_headers = False at the entry point.
 import os
 
 import warp as wp

@@ -1,0 +1,60 @@
+#include "xwarp/model/format.hpp"
+
+#include <cmath>
+#include <ctime>
+#include <sstream>
+
+namespace xwarp
+{
+    std::string format_fixed(double value, int precision)
+    {
+        std::ostringstream s;
+        s.setf(std::ios::fixed);
+        s.precision(precision);
+        s << value;
+        return s.str();
+    }
+
+    std::string format_ms(double ms)
+    {
+        const double a = std::fabs(ms);
+        if (a < 1.0)
+        {
+            return format_fixed(ms, 2) + " ms";
+        }
+        if (a < 1000.0)
+        {
+            return format_fixed(ms, 0) + " ms";
+        }
+        if (a < 120000.0)
+        {
+            return format_fixed(ms / 1000.0, 2) + " s";
+        }
+        const double total_s = ms / 1000.0;
+        const long minutes = static_cast<long>(total_s / 60.0);
+        return std::to_string(minutes) + " min " + format_fixed(total_s - 60.0 * static_cast<double>(minutes), 0) + " s";
+    }
+
+    std::string format_bytes(double bytes)
+    {
+        if (bytes < 1024.0)
+        {
+            return format_fixed(bytes, 0) + " B";
+        }
+        if (bytes < 1024.0 * 1024.0)
+        {
+            return format_fixed(bytes / 1024.0, 1) + " KB";
+        }
+        return format_fixed(bytes / (1024.0 * 1024.0), 1) + " MB";
+    }
+
+    std::string utc_timestamp()
+    {
+        std::time_t t = std::time(nullptr);
+        std::tm tm{};
+        gmtime_r(&t, &tm);
+        char buf[32];
+        std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        return buf;
+    }
+}
