@@ -1,11 +1,14 @@
 #include "xwarp/env/environment.hpp"
 
+#include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include <sys/utsname.h>
 
+#include "xwarp/runner/tempdir.hpp"
 #include "xwarp/version.hpp"
 
 #ifdef XWARP_HAVE_CUDA
@@ -44,8 +47,44 @@ namespace xwarp
             return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
         }
 
+        // The driver creates ~/.nv/ComputeCache when it initialises, even for a device query
+        // (seen on an H200 with driver 580): the probe's own query must leave the user's
+        // compute cache alone, so the driver starts with a private one, removed afterwards.
+        // The driver reads CUDA_CACHE_PATH once, at its first initialisation in the process.
+        class private_compute_cache
+        {
+        public:
+            private_compute_cache()
+                : m_dir("xwarp-cuda-cache-")
+            {
+                if (const char* v = std::getenv("CUDA_CACHE_PATH"))
+                {
+                    m_previous = v;
+                }
+                ::setenv("CUDA_CACHE_PATH", m_dir.path().c_str(), 1);
+            }
+            ~private_compute_cache()
+            {
+                if (m_previous)
+                {
+                    ::setenv("CUDA_CACHE_PATH", m_previous->c_str(), 1);
+                }
+                else
+                {
+                    ::unsetenv("CUDA_CACHE_PATH");
+                }
+            }
+            private_compute_cache(const private_compute_cache&) = delete;
+            private_compute_cache& operator=(const private_compute_cache&) = delete;
+
+        private:
+            scoped_temp_dir m_dir;
+            std::optional<std::string> m_previous;
+        };
+
         void collect_cuda(environment& env)
         {
+            private_compute_cache driver_cache;
             int major = 0;
             int minor = 0;
             if (nvrtcVersion(&major, &minor) == NVRTC_SUCCESS)

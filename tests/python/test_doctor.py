@@ -25,6 +25,7 @@ def test_doctor_reports_warp_cache_toolkit_and_no_device(tmp_path):
     assert t["cache_dir"] == str(tmp_path / "home" / ".cache" / "warp" / "1.19.0")
     assert t["cache_exists"] is False
     assert not (tmp_path / "home" / ".cache").exists(), "doctor created the cache"
+    assert not (tmp_path / "home" / ".nv").exists(), "doctor's device query touched the compute cache"
     m = facts["machine"]
     if facts["built_with_cuda_toolkit"]:
         assert m["nvrtc_version"] and m["cuda_toolkit"]
