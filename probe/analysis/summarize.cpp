@@ -198,9 +198,13 @@ namespace xwarp
                 }
             }
             native.push_back(nat);
-            if (el > 0)
+            // The module work the warm cache saved over the wall time it saved: warm passes that
+            // still load slowly (a cache thrown away, PTX compiled again at every load) shrink
+            // compile elapsed and would otherwise pass for parallel builds.
+            const double saved_work = cm - sum_work(warm);
+            if (el > 0 && saved_work > 0)
             {
-                overlap.push_back(cm / el);
+                overlap.push_back(saved_work / el);
             }
             // Compile elapsed misses builds the warm pass repeats (a cache thrown away), and
             // module work over-counts parallel builds: take the larger, capped at the wall.

@@ -150,7 +150,7 @@ namespace xwarp
             row("module work, cold", stat_cell(s.cold_module_ms), "sum of module loads (" + s.module_ms_source + ")");
             row("module work, warm", stat_cell(s.warm_module_ms), "");
             row("native compile", stat_cell(s.native_ms), "clang / NVRTC (" + s.native_ms_source + ")");
-            row("overlap factor", s.overlap_factor.median ? format_fixed(*s.overlap_factor.median, 2) : "n/a", "module work / compile elapsed");
+            row("overlap factor", s.overlap_factor.median ? format_fixed(*s.overlap_factor.median, 2) : "n/a", "(cold - warm module work) / compile elapsed");
             row("identities", opt_int(s.identity_count.median), s.identities_consistent ? "" : "samples disagree");
             row("generated source", s.source_bytes.median ? html_escape(format_bytes(*s.source_bytes.median)) : "n/a", "");
             row("LTO artifacts", opt_int(s.lto_artifacts.median), "");

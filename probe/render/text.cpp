@@ -160,7 +160,7 @@ namespace xwarp
         row("native compile", format_stat_ms(s.native_ms), std::string("from ") + source_words(s.native_ms_source));
         row("overlap factor",
             s.overlap_factor.median ? format_fixed(*s.overlap_factor.median, 2) : "n/a",
-            "module work / compile elapsed");
+            "(cold - warm module work) / compile elapsed");
         row("identities", s.identity_count.median ? format_fixed(*s.identity_count.median, 0) : "n/a", "");
         row("generated source", s.source_bytes.median ? format_bytes(*s.source_bytes.median) : "n/a", "");
         row("LTO artifacts", s.lto_artifacts.median ? format_fixed(*s.lto_artifacts.median, 0) : "n/a", "");
