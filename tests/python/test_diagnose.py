@@ -3,6 +3,7 @@ version. Each finding must name the mechanism, its cause (kernel, option key, fi
 savings estimate within 25% of what the fixed program measurably saves."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -198,3 +199,15 @@ def test_clean_program_stays_clean(probe, venv_python):
     assert not CHURN & {f["mechanism"] for f in r.report["findings"]}
     # the advisories it may carry are marked as such
     assert all(f["kind"] == "advisory" for f in r.report["findings"])
+
+
+def test_every_mechanism_the_engine_names_has_a_section_in_the_guide():
+    root = Path(__file__).resolve().parents[2]
+    source = (root / "probe" / "analysis" / "diagnose.cpp").read_text()
+    table = source[source.index("std::string title_for("):]
+    table = table[:table.index("};")]
+    ids = re.findall(r'\{"([A-Za-z0-9-]+)", "', table)
+    assert len(ids) >= 18, ids
+    guide = (root / "references" / "mechanisms.md").read_text()
+    sections = set(re.findall(r"^## (\S+)$", guide, re.M))
+    assert {i.lower() for i in ids} <= sections, sorted({i.lower() for i in ids} - sections)

@@ -180,3 +180,43 @@ TEST(Diagnose, FindingsAreSortedByMsAtStake)
     EXPECT_EQ(r.findings[0].module, "a");  // 3000 ms at stake before 900
     EXPECT_EQ(r.findings[1].module, "b");
 }
+
+// Shaped on the H200 run of tests/gpu/programs/ptx_module.py (Warp 1.19.0 built with CUDA 13.4,
+// driver 13.0): cold build 2976 ms, cached PTX load 1156 ms in the warm pass, as CUBIN 1.4 ms.
+TEST(Diagnose, CachedPtxLoadThatStillCompilesIsNamedWithWhoCompiles)
+{
+    auto make = [](double warm_ms, const char* suffix)
+    {
+        report r;
+        auto cold = load("__main__", "p1", 2976);
+        cold.device = "cuda:0";
+        cold.output_suffix = suffix;
+        auto warm = load("__main__", "p1", warm_ms, load_status::cached);
+        warm.device = "cuda:0";
+        run_result w = pass(3470, {warm});
+        w.processes[0].runtime = {{"toolkit_version", {13, 4}}, {"driver_version", {13, 0}}};
+        config_set_event set;
+        set.key = "cuda_output";
+        set.new_value = "ptx";
+        set.file = "/p/app.py";
+        set.line = 7;
+        w.processes[0].config_sets.push_back(set);
+        r.samples.push_back(make_sample(1, pass(5630, {cold}), w));
+        analyze(r);
+        return r;
+    };
+    report ptx = make(1156, ".ptx");
+    const finding* f = find(ptx, "ptx-load-compile");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->cause["compiled_by"], "warp");
+    EXPECT_DOUBLE_EQ(*f->savings_ms, 1156);
+    ASSERT_TRUE(f->location.has_value());
+    EXPECT_EQ(f->location->line, 7);
+    EXPECT_NE(f->evidence.find("CUDA 13.0"), std::string::npos) << f->evidence;
+    EXPECT_NE(f->evidence.find("(13.4)"), std::string::npos) << f->evidence;
+    // the slow warm load shrinks compile elapsed but is not a parallel build
+    EXPECT_LT(*ptx.result.overlap_factor.median, 1.15);
+
+    EXPECT_EQ(find(make(1.4, ".ptx"), "ptx-load-compile"), nullptr);   // the compute cache did its job
+    EXPECT_EQ(find(make(1156, ".cubin"), "ptx-load-compile"), nullptr); // not PTX: not this mechanism
+}
