@@ -716,8 +716,11 @@ namespace xwarp
                     }
                     else if (d.outcome == "within-noise")
                     {
-                        c.reasons.push_back("more samples cannot credit a difference this small: the band is at least "
-                                            "1% of the baseline");
+                        // The band is max(1% of the baseline, 2 x its MAD): neither shrinks with more
+                        // samples, so more of them cannot move a change out of it.
+                        c.reasons.push_back("more samples cannot credit a difference this small: the band (1% of the "
+                                            "baseline, or twice its spread when larger) does not shrink with more "
+                                            "samples; reduce the noise (a quieter machine) or measure a larger change");
                     }
                 }
                 for (const auto& other : c.clocks)
