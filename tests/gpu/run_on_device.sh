@@ -7,7 +7,9 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/xwarp-gpu-out}
 mkdir -p "$OUT" /tmp/site
 if [ ! -f /tmp/site/warp/__init__.py ]; then
-    cat .gpu1/warp-gpu.part-aa .gpu2/warp-gpu.part-ab | xz -d | tar -x -C /tmp/site || exit 3
+    # the first part may have come in an earlier run and been kept in /tmp
+    PART_A=.gpu1/warp-gpu.part-aa; [ -f "$PART_A" ] || PART_A=/tmp/warp-gpu.part-aa
+    cat "$PART_A" .gpu2/warp-gpu.part-ab | xz -d | tar -x -C /tmp/site || exit 3
 fi
 export PYTHONPATH=/tmp/site
 PROBE=.gpu2/bin/warp-probe
@@ -18,4 +20,4 @@ if ! "$PROBE" --version >/dev/null 2>&1; then
     PROBE=/tmp/xwarp-build/warp-probe
 fi
 "$PROBE" --version
-python3 tests/gpu/run_scenarios.py --probe "$PROBE" --python "$(command -v python3)" --out "$OUT" --samples "${SAMPLES:-3}"
+python3 tests/gpu/run_scenarios.py --probe "$PROBE" --python "$(command -v python3)" --out "$OUT" --samples "${SAMPLES:-3}" --only "${ONLY:-cs5,cs7,cs13,cache}"

@@ -1,14 +1,36 @@
-# One module, for the cost of a (cached) load when the driver's compute cache is cold.
+# One module emitted as PTX, for the cost of a (cached) load when the driver's compute cache is
+# cold: the driver then JIT-compiles the PTX to machine code before the first launch.
+import os
+
 import warp as wp
+
+# PTX output: a (cached) load then compiles PTX to machine code (in the driver, or in Warp when
+# the driver is older than Warp's toolkit); a CUBIN would not. XWARP_CUDA_OUTPUT=cubin contrasts.
+wp.config.cuda_output = os.environ.get("XWARP_CUDA_OUTPUT", "ptx")
+
+
+@wp.func
+def churn(v: wp.vec3, m: wp.mat33, s: float):
+    for j in range(8):
+        v = m @ v + wp.cross(v, wp.vec3(1.0, 2.0, 3.0)) * wp.sin(s + float(j))
+        v = wp.normalize(v) * wp.length(v + wp.vec3(0.5))
+    return v
 
 
 @wp.kernel
-def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+def step_a(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
     i = wp.tid()
-    y[i] = a * x[i] + y[i]
+    a[i] = churn(a[i], m[i], 0.0)
 
 
-x = wp.ones(1 << 16, dtype=float, device="cuda:0")
-y = wp.zeros(1 << 16, dtype=float, device="cuda:0")
-wp.launch(saxpy, dim=x.shape, inputs=[x, y, 2.0])
+@wp.kernel
+def step_b(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    a[i] = churn(churn(a[i], m[i], 1.0), m[i], 2.0)
+
+
+a = wp.zeros(1024, dtype=wp.vec3, device="cuda:0")
+m = wp.zeros(1024, dtype=wp.mat33, device="cuda:0")
+wp.launch(step_a, dim=1024, inputs=[a, m])
+wp.launch(step_b, dim=1024, inputs=[a, m])
 wp.synchronize()
