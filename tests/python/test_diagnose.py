@@ -167,7 +167,10 @@ def test_preload_at_a_block_dim_no_launch_uses(measured):
 
 
 def test_cs9_unique_modules(measured):
-    broken, fixed = measured("cs9_unique.py"), measured("cs9_shared.py")
+    # 9 samples: the saving (three ~100 ms per-build fixed costs) is small beside the noise of
+    # the precompiled header each program writes once, which these programs keep on purpose
+    # (the 0.75 fixed-cost share is a property of builds that share a header).
+    broken, fixed = measured("cs9_unique.py", samples=9), measured("cs9_shared.py", samples=9)
     (f,) = findings(broken, "CS-9")
     assert len(f["cause"]["modules"]) == 4
     assert {m.rsplit("_", 1)[0] for m in f["cause"]["modules"]} == {"blur", "sharpen", "clamp01", "invert"}
@@ -176,8 +179,8 @@ def test_cs9_unique_modules(measured):
 
 
 def test_cs4_many_small_modules(measured):
-    broken = measured("app.py", cwd=DIAG / "granular")
-    fixed = measured("app_grouped.py", cwd=DIAG / "granular")
+    broken = measured("app.py", cwd=DIAG / "granular", samples=9)  # as CS-9: a small saving
+    fixed = measured("app_grouped.py", cwd=DIAG / "granular", samples=9)
     (f,) = findings(broken, "CS-4")
     assert sorted(f["cause"]["modules"]) == ["mod_blur", "mod_clamp", "mod_invert", "mod_sharpen"]
     assert_close(f["savings_ms"], cold_work_without_pch(broken) - cold_work_without_pch(fixed), "CS-4")
