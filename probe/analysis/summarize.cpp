@@ -179,7 +179,8 @@ namespace xwarp
             elapsed.push_back(el);
             const double cm = sum_work(cold);
             cold_mod.push_back(cm);
-            warm_mod.push_back(sum_work(warm));
+            const double wm = sum_work(warm);
+            warm_mod.push_back(wm);
             double nat = 0.0;
             double bytes = 0.0;
             bool have_bytes = false;
@@ -201,7 +202,7 @@ namespace xwarp
             // The module work the warm cache saved over the wall time it saved: warm passes that
             // still load slowly (a cache thrown away, PTX compiled again at every load) shrink
             // compile elapsed and would otherwise pass for parallel builds.
-            const double saved_work = cm - sum_work(warm);
+            const double saved_work = cm - wm;
             if (el > 0 && saved_work > 0)
             {
                 overlap.push_back(saved_work / el);

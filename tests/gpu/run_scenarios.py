@@ -154,20 +154,14 @@ def main():
     # cache isolation and the cold compute cache --------------------------------------------
     if args.cpu or "cache" not in only:
         return finish(args, out, work, reports, comparisons, checks, doctor, doctor_facts, "not applicable on the CPU")
-    versions = run([args.python, "-c", "import json, warp as wp\nwp.init()\n"
-                    "ctx = getattr(getattr(wp, '_src', None), 'context', None) or wp.context\n"
-                    "r = ctx.runtime\nprint(json.dumps([getattr(r, 'toolkit_version', None), getattr(r, 'driver_version', None)]))"],
-                   setup_env)
-    try:
-        toolkit, driver = json.loads(versions.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        toolkit, driver = None, None
-
     r = measure("ptx_module", "ptx_module.py")
     suffix = None
     if r:
         loads = r["samples"][0]["cold"]["module_loads"]
         suffix = next((l["output_suffix"] for l in loads if l["output_suffix"]), None)
+    # the shim already recorded what Warp was built with and which driver it found
+    runtime = r["samples"][0]["cold"]["processes"][0]["runtime"] if r and r["samples"][0]["cold"]["processes"] else {}
+    toolkit, driver = runtime.get("toolkit_version"), runtime.get("driver_version")
     driver_jit = toolkit is not None and driver is not None and tuple(driver) >= tuple(toolkit)
     if r and suffix == ".ptx" and not driver_jit:
         flags = [f["id"] for f in r["summary"]["flags"]]
