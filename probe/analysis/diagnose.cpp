@@ -1010,26 +1010,31 @@ namespace xwarp
             };
             // Merging N builds saves N-1 per-build fixed costs, and one run cannot separate a
             // build's fixed cost from its kernels' own compile. The smallest build of the set
-            // (without its precompiled header, over every good sample) bounds the fixed cost
-            // from above; the estimate takes the share a one-kernel module's build spends on
-            // fixed cost in Warp 1.19 CPU builds (see references/mechanisms.md#cs-9), and the
-            // cause carries both bounds.
-            double smallest = 1e300;
-            for (const auto* s : good)
+            // (without its precompiled header) bounds the fixed cost from above; the estimate
+            // takes the share a one-kernel module's build spends on fixed cost in Warp 1.19 CPU
+            // builds (see references/mechanisms.md#cs-9), and the cause carries both bounds.
+            // The smallest build is taken within each sample, then the median over samples: a
+            // minimum over every sample falls as samples are added, and its machine moment need
+            // not be the one the other builds ran at.
+            auto smallest_build = [&](const sample& s)
             {
-                auto [u, sm] = classify(s->cold);
+                double smallest = 0.0;
+                bool any = false;
+                auto [u, sm] = classify(s.cold);
                 for (const auto* groups : {&u, &sm})
                 {
                     for (const auto& [k, v] : *groups)
                     {
                         for (const auto* l : v)
                         {
-                            smallest = std::min(smallest, removable(*l));
+                            smallest = any ? std::min(smallest, removable(*l)) : removable(*l);
+                            any = true;
                         }
                     }
                 }
-            }
-            auto merge_savings = [&](const std::vector<const module_load*>& v)
+                return smallest;
+            };
+            auto merge_savings = [&](const std::vector<const module_load*>& v, double smallest)
             { return v.size() > 1 ? static_cast<double>(v.size() - 1) * smallest * fixed_cost_share : 0.0; };
             for (const char* mech : {"CS-9", "CS-4"})
             {
@@ -1041,6 +1046,7 @@ namespace xwarp
                 {
                     auto [u, sm] = classify(good[gi]->cold);
                     auto& groups = unique ? u : sm;
+                    const double smallest = smallest_build(*good[gi]);
                     std::map<std::string, double> dev_total;
                     for (const auto& [k, v] : groups)
                     {
@@ -1048,7 +1054,7 @@ namespace xwarp
                         {
                             continue;
                         }
-                        dev_total[k.second] += merge_savings(v);
+                        dev_total[k.second] += merge_savings(v, smallest);
                         if (gi == 0)
                         {
                             for (const auto* l : v)

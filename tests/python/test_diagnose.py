@@ -57,6 +57,7 @@ def assert_close(estimate, broken, fixed, what, passname="cold", without_pch=Tru
     # standard error of a median ~ 1.253 sigma / sqrt(n), with sigma ~ 1.4826 MAD
     se = math.sqrt(sum((1.253 * 1.4826 * mad(x)) ** 2 / len(x) for x in (b, f)))
     allowed = 0.25 * measured + 2 * se
+    print(f"{what}: estimate {estimate:.0f} ms, measured {measured:.0f} ms, allowed {allowed:.0f} ms")
     assert abs(estimate - measured) <= allowed, (
         f"{what}: estimate {estimate:.0f} ms vs measured {measured:.0f} ms: more than {allowed:.0f} ms apart "
         f"(25% plus twice the measured saving's standard error, {se:.0f} ms)"
@@ -65,7 +66,13 @@ def assert_close(estimate, broken, fixed, what, passname="cold", without_pch=Tru
 
 @pytest.fixture(scope="module")
 def measured():
-    """Measure each program once for the whole module (5 samples each: CPU builds are noisy)."""
+    """Measure each program once for the whole module (5 samples each: CPU builds are noisy).
+
+    measured(program) measures one program; measured.pair(broken, fixed) measures a program and
+    its fix one sample at a time, alternating, so that a slow or fast stretch of the shared
+    machine lands on both sides of the saving instead of on one; each side's samples are then
+    merged into one report that `warp-probe report` analyses again."""
+    import shutil
     import subprocess
     import tempfile
 
@@ -74,27 +81,52 @@ def measured():
     cache = {}
     tmp = Path(tempfile.mkdtemp(prefix="xwarp-diag-"))
 
+    def run(program, cwd, samples, out):
+        proc = subprocess.run(
+            [str(PROBE), "measure", "--quiet", "--samples", str(samples), "--json", str(out), "--", str(VENV_PYTHON),
+             program],
+            cwd=cwd, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return json.loads(out.read_text())
+
     def get(program, cwd=DIAG, samples=5):
         if program not in cache:
-            out = tmp / (program.replace("/", "_") + ".json")
-            proc = subprocess.run(
-                [str(PROBE), "measure", "--quiet", "--samples", str(samples), "--json", str(out), "--", str(VENV_PYTHON),
-                 program],
-                cwd=cwd, capture_output=True, text=True)
-            assert proc.returncode == 0, proc.stdout + proc.stderr
-            report = json.loads(out.read_text())
+            report = run(program, cwd, samples, tmp / (program.replace("/", "_") + ".json"))
             validate_report(report)
             cache[program] = report
         return cache[program]
 
-    yield get
-    import shutil
+    def merged(program, parts):
+        report = dict(parts[0])
+        report["samples"] = [dict(s, index=i) for i, s in enumerate((s for p in parts for s in p["samples"]), 1)]
+        report["settings"] = dict(report["settings"], samples=len(report["samples"]))
+        raw = tmp / (program.replace("/", "_") + ".merged.json")
+        raw.write_text(json.dumps(report))
+        out = tmp / (program.replace("/", "_") + ".json")
+        proc = subprocess.run([str(PROBE), "report", "--format", "json", "--output", str(out), str(raw)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        report = json.loads(out.read_text())
+        validate_report(report)
+        return report
 
+    def pair(broken, fixed, cwd=DIAG, samples=5):
+        if broken not in cache or fixed not in cache:
+            parts = {broken: [], fixed: []}
+            for i in range(samples):
+                for program in (broken, fixed):
+                    parts[program].append(run(program, cwd, 1, tmp / f"{program.replace('/', '_')}.{i}.json"))
+            for program, reports in parts.items():
+                cache[program] = merged(program, reports)
+        return cache[broken], cache[fixed]
+
+    get.pair = pair
+    yield get
     shutil.rmtree(tmp, ignore_errors=True)
 
 
 def test_cs1_kernel_defined_after_load(measured):
-    broken, fixed = measured("cs1_late.py"), measured("cs1_late_fixed.py")
+    broken, fixed = measured.pair("cs1_late.py", "cs1_late_fixed.py")
     (f,) = findings(broken, "CS-1")
     assert f["module"] == "__main__" and f["device"] == "cpu"
     change = f["cause"]["changes"][0]
@@ -108,7 +140,7 @@ def test_cs1_kernel_defined_after_load(measured):
 
 
 def test_cs1_kernel_factory(measured):
-    broken, fixed = measured("cs1_factory.py"), measured("cs1_factory_fixed.py")
+    broken, fixed = measured.pair("cs1_factory.py", "cs1_factory_fixed.py")
     (f,) = findings(broken, "CS-1")
     kinds = [c["kind"] for c in f["cause"]["changes"]]
     assert kinds == ["kernel-instances-added", "kernel-instances-added"]
@@ -121,7 +153,7 @@ def test_cs1_kernel_factory(measured):
 
 
 def test_cs3_option_after_load(measured):
-    broken, fixed = measured("cs3_option.py"), measured("cs3_option_fixed.py")
+    broken, fixed = measured.pair("cs3_option.py", "cs3_option_fixed.py")
     (f,) = findings(broken, "CS-3")
     change = f["cause"]["changes"][0]
     assert change["kind"] == "option-change"
@@ -133,7 +165,7 @@ def test_cs3_option_after_load(measured):
 
 
 def test_cs6_generic_instance_after_load(measured):
-    broken, fixed = measured("cs6_generic.py"), measured("cs6_generic_fixed.py")
+    broken, fixed = measured.pair("cs6_generic.py", "cs6_generic_fixed.py")
     (f,) = findings(broken, "CS-6")
     change = f["cause"]["changes"][0]
     assert change["kind"] == "generic-instance" and change["detail"]["kernel"] == "relax"
@@ -144,7 +176,7 @@ def test_cs6_generic_instance_after_load(measured):
 
 
 def test_cs2_cache_thrown_away(measured):
-    broken, fixed = measured("cs2_nocache.py"), measured("cs2_nocache_fixed.py")
+    broken, fixed = measured.pair("cs2_nocache.py", "cs2_nocache_fixed.py")
     (f,) = findings(broken, "CS-2")
     assert f["location"]["line"] == line_of(DIAG / "cs2_nocache.py", "cache_kernels = False")
     assert "cache_kernels = false" in f["evidence"]
@@ -153,7 +185,7 @@ def test_cs2_cache_thrown_away(measured):
 
 
 def test_option_set_after_import_never_arrives(measured):
-    late, in_time = measured("option_late.py"), measured("option_in_time.py")
+    late, in_time = measured.pair("option_late.py", "option_in_time.py")
     (f,) = findings(late, "option-not-arrived")
     assert f["module"] == "lib_heavy"
     assert f["cause"]["option"] == "enable_backward"
@@ -165,7 +197,7 @@ def test_option_set_after_import_never_arrives(measured):
 
 
 def test_preload_at_a_block_dim_no_launch_uses(measured):
-    broken, fixed = measured("preload_cpu.py"), measured("preload_cpu_fixed.py")
+    broken, fixed = measured.pair("preload_cpu.py", "preload_cpu_fixed.py")
     (f,) = findings(broken, "preload-block-dim")
     assert f["cause"]["launched_block_dims"] == [64] and f["cause"]["built_block_dim"] == 1
     assert f["location"]["line"] == line_of(DIAG / "preload_cpu.py", "wp.load_module")
@@ -178,7 +210,7 @@ def test_cs9_unique_modules(measured):
     # 9 samples: the saving (three ~100 ms per-build fixed costs) is small beside the noise of
     # the precompiled header each program writes once, which these programs keep on purpose
     # (the 0.75 fixed-cost share is a property of builds that share a header).
-    broken, fixed = measured("cs9_unique.py", samples=9), measured("cs9_shared.py", samples=9)
+    broken, fixed = measured.pair("cs9_unique.py", "cs9_shared.py", samples=9)
     (f,) = findings(broken, "CS-9")
     assert len(f["cause"]["modules"]) == 4
     assert {m.rsplit("_", 1)[0] for m in f["cause"]["modules"]} == {"blur", "sharpen", "clamp01", "invert"}
@@ -187,8 +219,8 @@ def test_cs9_unique_modules(measured):
 
 
 def test_cs4_many_small_modules(measured):
-    broken = measured("app.py", cwd=DIAG / "granular", samples=9)  # as CS-9: a small saving
-    fixed = measured("app_grouped.py", cwd=DIAG / "granular", samples=9)
+    # 9 samples as CS-9: a small saving
+    broken, fixed = measured.pair("app.py", "app_grouped.py", cwd=DIAG / "granular", samples=9)
     (f,) = findings(broken, "CS-4")
     assert sorted(f["cause"]["modules"]) == ["mod_blur", "mod_clamp", "mod_invert", "mod_sharpen"]
     assert_close(f["savings_ms"], broken, fixed, "CS-4")
