@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
@@ -54,6 +55,15 @@ namespace xwarp
                 ms -= std::min(*l.pch_ms, ms);
             }
             return ms;
+        }
+
+        // A wp.set_module_options call that set `key`. The args come from a report file:
+        // json::find and contains answer "absent" for a value of any other shape, where
+        // json::value would throw.
+        bool sets_module_option(const api_call_event& c, const std::string& key)
+        {
+            const auto options = c.args.find("options");
+            return c.function == "set_module_options" && options != c.args.end() && options->contains(key);
         }
 
         // Loads of one (process, module, device, block_dim) in the order they happened.
@@ -695,8 +705,7 @@ namespace xwarp
                 }
                 for (const auto& c : p.calls)
                 {
-                    if (c.function == "set_module_options" && c.args.dump().find("cuda_output") != std::string::npos
-                        && !f.location)
+                    if (sets_module_option(c, "cuda_output") && !f.location)
                     {
                         f.location = location_of(c.file, c.line);
                     }
@@ -789,8 +798,7 @@ namespace xwarp
                     bool explicit_option = false;
                     for (const auto& c : p->calls)
                     {
-                        if (c.function == "set_module_options" && c.args.value("module", json()) == l.module
-                            && c.args.value("options", json::object()).contains(key))
+                        if (sets_module_option(c, key) && c.args.value("module", json()) == l.module)
                         {
                             explicit_option = true;
                         }
@@ -985,10 +993,23 @@ namespace xwarp
         void granularity_findings(const std::vector<const sample*>& good, std::vector<finding>& out)
         {
             static const std::regex unique_name(R"(^(.+)_([0-9a-f]{8})$)");
-            auto classify = [&](const run_result& run)
+            // Merging N builds saves N-1 per-build fixed costs, and one run cannot separate a
+            // build's fixed cost from its kernels' own compile. The smallest build of the set
+            // (without its precompiled header) bounds the fixed cost from above; the estimate
+            // takes the share a one-kernel module's build spends on fixed cost in Warp 1.19 CPU
+            // builds (see references/mechanisms.md#cs-9), and the cause carries both bounds.
+            // The smallest build is taken within each sample, then the median over samples: a
+            // minimum over every sample falls as samples are added, and its machine moment need
+            // not be the one the other builds ran at.
+            struct sample_groups
             {
                 // per (pid, device): unique modules and small named modules, compiled
                 std::map<std::pair<std::int64_t, std::string>, std::vector<const module_load*>> unique, small;
+                double smallest = std::numeric_limits<double>::infinity();  // of either kind
+            };
+            auto classify = [&](const run_result& run)
+            {
+                sample_groups g;
                 for (const auto& l : run.module_loads)
                 {
                     if (l.status != load_status::compiled || !l.snapshot || is_warp_internal(l.module))
@@ -999,41 +1020,25 @@ namespace xwarp
                     const auto& ks = l.snapshot->kernels;
                     if (std::regex_match(l.module, m, unique_name) && ks.size() == 1 && ks[0].key == m[1].str())
                     {
-                        unique[{l.pid, l.device}].push_back(&l);
+                        g.unique[{l.pid, l.device}].push_back(&l);
                     }
                     else if (ks.size() <= 2)
                     {
-                        small[{l.pid, l.device}].push_back(&l);
+                        g.small[{l.pid, l.device}].push_back(&l);
                     }
-                }
-                return std::make_pair(unique, small);
-            };
-            // Merging N builds saves N-1 per-build fixed costs, and one run cannot separate a
-            // build's fixed cost from its kernels' own compile. The smallest build of the set
-            // (without its precompiled header) bounds the fixed cost from above; the estimate
-            // takes the share a one-kernel module's build spends on fixed cost in Warp 1.19 CPU
-            // builds (see references/mechanisms.md#cs-9), and the cause carries both bounds.
-            // The smallest build is taken within each sample, then the median over samples: a
-            // minimum over every sample falls as samples are added, and its machine moment need
-            // not be the one the other builds ran at.
-            auto smallest_build = [&](const sample& s)
-            {
-                double smallest = 0.0;
-                bool any = false;
-                auto [u, sm] = classify(s.cold);
-                for (const auto* groups : {&u, &sm})
-                {
-                    for (const auto& [k, v] : *groups)
+                    else
                     {
-                        for (const auto* l : v)
-                        {
-                            smallest = any ? std::min(smallest, removable(*l)) : removable(*l);
-                            any = true;
-                        }
+                        continue;
                     }
+                    g.smallest = std::min(g.smallest, removable(l));
                 }
-                return smallest;
+                return g;
             };
+            std::vector<sample_groups> per_sample;
+            for (const auto* s : good)
+            {
+                per_sample.push_back(classify(s->cold));
+            }
             auto merge_savings = [&](const std::vector<const module_load*>& v, double smallest)
             { return v.size() > 1 ? static_cast<double>(v.size() - 1) * smallest * fixed_cost_share : 0.0; };
             for (const char* mech : {"CS-9", "CS-4"})
@@ -1044,9 +1049,8 @@ namespace xwarp
                 std::map<std::string, std::vector<std::string>> names;
                 for (std::size_t gi = 0; gi < good.size(); ++gi)
                 {
-                    auto [u, sm] = classify(good[gi]->cold);
-                    auto& groups = unique ? u : sm;
-                    const double smallest = smallest_build(*good[gi]);
+                    const auto& groups = unique ? per_sample[gi].unique : per_sample[gi].small;
+                    const double smallest = per_sample[gi].smallest;
                     std::map<std::string, double> dev_total;
                     for (const auto& [k, v] : groups)
                     {

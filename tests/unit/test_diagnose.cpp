@@ -220,3 +220,69 @@ TEST(Diagnose, CachedPtxLoadThatStillCompilesIsNamedWithWhoCompiles)
     EXPECT_EQ(find(make(1.4, ".ptx"), "ptx-load-compile"), nullptr);   // the compute cache did its job
     EXPECT_EQ(find(make(1156, ".cubin"), "ptx-load-compile"), nullptr); // not PTX: not this mechanism
 }
+
+// The statement that asked for PTX can be a module option; the call's args come from a report
+// file, so a malformed one is skipped rather than trusted.
+TEST(Diagnose, PtxLoadCompilePointsAtTheModuleOptionThatAskedForPtx)
+{
+    auto make = [](nlohmann::json args)
+    {
+        report r;
+        auto cold = load("__main__", "p1", 2976);
+        cold.device = "cuda:0";
+        cold.output_suffix = ".ptx";
+        auto warm = load("__main__", "p1", 1156, load_status::cached);
+        warm.device = "cuda:0";
+        run_result w = pass(3470, {warm});
+        api_call_event malformed;
+        malformed.function = "set_module_options";
+        malformed.args = "not an object";
+        malformed.file = "/p/app.py";
+        malformed.line = 3;
+        api_call_event call;
+        call.function = "set_module_options";
+        call.args = std::move(args);
+        call.file = "/p/app.py";
+        call.line = 9;
+        w.processes[0].calls = {malformed, call};
+        r.samples.push_back(make_sample(1, pass(5630, {cold}), w));
+        analyze(r);
+        return r;
+    };
+    report asked = make({{"module", "__main__"}, {"options", {{"cuda_output", "ptx"}}}});
+    const finding* f = find(asked, "ptx-load-compile");
+    ASSERT_NE(f, nullptr);
+    ASSERT_TRUE(f->location.has_value());
+    EXPECT_EQ(f->location->line, 9);
+
+    // another option in the same call is not the cause
+    report other = make({{"module", "__main__"}, {"options", {{"fast_math", true}}}});
+    f = find(other, "ptx-load-compile");
+    ASSERT_NE(f, nullptr);
+    EXPECT_FALSE(f->location.has_value());
+}
+
+// Merging four one-kernel builds saves three per-build fixed costs, taken from each sample's
+// own smallest build: a machine slow in one sample is slow for all of that sample's builds,
+// and the minimum over every sample would drift down as samples are added.
+TEST(Diagnose, GranularityEstimateTakesEachSamplesSmallestBuild)
+{
+    report r;
+    int index = 0;
+    for (double ms : {100.0, 200.0, 300.0})
+    {
+        std::vector<module_load> loads;
+        for (const char* k : {"blur", "sharpen", "clamp", "invert"})
+        {
+            loads.push_back(load(std::string(k) + "_0123abcd", "h", ms + (k[0] == 'b' ? 0.0 : 10.0),
+                                 load_status::compiled, 1, {k}));
+        }
+        r.samples.push_back(make_sample(++index, pass(2000, loads), pass(500, {})));
+    }
+    analyze(r);
+    const finding* f = find(r, "CS-9");
+    ASSERT_NE(f, nullptr);
+    // 3 x 0.75 x (100, 200, 300) -> median 450; the minimum over all samples would give 225
+    EXPECT_DOUBLE_EQ(*f->savings_ms, 450.0);
+    EXPECT_DOUBLE_EQ(f->cause["estimate"]["upper_bound_ms"].get<double>(), 600.0);
+}
