@@ -20,4 +20,4 @@ if ! "$PROBE" --version >/dev/null 2>&1; then
     PROBE=/tmp/xwarp-build/warp-probe
 fi
 "$PROBE" --version
-python3 tests/gpu/run_scenarios.py --probe "$PROBE" --python "$(command -v python3)" --out "$OUT" --samples "${SAMPLES:-3}" --only "${ONLY:-cs5,cs7,cs13,cache}"
+python3 tests/gpu/run_scenarios.py --probe "$PROBE" --python "$(command -v python3)" --out "$OUT" ${SAMPLES:+--samples "$SAMPLES"} ${ONLY:+--only "$ONLY"}

@@ -177,6 +177,7 @@ def main():
     cache = work / "manual"
     penv = dict(env, WARP_CACHE_PATH=str(cache / "warp"), PYTHONDONTWRITEBYTECODE="1")
     line = re.compile(r"Module (\S+) \S+ load on device '[^']+' took ([0-9.]+) ms\s+\((compiled|cached)\)")
+
     def load_ms(cuda_cache, output="ptx"):
         p = run([args.python, "ptx_module.py"], dict(penv, CUDA_CACHE_PATH=str(cuda_cache), XWARP_CUDA_OUTPUT=output))
         m = [x for x in line.findall(p.stdout + p.stderr) if x[0] == "__main__"]

@@ -1,5 +1,4 @@
-# One module emitted as PTX, for the cost of a (cached) load when the driver's compute cache is
-# cold: the driver then JIT-compiles the PTX to machine code before the first launch.
+# One module emitted as PTX, for the cost of loading it from Warp's cache (a cached load).
 import os
 
 import warp as wp
