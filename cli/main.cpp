@@ -9,12 +9,14 @@
 #include <CLI/CLI.hpp>
 
 #include "xwarp/analysis/compare.hpp"
+#include "xwarp/analysis/mechanisms.hpp"
 #include "xwarp/analysis/summarize.hpp"
-#include "xwarp/env/doctor.hpp"
-#include "xwarp/exit_codes.hpp"
+#include "xwarp/doctor/doctor.hpp"
+#include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/text.hpp"
+#include "xwarp/install/layout.hpp"
 #include "xwarp/runner/runner.hpp"
 #include "xwarp/version.hpp"
 
@@ -147,6 +149,9 @@ int main(int argc, char** argv)
         ->check(CLI::PositiveNumber);
     measure->add_option("--python", mo.python, "interpreter that replaces a leading python/python3 in COMMAND");
     measure->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
+    measure->add_option("--keep-records", mo.keep_records_dir,
+                        "copy every pass's raw shim records into this directory (to debug the probe, or to record "
+                        "tests/fixtures/streams)");
     measure->add_option("command", mo.command, "the command to measure, after --")->required();
 
     // report
@@ -181,6 +186,13 @@ int main(int argc, char** argv)
                                    "go, the CUDA toolkit (NVRTC, cudart), devices and driver. Changes nothing.");
     doc->add_option("--python", doctor_python, "the interpreter to ask about Warp (default: python3 on PATH)");
     doc->add_option("--json", doctor_json, "also write the facts as JSON");
+
+    // mechanisms
+    bool mechanisms_json = false;
+    auto* mech = app.add_subcommand("mechanisms",
+                                    "List every mechanism the diagnoses can name: its id, kind, guide section and the "
+                                    "what-if lever that would fix it (or why none can)");
+    mech->add_flag("--json", mechanisms_json, "print the registry as JSON");
 
     try
     {
@@ -257,6 +269,34 @@ int main(int argc, char** argv)
             std::cout << xwarp::render_text(r);
             return r.result.valid ? xwarp::exit_code::ok : xwarp::exit_code::all_samples_failed;
         }
+        if (*mech)
+        {
+            if (mechanisms_json)
+            {
+                std::cout << xwarp::mechanisms_to_json().dump(2) << "\n";
+                return xwarp::exit_code::ok;
+            }
+            std::cout << "Mechanisms (references/mechanisms.md has a section for each)\n";
+            for (const auto& m : xwarp::mechanism_registry())
+            {
+                std::string id = m.id;
+                id.resize(std::max<std::size_t>(id.size() + 1, 21), ' ');
+                std::string kind = m.kind;
+                kind.resize(10, ' ');
+                std::string lever = m.lever.empty() ? "-" : m.lever;
+                lever.resize(std::max<std::size_t>(lever.size() + 1, 22), ' ');
+                std::cout << "  " << id << kind << lever << m.title << "\n";
+            }
+            std::cout << "\nA lever is what `--whatif` would apply at run time; '-' has none:\n";
+            for (const auto& m : xwarp::mechanism_registry())
+            {
+                if (m.lever.empty())
+                {
+                    std::cout << "  " << m.id << ": " << m.no_lever << "\n";
+                }
+            }
+            return xwarp::exit_code::ok;
+        }
         if (*doc)
         {
             auto d = xwarp::run_doctor(doctor_python, xwarp::default_shim_dir());
@@ -289,6 +329,7 @@ int main(int argc, char** argv)
             try
             {
                 c = xwarp::compare_reports(before, after, cmp_before, cmp_after);
+                c.exit_code = xwarp::exit_code_for(c.verdict);
             }
             catch (const xwarp::compare_input_error& e)
             {

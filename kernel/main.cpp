@@ -12,7 +12,7 @@
 
 #include "xwarp/kernel/xadapter.hpp"
 #include "xwarp/magics/magics.hpp"
-#include "xwarp/runner/runner.hpp"
+#include "xwarp/install/layout.hpp"
 #include "xwarp/version.hpp"
 
 #ifndef XWARP_DEFAULT_PYTHON

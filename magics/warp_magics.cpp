@@ -10,12 +10,14 @@
 
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/summarize.hpp"
+#include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/magics/magics.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/text.hpp"
+#include "xwarp/install/layout.hpp"
 #include "xwarp/runner/runner.hpp"
-#include "xwarp/runner/tempdir.hpp"
+#include "xwarp/os/tempdir.hpp"
 
 namespace xwarp
 {
@@ -324,6 +326,7 @@ namespace xwarp
                 try
                 {
                     comparison c = compare_reports(*baseline, r, o.compare_with, name);
+                    c.exit_code = exit_code_for(c.verdict);
                     report b = *baseline;
                     analyze(b);
                     host.show({{"text/html", render_compare_html(c, &b, &r)},
@@ -497,6 +500,7 @@ namespace xwarp
                 try
                 {
                     c = compare_reports(before, after, a, b);
+                    c.exit_code = exit_code_for(c.verdict);
                 }
                 catch (const compare_input_error& e)
                 {

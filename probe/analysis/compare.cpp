@@ -9,7 +9,6 @@
 
 #include "xwarp/analysis/stats.hpp"
 #include "xwarp/analysis/summarize.hpp"
-#include "xwarp/exit_codes.hpp"
 #include "xwarp/model/format.hpp"
 
 namespace xwarp
@@ -405,31 +404,6 @@ namespace xwarp
 
     }
 
-    int exit_code_for(const std::string& verdict)
-    {
-        if (verdict == "improved")
-        {
-            return exit_code::improved;
-        }
-        if (verdict == "regressed")
-        {
-            return exit_code::regressed;
-        }
-        if (verdict == "invalid")
-        {
-            return exit_code::invalid;
-        }
-        if (verdict == "unverified")
-        {
-            return exit_code::unverified;
-        }
-        if (verdict == "not-comparable")
-        {
-            return exit_code::not_comparable;
-        }
-        return exit_code::inconclusive;
-    }
-
     comparison compare_reports(report before, report after, const std::string& before_name, const std::string& after_name)
     {
         analyze(before);
@@ -737,7 +711,6 @@ namespace xwarp
         {
             c.notes.push_back(oc.message);
         }
-        c.exit_code = exit_code_for(c.verdict);
         return c;
     }
 }

@@ -46,6 +46,76 @@ namespace xwarp
             return out;
         }
 
+        // How far a pass's builds ran at the same time: the summed duration of its compiled loads
+        // over the time during which at least one of them ran, from the spans the shim recorded
+        // (process start + offset, the load wrapper's duration). A load nested inside another
+        // load of the same thread counts once. Empty, with the reason, where it means nothing.
+        std::optional<double> overlap_of(const run_result& run, std::string& why)
+        {
+            struct span
+            {
+                double start;
+                double end;
+                std::int64_t pid;
+                std::string thread;
+            };
+            std::map<std::int64_t, double> started;
+            for (const auto& p : run.processes)
+            {
+                started[p.pid] = p.started_unix * 1000.0;
+            }
+            std::vector<span> spans;
+            for (const auto& l : run.module_loads)
+            {
+                if (l.status != load_status::compiled)
+                {
+                    continue;
+                }
+                if (l.source != "hook" || !started.count(l.pid))
+                {
+                    why = "the builds came from Warp's log lines, which carry no start times";
+                    return std::nullopt;
+                }
+                const double d = l.total_ms ? *l.total_ms : l.work_ms();
+                const double s0 = started[l.pid] + l.t_start_ms;
+                spans.push_back({s0, s0 + d, l.pid, l.thread});
+            }
+            if (spans.size() < 2)
+            {
+                why = spans.empty() ? "no module was compiled" : "one build: nothing could overlap";
+                return std::nullopt;
+            }
+            std::sort(spans.begin(), spans.end(), [](const span& a, const span& b) { return a.start < b.start; });
+            std::vector<span> outer;
+            for (const auto& sp : spans)
+            {
+                const bool nested = std::any_of(outer.begin(), outer.end(), [&](const span& o)
+                                                { return o.pid == sp.pid && o.thread == sp.thread && sp.start >= o.start && sp.end <= o.end; });
+                if (!nested)
+                {
+                    outer.push_back(sp);
+                }
+            }
+            double summed = 0.0;
+            double covered = 0.0;
+            double reach = -1e300;
+            for (const auto& sp : outer)
+            {
+                summed += sp.end - sp.start;
+                if (sp.end > reach)
+                {
+                    covered += sp.end - std::max(sp.start, reach);
+                    reach = sp.end;
+                }
+            }
+            if (covered <= 0.0)
+            {
+                why = "the builds recorded no duration";
+                return std::nullopt;
+            }
+            return summed / covered;
+        }
+
         void add_unique(std::vector<std::string>& v, const std::string& s)
         {
             if (std::find(v.begin(), v.end(), s) == v.end())
@@ -199,13 +269,14 @@ namespace xwarp
                 }
             }
             native.push_back(nat);
-            // The module work the warm cache saved over the wall time it saved: warm passes that
-            // still load slowly (a cache thrown away, PTX compiled again at every load) shrink
-            // compile elapsed and would otherwise pass for parallel builds.
-            const double saved_work = cm - wm;
-            if (el > 0 && saved_work > 0)
+            std::string no_overlap;
+            if (auto o = overlap_of(cold, no_overlap))
             {
-                overlap.push_back(saved_work / el);
+                overlap.push_back(*o);
+            }
+            else if (s.overlap_note.empty())
+            {
+                s.overlap_note = no_overlap;
             }
             // Compile elapsed misses builds the warm pass repeats (a cache thrown away), and
             // module work over-counts parallel builds: take the larger, capped at the wall.
@@ -286,6 +357,10 @@ namespace xwarp
         s.warm_module_ms = make_stat(warm_mod);
         s.native_ms = make_stat(native);
         s.overlap_factor = make_stat(overlap);
+        if (!overlap.empty())
+        {
+            s.overlap_note.clear();
+        }
         s.identity_count = make_stat(ids);
         s.source_bytes = make_stat(src);
         s.lto_artifacts = make_stat(lto);
@@ -453,8 +528,8 @@ namespace xwarp
         if (s.overlap_factor.median && *s.overlap_factor.median > overlap_flag_threshold)
         {
             s.flags.push_back({"BUILDS_OVERLAPPED",
-                               "summed module work is " + format_fixed(*s.overlap_factor.median, 2)
-                                   + "x the compile elapsed time: builds ran in parallel, judge changes on "
+                               "summed build time is " + format_fixed(*s.overlap_factor.median, 2)
+                                   + "x the time during which a build ran: builds ran in parallel, judge changes on "
                                      "compile elapsed"});
         }
         if (!any_process)

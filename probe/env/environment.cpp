@@ -8,7 +8,7 @@
 
 #include <sys/utsname.h>
 
-#include "xwarp/runner/tempdir.hpp"
+#include "xwarp/os/tempdir.hpp"
 #include "xwarp/version.hpp"
 
 #ifdef XWARP_HAVE_CUDA

@@ -171,6 +171,7 @@ namespace xwarp
                                                     warm_module_ms,
                                                     native_ms,
                                                     overlap_factor,
+                                                    overlap_note,
                                                     identity_count,
                                                     source_bytes,
                                                     lto_artifacts,
@@ -187,6 +188,8 @@ namespace xwarp
                                                     native_ms_source,
                                                     warnings)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(source_location, file, line)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(cause_location, file, line, what)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(declined_lever, mechanism, lever, module, device, reason, numbers)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(finding,
                                                     mechanism,
                                                     title,
@@ -195,10 +198,12 @@ namespace xwarp
                                                     evidence,
                                                     cause,
                                                     location,
+                                                    locations,
                                                     recommendation,
                                                     savings_ms,
                                                     kind,
-                                                    guide)
+                                                    guide,
+                                                    lever)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(gpu_info, ordinal, name, compute_capability, memory_bytes)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(environment,
                                                     probe_version,
@@ -297,6 +302,7 @@ namespace xwarp
         j["samples"] = r.samples;
         j["summary"] = r.result;
         j["findings"] = r.findings;
+        j["declined"] = r.declined;
         j["warnings"] = r.warnings;
         j["errors"] = r.errors;
         return j;
@@ -346,6 +352,7 @@ namespace xwarp
                 r.result = j.at("summary").get<summary>();
             }
             r.findings = j.value("findings", std::vector<finding>{});
+            r.declined = j.value("declined", std::vector<declined_lever>{});
             r.warnings = j.value("warnings", std::vector<std::string>{});
             r.errors = j.value("errors", std::vector<std::string>{});
             return r;

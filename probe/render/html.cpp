@@ -150,7 +150,8 @@ namespace xwarp
             row("module work, cold", stat_cell(s.cold_module_ms), "sum of module loads (" + s.module_ms_source + ")");
             row("module work, warm", stat_cell(s.warm_module_ms), "");
             row("native compile", stat_cell(s.native_ms), "clang / NVRTC (" + s.native_ms_source + ")");
-            row("overlap factor", s.overlap_factor.median ? format_fixed(*s.overlap_factor.median, 2) : "n/a", "(cold - warm module work) / compile elapsed");
+            row("overlap factor", s.overlap_factor.median ? format_fixed(*s.overlap_factor.median, 2) : "n/a",
+                s.overlap_factor.median ? "summed build time / time a build was running" : "not available: " + s.overlap_note);
             row("identities", opt_int(s.identity_count.median), s.identities_consistent ? "" : "samples disagree");
             row("generated source", s.source_bytes.median ? html_escape(format_bytes(*s.source_bytes.median)) : "n/a", "");
             row("LTO artifacts", opt_int(s.lto_artifacts.median), "");
@@ -240,7 +241,16 @@ namespace xwarp
                     o << " <span style=\"" << k_muted << "\">(advisory: measure before acting)</span>";
                 }
                 o << "<div style=\"margin-top:4px;\">" << html_escape(f.evidence) << "</div>";
-                if (f.location)
+                if (f.locations.size() > 1)
+                {
+                    o << "<div style=\"margin-top:2px;\"><span style=\"" << k_muted << "\">where</span><ul data-xwarp=\"locations\" style=\"margin:2px 0;padding-left:18px;\">";
+                    for (const auto& l : f.locations)
+                    {
+                        o << "<li>" << mono(l.file + ":" + std::to_string(l.line)) << " " << html_escape(l.what) << "</li>";
+                    }
+                    o << "</ul></div>";
+                }
+                else if (f.location)
                 {
                     o << "<div style=\"margin-top:2px;\"><span style=\"" << k_muted << "\">where</span> "
                       << mono(f.location->file + ":" + std::to_string(f.location->line)) << "</div>";
@@ -395,6 +405,17 @@ namespace xwarp
             o << "<div style=\"" << k_muted << "\">no mechanism found: every module loaded under one identity</div>";
         }
         o << findings_html(r.findings, guide);
+
+        if (!r.declined.empty())
+        {
+            o << "<div style=\"" << k_h << "\">Considered and declined</div><ul data-xwarp=\"declined\" style=\"margin:4px 0;padding-left:18px;\">";
+            for (const auto& d : r.declined)
+            {
+                o << "<li>" << badge(d.mechanism, "128,128,128") << (d.lever.empty() ? "" : " " + mono(d.lever))
+                  << (d.module.empty() ? "" : " &middot; " + mono(d.module)) << " " << html_escape(d.reason) << "</li>";
+            }
+            o << "</ul>";
+        }
 
         o << "<div style=\"" << k_h << "\">Module identities <span style=\"" << k_muted
           << "font-weight:400;\">by build time; modules built more than once are grouped</span></div>";

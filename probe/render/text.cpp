@@ -160,7 +160,8 @@ namespace xwarp
         row("native compile", format_stat_ms(s.native_ms), std::string("from ") + source_words(s.native_ms_source));
         row("overlap factor",
             s.overlap_factor.median ? format_fixed(*s.overlap_factor.median, 2) : "n/a",
-            "(cold - warm module work) / compile elapsed");
+            s.overlap_factor.median ? "summed build time / time a build was running"
+                                    : "not available: " + s.overlap_note);
         row("identities", s.identity_count.median ? format_fixed(*s.identity_count.median, 0) : "n/a", "");
         row("generated source", s.source_bytes.median ? format_bytes(*s.source_bytes.median) : "n/a", "");
         row("LTO artifacts", s.lto_artifacts.median ? format_fixed(*s.lto_artifacts.median, 0) : "n/a", "");
@@ -244,12 +245,31 @@ namespace xwarp
                 }
                 o << "\n";
                 o << "     evidence: " << f.evidence << "\n";
-                if (f.location)
+                if (f.locations.size() > 1)
+                {
+                    for (std::size_t i = 0; i < f.locations.size(); ++i)
+                    {
+                        const auto& l = f.locations[i];
+                        o << (i == 0 ? "     where:    " : "               ") << l.file << ":" << l.line << "  " << l.what
+                          << "\n";
+                    }
+                }
+                else if (f.location)
                 {
                     o << "     where:    " << f.location->file << ":" << f.location->line << "\n";
                 }
                 o << "     do:       " << f.recommendation << "\n";
                 o << "     guide:    references/mechanisms.md#" << f.guide << "\n";
+            }
+        }
+
+        if (!r.declined.empty())
+        {
+            o << "\nConsidered and declined\n";
+            for (const auto& d : r.declined)
+            {
+                o << "  - [" << d.mechanism << "]" << (d.lever.empty() ? "" : " " + d.lever)
+                  << (d.module.empty() ? "" : " - " + d.module) << ": " << d.reason << "\n";
             }
         }
 

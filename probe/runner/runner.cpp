@@ -9,10 +9,13 @@
 
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "xwarp/env/environment.hpp"
+#include "xwarp/model/json_io.hpp"
 #include "xwarp/model/format.hpp"
 #include "xwarp/runner/records.hpp"
-#include "xwarp/runner/tempdir.hpp"
+#include "xwarp/os/tempdir.hpp"
 
 extern char** environ;
 
@@ -97,6 +100,160 @@ namespace xwarp
             return out;
         }
 
+        // A pass's result from what it left: the process outcome, the shim's records, the
+        // command's output (Warp's log lines, the fallback source) and the cache it filled. The
+        // same assembly reads a pass recorded with --keep-records back.
+        run_result assemble_pass(const process_outcome& outcome,
+                                 const std::string& records,
+                                 const std::string& stdout_path,
+                                 const std::string& stderr_path,
+                                 const std::string& warp_cache,
+                                 const cache_inventory& cache)
+        {
+        run_result run;
+        run.wall_ms = outcome.wall_ms;
+        run.exit_code = outcome.exit_code;
+        run.term_signal = outcome.term_signal;
+        run.timed_out = outcome.timed_out;
+        run.interrupted = outcome.interrupted;
+        run.spawn_error = outcome.spawn_error;
+
+        shim_records rec = read_shim_records(records);
+        log_scan log;
+        for (const auto& path : {stdout_path, stderr_path})
+        {
+            std::ifstream in(path);
+            log_scan part = scan_warp_log(in);
+            log.native_ms_total += part.native_ms_total;
+            log.native_lines += part.native_lines;
+            for (auto& l : part.loads)
+            {
+                log.loads.push_back(std::move(l));
+            }
+        }
+
+        const bool fallback = std::any_of(rec.processes.begin(),
+                                          rec.processes.end(),
+                                          [](const process_record& p) { return p.log_fallback; });
+        if (!fallback && !rec.loads.empty())
+        {
+            run.load_source = "hook";
+            run.module_loads = std::move(rec.loads);
+            if (log.loads.size() > run.module_loads.size())
+            {
+                run.notes.push_back(std::to_string(log.loads.size() - run.module_loads.size())
+                                    + " module-load line(s) in the output had no hook record "
+                                      "(a Python process without the shim, e.g. python -I or -E?)");
+            }
+        }
+        else if (!log.loads.empty())
+        {
+            run.load_source = "log";
+            run.module_loads = std::move(log.loads);
+            run.notes.push_back(fallback ? "Warp's load hooks were not available: module figures come from "
+                                           "Warp's own log lines"
+                                         : "no hook records: module figures come from Warp's own log lines");
+        }
+        else
+        {
+            run.load_source = rec.processes.empty() ? "none" : "hook";
+        }
+        if (rec.processes.empty() && run.ok())
+        {
+            run.notes.push_back("no Python process imported Warp under the shim (does the command run Python "
+                                "with -I or -E, or reset PYTHONPATH?)");
+        }
+        if (rec.malformed_lines > 0)
+        {
+            run.notes.push_back(std::to_string(rec.malformed_lines) + " unreadable record line(s) (a process "
+                                                                      "killed while writing?)");
+        }
+        for (const auto& p : rec.processes)
+        {
+            for (const auto& e : p.shim_errors)
+            {
+                run.notes.push_back("shim error in pid " + std::to_string(p.pid) + ": " + e);
+            }
+            auto dir = p.runtime.find("kernel_cache_dir");
+            if (dir != p.runtime.end() && dir->is_string()
+                && dir->get<std::string>().rfind(warp_cache, 0) != 0)
+            {
+                run.notes.push_back("pid " + std::to_string(p.pid) + " used its own kernel cache "
+                                    + dir->get<std::string>() + ": this pass was not isolated");
+            }
+        }
+        // Show loads in the order they happened across processes.
+        std::map<std::int64_t, double> start_of;
+        for (const auto& p : rec.processes)
+        {
+            start_of[p.pid] = p.started_unix * 1000.0;
+        }
+        std::stable_sort(run.module_loads.begin(),
+                         run.module_loads.end(),
+                         [&](const module_load& a, const module_load& b)
+                         {
+                             return start_of[a.pid] + a.t_start_ms < start_of[b.pid] + b.t_start_ms;
+                         });
+        run.processes = std::move(rec.processes);
+        run.launch_total = rec.launch_total;
+        run.launches_truncated = rec.launches_truncated;
+        run.launches = std::move(rec.launches);
+        if (run.launches.size() > max_launch_records)
+        {
+            run.launches.resize(max_launch_records);
+            run.launches_truncated = true;
+        }
+        run.cache = cache;
+        run.stdout_tail = file_tail(stdout_path, output_tail_bytes);
+        run.stderr_tail = file_tail(stderr_path, output_tail_bytes);
+
+            return run;
+        }
+
+        void copy_file_if_there(const fs::path& from, const fs::path& to)
+        {
+            std::error_code ec;
+            if (fs::exists(from, ec))
+            {
+                fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+            }
+        }
+
+        // --keep-records: the raw records of one pass, its output and the facts that are not in
+        // the records (outcome, cache contents), for tests/fixtures/streams.
+        void keep_records(const std::string& dest,
+                          const std::string& records,
+                          const std::string& stdout_path,
+                          const std::string& stderr_path,
+                          const std::string& warp_cache,
+                          const run_result& run)
+        {
+            std::error_code ec;
+            fs::create_directories(dest, ec);
+            for (const auto& entry : fs::directory_iterator(records, ec))
+            {
+                copy_file_if_there(entry.path(), fs::path(dest) / entry.path().filename());
+            }
+            copy_file_if_there(stdout_path, fs::path(dest) / "stdout");
+            copy_file_if_there(stderr_path, fs::path(dest) / "stderr");
+            nlohmann::json meta = {{"wall_ms", run.wall_ms},
+                                   {"exit_code", run.exit_code ? nlohmann::json(*run.exit_code) : nlohmann::json()},
+                                   {"term_signal", run.term_signal ? nlohmann::json(*run.term_signal) : nlohmann::json()},
+                                   {"timed_out", run.timed_out},
+                                   {"interrupted", run.interrupted},
+                                   {"spawn_error", run.spawn_error},
+                                   {"warp_cache", warp_cache},
+                                   {"cache",
+                                    {{"module_dirs", run.cache.module_dirs},
+                                     {"source_files", run.cache.source_files},
+                                     {"source_bytes", run.cache.source_bytes},
+                                     {"binary_files", run.cache.binary_files},
+                                     {"binary_bytes", run.cache.binary_bytes},
+                                     {"lto_files", run.cache.lto_files},
+                                     {"lto_bytes", run.cache.lto_bytes}}}};
+            std::ofstream(fs::path(dest) / "pass.json") << meta.dump(2) << "\n";
+        }
+
         struct pass_context
         {
             const measure_options& options;
@@ -162,102 +319,12 @@ namespace xwarp
             };
             process_outcome outcome = run_process(spec, pc.options.timeout_s, pc.cancelled, tick);
 
-            run_result run;
-            run.wall_ms = outcome.wall_ms;
-            run.exit_code = outcome.exit_code;
-            run.term_signal = outcome.term_signal;
-            run.timed_out = outcome.timed_out;
-            run.interrupted = outcome.interrupted;
-            run.spawn_error = outcome.spawn_error;
-
-            shim_records rec = read_shim_records(records);
-            log_scan log;
-            for (const auto& path : {spec.stdout_path, spec.stderr_path})
+            run_result run = assemble_pass(outcome, records, spec.stdout_path, spec.stderr_path, warp_cache, inventory_cache(warp_cache));
+            if (!pc.options.keep_records_dir.empty())
             {
-                std::ifstream in(path);
-                log_scan part = scan_warp_log(in);
-                log.native_ms_total += part.native_ms_total;
-                log.native_lines += part.native_lines;
-                for (auto& l : part.loads)
-                {
-                    log.loads.push_back(std::move(l));
-                }
+                keep_records(pc.options.keep_records_dir + "/sample-" + std::to_string(index) + "/" + phase, records,
+                             spec.stdout_path, spec.stderr_path, warp_cache, run);
             }
-
-            const bool fallback = std::any_of(rec.processes.begin(),
-                                              rec.processes.end(),
-                                              [](const process_record& p) { return p.log_fallback; });
-            if (!fallback && !rec.loads.empty())
-            {
-                run.load_source = "hook";
-                run.module_loads = std::move(rec.loads);
-                if (log.loads.size() > run.module_loads.size())
-                {
-                    run.notes.push_back(std::to_string(log.loads.size() - run.module_loads.size())
-                                        + " module-load line(s) in the output had no hook record "
-                                          "(a Python process without the shim, e.g. python -I or -E?)");
-                }
-            }
-            else if (!log.loads.empty())
-            {
-                run.load_source = "log";
-                run.module_loads = std::move(log.loads);
-                run.notes.push_back(fallback ? "Warp's load hooks were not available: module figures come from "
-                                               "Warp's own log lines"
-                                             : "no hook records: module figures come from Warp's own log lines");
-            }
-            else
-            {
-                run.load_source = rec.processes.empty() ? "none" : "hook";
-            }
-            if (rec.processes.empty() && run.ok())
-            {
-                run.notes.push_back("no Python process imported Warp under the shim (does the command run Python "
-                                    "with -I or -E, or reset PYTHONPATH?)");
-            }
-            if (rec.malformed_lines > 0)
-            {
-                run.notes.push_back(std::to_string(rec.malformed_lines) + " unreadable record line(s) (a process "
-                                                                          "killed while writing?)");
-            }
-            for (const auto& p : rec.processes)
-            {
-                for (const auto& e : p.shim_errors)
-                {
-                    run.notes.push_back("shim error in pid " + std::to_string(p.pid) + ": " + e);
-                }
-                auto dir = p.runtime.find("kernel_cache_dir");
-                if (dir != p.runtime.end() && dir->is_string()
-                    && dir->get<std::string>().rfind(warp_cache, 0) != 0)
-                {
-                    run.notes.push_back("pid " + std::to_string(p.pid) + " used its own kernel cache "
-                                        + dir->get<std::string>() + ": this pass was not isolated");
-                }
-            }
-            // Show loads in the order they happened across processes.
-            std::map<std::int64_t, double> start_of;
-            for (const auto& p : rec.processes)
-            {
-                start_of[p.pid] = p.started_unix * 1000.0;
-            }
-            std::stable_sort(run.module_loads.begin(),
-                             run.module_loads.end(),
-                             [&](const module_load& a, const module_load& b)
-                             {
-                                 return start_of[a.pid] + a.t_start_ms < start_of[b.pid] + b.t_start_ms;
-                             });
-            run.processes = std::move(rec.processes);
-            run.launch_total = rec.launch_total;
-            run.launches_truncated = rec.launches_truncated;
-            run.launches = std::move(rec.launches);
-            if (run.launches.size() > max_launch_records)
-            {
-                run.launches.resize(max_launch_records);
-                run.launches_truncated = true;
-            }
-            run.cache = inventory_cache(warp_cache);
-            run.stdout_tail = file_tail(spec.stdout_path, output_tail_bytes);
-            run.stderr_tail = file_tail(spec.stderr_path, output_tail_bytes);
 
             if (pc.observer)
             {
@@ -265,53 +332,6 @@ namespace xwarp
             }
             return run;
         }
-
-        std::string self_exe_dir()
-        {
-            std::error_code ec;
-            auto p = fs::read_symlink("/proc/self/exe", ec);
-            return ec ? std::string() : p.parent_path().string();
-        }
-    }
-
-    std::string default_shim_dir()
-    {
-        std::vector<std::string> candidates;
-        if (const char* env = std::getenv("XWARP_SHIM_DIR"); env && *env)
-        {
-            candidates.emplace_back(env);
-        }
-        auto exe_dir = self_exe_dir();
-        if (!exe_dir.empty())
-        {
-            candidates.push_back(exe_dir + "/../share/xwarp/shim");  // installed: <prefix>/bin
-            candidates.push_back(exe_dir + "/share/xwarp/shim");     // the build tree
-        }
-#ifdef XWARP_BUILD_SHIM_DIR
-        candidates.emplace_back(XWARP_BUILD_SHIM_DIR);
-#endif
-        for (const auto& c : candidates)
-        {
-            std::error_code ec;
-            if (fs::exists(c + "/sitecustomize.py", ec) && fs::exists(c + "/xwarp_shim.py", ec))
-            {
-                return fs::weakly_canonical(c, ec).string();
-            }
-        }
-        return {};
-    }
-
-    std::string installed_guide_text()
-    {
-        std::string shim = default_shim_dir();
-        if (shim.empty())
-        {
-            return {};
-        }
-        std::ifstream in(fs::path(shim).parent_path() / "references" / "mechanisms.md");
-        std::ostringstream text;
-        text << in.rdbuf();
-        return text.str();
     }
 
     report measure(const measure_options& options, run_observer* observer, const cancel_check& cancelled)
@@ -377,6 +397,15 @@ namespace xwarp
             }
         }
 
+        if (!options.keep_records_dir.empty())
+        {
+            fs::create_directories(options.keep_records_dir, ec);
+            if (ec)
+            {
+                throw probe_error(probe_error::kind::io, "cannot create " + options.keep_records_dir + ": " + ec.message());
+            }
+        }
+
         report r;
         r.created_utc = utc_timestamp();
         r.label = options.label;
@@ -423,6 +452,13 @@ namespace xwarp
             }
         }
 
+        if (!options.keep_records_dir.empty())
+        {
+            report facts = r;
+            facts.samples.clear();
+            std::ofstream(fs::path(options.keep_records_dir) / "run.json") << report_to_json(facts).dump(2) << "\n";
+        }
+
         const auto good = std::count_if(r.samples.begin(), r.samples.end(), [](const sample& s) { return s.ok(); });
         if (interrupted)
         {
@@ -437,6 +473,75 @@ namespace xwarp
         {
             r.status = "partial";
         }
+        return r;
+    }
+
+    report load_recorded_run(const std::string& dir)
+    {
+        report r;
+        try
+        {
+            r = load_report((fs::path(dir) / "run.json").string());
+        }
+        catch (const report_error& e)
+        {
+            throw std::runtime_error("not a recorded run: " + std::string(e.what()));
+        }
+        auto read_pass = [&](const fs::path& pass_dir)
+        {
+            std::ifstream in(pass_dir / "pass.json");
+            nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
+            if (meta.is_discarded() || !meta.is_object())
+            {
+                throw std::runtime_error("not a recorded pass: " + (pass_dir / "pass.json").string());
+            }
+            process_outcome outcome;
+            outcome.wall_ms = meta.value("wall_ms", 0.0);
+            if (meta.contains("exit_code") && meta["exit_code"].is_number_integer())
+            {
+                outcome.exit_code = meta["exit_code"].get<int>();
+            }
+            if (meta.contains("term_signal") && meta["term_signal"].is_number_integer())
+            {
+                outcome.term_signal = meta["term_signal"].get<int>();
+            }
+            outcome.timed_out = meta.value("timed_out", false);
+            outcome.interrupted = meta.value("interrupted", false);
+            outcome.spawn_error = meta.value("spawn_error", std::string());
+            cache_inventory cache;
+            const auto c = meta.value("cache", nlohmann::json::object());
+            cache.module_dirs = c.value("module_dirs", 0);
+            cache.source_files = c.value("source_files", 0);
+            cache.source_bytes = c.value("source_bytes", std::int64_t{0});
+            cache.binary_files = c.value("binary_files", 0);
+            cache.binary_bytes = c.value("binary_bytes", std::int64_t{0});
+            cache.lto_files = c.value("lto_files", 0);
+            cache.lto_bytes = c.value("lto_bytes", std::int64_t{0});
+            return assemble_pass(outcome, pass_dir.string(), (pass_dir / "stdout").string(), (pass_dir / "stderr").string(),
+                                 meta.value("warp_cache", std::string()), cache);
+        };
+        for (int i = 1;; ++i)
+        {
+            const fs::path sample_dir = fs::path(dir) / ("sample-" + std::to_string(i));
+            std::error_code ec;
+            if (!fs::is_directory(sample_dir / "cold", ec))
+            {
+                break;
+            }
+            sample s;
+            s.index = i;
+            s.cold = read_pass(sample_dir / "cold");
+            if (fs::is_directory(sample_dir / "warm", ec))
+            {
+                s.warm = read_pass(sample_dir / "warm");
+            }
+            r.samples.push_back(std::move(s));
+        }
+        if (r.samples.empty())
+        {
+            throw std::runtime_error("not a recorded run: no sample-1/cold in " + dir);
+        }
+        r.run_settings.samples = static_cast<int>(r.samples.size());
         return r;
     }
 }

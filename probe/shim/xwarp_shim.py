@@ -90,6 +90,15 @@ class _Recorder:
         self.launch_seq = None
         self.launch_total = 0
         self.finished = False
+        # Events seen before Warp was imported: written once it is (a process that never
+        # imports Warp leaves no record).
+        self.pending = []
+
+    def emit_or_hold(self, obj):
+        if self.pending is not None:
+            self.pending.append(obj)
+        else:
+            self.emit(obj)
 
     # -- output ---------------------------------------------------------------------------------
 
@@ -367,6 +376,7 @@ def _install(warp):
         hooks["launch"] = _hook_launch(warp, ctx)
         hooks["config"] = _hook_config(cfg)
         hooks["calls"] = _hook_calls(warp, ctx, build)
+        hooks["unique_kernels"] = _hook_kernel_decorator(warp)
 
         # Without the load hook the only source left is Warp's own log: turn its detail on
         # so the module lines carry block_dim and the native compile lines appear.
@@ -388,6 +398,10 @@ def _install(warp):
                 "log_fallback": log_fallback,
             }
         )
+        # Cache-related environment changes made before `import warp` waited for the record.
+        for event in rec.pending:
+            rec.emit(event)
+        rec.pending = None
     except Exception as exc:
         rec.emit({"type": "shim_error", "where": "install", "error": repr(exc)})
 
@@ -1062,6 +1076,135 @@ def _hook_launch(warp, ctx):
     return True
 
 
+# -- module="unique" declarations (CS-9) ------------------------------------------------------
+
+
+def _default_line(code, param):
+    """The line of `param="unique"` in the signature of the function `code` belongs to."""
+    import inspect
+    import re
+
+    try:
+        lines, start = inspect.getsourcelines(code)
+    except (OSError, TypeError):
+        return None
+    pattern = re.compile(r"\b" + re.escape(param) + r"\s*(:[^=,]*)?=\s*[\"']unique[\"']")
+    for i, text in enumerate(lines[:40]):
+        if pattern.search(text):
+            return start + i
+        if text.rstrip().endswith(":") and ")" in text:  # end of the signature
+            break
+    return None
+
+
+def _unique_declaration(rec):
+    """Where a wp.kernel(module="unique") call was written, and when the "unique" came in as a
+    parameter of the declaring function (a factory), that parameter's default and the call of
+    the factory. Called only for module="unique": never on a launch path."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(rec.internal_prefixes):
+        f = f.f_back
+    if f is None:
+        return None
+    code = f.f_code
+    decl = {"file": code.co_filename, "line": f.f_lineno, "declared_in": code.co_name}
+    params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    local = f.f_locals
+    for p in params:
+        if local.get(p) == "unique":
+            line = _default_line(code, p)
+            if line is not None:
+                decl["default"] = {"file": code.co_filename, "line": line, "param": p}
+            caller = f.f_back
+            while caller is not None and caller.f_code.co_filename.startswith(rec.internal_prefixes):
+                caller = caller.f_back
+            if caller is not None:
+                decl["called_from"] = {"file": caller.f_code.co_filename, "line": caller.f_lineno}
+            break
+    return decl
+
+
+def _record_unique(rec, kernel, decl):
+    try:
+        if decl is None:
+            return
+        module = getattr(kernel, "module", None)
+        args = {"key": getattr(kernel, "key", None), "module": getattr(module, "name", None)}
+        for k in ("declared_in", "default", "called_from"):
+            if k in decl:
+                args[k] = decl[k]
+        rec.emit({"type": "call", "function": "kernel", "args": args, "file": decl["file"], "line": decl["line"]})
+    except Exception:
+        pass
+
+
+def _hook_kernel_decorator(warp):
+    orig = getattr(warp, "kernel", None)
+    if orig is None or not callable(orig):
+        return False
+    rec = _rec
+
+    def kernel(f=None, *args, **kwargs):
+        if kwargs.get("module") != "unique":
+            return orig(f, *args, **kwargs)
+        try:
+            decl = _unique_declaration(rec)
+        except Exception:
+            decl = None
+        result = orig(f, *args, **kwargs)
+        if f is not None:
+            _record_unique(rec, result, decl)
+            return result
+
+        def apply(func, *a, **k):
+            out = result(func, *a, **k)
+            _record_unique(rec, out, decl)
+            return out
+
+        return apply
+
+    kernel.__wrapped__ = orig
+    kernel.__doc__ = getattr(orig, "__doc__", None)
+    warp.kernel = _hide(kernel)
+    return True
+
+
+# -- cache-related environment variables (CS-2) ----------------------------------------------
+
+_WATCHED_ENV = ("CUDA_CACHE_DISABLE", "CUDA_CACHE_PATH", "CUDA_CACHE_MAXSIZE", "WARP_CACHE_PATH")
+
+
+def _hook_environ(rec):
+    """Record assignments of the cache variables through os.environ, with the user's line, and
+    CUDA_CACHE_DISABLE when the command's environment already set it. The probe sets
+    CUDA_CACHE_PATH and WARP_CACHE_PATH itself, so only the program's own changes count."""
+    value = os.environ.get("CUDA_CACHE_DISABLE")
+    if value:
+        rec.emit_or_hold(
+            {"type": "call", "function": "environ", "args": {"name": "CUDA_CACHE_DISABLE", "value": value, "inherited": True},
+             "file": None, "line": None}
+        )
+    base = type(os.environ)
+
+    def __setitem__(self, key, value):
+        base.__setitem__(self, key, value)
+        if key in _WATCHED_ENV:
+            try:
+                f = sys._getframe(1)
+                rec.emit_or_hold(
+                    {"type": "call", "function": "environ", "args": {"name": key, "value": str(value)},
+                     "file": f.f_code.co_filename, "line": f.f_lineno}
+                )
+            except Exception:
+                pass
+
+    try:
+        os.environ.__class__ = type("XwarpRecordedEnviron", (base,), {"__setitem__": __setitem__})
+    except TypeError:
+        return False
+    return True
+
+
 # -- process lifecycle ------------------------------------------------------------------------
 
 
@@ -1095,6 +1238,10 @@ def start():
     import atexit
 
     atexit.register(_rec.finish)
+    try:
+        _hook_environ(_rec)
+    except Exception:
+        pass
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_after_fork_in_child)
     if "warp" in sys.modules:

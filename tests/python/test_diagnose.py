@@ -244,13 +244,18 @@ def test_clean_program_stays_clean(probe, venv_python):
     assert all(f["kind"] == "advisory" for f in r.report["findings"])
 
 
-def test_every_mechanism_the_engine_names_has_a_section_in_the_guide():
+def test_every_mechanism_of_the_registry_has_a_section_in_the_guide():
+    from conftest import PROBE
+    import subprocess
+
+    proc = subprocess.run([str(PROBE), "mechanisms", "--json"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    registry = json.loads(proc.stdout)
+    assert len(registry) >= 21, [m["id"] for m in registry]
     root = Path(__file__).resolve().parents[2]
-    source = (root / "probe" / "analysis" / "diagnose.cpp").read_text()
-    table = source[source.index("std::string title_for("):]
-    table = table[:table.index("};")]
-    ids = re.findall(r'\{"([A-Za-z0-9-]+)", "', table)
-    assert len(ids) >= 18, ids
     guide = (root / "references" / "mechanisms.md").read_text()
     sections = set(re.findall(r"^## (\S+)$", guide, re.M))
-    assert {i.lower() for i in ids} <= sections, sorted({i.lower() for i in ids} - sections)
+    assert {m["guide"] for m in registry} <= sections, sorted({m["guide"] for m in registry} - sections)
+    for m in registry:
+        assert (root / m["detector"]).is_file(), m
+        assert m["lever"] or m["no_lever"], f"{m['id']}: neither a lever nor why it has none"

@@ -26,6 +26,7 @@ namespace xwarp::testing
         l.total_ms = ms + 1.0;
         l.native_ms = status == load_status::compiled ? ms * 0.9 : 0.0;
         l.source = "hook";
+        l.pid = 1;
         content_snapshot s;
         for (const auto& k : kernels)
         {
@@ -36,8 +37,23 @@ namespace xwarp::testing
         return l;
     }
 
-    inline run_result pass(double wall_ms, std::vector<module_load> loads, std::int64_t launches = 2)
+    // A pass of process 1. Its loads run one after another from t=0, unless concurrent, where
+    // they keep the start times they were given (0 by default: all at once), each in a worker
+    // thread of its own.
+    inline run_result pass(double wall_ms, std::vector<module_load> loads, std::int64_t launches = 2, bool concurrent = false)
     {
+        double t = 0.0;
+        int worker = 0;
+        for (auto& l : loads)
+        {
+            if (concurrent)
+            {
+                l.thread = l.thread.empty() ? "worker-" + std::to_string(++worker) : l.thread;
+                continue;
+            }
+            l.t_start_ms = t;
+            t += l.total_ms.value_or(0.0);
+        }
         run_result r;
         r.wall_ms = wall_ms;
         r.exit_code = 0;

@@ -3,6 +3,7 @@
 
 #include "builders.hpp"
 #include "xwarp/analysis/compare.hpp"
+#include "xwarp/fronts/exit_codes.hpp"
 
 using namespace xwarp;
 using namespace xwarp::testing;
@@ -44,7 +45,7 @@ TEST(Compare, ImprovedBeyondBandAndSignificant)
     auto after = make({2000, 2010, 1990, 2020, 1980}, {"b"});
     auto c = compare_reports(before, after, "before.json", "after.json");
     EXPECT_EQ(c.verdict, "improved");
-    EXPECT_EQ(c.exit_code, 0);
+    EXPECT_EQ(exit_code_for(c.verdict), 0);
     EXPECT_EQ(c.workload.status, "same");
     EXPECT_FALSE(c.same_structure);
     const auto& k = c.clocks[0];
@@ -68,7 +69,7 @@ TEST(Compare, RegressedIsExitOne)
     auto after = make({3000, 3010, 2990, 3020, 2980}, {"a", "b"});
     auto c = compare_reports(before, after, "b", "a");
     EXPECT_EQ(c.verdict, "regressed");
-    EXPECT_EQ(c.exit_code, 1);
+    EXPECT_EQ(exit_code_for(c.verdict), 1);
 }
 
 TEST(Compare, SameStructureInsideTheBandIsInconclusiveOnCompileElapsed)
@@ -79,7 +80,7 @@ TEST(Compare, SameStructureInsideTheBandIsInconclusiveOnCompileElapsed)
     EXPECT_TRUE(c.same_structure);
     EXPECT_NE(c.judged_on.find("compile elapsed"), std::string::npos);
     EXPECT_EQ(c.verdict, "inconclusive");
-    EXPECT_EQ(c.exit_code, 4);
+    EXPECT_EQ(exit_code_for(c.verdict), 4);
     EXPECT_EQ(c.clocks[1].outcome, "within-noise");
     EXPECT_EQ(c.clocks[1].test, "none (fewer than 5 samples a side)");
 }
@@ -111,7 +112,7 @@ TEST(Compare, ChangedWorkloadIsInvalidWithFirstDivergence)
     auto after = make({1000, 1000, 1000}, {"b"}, "k", 30);
     auto c = compare_reports(before, after, "b", "a");
     EXPECT_EQ(c.verdict, "invalid");
-    EXPECT_EQ(c.exit_code, 2);
+    EXPECT_EQ(exit_code_for(c.verdict), 2);
     EXPECT_EQ(c.workload.status, "changed");
     ASSERT_TRUE(c.workload.first_divergence);
     EXPECT_EQ(c.workload.first_divergence->index, 0);
@@ -163,7 +164,7 @@ TEST(Compare, NoLaunchesIsUnverifiedNeverChanged)
     auto c = compare_reports(before, after, "b", "a");
     EXPECT_EQ(c.workload.status, "unverified");
     EXPECT_EQ(c.verdict, "unverified");
-    EXPECT_EQ(c.exit_code, 3);
+    EXPECT_EQ(exit_code_for(c.verdict), 3);
 }
 
 TEST(Compare, OtherWarpVersionIsNotComparable)
@@ -173,7 +174,7 @@ TEST(Compare, OtherWarpVersionIsNotComparable)
     after.env.warp_version = "1.18.0";
     auto c = compare_reports(before, after, "b", "a");
     EXPECT_EQ(c.verdict, "not-comparable");
-    EXPECT_EQ(c.exit_code, 5);
+    EXPECT_EQ(exit_code_for(c.verdict), 5);
 }
 
 TEST(Compare, DifferentCommandIsNotComparableButAnEditedScriptPathIsAllowed)

@@ -148,7 +148,10 @@ TEST(Diagnose, LtoArtifactsGiveAnAdvisoryNeverAnInstruction)
     const finding* f = find(r, "CS-7");
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->kind, "advisory");
-    EXPECT_DOUBLE_EQ(*f->savings_ms, 1200.0);
+    // a trade-off between build time and kernel speed: the time is named, no saving claimed
+    EXPECT_FALSE(f->savings_ms);
+    EXPECT_EQ(f->cause["lto_ms"], 1200.0);
+    EXPECT_EQ(f->cause["lto_artifacts_built"], 1);
     EXPECT_NE(f->recommendation.find("never turn it off blindly"), std::string::npos);
 }
 

@@ -8,7 +8,7 @@
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/magics/magics.hpp"
 #include "xwarp/model/json_io.hpp"
-#include "xwarp/runner/tempdir.hpp"
+#include "xwarp/os/tempdir.hpp"
 
 using namespace xwarp;
 using namespace xwarp::testing;

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "xwarp/runner/process.hpp"
-#include "xwarp/runner/tempdir.hpp"
+#include "xwarp/os/process.hpp"
+#include "xwarp/os/tempdir.hpp"
 
 using namespace xwarp;
 

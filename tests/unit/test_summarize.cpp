@@ -72,9 +72,9 @@ TEST(Summarize, HashChurnAndBlockDimSpreadAreSeparated)
 TEST(Summarize, FlagsCacheNotReusedOverlapAndSmallShare)
 {
     report r;
-    // warm pass compiles again -> CACHE_NOT_REUSED; module work 3000 over elapsed 1000 -> overlap 3
+    // warm pass compiles again -> CACHE_NOT_REUSED; three builds at once -> overlap 3
     r.samples.push_back(make_sample(
-        1, pass(2000, {load("a", "1", 1000), load("b", "2", 1000), load("c", "3", 1000)}), pass(1000, {load("a", "1", 900)})));
+        1, pass(2000, {load("a", "1", 1000), load("b", "2", 1000), load("c", "3", 1000)}, 2, true), pass(1000, {load("a", "1", 900)})));
     summarize(r);
     EXPECT_NE(find_flag(r.result, "CACHE_NOT_REUSED"), nullptr);
     EXPECT_NE(find_flag(r.result, "BUILDS_OVERLAPPED"), nullptr);
@@ -86,6 +86,58 @@ TEST(Summarize, FlagsCacheNotReusedOverlapAndSmallShare)
     const flag* f = find_flag(small.result, "COMPILE_SMALL_SHARE");
     ASSERT_NE(f, nullptr);
     EXPECT_NE(f->message.find("1.7%"), std::string::npos) << f->message;
+}
+
+TEST(Summarize, OverlapFactorComesFromBuildSpansOrSaysWhyNot)
+{
+    // Two builds of one second, the second starting half-way through the first: 2 s of builds
+    // over 1.5 s during which one ran.
+    report r;
+    auto a = load("a", "1", 1000);
+    auto b = load("b", "2", 1000);
+    a.total_ms = b.total_ms = 1000;
+    b.t_start_ms = 500;
+    r.samples.push_back(make_sample(1, pass(3000, {a, b}, 2, true), pass(500, {})));
+    summarize(r);
+    ASSERT_TRUE(r.result.overlap_factor.median);
+    EXPECT_NEAR(*r.result.overlap_factor.median, 2000.0 / 1500.0, 1e-9);
+    EXPECT_NE(find_flag(r.result, "BUILDS_OVERLAPPED"), nullptr);
+
+    // A warm pass that compiles again (the cache thrown away) made the old figure read 1.61:
+    // serial builds stay serial, whatever the warm pass does.
+    report rebuilt;
+    rebuilt.samples.push_back(make_sample(1, pass(3000, {load("a", "1", 1000), load("b", "2", 1000)}),
+                                          pass(2500, {load("a", "1", 900), load("b", "2", 900)})));
+    summarize(rebuilt);
+    ASSERT_TRUE(rebuilt.result.overlap_factor.median);
+    EXPECT_NEAR(*rebuilt.result.overlap_factor.median, 1.0, 1e-9);
+    EXPECT_EQ(find_flag(rebuilt.result, "BUILDS_OVERLAPPED"), nullptr);
+
+    // Two processes one after the other, one build between them: nothing could overlap.
+    report two;
+    auto first = load("m", "1", 1000);
+    auto second = load("m", "1", 5, load_status::cached);
+    second.pid = 2;
+    auto cold = pass(2500, {first, second});
+    process_record p2 = cold.processes[0];
+    p2.pid = 2;
+    p2.started_unix = 1.2;
+    cold.processes.push_back(p2);
+    two.samples.push_back(make_sample(1, cold, pass(800, {})));
+    summarize(two);
+    EXPECT_FALSE(two.result.overlap_factor.median);
+    EXPECT_EQ(two.result.overlap_note, "one build: nothing could overlap");
+    EXPECT_EQ(find_flag(two.result, "BUILDS_OVERLAPPED"), nullptr);
+
+    // Builds parsed from Warp's log have no start times.
+    report log;
+    auto l1 = load("a", "1", 1000);
+    auto l2 = load("b", "2", 1000);
+    l1.source = l2.source = "log";
+    log.samples.push_back(make_sample(1, pass(2500, {l1, l2}), pass(500, {})));
+    summarize(log);
+    EXPECT_FALSE(log.result.overlap_factor.median);
+    EXPECT_NE(log.result.overlap_note.find("log"), std::string::npos);
 }
 
 TEST(Summarize, AllSamplesFailedIsInvalidWithoutMedians)

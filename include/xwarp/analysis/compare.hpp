@@ -23,13 +23,12 @@ namespace xwarp
     inline constexpr double significance_level = 0.05;
 
     // Analyses copies of both reports and compares them. Throws compare_input_error when a
-    // side has no successful sample.
+    // side has no successful sample. The verdict's exit code is the front's to set
+    // (fronts/exit_codes.hpp).
     comparison compare_reports(report before,
                                report after,
                                const std::string& before_name,
                                const std::string& after_name);
-
-    int exit_code_for(const std::string& verdict);
 }
 
 #endif

@@ -14,8 +14,11 @@
 namespace xwarp
 {
     // Why a module's hash moved between two loads of the same (module, device, block_dim):
-    // kind is option-change, generic-instance, kernel-set-change, kernel-instances-added,
-    // kernel-content-change, dependency-change or unknown; detail names what changed.
+    // kind is option-change, kernel-set-change (a kernel definition new to the module; generic
+    // instances that came with it are listed in detail.generic_instances),
+    // kernel-instances-added, kernel-content-change, generic-instance (new instances of generic
+    // kernels only, whether or not the kernel had one before), dependency-change or unknown;
+    // detail names what changed.
     struct hash_change
     {
         std::string kind;
@@ -24,7 +27,8 @@ namespace xwarp
 
     hash_change classify_hash_change(const module_load& before, const module_load& after);
 
-    // Fills r.findings, sorted by ms at stake. Needs r.result (summarize) first.
+    // Fills r.findings, sorted by ms at stake, and r.declined, by running every detector of the
+    // mechanism registry (mechanisms.hpp). Needs r.result (summarize) first.
     void diagnose(report& r);
 }
 

@@ -272,7 +272,8 @@ namespace xwarp
         stat cold_module_ms;
         stat warm_module_ms;
         stat native_ms;
-        stat overlap_factor;
+        stat overlap_factor;        // summed build time / time with a build running (build spans)
+        std::string overlap_note;   // why the overlap factor is not available, when it is not
         stat identity_count;
         stat source_bytes;
         stat lto_artifacts;
@@ -297,6 +298,14 @@ namespace xwarp
         int line = 0;
     };
 
+    // One of the places that caused a finding, with what happened there.
+    struct cause_location
+    {
+        std::string file;
+        int line = 0;
+        std::string what;
+    };
+
     struct finding
     {
         std::string mechanism;  // CS-1..CS-13, option-not-arrived, ...
@@ -305,11 +314,25 @@ namespace xwarp
         std::string device;
         std::string evidence;
         nlohmann::json cause = nlohmann::json::object();
-        std::optional<source_location> location;
+        std::optional<source_location> location;  // the primary place (the first of locations)
+        std::vector<cause_location> locations;     // every place that caused it
         std::string recommendation;
         std::optional<double> savings_ms;
         std::string kind = "diagnosis";  // "diagnosis" or "advisory"
         std::string guide;               // references/mechanisms.md anchor
+        std::string lever;               // the run-time lever that would fix it ("" when none)
+    };
+
+    // A lever the analysis considered for what it saw and rejected, with the numbers that
+    // decided it: shown so that a missing recommendation is never a silent one.
+    struct declined_lever
+    {
+        std::string mechanism;
+        std::string lever;
+        std::string module;
+        std::string device;
+        std::string reason;
+        nlohmann::json numbers = nlohmann::json::object();
     };
 
     struct gpu_info
@@ -361,6 +384,7 @@ namespace xwarp
         std::vector<sample> samples;
         summary result;
         std::vector<finding> findings;
+        std::vector<declined_lever> declined;
         std::vector<std::string> warnings;
         std::vector<std::string> errors;
         std::string status = "ok";  // ok, partial (some samples failed), failed, interrupted

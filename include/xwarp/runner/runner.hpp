@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "xwarp/model/report.hpp"
-#include "xwarp/runner/process.hpp"
+#include "xwarp/os/process.hpp"
 
 namespace xwarp
 {
@@ -25,6 +25,7 @@ namespace xwarp
         std::string label;
         std::string shim_dir;              // directory holding the shim's sitecustomize.py
         std::map<std::string, std::string> extra_env;
+        std::string keep_records_dir;      // copy each pass's raw shim records here (run.json + sample-N/PHASE/)
     };
 
     // Problems with the request itself, found before anything runs.
@@ -61,13 +62,11 @@ namespace xwarp
     // returns a report whose status says what happened: ok, partial, failed or interrupted.
     report measure(const measure_options& options, run_observer* observer, const cancel_check& cancelled);
 
-    // Where the installed shim lives: $XWARP_SHIM_DIR, else <exe dir>/../share/xwarp/shim,
-    // else the build-time location. Empty when none holds sitecustomize.py.
-    std::string default_shim_dir();
-
-    // The text of the installed mechanism guide (share/xwarp/references/mechanisms.md, found
-    // like the shim); empty when it is not installed.
-    std::string installed_guide_text();
+    // A run recorded with measure's keep_records_dir, read back into a report (samples and
+    // the run's facts) by the same code that reads a live pass: analysis is tested on real
+    // shim streams (tests/fixtures/streams) without running Warp. Throws std::runtime_error
+    // when the directory is not such a recording.
+    report load_recorded_run(const std::string& dir);
 }
 
 #endif

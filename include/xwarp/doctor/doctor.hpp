@@ -1,8 +1,8 @@
 // warp-probe doctor: what this machine and a given Python would give a measurement. It runs
 // the Python once to ask Warp for its version and where its kernel cache would go, without
 // initializing Warp (nothing is created or written).
-#ifndef XWARP_ENV_DOCTOR_HPP
-#define XWARP_ENV_DOCTOR_HPP
+#ifndef XWARP_DOCTOR_DOCTOR_HPP
+#define XWARP_DOCTOR_DOCTOR_HPP
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "xwarp/runner/process.hpp"
+#include "xwarp/os/process.hpp"
 
 #include <chrono>
 #include <thread>

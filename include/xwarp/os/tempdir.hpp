@@ -1,6 +1,6 @@
 // A private temporary directory that is removed when it goes out of scope.
-#ifndef XWARP_RUNNER_TEMPDIR_HPP
-#define XWARP_RUNNER_TEMPDIR_HPP
+#ifndef XWARP_OS_TEMPDIR_HPP
+#define XWARP_OS_TEMPDIR_HPP
 
 #include <string>
 

@@ -1,6 +1,6 @@
 // Running one command in its own process group, with a timeout and a cancel check.
-#ifndef XWARP_RUNNER_PROCESS_HPP
-#define XWARP_RUNNER_PROCESS_HPP
+#ifndef XWARP_OS_PROCESS_HPP
+#define XWARP_OS_PROCESS_HPP
 
 #include <functional>
 #include <map>

@@ -1,4 +1,4 @@
-#include "xwarp/runner/tempdir.hpp"
+#include "xwarp/os/tempdir.hpp"
 
 #include <cerrno>
 #include <cstdlib>

@@ -1,6 +1,8 @@
 // Every exit code warp-probe returns, decided here and documented in README.md and --help.
-#ifndef XWARP_EXIT_CODES_HPP
-#define XWARP_EXIT_CODES_HPP
+#ifndef XWARP_FRONTS_EXIT_CODES_HPP
+#define XWARP_FRONTS_EXIT_CODES_HPP
+
+#include <string>
 
 namespace xwarp::exit_code
 {
@@ -25,6 +27,35 @@ namespace xwarp::exit_code
     inline constexpr int not_executable = 126;
     inline constexpr int command_not_found = 127;
     inline constexpr int interrupted = 130;   // SIGINT (128 + signal number for others)
+}
+
+namespace xwarp
+{
+    // A compare verdict's exit code: the fronts (CLI, magics) set comparison::exit_code with it.
+    inline int exit_code_for(const std::string& verdict)
+    {
+        if (verdict == "improved")
+        {
+            return exit_code::improved;
+        }
+        if (verdict == "regressed")
+        {
+            return exit_code::regressed;
+        }
+        if (verdict == "invalid")
+        {
+            return exit_code::invalid;
+        }
+        if (verdict == "unverified")
+        {
+            return exit_code::unverified;
+        }
+        if (verdict == "not-comparable")
+        {
+            return exit_code::not_comparable;
+        }
+        return exit_code::inconclusive;
+    }
 }
 
 #endif

@@ -1,13 +1,13 @@
-#include "xwarp/env/doctor.hpp"
+#include "xwarp/doctor/doctor.hpp"
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "xwarp/env/environment.hpp"
-#include "xwarp/runner/process.hpp"
+#include "xwarp/os/process.hpp"
 #include "xwarp/runner/records.hpp"
-#include "xwarp/runner/tempdir.hpp"
+#include "xwarp/os/tempdir.hpp"
 
 extern char** environ;
 

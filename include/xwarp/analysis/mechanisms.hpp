@@ -1,0 +1,34 @@
+// The mechanism registry: every mechanism the diagnoses can name, with its title, kind, guide
+// section and the run-time lever that would fix it. One detector per file under
+// probe/analysis/mechanisms/; the table in registry.cpp lists them in the order they run.
+#ifndef XWARP_ANALYSIS_MECHANISMS_HPP
+#define XWARP_ANALYSIS_MECHANISMS_HPP
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace xwarp
+{
+    struct mechanism_info
+    {
+        std::string id;         // "CS-1", "option-not-arrived", ...
+        std::string title;      // what the finding heading says
+        std::string kind;       // "diagnosis" (a cause shown by the records) or "advisory" (measure first)
+        std::string guide;      // section anchor in references/mechanisms.md
+        std::string lever;      // the what-if lever that would fix it, "" when none
+        std::string no_lever;   // why it has no lever, when it has none
+        std::string detector;   // the detector's source file
+    };
+
+    // Every mechanism, in detection order.
+    const std::vector<mechanism_info>& mechanism_registry();
+
+    // nullptr when no mechanism has this id.
+    const mechanism_info* find_mechanism(const std::string& id);
+
+    nlohmann::json mechanisms_to_json();
+}
+
+#endif

@@ -1,0 +1,20 @@
+// Where an installed (or built) xwarp keeps its data files: the shim the probe injects and the
+// mechanism guide the HTML report quotes. One small unit, so that a front finds them without
+// reaching into the runner.
+#ifndef XWARP_INSTALL_LAYOUT_HPP
+#define XWARP_INSTALL_LAYOUT_HPP
+
+#include <string>
+
+namespace xwarp
+{
+    // $XWARP_SHIM_DIR, else <exe dir>/../share/xwarp/shim, else the build tree's. Empty when
+    // none holds sitecustomize.py and xwarp_shim.py.
+    std::string default_shim_dir();
+
+    // The text of the installed mechanism guide (share/xwarp/references/mechanisms.md, found
+    // beside the shim); empty when it is not installed.
+    std::string installed_guide_text();
+}
+
+#endif

@@ -1,0 +1,112 @@
+// CS-4: many small named modules, each paying a module's fixed cost. Only modules that a merge
+// would keep at one block_dim and one set of options are counted together: merged modules
+// launched at different block_dims would build at each of them, and save nothing.
+#include <map>
+#include <set>
+
+#include "detector.hpp"
+#include "xwarp/analysis/stats.hpp"
+#include "xwarp/model/format.hpp"
+
+namespace xwarp::detect
+{
+    namespace
+    {
+        using nlohmann::json;
+        constexpr std::size_t min_modules = 4;
+
+        void detect(const context& ctx, sink& out)
+        {
+            std::map<std::string, std::vector<double>> per_device;
+            std::map<std::string, std::vector<std::string>> names;
+            std::map<std::string, json> groups_json;
+            for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
+            {
+                const auto g = granular(ctx.good[gi]->cold);
+                std::map<std::string, double> total;
+                for (const auto& grp : g.small)
+                {
+                    if (grp.modules.size() < min_modules)
+                    {
+                        continue;
+                    }
+                    total[grp.device] += static_cast<double>(grp.modules.size() - 1) * g.smallest_ms * fixed_cost_share;
+                    if (gi == 0)
+                    {
+                        std::vector<std::string> n;
+                        for (const auto* l : grp.modules)
+                        {
+                            n.push_back(l->module);
+                            names[grp.device].push_back(l->module);
+                        }
+                        groups_json[grp.device].push_back({{"block_dim", grp.block_dim}, {"modules", n}});
+                    }
+                }
+                for (const auto& [d, t] : total)
+                {
+                    per_device[d].push_back(t);
+                }
+                if (gi != 0)
+                {
+                    continue;
+                }
+                // Enough small modules in all, but no group a merge could keep together: say so.
+                std::map<std::string, json> apart;
+                std::map<std::string, std::size_t> count;
+                for (const auto& grp : g.small)
+                {
+                    std::vector<std::string> n;
+                    for (const auto* l : grp.modules)
+                    {
+                        n.push_back(l->module);
+                    }
+                    apart[grp.device].push_back({{"block_dim", grp.block_dim}, {"modules", n}});
+                    count[grp.device] += n.size();
+                }
+                for (const auto& [device, c] : count)
+                {
+                    if (names.count(device) || c + g.spread_small.size() < min_modules)
+                    {
+                        continue;
+                    }
+                    declined_lever d = make_declined("CS-4", "", device);
+                    std::vector<std::string> words;
+                    for (const auto& grp : apart[device])
+                    {
+                        std::vector<std::string> n = grp["modules"].get<std::vector<std::string>>();
+                        words.push_back("block_dim " + std::to_string(grp["block_dim"].get<int>()) + ": " + join(n));
+                    }
+                    d.reason = std::to_string(c + g.spread_small.size()) + " small modules were built on " + device
+                               + ", but no " + std::to_string(min_modules)
+                               + " of them launch at one block_dim with the same options (" + join(words, "; ")
+                               + (g.spread_small.empty() ? std::string() : "; at several block_dims: " + join(g.spread_small))
+                               + "): merged, a module builds at every block_dim its kernels launch at, so merging them "
+                                 "saves no build";
+                    d.numbers = {{"groups", apart[device]}, {"spread", g.spread_small}};
+                    out.declined.push_back(d);
+                }
+            }
+            for (const auto& [device, n] : names)
+            {
+                finding f = make_finding("CS-4", join(n), device);
+                f.cause = {{"modules", n}, {"groups", groups_json[device]}};
+                f.evidence = std::to_string(n.size()) + " small modules (at most two kernels each, launched at one "
+                                                         "block_dim with the same options) were built separately on " + device;
+                f.savings_ms = median(per_device[device]);
+                const double high = f.savings_ms.value_or(0.0) / fixed_cost_share;
+                f.cause["estimate"] = {{"fixed_cost_share", fixed_cost_share}, {"upper_bound_ms", high}, {"lower_bound_ms", 0.5 * high}};
+                f.evidence += "; merging them saves about " + format_ms(f.savings_ms.value_or(0)) + " (between "
+                              + format_ms(0.5 * high) + " and " + format_ms(high)
+                              + ", depending on how much of each build is fixed cost)";
+                f.recommendation = "Group kernels that load together into fewer named modules, by lifecycle. Keep "
+                                   "apart kernels with different options, different stable block_dims or independent edit "
+                                   "cycles: a bigger module also rebuilds whole on every edit.";
+                out.findings.push_back(f);
+            }
+        }
+    }
+
+    extern const detector cs04_granular_modules{
+        {"CS-4", "module boundaries too granular", "advisory", "cs-4", "merge-modules", "", "cs04_granular_modules.cpp"},
+        &detect};
+}

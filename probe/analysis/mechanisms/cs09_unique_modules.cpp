@@ -1,0 +1,132 @@
+// CS-9: module="unique" on kernels whose source is stable: each builds a module of its own and
+// pays a module's fixed cost once per kernel. Points at the declaration, and when the
+// "unique" came from a factory's keyword default, at that default and the factory's callers.
+#include <map>
+
+#include "detector.hpp"
+#include "xwarp/analysis/stats.hpp"
+#include "xwarp/model/format.hpp"
+
+namespace xwarp::detect
+{
+    namespace
+    {
+        using nlohmann::json;
+
+        std::optional<std::pair<std::string, int>> place(const json& j)
+        {
+            if (!j.is_object())
+            {
+                return std::nullopt;
+            }
+            auto file = j.find("file");
+            auto line = j.find("line");
+            if (file == j.end() || !file->is_string() || line == j.end() || !line->is_number_integer())
+            {
+                return std::nullopt;
+            }
+            return std::make_pair(file->get<std::string>(), line->get<int>());
+        }
+
+        // Where each unique module was declared: the shim records every wp.kernel(module="unique").
+        void locate(finding& f, const run_result& run, const std::vector<std::string>& modules)
+        {
+            std::vector<const api_call_event*> defaults, declarations, callers;
+            for (const auto& p : run.processes)
+            {
+                for (const auto& c : p.calls)
+                {
+                    if (c.function != "kernel" || !c.args.is_object())
+                    {
+                        continue;
+                    }
+                    const std::string module = c.args.value("module", std::string());
+                    if (std::find(modules.begin(), modules.end(), module) == modules.end())
+                    {
+                        continue;
+                    }
+                    const std::string factory = c.args.value("declared_in", std::string());
+                    if (auto d = place(c.args.value("default", json())))
+                    {
+                        add_location(f, d->first, d->second,
+                                     "module=\"unique\" is the default of " + factory + "(" + c.args["default"].value("param", std::string("module")) + "=...)");
+                    }
+                }
+            }
+            for (const auto& p : run.processes)
+            {
+                for (const auto& c : p.calls)
+                {
+                    if (c.function != "kernel" || !c.args.is_object()
+                        || std::find(modules.begin(), modules.end(), c.args.value("module", std::string())) == modules.end())
+                    {
+                        continue;
+                    }
+                    add_location(f, c.file, c.line, "wp.kernel(..., module=\"unique\") for " + c.args.value("key", std::string("?")));
+                    if (auto called = place(c.args.value("called_from", json())))
+                    {
+                        add_location(f, called->first, called->second,
+                                     c.args.value("declared_in", std::string("the factory")) + " called here");
+                    }
+                }
+            }
+        }
+
+        void detect(const context& ctx, sink& out)
+        {
+            std::map<std::string, std::vector<double>> per_device;
+            std::map<std::string, std::vector<std::string>> names;
+            std::map<std::string, json> groups_json;
+            for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
+            {
+                const auto g = granular(ctx.good[gi]->cold);
+                std::map<std::string, double> total;
+                for (const auto& grp : g.unique)
+                {
+                    if (grp.modules.size() < 2)
+                    {
+                        continue;
+                    }
+                    total[grp.device] += static_cast<double>(grp.modules.size() - 1) * g.smallest_ms * fixed_cost_share;
+                    if (gi == 0)
+                    {
+                        std::vector<std::string> n;
+                        for (const auto* l : grp.modules)
+                        {
+                            n.push_back(l->module);
+                            names[grp.device].push_back(l->module);
+                        }
+                        groups_json[grp.device].push_back({{"block_dim", grp.block_dim}, {"modules", n}});
+                    }
+                }
+                for (const auto& [d, t] : total)
+                {
+                    per_device[d].push_back(t);
+                }
+            }
+            for (const auto& [device, n] : names)
+            {
+                finding f = make_finding("CS-9", join(n), device);
+                f.cause = {{"modules", n}, {"groups", groups_json[device]}};
+                f.evidence = std::to_string(n.size()) + " module=\"unique\" modules with one stable kernel each "
+                                                         "were built separately on " + device;
+                f.savings_ms = median(per_device[device]);
+                const double high = f.savings_ms.value_or(0.0) / fixed_cost_share;
+                f.cause["estimate"] = {{"fixed_cost_share", fixed_cost_share}, {"upper_bound_ms", high}, {"lower_bound_ms", 0.5 * high}};
+                f.evidence += "; merging them saves about " + format_ms(f.savings_ms.value_or(0)) + " (between "
+                              + format_ms(0.5 * high) + " and " + format_ms(high)
+                              + ", depending on how much of each build is fixed cost)";
+                locate(f, ctx.first_cold(), n);
+                f.recommendation = "Put stable kernels in a shared named module (module=\"name\" or a real Python module) "
+                                   "instead of module=\"unique\"; keep unique for per-request or plugin kernels that would "
+                                   "otherwise churn a shared module. Check factory helpers for a hidden module=\"unique\" "
+                                   "default. Verify with warp-probe compare.";
+                out.findings.push_back(f);
+            }
+        }
+    }
+
+    extern const detector cs09_unique_modules{
+        {"CS-9", "module=\"unique\" on stable kernels", "diagnosis", "cs-9", "shared-module", "", "cs09_unique_modules.cpp"},
+        &detect};
+}

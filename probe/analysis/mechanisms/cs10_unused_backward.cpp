@@ -1,0 +1,68 @@
+// CS-10: modules generated backward (adjoint) code, and the run launched no adjoint kernel and
+// recorded no wp.Tape. An opportunity to measure, never an instruction.
+#include <algorithm>
+
+#include "detector.hpp"
+#include "xwarp/model/format.hpp"
+
+namespace xwarp::detect
+{
+    namespace
+    {
+        void detect(const context& ctx, sink& out)
+        {
+            const run_result& run = ctx.first_cold();
+            const bool adjoint = std::any_of(run.launches.begin(), run.launches.end(), [](const launch_record& l) { return l.adjoint; });
+            bool tape = false;
+            for (const auto& p : run.processes)
+            {
+                for (const auto& c : p.calls)
+                {
+                    tape = tape || c.function == "Tape";
+                }
+            }
+            if (adjoint || tape || run.launch_total <= 0)
+            {
+                return;
+            }
+            std::vector<std::string> modules;
+            double ms = 0.0;
+            for (const auto& l : run.module_loads)
+            {
+                if (l.status != load_status::compiled || !l.snapshot || is_warp_internal(l.module))
+                {
+                    continue;
+                }
+                const auto eb = l.snapshot->options.find("enable_backward");
+                if (eb != l.snapshot->options.end() && eb->is_boolean() && eb->get<bool>())
+                {
+                    if (std::find(modules.begin(), modules.end(), l.module) == modules.end())
+                    {
+                        modules.push_back(l.module);
+                    }
+                    ms += l.work_ms();
+                }
+            }
+            if (modules.empty())
+            {
+                return;
+            }
+            finding f = make_finding("CS-10", join(modules), "");
+            f.cause = {{"modules", modules}, {"adjoint_launches", 0}, {"tapes", 0}};
+            f.evidence = std::to_string(modules.size()) + " module(s) generated backward (adjoint) code (" + format_ms(ms)
+                         + " of builds) but this run launched no adjoint kernel and created no wp.Tape";
+            f.recommendation = "An opportunity to measure, not an instruction: if this application never needs "
+                               "gradients, set wp.config.enable_backward = False at its entry point, before importing "
+                               "Warp libraries (never inside library code, whose other users may differentiate through "
+                               "it), then compare. Kernels that are differentiated must keep backward code: a tape "
+                               "through them gives silently wrong gradients otherwise; split forward-only and "
+                               "differentiable kernels instead.";
+            out.findings.push_back(f);
+        }
+    }
+
+    extern const detector cs10_unused_backward{
+        {"CS-10", "backward code generated but never used", "advisory", "cs-10", "backward-off", "",
+         "cs10_unused_backward.cpp"},
+        &detect};
+}

@@ -1,0 +1,129 @@
+// CS-13: several independent modules built one after another in one thread, where a parallel
+// preload could overlap their native compiles. Judged on elapsed time; declined, with its
+// numbers, where the machine's CPUs or the headers extra workers write would eat the gain.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "detector.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/model/format.hpp"
+
+namespace xwarp::detect
+{
+    namespace
+    {
+        using nlohmann::json;
+
+        void detect(const context& ctx, sink& out)
+        {
+            const run_result& run = ctx.first_cold();
+            std::string preload_workers;
+            for (const auto& p : run.processes)
+            {
+                for (const auto& c : p.calls)
+                {
+                    auto mw = c.args.find("max_workers");
+                    if (mw != c.args.end() && mw->is_number_integer() && mw->get<int>() > 1)
+                    {
+                        preload_workers = std::to_string(mw->get<int>());
+                    }
+                }
+            }
+            std::map<std::pair<std::int64_t, std::string>, std::vector<const module_load*>> serial;
+            for (const auto& l : run.module_loads)
+            {
+                if (l.status == load_status::compiled && !is_warp_internal(l.module))
+                {
+                    serial[{l.pid, l.device}].push_back(&l);
+                }
+            }
+            const auto& overlap = ctx.r.result.overlap_factor.median;
+            for (const auto& [k, v] : serial)
+            {
+                std::set<std::string> mods;
+                for (const auto* l : v)
+                {
+                    mods.insert(l->module);
+                }
+                if (mods.size() < 2)
+                {
+                    continue;
+                }
+                const std::string names = join(std::vector<std::string>(mods.begin(), mods.end()));
+                double sum = 0.0;
+                double biggest = 0.0;
+                double header = 0.0;
+                for (const auto* l : v)
+                {
+                    sum += removable(*l);
+                    biggest = std::max(biggest, removable(*l));
+                    header = std::max(header, l->pch_ms.value_or(0.0));
+                }
+                const int cpus = ctx.r.env.cpu_count;
+                const int workers = std::max(1, std::min(4, cpus));
+                const double overlap_gain = sum - std::max(biggest, sum / workers);
+                // On the CPU every extra worker thread writes its own precompiled header.
+                const double header_cost = k.second == "cpu" ? header * (workers - 1) / workers : 0.0;
+                const double ceiling = overlap_gain - header_cost;
+                json numbers = {{"modules", mods.size()},  {"builds_ms", sum},           {"largest_ms", biggest},
+                                {"cpus", cpus},           {"workers", workers},         {"overlap_gain_ms", overlap_gain},
+                                {"header_cost_ms", header_cost}, {"ceiling_ms", ceiling}};
+                if (overlap)
+                {
+                    numbers["overlap_factor"] = *overlap;
+                }
+                auto decline = [&](const std::string& reason)
+                {
+                    declined_lever d = make_declined("CS-13", names, k.second);
+                    d.reason = reason;
+                    d.numbers = numbers;
+                    out.declined.push_back(d);
+                };
+                if (!preload_workers.empty())
+                {
+                    decline("the program already preloads with max_workers=" + preload_workers);
+                    continue;
+                }
+                if (overlap && *overlap > overlap_flag_threshold)
+                {
+                    decline("the builds already overlapped (overlap factor " + format_fixed(*overlap, 2) + ")");
+                    continue;
+                }
+                if (ceiling <= 0.0)
+                {
+                    std::string why = std::to_string(mods.size()) + " modules built one at a time on " + k.second + " ("
+                                      + format_ms(sum) + ", the largest " + format_ms(biggest) + "), but with "
+                                      + std::to_string(cpus) + " CPU(s) " + std::to_string(workers) + " worker(s) could save at most "
+                                      + format_ms(std::max(0.0, overlap_gain));
+                    if (header_cost > 0.0)
+                    {
+                        why += ", less than the " + format_ms(header_cost) + " of precompiled headers the extra worker "
+                               "thread(s) would write";
+                    }
+                    decline(why);
+                    continue;
+                }
+                finding f = make_finding("CS-13", names, k.second);
+                f.cause = {{"modules", mods}, {"workers", workers}, {"overlap_factor", overlap ? json(*overlap) : json()}};
+                f.evidence = std::to_string(mods.size()) + " independent modules were built one at a time on " + k.second
+                             + " (" + format_ms(sum) + " of builds, the largest " + format_ms(biggest) + "; overlap factor "
+                             + (overlap ? format_fixed(*overlap, 2) : std::string("n/a")) + "); ceiling with "
+                             + std::to_string(workers) + " workers: " + format_ms(ceiling);
+                f.recommendation = "Preload them together from the entry point: wp.force_load(device=..., modules=[...], "
+                                   "max_workers=N) or wp.load_module(..., max_workers=N), naming the modules (never "
+                                   "modules=None) and the block_dim the launches use. This moves work, it does not "
+                                   "remove it: judge it on compile elapsed. Codegen stays serial; only native compiles "
+                                   "overlap. On CPU with Warp 1.16 or older keep max_workers <= 1 (CS-8), and each CPU "
+                                   "worker thread writes its own precompiled header.";
+                f.savings_ms = ceiling;
+                out.findings.push_back(f);
+            }
+        }
+    }
+
+    extern const detector cs13_serial_builds{
+        {"CS-13", "independent modules built one at a time", "advisory", "cs-13", "parallel-preload", "",
+         "cs13_serial_builds.cpp"},
+        &detect};
+}

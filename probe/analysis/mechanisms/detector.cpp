@@ -1,0 +1,487 @@
+// Helpers every detector shares, and the churn grouping of the six churn mechanisms.
+#include "detector.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "xwarp/analysis/stats.hpp"
+#include "xwarp/model/format.hpp"
+
+namespace xwarp::detect
+{
+    using nlohmann::json;
+
+    finding make_finding(const std::string& mechanism, const std::string& module, const std::string& device)
+    {
+        finding f;
+        f.mechanism = mechanism;
+        f.module = module;
+        f.device = device;
+        if (const auto* m = find_mechanism(mechanism))
+        {
+            f.title = m->title;
+            f.kind = m->kind;
+            f.guide = m->guide;
+            f.lever = m->lever;
+        }
+        else
+        {
+            f.title = mechanism;
+        }
+        return f;
+    }
+
+    declined_lever make_declined(const std::string& mechanism, const std::string& module, const std::string& device)
+    {
+        declined_lever d;
+        d.mechanism = mechanism;
+        d.module = module;
+        d.device = device;
+        if (const auto* m = find_mechanism(mechanism))
+        {
+            d.lever = m->lever;
+        }
+        return d;
+    }
+
+    void add_location(finding& f, const std::optional<std::string>& file, const std::optional<int>& line,
+                      const std::string& what)
+    {
+        if (!file || !line || file->empty())
+        {
+            return;
+        }
+        for (const auto& l : f.locations)
+        {
+            if (l.file == *file && l.line == *line && l.what == what)
+            {
+                return;
+            }
+        }
+        f.locations.push_back({*file, *line, what});
+        if (!f.location)
+        {
+            f.location = source_location{*file, *line};
+        }
+    }
+
+    std::string join(const std::vector<std::string>& v, const std::string& sep)
+    {
+        std::string s;
+        for (const auto& x : v)
+        {
+            s += (s.empty() ? "" : sep) + x;
+        }
+        return s;
+    }
+
+    bool is_warp_internal(const std::string& module)
+    {
+        return module == "warp" || module.rfind("warp.", 0) == 0;
+    }
+
+    const process_record* process_of(const run_result& run, std::int64_t pid)
+    {
+        for (const auto& p : run.processes)
+        {
+            if (p.pid == pid)
+            {
+                return &p;
+            }
+        }
+        return nullptr;
+    }
+
+    double removable(const module_load& l, bool header_kept)
+    {
+        if (l.status != load_status::compiled)
+        {
+            return l.work_ms();  // a cached reload is removed whole
+        }
+        double ms = l.work_ms();
+        if (header_kept && l.pch_ms)
+        {
+            ms -= std::min(*l.pch_ms, ms);
+        }
+        return ms;
+    }
+
+    bool sets_module_option(const api_call_event& c, const std::string& key)
+    {
+        const auto options = c.args.find("options");
+        return c.function == "set_module_options" && options != c.args.end() && options->is_object()
+               && options->contains(key);
+    }
+
+    std::set<std::string> definitions(const content_snapshot& s)
+    {
+        std::set<std::string> out;
+        for (const auto& k : s.kernels)
+        {
+            out.insert(k.generic ? k.key + "|generic" : k.key + "|" + k.hash);
+        }
+        return out;
+    }
+
+    namespace
+    {
+        std::string short_value(const json& v)
+        {
+            std::string s = v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump(-1, ' ', false, json::error_handler_t::replace);
+            return s.size() > 120 ? s.substr(0, 117) + "..." : s;
+        }
+
+        std::optional<json> value_in(const run_result* run, const std::string& config_key, const std::string& env_name)
+        {
+            if (!run)
+            {
+                return std::nullopt;
+            }
+            for (const auto& p : run->processes)
+            {
+                for (const auto& c : p.config_sets)
+                {
+                    if (!config_key.empty() && c.key == config_key)
+                    {
+                        return c.new_value;
+                    }
+                }
+                for (const auto& c : p.calls)
+                {
+                    if (!env_name.empty() && c.function == "environ" && c.args.value("name", json()) == env_name)
+                    {
+                        return c.args.value("value", json());
+                    }
+                }
+            }
+            return std::nullopt;
+        }
+    }
+
+    std::vector<cache_cause> cache_causes(const run_result& run, const run_result* other)
+    {
+        std::vector<cache_cause> out;
+        auto add = [&](cache_cause c)
+        {
+            for (const auto& x : out)
+            {
+                if (x.kind == c.kind && x.file == c.file && x.line == c.line)
+                {
+                    return;
+                }
+            }
+            out.push_back(std::move(c));
+        };
+        auto per_run = [&](const json& value, const std::optional<json>& in_other)
+        {
+            return in_other && *in_other != value ? " (a new directory each run: the other pass used "
+                                                        + short_value(*in_other) + ")"
+                                                  : std::string();
+        };
+        for (const auto& p : run.processes)
+        {
+            for (const auto& c : p.calls)
+            {
+                if (c.function == "clear_kernel_cache")
+                {
+                    add({c.function, "wp.clear_kernel_cache() throws Warp's kernel cache away", c.file, c.line, p.pid, c.seq});
+                }
+                else if (c.function == "clear_lto_cache")
+                {
+                    add({c.function, "wp.clear_lto_cache() throws the MathDx LTO cache away", c.file, c.line, p.pid, c.seq});
+                }
+                else if (c.function == "environ")
+                {
+                    const std::string name = c.args.value("name", std::string());
+                    const json value = c.args.value("value", json());
+                    const bool inherited = c.args.value("inherited", false);
+                    const std::string where = inherited ? name + "=" + (value.is_string() ? value.get<std::string>() : value.dump())
+                                                              + " in the command's environment"
+                                                        : "os.environ[\"" + name + "\"] = " + short_value(value);
+                    if (name == "CUDA_CACHE_DISABLE" && value.is_string() && value.get<std::string>() != "0"
+                        && !value.get<std::string>().empty())
+                    {
+                        add({"env:" + name, where + " turns the CUDA driver's compute cache off", c.file, c.line, p.pid, c.seq});
+                    }
+                    else if ((name == "CUDA_CACHE_PATH" || name == "WARP_CACHE_PATH") && !inherited)
+                    {
+                        add({"env:" + name, where + " moves the cache" + per_run(value, value_in(other, "", name)), c.file,
+                             c.line, p.pid, c.seq});
+                    }
+                }
+            }
+            for (const auto& c : p.config_sets)
+            {
+                if (c.key == "cache_kernels" && c.new_value == false)
+                {
+                    add({c.key, "wp.config.cache_kernels = False keeps no module in the cache", c.file, c.line, p.pid, c.seq});
+                }
+                else if (c.key == "verify_autograd_array_access" && c.new_value == true)
+                {
+                    add({c.key, "wp.config.verify_autograd_array_access = True rebuilds modules at every load", c.file,
+                         c.line, p.pid, c.seq});
+                }
+                else if (c.key == "kernel_cache_dir")
+                {
+                    add({c.key, "wp.config.kernel_cache_dir = " + short_value(c.new_value) + " moves the kernel cache"
+                                    + per_run(c.new_value, value_in(other, c.key, "")),
+                         c.file, c.line, p.pid, c.seq});
+                }
+            }
+        }
+        return out;
+    }
+
+    namespace
+    {
+        // The dirtying event between two loads of a module that matches the mechanism.
+        const dirty_event* dirty_between(const process_record* p,
+                                         const std::string& module,
+                                         std::int64_t after_seq,
+                                         std::int64_t before_seq,
+                                         const std::vector<std::string>& triggers)
+        {
+            if (!p)
+            {
+                return nullptr;
+            }
+            const dirty_event* any = nullptr;
+            for (const auto& d : p->dirty_events)
+            {
+                if (d.module != module || d.seq <= after_seq || d.seq >= before_seq)
+                {
+                    continue;
+                }
+                if (std::find(triggers.begin(), triggers.end(), d.trigger) != triggers.end())
+                {
+                    return &d;
+                }
+                if (!any)
+                {
+                    any = &d;
+                }
+            }
+            return triggers.empty() ? any : nullptr;
+        }
+
+        std::string dump_value(const json& v)
+        {
+            return v.dump(-1, ' ', false, json::error_handler_t::replace);
+        }
+
+        // What one classified move changed, in words.
+        std::vector<std::string> change_words(const json& c)
+        {
+            std::vector<std::string> what;
+            const std::string kind = c.value("kind", "");
+            const json d = c.value("detail", json::object());
+            auto strings = [&](const char* key)
+            {
+                std::vector<std::string> out;
+                auto it = d.find(key);
+                if (it != d.end() && it->is_array())
+                {
+                    for (const auto& x : *it)
+                    {
+                        if (x.is_string())
+                        {
+                            out.push_back(x.get<std::string>());
+                        }
+                    }
+                }
+                return out;
+            };
+            auto instance_words = [&]
+            {
+                auto it = d.find(kind == "generic-instance" ? "instances" : "generic_instances");
+                if (it != d.end() && it->is_array())
+                {
+                    for (const auto& i : *it)
+                    {
+                        if (i.is_object())
+                        {
+                            what.push_back("generic " + i.value("kernel", std::string("?")) + " instantiated for ("
+                                           + i.value("signature", std::string("?")) + ")");
+                        }
+                    }
+                }
+            };
+            if (kind == "kernel-set-change")
+            {
+                for (const auto& k : strings("added"))
+                {
+                    what.push_back("kernel " + k + " added");
+                }
+                for (const auto& k : strings("removed"))
+                {
+                    what.push_back("kernel " + k + " gone");
+                }
+                instance_words();
+            }
+            else if (kind == "kernel-instances-added")
+            {
+                what.push_back("new instance(s) of " + d.value("kernel", std::string("?"))
+                               + " with different captured values (a kernel factory)");
+            }
+            else if (kind == "kernel-content-change")
+            {
+                what.push_back("kernel(s) " + join(strings("kernels")) + " redefined with new content");
+            }
+            else if (kind == "option-change")
+            {
+                const json options = d.value("options", json::object());
+                for (const auto& [k, v] : options.items())
+                {
+                    what.push_back("option " + k + " " + dump_value(v.value("old", json())) + " -> "
+                                   + dump_value(v.value("new", json())));
+                }
+            }
+            else if (kind == "generic-instance")
+            {
+                instance_words();
+            }
+            else if (kind == "dependency-change")
+            {
+                what.push_back("function(s) " + join(strings("functions")) + " changed");
+            }
+            else if (!kind.empty())
+            {
+                what.push_back(d.value("why", std::string("no recorded difference")));
+            }
+            return what;
+        }
+    }
+
+    void churn_findings(const context& ctx,
+                        const std::string& mechanism,
+                        const std::vector<std::string>& triggers,
+                        const std::function<std::string(const finding&)>& recommend,
+                        sink& out)
+    {
+        struct group
+        {
+            finding f;
+            std::vector<double> per_sample;  // one entry per sample that showed it
+            std::map<int, std::vector<std::string>> sequence_by_bd;  // first sample, short hashes
+        };
+        std::map<std::pair<std::string, std::string>, group> groups;
+        std::vector<std::pair<std::string, std::string>> order;
+        for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
+        {
+            std::map<std::pair<std::string, std::string>, double> cost;
+            for (const auto& m : ctx.moves[gi])
+            {
+                if (m.mechanism != mechanism)
+                {
+                    continue;
+                }
+                const auto key = std::make_pair(m.module, m.device);
+                // the build this change forced, minus what the fix still pays once
+                cost[key] += m.returning ? m.after->work_ms() : removable(*m.before);
+                if (gi != 0)
+                {
+                    continue;
+                }
+                auto it = groups.find(key);
+                if (it == groups.end())
+                {
+                    order.push_back(key);
+                    it = groups.emplace(key, group{make_finding(mechanism, m.module, m.device), {}, {}}).first;
+                    it->second.f.cause = {{"changes", json::array()}};
+                }
+                auto& g = it->second;
+                auto& seq = g.sequence_by_bd[m.block_dim];
+                if (seq.empty())
+                {
+                    seq = ctx.first_sequence(m.pid, m.module, m.device, m.block_dim);
+                }
+                json ch = {{"from", m.before->short_hash()}, {"to", m.after->short_hash()}, {"block_dim", m.block_dim}};
+                if (!m.returning)
+                {
+                    ch["kind"] = m.change.kind;
+                    ch["detail"] = m.change.detail;
+                }
+                const process_record* proc = process_of(ctx.first_cold(), m.pid);
+                if (const dirty_event* d = dirty_between(proc, m.module, m.before->seq, m.after->seq, triggers))
+                {
+                    ch["trigger"] = d->trigger;
+                    ch["trigger_detail"] = d->detail;
+                    if (d->file && d->line)
+                    {
+                        ch["location"] = {{"file", *d->file}, {"line", *d->line}};
+                        std::string what = d->trigger;
+                        if (auto k = d->detail.find("kernel"); k != d->detail.end() && k->is_string())
+                        {
+                            what += " " + k->get<std::string>();
+                        }
+                        add_location(g.f, d->file, d->line, what);
+                    }
+                    // A kernel made by a factory: the statement that called the factory too.
+                    if (auto cf = d->detail.find("called_from"); cf != d->detail.end() && cf->is_object())
+                    {
+                        auto file = cf->find("file");
+                        auto line = cf->find("line");
+                        if (file != cf->end() && file->is_string() && line != cf->end() && line->is_number_integer())
+                        {
+                            add_location(g.f, file->get<std::string>(), line->get<int>(), "the factory called here");
+                        }
+                    }
+                }
+                g.f.cause["changes"].push_back(ch);
+            }
+            for (const auto& [key, ms] : cost)
+            {
+                auto it = groups.find(key);
+                if (it != groups.end())
+                {
+                    it->second.per_sample.push_back(ms);
+                }
+            }
+        }
+        for (const auto& key : order)
+        {
+            auto& g = groups.at(key);
+            auto& f = g.f;
+            std::vector<std::string> what;
+            for (const auto& c : f.cause["changes"])
+            {
+                for (auto& w : change_words(c))
+                {
+                    if (std::find(what.begin(), what.end(), w) == what.end())
+                    {
+                        what.push_back(std::move(w));
+                    }
+                }
+            }
+            std::vector<std::string> sequences;
+            json block_dims = json::array();
+            json seq_json = json::object();
+            for (const auto& [bd, seq] : g.sequence_by_bd)
+            {
+                sequences.push_back("at block_dim " + std::to_string(bd) + ": " + join(seq, " -> "));
+                block_dims.push_back(bd);
+                seq_json[std::to_string(bd)] = seq;
+            }
+            f.cause["block_dims"] = block_dims;
+            f.cause["sequences"] = seq_json;
+            // Kept for readers of the first schema: the first block_dim's sequence.
+            f.cause["block_dim"] = g.sequence_by_bd.begin()->first;
+            f.cause["sequence"] = g.sequence_by_bd.begin()->second;
+            f.savings_ms = median(g.per_sample);
+            if (mechanism == "hash-thrash")
+            {
+                f.evidence = "module " + f.module + " on " + f.device + " went back to an earlier hash ("
+                             + join(sequences, "; ") + "); the returning loads cost ";
+            }
+            else
+            {
+                f.evidence = "module " + f.module + " on " + f.device + " changed hash after it loaded ("
+                             + join(sequences, "; ") + "): " + join(what, "; ") + "; the builds it forced cost ";
+            }
+            f.evidence += format_ms(f.savings_ms.value_or(0.0)) + " (median of " + std::to_string(g.per_sample.size())
+                          + " sample(s))";
+            f.recommendation = recommend(f);
+            out.findings.push_back(std::move(f));
+        }
+    }
+}

@@ -1,0 +1,166 @@
+// What every detector shares: the diagnosis context (the good samples and the hash moves,
+// classified once), the sink detectors write to, and small helpers. Private to the analysis
+// layer: only probe/analysis/ includes it.
+#ifndef XWARP_ANALYSIS_MECHANISMS_DETECTOR_HPP
+#define XWARP_ANALYSIS_MECHANISMS_DETECTOR_HPP
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "xwarp/analysis/diagnose.hpp"
+#include "xwarp/analysis/mechanisms.hpp"
+#include "xwarp/model/report.hpp"
+
+namespace xwarp::detect
+{
+    // One move of a module's hash between two consecutive loads of the same (process, module,
+    // device, block_dim) in a cold pass, with its cause.
+    struct hash_move
+    {
+        std::int64_t pid = 0;
+        std::string module;
+        std::string device;
+        int block_dim = -1;
+        const module_load* before = nullptr;
+        const module_load* after = nullptr;
+        bool returning = false;  // back to a hash this sequence had before (thrash)
+        hash_change change;      // empty kind when returning
+        std::string mechanism;   // the mechanism the move is attributed to
+    };
+
+    class context
+    {
+    public:
+        explicit context(const report& r);
+
+        const report& r;
+        std::vector<const sample*> good;            // samples whose two passes succeeded
+        std::vector<std::vector<hash_move>> moves;  // per good sample, in load order
+
+        const run_result& first_cold() const { return good.front()->cold; }
+        const run_result& first_warm() const { return *good.front()->warm; }
+
+        // Block_dims the launches of the first good cold pass used, per (module, device), with
+        // the kernels launched at each.
+        const std::map<std::pair<std::string, std::string>, std::map<int, std::set<std::string>>>& launched() const
+        {
+            return m_launched;
+        }
+
+        // A load a preload made at a block_dim no launch of its module used (preload-block-dim).
+        bool unused_preload_variant(const module_load& l) const;
+
+        // The short hashes one (process, module, device, block_dim) went through in the first
+        // good cold pass, repeats merged.
+        std::vector<std::string> first_sequence(std::int64_t pid, const std::string& module, const std::string& device,
+                                                int block_dim) const;
+
+    private:
+        std::map<std::tuple<std::int64_t, std::string, std::string, int>, std::vector<std::string>> m_sequences;
+        std::map<std::pair<std::string, std::string>, std::map<int, std::set<std::string>>> m_launched;
+    };
+
+    struct sink
+    {
+        std::vector<finding> findings;
+        std::vector<declined_lever> declined;
+        bool stop = false;  // the detector's finding makes the others moot (compile-small-share)
+    };
+
+    using detect_fn = void (*)(const context&, sink&);
+
+    // A registry row: what the mechanism is, and the function that finds it.
+    struct detector
+    {
+        mechanism_info info;
+        detect_fn detect;
+    };
+
+    // Every detector, in the order they run (registry.cpp).
+    const std::vector<const detector*>& detectors();
+
+    // ---- helpers ------------------------------------------------------------------------------
+
+    // A finding with the registry's title, kind, guide anchor and lever filled in.
+    finding make_finding(const std::string& mechanism, const std::string& module, const std::string& device);
+    declined_lever make_declined(const std::string& mechanism, const std::string& module, const std::string& device);
+
+    // Records one place that caused the finding; the first becomes the primary location.
+    void add_location(finding& f, const std::optional<std::string>& file, const std::optional<int>& line,
+                      const std::string& what);
+
+    std::string join(const std::vector<std::string>& v, const std::string& sep = ", ");
+    bool is_warp_internal(const std::string& module);
+    const process_record* process_of(const run_result& run, std::int64_t pid);
+
+    // The build cost a fix can remove. A precompiled header the build wrote stays when the fix
+    // keeps another build that needs the same header (same module at the same block_dim: the
+    // cost moves to whichever build comes first); otherwise it goes too.
+    double removable(const module_load& l, bool header_kept = true);
+
+    // A wp.set_module_options call that set `key` (args come from a report file: any shape).
+    bool sets_module_option(const api_call_event& c, const std::string& key);
+
+    // Something the program did that throws a cache away or keeps it from being used.
+    struct cache_cause
+    {
+        std::string kind;  // clear_kernel_cache, clear_lto_cache, cache_kernels, kernel_cache_dir, env:NAME, ...
+        std::string what;  // in words, with the value
+        std::optional<std::string> file;
+        std::optional<int> line;
+        std::int64_t pid = 0;
+        std::int64_t seq = 0;
+    };
+
+    // The cache causes in one pass. `other`, the sample's other pass, tells a per-run directory
+    // (a value that differs between the passes) from a fixed one.
+    std::vector<cache_cause> cache_causes(const run_result& run, const run_result* other);
+
+    // Modules that could merge: module="unique" modules with one kernel, and small named modules
+    // (at most two kernels), of one pass. A merge keeps every kernel's block_dim and options, so
+    // only modules with the same process, device, block_dim and options (block_dim aside) group;
+    // a module built at several block_dims groups with none.
+    struct module_group
+    {
+        std::int64_t pid = 0;
+        std::string device;
+        int block_dim = -1;
+        std::vector<const module_load*> modules;  // one load per module: its last build
+    };
+
+    struct granular_modules
+    {
+        std::vector<module_group> unique;
+        std::vector<module_group> small;
+        std::vector<std::string> spread_small;  // small modules built at several block_dims
+        double smallest_ms = 0.0;               // the cheapest build among them (header aside)
+    };
+
+    granular_modules granular(const run_result& run);
+
+    // The share of a one-kernel CPU module's build that is per-build fixed cost (clang set-up,
+    // object emission, JIT load), measured on Warp 1.19 by merging one-kernel modules: 0.56 to
+    // 0.79 over five runs (references/mechanisms.md#cs-9). Heavier kernels make it smaller.
+    inline constexpr double fixed_cost_share = 0.75;
+
+    // The set of kernel definitions a load carried: plain kernels by key and content hash,
+    // generic kernels by key alone (their instances are what the program launched with).
+    std::set<std::string> definitions(const content_snapshot& s);
+
+    // Hash churn attributed to one mechanism, grouped per (module, device): the shared shape
+    // of CS-1, CS-3, CS-6, dependency-change, unexplained-rebuild and hash-thrash. triggers are
+    // the dirtying events that can cause it (their user line becomes the location).
+    void churn_findings(const context& ctx,
+                        const std::string& mechanism,
+                        const std::vector<std::string>& triggers,
+                        const std::function<std::string(const finding&)>& recommend,
+                        sink& out);
+}
+
+#endif

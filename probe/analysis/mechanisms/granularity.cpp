@@ -1,0 +1,82 @@
+// The candidates of CS-4 and CS-9: modules small enough that their per-build fixed cost is
+// what merging would save, grouped by what a merge must keep equal.
+#include <limits>
+#include <map>
+#include <regex>
+#include <tuple>
+
+#include "detector.hpp"
+
+namespace xwarp::detect
+{
+    granular_modules granular(const run_result& run)
+    {
+        static const std::regex unique_name(R"(^(.+)_([0-9a-f]{8})$)");
+        struct per_module
+        {
+            const module_load* last = nullptr;
+            std::set<int> block_dims;
+        };
+        std::map<std::tuple<std::int64_t, std::string, std::string>, per_module> modules;  // pid, device, name
+        std::vector<std::tuple<std::int64_t, std::string, std::string>> order;
+        for (const auto& l : run.module_loads)
+        {
+            if (l.status != load_status::compiled || !l.snapshot || is_warp_internal(l.module))
+            {
+                continue;
+            }
+            auto key = std::make_tuple(l.pid, l.device, l.module);
+            auto it = modules.find(key);
+            if (it == modules.end())
+            {
+                order.push_back(key);
+                it = modules.emplace(key, per_module{}).first;
+            }
+            it->second.last = &l;
+            it->second.block_dims.insert(l.block_dim.value_or(-1));
+        }
+        granular_modules out;
+        double smallest = std::numeric_limits<double>::infinity();
+        std::map<std::tuple<std::int64_t, std::string, int, std::string>, std::size_t> unique_index, small_index;
+        for (const auto& key : order)
+        {
+            const auto& m = modules.at(key);
+            const module_load& l = *m.last;
+            const auto& ks = l.snapshot->kernels;
+            std::smatch match;
+            const bool unique = std::regex_match(l.module, match, unique_name) && ks.size() == 1 && ks[0].key == match[1].str();
+            const bool small = !unique && ks.size() <= 2;
+            if (!unique && !small)
+            {
+                continue;
+            }
+            if (m.block_dims.size() > 1)
+            {
+                if (small)
+                {
+                    out.spread_small.push_back(l.module);
+                }
+                continue;
+            }
+            smallest = std::min(smallest, removable(l));
+            nlohmann::json options = l.snapshot->options;
+            if (options.is_object())
+            {
+                options.erase("block_dim");
+            }
+            const int bd = l.block_dim.value_or(-1);
+            auto gkey = std::make_tuple(l.pid, l.device, bd, options.dump());
+            auto& index = unique ? unique_index : small_index;
+            auto& groups = unique ? out.unique : out.small;
+            auto it = index.find(gkey);
+            if (it == index.end())
+            {
+                it = index.emplace(gkey, groups.size()).first;
+                groups.push_back({l.pid, l.device, bd, {}});
+            }
+            groups[it->second].modules.push_back(&l);
+        }
+        out.smallest_ms = std::isfinite(smallest) ? smallest : 0.0;
+        return out;
+    }
+}

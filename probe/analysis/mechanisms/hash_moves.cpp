@@ -1,0 +1,323 @@
+// Why a module's hash moved: the classification every churn detector shares, made once per
+// diagnosis in the context.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "detector.hpp"
+
+namespace xwarp
+{
+    using nlohmann::json;
+
+    namespace
+    {
+        json diff_options(const json& a, const json& b)
+        {
+            json out = json::object();
+            if (!a.is_object() || !b.is_object())
+            {
+                return out;
+            }
+            for (const auto& [k, v] : b.items())
+            {
+                if (k == "block_dim" || k == "output_arch")
+                {
+                    continue;
+                }
+                auto it = a.find(k);
+                if (it == a.end() || *it != v)
+                {
+                    out[k] = {{"old", it == a.end() ? json() : *it}, {"new", v}};
+                }
+            }
+            for (const auto& [k, v] : a.items())
+            {
+                if (k != "block_dim" && k != "output_arch" && !b.contains(k))
+                {
+                    out[k] = {{"old", v}, {"new", json()}};
+                }
+            }
+            return out;
+        }
+    }
+
+    // The causes are told apart in the order a fix would need them: an option difference
+    // rebuilds the module whatever its kernels are; a kernel definition that is new to the
+    // module (a key it never had, not a generic instance) is CS-1 even when generic instances
+    // came with it; then more closures of one key (a factory), new content under a known key
+    // (a changed callee when the callees' hashes moved: dependency-change),
+    // new generic instances (CS-6, whether or not the generic kernel had an instance before),
+    // kernels gone, and last a changed callee.
+    hash_change classify_hash_change(const module_load& before, const module_load& after)
+    {
+        if (!before.snapshot || !after.snapshot)
+        {
+            return {"unknown", {{"why", "no content snapshot (figures from Warp's log lines)"}}};
+        }
+        const auto& a = *before.snapshot;
+        const auto& b = *after.snapshot;
+        json opts = diff_options(a.options, b.options);
+        if (!opts.empty())
+        {
+            return {"option-change", {{"options", opts}}};
+        }
+        std::multiset<std::string> plain_a, plain_b;  // keys of non-generic entries, with multiplicity
+        std::set<std::string> keys_a;
+        std::set<std::tuple<std::string, std::string, std::string>> entries_a;
+        for (const auto& k : a.kernels)
+        {
+            keys_a.insert(k.key);
+            entries_a.insert({k.key, k.hash, k.sig});
+            if (!k.generic)
+            {
+                plain_a.insert(k.key);
+            }
+        }
+        std::set<std::string> keys_b;
+        for (const auto& k : b.kernels)
+        {
+            keys_b.insert(k.key);
+            if (!k.generic)
+            {
+                plain_b.insert(k.key);
+            }
+        }
+        std::vector<std::string> added;    // plain kernel definitions new to the module
+        std::vector<std::string> changed;  // plain kernels with new content under a known key
+        json instances = json::array();    // new generic instances: {kernel, signature}
+        std::set<std::string> seen_added;
+        for (const auto& k : b.kernels)
+        {
+            if (entries_a.count({k.key, k.hash, k.sig}))
+            {
+                continue;
+            }
+            if (k.generic)
+            {
+                instances.push_back({{"kernel", k.key}, {"signature", k.sig}});
+            }
+            else if (!keys_a.count(k.key))
+            {
+                if (seen_added.insert(k.key).second)
+                {
+                    added.push_back(k.key);
+                }
+            }
+            else if (plain_b.count(k.key) <= plain_a.count(k.key))
+            {
+                changed.push_back(k.key);
+            }
+        }
+        std::vector<std::string> removed;
+        std::set_difference(keys_a.begin(), keys_a.end(), keys_b.begin(), keys_b.end(), std::back_inserter(removed));
+
+        if (!added.empty())
+        {
+            json d = {{"added", added}, {"removed", removed}};
+            if (!instances.empty())
+            {
+                d["generic_instances"] = instances;
+            }
+            return {"kernel-set-change", d};
+        }
+        for (const auto& key : plain_b)
+        {
+            if (plain_b.count(key) > plain_a.count(key))
+            {
+                return {"kernel-instances-added",
+                        {{"kernel", key}, {"instances_before", plain_a.count(key)}, {"instances_after", plain_b.count(key)}}};
+            }
+        }
+        // A callee that changed shows as new content of every kernel calling it (Warp hashes
+        // callees deeply): when the recorded callee hashes moved too, the callee is the cause.
+        std::vector<std::string> funcs;
+        for (const auto& [k, h] : b.functions)
+        {
+            auto it = a.functions.find(k);
+            if (it == a.functions.end() || it->second != h)
+            {
+                funcs.push_back(k);
+            }
+        }
+        for (const auto& [k, h] : a.functions)
+        {
+            if (!b.functions.count(k))
+            {
+                funcs.push_back(k);
+            }
+        }
+        if (!changed.empty())
+        {
+            if (!funcs.empty())
+            {
+                return {"dependency-change", {{"functions", funcs}, {"kernels", changed}}};
+            }
+            return {"kernel-content-change", {{"kernels", changed}}};
+        }
+        if (!instances.empty())
+        {
+            std::vector<std::string> signatures;
+            for (const auto& i : instances)
+            {
+                signatures.push_back(i["signature"].get<std::string>());
+            }
+            return {"generic-instance",
+                    {{"kernel", instances[0]["kernel"]}, {"signatures", signatures}, {"instances", instances}}};
+        }
+        if (!removed.empty())
+        {
+            return {"kernel-set-change", {{"added", json::array()}, {"removed", removed}}};
+        }
+        if (!funcs.empty())
+        {
+            return {"dependency-change", {{"functions", funcs}}};
+        }
+        return {"unknown", {{"why", "kernels, options and functions recorded identical"}}};
+    }
+
+    static std::string mechanism_of_change(const std::string& kind)
+    {
+        if (kind == "option-change")
+        {
+            return "CS-3";
+        }
+        if (kind == "generic-instance")
+        {
+            return "CS-6";
+        }
+        if (kind == "kernel-set-change" || kind == "kernel-instances-added" || kind == "kernel-content-change")
+        {
+            return "CS-1";
+        }
+        if (kind == "dependency-change")
+        {
+            return "dependency-change";
+        }
+        return "unexplained-rebuild";
+    }
+
+    namespace detect
+    {
+        namespace
+        {
+            // Loads of one (process, module, device, block_dim), in the order they happened.
+            std::vector<std::vector<const module_load*>> sequences(const run_result& run)
+            {
+                std::vector<std::vector<const module_load*>> out;
+                std::map<std::tuple<std::int64_t, std::string, std::string, int>, std::size_t> index;
+                std::vector<const module_load*> ordered;
+                for (const auto& l : run.module_loads)
+                {
+                    ordered.push_back(&l);
+                }
+                std::stable_sort(ordered.begin(),
+                                 ordered.end(),
+                                 [](const module_load* a, const module_load* b)
+                                 { return a->pid == b->pid ? a->seq < b->seq : false; });
+                for (const auto* l : ordered)
+                {
+                    auto key = std::make_tuple(l->pid, l->module, l->device, l->block_dim.value_or(-1));
+                    auto it = index.find(key);
+                    if (it == index.end())
+                    {
+                        it = index.emplace(key, out.size()).first;
+                        out.emplace_back();
+                    }
+                    out[it->second].push_back(l);
+                }
+                return out;
+            }
+
+            std::vector<hash_move> moves_of(const run_result& run)
+            {
+                std::vector<hash_move> out;
+                for (const auto& seq : sequences(run))
+                {
+                    std::vector<std::string> seen{seq.front()->hash};
+                    for (std::size_t i = 1; i < seq.size(); ++i)
+                    {
+                        const module_load* prev = seq[i - 1];
+                        const module_load* l = seq[i];
+                        if (prev->hash == l->hash)
+                        {
+                            continue;
+                        }
+                        hash_move m;
+                        m.pid = l->pid;
+                        m.module = l->module;
+                        m.device = l->device;
+                        m.block_dim = l->block_dim.value_or(-1);
+                        m.before = prev;
+                        m.after = l;
+                        m.returning = std::find(seen.begin(), seen.end(), l->hash) != seen.end();
+                        if (m.returning)
+                        {
+                            m.mechanism = "hash-thrash";
+                        }
+                        else
+                        {
+                            m.change = classify_hash_change(*prev, *l);
+                            m.mechanism = mechanism_of_change(m.change.kind);
+                            seen.push_back(l->hash);
+                        }
+                        out.push_back(std::move(m));
+                    }
+                }
+                return out;
+            }
+        }
+
+        context::context(const report& rep) : r(rep)
+        {
+            for (const auto& s : r.samples)
+            {
+                if (s.ok())
+                {
+                    good.push_back(&s);
+                }
+            }
+            for (const auto* s : good)
+            {
+                moves.push_back(moves_of(s->cold));
+            }
+            if (!good.empty())
+            {
+                for (const auto& seq : sequences(first_cold()))
+                {
+                    auto& hashes = m_sequences[{seq.front()->pid, seq.front()->module, seq.front()->device,
+                                                seq.front()->block_dim.value_or(-1)}];
+                    for (const auto* l : seq)
+                    {
+                        if (hashes.empty() || hashes.back() != l->short_hash())
+                        {
+                            hashes.push_back(l->short_hash());
+                        }
+                    }
+                }
+                for (const auto& l : first_cold().launches)
+                {
+                    m_launched[{l.module, l.device}][l.block_dim].insert(l.kernel);
+                }
+            }
+        }
+
+        std::vector<std::string> context::first_sequence(std::int64_t pid, const std::string& module,
+                                                         const std::string& device, int block_dim) const
+        {
+            auto it = m_sequences.find({pid, module, device, block_dim});
+            return it == m_sequences.end() ? std::vector<std::string>{} : it->second;
+        }
+
+        bool context::unused_preload_variant(const module_load& l) const
+        {
+            if (!l.via_preload || !l.block_dim || good.empty() || first_cold().launch_total <= 0)
+            {
+                return false;
+            }
+            auto it = m_launched.find({l.module, l.device});
+            return it == m_launched.end() || !it->second.count(*l.block_dim);
+        }
+    }
+}

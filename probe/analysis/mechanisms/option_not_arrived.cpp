@@ -1,0 +1,107 @@
+// option-not-arrived: a wp.config value set after the module copied it at creation (Warp
+// copies enable_backward, max_unroll, lineinfo, ... when a module is created), so the module
+// was built without it.
+#include <set>
+
+#include "detector.hpp"
+
+namespace xwarp::detect
+{
+    namespace
+    {
+        using nlohmann::json;
+
+        void detect(const context& ctx, sink& out)
+        {
+            const run_result& run = ctx.first_cold();
+            std::set<std::pair<std::string, std::string>> reported;
+            for (const auto& l : run.module_loads)
+            {
+                if (!l.config_mismatch.is_object() || l.config_mismatch.empty())
+                {
+                    continue;
+                }
+                const process_record* p = process_of(run, l.pid);
+                if (!p)
+                {
+                    continue;
+                }
+                for (const auto& [key, v] : l.config_mismatch.items())
+                {
+                    if (reported.count({l.module, key}) || !v.is_object())
+                    {
+                        continue;
+                    }
+                    // The user's assignment of that global, and when the module was created.
+                    const config_set_event* set = nullptr;
+                    for (const auto& c : p->config_sets)
+                    {
+                        if (c.key == key && c.new_value == v.value("config", json()))
+                        {
+                            set = &c;
+                        }
+                    }
+                    if (!set)
+                    {
+                        continue;  // the global was never set by user code: nothing was meant
+                    }
+                    const module_created_event* created = nullptr;
+                    for (const auto& m : p->modules_created)
+                    {
+                        if (m.module == l.module)
+                        {
+                            created = &m;
+                            break;
+                        }
+                    }
+                    if (created && created->seq > set->seq)
+                    {
+                        continue;  // set before creation: a later module option overrode it on purpose
+                    }
+                    // An explicit module option wins over the global on purpose.
+                    bool explicit_option = false;
+                    for (const auto& c : p->calls)
+                    {
+                        if (sets_module_option(c, key) && c.args.value("module", json()) == l.module)
+                        {
+                            explicit_option = true;
+                        }
+                    }
+                    if (explicit_option)
+                    {
+                        continue;
+                    }
+                    reported.insert({l.module, key});
+                    finding f = make_finding("option-not-arrived", l.module, l.device);
+                    add_location(f, set->file, set->line, "wp.config." + key + " set here, after the module was created");
+                    if (created)
+                    {
+                        add_location(f, created->file, created->line, "module " + l.module + " created here");
+                    }
+                    f.cause = {{"option", key},
+                               {"module_value", v.value("module", json())},
+                               {"config_value", v.value("config", json())},
+                               {"module_created_at",
+                                created && created->file ? json{{"file", *created->file}, {"line", created->line.value_or(0)}}
+                                                         : json()}};
+                    f.evidence = "module " + l.module + " was built with " + key + "="
+                                 + v.value("module", json()).dump() + " while wp.config." + key + " was "
+                                 + v.value("config", json()).dump() + ": the global was set after the module was created"
+                                 + (created && created->file ? " (at " + *created->file + ":"
+                                                                   + std::to_string(created->line.value_or(0)) + ")"
+                                                             : "");
+                    f.recommendation = "Set wp.config." + key + " at the application entry point before importing the "
+                                       "module (modules copy it when they are created), or set the module's own option "
+                                       "with wp.set_module_options before its first load. Then check with warp-probe "
+                                       "compare that the module's hash moved.";
+                    out.findings.push_back(f);
+                }
+            }
+        }
+    }
+
+    extern const detector option_not_arrived{
+        {"option-not-arrived", "a wp.config option never reached the module", "diagnosis", "option-not-arrived",
+         "options-at-creation", "", "option_not_arrived.cpp"},
+        &detect};
+}

@@ -1,0 +1,103 @@
+// The registry: the one table of detectors, in the order they run. Adding a mechanism means a
+// detector file, one row here and a section in references/mechanisms.md (a test checks it).
+#include "detector.hpp"
+
+namespace xwarp
+{
+    namespace detect
+    {
+        extern const detector compile_small_share;
+        extern const detector cs01_late_kernels;
+        extern const detector cs03_late_options;
+        extern const detector cs06_late_generic_instances;
+        extern const detector dependency_change;
+        extern const detector unexplained_rebuild;
+        extern const detector hash_thrash;
+        extern const detector same_hash_rebuilt;
+        extern const detector cs02_cache_not_reused;
+        extern const detector lto_rebuilt;
+        extern const detector ptx_load_compile;
+        extern const detector option_not_arrived;
+        extern const detector preload_block_dim;
+        extern const detector cs05_block_dim_spread;
+        extern const detector cs09_unique_modules;
+        extern const detector cs04_granular_modules;
+        extern const detector cs10_unused_backward;
+        extern const detector cs12_precompiled_header;
+        extern const detector cs13_serial_builds;
+        extern const detector cs07_mathdx_lto;
+        extern const detector cs08_cpu_jit_race;
+
+        const std::vector<const detector*>& detectors()
+        {
+            // compile-small-share runs first: when compilation is not where the time goes, it
+            // ends the diagnosis.
+            static const std::vector<const detector*> table = {
+                &compile_small_share,
+                &cs01_late_kernels,
+                &cs03_late_options,
+                &cs06_late_generic_instances,
+                &dependency_change,
+                &unexplained_rebuild,
+                &hash_thrash,
+                &same_hash_rebuilt,
+                &cs02_cache_not_reused,
+                &lto_rebuilt,
+                &ptx_load_compile,
+                &option_not_arrived,
+                &preload_block_dim,
+                &cs05_block_dim_spread,
+                &cs09_unique_modules,
+                &cs04_granular_modules,
+                &cs10_unused_backward,
+                &cs12_precompiled_header,
+                &cs13_serial_builds,
+                &cs07_mathdx_lto,
+                &cs08_cpu_jit_race,
+            };
+            return table;
+        }
+    }
+
+    const std::vector<mechanism_info>& mechanism_registry()
+    {
+        static const std::vector<mechanism_info> infos = []
+        {
+            std::vector<mechanism_info> v;
+            for (const auto* d : detect::detectors())
+            {
+                v.push_back(d->info);
+            }
+            return v;
+        }();
+        return infos;
+    }
+
+    const mechanism_info* find_mechanism(const std::string& id)
+    {
+        for (const auto& m : mechanism_registry())
+        {
+            if (m.id == id)
+            {
+                return &m;
+            }
+        }
+        return nullptr;
+    }
+
+    nlohmann::json mechanisms_to_json()
+    {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& m : mechanism_registry())
+        {
+            out.push_back({{"id", m.id},
+                           {"title", m.title},
+                           {"kind", m.kind},
+                           {"guide", m.guide},
+                           {"lever", m.lever.empty() ? nlohmann::json() : nlohmann::json(m.lever)},
+                           {"no_lever", m.no_lever},
+                           {"detector", "probe/analysis/mechanisms/" + m.detector}});
+        }
+        return out;
+    }
+}

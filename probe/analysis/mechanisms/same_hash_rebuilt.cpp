@@ -1,0 +1,80 @@
+// same-hash-rebuilt: one module identity compiled more than once in one pass: the cache was
+// bypassed or cleared between the loads, or processes built it at the same time.
+#include <map>
+
+#include "detector.hpp"
+#include "xwarp/analysis/stats.hpp"
+#include "xwarp/analysis/summarize.hpp"
+
+namespace xwarp::detect
+{
+    namespace
+    {
+        void detect(const context& ctx, sink& out)
+        {
+            std::map<identity_key, std::vector<double>> extra_per_sample;
+            std::map<identity_key, int> builds_first;
+            for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
+            {
+                std::map<identity_key, std::vector<const module_load*>> compiled;
+                for (const auto& l : ctx.good[gi]->cold.module_loads)
+                {
+                    if (l.status == load_status::compiled && !l.hash.empty())
+                    {
+                        compiled[key_of(l)].push_back(&l);
+                    }
+                }
+                for (const auto& [k, v] : compiled)
+                {
+                    if (v.size() < 2)
+                    {
+                        continue;
+                    }
+                    double extra = 0.0;
+                    for (std::size_t i = 1; i < v.size(); ++i)
+                    {
+                        extra += removable(*v[i]);
+                    }
+                    extra_per_sample[k].push_back(extra);
+                    if (gi == 0)
+                    {
+                        builds_first[k] = static_cast<int>(v.size());
+                    }
+                }
+            }
+            const auto causes = cache_causes(ctx.first_cold(), nullptr);
+            for (const auto& [k, v] : extra_per_sample)
+            {
+                finding f = make_finding("same-hash-rebuilt", std::get<0>(k), std::get<2>(k));
+                f.cause = {{"hash", std::get<1>(k).substr(0, 7)}, {"block_dim", std::get<3>(k)}, {"builds", builds_first[k]}};
+                f.evidence = "identity " + std::get<0>(k) + " " + std::get<1>(k).substr(0, 7) + " on " + std::get<2>(k)
+                             + " was compiled " + std::to_string(builds_first[k])
+                             + " times in one pass: the cache was bypassed or cleared between loads, or processes "
+                               "built it concurrently";
+                std::vector<std::string> what;
+                for (const auto& c : causes)
+                {
+                    if (c.kind != "clear_lto_cache")
+                    {
+                        add_location(f, c.file, c.line, c.what);
+                        what.push_back(c.what);
+                    }
+                }
+                if (!what.empty())
+                {
+                    f.evidence += "; this run did: " + join(what, "; ");
+                }
+                f.recommendation = "Look for wp.config.cache_kernels = False, verify_autograd_array_access = True, "
+                                   "wp.clear_kernel_cache() or module unloads between the loads; remove them outside "
+                                   "debugging sessions.";
+                f.savings_ms = median(v);
+                out.findings.push_back(f);
+            }
+        }
+    }
+
+    extern const detector same_hash_rebuilt{
+        {"same-hash-rebuilt", "the same module identity compiled more than once", "diagnosis", "same-hash-rebuilt",
+         "keep-cache", "", "same_hash_rebuilt.cpp"},
+        &detect};
+}
