@@ -1,0 +1,11 @@
+import warp as wp
+
+
+@wp.kernel
+def blur(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = a[i] * 0.5 + 0.25
+
+
+def run(a, block_dim):
+    wp.launch(blur, dim=a.shape[0], inputs=[a], block_dim=block_dim)

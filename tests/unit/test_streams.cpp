@@ -1,0 +1,406 @@
+// Every detector of the mechanism registry on real shim streams: runs recorded on real Warp by
+// tests/fixtures/record_streams.py (CPU here; the CUDA ones on the lent H200), read back by the
+// runner's own pass assembly and analysed. Program sources: tests/python/targets/ and
+// tests/gpu/programs/.
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "xwarp/analysis/mechanisms.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/runner/runner.hpp"
+
+using namespace xwarp;
+
+namespace
+{
+    constexpr const char* warp_version = "1.19.0";
+
+    report stream(const std::string& name)
+    {
+        const std::string dir = std::string(XWARP_FIXTURES_DIR) + "/streams/" + name + "-warp" + warp_version;
+        report r = load_recorded_run(dir);
+        analyze(r);
+        return r;
+    }
+
+    std::vector<const finding*> all(const report& r, const std::string& mechanism)
+    {
+        std::vector<const finding*> out;
+        for (const auto& f : r.findings)
+        {
+            if (f.mechanism == mechanism)
+            {
+                out.push_back(&f);
+            }
+        }
+        return out;
+    }
+
+    const finding& one(const report& r, const std::string& mechanism)
+    {
+        auto v = all(r, mechanism);
+        if (v.size() != 1)
+        {
+            std::string got;
+            for (const auto& f : r.findings)
+            {
+                got += f.mechanism + " ";
+            }
+            throw std::runtime_error("expected one " + mechanism + " finding, got: " + got);
+        }
+        return *v[0];
+    }
+
+    const declined_lever* declined(const report& r, const std::string& mechanism)
+    {
+        for (const auto& d : r.declined)
+        {
+            if (d.mechanism == mechanism)
+            {
+                return &d;
+            }
+        }
+        return nullptr;
+    }
+
+    bool ends_with(const std::string& s, const std::string& tail)
+    {
+        return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+    }
+
+    // The location whose description contains `what`, or nullptr.
+    const cause_location* located(const finding& f, const std::string& what)
+    {
+        for (const auto& l : f.locations)
+        {
+            if (l.what.find(what) != std::string::npos)
+            {
+                return &l;
+            }
+        }
+        return nullptr;
+    }
+
+    const std::set<std::string> churn = {"CS-1", "CS-2", "CS-3", "CS-5", "CS-6", "CS-9", "dependency-change",
+                                         "unexplained-rebuild", "hash-thrash", "same-hash-rebuilt", "preload-block-dim"};
+}
+
+TEST(Streams, RecordedRunReadsBackWithItsSamplesAndEnvironment)
+{
+    report r = stream("cs1_late");
+    EXPECT_EQ(r.samples.size(), 2u);
+    EXPECT_EQ(r.env.warp_version, warp_version);
+    ASSERT_TRUE(r.result.valid);
+    EXPECT_EQ(r.result.identities.size(), 2u);
+    EXPECT_EQ(r.result.load_source, "hook");
+}
+
+TEST(Streams, Cs1KernelDefinedAfterLoad)
+{
+    report r = stream("cs1_late");
+    const finding& f = one(r, "CS-1");
+    EXPECT_EQ(f.module, "__main__");
+    const auto& change = f.cause["changes"][0];
+    EXPECT_EQ(change["kind"], "kernel-set-change");
+    EXPECT_EQ(change["detail"]["added"], nlohmann::json::array({"stage_b"}));
+    ASSERT_TRUE(f.location);
+    EXPECT_TRUE(ends_with(f.location->file, "cs1_late.py"));
+    EXPECT_GT(*f.savings_ms, 0.0);
+    EXPECT_EQ(f.lever, "");  // not replayable: said in the registry
+}
+
+TEST(Streams, Cs1FactoryPointsAtTheFactoryAndItsCaller)
+{
+    report r = stream("cs1_factory");
+    const finding& f = one(r, "CS-1");
+    for (const auto& c : f.cause["changes"])
+    {
+        EXPECT_EQ(c["kind"], "kernel-instances-added");
+    }
+    ASSERT_NE(located(f, "the factory called here"), nullptr);
+    EXPECT_TRUE(ends_with(located(f, "the factory called here")->file, "cs1_factory.py"));
+}
+
+TEST(Streams, Cs3OptionChangedAfterLoad)
+{
+    report r = stream("cs3_option");
+    const finding& f = one(r, "CS-3");
+    EXPECT_EQ(f.cause["changes"][0]["detail"]["options"]["fast_math"]["new"], true);
+    EXPECT_EQ(f.lever, "options-at-creation");
+    EXPECT_NE(f.recommendation.find("fast_math"), std::string::npos);
+}
+
+TEST(Streams, Cs6GenericInstanceAfterLoad)
+{
+    report r = stream("cs6_generic");
+    const finding& f = one(r, "CS-6");
+    EXPECT_EQ(f.cause["changes"][0]["kind"], "generic-instance");
+    EXPECT_EQ(f.cause["changes"][0]["detail"]["kernel"], "relax");
+    EXPECT_TRUE(all(r, "CS-1").empty());
+}
+
+TEST(Streams, Cs9UniqueModules)
+{
+    report r = stream("cs9_unique");
+    const finding& f = one(r, "CS-9");
+    EXPECT_EQ(f.cause["modules"].size(), 4u);
+    EXPECT_GT(*f.savings_ms, 0.0);
+    EXPECT_FALSE(f.locations.empty());  // each wp.kernel(module="unique") is located
+}
+
+TEST(Streams, Cs9ThroughAFactoryDefaultPointsAtTheDefaultAndTheCallers)
+{
+    report r = stream("unique_factory");
+    const finding& f = one(r, "CS-9");
+    EXPECT_EQ(f.cause["modules"].size(), 4u);
+    const cause_location* def = located(f, "is the default of make_filter");
+    ASSERT_NE(def, nullptr);
+    EXPECT_TRUE(ends_with(def->file, "unique_factory.py"));
+    EXPECT_EQ(def->line, 6);  // def make_filter(weight, module="unique"):
+    ASSERT_TRUE(f.location);
+    EXPECT_EQ(f.location->line, 6);  // the default is the primary place
+    int callers = 0;
+    std::set<int> lines;
+    for (const auto& l : f.locations)
+    {
+        if (l.what.find("make_filter called here") != std::string::npos)
+        {
+            ++callers;
+            lines.insert(l.line);
+        }
+    }
+    EXPECT_EQ(lines, (std::set<int>{15, 16}));  // the list comprehension and the append
+}
+
+TEST(Streams, Cs4ManySmallModulesAtOneBlockDim)
+{
+    report r = stream("cs4_granular");
+    const finding& f = one(r, "CS-4");
+    auto modules = f.cause["modules"].get<std::vector<std::string>>();
+    std::sort(modules.begin(), modules.end());
+    EXPECT_EQ(modules, (std::vector<std::string>{"mod_blur", "mod_clamp", "mod_invert", "mod_sharpen"}));
+    EXPECT_EQ(f.lever, "merge-modules");
+}
+
+TEST(Streams, GenericFamilyAcrossBlockDimsIsCs6AndCs5NotCs1OrCs4)
+{
+    report r = stream("generic_block_dims");
+    // the late instances are CS-6, never "kernel added"
+    EXPECT_TRUE(all(r, "CS-1").empty());
+    const finding& g = one(r, "CS-6");
+    std::set<std::string> instantiated;
+    for (const auto& c : g.cause["changes"])
+    {
+        EXPECT_EQ(c["kind"], "generic-instance");
+        for (const auto& i : c["detail"]["instances"])
+        {
+            instantiated.insert(i["kernel"].get<std::string>());
+        }
+    }
+    EXPECT_EQ(instantiated, (std::set<std::string>{"fill", "scale"}));
+    // judged on the definitions the module reaches: CS-5, with scale never launched at 128
+    const finding& spread = one(r, "CS-5");
+    EXPECT_EQ(spread.cause["block_dims"], nlohmann::json::array({64, 128}));
+    EXPECT_EQ(spread.cause["coverage"]["128"]["never_launched_here"], nlohmann::json::array({"scale"}));
+    EXPECT_GT(*spread.savings_ms, 0.0);
+    // the four small modules launch at two block_dims: merging saves nothing, and it says so
+    EXPECT_TRUE(all(r, "CS-4").empty());
+    const declined_lever* d = declined(r, "CS-4");
+    ASSERT_NE(d, nullptr);
+    EXPECT_NE(d->reason.find("block_dim"), std::string::npos);
+    // no finding names a module twice
+    for (const auto& f : r.findings)
+    {
+        if (f.cause.contains("modules") && f.cause["modules"].is_array())
+        {
+            auto m = f.cause["modules"].get<std::vector<std::string>>();
+            EXPECT_EQ(std::set<std::string>(m.begin(), m.end()).size(), m.size()) << f.mechanism;
+        }
+    }
+}
+
+TEST(Streams, Cs2EveryCauseHasItsOwnLocation)
+{
+    report r = stream("cache_many_causes");
+    const finding& f = one(r, "CS-2");
+    EXPECT_EQ(f.lever, "keep-cache");
+    const cause_location* disable = located(f, "CUDA_CACHE_DISABLE");
+    const cause_location* dir = located(f, "kernel_cache_dir");
+    const cause_location* off = located(f, "cache_kernels = False");
+    const cause_location* clear = located(f, "wp.clear_kernel_cache()");
+    ASSERT_NE(disable, nullptr);
+    ASSERT_NE(dir, nullptr);
+    ASSERT_NE(off, nullptr);
+    ASSERT_NE(clear, nullptr);
+    EXPECT_EQ(disable->line, 19);
+    EXPECT_EQ(dir->line, 22);
+    EXPECT_EQ(off->line, 23);
+    EXPECT_EQ(clear->line, 25);
+    EXPECT_NE(dir->what.find("a new directory each run"), std::string::npos) << dir->what;
+    ASSERT_TRUE(f.location);
+    EXPECT_EQ(f.location->line, f.locations.front().line);
+}
+
+TEST(Streams, OptionSetAfterImportNeverArrives)
+{
+    report r = stream("option_late");
+    const finding& f = one(r, "option-not-arrived");
+    EXPECT_EQ(f.module, "lib_heavy");
+    EXPECT_EQ(f.cause["option"], "enable_backward");
+    EXPECT_FALSE(f.savings_ms);
+    ASSERT_NE(located(f, "created here"), nullptr);
+    EXPECT_TRUE(ends_with(located(f, "created here")->file, "lib_heavy.py"));
+}
+
+TEST(Streams, PreloadAtABlockDimNoLaunchUses)
+{
+    report r = stream("preload_cpu");
+    const finding& f = one(r, "preload-block-dim");
+    EXPECT_EQ(f.cause["launched_block_dims"], nlohmann::json::array({64}));
+    EXPECT_EQ(f.cause["built_block_dim"], 1);
+    EXPECT_TRUE(all(r, "CS-5").empty());  // the preload's variant is not a block_dim spread
+}
+
+TEST(Streams, DependencyChangeWhenACalleeIsRedefined)
+{
+    report r = stream("func_redefined");
+    const finding& f = one(r, "dependency-change");
+    EXPECT_EQ(f.cause["changes"][0]["detail"]["functions"], nlohmann::json::array({"weight"}));
+    EXPECT_TRUE(all(r, "CS-1").empty());
+}
+
+TEST(Streams, OptionSwitchedBackIsThrashAfterCs3)
+{
+    report r = stream("option_thrash");
+    one(r, "CS-3");
+    const finding& t = one(r, "hash-thrash");
+    const auto seq = t.cause["sequence"].get<std::vector<std::string>>();
+    ASSERT_EQ(seq.size(), 3u);
+    EXPECT_EQ(seq[0], seq[2]);
+}
+
+TEST(Streams, SameIdentityCompiledTwiceAfterAClear)
+{
+    report r = stream("same_hash_rebuilt");
+    const finding& f = one(r, "same-hash-rebuilt");
+    EXPECT_EQ(f.cause["builds"], 2);
+    ASSERT_NE(located(f, "clear_kernel_cache"), nullptr);
+}
+
+TEST(Streams, SmallCompileShareEndsTheDiagnosis)
+{
+    report r = stream("compile_small_share");
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.findings[0].mechanism, "compile-small-share");
+}
+
+TEST(Streams, LogOnlyChurnIsUnexplainedAndHasNoOverlapFactor)
+{
+    report r = stream("cs1_late_log_only");
+    EXPECT_EQ(r.result.load_source, "log");
+    one(r, "unexplained-rebuild");
+    EXPECT_FALSE(r.result.overlap_factor.median);
+    EXPECT_NE(r.result.overlap_note.find("log"), std::string::npos);
+}
+
+TEST(Streams, TwoProcessesOneAfterTheOtherDoNotOverlap)
+{
+    report r = stream("two_processes");
+    ASSERT_GE(r.samples[0].cold.processes.size(), 2u);
+    EXPECT_EQ(std::count_if(r.result.flags.begin(), r.result.flags.end(), [](const flag& f) { return f.id == "BUILDS_OVERLAPPED"; }), 0);
+    if (r.result.overlap_factor.median)
+    {
+        EXPECT_LT(*r.result.overlap_factor.median, 1.05);
+    }
+}
+
+TEST(Streams, BackwardAdvisoryOnlyWhereNothingDifferentiates)
+{
+    report forward = stream("cs1_late");
+    const finding& f = one(forward, "CS-10");
+    EXPECT_EQ(f.kind, "advisory");
+    EXPECT_EQ(f.lever, "backward-off");
+    report grad = stream("grad");
+    EXPECT_TRUE(all(grad, "CS-10").empty());
+}
+
+TEST(Streams, HeaderAdvisoryAndSerialBuildsDeclinedOnTwoCpus)
+{
+    one(stream("cache_many_causes"), "CS-12");  // one build in its thread, after writing the header
+    report r = stream("unique_factory");
+    EXPECT_TRUE(all(r, "CS-12").empty());     // four builds shared that thread's header
+    // four modules built one at a time on a 2-CPU machine: the header each extra worker thread
+    // writes costs more than overlapping saves; declined with the numbers, never silent
+    EXPECT_TRUE(all(r, "CS-13").empty());
+    const declined_lever* d = declined(r, "CS-13");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->lever, "parallel-preload");
+    EXPECT_EQ(d->numbers["cpus"], 2);
+    EXPECT_LE(d->numbers["ceiling_ms"].get<double>(), 0.0);
+}
+
+TEST(Streams, CleanProgramHasNoChurn)
+{
+    report r = stream("clean");
+    for (const auto& f : r.findings)
+    {
+        EXPECT_EQ(churn.count(f.mechanism), 0u) << f.mechanism;
+    }
+}
+
+TEST(Streams, CpuJitRaceFromWarpsOwnMessage)
+{
+    // Warp 1.16 and older print this after a raced parallel CPU load; 1.19 no longer races, so
+    // the real clean stream gets the line its stderr would have carried.
+    report r = load_recorded_run(std::string(XWARP_FIXTURES_DIR) + "/streams/clean-warp" + warp_version);
+    r.samples[0].warm->stderr_tail += "Warp error: Failed to find module: wp___main___1\n";
+    analyze(r);
+    one(r, "CS-8");
+}
+
+TEST(Streams, EveryMechanismOfTheRegistryIsExercisedHere)
+{
+    // The detectors these tests reach; the CUDA-only ones come from streams recorded on a GPU
+    // (test_streams_gpu below) and the test lists what it could not load.
+    std::set<std::string> reached;
+    for (const char* name : {"cs1_late", "cs1_factory", "cs3_option", "cs6_generic", "cs9_unique", "cs4_granular",
+                             "generic_block_dims", "cache_many_causes", "unique_factory", "option_late", "preload_cpu",
+                             "func_redefined", "option_thrash", "same_hash_rebuilt", "compile_small_share",
+                             "cs1_late_log_only", "gpu_block_dims", "gpu_lto_cleared", "gpu_ptx", "gpu_serial"})
+    {
+        const std::string dir = std::string(XWARP_FIXTURES_DIR) + "/streams/" + name + "-warp" + warp_version;
+        if (!std::filesystem::exists(dir))
+        {
+            continue;
+        }
+        report r = stream(name);
+        for (const auto& f : r.findings)
+        {
+            reached.insert(f.mechanism);
+        }
+        for (const auto& d : r.declined)
+        {
+            reached.insert(d.mechanism);
+        }
+    }
+    reached.insert("CS-8");  // CpuJitRaceFromWarpsOwnMessage
+    std::vector<std::string> missing;
+    for (const auto& m : mechanism_registry())
+    {
+        if (!reached.count(m.id))
+        {
+            missing.push_back(m.id);
+        }
+    }
+    EXPECT_TRUE(missing.empty()) << [&] {
+        std::string s;
+        for (const auto& m : missing)
+        {
+            s += m + " ";
+        }
+        return "no recorded stream reaches: " + s;
+    }();
+}
