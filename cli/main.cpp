@@ -10,6 +10,7 @@
 
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/mechanisms.hpp"
+#include "xwarp/analysis/whatif.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/doctor/doctor.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
@@ -19,6 +20,7 @@
 #include "xwarp/install/layout.hpp"
 #include "xwarp/runner/runner.hpp"
 #include "xwarp/version.hpp"
+#include "xwarp/whatif/whatif.hpp"
 
 namespace
 {
@@ -91,6 +93,24 @@ namespace
         bool m_tty;
     };
 
+    int exit_code_of(const xwarp::probe_error& e)
+    {
+        using k = xwarp::probe_error::kind;
+        switch (e.which())
+        {
+            case k::command_not_found:
+                return xwarp::exit_code::command_not_found;
+            case k::not_executable:
+                return xwarp::exit_code::not_executable;
+            case k::cwd_missing:
+                return xwarp::exit_code::no_input;
+            case k::usage:
+                return xwarp::exit_code::usage;
+            default:
+                return xwarp::exit_code::software;
+        }
+    }
+
     int fail(int code, const std::string& message)
     {
         std::cerr << "warp-probe: " << message << "\n";
@@ -116,8 +136,10 @@ namespace
   compare   0 improved, 1 regressed, 2 invalid (workload changed, errors or failed samples),
             3 unverified (no launches recorded), 4 inconclusive (inside the noise band or not
             significant), 5 not-comparable (different Warp version, device or command)
+  whatif    0 replayed (each lever's verdict is in the output, not in the exit code)
   report    0 rendered
   doctor    0 facts printed (a missing Python or Warp is reported, not an error)
+  mechanisms 0 listed
   all       64 bad options, 65 unreadable report (not JSON, other schema, malformed),
             66 missing file or directory, 70 internal error, 73 output not writable,
             126 command not executable, 127 command not found, 130 interrupted (SIGINT),
@@ -152,6 +174,17 @@ int main(int argc, char** argv)
     measure->add_option("--keep-records", mo.keep_records_dir,
                         "copy every pass's raw shim records into this directory (to debug the probe, or to record "
                         "tests/fixtures/streams)");
+    std::string whatif_spec;
+    double whatif_budget = 0.0;
+    std::string lever_list;
+    for (const auto& l : xwarp::known_levers())
+    {
+        lever_list += (lever_list.empty() ? "" : ", ") + l;
+    }
+    measure->add_option("--whatif", whatif_spec,
+                        "replay levers on the unmodified command and measure each: auto (the levers of the findings) "
+                        "or LEVER[,LEVER...] (" + lever_list + ")");
+    measure->add_option("--whatif-budget", whatif_budget, "seconds of replays allowed (default: 6 x one cold run)");
     measure->add_option("command", mo.command, "the command to measure, after --")->required();
 
     // report
@@ -186,6 +219,25 @@ int main(int argc, char** argv)
                                    "go, the CUDA toolkit (NVRTC, cudart), devices and driver. Changes nothing.");
     doc->add_option("--python", doctor_python, "the interpreter to ask about Warp (default: python3 on PATH)");
     doc->add_option("--json", doctor_json, "also write the facts as JSON");
+
+    // whatif
+    std::string whatif_report;
+    std::vector<std::string> whatif_levers;
+    std::string whatif_json;
+    int whatif_samples = 0;
+    double whatif_replay_budget = 0.0;
+    double whatif_timeout = 0.0;
+    bool whatif_quiet = false;
+    auto* wi = app.add_subcommand("whatif",
+                                  "Replay levers on a saved report's command, unmodified, and measure each against fresh "
+                                  "baseline samples interleaved with it.\nUsage: warp-probe whatif REPORT.json [LEVER...]");
+    wi->add_option("report", whatif_report, "a JSON report written by measure --json")->required();
+    wi->add_option("levers", whatif_levers, "levers to replay (default: auto, the levers of the report's findings): " + lever_list);
+    wi->add_option("--samples,-n", whatif_samples, "samples a side (default: the report's)");
+    wi->add_option("--budget", whatif_replay_budget, "seconds of replays allowed (default: 6 x one cold run)");
+    wi->add_option("--timeout", whatif_timeout, "seconds each pass may run before its process group is killed");
+    wi->add_option("--json", whatif_json, "write the report with its whatif[] results to this file");
+    wi->add_flag("--quiet,-q", whatif_quiet, "no progress lines on stderr");
 
     // mechanisms
     bool mechanisms_json = false;
@@ -234,26 +286,28 @@ int main(int argc, char** argv)
             xwarp::report r;
             try
             {
-                r = xwarp::measure(mo, &observer, [] { return g_signal != 0; });
+                if (whatif_spec.empty())
+                {
+                    r = xwarp::measure(mo, &observer, [] { return g_signal != 0; });
+                }
+                else
+                {
+                    r = xwarp::measure_with_whatif(mo, xwarp::parse_whatif_request(whatif_spec, whatif_budget), &observer,
+                                                   [] { return g_signal != 0; });
+                }
+            }
+            catch (const xwarp::unknown_lever& e)
+            {
+                return fail(xwarp::exit_code::usage, e.what());
             }
             catch (const xwarp::probe_error& e)
             {
-                using k = xwarp::probe_error::kind;
-                switch (e.which())
-                {
-                    case k::command_not_found:
-                        return fail(xwarp::exit_code::command_not_found, e.what());
-                    case k::not_executable:
-                        return fail(xwarp::exit_code::not_executable, e.what());
-                    case k::cwd_missing:
-                        return fail(xwarp::exit_code::no_input, e.what());
-                    case k::usage:
-                        return fail(xwarp::exit_code::usage, e.what());
-                    default:
-                        return fail(xwarp::exit_code::software, e.what());
-                }
+                return fail(exit_code_of(e), e.what());
             }
-            xwarp::analyze(r);
+            if (whatif_spec.empty())
+            {
+                xwarp::analyze(r);
+            }
             if (!json_out.empty())
             {
                 if (int rc = write_json_or_fail(json_out, xwarp::report_to_json(r)))
@@ -268,6 +322,81 @@ int main(int argc, char** argv)
             }
             std::cout << xwarp::render_text(r);
             return r.result.valid ? xwarp::exit_code::ok : xwarp::exit_code::all_samples_failed;
+        }
+        if (*wi)
+        {
+            xwarp::report saved;
+            try
+            {
+                saved = xwarp::load_report(whatif_report);
+            }
+            catch (const xwarp::report_error& e)
+            {
+                return fail(e.which() == xwarp::report_error::kind::missing ? xwarp::exit_code::no_input
+                                                                            : xwarp::exit_code::bad_input,
+                            e.what());
+            }
+            xwarp::measure_options replay_options;
+            replay_options.command = saved.command;
+            replay_options.cwd = saved.cwd;
+            replay_options.python = saved.run_settings.python;
+            replay_options.label = saved.label;
+            replay_options.samples = whatif_samples > 0 ? whatif_samples : std::max(1, saved.run_settings.samples);
+            if (whatif_timeout > 0)
+            {
+                replay_options.timeout_s = whatif_timeout;
+            }
+            else
+            {
+                replay_options.timeout_s = saved.run_settings.timeout_s;
+            }
+            replay_options.shim_dir = xwarp::default_shim_dir();
+            xwarp::whatif_request request;
+            for (const auto& l : whatif_levers)
+            {
+                if (l == "auto")
+                {
+                    request.automatic = true;
+                }
+                else
+                {
+                    request.levers.push_back(l);
+                }
+            }
+            request.automatic = request.automatic || request.levers.empty();
+            if (whatif_replay_budget > 0)
+            {
+                request.budget_s = whatif_replay_budget;
+            }
+            install_signal_handlers();
+            progress observer(whatif_quiet);
+            xwarp::report r;
+            try
+            {
+                r = xwarp::replay_saved(saved, replay_options, request, &observer, [] { return g_signal != 0; });
+            }
+            catch (const xwarp::unknown_lever& e)
+            {
+                return fail(xwarp::exit_code::usage, e.what());
+            }
+            catch (const xwarp::probe_error& e)
+            {
+                return fail(exit_code_of(e), e.what());
+            }
+            if (!whatif_json.empty())
+            {
+                if (int rc = write_json_or_fail(whatif_json, xwarp::report_to_json(r)))
+                {
+                    return rc;
+                }
+            }
+            if (r.status == "interrupted")
+            {
+                std::cerr << "warp-probe: interrupted; temporary caches removed\n";
+                return 128 + (g_signal ? static_cast<int>(g_signal) : SIGINT);
+            }
+            std::cout << xwarp::render_whatif_text(r);
+            return xwarp::exit_code::ok;
         }
         if (*mech)
         {

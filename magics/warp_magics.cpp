@@ -10,6 +10,7 @@
 
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/summarize.hpp"
+#include "xwarp/analysis/whatif.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/magics/magics.hpp"
 #include "xwarp/model/json_io.hpp"
@@ -17,6 +18,7 @@
 #include "xwarp/render/text.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/runner/runner.hpp"
+#include "xwarp/whatif/whatif.hpp"
 #include "xwarp/os/tempdir.hpp"
 
 namespace xwarp
@@ -79,6 +81,8 @@ namespace xwarp
             std::string variable;
             bool quiet = false;
             std::vector<std::string> command;  // %warp_probe only
+            std::string whatif;                // "auto" or LEVER[,LEVER...]; empty: no replays
+            double whatif_budget = 0.0;
         };
 
         // Parses a magic's line; --help prints the usage as the magic's output.
@@ -110,6 +114,12 @@ namespace xwarp
             app.add_option("--json", o.json_path, "also write the JSON report to this path");
             app.add_option("-o,--output", o.variable, "put the report in this variable (dict with _repr_html_)");
             app.add_flag("--quiet,-q", o.quiet, "no live progress and no report display (use with -o or --json)");
+            app.add_option("--whatif", o.whatif,
+                           "replay levers on the unmodified cell and measure each: auto (the default: the levers of "
+                           "the findings) or LEVER[,LEVER...]")
+                ->expected(0, 1)
+                ->default_str("auto");
+            app.add_option("--whatif-budget", o.whatif_budget, "seconds of replays allowed (default: 6 x one cold run)");
         }
 
         // Live progress, updated in place under one display id.
@@ -240,6 +250,33 @@ namespace xwarp
             }
         }
 
+        // The probed cell as a script: the %%warp_setup code, then the cell. Returns the script's
+        // path and how many lines the setup code took (to point findings back at the cell).
+        std::pair<std::string, int> write_cell_script(const scoped_temp_dir& tmp, const std::string& setup, const std::string& cell)
+        {
+            const std::string script = tmp.path() + "/cell.py";
+            const int setup_lines = setup.empty() ? 0 : static_cast<int>(std::count(setup.begin(), setup.end(), '\n')) + 1;
+            std::ofstream out(script);
+            out << "# %%warp_setup\n" << setup << (setup.empty() || setup.back() == '\n' ? "" : "\n")
+                << "# %%warp_probe cell\n" << cell << "\n";
+            if (!out)
+            {
+                throw magic_error("%%warp_probe: cannot write the cell script");
+            }
+            return {script, setup_lines};
+        }
+
+        // The command that runs a cell script with the kernel's Python; a notebook imports from
+        // its own folder, and so does the probed cell.
+        measure_options cell_command(const std::string& script, magic_host& host)
+        {
+            measure_options mo;
+            mo.command = {host.python_executable(), script};
+            const char* inherited = std::getenv("PYTHONPATH");
+            mo.extra_env["PYTHONPATH"] = host.working_directory() + (inherited && *inherited ? std::string(":") + inherited : "");
+            return mo;
+        }
+
         // Runs a probe, stores it, and shows the report (and a comparison if asked).
         void run_and_show(measure_options mo,
                           const probe_options& o,
@@ -283,11 +320,23 @@ namespace xwarp
             report r;
             try
             {
-                r = measure(mo, &progress, [&] { return host.interrupt_requested(); });
+                if (o.whatif.empty())
+                {
+                    r = measure(mo, &progress, [&] { return host.interrupt_requested(); });
+                }
+                else
+                {
+                    r = measure_with_whatif(mo, parse_whatif_request(o.whatif, o.whatif_budget), &progress,
+                                            [&] { return host.interrupt_requested(); });
+                }
             }
             catch (const probe_error& e)
             {
                 throw magic_error(e.what());
+            }
+            catch (const unknown_lever& e)
+            {
+                throw magic_error(std::string("--whatif: ") + e.what());
             }
             if (r.status == "interrupted")
             {
@@ -364,24 +413,9 @@ namespace xwarp
                 }
                 // The script lives in a private temporary folder, never in the notebook's.
                 scoped_temp_dir tmp("xwarp-cell-");
-                const std::string script = tmp.path() + "/cell.py";
                 const std::string setup = m_session->setup_code;
-                const int setup_lines = setup.empty() ? 0 : static_cast<int>(std::count(setup.begin(), setup.end(), '\n')) + 1;
-                {
-                    std::ofstream out(script);
-                    out << "# %%warp_setup\n" << setup << (setup.empty() || setup.back() == '\n' ? "" : "\n")
-                        << "# %%warp_probe cell\n" << cell << "\n";
-                    if (!out)
-                    {
-                        throw magic_error("%%warp_probe: cannot write the cell script");
-                    }
-                }
-                measure_options mo;
-                mo.command = {host.python_executable(), script};
-                // A notebook imports from its own folder: so does the probed cell.
-                const char* inherited = std::getenv("PYTHONPATH");
-                mo.extra_env["PYTHONPATH"] = host.working_directory()
-                                             + (inherited && *inherited ? std::string(":") + inherited : "");
+                const auto [script, setup_lines] = write_cell_script(tmp, setup, cell);
+                measure_options mo = cell_command(script, host);
                 run_and_show(mo,
                              o,
                              *m_session,
@@ -547,6 +581,96 @@ namespace xwarp
             std::shared_ptr<probe_session> m_session;
         };
 
+        // %warp_whatif NAME [LEVER...]: the levers replayed on a run of this notebook (its cell, or
+        // its command), against fresh baseline samples interleaved with them.
+        class warp_whatif_line : public line_magic
+        {
+        public:
+            explicit warp_whatif_line(std::shared_ptr<probe_session> s) : m_session(std::move(s)) {}
+
+            void run(const std::string& line, magic_host& host) override
+            {
+                std::string name;
+                std::vector<std::string> levers;
+                int samples = 0;
+                double budget = 0.0;
+                CLI::App app("%warp_whatif NAME [LEVER...]: replay levers on a run of this notebook, unmodified, and "
+                             "measure each (default: auto, the levers of its findings)",
+                             "%warp_whatif");
+                app.add_option("name", name, "the run (see %warp_history)")->required();
+                app.add_option("levers", levers, "levers to replay, or auto");
+                app.add_option("--samples,-n", samples, "samples a side (default: the run's)")->check(CLI::Range(1, 1000));
+                app.add_option("--budget", budget, "seconds of replays allowed (default: 6 x one cold run)");
+                if (!parse_line(app, line, host))
+                {
+                    return;
+                }
+                const report* found = m_session->find(name);
+                if (!found)
+                {
+                    throw magic_error("%warp_whatif: no run named '" + name + "' (see %warp_history)");
+                }
+                std::string spec;
+                for (const auto& l : levers)
+                {
+                    spec += (spec.empty() ? "" : ",") + l;
+                }
+                whatif_request request = parse_whatif_request(spec.empty() ? "auto" : spec, budget);
+                scoped_temp_dir tmp("xwarp-cell-");
+                measure_options mo;
+                std::string script;
+                int setup_lines = 0;
+                if (found->cell_code)
+                {
+                    std::tie(script, setup_lines) = write_cell_script(tmp, found->setup_code.value_or(""), *found->cell_code);
+                    mo = cell_command(script, host);
+                }
+                else
+                {
+                    mo.command = found->command;
+                }
+                mo.cwd = found->cwd.empty() ? host.working_directory() : found->cwd;
+                mo.samples = samples > 0 ? samples : std::max(1, found->run_settings.samples);
+                mo.timeout_s = found->run_settings.timeout_s;
+                mo.shim_dir = m_session->shim_dir.empty() ? default_shim_dir() : m_session->shim_dir;
+                mo.label = name;
+                progress_display progress(host, false);
+                report r;
+                try
+                {
+                    r = replay_saved(*found, mo, request, &progress, [&] { return host.interrupt_requested(); });
+                }
+                catch (const probe_error& e)
+                {
+                    throw magic_error(std::string("%warp_whatif: ") + e.what());
+                }
+                catch (const unknown_lever& e)
+                {
+                    throw magic_error(std::string("%warp_whatif: ") + e.what());
+                }
+                if (r.status == "interrupted")
+                {
+                    progress.finish("warp-probe: interrupted; its processes were killed and its temporary files removed");
+                    throw magic_interrupted("warp-probe interrupted");
+                }
+                if (found->cell_code)
+                {
+                    relabel_cell_locations(r, script, setup_lines);
+                    analyze(r);
+                }
+                m_session->store(name, r);
+                progress.finish("warp-probe: " + std::to_string(r.whatif.size()) + " lever(s) of " + name + " replayed");
+                host.show({{"text/html", render_html(r, parse_guide(m_session->guide_text))},
+                           {"text/plain", render_whatif_text(r)},
+                           {report_mime, report_to_json(r)}},
+                          "",
+                          false);
+            }
+
+        private:
+            std::shared_ptr<probe_session> m_session;
+        };
+
         class warp_history_line : public line_magic
         {
         public:
@@ -662,5 +786,6 @@ namespace xwarp
         registry.add("warp_compare", std::static_pointer_cast<line_magic>(std::make_shared<warp_compare_line>(session)));
         registry.add("warp_history", std::static_pointer_cast<line_magic>(std::make_shared<warp_history_line>(session)));
         registry.add("warp_export", std::static_pointer_cast<line_magic>(std::make_shared<warp_export_line>(session)));
+        registry.add("warp_whatif", std::static_pointer_cast<line_magic>(std::make_shared<warp_whatif_line>(session)));
     }
 }

@@ -2,6 +2,7 @@
 
 #include "xwarp/analysis/diagnose.hpp"
 #include "xwarp/analysis/summarize.hpp"
+#include "xwarp/analysis/whatif.hpp"
 
 namespace xwarp
 {
@@ -9,6 +10,7 @@ namespace xwarp
     {
         summarize(r);
         diagnose(r);
+        apply_whatif(r);
         if (!r.result.valid && r.status != "interrupted")
         {
             const std::string msg = "every sample failed: no measurement";

@@ -616,6 +616,8 @@ namespace xwarp
             c.judged_on = "cold module work: builds were serial and the compiled structure changed";
         }
 
+        c.decided_by = decide->clock;
+
         // Verdict, most fundamental problem first.
         if (!not_comparable.empty())
         {

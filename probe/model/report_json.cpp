@@ -81,7 +81,7 @@ namespace xwarp
                                   {load_status::error, "error"}})
 
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(lto_artifact, symbol, built, ms)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(kernel_entry, key, hash, sig, generic)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(kernel_entry, key, hash, sig, generic, types)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(content_snapshot, kernels, functions, options, options_source)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_load,
                                                     module,
@@ -129,7 +129,9 @@ namespace xwarp
                                                     config_sets,
                                                     modules_created,
                                                     calls,
-                                                    shim_errors)
+                                                    shim_errors,
+                                                    whatif,
+                                                    launch_times)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         launch_record, kernel, module, dim, device, dtypes, block_dim, adjoint, count, pid)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
@@ -189,7 +191,49 @@ namespace xwarp
                                                     warnings)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(source_location, file, line)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(cause_location, file, line, what)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(declined_lever, mechanism, lever, module, device, reason, numbers)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(declined_lever, mechanism, lever, module, device, reason, numbers, recommendation)
+
+    void to_json(json& j, const whatif_result& w)
+    {
+        j = {{"lever", w.lever},
+             {"mechanism", w.mechanism},
+             {"mechanisms", w.mechanisms},
+             {"modules", w.modules},
+             {"params", w.params},
+             {"applied", w.applied},
+             {"verdict", w.verdict},
+             {"saving_ms",
+              {{"cold_module_work", w.saving_cold_module_ms},
+               {"compile_elapsed", w.saving_compile_elapsed_ms},
+               {"warm_module_work", w.saving_warm_module_ms}}},
+             {"band_ms", w.band_ms},
+             {"judged_on", w.judged_on},
+             {"samples", w.samples},
+             {"estimate_ms", w.estimate_ms},
+             {"reason", w.reason},
+             {"steady_state", w.steady_state}};
+    }
+
+    void from_json(const json& j, whatif_result& w)
+    {
+        w.lever = j.value("lever", std::string());
+        w.mechanism = j.value("mechanism", std::string());
+        w.mechanisms = j.value("mechanisms", std::vector<std::string>{});
+        w.modules = j.value("modules", std::vector<std::string>{});
+        w.params = j.value("params", json::object());
+        w.applied = j.value("applied", json::object());
+        w.verdict = j.value("verdict", std::string());
+        const json saving = j.value("saving_ms", json::object());
+        w.saving_cold_module_ms = saving.value("cold_module_work", std::optional<double>{});
+        w.saving_compile_elapsed_ms = saving.value("compile_elapsed", std::optional<double>{});
+        w.saving_warm_module_ms = saving.value("warm_module_work", std::optional<double>{});
+        w.band_ms = j.value("band_ms", std::optional<double>{});
+        w.judged_on = j.value("judged_on", std::string());
+        w.samples = j.value("samples", 0);
+        w.estimate_ms = j.value("estimate_ms", std::optional<double>{});
+        w.reason = j.value("reason", std::string());
+        w.steady_state = j.value("steady_state", json::object());
+    }
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(finding,
                                                     mechanism,
                                                     title,
@@ -203,7 +247,8 @@ namespace xwarp
                                                     savings_ms,
                                                     kind,
                                                     guide,
-                                                    lever)
+                                                    lever,
+                                                    measured)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(gpu_info, ordinal, name, compute_capability, memory_bytes)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(environment,
                                                     probe_version,
@@ -263,6 +308,7 @@ namespace xwarp
                                                     workload,
                                                     clocks,
                                                     judged_on,
+                                                    decided_by,
                                                     same_structure,
                                                     receipts,
                                                     structure,
@@ -303,6 +349,7 @@ namespace xwarp
         j["summary"] = r.result;
         j["findings"] = r.findings;
         j["declined"] = r.declined;
+        j["whatif"] = r.whatif;
         j["warnings"] = r.warnings;
         j["errors"] = r.errors;
         return j;
@@ -319,17 +366,17 @@ namespace xwarp
         {
             throw report_error(report_error::kind::shape, "not a warp-probe report (no schema_version)");
         }
-        if (version->get<int>() != report_schema_version)
+        if (version->get<int>() < oldest_readable_schema_version || version->get<int>() > report_schema_version)
         {
             throw report_error(report_error::kind::schema_version,
                                "report schema_version " + std::to_string(version->get<int>())
                                    + "; this warp-probe reads schema_version "
+                                   + std::to_string(oldest_readable_schema_version) + " to "
                                    + std::to_string(report_schema_version));
         }
         try
         {
-            report r;
-            r.schema_version = version->get<int>();
+            report r;  // read as the current version: fields version 1 lacked take their defaults
             r.tool = j.value("tool", std::string("warp-probe"));
             r.created_utc = j.value("created_utc", std::string());
             r.status = j.value("status", std::string("ok"));
@@ -353,6 +400,7 @@ namespace xwarp
             }
             r.findings = j.value("findings", std::vector<finding>{});
             r.declined = j.value("declined", std::vector<declined_lever>{});
+            r.whatif = j.value("whatif", std::vector<whatif_result>{});
             r.warnings = j.value("warnings", std::vector<std::string>{});
             r.errors = j.value("errors", std::vector<std::string>{});
             return r;

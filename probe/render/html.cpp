@@ -1,6 +1,7 @@
 #include "xwarp/render/html.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "xwarp/render/text.hpp"
@@ -255,6 +256,14 @@ namespace xwarp
                     o << "<div style=\"margin-top:2px;\"><span style=\"" << k_muted << "\">where</span> "
                       << mono(f.location->file + ":" + std::to_string(f.location->line)) << "</div>";
                 }
+                if (f.measured.is_object())
+                {
+                    const std::string verdict = f.measured.value("verdict", std::string());
+                    o << "<div data-xwarp=\"measured\" style=\"margin-top:2px;\"><span style=\"" << k_muted
+                      << "\">measured</span> " << mono(f.lever) << " "
+                      << badge(verdict, verdict == "improved" ? "39,174,96" : verdict == "regressed" || verdict == "invalid" ? "231,76,60" : "128,128,128")
+                      << " " << html_escape(measured_words(f.measured)) << "</div>";
+                }
                 o << "<div style=\"margin-top:2px;\"><span style=\"" << k_muted << "\">do</span> "
                   << html_escape(f.recommendation) << "</div>";
                 auto g = guide.find(f.guide);
@@ -405,6 +414,46 @@ namespace xwarp
             o << "<div style=\"" << k_muted << "\">no mechanism found: every module loaded under one identity</div>";
         }
         o << findings_html(r.findings, guide);
+
+        if (!r.whatif.empty())
+        {
+            o << "<div style=\"" << k_h << "\">What-if replays <span style=\"" << k_muted
+              << "font-weight:400;\">the unmodified command with one lever applied, lever and baseline samples interleaved</span></div>";
+            o << "<table data-xwarp=\"whatif\" style=\"" << k_table << "\"><thead><tr>" << th("lever") << th("for") << th("verdict")
+              << th("saving") << th("band") << th("n") << th("estimate") << th("why") << "</tr></thead><tbody>";
+            for (const auto& w : r.whatif)
+            {
+                std::optional<double> saving = w.saving_cold_module_ms;
+                std::string clock = "cold module work";
+                if (w.judged_on.rfind("compile elapsed", 0) == 0)
+                {
+                    saving = w.saving_compile_elapsed_ms;
+                    clock = "compile elapsed";
+                }
+                else if (w.judged_on.rfind("warm module work", 0) == 0)
+                {
+                    saving = w.saving_warm_module_ms;
+                    clock = "warm module work";
+                }
+                const bool measured = w.verdict != "not-applied" && w.verdict != "not-run";
+                std::string why = w.reason;
+                for (const auto& [kernel, t] : w.steady_state.items())
+                {
+                    const auto b = t.find("baseline_ms");
+                    const auto a = t.find("replay_ms");
+                    why += (why.empty() ? "" : "; ") + std::string("steady-state launch of ") + kernel + ": "
+                           + (b != t.end() && b->is_number() ? format_ms(b->get<double>()) : std::string("n/a")) + " -> "
+                           + (a != t.end() && a->is_number() ? format_ms(a->get<double>()) : std::string("n/a"));
+                }
+                o << "<tr>" << td(mono(w.lever)) << td(html_escape(w.mechanism.empty() ? "-" : w.mechanism))
+                  << td(badge(w.verdict, w.verdict == "improved" ? "39,174,96" : w.verdict == "regressed" || w.verdict == "invalid" ? "231,76,60" : "128,128,128"))
+                  << td(measured && saving ? html_escape((*saving >= 0 ? "-" : "+") + format_ms(std::fabs(*saving)) + " " + clock) : "", k_num)
+                  << td(measured && w.band_ms ? html_escape(format_ms(*w.band_ms)) : "", k_num)
+                  << td(measured ? std::to_string(w.samples) : "", k_num)
+                  << td(w.estimate_ms ? html_escape(format_ms(*w.estimate_ms)) : "", k_num) << td(html_escape(why)) << "</tr>";
+            }
+            o << "</tbody></table>";
+        }
 
         if (!r.declined.empty())
         {

@@ -59,6 +59,100 @@ namespace xwarp
         }
     }
 
+    std::string measured_words(const nlohmann::json& m)
+    {
+        if (!m.is_object())
+        {
+            return {};
+        }
+        const std::string verdict = m.value("verdict", std::string("?"));
+        std::string out;
+        const auto saving = m.find("saving_ms");
+        if (saving != m.end() && saving->is_number() && verdict != "not-applied" && verdict != "not-run")
+        {
+            const double ms = saving->get<double>();
+            out = (ms >= 0 ? "-" : "+") + format_ms(std::fabs(ms)) + " " + m.value("clock", std::string()) + ", ";
+        }
+        out += verdict;
+        std::string detail;
+        if (m.value("samples", 0) > 0)
+        {
+            detail = "n=" + std::to_string(m.value("samples", 0));
+        }
+        const auto band = m.find("band_ms");
+        if (band != m.end() && band->is_number())
+        {
+            detail += (detail.empty() ? "" : ", ") + std::string("band ") + format_ms(band->get<double>());
+        }
+        return out + (detail.empty() ? "" : " (" + detail + ")");
+    }
+
+    std::string whatif_section_text(const report& r)
+    {
+        if (r.whatif.empty())
+        {
+            return {};
+        }
+        std::ostringstream o;
+        o << "\nWhat-if replays (the unmodified command with one lever applied; lever and baseline samples interleaved)\n";
+        for (const auto& w : r.whatif)
+        {
+            nlohmann::json m = {{"verdict", w.verdict}, {"samples", w.samples}, {"band_ms", nullable(w.band_ms)}};
+            std::optional<double> saving = w.saving_cold_module_ms;
+            std::string clock = "cold module work";
+            if (w.judged_on.rfind("compile elapsed", 0) == 0)
+            {
+                saving = w.saving_compile_elapsed_ms;
+                clock = "compile elapsed";
+            }
+            else if (w.judged_on.rfind("warm module work", 0) == 0)
+            {
+                saving = w.saving_warm_module_ms;
+                clock = "warm module work";
+            }
+            m["saving_ms"] = nullable(saving);
+            m["clock"] = clock;
+            o << "  " << pad(w.lever, 22) << pad(w.mechanism.empty() ? "-" : w.mechanism, 20) << measured_words(m) << "\n";
+            if (w.estimate_ms)
+            {
+                o << "      estimate was " << format_ms(*w.estimate_ms) << "\n";
+            }
+            if (!w.reason.empty())
+            {
+                o << "      " << w.reason << "\n";
+            }
+            for (const auto& [kernel, t] : w.steady_state.items())
+            {
+                const auto b = t.find("baseline_ms");
+                const auto a = t.find("replay_ms");
+                o << "      steady-state launch of " << kernel << ": "
+                  << (b != t.end() && b->is_number() ? format_ms(b->get<double>()) : std::string("n/a")) << " -> "
+                  << (a != t.end() && a->is_number() ? format_ms(a->get<double>()) : std::string("n/a")) << "\n";
+            }
+        }
+        return o.str();
+    }
+
+    std::string render_whatif_text(const report& r)
+    {
+        std::ostringstream o;
+        o << "warp-probe whatif" << (r.label.empty() ? "" : " [" + r.label + "]") << "\n";
+        o << "  command  " << command_line(r.command) << "\n";
+        o << whatif_section_text(r);
+        o << whatif_section_text(r);
+
+        if (!r.declined.empty())
+        {
+            o << "\nConsidered and declined\n";
+            for (const auto& d : r.declined)
+            {
+                o << "  - [" << d.mechanism << "]" << (d.lever.empty() ? "" : " " + d.lever)
+                  << (d.module.empty() ? "" : " - " + d.module) << ": " << d.reason << "\n";
+            }
+        }
+        return o.str();
+    }
+
     std::string format_stat_ms(const stat& s)
     {
         if (!s.median)
@@ -258,10 +352,16 @@ namespace xwarp
                 {
                     o << "     where:    " << f.location->file << ":" << f.location->line << "\n";
                 }
+                if (f.measured.is_object())
+                {
+                    o << "     measured: " << f.lever << ": " << measured_words(f.measured) << "\n";
+                }
                 o << "     do:       " << f.recommendation << "\n";
                 o << "     guide:    references/mechanisms.md#" << f.guide << "\n";
             }
         }
+
+        o << whatif_section_text(r);
 
         if (!r.declined.empty())
         {

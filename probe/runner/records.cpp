@@ -71,7 +71,8 @@ namespace xwarp
                     s.kernels.push_back({val<std::string>(k, "key", ""),
                                          val<std::string>(k, "hash", ""),
                                          val<std::string>(k, "sig", ""),
-                                         val<bool>(k, "generic", false)});
+                                         val<bool>(k, "generic", false),
+                                         k.value("types", json())});
                 }
             }
             if (auto it = j.find("functions"); it != j.end() && it->is_object())
@@ -247,6 +248,14 @@ namespace xwarp
                 if (auto it = j.find("runtime"); it != j.end() && it->is_object())
                 {
                     proc.runtime = *it;
+                }
+                if (auto it = j.find("whatif"); it != j.end() && it->is_object())
+                {
+                    proc.whatif = *it;
+                }
+                if (auto it = j.find("launch_times"); it != j.end() && it->is_object())
+                {
+                    proc.launch_times = *it;
                 }
                 std::vector<launch_record> sigs;
                 if (auto it = j.find("launch_signatures"); it != j.end() && it->is_array())

@@ -263,14 +263,17 @@ namespace xwarp
             const std::string& cwd;
             run_observer* observer;
             const cancel_check& cancelled;
+            std::string variant;  // a what-if lever's name, shown with the phase; "" for the baseline
         };
 
-        run_result run_pass(const pass_context& pc, const scoped_temp_dir& tmp, int index, const std::string& phase)
+        run_result run_pass(const pass_context& pc, const scoped_temp_dir& tmp, int index, const std::string& pass_phase)
         {
+            const std::string& phase = pass_phase;
+            const std::string shown = pc.variant.empty() ? phase : phase + " [" + pc.variant + "]";
             const int samples = pc.options.samples;
             if (pc.observer)
             {
-                pc.observer->pass_started(index, samples, phase);
+                pc.observer->pass_started(index, samples, shown);
             }
             const std::string warp_cache = tmp.sub("warp-cache");
             const std::string cuda_cache = tmp.sub("cuda-cache");
@@ -314,7 +317,7 @@ namespace xwarp
             {
                 if (pc.observer)
                 {
-                    pc.observer->pass_running(index, samples, phase, elapsed);
+                    pc.observer->pass_running(index, samples, shown, elapsed);
                 }
             };
             process_outcome outcome = run_process(spec, pc.options.timeout_s, pc.cancelled, tick);
@@ -328,13 +331,13 @@ namespace xwarp
 
             if (pc.observer)
             {
-                pc.observer->pass_finished(index, samples, phase, run);
+                pc.observer->pass_finished(index, samples, shown, run);
             }
             return run;
         }
     }
 
-    report measure(const measure_options& options, run_observer* observer, const cancel_check& cancelled)
+    prepared_command prepare_command(const measure_options& options)
     {
         if (options.command.empty())
         {
@@ -344,17 +347,19 @@ namespace xwarp
         {
             throw probe_error(probe_error::kind::usage, "--samples must be at least 1");
         }
-        if (options.timeout_s && *options.timeout_s <= 0)
+        if (options.timeout_s && !(*options.timeout_s > 0))
         {
             throw probe_error(probe_error::kind::usage, "--timeout must be positive");
         }
+        prepared_command pc;
+        pc.options = options;
         std::error_code ec;
         std::string cwd = options.cwd.empty() ? fs::current_path(ec).string() : options.cwd;
         if (!fs::is_directory(cwd, ec))
         {
             throw probe_error(probe_error::kind::cwd_missing, "working directory does not exist: " + cwd);
         }
-        cwd = fs::canonical(cwd, ec).string();
+        pc.cwd = fs::canonical(cwd, ec).string();
         if (options.shim_dir.empty() || !fs::exists(options.shim_dir + "/sitecustomize.py", ec))
         {
             throw probe_error(probe_error::kind::shim_missing,
@@ -362,38 +367,37 @@ namespace xwarp
                                   + options.shim_dir + "'; set XWARP_SHIM_DIR)");
         }
 
-        auto base_env = current_environment();
+        pc.base_env = current_environment();
         for (const auto& [k, v] : options.extra_env)
         {
-            base_env[k] = v;
+            pc.base_env[k] = v;
         }
 
-        std::vector<std::string> argv = options.command;
-        if (!options.python.empty() && is_python_name(argv[0]))
+        pc.argv = options.command;
+        if (!options.python.empty() && is_python_name(pc.argv[0]))
         {
-            argv[0] = options.python;
+            pc.argv[0] = options.python;
         }
-        std::string exe;
-        if (argv[0].find('/') != std::string::npos)
+        if (pc.argv[0].find('/') != std::string::npos)
         {
-            fs::path p = fs::path(argv[0]).is_absolute() ? fs::path(argv[0]) : fs::path(cwd) / argv[0];
+            fs::path p = fs::path(pc.argv[0]).is_absolute() ? fs::path(pc.argv[0]) : fs::path(pc.cwd) / pc.argv[0];
             if (!fs::exists(p, ec))
             {
-                throw probe_error(probe_error::kind::command_not_found, "command not found: " + argv[0]);
+                throw probe_error(probe_error::kind::command_not_found, "command not found: " + pc.argv[0]);
             }
             if (fs::is_directory(p, ec) || ::access(p.c_str(), X_OK) != 0)
             {
-                throw probe_error(probe_error::kind::not_executable, "not executable: " + argv[0]);
+                throw probe_error(probe_error::kind::not_executable, "not executable: " + pc.argv[0]);
             }
-            exe = p.string();
+            pc.exe = p.string();
         }
         else
         {
-            auto path = base_env.count("PATH") ? base_env.at("PATH") : std::string("/usr/bin:/bin");
-            exe = find_executable(argv[0], path);
-            if (exe.empty())
+            auto path = pc.base_env.count("PATH") ? pc.base_env.at("PATH") : std::string("/usr/bin:/bin");
+            pc.exe = find_executable(pc.argv[0], path);
+            if (pc.exe.empty())
             {
-                throw probe_error(probe_error::kind::command_not_found, "command not found: " + argv[0]);
+                throw probe_error(probe_error::kind::command_not_found, "command not found: " + pc.argv[0]);
             }
         }
 
@@ -405,40 +409,53 @@ namespace xwarp
                 throw probe_error(probe_error::kind::io, "cannot create " + options.keep_records_dir + ": " + ec.message());
             }
         }
+        return pc;
+    }
 
+    sample run_sample(const prepared_command& command,
+                      int index,
+                      const std::map<std::string, std::string>& extra_env,
+                      const std::string& variant,
+                      run_observer* observer,
+                      const cancel_check& cancelled)
+    {
+        std::map<std::string, std::string> env = command.base_env;
+        for (const auto& [k, v] : extra_env)
+        {
+            env[k] = v;
+        }
+        pass_context pc{command.options, command.exe, command.argv, env, command.cwd, observer, cancelled, variant};
+        scoped_temp_dir tmp("xwarp-");
+        sample s;
+        s.index = index;
+        s.cold = run_pass(pc, tmp, index, "cold");
+        if (!s.cold.interrupted && s.cold.ok())
+        {
+            s.warm = run_pass(pc, tmp, index, "warm");
+        }
+        return s;
+    }
+
+    report make_report(const prepared_command& command, std::vector<sample> samples)
+    {
+        const measure_options& options = command.options;
         report r;
         r.created_utc = utc_timestamp();
         r.label = options.label;
         r.command = options.command;
-        r.cwd = cwd;
-        r.run_settings.samples = options.samples;
+        r.cwd = command.cwd;
+        r.run_settings.samples = static_cast<int>(samples.size());
         r.run_settings.timeout_s = options.timeout_s;
         r.run_settings.python = options.python;
-
-        pass_context pc{options, exe, argv, base_env, cwd, observer, cancelled};
+        r.samples = std::move(samples);
         bool interrupted = false;
-        for (int i = 1; i <= options.samples && !interrupted; ++i)
+        for (const auto& s : r.samples)
         {
-            if (cancelled && cancelled())
+            interrupted = interrupted || s.cold.interrupted || (s.warm && s.warm->interrupted);
+            if (!s.cold.spawn_error.empty())
             {
-                interrupted = true;
+                r.errors.push_back("the command could not start: " + s.cold.spawn_error);
                 break;
-            }
-            scoped_temp_dir tmp("xwarp-");
-            sample s;
-            s.index = i;
-            s.cold = run_pass(pc, tmp, i, "cold");
-            interrupted = s.cold.interrupted;
-            if (!interrupted && s.cold.ok())
-            {
-                s.warm = run_pass(pc, tmp, i, "warm");
-                interrupted = s.warm->interrupted;
-            }
-            r.samples.push_back(std::move(s));
-            if (!r.samples.back().cold.spawn_error.empty())
-            {
-                r.errors.push_back("the command could not start: " + r.samples.back().cold.spawn_error);
-                break;  // it will not start next time either
             }
         }
 
@@ -472,6 +489,38 @@ namespace xwarp
         else if (good < static_cast<long>(r.samples.size()))
         {
             r.status = "partial";
+        }
+        return r;
+    }
+
+    bool stop_sampling(const sample& s, const cancel_check& cancelled)
+    {
+        // Interrupted, or a command that cannot start (it will not start next time either).
+        return s.cold.interrupted || (s.warm && s.warm->interrupted) || !s.cold.spawn_error.empty()
+               || (cancelled && cancelled());
+    }
+
+    report measure(const measure_options& options, run_observer* observer, const cancel_check& cancelled)
+    {
+        const prepared_command command = prepare_command(options);
+        std::vector<sample> samples;
+        for (int i = 1; i <= options.samples; ++i)
+        {
+            if (cancelled && cancelled())
+            {
+                break;
+            }
+            samples.push_back(run_sample(command, i, {}, "", observer, cancelled));
+            if (stop_sampling(samples.back(), cancelled))
+            {
+                break;
+            }
+        }
+        report r = make_report(command, std::move(samples));
+        if (cancelled && cancelled() && r.status != "interrupted")
+        {
+            r.status = "interrupted";
+            r.errors.push_back("interrupted");
         }
         return r;
     }

@@ -71,6 +71,60 @@ def _hex(value, n=None):
     return None
 
 
+# -- what-if levers -----------------------------------------------------------------------------
+#
+# warp-probe's what-if replays run the unmodified command with one lever applied here, in the
+# replayed processes only ($XWARP_WHATIF: {"lever": NAME, "params": {...}}). A lever changes how
+# Warp compiles the program, never what it computes; every change it makes is counted and
+# written with the process's exit record, so the engine can tell "applied" from "nothing to move".
+
+_WHATIF_SHARED_MODULE = "xwarp_whatif_shared"
+_WHATIF_MERGED_MODULE = "xwarp_whatif_merged"
+
+
+class _Lever:
+    # config keys each lever holds at a value, whatever the program assigns
+    PINNED = {
+        "backward-off": {"enable_backward": False},
+        "pch-off": {"use_precompiled_headers": False},
+        "mathdx-off": {"enable_mathdx_gemm": False, "enable_mathdx_fft": False, "enable_mathdx_solver": False},
+        "keep-cache": {"cache_kernels": True},
+    }
+
+    def __init__(self, spec):
+        self.name = str(spec.get("lever") or "")
+        self.params = spec.get("params") or {}
+        self.applied = {}
+        self.pinned = dict(self.PINNED.get(self.name, {}))
+        self.preloaded = False
+        self.registered_modules = set()
+
+    def count(self, what, n=1):
+        self.applied[what] = self.applied.get(what, 0) + n
+
+    def holds(self, key):
+        """True when a program's assignment to wp.config.<key> must not land."""
+        if key in self.pinned:
+            return True
+        return self.name == "keep-cache" and key == "kernel_cache_dir"
+
+
+_lever = None
+
+
+def _load_lever():
+    global _lever
+    raw = os.environ.get("XWARP_WHATIF")
+    if not raw:
+        return
+    try:
+        import json
+
+        _lever = _Lever(json.loads(raw))
+    except Exception:
+        _lever = None
+
+
 class _Recorder:
     def __init__(self, record_dir):
         self.record_dir = record_dir
@@ -93,6 +147,10 @@ class _Recorder:
         # Events seen before Warp was imported: written once it is (a process that never
         # imports Warp leaves no record).
         self.pending = []
+        # Modules that built MathDx LTO artifacts, and the steady-state launch times of their
+        # kernels when $XWARP_TIME_LAUNCHES asks for them (the mathdx-off replay).
+        self.lto_modules = set()
+        self.launch_times = {}
 
     def emit_or_hold(self, obj):
         if self.pending is not None:
@@ -196,6 +254,8 @@ class _Recorder:
                     "launch_total": self.launch_total,
                     "launches_truncated": self.launch_total > len(seq),
                     "runtime": _runtime_facts(self.ctx, self.cfg),
+                    "whatif": {"lever": _lever.name, "applied": _lever.applied} if _lever is not None else None,
+                    "launch_times": self.launch_times or None,
                 }
             )
         except Exception as exc:
@@ -374,6 +434,8 @@ def _install(warp):
         if utils is not None and not force_log:
             hooks["warp_timer"] = _hook_timer(getattr(utils, "ScopedTimer", None))
         hooks["launch"] = _hook_launch(warp, ctx)
+        if _lever is not None:
+            _apply_lever_at_import(warp, cfg)
         hooks["config"] = _hook_config(cfg)
         hooks["calls"] = _hook_calls(warp, ctx, build)
         hooks["unique_kernels"] = _hook_kernel_decorator(warp)
@@ -413,6 +475,8 @@ def _hook_load(Module):
     rec = _rec
 
     def load(self, device, block_dim=None, *args, **kwargs):
+        if _lever is not None and _lever.name == "preregister-overloads" and not self.execs:
+            _preregister(self)
         # Read the requested block_dim before the call: Warp <= 1.14 writes it into
         # self.options during load.
         options = self.options
@@ -506,6 +570,8 @@ def _record_load(rec, module, result, device, bd, frame, t0, error):
                 event[key] = frame[key]
         if error is not None:
             event["error"] = f"{type(error).__name__}: {error}"[:2000]
+        if frame.get("lto"):
+            rec.lto_modules.add(module.name)
         event["snapshot"] = _snapshot(module, bd)
         mismatch = _config_mismatch(module, rec.cfg)
         if mismatch:
@@ -533,14 +599,18 @@ def _snapshot(module, bd):
                     continue
                 seen.add(entry)
                 generic = getattr(k, "generic_parent", None) is not None
-                kernels.append(
-                    {
-                        "key": entry[0],
-                        "hash": entry[1],
-                        "sig": _instance_types(k) if generic else entry[2],
-                        "generic": generic,
-                    }
-                )
+                item = {
+                    "key": entry[0],
+                    "hash": entry[1],
+                    "sig": _instance_types(k) if generic else entry[2],
+                    "generic": generic,
+                }
+                if generic:
+                    try:
+                        item["types"] = [_type_spec(t) for t in k.adj.arg_types.values()]
+                    except Exception:
+                        pass
+                kernels.append(item)
             funcs = {}
             for f, fh in (getattr(h, "function_hashes", None) or {}).items():
                 try:
@@ -823,6 +893,8 @@ def _hook_module_init(Module):
 
     def __init__(self, *args, **kwargs):
         orig(self, *args, **kwargs)
+        if _lever is not None and _lever.name == "options-at-creation":
+            _options_at_creation(self)
         try:
             _, frames, file, line = rec.user_frame(skip=2)
             del frames
@@ -848,6 +920,15 @@ def _hook_config(cfg):
 
     def __setattr__(self, name, value):
         old = self.__dict__.get(name, None)
+        if _lever is not None and _lever.holds(name):
+            try:
+                chain, frames, file, line = rec.user_frame(skip=2)
+                del frames
+                if file is not None and not chain:
+                    _lever.count("config_assignments_held")
+                    return
+            except Exception:
+                pass
         base.__setattr__(self, name, value)
         try:
             if not name.startswith("_"):
@@ -946,6 +1027,12 @@ def _hook_calls(warp, ctx, build):
                         rec.emit({"type": "call", "function": name, "args": detail, "file": file, "line": line})
                 except Exception:
                     pass
+                if _lever is not None:
+                    held = _lever_call(name, args, kwargs)
+                    if held is not None:
+                        if held is _SKIP_CALL:
+                            return None
+                        args, kwargs = held
                 if preload:
                     _preload_depth[0] += 1
                     try:
@@ -984,6 +1071,27 @@ def _hook_calls(warp, ctx, build):
         tape.__init__ = _hide(__init__)
         wrapped["Tape"] = True
     return wrapped
+
+
+_SKIP_CALL = object()
+
+
+def _lever_call(name, args, kwargs):
+    """What a lever does to a recorded Warp call: keep-cache skips cache clears; levers that
+    pin an option take it out of set_module_options. None: the call goes through unchanged."""
+    lever = _lever
+    if lever.name == "keep-cache" and name in ("clear_kernel_cache", "clear_lto_cache"):
+        lever.count(name + "_skipped")
+        return _SKIP_CALL
+    if name == "set_module_options" and lever.pinned:
+        options = args[0] if args else kwargs.get("options")
+        if isinstance(options, dict) and any(k in lever.pinned for k in options):
+            kept = {k: v for k, v in options.items() if k not in lever.pinned}
+            lever.count("module_options_held", len(options) - len(kept))
+            if args:
+                return (kept,) + tuple(args[1:]), kwargs
+            return args, dict(kwargs, options=kept)
+    return None
 
 
 def _caller_module(frame):
@@ -1034,6 +1142,9 @@ def _hook_launch(warp, ctx):
         return kwargs.get(name, default)
 
     def launch(*args, **kwargs):
+        if _lever is not None and _lever.name == "parallel-preload" and not _lever.preloaded:
+            _lever.preloaded = True
+            _parallel_preload(warp, ctx)
         try:
             kernel = args[0] if args else kwargs.get("kernel")
             dim = arg(args, kwargs, p_dim, "dim", None)
@@ -1065,6 +1176,8 @@ def _hook_launch(warp, ctx):
                 rec.launch_seq.append(i)
         except Exception:
             pass
+        if rec.lto_modules and _time_launches:
+            return _timed_launch(rec, warp, orig, args, kwargs)
         return orig(*args, **kwargs)
 
     launch.__wrapped__ = orig
@@ -1145,23 +1258,31 @@ def _hook_kernel_decorator(warp):
     rec = _rec
 
     def kernel(f=None, *args, **kwargs):
-        if kwargs.get("module") != "unique":
+        moving = _lever is not None and _lever.name in ("shared-module", "merge-modules")
+        if kwargs.get("module") != "unique" and not moving:
             return orig(f, *args, **kwargs)
-        try:
-            decl = _unique_declaration(rec)
-        except Exception:
-            decl = None
-        result = orig(f, *args, **kwargs)
-        if f is not None:
-            _record_unique(rec, result, decl)
-            return result
+        decl = None
+        if kwargs.get("module") == "unique":
+            try:
+                decl = _unique_declaration(rec)
+            except Exception:
+                decl = None
 
-        def apply(func, *a, **k):
-            out = result(func, *a, **k)
-            _record_unique(rec, out, decl)
+        def declare(func):
+            options = dict(kwargs)
+            if moving:
+                target = _module_for_lever(func, options)
+                if target is not None:
+                    options["module"] = target
+                    options.pop("module_options", None)
+            out = orig(func, *args, **options)
+            if decl is not None and options.get("module") == "unique":
+                _record_unique(rec, out, decl)
             return out
 
-        return apply
+        if f is not None:
+            return declare(f)
+        return declare
 
     kernel.__wrapped__ = orig
     kernel.__doc__ = getattr(orig, "__doc__", None)
@@ -1187,6 +1308,9 @@ def _hook_environ(rec):
     base = type(os.environ)
 
     def __setitem__(self, key, value):
+        if key in _WATCHED_ENV and _lever is not None and _lever.name == "keep-cache" and key != "CUDA_CACHE_MAXSIZE":
+            _lever.count("environment_assignments_held")
+            return
         base.__setitem__(self, key, value)
         if key in _WATCHED_ENV:
             try:
@@ -1203,6 +1327,164 @@ def _hook_environ(rec):
     except TypeError:
         return False
     return True
+
+
+# -- levers: what each one does -----------------------------------------------------------------
+
+_time_launches = os.environ.get("XWARP_TIME_LAUNCHES") == "1"
+_LAUNCH_TIMES_CAP = 1000  # per kernel
+
+
+def _apply_lever_at_import(warp, cfg):
+    """Right after `import warp`, before the program defines a kernel (so before any of its
+    modules copies wp.config): the config values the lever pins, and for keep-cache the
+    driver's compute cache back on when the command's environment turned it off."""
+    lever = _lever
+    for key, value in lever.pinned.items():
+        if cfg is not None and hasattr(cfg, key):
+            try:
+                if getattr(cfg, key) != value:
+                    lever.count("config_set")
+                type(cfg).__setattr__(cfg, key, value)
+            except Exception:
+                pass
+    if lever.name == "keep-cache" and os.environ.get("CUDA_CACHE_DISABLE"):
+        try:
+            del os.environ["CUDA_CACHE_DISABLE"]
+            lever.count("environment_restored")
+        except Exception:
+            pass
+
+
+def _options_at_creation(module):
+    """Each module named by the lever starts with the options it ended with in the baseline."""
+    try:
+        options = (_lever.params.get("modules") or {}).get(getattr(module, "name", None))
+        if options:
+            module.options.update(options)
+            _lever.count("modules")
+            _lever.count("options", len(options))
+    except Exception:
+        pass
+
+
+def _type_spec(t):
+    """A generic instance's argument type as data the replay can turn back into the type."""
+    if not isinstance(t, type) and getattr(t, "dtype", None) is not None and hasattr(t, "ndim"):
+        kind = type(t).__name__
+        # wp.array(dtype=...) in an annotation is a private class; the public name builds it
+        return {"array": "array" if kind.startswith("_") else kind, "dtype": _type_spec(t.dtype), "ndim": t.ndim}
+    return {"type": getattr(t, "__name__", repr(t))}
+
+
+def _from_spec(spec, warp):
+    import builtins
+
+    if "array" in spec:
+        cls = getattr(warp, "array" if spec["array"].startswith("_") else spec["array"], None)
+        dtype = _from_spec(spec["dtype"], warp)
+        if cls is None or dtype is None:
+            return None
+        return cls(dtype=dtype, ndim=spec["ndim"])
+    name = spec.get("type")
+    found = getattr(warp, name, None) if name else None
+    if found is None and name in ("float", "int", "bool"):
+        found = getattr(builtins, name)
+    return found
+
+
+def _preregister(module):
+    """Register, before the module's first load, the generic instances the baseline built."""
+    lever = _lever
+    name = getattr(module, "name", None)
+    if name in lever.registered_modules:
+        return
+    lever.registered_modules.add(name)
+    try:
+        import warp
+
+        for inst in lever.params.get("instances") or ():
+            if inst.get("module") != name:
+                continue
+            kernel = module.kernels.get(inst.get("kernel"))
+            types = [_from_spec(t, warp) for t in inst.get("types") or ()]
+            if kernel is None or any(t is None for t in types):
+                lever.count("instances_not_rebuilt")
+                continue
+            if kernel.get_overload(types) is None:
+                kernel.add_overload(types)
+                lever.count("instances_registered")
+    except Exception:
+        lever.count("errors")
+
+
+def _parallel_preload(warp, ctx):
+    """At the first launch: preload the modules the baseline built, at the block_dims it used,
+    with the lever's number of workers, through Warp's own force_load."""
+    lever = _lever
+    force_load = getattr(warp, "force_load", None)
+    force_load = getattr(force_load, "__wrapped__", force_load)
+    user_modules = getattr(ctx, "user_modules", {}) or {}
+    workers = int(lever.params.get("workers") or 1)
+    for group in lever.params.get("groups") or ():
+        modules = [user_modules.get(n) for n in group.get("modules") or ()]
+        found = [m for m in modules if m is not None]
+        lever.count("modules_missing", len(modules) - len(found))
+        if not found or force_load is None:
+            continue
+        try:
+            _preload_depth[0] += 1
+            force_load(device=group.get("device"), modules=found, block_dim=group.get("block_dim"), max_workers=workers)
+            lever.count("modules_preloaded", len(found))
+        except Exception as exc:
+            lever.count("errors")
+            lever.applied["error"] = repr(exc)[:300]
+        finally:
+            _preload_depth[0] -= 1
+    lever.applied["workers"] = workers
+
+
+def _module_for_lever(f, kwargs):
+    """shared-module and merge-modules: the module a kernel declaration goes to instead."""
+    lever = _lever
+    try:
+        import re
+
+        key = kwargs.get("name") or re.sub("[^0-9a-zA-Z_]+", "", f.__qualname__.replace(".", "__"))
+        if lever.name == "shared-module" and kwargs.get("module") == "unique" and not kwargs.get("module_options"):
+            if key in (lever.params.get("kernels") or ()):
+                lever.count("kernels_moved")
+                return _WHATIF_SHARED_MODULE
+        if lever.name == "merge-modules" and kwargs.get("module") is None:
+            if getattr(f, "__module__", None) in (lever.params.get("modules") or ()):
+                lever.count("kernels_moved")
+                return _WHATIF_MERGED_MODULE
+    except Exception:
+        pass
+    return None
+
+
+def _timed_launch(rec, warp, orig, args, kwargs):
+    """The launch, between two device synchronizations, when its kernel's module built MathDx
+    LTO artifacts: the steady-state time mathdx-off must be weighed against."""
+    try:
+        kernel = args[0] if args else kwargs.get("kernel")
+        module = kernel.module.name
+    except Exception:
+        return orig(*args, **kwargs)
+    if module not in rec.lto_modules:
+        return orig(*args, **kwargs)
+    sync = getattr(warp, "synchronize", None)
+    if sync is not None:
+        sync()
+    t0 = _perf()
+    result = orig(*args, **kwargs)
+    if sync is not None:
+        sync()
+    times = rec.launch_times.setdefault(kernel.key, [])
+    if len(times) < _LAUNCH_TIMES_CAP:
+        times.append(round((_perf() - t0) * 1000.0, 4))
+    return result
 
 
 # -- process lifecycle ------------------------------------------------------------------------
@@ -1235,6 +1517,7 @@ def start():
     if not record_dir or not os.path.isdir(record_dir):
         return
     _rec = _Recorder(record_dir)
+    _load_lever()
     import atexit
 
     atexit.register(_rec.finish)

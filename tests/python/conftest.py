@@ -21,6 +21,13 @@ SCHEMA = json.loads((ROOT / "probe" / "schema" / "report.schema.json").read_text
 collect_ignore_glob = ["targets/*"]
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "quick: part of `scripts/test.sh --quick` (one real-Warp run per behaviour family, the rest on recorded streams)",
+    )
+
+
 def validate_report(report):
     jsonschema.Draft202012Validator(SCHEMA).validate(report)
 

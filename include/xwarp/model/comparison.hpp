@@ -119,6 +119,7 @@ namespace xwarp
         workload_check workload;
         std::vector<clock_judgement> clocks;
         std::string judged_on;  // which clock decided, and why
+        std::string decided_by; // that clock's id (clocks[].clock)
         bool same_structure = false;  // identities, hashes and source bytes identical
         std::vector<hash_receipt> receipts;
         std::vector<structure_delta> structure;

@@ -16,7 +16,9 @@
 
 namespace xwarp
 {
-    inline constexpr int report_schema_version = 1;
+    // 2 added whatif[] (the what-if replays); reports of version 1 are read too.
+    inline constexpr int report_schema_version = 2;
+    inline constexpr int oldest_readable_schema_version = 1;
 
     enum class load_status
     {
@@ -27,6 +29,12 @@ namespace xwarp
     };
 
     std::string to_string(load_status s);
+
+    // An optional number as JSON: the number, or null.
+    inline nlohmann::json nullable(const std::optional<double>& v)
+    {
+        return v ? nlohmann::json(*v) : nlohmann::json();
+    }
 
     // One LTO artifact a module build asked for (MathDx tiles on CUDA).
     struct lto_artifact
@@ -42,6 +50,7 @@ namespace xwarp
         std::string hash;  // kernel content hash, 16 hex
         std::string sig;   // generic instance signature, empty for plain kernels
         bool generic = false;
+        nlohmann::json types;  // a generic instance's argument types as data (for preregister-overloads)
     };
 
     // What a module identity was made of when it loaded (recorded by the shim's hooks).
@@ -150,6 +159,8 @@ namespace xwarp
         std::vector<module_created_event> modules_created;
         std::vector<api_call_event> calls;
         std::vector<std::string> shim_errors;
+        nlohmann::json whatif;        // in a what-if replay: {lever, applied: {what: count}}
+        nlohmann::json launch_times;  // kernel -> steady-state launch ms (when asked for)
     };
 
     // A run of consecutive identical launches.
@@ -321,6 +332,29 @@ namespace xwarp
         std::string kind = "diagnosis";  // "diagnosis" or "advisory"
         std::string guide;               // references/mechanisms.md anchor
         std::string lever;               // the run-time lever that would fix it ("" when none)
+        nlohmann::json measured;         // its lever's what-if replay: {verdict, saving_ms, band_ms, samples, reason}
+    };
+
+    // One what-if replay: the unmodified command run with a lever applied by the shim, its
+    // samples interleaved with baseline samples and judged as compare judges two reports.
+    struct whatif_result
+    {
+        std::string lever;
+        std::string mechanism;             // the finding it measures (the first, when several)
+        std::vector<std::string> mechanisms;  // every finding that names this lever
+        std::vector<std::string> modules;
+        nlohmann::json params = nlohmann::json::object();   // what the shim was asked to do
+        nlohmann::json applied = nlohmann::json::object();  // what it did, with counts
+        std::string verdict;  // improved, regressed, inconclusive, invalid, not-applied, not-run
+        std::optional<double> saving_cold_module_ms;  // baseline - replay medians (positive: it saved)
+        std::optional<double> saving_compile_elapsed_ms;
+        std::optional<double> saving_warm_module_ms;  // keep-cache is judged on the warm pass
+        std::optional<double> band_ms;   // the noise band of the clock it was judged on
+        std::string judged_on;           // that clock
+        int samples = 0;                 // replay samples (as many baseline samples, interleaved)
+        std::optional<double> estimate_ms;  // the findings' estimate, kept for calibration
+        std::string reason;
+        nlohmann::json steady_state = nlohmann::json::object();  // mathdx-off: kernel -> {baseline_ms, replay_ms}
     };
 
     // A lever the analysis considered for what it saw and rejected, with the numbers that
@@ -333,6 +367,7 @@ namespace xwarp
         std::string device;
         std::string reason;
         nlohmann::json numbers = nlohmann::json::object();
+        std::string recommendation;  // what it would have said: used if a what-if replay measures a gain
     };
 
     struct gpu_info
@@ -385,6 +420,7 @@ namespace xwarp
         summary result;
         std::vector<finding> findings;
         std::vector<declined_lever> declined;
+        std::vector<whatif_result> whatif;
         std::vector<std::string> warnings;
         std::vector<std::string> errors;
         std::string status = "ok";  // ok, partial (some samples failed), failed, interrupted

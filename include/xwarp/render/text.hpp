@@ -14,6 +14,12 @@ namespace xwarp
     std::string render_text(const report& r);
     std::string render_compare_text(const comparison& c);
 
+    // warp-probe whatif: the replays and the declined ledger.
+    std::string render_whatif_text(const report& r);
+
+    // "-1.23 s cold module work, improved (n=3, band 25 ms)": a finding's measured lever.
+    std::string measured_words(const nlohmann::json& measured);
+
     // Formatting shared with the HTML renderer.
     std::string format_stat_ms(const stat& s);   // "3.52 s ± 0.05 s" or "n/a"
     std::string command_line(const std::vector<std::string>& argv);

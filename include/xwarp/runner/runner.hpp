@@ -60,7 +60,38 @@ namespace xwarp
 
     // Throws probe_error before running anything when the request is unusable. Otherwise
     // returns a report whose status says what happened: ok, partial, failed or interrupted.
+    // It is prepare_command, run_sample per sample, then make_report.
     report measure(const measure_options& options, run_observer* observer, const cancel_check& cancelled);
+
+    // A command checked and resolved, ready to run samples (the what-if replays interleave
+    // samples of several variants of one command).
+    struct prepared_command
+    {
+        measure_options options;
+        std::string exe;
+        std::vector<std::string> argv;  // argv[0] as given (or replaced by options.python)
+        std::map<std::string, std::string> base_env;
+        std::string cwd;
+    };
+
+    // Throws probe_error when the request is unusable.
+    prepared_command prepare_command(const measure_options& options);
+
+    // One sample: a cold pass on fresh private caches, then, when it succeeded, a warm pass on
+    // the cache it filled. extra_env reaches both passes (a what-if lever); variant names the
+    // passes for the observer.
+    sample run_sample(const prepared_command& command,
+                      int index,
+                      const std::map<std::string, std::string>& extra_env,
+                      const std::string& variant,
+                      run_observer* observer,
+                      const cancel_check& cancelled);
+
+    // True when no further sample should run: interrupted, or the command could not start.
+    bool stop_sampling(const sample& s, const cancel_check& cancelled);
+
+    // The report around measured samples: the run's facts, environment and status.
+    report make_report(const prepared_command& command, std::vector<sample> samples);
 
     // A run recorded with measure's keep_records_dir, read back into a report (samples and
     // the run's facts) by the same code that reads a live pass: analysis is tested on real

@@ -15,6 +15,13 @@ namespace xwarp::detect
     {
         using nlohmann::json;
 
+        const std::string recommendation = "Preload them together from the entry point: wp.force_load(device=..., modules=[...], "
+            "max_workers=N) or wp.load_module(..., max_workers=N), naming the modules (never "
+            "modules=None) and the block_dim the launches use. This moves work, it does not "
+            "remove it: judge it on compile elapsed. Codegen stays serial; only native compiles overlap. On CPU with "
+            "Warp 1.16 or older keep max_workers <= 1 (CS-8), and each CPU worker thread writes its own precompiled "
+            "header.";
+
         void detect(const context& ctx, sink& out)
         {
             const run_result& run = ctx.first_cold();
@@ -78,6 +85,7 @@ namespace xwarp::detect
                     declined_lever d = make_declined("CS-13", names, k.second);
                     d.reason = reason;
                     d.numbers = numbers;
+                    d.recommendation = recommendation;
                     out.declined.push_back(d);
                 };
                 if (!preload_workers.empty())
@@ -110,12 +118,7 @@ namespace xwarp::detect
                              + " (" + format_ms(sum) + " of builds, the largest " + format_ms(biggest) + "; overlap factor "
                              + (overlap ? format_fixed(*overlap, 2) : std::string("n/a")) + "); ceiling with "
                              + std::to_string(workers) + " workers: " + format_ms(ceiling);
-                f.recommendation = "Preload them together from the entry point: wp.force_load(device=..., modules=[...], "
-                                   "max_workers=N) or wp.load_module(..., max_workers=N), naming the modules (never "
-                                   "modules=None) and the block_dim the launches use. This moves work, it does not "
-                                   "remove it: judge it on compile elapsed. Codegen stays serial; only native compiles "
-                                   "overlap. On CPU with Warp 1.16 or older keep max_workers <= 1 (CS-8), and each CPU "
-                                   "worker thread writes its own precompiled header.";
+                f.recommendation = recommendation;
                 f.savings_ms = ceiling;
                 out.findings.push_back(f);
             }

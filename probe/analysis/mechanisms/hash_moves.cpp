@@ -230,6 +230,19 @@ namespace xwarp
                 return out;
             }
 
+            // A kernel (re)definition recorded between two loads of one module.
+            bool redefined_kernel_between(const run_result& run, const module_load& before, const module_load& after)
+            {
+                const process_record* p = process_of(run, after.pid);
+                if (!p)
+                {
+                    return false;
+                }
+                return std::any_of(p->dirty_events.begin(), p->dirty_events.end(), [&](const dirty_event& d) {
+                    return d.module == after.module && d.trigger == "kernel" && d.seq > before.seq && d.seq < after.seq;
+                });
+            }
+
             std::vector<hash_move> moves_of(const run_result& run)
             {
                 std::vector<hash_move> out;
@@ -259,6 +272,14 @@ namespace xwarp
                         else
                         {
                             m.change = classify_hash_change(*prev, *l);
+                            if (m.change.kind == "dependency-change" && m.change.detail.contains("kernels")
+                                && redefined_kernel_between(run, *prev, *l))
+                            {
+                                // Warp hashes a callee in its caller's context, so a kernel redefined
+                                // with other captured values moves its callees' hashes too: the
+                                // recorded redefinition says which it was.
+                                m.change = {"kernel-content-change", {{"kernels", m.change.detail["kernels"]}}};
+                            }
                             m.mechanism = mechanism_of_change(m.change.kind);
                             seen.push_back(l->hash);
                         }

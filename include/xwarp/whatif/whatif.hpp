@@ -1,0 +1,47 @@
+// What-if replays, the runs: the unmodified command measured with one lever at a time applied
+// by the shim, lever samples interleaved with baseline samples one by one (so a slow stretch
+// of the machine lands on both), then judged by the analysis (analysis/whatif.hpp).
+#ifndef XWARP_WHATIF_WHATIF_HPP
+#define XWARP_WHATIF_WHATIF_HPP
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "xwarp/model/report.hpp"
+#include "xwarp/runner/runner.hpp"
+
+namespace xwarp
+{
+    struct whatif_request
+    {
+        bool automatic = false;            // the levers of the findings present
+        std::vector<std::string> levers;   // and/or these, by name
+        std::optional<double> budget_s;    // replay time allowed; default 6 x one cold run
+    };
+
+    // "auto", "LEVER[,LEVER...]" or both ("auto,pch-off"); budget_s <= 0 keeps the default.
+    whatif_request parse_whatif_request(const std::string& spec, double budget_s);
+
+    // Default budget: this many cold runs of the command.
+    inline constexpr double default_budget_cold_runs = 6.0;
+
+    // measure --whatif: the baseline's first sample decides the plans; its other samples then
+    // interleave with each lever's samples (as many as the baseline's). Returns the analysed
+    // baseline report with whatif[] filled. Throws probe_error and unknown_lever before running.
+    report measure_with_whatif(const measure_options& options,
+                               const whatif_request& request,
+                               run_observer* observer,
+                               const cancel_check& cancelled);
+
+    // warp-probe whatif REPORT: replays the levers on a saved report's command, with fresh
+    // baseline samples interleaved (the saved samples were taken at another time). Returns the
+    // saved report, re-analysed, with whatif[] filled.
+    report replay_saved(const report& saved,
+                        const measure_options& options,
+                        const whatif_request& request,
+                        run_observer* observer,
+                        const cancel_check& cancelled);
+}
+
+#endif

@@ -1,0 +1,147 @@
+"""What-if replays on real Warp (CPU): each CPU lever measured on the unmodified program where it
+pays, and where it does not (parallel-preload on 2 CPUs; pch-off where four modules share the
+header; backward-off on a program that records a Tape; keep-cache where the cache is already
+reused). Several levers share one baseline, as `--whatif L1,L2` does."""
+
+import json
+import subprocess
+
+import pytest
+
+from conftest import PROBE, TARGETS, validate_report
+
+COMPOUND = TARGETS / "compound"
+DIAG = TARGETS / "diagnose"
+WHATIF = TARGETS / "whatif"
+
+
+@pytest.fixture
+def replayed(probe, venv_python):
+    def run(program, cwd, levers, samples=1):
+        r = probe([venv_python, program], cwd=cwd, samples=samples,
+                  extra_args=["--whatif", levers, "--whatif-budget", "10000"])
+        assert r.returncode == 0, r.stdout + r.stderr
+        by_lever = {w["lever"]: w for w in r.report["whatif"]}
+        return r, by_lever
+
+    return run
+
+
+def finding(report, mechanism):
+    (f,) = [f for f in report["findings"] if f["mechanism"] == mechanism]
+    return f
+
+
+def test_cache_levers_pay_where_the_program_throws_its_cache_away(replayed):
+    run, w = replayed("cache_many_causes.py", COMPOUND, "keep-cache,pch-off")
+    keep = w["keep-cache"]
+    assert keep["verdict"] == "improved", keep
+    assert keep["applied"]["clear_kernel_cache_skipped"] >= 1
+    assert keep["applied"]["config_assignments_held"] >= 2  # cache_kernels and kernel_cache_dir
+    assert keep["applied"]["environment_assignments_held"] >= 1  # CUDA_CACHE_DISABLE
+    assert keep["saving_ms"]["warm_module_work"] > 0.8 * run.report["summary"]["warm_module_ms"]["median"]
+    assert "remain" not in keep["reason"]  # the warm pass compiled nothing
+    assert keep["estimate_ms"] == finding(run.report, "CS-2")["savings_ms"]
+    assert finding(run.report, "CS-2")["measured"]["verdict"] == "improved"
+    assert w["pch-off"]["verdict"] == "improved"  # one build per process: the header does not pay
+    assert "measured: keep-cache: -" in run.stdout
+
+
+def test_options_at_creation_removes_the_late_option_rebuild(replayed):
+    run, w = replayed("cs3_option.py", DIAG, "options-at-creation")
+    lever = w["options-at-creation"]
+    assert lever["verdict"] == "improved", lever
+    assert lever["params"]["modules"] == {"__main__": {"fast_math": True}}
+    assert lever["applied"]["options"] == 1
+    assert lever["mechanism"] == "CS-3"
+
+
+def test_preregistered_overloads_remove_the_late_instances(replayed):
+    run, w = replayed("cs6_generic.py", DIAG, "preregister-overloads")
+    lever = w["preregister-overloads"]
+    assert lever["verdict"] == "improved", lever
+    # float64 and float16; the float32 instance is created by the first launch itself
+    assert lever["applied"]["instances_registered"] == 2
+    assert lever["saving_ms"]["cold_module_work"] > 0.3 * run.report["summary"]["cold_module_ms"]["median"]
+
+
+def test_shared_module_pays(replayed):
+    run, w = replayed("unique_factory.py", COMPOUND, "shared-module")
+    shared = w["shared-module"]
+    assert shared["verdict"] == "improved", shared
+    assert shared["applied"]["kernels_moved"] == 4
+    assert finding(run.report, "CS-9")["measured"]["verdict"] == "improved"
+
+
+def test_merge_modules_pays_and_pch_off_does_not_where_modules_share_the_header(replayed):
+    run, w = replayed("app.py", DIAG / "granular", "merge-modules,pch-off")
+    assert w["merge-modules"]["verdict"] == "improved", w["merge-modules"]
+    assert w["merge-modules"]["applied"]["kernels_moved"] == 4
+    assert w["pch-off"]["verdict"] == "regressed", w["pch-off"]
+    # the ledger keeps the lever that did not pay, and no finding recommends it
+    assert any(d["lever"] == "pch-off" for d in run.report["declined"])
+    assert not any(f["lever"] == "pch-off" for f in run.report["findings"])
+
+
+def test_parallel_preload_is_judged_on_compile_elapsed_and_needs_modules_to_overlap(replayed):
+    # four modules built one after another: the preload builds them with two workers
+    run, w = replayed("app.py", DIAG / "granular", "parallel-preload")
+    preload = w["parallel-preload"]
+    assert preload["applied"]["modules_preloaded"] == 4 and preload["applied"]["workers"] == 2
+    assert preload["judged_on"].startswith("compile elapsed")
+    assert preload["verdict"] in ("improved", "regressed", "inconclusive")
+    # a measured gain overrides the estimate's decline; anything else stays declined
+    in_findings = any(f["lever"] == "parallel-preload" for f in run.report["findings"])
+    assert in_findings == (preload["verdict"] == "improved")
+    # the second module is imported after the first launch: nothing to overlap, nothing applied
+    lazy, w = replayed("lazy_modules.py", WHATIF, "parallel-preload")
+    preload = w["parallel-preload"]
+    assert preload["verdict"] == "not-applied", preload
+    assert preload["applied"]["modules_missing"] == 1 and "nothing to overlap" in preload["reason"]
+
+
+def test_backward_off_pays_on_a_forward_only_program(replayed):
+    run, w = replayed("forward_only.py", WHATIF, "backward-off", samples=2)
+    lever = w["backward-off"]
+    assert lever["verdict"] == "improved", lever
+    assert lever["samples"] == 2 and len(run.report["samples"]) == 2
+    assert finding(run.report, "CS-10")["measured"]["verdict"] == "improved"
+
+
+def test_backward_off_is_invalid_where_a_tape_records_gradients(replayed):
+    run, w = replayed("grad.py", DIAG, "backward-off")
+    lever = w["backward-off"]
+    assert lever["verdict"] == "invalid", lever
+    assert "wp.Tape" in lever["reason"] and "grad.py:" in lever["reason"]
+
+
+def test_levers_with_nothing_to_move_are_not_applied_and_cost_no_replay(replayed):
+    run, w = replayed("clean.py", TARGETS, "keep-cache,options-at-creation,shared-module")
+    assert {w[l]["verdict"] for l in w} == {"not-applied"}
+    assert len(run.report["samples"]) == 1 and w["keep-cache"]["samples"] == 0
+
+
+def test_auto_follows_the_findings_within_the_budget(replayed, probe, venv_python, tmp_path):
+    # a one-second budget admits no replay: every lever of the findings is listed as not run
+    r = probe([venv_python, "cache_many_causes.py"], cwd=COMPOUND, samples=1, extra_args=["--whatif", "auto", "--whatif-budget", "1"])
+    assert r.returncode == 0, r.stderr
+    levers = {w["lever"]: w for w in r.report["whatif"]}
+    assert {"keep-cache", "backward-off", "pch-off"} <= set(levers)
+    assert all(w["verdict"] == "not-run" and "budget" in w["reason"] for w in levers.values())
+
+
+def test_whatif_replays_a_saved_report_and_rejects_unknown_levers(probe, venv_python, tmp_path):
+    base = probe([venv_python, "cs3_option.py"], cwd=DIAG, samples=1)
+    saved = tmp_path / "base.json"
+    saved.write_text(json.dumps(base.report))
+    out = tmp_path / "whatif.json"
+    proc = subprocess.run([str(PROBE), "whatif", str(saved), "options-at-creation", "--quiet", "--json", str(out)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(out.read_text())
+    validate_report(report)
+    (w,) = report["whatif"]
+    assert w["verdict"] == "improved" and w["samples"] == 1
+    assert "options-at-creation" in proc.stdout and "improved" in proc.stdout
+    bad = subprocess.run([str(PROBE), "whatif", str(saved), "turbo-mode"], capture_output=True, text=True)
+    assert bad.returncode == 64 and "unknown lever 'turbo-mode'" in bad.stderr

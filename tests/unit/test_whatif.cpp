@@ -1,0 +1,163 @@
+// What-if analysis on synthetic reports: which levers are planned, how a replay is judged,
+// and what the findings and the declined ledger say afterwards. The replays themselves run on
+// real Warp in tests/python/test_whatif.py.
+#include <gtest/gtest.h>
+
+#include "builders.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/analysis/whatif.hpp"
+
+using namespace xwarp;
+using namespace xwarp::testing;
+
+namespace
+{
+    // A report whose finding names `lever`, with the given advisory kind and estimate.
+    report with_finding(const std::string& mechanism, const std::string& lever, const std::string& kind,
+                        std::optional<double> savings)
+    {
+        report r;
+        r.samples.push_back(make_sample(1, pass(3000, {load("m", "a", 2000), load("n", "b", 800)}), pass(500, {})));
+        summarize(r);
+        finding f;
+        f.mechanism = mechanism;
+        f.lever = lever;
+        f.kind = kind;
+        f.module = "m";
+        f.savings_ms = savings;
+        r.findings.push_back(f);
+        return r;
+    }
+
+    report replay_of(double cold_ms, nlohmann::json applied, int samples = 1)
+    {
+        report r;
+        for (int i = 1; i <= samples; ++i)
+        {
+            auto cold = pass(cold_ms + 1000, {load("m", "a", cold_ms)});
+            cold.processes[0].whatif = {{"lever", "x"}, {"applied", applied}};
+            r.samples.push_back(make_sample(i, cold, pass(500, {})));
+        }
+        return r;
+    }
+
+    report baseline_of(double cold_ms, int samples = 1)
+    {
+        report r;
+        for (int i = 1; i <= samples; ++i)
+        {
+            r.samples.push_back(make_sample(i, pass(cold_ms + 1000, {load("m", "a", cold_ms)}), pass(500, {})));
+        }
+        return r;
+    }
+}
+
+TEST(WhatIf, AutoPlansTheFindingsLeversLargestEstimateFirst)
+{
+    report r = with_finding("CS-12", "pch-off", "advisory", std::nullopt);
+    finding big;
+    big.mechanism = "CS-10";
+    big.lever = "backward-off";
+    big.savings_ms = 900;
+    r.findings.push_back(big);
+    finding none;
+    none.mechanism = "CS-1";  // no lever: never planned
+    r.findings.push_back(none);
+    auto plans = plan_levers(r, {}, true);
+    ASSERT_EQ(plans.size(), 2u);
+    EXPECT_EQ(plans[0].lever, "backward-off");
+    EXPECT_EQ(plans[1].lever, "pch-off");
+    EXPECT_EQ(*plans[0].estimate_ms, 900.0);
+    EXPECT_THROW(plan_levers(r, {"turbo"}, false), unknown_lever);
+}
+
+TEST(WhatIf, PlansSayWhenThereIsNothingToMove)
+{
+    report r = with_finding("CS-9", "shared-module", "diagnosis", 100.0);
+    auto plans = plan_levers(r, {"shared-module", "mathdx-off", "keep-cache", "parallel-preload"}, false);
+    ASSERT_EQ(plans.size(), 4u);
+    EXPECT_NE(plans[0].not_applicable, "");  // no module named <kernel>_<8 hex>
+    EXPECT_NE(plans[1].not_applicable, "");  // no LTO
+    EXPECT_NE(plans[2].not_applicable, "");  // the warm pass compiled nothing
+    EXPECT_EQ(plans[3].not_applicable, "");  // two modules built one after the other
+    EXPECT_EQ(plans[3].params["groups"][0]["modules"].size(), 2u);
+    EXPECT_TRUE(plans[1].time_launches);
+    EXPECT_NE(plans[3].environment().at("XWARP_WHATIF").find("parallel-preload"), std::string::npos);
+}
+
+TEST(WhatIf, ReplayJudgedByCompareAndAppliedCounts)
+{
+    lever_plan p;
+    p.lever = "pch-off";
+    p.mechanisms = {"CS-12"};
+    auto improved = judge_replay(p, baseline_of(2000), replay_of(1000, {{"config_set", 1}}));
+    EXPECT_EQ(improved.verdict, "improved");
+    EXPECT_DOUBLE_EQ(*improved.saving_cold_module_ms, 1000.0);
+    auto regressed = judge_replay(p, baseline_of(1000), replay_of(2000, {{"config_set", 1}}));
+    EXPECT_EQ(regressed.verdict, "regressed");
+    // nothing was changed in the replayed processes: not-applied, whatever the clocks say
+    auto nothing = judge_replay(p, baseline_of(2000), replay_of(1000, nlohmann::json::object()));
+    EXPECT_EQ(nothing.verdict, "not-applied");
+}
+
+TEST(WhatIf, BackwardOffIsInvalidWhereTheReplayDifferentiates)
+{
+    lever_plan p;
+    p.lever = "backward-off";
+    report replay = replay_of(1000, {{"config_set", 1}});
+    replay.samples[0].cold.launches[0].adjoint = true;
+    replay.samples[0].cold.launches[0].kernel = "loss";
+    auto w = judge_replay(p, baseline_of(2000), replay);
+    EXPECT_EQ(w.verdict, "invalid");
+    EXPECT_NE(w.reason.find("kernel loss"), std::string::npos);
+}
+
+TEST(WhatIf, AnAdvisoryThatDidNotPayMovesToTheLedgerADiagnosisStays)
+{
+    report r = with_finding("CS-12", "pch-off", "advisory", std::nullopt);
+    finding d;
+    d.mechanism = "CS-3";
+    d.lever = "options-at-creation";
+    d.kind = "diagnosis";
+    r.findings.push_back(d);
+    whatif_result pch;
+    pch.lever = "pch-off";
+    pch.verdict = "regressed";
+    pch.samples = 3;
+    whatif_result options;
+    options.lever = "options-at-creation";
+    options.verdict = "inconclusive";
+    r.whatif = {pch, options};
+    apply_whatif(r);
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.findings[0].mechanism, "CS-3");
+    EXPECT_EQ(r.findings[0].measured["verdict"], "inconclusive");
+    ASSERT_EQ(r.declined.size(), 1u);
+    EXPECT_EQ(r.declined[0].lever, "pch-off");
+    EXPECT_NE(r.declined[0].reason.find("regressed"), std::string::npos);
+}
+
+TEST(WhatIf, AMeasuredGainOverridesTheEstimatesDecline)
+{
+    report r = with_finding("CS-12", "pch-off", "advisory", std::nullopt);
+    declined_lever d;
+    d.mechanism = "CS-13";
+    d.lever = "parallel-preload";
+    d.reason = "with 2 CPU(s) ...";
+    d.recommendation = "Preload them together";
+    r.declined.push_back(d);
+    whatif_result w;
+    w.lever = "parallel-preload";
+    w.verdict = "improved";
+    w.judged_on = "compile elapsed: builds overlapped";
+    w.saving_compile_elapsed_ms = 400;
+    r.whatif = {w};
+    apply_whatif(r);
+    EXPECT_TRUE(r.declined.empty());
+    ASSERT_EQ(r.findings.size(), 2u);
+    const auto& f = r.findings[1];
+    EXPECT_EQ(f.mechanism, "CS-13");
+    EXPECT_EQ(f.recommendation, "Preload them together");
+    EXPECT_EQ(f.measured["clock"], "compile elapsed");
+    EXPECT_EQ(f.measured["saving_ms"], 400.0);
+}
