@@ -1,6 +1,7 @@
 // warp-probe: the command-line front. It parses options, calls the engine and prints.
 #include <atomic>
 #include <csignal>
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 
@@ -192,7 +193,8 @@ int main(int argc, char** argv)
     std::string report_format = "text";
     std::string report_out;
     auto* rep = app.add_subcommand("report", "Re-analyse a saved JSON report and render it");
-    rep->add_option("report", report_in, "a JSON report written by measure --json")->required();
+    rep->add_option("report", report_in, "a JSON report written by measure --json (or a run recorded with --keep-records)")
+        ->required();
     rep->add_option("--format,-f", report_format, "text, html (a self-contained page) or json")
         ->check(CLI::IsMember({"text", "html", "json"}));
     rep->add_option("--output,-o", report_out, "write to this file instead of stdout");
@@ -488,15 +490,36 @@ int main(int argc, char** argv)
         if (*rep)
         {
             xwarp::report r;
-            try
+            std::error_code ec;
+            if (std::filesystem::is_directory(report_in, ec))
             {
-                r = xwarp::load_report(report_in);
+                // a run recorded with measure --keep-records reads back like a report
+                if (!std::filesystem::exists(std::filesystem::path(report_in) / "run.json", ec))
+                {
+                    return fail(xwarp::exit_code::no_input, report_in + ": is a directory, not a report (nor a run "
+                                                                        "recorded with --keep-records)");
+                }
+                try
+                {
+                    r = xwarp::load_recorded_run(report_in);
+                }
+                catch (const std::exception& e)
+                {
+                    return fail(xwarp::exit_code::bad_input, report_in + ": " + e.what());
+                }
             }
-            catch (const xwarp::report_error& e)
+            else
             {
-                return fail(e.which() == xwarp::report_error::kind::missing ? xwarp::exit_code::no_input
-                                                                            : xwarp::exit_code::bad_input,
-                            e.what());
+                try
+                {
+                    r = xwarp::load_report(report_in);
+                }
+                catch (const xwarp::report_error& e)
+                {
+                    return fail(e.which() == xwarp::report_error::kind::missing ? xwarp::exit_code::no_input
+                                                                                : xwarp::exit_code::bad_input,
+                                e.what());
+                }
             }
             xwarp::analyze(r);
             std::string text;

@@ -49,6 +49,8 @@ def notebook(name, title, cells, expect):
     nb.cells = [new_markdown_cell(f"# {title}")] + [
         new_markdown_cell(c[1]) if c[0] == "md" else new_code_cell(c[1]) for c in cells
     ]
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"{name[:40]}-{i}"  # stable ids: regenerating changes only what was edited
     nbformat.validate(nb)
     nbformat.write(nb, HERE / f"{name}.ipynb")
 
@@ -81,7 +83,7 @@ module load. Nothing touches your own caches or this folder."""),
             setup_intro(),
             ("code", SETUP),
             ("md", """This cell launches `stage_a`, then *defines* `stage_b` and launches it. Probe it:"""),
-            ("code", f"""%%warp_probe --samples 3 --name late
+            ("code", f"""%%warp_probe --samples 2 --name late
 {kernel("stage_a", "1.0")}
 
 wp.launch(stage_a, dim=64, inputs=[a, m])
@@ -107,7 +109,7 @@ On the CPU, most of the first build is Warp writing a precompiled header, once p
 thread; the saving is the rest of the rebuild.
 
 Now the fix: define both kernels before the first launch."""),
-            ("code", f"""%%warp_probe --samples 3 --name hoisted
+            ("code", f"""%%warp_probe --samples 2 --name hoisted
 {kernel("stage_a", "1.0")}
 
 {kernel("stage_b", "2.0")}
@@ -134,7 +136,7 @@ JSON (the same format `warp-probe measure --json` writes) or as an HTML page."""
             ("md", """A helper creates a kernel for each constant it is given. Each call defines a **new** kernel
 in the same module, after the module has already loaded, so each one rebuilds the module with every
 kernel still alive."""),
-            ("code", f"""%%warp_probe --samples 3 --name factory
+            ("code", f"""%%warp_probe --samples 2 --name factory
 def make_stage(s: float):
     @wp.kernel
     def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
@@ -150,7 +152,7 @@ for s in (1.0, 2.0, 3.0):
             ("md", """The finding names the kernel factory, the `@wp.kernel` line inside it and the line that
 called it. The fix keeps the factory but creates every instance **before** the first launch: the
 module then builds once, with all three."""),
-            ("code", f"""%%warp_probe --samples 3 --name factory_fixed
+            ("code", f"""%%warp_probe --samples 2 --name factory_fixed
 def make_stage(s: float):
     @wp.kernel
     def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
@@ -180,13 +182,13 @@ that their churn stops rebuilding the stable kernels."""),
             ("md", """This program turns Warp's kernel cache off, as debugging code sometimes does and forgets.
 Every run then builds everything again, and the probe's **warm** pass, run on the cache the cold
 pass just filled, compiles as much as the cold one."""),
-            ("code", f"""%%warp_probe --samples 3 --name nocache
+            ("code", f"""%%warp_probe --samples 2 --name nocache
 wp.config.cache_kernels = False
 
 {kernel("stage_a", "1.0")}
 
 wp.launch(stage_a, dim=64, inputs=[a, m])"""),
-            ("code", f"""%%warp_probe --samples 3 --name cached
+            ("code", f"""%%warp_probe --samples 2 --name cached
 {kernel("stage_a", "1.0")}
 
 wp.launch(stage_a, dim=64, inputs=[a, m])"""),
@@ -207,14 +209,14 @@ another process may be using."""),
             ("code", SETUP),
             ("md", """Options are part of a module's identity. Changing one after the module loaded makes a new
 identity, and the whole module builds again."""),
-            ("code", f"""%%warp_probe --samples 3 --name late_option
+            ("code", f"""%%warp_probe --samples 2 --name late_option
 {kernel("stage_a", "1.0")}
 
 wp.launch(stage_a, dim=64, inputs=[a, m])
 wp.set_module_options({{"max_unroll": 4}})  # after the first load
 wp.launch(stage_a, dim=64, inputs=[a, m])"""),
             ("md", "The finding shows the option, its old and new value, and the line. Set it before the first load:"),
-            ("code", f"""%%warp_probe --samples 3 --name early_option
+            ("code", f"""%%warp_probe --samples 2 --name early_option
 wp.set_module_options({{"max_unroll": 4}})
 
 {kernel("stage_a", "1.0")}
@@ -253,7 +255,7 @@ def smooth(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
     a[i] = churn(a[i], m[i], 1.0)
 ''')
 sys.path.insert(0, lib)"""),
-            ("code", """%%warp_probe --samples 3 --name baseline
+            ("code", """%%warp_probe --samples 2 --name baseline
 import warp as wp
 import solver_lib
 
@@ -263,7 +265,7 @@ wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])"""),
             ("md", """This "fix" turns backward code off, but **after** importing the library. The probe sees that the
 library's module was built with `enable_backward=True` while the global said False, and names both
 lines."""),
-            ("code", """%%warp_probe --samples 3 --name too_late
+            ("code", """%%warp_probe --samples 2 --name too_late
 import warp as wp
 import solver_lib
 
@@ -275,7 +277,7 @@ wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])"""),
             ("md", "Compare calls it out: the module's hash did not move, so the option never arrived."),
             ("code", "%warp_compare baseline too_late"),
             ("md", "Set it at the entry point, **before** the import:"),
-            ("code", """%%warp_probe --samples 3 --name in_time
+            ("code", """%%warp_probe --samples 2 --name in_time
 import warp as wp
 
 wp.config.enable_backward = False  # before the library creates its module
@@ -304,7 +306,7 @@ size. Four tiny kernels in four modules pay it four times."""),
 import warp as wp
 
 a = wp.ones(256, dtype=float)"""),
-            ("code", """%%warp_probe --samples 3 --name four_modules
+            ("code", """%%warp_probe --samples 2 --name four_modules
 @wp.kernel(module="blur_ops")
 def blur(a: wp.array(dtype=float)):
     a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
@@ -323,7 +325,7 @@ def invert(a: wp.array(dtype=float)):
 
 for k in (blur, sharpen, clamp01, invert):
     wp.launch(k, dim=256, inputs=[a])"""),
-            ("code", """%%warp_probe --samples 3 --name one_module
+            ("code", """%%warp_probe --samples 2 --name one_module
 @wp.kernel(module="image_ops")
 def blur(a: wp.array(dtype=float)):
     a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
@@ -375,11 +377,11 @@ def relax(a: wp.array(dtype=Any)):
 a32 = wp.zeros(8, dtype=wp.float32)
 a64 = wp.zeros(8, dtype=wp.float64)
 a16 = wp.zeros(8, dtype=wp.float16)"""),
-            ("code", """%%warp_probe --samples 3 --name on_demand
+            ("code", """%%warp_probe --samples 2 --name on_demand
 wp.launch(relax, dim=8, inputs=[a32])
 wp.launch(relax, dim=8, inputs=[a64])  # a new instance: the module builds again
 wp.launch(relax, dim=8, inputs=[a16])  # and again"""),
-            ("code", """%%warp_probe --samples 3 --name registered
+            ("code", """%%warp_probe --samples 2 --name registered
 relax_f32 = wp.overload(relax, {"a": wp.array(dtype=wp.float32)})
 relax_f64 = wp.overload(relax, {"a": wp.array(dtype=wp.float64)})
 relax_f16 = wp.overload(relax, {"a": wp.array(dtype=wp.float16)})
@@ -404,7 +406,7 @@ It is meant for kernels made per request or per plugin. On stable kernels it mul
 import warp as wp
 
 a = wp.ones(256, dtype=float)"""),
-            ("code", """%%warp_probe --samples 3 --name unique
+            ("code", """%%warp_probe --samples 2 --name unique
 @wp.kernel(module="unique")
 def blur(a: wp.array(dtype=float)):
     a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
@@ -423,7 +425,7 @@ def invert(a: wp.array(dtype=float)):
 
 for k in (blur, sharpen, clamp01, invert):
     wp.launch(k, dim=256, inputs=[a])"""),
-            ("code", """%%warp_probe --samples 3 --name shared
+            ("code", """%%warp_probe --samples 2 --name shared
 @wp.kernel
 def blur(a: wp.array(dtype=float)):
     a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
@@ -458,7 +460,7 @@ code, for automatic differentiation. A program that never differentiates pays fo
 runs. The probe flags it as an **advisory**: an opportunity to measure, not an instruction."""),
             setup_intro(),
             ("code", SETUP),
-            ("code", f"""%%warp_probe --samples 3 --name with_backward
+            ("code", f"""%%warp_probe --samples 2 --name with_backward
 {kernel("stage_a", "1.0")}
 
 {kernel("stage_b", "2.0")}
@@ -472,7 +474,7 @@ in the probed cell would come too late: the module copied `enable_backward` when
 Setting it at the entry point means *before* that, so the setup gets it first:"""),
             ("code", "%%warp_setup\nimport warp as wp\n\nwp.config.enable_backward = False  # this application never differentiates\n\n"
                      + SETUP.split("import warp as wp\n", 1)[1]),
-            ("code", f"""%%warp_probe --samples 3 --name forward_only
+            ("code", f"""%%warp_probe --samples 2 --name forward_only
 {kernel("stage_a", "1.0")}
 
 {kernel("stage_b", "2.0")}
@@ -531,7 +533,7 @@ import warp as wp
 
 a = wp.zeros(64, dtype=wp.vec3)
 m = wp.zeros(64, dtype=wp.mat33)"""),
-            ("code", """%%warp_probe --samples 3 --name serial
+            ("code", """%%warp_probe --samples 2 --name serial
 kernels = []
 for n in range(4):
     @wp.kernel(module=f"stage_mod_{n}")
@@ -542,7 +544,7 @@ for n in range(4):
 
 for k in kernels:
     wp.launch(k, dim=64, inputs=[a, m])"""),
-            ("code", """%%warp_probe --samples 3 --name parallel
+            ("code", """%%warp_probe --samples 2 --name parallel
 kernels = []
 for n in range(4):
     @wp.kernel(module=f"stage_mod_{n}")
@@ -556,7 +558,9 @@ for k in kernels:
     wp.launch(k, dim=64, inputs=[a, m])"""),
             ("code", "%warp_compare serial parallel"),
             ("md", """Read the verdict on compile elapsed. The CS-13 advisory appears on the serial run only when its
-estimate, after the extra headers the workers would write, leaves a gain. On a machine with few
+estimate, after the extra headers the workers would write, leaves a gain; otherwise the report
+lists the lever under **Considered and declined**, with its numbers (and `--whatif
+parallel-preload` measures it instead of estimating it). On a machine with few
 cores, or with one dominant module, there is little to overlap; on the CPU with Warp 1.16 or older keep `max_workers <= 1` (a race in the
 CPU JIT, CS-8). Always name the modules (never `modules=None`) and the block_dim the launches use."""),
         ],
@@ -588,7 +592,7 @@ a = wp.zeros(1 << 16, dtype=float, device="cuda:0") if wp.get_cuda_device_count(
             ("md", """**CS-5.** The same module launched at two block_dims builds twice, every kernel both times, even
 kernels never launched at that block_dim."""),
             ("code", """if HAVE_GPU:
-    get_ipython().run_cell_magic("warp_probe", "--samples 3 --name two_block_dims", '''
+    get_ipython().run_cell_magic("warp_probe", "--samples 2 --name two_block_dims", '''
 wp.launch(scale, dim=a.shape, inputs=[a], block_dim=128)
 wp.launch(shift, dim=a.shape, inputs=[a], block_dim=256)
 wp.synchronize()''')
@@ -623,14 +627,64 @@ Compare the default against `wp.config.use_precompiled_headers = False` set at t
 wp.launch(scale, dim=a.shape, inputs=[a])
 wp.launch(shift, dim=a.shape, inputs=[a])
 wp.synchronize()'''
-    get_ipython().run_cell_magic("warp_probe", "--samples 3 --name pch_on", body)
-    get_ipython().run_cell_magic("warp_probe", "--samples 3 --name pch_off",
+    get_ipython().run_cell_magic("warp_probe", "--samples 2 --name pch_on", body)
+    get_ipython().run_cell_magic("warp_probe", "--samples 2 --name pch_off",
                                  "wp.config.use_precompiled_headers = False\\n" + body)
     get_ipython().run_line_magic("warp_compare", "pch_on pch_off")
 else:
     print("no CUDA device: CS-12 on CUDA not probed")"""),
         ],
         {"gpu": True},
+    )
+
+    notebook(
+        "whatif",
+        "What-if replays: measure a lever before you change the code",
+        [
+            ("md", """A finding says what to change and estimates what it would save. A **what-if replay** measures it
+instead, on the program as it is: `%%warp_probe --whatif` runs the cell again with one **lever**
+applied from outside (the probe's shim sets it in the replayed processes only; your code and files
+are never touched), interleaves those samples with the baseline's, and judges the difference the
+way `%warp_compare` does: the same launches, beyond the noise band.
+
+The levers (`warp-probe mechanisms` lists which mechanism each one fixes):
+
+| lever | what the replay does |
+| --- | --- |
+| `options-at-creation` | gives each module, when it is created, the options it ended with |
+| `preregister-overloads` | registers the generic instances the baseline built before the first load |
+| `backward-off`, `pch-off`, `mathdx-off` | hold `enable_backward`, `use_precompiled_headers`, MathDx off |
+| `parallel-preload` | preloads the baseline's modules at the first launch, with several workers |
+| `shared-module`, `merge-modules` | puts `module="unique"` kernels, or the small modules, in one module |
+| `keep-cache` | makes cache clears and per-run cache settings no-ops |
+
+CS-1 and CS-5 have no lever: moving a kernel definition or splitting a module by block_dim is a
+change to the program itself."""),
+            setup_intro(),
+            ("code", SETUP),
+            ("md", """This cell turns `fast_math` on after the module has already loaded (CS-3), so the module
+builds twice. `--whatif` with no value replays the levers of the findings, the largest estimate
+first, within a budget of about six cold runs; what does not fit is listed as *not run*."""),
+            ("code", f"""%%warp_probe --samples 2 --name late_option --whatif
+{kernel("stage_a", "1.0")}
+
+wp.launch(stage_a, dim=64, inputs=[a, m])
+wp.set_module_options({{"fast_math": True}})
+wp.launch(stage_a, dim=64, inputs=[a, m])"""),
+            ("md", """Read the **What-if replays** table: each lever's verdict (*improved*, *regressed*,
+*inconclusive*, *invalid* when the lever changed what the program launches or broke it,
+*not-applied* when there was nothing to move), the measured saving beside the estimate, the noise
+band and the sample count. Each finding now carries a **measured** line. An advisory whose lever
+did not pay moves to **Considered and declined**, the ledger of levers that were tried and why
+they were rejected: a declined lever is never recommended.
+
+A stored run can be replayed later, on fresh baseline samples, lever by lever:"""),
+            ("code", "%warp_whatif late_option options-at-creation"),
+            ("md", """What to remember: a replay measures the lever on *this* machine and program, with the
+workload checked; it is the number to act on, and the estimate is only where to look first.
+The fix itself (here: set `fast_math` before the first launch) is still yours to write."""),
+        ],
+        {"findings": {"late_option": ["CS-3"]}, "whatif": {"late_option": {"options-at-creation": "improved"}}},
     )
 
 

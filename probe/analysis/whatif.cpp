@@ -105,13 +105,22 @@ namespace xwarp
             }
             else if (lever == "mathdx-off")
             {
+                std::vector<std::string> kernels;
                 for (const auto& l : cold.module_loads)
                 {
                     if (std::any_of(l.lto.begin(), l.lto.end(), [](const lto_artifact& a) { return a.built; }))
                     {
                         add_unique(p.modules, l.module);
+                        if (l.snapshot)
+                        {
+                            for (const auto& k : l.snapshot->kernels)
+                            {
+                                add_unique(kernels, k.key);
+                            }
+                        }
                     }
                 }
+                p.params["timed_kernels"] = kernels;
                 p.time_launches = true;
                 if (p.modules.empty())
                 {
@@ -371,9 +380,19 @@ namespace xwarp
         std::map<std::string, std::string> env{{"XWARP_WHATIF", json{{"lever", lever}, {"params", params}}.dump()}};
         if (time_launches)
         {
-            env["XWARP_TIME_LAUNCHES"] = "1";
+            env["XWARP_TIME_LAUNCHES"] = timed_kernels();
         }
         return env;
+    }
+
+    std::string lever_plan::timed_kernels() const
+    {
+        std::string keys;
+        for (const auto& k : strings_of(params.value("timed_kernels", json::array())))
+        {
+            keys += (keys.empty() ? "" : ",") + k;
+        }
+        return keys;
     }
 
     std::vector<lever_plan> plan_levers(const report& baseline, const std::vector<std::string>& levers, bool automatic)

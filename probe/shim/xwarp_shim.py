@@ -147,9 +147,7 @@ class _Recorder:
         # Events seen before Warp was imported: written once it is (a process that never
         # imports Warp leaves no record).
         self.pending = []
-        # Modules that built MathDx LTO artifacts, and the steady-state launch times of their
-        # kernels when $XWARP_TIME_LAUNCHES asks for them (the mathdx-off replay).
-        self.lto_modules = set()
+        # Steady-state launch times of the kernels $XWARP_TIME_LAUNCHES names (mathdx-off).
         self.launch_times = {}
 
     def emit_or_hold(self, obj):
@@ -570,8 +568,6 @@ def _record_load(rec, module, result, device, bd, frame, t0, error):
                 event[key] = frame[key]
         if error is not None:
             event["error"] = f"{type(error).__name__}: {error}"[:2000]
-        if frame.get("lto"):
-            rec.lto_modules.add(module.name)
         event["snapshot"] = _snapshot(module, bd)
         mismatch = _config_mismatch(module, rec.cfg)
         if mismatch:
@@ -1176,7 +1172,7 @@ def _hook_launch(warp, ctx):
                 rec.launch_seq.append(i)
         except Exception:
             pass
-        if rec.lto_modules and _time_launches:
+        if _time_kernels:
             return _timed_launch(rec, warp, orig, args, kwargs)
         return orig(*args, **kwargs)
 
@@ -1331,7 +1327,9 @@ def _hook_environ(rec):
 
 # -- levers: what each one does -----------------------------------------------------------------
 
-_time_launches = os.environ.get("XWARP_TIME_LAUNCHES") == "1"
+# Kernels (by key) whose launches are timed at steady state: the mathdx-off replay and the
+# baseline samples it interleaves with time the same kernels, whether or not they use LTO.
+_time_kernels = frozenset(k for k in os.environ.get("XWARP_TIME_LAUNCHES", "").split(",") if k)
 _LAUNCH_TIMES_CAP = 1000  # per kernel
 
 
@@ -1465,14 +1463,14 @@ def _module_for_lever(f, kwargs):
 
 
 def _timed_launch(rec, warp, orig, args, kwargs):
-    """The launch, between two device synchronizations, when its kernel's module built MathDx
-    LTO artifacts: the steady-state time mathdx-off must be weighed against."""
+    """The launch, between two device synchronizations, when its kernel is one the replay times
+    (the kernels of the modules that built MathDx LTO artifacts in the baseline): the
+    steady-state time mathdx-off must be weighed against."""
     try:
         kernel = args[0] if args else kwargs.get("kernel")
-        module = kernel.module.name
+        if kernel.key not in _time_kernels:
+            return orig(*args, **kwargs)
     except Exception:
-        return orig(*args, **kwargs)
-    if module not in rec.lto_modules:
         return orig(*args, **kwargs)
     sync = getattr(warp, "synchronize", None)
     if sync is not None:

@@ -54,18 +54,6 @@ namespace xwarp
             return runs;
         }
 
-        bool times_launches(const std::vector<lever_run>& runs)
-        {
-            for (const auto& r : runs)
-            {
-                if (r.plan.time_launches)
-                {
-                    return true;
-                }
-            }
-            return false;
-        }
-
         // Baseline sample i (when from_baseline <= i), then each lever's sample i, for i in 1..n.
         // False when interrupted.
         bool interleave(const prepared_command& command,
@@ -77,9 +65,12 @@ namespace xwarp
                         const cancel_check& cancelled)
         {
             std::map<std::string, std::string> baseline_env;
-            if (times_launches(runs))
+            for (const auto& r : runs)
             {
-                baseline_env["XWARP_TIME_LAUNCHES"] = "1";  // the same timing on both sides
+                if (r.plan.time_launches)
+                {
+                    baseline_env["XWARP_TIME_LAUNCHES"] = r.plan.timed_kernels();  // the same timing on both sides
+                }
             }
             for (int i = 1; i <= n; ++i)
             {

@@ -22,7 +22,7 @@ def test_there_are_notebooks_and_they_are_committed_without_outputs():
     names = {p.stem for p in NOTEBOOKS}
     for required in ("overview", "cs1_kernels_after_load", "cs2_cache_thrown_away", "cs3_option_after_load",
                      "option_not_arrived", "cs4_many_small_modules", "cs6_generic_after_load", "cs9_unique_modules",
-                     "cs10_unused_backward", "cs13_serial_builds", "gpu_mechanisms"):
+                     "cs10_unused_backward", "cs13_serial_builds", "gpu_mechanisms", "whatif"):
         assert required in names
     for path in NOTEBOOKS:
         nb = nbformat.read(path, as_version=4)
@@ -88,6 +88,14 @@ def test_notebook_shows_what_it_teaches(path, tmp_path):
     for label, mechanisms in expect.get("absent", {}).items():
         found = {f["mechanism"] for f in reports[label]["findings"]}
         assert not found & set(mechanisms), f"{label}: did not expect {sorted(found & set(mechanisms))}"
+    if "whatif" in expect:
+        # the what-if notebook measures levers instead of comparing an edited program
+        for label, levers in expect["whatif"].items():
+            measured = {w["lever"]: w for w in reports[label]["whatif"]}
+            for lever, verdict in levers.items():
+                assert measured[lever]["verdict"] == verdict, measured[lever]
+        assert "What-if replays" in str(displays)
+        return
     cmps = comparisons(displays)
     assert cmps, "the notebook shows no comparison"
     final = cmps[-1]

@@ -39,6 +39,9 @@ namespace xwarp
 
         // The environment the replayed processes get.
         std::map<std::string, std::string> environment() const;
+
+        // The kernels whose steady-state launches both sides time ($XWARP_TIME_LAUNCHES).
+        std::string timed_kernels() const;
     };
 
     // Plans for the levers asked for, or with `automatic` for the levers of the report's

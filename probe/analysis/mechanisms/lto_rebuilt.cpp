@@ -106,7 +106,7 @@ namespace xwarp::detect
                          + std::to_string(extra_builds) + " extra build(s), " + format_ms(f.savings_ms.value_or(0.0))
                          + ") with the same artifact hashes";
             f.evidence += what.empty() ? std::string("; no call that discards the LTO cache was recorded")
-                                       : "; the first builds were discarded by " + join(what, "; ");
+                                       : "; the cache was thrown away between the builds: " + join(what, "; ");
             f.recommendation = "Do not clear the LTO cache while the program runs: remove wp.clear_lto_cache() (and "
                                "wp.clear_kernel_cache()) from the code path, and persist WARP_CACHE_PATH between runs. "
                                "Clearing a live cache can also break other processes that use it.";

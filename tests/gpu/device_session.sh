@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# One GPU session's work on the lent H200 (see shared research device-warp.md): unpacks the
+# Warp wheel carried in two parts, then
+#   1. records the CUDA shim streams for the unit tests (tests/fixtures/record_streams.py --set gpu)
+#      into $OUT/streams-gpu.tar.gz, to unpack into tests/fixtures/streams here;
+#   2. measures the what-if levers on the tile-GEMM program (backward-off, parallel-preload,
+#      mathdx-off) into $OUT/whatif_tile.json and .txt, and parallel-preload on six modules.
+# Uses the carried portable warp-probe (.whl/gpu2/bin). STEP=streams|whatif|all (default all).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/xwarp-gpu-out}
+mkdir -p "$OUT" /tmp/site
+if [ ! -f /tmp/site/warp/__init__.py ]; then
+    PART_A=.whl/gpu1/warp-gpu.part-aa; [ -f "$PART_A" ] || PART_A=/tmp/warp-gpu.part-aa
+    cat "$PART_A" .whl/gpu2/warp-gpu.part-ab | xz -d | tar -x -C /tmp/site || exit 3
+fi
+export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+PROBE=$PWD/.whl/gpu2/bin/warp-probe
+export XWARP_SHIM_DIR=$PWD/.whl/gpu2/shim
+"$PROBE" --version || exit 4
+python3 -c "import warp as wp; wp.init(); print('cuda devices:', wp.get_cuda_device_count())" || exit 5
+STEP=${STEP:-all}
+if [ "$STEP" = all ] || [ "$STEP" = streams ]; then
+    rm -rf /tmp/streams-gpu
+    python3 tests/fixtures/record_streams.py --set gpu --probe "$PROBE" --python "$(command -v python3)" --out /tmp/streams-gpu \
+        2>&1 | tee "$OUT/streams.log"
+    tar -czf "$OUT/streams-gpu.tar.gz" -C /tmp streams-gpu
+fi
+if [ "$STEP" = all ] || [ "$STEP" = whatif ]; then
+    cd tests/gpu/programs
+    "$PROBE" measure --quiet --samples ${SAMPLES:-2} --label tile_gemm_many --json "$OUT/whatif_tile.json" \
+        --whatif backward-off,parallel-preload,mathdx-off --whatif-budget 100000 \
+        -- python3 tile_gemm_many.py > "$OUT/whatif_tile.txt" 2>&1
+    echo "tile: exit $?"
+    "$PROBE" measure --quiet --samples ${SAMPLES:-2} --label serial --json "$OUT/whatif_serial.json" \
+        --whatif parallel-preload,backward-off --whatif-budget 100000 \
+        -- python3 serial.py > "$OUT/whatif_serial.txt" 2>&1
+    echo "serial: exit $?"
+    sed -n '/What-if replays/,/^Sources/p' "$OUT/whatif_tile.txt" "$OUT/whatif_serial.txt"
+fi
