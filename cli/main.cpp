@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <set>
 
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/mechanisms.hpp"
@@ -15,8 +16,10 @@
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/doctor/doctor.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
+#include "xwarp/fronts/options.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/html.hpp"
+#include "xwarp/render/printable.hpp"
 #include "xwarp/render/text.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/runner/runner.hpp"
@@ -84,7 +87,7 @@ namespace
                          samples,
                          phase.c_str(),
                          xwarp::format_ms(pass.wall_ms).c_str(),
-                         xwarp::describe_failure(pass, std::nullopt).c_str(),
+                         xwarp::one_line(xwarp::describe_failure(pass, std::nullopt)).c_str(),
                          pass.module_loads.size(),
                          compiled);
         }
@@ -112,9 +115,47 @@ namespace
         }
     }
 
+    // Takes measure's COMMAND out of the words before CLI11 sees them: after "measure" and its
+    // options (and their values), the first word that is not an option, or everything after
+    // "--", is the command.
+    void split_command(std::vector<std::string>& words, std::vector<std::string>& command)
+    {
+        static const std::set<std::string> with_value = {"--samples", "-n", "--json", "--label", "--cwd", "--timeout",
+                                                         "--python", "--keep-records", "--whatif", "--whatif-budget"};
+        std::size_t i = 1;
+        while (i < words.size() && !words[i].empty() && words[i][0] == '-')
+        {
+            ++i;  // options before the subcommand (--help, --version)
+        }
+        if (i >= words.size() || words[i] != "measure")
+        {
+            return;
+        }
+        for (++i; i < words.size(); ++i)
+        {
+            const std::string& w = words[i];
+            if (w == "--")
+            {
+                command.assign(words.begin() + static_cast<long>(i) + 1, words.end());
+                words.resize(i);
+                return;
+            }
+            if (w.empty() || w[0] != '-')
+            {
+                command.assign(words.begin() + static_cast<long>(i), words.end());
+                words.resize(i);
+                return;
+            }
+            if (with_value.count(w))
+            {
+                ++i;  // its value, whatever it looks like
+            }
+        }
+    }
+
     int fail(int code, const std::string& message)
     {
-        std::cerr << "warp-probe: " << message << "\n";
+        std::cerr << "warp-probe: " << xwarp::one_line(message) << "\n";
         return code;
     }
 
@@ -163,13 +204,13 @@ int main(int argc, char** argv)
         "measure",
         "Run COMMAND in fresh subprocesses, each sample with private WARP_CACHE_PATH and CUDA_CACHE_PATH,\n"
         "cold then warm on the cache it just filled, and report every module Warp built.\n"
-        "Usage: warp-probe measure [options] -- COMMAND [ARGS...]");
-    measure->add_option("--samples,-n", mo.samples, "samples, each a cold and a warm pass")->default_val(3)->check(CLI::PositiveNumber);
+        "Usage: warp-probe measure [options] [--] COMMAND [ARGS...]");
+    measure->add_option("--samples,-n", mo.samples, "samples, each a cold and a warm pass")->default_val(3)->check(xwarp::whole_number(1, 1000));
     measure->add_option("--json", json_out, "also write the JSON report to this file");
     measure->add_option("--label", mo.label, "a name for this measurement (shown in reports and compare)");
     measure->add_option("--cwd", mo.cwd, "run the command in this directory (default: the current one)");
     measure->add_option("--timeout", timeout_s, "seconds each pass may run before its process group is killed")
-        ->check(CLI::PositiveNumber);
+        ->check(xwarp::positive_seconds());
     measure->add_option("--python", mo.python, "interpreter that replaces a leading python/python3 in COMMAND");
     measure->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
     measure->add_option("--keep-records", mo.keep_records_dir,
@@ -185,8 +226,8 @@ int main(int argc, char** argv)
     measure->add_option("--whatif", whatif_spec,
                         "replay levers on the unmodified command and measure each: auto (the levers of the findings) "
                         "or LEVER[,LEVER...] (" + lever_list + ")");
-    measure->add_option("--whatif-budget", whatif_budget, "seconds of replays allowed (default: 6 x one cold run)");
-    measure->add_option("command", mo.command, "the command to measure, after --")->required();
+    measure->add_option("--whatif-budget", whatif_budget, "seconds of replays allowed (default: 6 x one cold run)")
+        ->check(xwarp::positive_seconds());
 
     // report
     std::string report_in;
@@ -235,9 +276,11 @@ int main(int argc, char** argv)
                                   "baseline samples interleaved with it.\nUsage: warp-probe whatif REPORT.json [LEVER...]");
     wi->add_option("report", whatif_report, "a JSON report written by measure --json")->required();
     wi->add_option("levers", whatif_levers, "levers to replay (default: auto, the levers of the report's findings): " + lever_list);
-    wi->add_option("--samples,-n", whatif_samples, "samples a side (default: the report's)");
-    wi->add_option("--budget", whatif_replay_budget, "seconds of replays allowed (default: 6 x one cold run)");
-    wi->add_option("--timeout", whatif_timeout, "seconds each pass may run before its process group is killed");
+    wi->add_option("--samples,-n", whatif_samples, "samples a side (default: the report's)")->check(xwarp::whole_number(1, 1000));
+    wi->add_option("--budget", whatif_replay_budget, "seconds of replays allowed (default: 6 x one cold run)")
+        ->check(xwarp::positive_seconds());
+    wi->add_option("--timeout", whatif_timeout, "seconds each pass may run before its process group is killed")
+        ->check(xwarp::positive_seconds());
     wi->add_option("--json", whatif_json, "write the report with its whatif[] results to this file");
     wi->add_flag("--quiet,-q", whatif_quiet, "no progress lines on stderr");
 
@@ -248,9 +291,19 @@ int main(int argc, char** argv)
                                     "what-if lever that would fix it (or why none can)");
     mech->add_flag("--json", mechanisms_json, "print the registry as JSON");
 
+    // measure's COMMAND starts at the first word that is not one of its options (or after
+    // "--"): everything from there on is the command's, "-n" included.
+    std::vector<std::string> words(argv, argv + argc);
+    split_command(words, mo.command);
+    std::vector<char*> cli_argv;
+    for (auto& w : words)
+    {
+        cli_argv.push_back(w.data());
+    }
+
     try
     {
-        app.parse(argc, argv);
+        app.parse(static_cast<int>(cli_argv.size()), cli_argv.data());
     }
     catch (const CLI::CallForHelp& e)
     {
@@ -276,7 +329,7 @@ int main(int argc, char** argv)
         {
             if (mo.command.empty())
             {
-                return fail(xwarp::exit_code::usage, "measure needs a command: warp-probe measure [options] -- COMMAND...");
+                return fail(xwarp::exit_code::usage, "measure needs a command: warp-probe measure [options] [--] COMMAND...");
             }
             if (timeout_s > 0)
             {

@@ -43,6 +43,26 @@ class WarpProbeReport(dict):
             return *cls;
         }
 
+        // What a magic's bad options raise: an error (the execute reply says "error", so Run
+        // All stops there, as xeus-cling's magics do), shown as the usage text alone.
+        py::object& usage_error_class()
+        {
+            static py::object* cls = []
+            {
+                py::dict scope;
+                py::exec(R"(
+class WarpProbeUsageError(Exception):
+    """A %%warp_probe magic was given options it cannot use; the message is its usage."""
+
+    def _render_traceback_(self):
+        return ["WarpProbeUsageError: " + str(self)]
+)",
+                         scope);
+                return new py::object(scope["WarpProbeUsageError"]);
+            }();
+            return *cls;
+        }
+
         class kernel_host : public magic_host
         {
         public:
@@ -103,8 +123,7 @@ class WarpProbeReport(dict):
             }
             catch (const magic_error& e)
             {
-                py::object usage_error = py::module_::import("IPython.core.error").attr("UsageError");
-                PyErr_SetString(usage_error.ptr(), e.what());
+                PyErr_SetString(usage_error_class().ptr(), e.what());
                 throw py::error_already_set();
             }
         }
@@ -143,8 +162,7 @@ class WarpProbeReport(dict):
                     }
                     else
                     {
-                        py::object usage_error = py::module_::import("IPython.core.error").attr("UsageError");
-                        PyErr_SetString(usage_error.ptr(), ("%%" + name + " is a cell magic").c_str());
+                        PyErr_SetString(usage_error_class().ptr(), ("%%" + name + " is a cell magic").c_str());
                         throw py::error_already_set();
                     }
                 },

@@ -12,9 +12,11 @@
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/whatif.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
+#include "xwarp/fronts/options.hpp"
 #include "xwarp/magics/magics.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/html.hpp"
+#include "xwarp/render/printable.hpp"
 #include "xwarp/render/text.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/runner/runner.hpp"
@@ -106,9 +108,9 @@ namespace xwarp
 
         void add_probe_options(CLI::App& app, probe_options& o)
         {
-            app.add_option("--samples,-n", o.samples, "samples, each a cold and a warm pass")->check(CLI::PositiveNumber);
+            app.add_option("--samples,-n", o.samples, "samples, each a cold and a warm pass")->check(whole_number(1, 1000));
             app.add_option("--timeout", o.timeout_s, "seconds a pass may run before its processes are killed")
-                ->check(CLI::PositiveNumber);
+                ->check(positive_seconds());
             app.add_option("--name", o.name, "name this run (for %warp_compare, --compare, %warp_export)");
             app.add_option("--compare", o.compare_with, "compare with an earlier run (its name or a JSON report path)");
             app.add_option("--json", o.json_path, "also write the JSON report to this path");
@@ -119,7 +121,8 @@ namespace xwarp
                            "the findings) or LEVER[,LEVER...]")
                 ->expected(0, 1)
                 ->default_str("auto");
-            app.add_option("--whatif-budget", o.whatif_budget, "seconds of replays allowed (default: 6 x one cold run)");
+            app.add_option("--whatif-budget", o.whatif_budget, "seconds of replays allowed (default: 6 x one cold run)")
+                ->check(positive_seconds());
         }
 
         // Live progress, updated in place under one display id.
@@ -158,7 +161,7 @@ namespace xwarp
                     compiled += l.status == load_status::compiled;
                 }
                 publish("warp-probe: sample " + std::to_string(sample) + "/" + std::to_string(samples) + ", " + phase
-                        + " pass " + describe_failure(pass, std::nullopt) + " in " + format_ms(pass.wall_ms) + ", "
+                        + " pass " + one_line(describe_failure(pass, std::nullopt)) + " in " + format_ms(pass.wall_ms) + ", "
                         + std::to_string(compiled) + " module build(s)");
             }
 
@@ -366,7 +369,8 @@ namespace xwarp
             {
                 host.bind_variable(o.variable, report_json, html);
             }
-            if (!o.quiet)
+            // --quiet hides a report, never a failure.
+            if (!o.quiet || r.status != "ok" || !r.result.valid)
             {
                 host.show({{"text/html", html}, {"text/plain", render_text(r)}, {report_mime, report_json}}, "", false);
             }
@@ -599,8 +603,9 @@ namespace xwarp
                              "%warp_whatif");
                 app.add_option("name", name, "the run (see %warp_history)")->required();
                 app.add_option("levers", levers, "levers to replay, or auto");
-                app.add_option("--samples,-n", samples, "samples a side (default: the run's)")->check(CLI::Range(1, 1000));
-                app.add_option("--budget", budget, "seconds of replays allowed (default: 6 x one cold run)");
+                app.add_option("--samples,-n", samples, "samples a side (default: the run's)")->check(whole_number(1, 1000));
+                app.add_option("--budget", budget, "seconds of replays allowed (default: 6 x one cold run)")
+                    ->check(positive_seconds());
                 if (!parse_line(app, line, host))
                 {
                     return;

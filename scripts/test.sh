@@ -1,13 +1,36 @@
 #!/usr/bin/env bash
 # README command 2: set up (scripts/setup.sh), then run the whole test suite:
-#   GoogleTest through ctest, then the Python suite (real Warp on the CPU, the real
-#   Jupyter kernel over the real protocol, headless Chromium) with Debian's pytest.
+#   GoogleTest through ctest (the analysis on recorded real-Warp streams among it), then the
+#   Python suite (real Warp on the CPU, the real Jupyter kernel over the real protocol,
+#   headless Chromium) with Debian's pytest.
+#
+#   scripts/test.sh            everything (about 20 minutes on 2 cores)
+#   scripts/test.sh --quick    ctest plus one real-Warp run per behaviour family (pytest -m quick),
+#                              under 5 minutes once set up; no browser, no older Warp
+#   scripts/test.sh [--quick] PYTEST_ARGS...   extra arguments go to pytest (-k, -x, ...)
+#
 # Exits non-zero on any failure; pytest's "no tests collected" (exit 5) fails too.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
+QUICK=0
+if [ "${1:-}" = "--quick" ]; then
+    QUICK=1
+    shift
+fi
 "$ROOT/scripts/setup.sh"
+
+ARTIFACTS=${XWARP_TEST_ARTIFACTS:-$ROOT/test-artifacts}
+mkdir -p "$ARTIFACTS"
+export XWARP_TEST_ARTIFACTS=$ARTIFACTS
+
+if [ "$QUICK" = 1 ]; then
+    echo "[test] GoogleTest"
+    ctest --test-dir "$ROOT/build" --output-on-failure
+    echo "[test] Python suite, quick part"
+    exec /usr/bin/python3 -m pytest "$ROOT/tests/python" -m quick -v -rs --junitxml="$ARTIFACTS/pytest-quick.xml" "$@"
+fi
 
 # Test-only installs: an older Warp minor for the version matrix.
 OLD_WARP_VERSION=${XWARP_OLD_WARP_VERSION:-1.10.1}
@@ -31,10 +54,6 @@ if ! "$TOOLS_VENV/bin/python" -c "import jupyterlab, playwright" 2>/dev/null; th
     "$TOOLS_VENV/bin/python" -m pip install -q --disable-pip-version-check "jupyterlab==4.6.6" "playwright==1.65.2"
 fi
 export XWARP_REQUIRE_BROWSER=1
-
-ARTIFACTS=${XWARP_TEST_ARTIFACTS:-$ROOT/test-artifacts}
-mkdir -p "$ARTIFACTS"
-export XWARP_TEST_ARTIFACTS=$ARTIFACTS
 
 echo "[test] GoogleTest"
 ctest --test-dir "$ROOT/build" --output-on-failure

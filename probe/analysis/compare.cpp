@@ -107,7 +107,7 @@ namespace xwarp
             }
             return std::all_of(run.processes.begin(),
                                run.processes.end(),
-                               [](const process_record& p) { return p.hooks.value("launch", false); });
+                               [](const process_record& p) { return field_or(p.hooks, "launch", false); });
         }
 
         workload_check check_workload(const run_result& b, const run_result& a)

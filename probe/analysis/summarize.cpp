@@ -154,7 +154,10 @@ namespace xwarp
         }
         if (run.exit_code && *run.exit_code != 0)
         {
-            return "exited with code " + std::to_string(*run.exit_code);
+            return "exited with code " + std::to_string(*run.exit_code)
+                   + (run.error_line.empty() ? std::string()
+                                             : " (" + (run.error_line.size() > 300 ? run.error_line.substr(0, 297) + "..."
+                                                                                   : run.error_line) + ")");
         }
         return "ok";
     }
@@ -288,7 +291,7 @@ namespace xwarp
             any_process = any_process || !cold.processes.empty();
             for (const auto& p : cold.processes)
             {
-                launch_hook = launch_hook || p.hooks.value("launch", false);
+                launch_hook = launch_hook || field_or(p.hooks, "launch", false);
             }
             if (cold.cache.lto_files > 0)
             {

@@ -84,7 +84,7 @@ namespace xwarp
                 for (const auto& l : cold.module_loads)
                 {
                     if (l.status == load_status::compiled && l.snapshot && !is_warp_internal(l.module)
-                        && l.snapshot->options.value("enable_backward", false) == true)
+                        && field_or(l.snapshot->options, "enable_backward", false) == true)
                     {
                         add_unique(p.modules, l.module);
                     }
@@ -172,18 +172,18 @@ namespace xwarp
                 {
                     if (f->mechanism == "CS-3")
                     {
-                        for (const auto& c : f->cause.value("changes", json::array()))
+                        for (const auto& c : field_or(f->cause, "changes", json::array()))
                         {
-                            const json options = c.value("detail", json::object()).value("options", json::object());
+                            const json options = field_or(field_or(c, "detail", json::object()), "options", json::object());
                             for (const auto& [k, v] : options.items())
                             {
-                                modules[f->module][k] = v.value("new", json());
+                                modules[f->module][k] = field_or(v, "new", json());
                             }
                         }
                     }
                     else if (f->mechanism == "option-not-arrived")
                     {
-                        modules[f->module][f->cause.value("option", std::string("?"))] = f->cause.value("config_value", json());
+                        modules[f->module][field_or(f->cause, "option", std::string("?"))] = field_or(f->cause, "config_value", json());
                     }
                 }
                 for (const auto& [m, o] : modules.items())
@@ -241,7 +241,7 @@ namespace xwarp
                 std::vector<std::string> names;
                 for (const auto* f : fs)
                 {
-                    for (const auto& m : strings_of(f->cause.value("modules", json::array())))
+                    for (const auto& m : strings_of(field_or(f->cause, "modules", json::array())))
                     {
                         add_unique(names, m);
                     }
@@ -269,7 +269,7 @@ namespace xwarp
                 std::vector<std::string> modules;
                 for (const auto* f : fs)
                 {
-                    for (const auto& m : strings_of(f->cause.value("modules", json::array())))
+                    for (const auto& m : strings_of(field_or(f->cause, "modules", json::array())))
                     {
                         add_unique(modules, m);
                     }
@@ -294,12 +294,12 @@ namespace xwarp
             }
             for (const auto& p : run->processes)
             {
-                const json applied = p.whatif.is_object() ? p.whatif.value("applied", json::object()) : json::object();
+                const json applied = p.whatif.is_object() ? field_or(p.whatif, "applied", json::object()) : json::object();
                 for (const auto& [k, v] : applied.items())
                 {
                     if (v.is_number() && (!total.contains(k) || total[k].is_number()))
                     {
-                        total[k] = total.value(k, 0.0) + v.get<double>();
+                        total[k] = field_or(total, k.c_str(), 0.0) + v.get<double>();
                     }
                     else
                     {
@@ -388,7 +388,7 @@ namespace xwarp
     std::string lever_plan::timed_kernels() const
     {
         std::string keys;
-        for (const auto& k : strings_of(params.value("timed_kernels", json::array())))
+        for (const auto& k : strings_of(field_or(params, "timed_kernels", json::array())))
         {
             keys += (keys.empty() ? "" : ",") + k;
         }
@@ -579,12 +579,12 @@ namespace xwarp
         }
         if (plan.lever == "parallel-preload" && w.verdict != "invalid")
         {
-            const double preloaded = w.applied.value("modules_preloaded", 0.0);
+            const double preloaded = field_or(w.applied, "modules_preloaded", 0.0);
             if (preloaded < 2)
             {
                 w.verdict = "not-applied";
                 w.reason = "only " + std::to_string(static_cast<int>(preloaded)) + " module(s) existed at the first launch ("
-                           + std::to_string(static_cast<int>(w.applied.value("modules_missing", 0.0)))
+                           + std::to_string(static_cast<int>(field_or(w.applied, "modules_missing", 0.0)))
                            + " were created later): a preload had nothing to overlap";
                 return w;
             }

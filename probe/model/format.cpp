@@ -8,9 +8,23 @@ namespace xwarp
 {
     std::string format_fixed(double value, int precision)
     {
+        if (!std::isfinite(value))
+        {
+            return "n/a";
+        }
         std::ostringstream s;
-        s.setf(std::ios::fixed);
-        s.precision(precision);
+        if (std::fabs(value) >= 1e12)
+        {
+            // no figure this tool measures is that large: a number from a damaged report is
+            // shown short, never as hundreds of digits
+            s.setf(std::ios::scientific);
+            s.precision(2);
+        }
+        else
+        {
+            s.setf(std::ios::fixed);
+            s.precision(precision);
+        }
         s << value;
         return s.str();
     }
@@ -18,6 +32,14 @@ namespace xwarp
     std::string format_ms(double ms)
     {
         const double a = std::fabs(ms);
+        if (!std::isfinite(ms))
+        {
+            return "n/a";
+        }
+        if (a >= 1e10)  // over 115 days: not a build time; short and plain
+        {
+            return format_fixed(ms, 0) + " ms";
+        }
         if (a < 1.0)
         {
             return format_fixed(ms, 2) + " ms";
@@ -37,6 +59,10 @@ namespace xwarp
 
     std::string format_bytes(double bytes)
     {
+        if (!std::isfinite(bytes) || bytes >= 1e15)
+        {
+            return format_fixed(bytes, 0) + " B";
+        }
         if (bytes < 1024.0)
         {
             return format_fixed(bytes, 0) + " B";

@@ -1,5 +1,6 @@
 // JSON mapping of the report model. Key names are the schema's (probe/schema/report.schema.json).
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -152,6 +153,8 @@ namespace xwarp
                                                     cache,
                                                     stdout_tail,
                                                     stderr_tail,
+                                                    error_line,
+                                                    stray_processes_killed,
                                                     notes)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(sample, index, cold, warm)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(stat, median, mad, values)
@@ -355,6 +358,21 @@ namespace xwarp
         return j;
     }
 
+    namespace
+    {
+        // nlohmann's message with its id prefix ("[json.exception.type_error.302] ") cut off.
+        std::string json_message(const json::exception& e)
+        {
+            std::string what = e.what();
+            auto close = what.find("] ");
+            if (what.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
+            {
+                what = what.substr(close + 2);
+            }
+            return what;
+        }
+    }
+
     report report_from_json(const json& j)
     {
         if (!j.is_object())
@@ -366,14 +384,33 @@ namespace xwarp
         {
             throw report_error(report_error::kind::shape, "not a warp-probe report (no schema_version)");
         }
-        if (version->get<int>() < oldest_readable_schema_version || version->get<int>() > report_schema_version)
+        // Compared as written: 4294967297 must not wrap to 1, nor 2^64-1 to -1.
+        const bool in_range = version->is_number_unsigned()
+                                  ? version->get<std::uint64_t>() >= static_cast<std::uint64_t>(oldest_readable_schema_version)
+                                        && version->get<std::uint64_t>() <= static_cast<std::uint64_t>(report_schema_version)
+                                  : version->get<std::int64_t>() >= oldest_readable_schema_version
+                                        && version->get<std::int64_t>() <= report_schema_version;
+        if (!in_range)
         {
             throw report_error(report_error::kind::schema_version,
-                               "report schema_version " + std::to_string(version->get<int>())
-                                   + "; this warp-probe reads schema_version "
+                               "report schema_version " + version->dump() + "; this warp-probe reads schema_version "
                                    + std::to_string(oldest_readable_schema_version) + " to "
                                    + std::to_string(report_schema_version));
         }
+        if (j.contains("verdict") && j.contains("before") && j.contains("after"))
+        {
+            throw report_error(report_error::kind::shape,
+                               "this is a comparison (written by warp-probe compare --json), not a measurement report");
+        }
+        if (j.value("tool", std::string("warp-probe")) != "warp-probe" && j.find("tool")->is_string())
+        {
+            throw report_error(report_error::kind::shape, "not a warp-probe report (written by " + j["tool"].get<std::string>() + ")");
+        }
+        if (!j.contains("samples"))
+        {
+            throw report_error(report_error::kind::shape, "not a warp-probe report (no samples)");
+        }
+        check_report_types(j);
         try
         {
             report r;  // read as the current version: fields version 1 lacked take their defaults
@@ -407,19 +444,64 @@ namespace xwarp
         }
         catch (const json::exception& e)
         {
-            // nlohmann's messages carry an id prefix like "[json.exception.type_error.302] ".
-            std::string what = e.what();
-            auto close = what.find("] ");
-            if (what.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
+            throw report_error(report_error::kind::shape, "malformed report: " + json_message(e));
+        }
+    }
+
+    void check_json_limits(const std::string& text)
+    {
+        if (text.size() > max_report_bytes)
+        {
+            throw report_error(report_error::kind::shape, "larger than " + std::to_string(max_report_bytes >> 20)
+                                                              + " MiB: not a report this tool wrote");
+        }
+        // Nesting is counted before parsing: a parser, a copy or a printer that recurses over
+        // 100,000 levels overflows the stack.
+        int depth = 0;
+        bool in_string = false;
+        bool escaped = false;
+        for (std::size_t i = 0; i < text.size(); ++i)
+        {
+            const char c = text[i];
+            if (in_string)
             {
-                what = what.substr(close + 2);
+                if (escaped)
+                {
+                    escaped = false;
+                }
+                else if (c == '\\')
+                {
+                    escaped = true;
+                }
+                else if (c == '"')
+                {
+                    in_string = false;
+                }
+                continue;
             }
-            throw report_error(report_error::kind::shape, "malformed report: " + what);
+            if (c == '"')
+            {
+                in_string = true;
+            }
+            else if (c == '[' || c == '{')
+            {
+                if (++depth > max_json_depth)
+                {
+                    throw report_error(report_error::kind::shape, "nested deeper than " + std::to_string(max_json_depth)
+                                                                      + " levels (at byte " + std::to_string(i)
+                                                                      + "): not a report this tool wrote");
+                }
+            }
+            else if (c == ']' || c == '}')
+            {
+                --depth;
+            }
         }
     }
 
     report report_from_text(const std::string& text)
     {
+        check_json_limits(text);
         json j = json::parse(text, nullptr, false);
         if (j.is_discarded())
         {
@@ -430,6 +512,17 @@ namespace xwarp
 
     report load_report(const std::string& path)
     {
+        std::error_code ec;
+        if (std::filesystem::is_directory(path, ec))
+        {
+            throw report_error(report_error::kind::missing, path + ": is a directory, not a report");
+        }
+        const auto size = std::filesystem::file_size(path, ec);
+        if (!ec && size > max_report_bytes)
+        {
+            throw report_error(report_error::kind::shape, path + ": larger than " + std::to_string(max_report_bytes >> 20)
+                                                              + " MiB: not a report this tool wrote");
+        }
         std::ifstream in(path, std::ios::binary);
         if (!in)
         {

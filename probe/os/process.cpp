@@ -1,14 +1,25 @@
 #include "xwarp/os/process.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <dirent.h>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/algorithm/string/split.hpp>
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 
 namespace bp = boost::process;
 
@@ -31,6 +42,279 @@ namespace xwarp
                 group.terminate(ec);  // killpg(SIGKILL); ESRCH when the group is already empty
             }
         }
+
+        constexpr const char* token_name = "XWARP_PROBE_TOKEN";
+
+        // /proc/<pid>/stat: the parent (field 4), the state (3) and the start time in clock
+        // ticks since boot (22). The command name (2) is in parentheses and may hold spaces.
+        struct proc_stat
+        {
+            pid_t ppid = 0;
+            char state = '?';
+            unsigned long long start = 0;
+        };
+
+        std::optional<proc_stat> stat_of(pid_t pid)
+        {
+            std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+            std::string text;
+            if (!std::getline(in, text))
+            {
+                return std::nullopt;
+            }
+            const auto close = text.rfind(')');
+            if (close == std::string::npos)
+            {
+                return std::nullopt;
+            }
+            std::istringstream rest(text.substr(close + 2));
+            proc_stat st;
+            std::string field;
+            rest >> st.state >> st.ppid;
+            for (int i = 5; i < 22 && rest >> field; ++i)
+            {
+            }
+            if (!(rest >> st.start))
+            {
+                return std::nullopt;
+            }
+            return st;
+        }
+
+        std::vector<pid_t> all_pids()
+        {
+            std::vector<pid_t> out;
+            if (DIR* d = ::opendir("/proc"))
+            {
+                while (dirent* e = ::readdir(d))
+                {
+                    char* end = nullptr;
+                    const long v = std::strtol(e->d_name, &end, 10);
+                    if (end && *end == '\0' && v > 0)
+                    {
+                        out.push_back(static_cast<pid_t>(v));
+                    }
+                }
+                ::closedir(d);
+            }
+            return out;
+        }
+
+        // The value of one variable in a process's environment (empty when absent or unreadable:
+        // another user's process, or a zombie).
+        std::string environ_value(pid_t pid, const std::string& name)
+        {
+            std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+            std::string entry;
+            const std::string prefix = name + "=";
+            while (std::getline(in, entry, '\0'))
+            {
+                if (entry.compare(0, prefix.size(), prefix) == 0)
+                {
+                    return entry.substr(prefix.size());
+                }
+            }
+            return {};
+        }
+
+        // Kills every process whose token satisfies `match`, and every descendant of one,
+        // whatever its session, until none is left (a process may fork while it is killed).
+        // Reaps those that were adopted here. Returns how many were killed.
+        template <class Match>
+        int kill_marked(Match match, const std::set<pid_t>& spare)
+        {
+            const pid_t self = ::getpid();
+            std::set<pid_t> killed;
+            for (int round = 0; round < 50; ++round)
+            {
+                std::map<pid_t, std::vector<pid_t>> children;
+                std::vector<pid_t> marked;
+                for (pid_t p : all_pids())
+                {
+                    if (p == self || spare.count(p))
+                    {
+                        continue;
+                    }
+                    if (auto st = stat_of(p))
+                    {
+                        children[st->ppid].push_back(p);
+                        if (st->state != 'Z' && match(environ_value(p, token_name)))
+                        {
+                            marked.push_back(p);
+                        }
+                    }
+                }
+                // descendants of a marked process, even ones that cleared their environment
+                for (std::size_t i = 0; i < marked.size(); ++i)
+                {
+                    for (pid_t c : children[marked[i]])
+                    {
+                        if (std::find(marked.begin(), marked.end(), c) == marked.end())
+                        {
+                            marked.push_back(c);
+                        }
+                    }
+                }
+                std::vector<pid_t> alive;
+                for (pid_t p : marked)
+                {
+                    auto st = stat_of(p);
+                    if (st && st->state != 'Z')
+                    {
+                        alive.push_back(p);
+                    }
+                }
+                if (alive.empty())
+                {
+                    break;
+                }
+                for (pid_t p : alive)
+                {
+                    if (::kill(p, SIGKILL) == 0)
+                    {
+                        killed.insert(p);
+                    }
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            }
+            // Adopted ones are this process's children now: reap them (ECHILD for the others).
+            for (pid_t p : killed)
+            {
+                ::waitpid(p, nullptr, 0);
+            }
+            return static_cast<int>(killed.size());
+        }
+
+        // Orphans that exited before the sweep were adopted here and wait as zombies: reap the
+        // children that are not this process's own (those it had before the run started).
+        void reap_adopted_zombies(const std::set<pid_t>& own_before)
+        {
+            const pid_t self = ::getpid();
+            for (pid_t p : all_pids())
+            {
+                if (own_before.count(p))
+                {
+                    continue;
+                }
+                auto st = stat_of(p);
+                if (st && st->ppid == self && st->state == 'Z')
+                {
+                    ::waitpid(p, nullptr, WNOHANG);
+                }
+            }
+        }
+
+        std::set<pid_t> children_of_self()
+        {
+            std::set<pid_t> out;
+            const pid_t self = ::getpid();
+            for (pid_t p : all_pids())
+            {
+                auto st = stat_of(p);
+                if (st && st->ppid == self)
+                {
+                    out.insert(p);
+                }
+            }
+            return out;
+        }
+
+        // While a run lasts, orphaned descendants are adopted by this process instead of init,
+        // so nothing the command starts can leave its reach. Restored afterwards: the kernel's
+        // own process must not keep adopting the user's orphans.
+        class subreaper_scope
+        {
+        public:
+            subreaper_scope()
+            {
+                int previous = 0;
+                ::prctl(PR_GET_CHILD_SUBREAPER, &previous, 0, 0, 0);
+                m_set_here = previous == 0 && ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+            }
+            ~subreaper_scope()
+            {
+                if (m_set_here)
+                {
+                    ::prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+                }
+            }
+            subreaper_scope(const subreaper_scope&) = delete;
+            subreaper_scope& operator=(const subreaper_scope&) = delete;
+
+        private:
+            bool m_set_here = false;
+        };
+
+        std::string new_token()
+        {
+            static std::atomic<unsigned> counter{0};
+            return owner_id() + "." + std::to_string(++counter);
+        }
+
+        // "<pid>.<start>" prefix of a token: the probe that owns it.
+        std::string owner_of(const std::string& token)
+        {
+            const auto first = token.find('.');
+            const auto second = first == std::string::npos ? first : token.find('.', first + 1);
+            return second == std::string::npos ? token : token.substr(0, second);
+        }
+    }
+
+    std::string owner_id()
+    {
+        const pid_t self = ::getpid();
+        auto st = stat_of(self);
+        return std::to_string(self) + "." + std::to_string(st ? st->start : 0);
+    }
+
+    bool owner_gone(const std::string& owner)
+    {
+        const auto dot = owner.find('.');
+        if (dot == std::string::npos)
+        {
+            return false;  // not ours to judge
+        }
+        char* end = nullptr;
+        const long pid = std::strtol(owner.c_str(), &end, 10);
+        const unsigned long long start = std::strtoull(owner.c_str() + dot + 1, nullptr, 10);
+        if (pid <= 0 || end != owner.c_str() + dot)
+        {
+            return false;
+        }
+        auto st = stat_of(static_cast<pid_t>(pid));
+        return !st || st->start != start;
+    }
+
+    cleanup_result clean_after_dead_probes()
+    {
+        cleanup_result out;
+        out.processes_killed = kill_marked(
+            [](const std::string& token) { return !token.empty() && owner_gone(owner_of(token)); }, {});
+        const char* base = std::getenv("TMPDIR");
+        const std::string dir = (base && *base) ? base : "/tmp";
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+        {
+            const std::string name = entry.path().filename().string();
+            if (name.rfind("xwarp-", 0) != 0 || !entry.is_directory(ec))
+            {
+                continue;
+            }
+            std::ifstream in(entry.path() / ".xwarp-owner");
+            std::string owner;
+            if (!std::getline(in, owner) || !owner_gone(owner))
+            {
+                continue;  // no owner recorded (not one of ours), or its probe is alive
+            }
+            // Only directories this user owns: never another user's, whatever its name.
+            struct stat st{};
+            if (::lstat(entry.path().c_str(), &st) == 0 && st.st_uid == ::getuid())
+            {
+                std::filesystem::remove_all(entry.path(), ec);
+                out.dirs_removed += ec ? 0 : 1;
+            }
+        }
+        return out;
     }
 
     process_outcome run_process(const process_spec& spec,
@@ -45,6 +329,12 @@ namespace xwarp
             env[name] = value;
         }
 
+        const std::string token = new_token();
+        env[token_name] = token;
+        subreaper_scope adopt_orphans;
+        const std::set<pid_t> own_children = children_of_self();
+        const pid_t parent = ::getpid();
+
         bp::group group;
         std::error_code ec;
         auto t0 = clock::now();
@@ -56,6 +346,16 @@ namespace xwarp
                         bp::std_out > spec.stdout_path,
                         bp::std_err > spec.stderr_path,
                         group,
+                        bp::extend::on_exec_setup =
+                            [parent](auto&)
+                            {
+                                // The child dies with the probe, even a probe killed with -9.
+                                ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+                                if (::getppid() != parent)
+                                {
+                                    ::_exit(127);  // the probe died before prctl took hold
+                                }
+                            },
                         ec);
         if (ec)
         {
@@ -98,8 +398,12 @@ namespace xwarp
         {
             std::error_code wait_ec;
             child.wait(wait_ec);
+            out.strays_killed = kill_marked([&](const std::string& t) { return t == token; }, own_children);
+            reap_adopted_zombies(own_children);
             return out;
         }
+        out.strays_killed = kill_marked([&](const std::string& t) { return t == token; }, own_children);
+        reap_adopted_zombies(own_children);
 
         int status = child.native_exit_code();
         if (WIFEXITED(status))
@@ -113,16 +417,47 @@ namespace xwarp
         return out;
     }
 
-    std::string find_executable(const std::string& name, const std::string& path_env)
+    std::string find_executable(const std::string& name, const std::string& path_env, std::string* not_executable)
     {
-        std::vector<boost::filesystem::path> dirs;
         std::vector<std::string> parts;
         boost::algorithm::split(parts, path_env, [](char c) { return c == ':'; });
         for (const auto& p : parts)
         {
-            dirs.emplace_back(p.empty() ? "." : p);
+            const std::filesystem::path candidate = std::filesystem::path(p.empty() ? "." : p) / name;
+            std::error_code ec;
+            if (!std::filesystem::is_regular_file(candidate, ec))
+            {
+                continue;
+            }
+            if (::access(candidate.c_str(), X_OK) == 0)
+            {
+                return std::filesystem::absolute(candidate, ec).string();
+            }
+            if (not_executable && not_executable->empty())
+            {
+                *not_executable = candidate.string();
+            }
         }
-        auto found = bp::search_path(name, dirs);
-        return found.empty() ? std::string() : found.string();
+        return {};
+    }
+
+    std::string missing_interpreter(const std::string& path)
+    {
+        std::ifstream in(path, std::ios::binary);
+        char head[2] = {0, 0};
+        if (!in.read(head, 2) || head[0] != '#' || head[1] != '!')
+        {
+            return {};
+        }
+        std::string line;
+        std::getline(in, line);
+        std::istringstream words(line);
+        std::string interpreter;
+        words >> interpreter;
+        if (interpreter.empty())
+        {
+            return "(none)";
+        }
+        return ::access(interpreter.c_str(), X_OK) == 0 ? std::string() : interpreter;
     }
 }

@@ -4,7 +4,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
+#include <fstream>
 #include <vector>
+
+#include "xwarp/os/process.hpp"
 
 namespace fs = std::filesystem;
 
@@ -22,6 +25,7 @@ namespace xwarp
             throw std::system_error(errno, std::generic_category(), "cannot create a temporary directory in " + dir);
         }
         m_path = buf.data();
+        std::ofstream(m_path + "/.xwarp-owner") << owner_id() << "\n";
     }
 
     scoped_temp_dir::~scoped_temp_dir()

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "xwarp/render/printable.hpp"
 #include "xwarp/render/text.hpp"
 
 namespace xwarp
@@ -76,9 +77,11 @@ namespace xwarp
             return std::string("<th style=\"") + k_th + "\">" + inner + "</th>";
         }
 
+        // A name from the measured program: isolated (<bdi>), so right-to-left text in it never
+        // reorders the report's own words around it.
         std::string mono(const std::string& text)
         {
-            return std::string("<span style=\"") + k_mono + "\">" + html_escape(text) + "</span>";
+            return std::string("<bdi style=\"") + k_mono + "\">" + html_escape(text) + "</bdi>";
         }
 
         std::string stat_cell(const stat& s)
@@ -231,7 +234,7 @@ namespace xwarp
                   << "</b>";
                 if (!f.module.empty())
                 {
-                    o << " &middot; " << mono(f.module);
+                    o << " &middot; " << mono(elide(f.module, 160));
                 }
                 if (f.savings_ms)
                 {
@@ -258,7 +261,7 @@ namespace xwarp
                 }
                 if (f.measured.is_object())
                 {
-                    const std::string verdict = f.measured.value("verdict", std::string());
+                    const std::string verdict = field_or(f.measured, "verdict", std::string());
                     o << "<div data-xwarp=\"measured\" style=\"margin-top:2px;\"><span style=\"" << k_muted
                       << "\">measured</span> " << mono(f.lever) << " "
                       << badge(verdict, verdict == "improved" ? "39,174,96" : verdict == "regressed" || verdict == "invalid" ? "231,76,60" : "128,128,128")
@@ -329,8 +332,11 @@ namespace xwarp
         }
     }
 
-    std::string html_escape(const std::string& text)
+    std::string html_escape(const std::string& raw)
     {
+        // Control and bidirectional characters become visible escapes first ("\u202e"): a
+        // U+202E in a module name would otherwise reverse the report's own text after it.
+        const std::string text = printable_block(raw);
         std::string out;
         out.reserve(text.size() + text.size() / 8);
         for (char c : text)

@@ -1,5 +1,7 @@
 #include "xwarp/render/text.hpp"
 
+#include "xwarp/render/printable.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
@@ -65,19 +67,19 @@ namespace xwarp
         {
             return {};
         }
-        const std::string verdict = m.value("verdict", std::string("?"));
+        const std::string verdict = field_or(m, "verdict", std::string("?"));
         std::string out;
         const auto saving = m.find("saving_ms");
         if (saving != m.end() && saving->is_number() && verdict != "not-applied" && verdict != "not-run")
         {
             const double ms = saving->get<double>();
-            out = (ms >= 0 ? "-" : "+") + format_ms(std::fabs(ms)) + " " + m.value("clock", std::string()) + ", ";
+            out = (ms >= 0 ? "-" : "+") + format_ms(std::fabs(ms)) + " " + field_or(m, "clock", std::string()) + ", ";
         }
         out += verdict;
         std::string detail;
-        if (m.value("samples", 0) > 0)
+        if (field_or(m, "samples", 0) > 0)
         {
-            detail = "n=" + std::to_string(m.value("samples", 0));
+            detail = "n=" + std::to_string(field_or(m, "samples", 0));
         }
         const auto band = m.find("band_ms");
         if (band != m.end() && band->is_number())
@@ -125,7 +127,7 @@ namespace xwarp
             {
                 const auto b = t.find("baseline_ms");
                 const auto a = t.find("replay_ms");
-                o << "      steady-state launch of " << kernel << ": "
+                o << "      steady-state launch of " << one_line(kernel) << ": "
                   << (b != t.end() && b->is_number() ? format_ms(b->get<double>()) : std::string("n/a")) << " -> "
                   << (a != t.end() && a->is_number() ? format_ms(a->get<double>()) : std::string("n/a")) << "\n";
             }
@@ -133,8 +135,9 @@ namespace xwarp
         return o.str();
     }
 
-    std::string render_whatif_text(const report& r)
+    std::string render_whatif_text(const report& original)
     {
+        const report r = printable_copy(original);
         std::ostringstream o;
         o << "warp-probe whatif" << (r.label.empty() ? "" : " [" + r.label + "]") << "\n";
         o << "  command  " << command_line(r.command) << "\n";
@@ -147,10 +150,10 @@ namespace xwarp
             for (const auto& d : r.declined)
             {
                 o << "  - [" << d.mechanism << "]" << (d.lever.empty() ? "" : " " + d.lever)
-                  << (d.module.empty() ? "" : " - " + d.module) << ": " << d.reason << "\n";
+                  << (d.module.empty() ? "" : " - " + elide(d.module)) << ": " << d.reason << "\n";
             }
         }
-        return o.str();
+        return printable_block(o.str());
     }
 
     std::string format_stat_ms(const stat& s)
@@ -189,8 +192,9 @@ namespace xwarp
         return clock;
     }
 
-    std::string render_text(const report& r)
+    std::string render_text(const report& original)
     {
+        const report r = printable_copy(original);
         const summary& s = r.result;
         std::ostringstream o;
         o << "warp-probe measure" << (r.label.empty() ? "" : " [" + r.label + "]") << "\n";
@@ -237,10 +241,14 @@ namespace xwarp
                     {
                         o << "\n";
                     }
+                    if (!bad.error_line.empty() && bad.stderr_tail.find(bad.error_line) == std::string::npos)
+                    {
+                        o << "  (the error, earlier in the output: " << bad.error_line << ")\n";
+                    }
                     break;
                 }
             }
-            return o.str();
+            return printable_block(o.str());
         }
 
         o << "\n                      median ± MAD\n";
@@ -331,7 +339,7 @@ namespace xwarp
                 o << "  " << ++n << ". [" << f.mechanism << "] " << f.title;
                 if (!f.module.empty())
                 {
-                    o << " - " << f.module;
+                    o << " - " << elide(f.module, 160);
                 }
                 if (f.savings_ms)
                 {
@@ -369,14 +377,14 @@ namespace xwarp
             for (const auto& d : r.declined)
             {
                 o << "  - [" << d.mechanism << "]" << (d.lever.empty() ? "" : " " + d.lever)
-                  << (d.module.empty() ? "" : " - " + d.module) << ": " << d.reason << "\n";
+                  << (d.module.empty() ? "" : " - " + elide(d.module)) << ": " << d.reason << "\n";
             }
         }
 
         o << "\nSources: module loads from " << source_words(s.load_source) << "; module ms from "
           << source_words(s.module_ms_source) << "; native compile ms from " << source_words(s.native_ms_source)
           << ".\n";
-        return o.str();
+        return printable_block(o.str());
     }
 }
 
@@ -420,8 +428,9 @@ namespace xwarp
         }
     }
 
-    std::string render_compare_text(const comparison& c)
+    std::string render_compare_text(const comparison& original)
     {
+        const comparison c = printable_copy(original);
         std::ostringstream o;
         auto side = [&](const char* name, const compare_side& s)
         {
@@ -545,6 +554,6 @@ namespace xwarp
             }
             o << "  - " << n << "\n";
         }
-        return o.str();
+        return printable_block(o.str());
     }
 }

@@ -539,6 +539,32 @@ namespace xwarp
         return inv;
     }
 
+    std::string last_error_line(const std::string& path)
+    {
+        // What a Python traceback ends with: "ValueError: ...", "module.CustomError: ...",
+        // "KeyboardInterrupt". The tail kept for the report may have lost it; this reads all.
+        static const std::regex error_line(R"(^([A-Za-z_][A-Za-z0-9_.]*)(Error|Exception|Interrupt|Exit)(:.*)?$)");
+        std::ifstream in(path, std::ios::binary);
+        std::string line;
+        std::string last;
+        while (std::getline(in, line))
+        {
+            if (line.size() > 4000)
+            {
+                line.resize(4000);
+            }
+            if (!line.empty() && line.back() == '\r')
+            {
+                line.pop_back();
+            }
+            if (std::regex_match(line, error_line))
+            {
+                last = line;
+            }
+        }
+        return last;
+    }
+
     std::string file_tail(const std::string& path, std::size_t max_bytes)
     {
         std::ifstream in(path, std::ios::binary | std::ios::ate);

@@ -206,6 +206,10 @@ namespace xwarp
         run.cache = cache;
         run.stdout_tail = file_tail(stdout_path, output_tail_bytes);
         run.stderr_tail = file_tail(stderr_path, output_tail_bytes);
+        if (!run.ok())
+        {
+            run.error_line = last_error_line(stderr_path);
+        }
 
             return run;
         }
@@ -323,6 +327,13 @@ namespace xwarp
             process_outcome outcome = run_process(spec, pc.options.timeout_s, pc.cancelled, tick);
 
             run_result run = assemble_pass(outcome, records, spec.stdout_path, spec.stderr_path, warp_cache, inventory_cache(warp_cache));
+            if (outcome.strays_killed > 0)
+            {
+                run.stray_processes_killed = outcome.strays_killed;
+                run.notes.push_back("killed " + std::to_string(outcome.strays_killed)
+                                    + " process(es) the command left running after this pass (outside its process "
+                                      "group: a new session or a daemon)");
+            }
             if (!pc.options.keep_records_dir.empty())
             {
                 keep_records(pc.options.keep_records_dir + "/sample-" + std::to_string(index) + "/" + phase, records,
@@ -394,11 +405,32 @@ namespace xwarp
         else
         {
             auto path = pc.base_env.count("PATH") ? pc.base_env.at("PATH") : std::string("/usr/bin:/bin");
-            pc.exe = find_executable(pc.argv[0], path);
+            std::string found_but_not_executable;
+            pc.exe = find_executable(pc.argv[0], path, &found_but_not_executable);
+            if (pc.exe.empty() && !found_but_not_executable.empty())
+            {
+                throw probe_error(probe_error::kind::not_executable, "not executable: " + found_but_not_executable);
+            }
             if (pc.exe.empty())
             {
                 throw probe_error(probe_error::kind::command_not_found, "command not found: " + pc.argv[0]);
             }
+        }
+        const std::string interpreter = missing_interpreter(pc.exe);
+        if (!interpreter.empty())
+        {
+            throw probe_error(probe_error::kind::command_not_found,
+                              pc.argv[0] + ": bad interpreter: " + interpreter + ": no such file (from its #! line)");
+        }
+
+        // What probes killed before they could clean up left behind: their processes and
+        // temporary directories (never a live probe's).
+        const cleanup_result cleaned = clean_after_dead_probes();
+        if (cleaned.processes_killed > 0 || cleaned.dirs_removed > 0)
+        {
+            pc.notes.push_back("cleaned up after an earlier probe that was killed: " + std::to_string(cleaned.processes_killed)
+                               + " process(es) killed, " + std::to_string(cleaned.dirs_removed)
+                               + " temporary director(ies) removed");
         }
 
         if (!options.keep_records_dir.empty())
@@ -448,6 +480,7 @@ namespace xwarp
         r.run_settings.timeout_s = options.timeout_s;
         r.run_settings.python = options.python;
         r.samples = std::move(samples);
+        r.warnings = command.notes;
         bool interrupted = false;
         for (const auto& s : r.samples)
         {

@@ -7,6 +7,7 @@
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/model/json_io.hpp"
+#include "xwarp/render/html.hpp"
 #include "xwarp/render/text.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
@@ -17,11 +18,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         xwarp::report r = xwarp::report_from_text(text);
         xwarp::analyze(r);
         (void)xwarp::render_text(r);
+        (void)xwarp::render_html(r);
         (void)xwarp::report_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         try
         {
             auto c = xwarp::compare_reports(r, r, "a", "b");
             (void)xwarp::render_compare_text(c);
+            (void)xwarp::render_compare_html(c, &r, &r);
         }
         catch (const xwarp::compare_input_error&)
         {

@@ -99,6 +99,7 @@ def session(tmp_path):
     s.close()
 
 
+@pytest.mark.quick
 def test_kernel_info_names_xwarp_without_a_debugger(session):
     session.kc.kernel_info()
     reply = session.kc.get_shell_msg(timeout=10)
@@ -139,23 +140,49 @@ def test_output_variable_is_a_dict_with_html(session):
     assert reply["status"] == "ok"
     reply, out = session.execute("print(type(rep).__name__, rep['summary']['valid'], rep['schema_version'], "
                                  "'data-xwarp' in rep._repr_html_())")
-    assert stdout(out).strip() == "WarpProbeReport True 1 True"
+    assert stdout(out).strip() == "WarpProbeReport True 2 True"
 
 
 def stderr(outputs):
     return "".join(m["content"]["text"] for m in outputs if m["msg_type"] == "stream" and m["content"]["name"] == "stderr")
 
 
-def test_usage_errors_are_clean(session):
-    # IPython shows a magic's UsageError as one message, without a traceback (as xpython does).
+def errors(outputs):
+    return [m["content"] for m in outputs if m["msg_type"] == "error"]
+
+
+@pytest.mark.quick
+def test_usage_errors_are_error_replies_with_the_usage(session):
+    # A magic with bad options fails the cell (so Run All stops there), showing the usage
+    # text alone, without a traceback.
     reply, out = session.execute("%%warp_probe --samples nope\nx = 1\n")
-    assert "UsageError" in stderr(out) and "--samples" in stderr(out)
-    assert "Traceback" not in stderr(out)
+    assert reply["status"] == "error" and "WarpProbeUsageError" in reply["ename"]
+    (err,) = errors(out)
+    assert "--samples: expected a whole number from 1 to 1000, got 'nope'" in err["evalue"]
+    assert "Usage" in err["evalue"] or "Options" in err["evalue"]
+    assert "Traceback" not in "\n".join(err["traceback"])
     assert not bundles(out)  # nothing ran
     reply, out = session.execute("%warp_compare missing-a missing-b")
-    assert "UsageError" in stderr(out) and "not a run of this notebook" in stderr(out)
+    assert reply["status"] == "error" and "not a run of this notebook" in errors(out)[0]["evalue"]
     reply, out = session.execute("1 + 1")
     assert reply["status"] == "ok"
+
+
+def test_a_failing_quiet_probe_still_shows_its_failure(session):
+    reply, out = session.execute("%%warp_probe --samples 1 --quiet\nraise RuntimeError('boom in the cell')\n")
+    assert reply["status"] == "ok"
+    (bundle,) = [b for b in bundles(out) if REPORT_MIME in b]
+    assert bundle[REPORT_MIME]["status"] == "failed"
+    assert "RuntimeError: boom in the cell" in bundle["text/plain"]
+
+
+def test_a_report_that_crashed_the_kernel_is_now_an_error_reply(session, tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"schema_version": 2, "samples": [], "x": ' + "[" * 100000 + "]" * 100000 + "}")
+    reply, out = session.execute(f"%warp_compare {deep} {deep}")
+    assert reply["status"] == "error" and "nested deeper than 128 levels" in errors(out)[0]["evalue"]
+    reply, out = session.execute("print(40 + 2)")  # the kernel is alive
+    assert reply["status"] == "ok" and stdout(out).strip() == "42"
 
 
 def _alive(pid):

@@ -26,6 +26,7 @@ def hashes(run, module):
     return seen
 
 
+@pytest.mark.quick
 def test_kernel_defined_after_launch_gives_one_module_two_hashes(probe, venv_python):
     r = probe([venv_python, "late_kernel.py"], samples=2)
     assert r.returncode == 0, r.stderr
@@ -192,6 +193,7 @@ def test_interrupt_kills_the_target_and_removes_temp(tmp_path, venv_python):
     assert list(tmpdir.iterdir()) == []
 
 
+@pytest.mark.quick
 def test_command_not_found_is_one_clear_line(tmp_path):
     proc = subprocess.run(
         [str(PROBE), "measure", "--", "no-such-command-xwarp"], capture_output=True, text=True, cwd=tmp_path
@@ -201,6 +203,7 @@ def test_command_not_found_is_one_clear_line(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.quick
 def test_missing_cwd_and_bad_options(tmp_path):
     proc = subprocess.run([str(PROBE), "measure", "--cwd", str(tmp_path / "nope"), "--", "true"], capture_output=True, text=True)
     assert proc.returncode == 66 and "does not exist" in proc.stderr

@@ -18,6 +18,7 @@ os.environ["JUPYTER_PATH"] = str(BUILD / "share" / "jupyter") + os.pathsep + os.
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
+@pytest.mark.quick
 def test_there_are_notebooks_and_they_are_committed_without_outputs():
     names = {p.stem for p in NOTEBOOKS}
     for required in ("overview", "cs1_kernels_after_load", "cs2_cache_thrown_away", "cs3_option_after_load",

@@ -47,6 +47,7 @@ def test_cache_levers_pay_where_the_program_throws_its_cache_away(replayed):
     assert "measured: keep-cache: -" in run.stdout
 
 
+@pytest.mark.quick
 def test_options_at_creation_removes_the_late_option_rebuild(replayed):
     run, w = replayed("cs3_option.py", DIAG, "options-at-creation")
     lever = w["options-at-creation"]
@@ -115,6 +116,7 @@ def test_backward_off_is_invalid_where_a_tape_records_gradients(replayed):
     assert "wp.Tape" in lever["reason"] and "grad.py:" in lever["reason"]
 
 
+@pytest.mark.quick
 def test_levers_with_nothing_to_move_are_not_applied_and_cost_no_replay(replayed):
     run, w = replayed("clean.py", TARGETS, "keep-cache,options-at-creation,shared-module")
     assert {w[l]["verdict"] for l in w} == {"not-applied"}

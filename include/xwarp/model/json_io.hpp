@@ -31,6 +31,19 @@ namespace xwarp
         kind m_kind;
     };
 
+    // What a report may be at most, checked before parsing.
+    inline constexpr std::size_t max_report_bytes = std::size_t{2} << 30;  // 2 GiB
+    inline constexpr int max_json_depth = 128;
+
+    // Throws report_error when text is larger or nested deeper than a report can be.
+    void check_json_limits(const std::string& text);
+
+    // Checks every field a report holds against the type the schema gives it
+    // (probe/schema/report.schema.json, through valijson): a retyped field is named by its
+    // JSON path ("at /samples/0/cold/wall_ms: ..."). Fields may be missing (older reports);
+    // what is there must have its type. Throws report_error.
+    void check_report_types(const nlohmann::json& j);
+
     nlohmann::json report_to_json(const report& r);
 
     // Throws report_error (never a raw nlohmann exception).

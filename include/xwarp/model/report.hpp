@@ -30,6 +30,35 @@ namespace xwarp
 
     std::string to_string(load_status s);
 
+    // j[key] as T when j is an object holding a T there, else `fallback`. Never throws: the JSON
+    // kept raw in the model (options, call arguments, hooks) comes from report files too.
+    template <class T>
+    T field_or(const nlohmann::json& j, const char* key, T fallback)
+    {
+        if (!j.is_object())
+        {
+            return fallback;
+        }
+        const auto it = j.find(key);
+        if (it == j.end())
+        {
+            return fallback;
+        }
+        try
+        {
+            return it->template get<T>();
+        }
+        catch (const nlohmann::json::exception&)
+        {
+            return fallback;
+        }
+    }
+
+    inline std::string field_or(const nlohmann::json& j, const char* key, const char* fallback)
+    {
+        return field_or<std::string>(j, key, std::string(fallback));
+    }
+
     // An optional number as JSON: the number, or null.
     inline nlohmann::json nullable(const std::optional<double>& v)
     {
@@ -207,6 +236,8 @@ namespace xwarp
         cache_inventory cache;
         std::string stdout_tail;
         std::string stderr_tail;
+        std::string error_line;          // the last exception line of stderr ("ValueError: ..."), kept whole
+        int stray_processes_killed = 0;  // left running outside the process group, killed after the pass
         std::vector<std::string> notes;
 
         bool ok() const;

@@ -31,19 +31,50 @@ namespace xwarp
         bool timed_out = false;
         bool interrupted = false;
         std::string spawn_error;
+        int strays_killed = 0;  // descendants left running (any session) that were killed after it
     };
 
     // Starts the child as the leader of a new process group (Boost.Process group), waits for
     // it, and on timeout or cancel kills the group with SIGKILL. When the child exits on its
     // own, whatever it left running in its group is killed too: a probe run leaves nothing
     // behind. `tick` is called about every 100 ms with the elapsed time.
+    //
+    // Descendants that left the group (setsid, start_new_session) are found too: every process
+    // of the run carries a token in its environment ($XWARP_PROBE_TOKEN), and while the run
+    // lasts this process is a child subreaper, so orphans are adopted here rather than by
+    // init. After the child ends, timed out or was interrupted, every process with the token
+    // (and every descendant of one) is killed and the adopted ones are reaped. The child
+    // dies with this process (PR_SET_PDEATHSIG), and the token names this process, so that a
+    // later run can kill what a killed probe left (clean_after_dead_probes).
     process_outcome run_process(const process_spec& spec,
                                 std::optional<double> timeout_s,
                                 const cancel_check& cancelled,
                                 const std::function<void(double)>& tick);
 
-    // PATH lookup for a command name (Boost.Process search_path); empty when not found.
-    std::string find_executable(const std::string& name, const std::string& path_env);
+    // PATH lookup for a command name: the first executable regular file of that name. When
+    // there is none but a non-executable file of that name was found, `not_executable` holds
+    // its path (the shell says 126 for it, 127 when nothing was found).
+    std::string find_executable(const std::string& name, const std::string& path_env, std::string* not_executable = nullptr);
+
+    // For a file starting with "#!": the interpreter it names when that does not exist or is
+    // not executable (the shell says 127: "bad interpreter"), else empty.
+    std::string missing_interpreter(const std::string& path);
+
+    // Kills the processes that probes no longer alive left running (their token names a dead
+    // probe), and removes the temporary directories such probes left (scoped_temp_dir records
+    // its owner). Returns what it removed, for a note. Never touches a live probe's work.
+    struct cleanup_result
+    {
+        int processes_killed = 0;
+        int dirs_removed = 0;
+    };
+    cleanup_result clean_after_dead_probes();
+
+    // "<pid>.<start time>" of this process: who owns a token or a temporary directory.
+    std::string owner_id();
+
+    // True when the process of an owner_id() is gone (or its pid was reused).
+    bool owner_gone(const std::string& owner);
 }
 
 #endif

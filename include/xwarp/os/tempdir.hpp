@@ -9,7 +9,9 @@ namespace xwarp
     class scoped_temp_dir
     {
     public:
-        // Created under $TMPDIR (or /tmp) as <prefix>XXXXXX with mode 0700.
+        // Created under $TMPDIR (or /tmp) as <prefix>XXXXXX with mode 0700, with a file
+        // `.xwarp-owner` naming this process, so a later probe can remove it if this one is
+        // killed before its destructor runs (clean_after_dead_probes).
         explicit scoped_temp_dir(const std::string& prefix);
         ~scoped_temp_dir();
         scoped_temp_dir(const scoped_temp_dir&) = delete;

@@ -72,6 +72,7 @@ namespace xwarp
         std::vector<std::string> argv;  // argv[0] as given (or replaced by options.python)
         std::map<std::string, std::string> base_env;
         std::string cwd;
+        std::vector<std::string> notes;  // for the report's warnings (e.g. what a killed probe left)
     };
 
     // Throws probe_error when the request is unusable.

@@ -61,7 +61,7 @@ namespace xwarp::detect
                 std::vector<std::string> c;
                 for (const auto& x : causes)
                 {
-                    c.push_back(x.value("what", std::string()));
+                    c.push_back(field_or(x, "what", std::string()));
                 }
                 f.evidence += ": " + join(c, "; ");
             }

@@ -40,16 +40,16 @@ namespace xwarp::detect
                     {
                         continue;
                     }
-                    const std::string module = c.args.value("module", std::string());
+                    const std::string module = field_or(c.args, "module", std::string());
                     if (std::find(modules.begin(), modules.end(), module) == modules.end())
                     {
                         continue;
                     }
-                    const std::string factory = c.args.value("declared_in", std::string());
-                    if (auto d = place(c.args.value("default", json())))
+                    const std::string factory = field_or(c.args, "declared_in", std::string());
+                    if (auto d = place(field_or(c.args, "default", json())))
                     {
                         add_location(f, d->first, d->second,
-                                     "module=\"unique\" is the default of " + factory + "(" + c.args["default"].value("param", std::string("module")) + "=...)");
+                                     "module=\"unique\" is the default of " + factory + "(" + field_or(c.args["default"], "param", std::string("module")) + "=...)");
                     }
                 }
             }
@@ -58,15 +58,15 @@ namespace xwarp::detect
                 for (const auto& c : p.calls)
                 {
                     if (c.function != "kernel" || !c.args.is_object()
-                        || std::find(modules.begin(), modules.end(), c.args.value("module", std::string())) == modules.end())
+                        || std::find(modules.begin(), modules.end(), field_or(c.args, "module", std::string())) == modules.end())
                     {
                         continue;
                     }
-                    add_location(f, c.file, c.line, "wp.kernel(..., module=\"unique\") for " + c.args.value("key", std::string("?")));
-                    if (auto called = place(c.args.value("called_from", json())))
+                    add_location(f, c.file, c.line, "wp.kernel(..., module=\"unique\") for " + field_or(c.args, "key", std::string("?")));
+                    if (auto called = place(field_or(c.args, "called_from", json())))
                     {
                         add_location(f, called->first, called->second,
-                                     c.args.value("declared_in", std::string("the factory")) + " called here");
+                                     field_or(c.args, "declared_in", std::string("the factory")) + " called here");
                     }
                 }
             }

@@ -148,9 +148,9 @@ namespace xwarp::detect
                 }
                 for (const auto& c : p.calls)
                 {
-                    if (!env_name.empty() && c.function == "environ" && c.args.value("name", json()) == env_name)
+                    if (!env_name.empty() && c.function == "environ" && field_or(c.args, "name", json()) == env_name)
                     {
-                        return c.args.value("value", json());
+                        return field_or(c.args, "value", json());
                     }
                 }
             }
@@ -192,9 +192,9 @@ namespace xwarp::detect
                 }
                 else if (c.function == "environ")
                 {
-                    const std::string name = c.args.value("name", std::string());
-                    const json value = c.args.value("value", json());
-                    const bool inherited = c.args.value("inherited", false);
+                    const std::string name = field_or(c.args, "name", std::string());
+                    const json value = field_or(c.args, "value", json());
+                    const bool inherited = field_or(c.args, "inherited", false);
                     const std::string where = inherited ? name + "=" + (value.is_string() ? value.get<std::string>() : value.dump())
                                                               + " in the command's environment"
                                                         : "os.environ[\"" + name + "\"] = " + short_value(value);
@@ -273,8 +273,8 @@ namespace xwarp::detect
         std::vector<std::string> change_words(const json& c)
         {
             std::vector<std::string> what;
-            const std::string kind = c.value("kind", "");
-            const json d = c.value("detail", json::object());
+            const std::string kind = field_or(c, "kind", "");
+            const json d = field_or(c, "detail", json::object());
             auto strings = [&](const char* key)
             {
                 std::vector<std::string> out;
@@ -300,8 +300,8 @@ namespace xwarp::detect
                     {
                         if (i.is_object())
                         {
-                            what.push_back("generic " + i.value("kernel", std::string("?")) + " instantiated for ("
-                                           + i.value("signature", std::string("?")) + ")");
+                            what.push_back("generic " + field_or(i, "kernel", std::string("?")) + " instantiated for ("
+                                           + field_or(i, "signature", std::string("?")) + ")");
                         }
                     }
                 }
@@ -320,7 +320,7 @@ namespace xwarp::detect
             }
             else if (kind == "kernel-instances-added")
             {
-                what.push_back("new instance(s) of " + d.value("kernel", std::string("?"))
+                what.push_back("new instance(s) of " + field_or(d, "kernel", std::string("?"))
                                + " with different captured values (a kernel factory)");
             }
             else if (kind == "kernel-content-change")
@@ -329,11 +329,11 @@ namespace xwarp::detect
             }
             else if (kind == "option-change")
             {
-                const json options = d.value("options", json::object());
+                const json options = field_or(d, "options", json::object());
                 for (const auto& [k, v] : options.items())
                 {
-                    what.push_back("option " + k + " " + dump_value(v.value("old", json())) + " -> "
-                                   + dump_value(v.value("new", json())));
+                    what.push_back("option " + k + " " + dump_value(field_or(v, "old", json())) + " -> "
+                                   + dump_value(field_or(v, "new", json())));
                 }
             }
             else if (kind == "generic-instance")
@@ -346,7 +346,7 @@ namespace xwarp::detect
             }
             else if (!kind.empty())
             {
-                what.push_back(d.value("why", std::string("no recorded difference")));
+                what.push_back(field_or(d, "why", std::string("no recorded difference")));
             }
             return what;
         }

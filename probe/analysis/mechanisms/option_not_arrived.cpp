@@ -36,7 +36,7 @@ namespace xwarp::detect
                     const config_set_event* set = nullptr;
                     for (const auto& c : p->config_sets)
                     {
-                        if (c.key == key && c.new_value == v.value("config", json()))
+                        if (c.key == key && c.new_value == field_or(v, "config", json()))
                         {
                             set = &c;
                         }
@@ -62,7 +62,7 @@ namespace xwarp::detect
                     bool explicit_option = false;
                     for (const auto& c : p->calls)
                     {
-                        if (sets_module_option(c, key) && c.args.value("module", json()) == l.module)
+                        if (sets_module_option(c, key) && field_or(c.args, "module", json()) == l.module)
                         {
                             explicit_option = true;
                         }
@@ -79,14 +79,14 @@ namespace xwarp::detect
                         add_location(f, created->file, created->line, "module " + l.module + " created here");
                     }
                     f.cause = {{"option", key},
-                               {"module_value", v.value("module", json())},
-                               {"config_value", v.value("config", json())},
+                               {"module_value", field_or(v, "module", json())},
+                               {"config_value", field_or(v, "config", json())},
                                {"module_created_at",
                                 created && created->file ? json{{"file", *created->file}, {"line", created->line.value_or(0)}}
                                                          : json()}};
                     f.evidence = "module " + l.module + " was built with " + key + "="
-                                 + v.value("module", json()).dump() + " while wp.config." + key + " was "
-                                 + v.value("config", json()).dump() + ": the global was set after the module was created"
+                                 + field_or(v, "module", json()).dump() + " while wp.config." + key + " was "
+                                 + field_or(v, "config", json()).dump() + ": the global was set after the module was created"
                                  + (created && created->file ? " (at " + *created->file + ":"
                                                                    + std::to_string(created->line.value_or(0)) + ")"
                                                              : "");

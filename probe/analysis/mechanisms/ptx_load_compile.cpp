@@ -74,7 +74,7 @@ namespace xwarp::detect
                 if (p.runtime.contains("toolkit_version") && !p.runtime["toolkit_version"].is_null())
                 {
                     toolkit = p.runtime["toolkit_version"];
-                    driver = p.runtime.value("driver_version", json());
+                    driver = field_or(p.runtime, "driver_version", json());
                 }
                 for (const auto& c : p.config_sets)
                 {

@@ -1,0 +1,33 @@
+// Text from a report that reaches a terminal or a page: module and file names, messages and
+// the command's output come from the measured program and the report file, so a renderer
+// never prints them raw. Control characters (an escape sequence that retitles or clears the
+// terminal, a newline that breaks a table row) and bidirectional controls (U+202E reverses
+// the text after it) are shown as visible escapes; bytes that are not UTF-8 too.
+#ifndef XWARP_RENDER_PRINTABLE_HPP
+#define XWARP_RENDER_PRINTABLE_HPP
+
+#include <string>
+#include <string_view>
+
+#include "xwarp/model/comparison.hpp"
+#include "xwarp/model/report.hpp"
+
+namespace xwarp
+{
+    // One line: every control character escaped ("\n", "\x1b", "\u202e").
+    std::string one_line(std::string_view text);
+
+    // A block of lines (a stderr tail): newlines and tabs kept, everything else escaped.
+    std::string printable_block(std::string_view text);
+
+    // A long name shortened for a heading ("first...last (10000 characters)"); the full name
+    // is shown once elsewhere (the identities table).
+    std::string elide(std::string_view text, std::size_t max_chars = 96);
+
+    // Copies whose every string from the measured program or the report file is one_line()
+    // (or printable_block() for output tails): what the text renderer prints.
+    report printable_copy(const report& r);
+    comparison printable_copy(const comparison& c);
+}
+
+#endif

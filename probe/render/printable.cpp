@@ -1,0 +1,363 @@
+#include "xwarp/render/printable.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace xwarp
+{
+    namespace
+    {
+        std::string hex_escape(const char* format, unsigned value)
+        {
+            char buf[16];
+            std::snprintf(buf, sizeof buf, format, value);
+            return buf;
+        }
+
+        // Length of the UTF-8 sequence starting at text[i] and its code point, or 0 when the
+        // bytes there are not valid UTF-8.
+        std::size_t decode(std::string_view text, std::size_t i, unsigned& cp)
+        {
+            const auto b = static_cast<unsigned char>(text[i]);
+            std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+            if (n == 0 || i + n > text.size())
+            {
+                return 0;
+            }
+            cp = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
+            for (std::size_t k = 1; k < n; ++k)
+            {
+                const auto c = static_cast<unsigned char>(text[i + k]);
+                if ((c >> 6) != 0x2)
+                {
+                    return 0;
+                }
+                cp = (cp << 6) | (c & 0x3F);
+            }
+            return n;
+        }
+
+        bool is_bidi_control(unsigned cp)
+        {
+            return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E)
+                   || (cp >= 0x2066 && cp <= 0x2069);
+        }
+
+        std::string escape(std::string_view text, bool keep_lines)
+        {
+            std::string out;
+            out.reserve(text.size());
+            for (std::size_t i = 0; i < text.size();)
+            {
+                unsigned cp = 0;
+                const std::size_t n = decode(text, i, cp);
+                if (n == 0)
+                {
+                    out += hex_escape("\\x%02x", static_cast<unsigned char>(text[i]));
+                    ++i;
+                    continue;
+                }
+                if (keep_lines && (cp == '\n' || cp == '\t'))
+                {
+                    out += static_cast<char>(cp);
+                }
+                else if (cp == '\n')
+                {
+                    out += "\\n";
+                }
+                else if (cp == '\r')
+                {
+                    out += "\\r";
+                }
+                else if (cp == '\t')
+                {
+                    out += "\\t";
+                }
+                else if (cp < 0x20 || cp == 0x7F)
+                {
+                    out += hex_escape("\\x%02x", cp);
+                }
+                else if ((cp >= 0x80 && cp <= 0x9F) || is_bidi_control(cp) || cp == 0x2028 || cp == 0x2029)
+                {
+                    out += hex_escape("\\u%04x", cp);
+                }
+                else
+                {
+                    out.append(text.substr(i, n));
+                }
+                i += n;
+            }
+            return out;
+        }
+
+        void clean(std::string& s)
+        {
+            s = one_line(s);
+        }
+
+        void clean(std::optional<std::string>& s)
+        {
+            if (s)
+            {
+                *s = one_line(*s);
+            }
+        }
+
+        void clean(std::vector<std::string>& v)
+        {
+            for (auto& s : v)
+            {
+                s = one_line(s);
+            }
+        }
+
+        void clean_run(run_result& run)
+        {
+            for (auto& l : run.module_loads)
+            {
+                clean(l.module);
+                clean(l.device);
+                clean(l.error);
+            }
+            for (auto& l : run.launches)
+            {
+                clean(l.kernel);
+                clean(l.module);
+                clean(l.device);
+                clean(l.dtypes);
+            }
+            run.stdout_tail = printable_block(run.stdout_tail);
+            run.stderr_tail = printable_block(run.stderr_tail);
+            clean(run.error_line);
+            clean(run.spawn_error);
+            clean(run.notes);
+        }
+    }
+
+    std::string one_line(std::string_view text)
+    {
+        return escape(text, false);
+    }
+
+    std::string printable_block(std::string_view text)
+    {
+        return escape(text, true);
+    }
+
+    std::string elide(std::string_view text, std::size_t max_chars)
+    {
+        if (text.size() <= max_chars)
+        {
+            return std::string(text);
+        }
+        // cut at UTF-8 boundaries
+        auto boundary = [&](std::size_t pos)
+        {
+            while (pos > 0 && pos < text.size() && (static_cast<unsigned char>(text[pos]) >> 6) == 0x2)
+            {
+                --pos;
+            }
+            return pos;
+        };
+        const std::size_t head = boundary(max_chars * 2 / 3);
+        const std::size_t tail = boundary(text.size() - max_chars / 4);
+        return std::string(text.substr(0, head)) + "..." + std::string(text.substr(tail)) + " ("
+               + std::to_string(text.size()) + " characters)";
+    }
+
+    report printable_copy(const report& original)
+    {
+        report r = original;
+        clean(r.label);
+        clean(r.command);
+        clean(r.cwd);
+        clean(r.warnings);
+        clean(r.errors);
+        for (std::string* s : {&r.env.warp_version, &r.env.python_version, &r.env.cpu_model, &r.env.cuda_status,
+                               &r.env.os, &r.env.machine, &r.env.probe_version})
+        {
+            clean(*s);
+        }
+        for (auto& smp : r.samples)
+        {
+            clean_run(smp.cold);
+            if (smp.warm)
+            {
+                clean_run(*smp.warm);
+            }
+        }
+        auto& s = r.result;
+        clean(s.warnings);
+        clean(s.overlap_note);
+        for (auto& f : s.flags)
+        {
+            clean(f.message);
+        }
+        for (auto& id : s.identities)
+        {
+            clean(id.module);
+            clean(id.device);
+        }
+        for (auto& g : s.rebuilt)
+        {
+            clean(g.module);
+            clean(g.device);
+        }
+        for (auto& k : s.launch_kernels)
+        {
+            clean(k.kernel);
+            clean(k.module);
+            clean(k.device);
+        }
+        for (auto& f : r.findings)
+        {
+            for (std::string* x : {&f.title, &f.module, &f.device, &f.evidence, &f.recommendation})
+            {
+                clean(*x);
+            }
+            if (f.location)
+            {
+                clean(f.location->file);
+            }
+            for (auto& l : f.locations)
+            {
+                clean(l.file);
+                clean(l.what);
+            }
+            if (f.measured.is_object())
+            {
+                for (const char* key : {"reason", "judged_on"})
+                {
+                    if (f.measured.contains(key) && f.measured[key].is_string())
+                    {
+                        f.measured[key] = one_line(f.measured[key].get<std::string>());
+                    }
+                }
+            }
+        }
+        for (auto& d : r.declined)
+        {
+            for (std::string* x : {&d.mechanism, &d.lever, &d.module, &d.device, &d.reason})
+            {
+                clean(*x);
+            }
+        }
+        for (auto& w : r.whatif)
+        {
+            clean(w.reason);
+            clean(w.mechanism);
+            clean(w.modules);
+        }
+        // A very long module name is shown whole once, in the identities table; everywhere
+        // else (sentences, headings, groups) it is shortened.
+        std::vector<std::string> long_names;
+        for (const auto& id : s.identities)
+        {
+            if (id.module.size() > 96 && std::find(long_names.begin(), long_names.end(), id.module) == long_names.end())
+            {
+                long_names.push_back(id.module);
+            }
+        }
+        auto shorten = [&](std::string& text)
+        {
+            for (const auto& name : long_names)
+            {
+                const std::string short_name = elide(name);
+                for (auto pos = text.find(name); pos != std::string::npos; pos = text.find(name, pos + short_name.size()))
+                {
+                    text.replace(pos, name.size(), short_name);
+                }
+            }
+        };
+        if (!long_names.empty())
+        {
+            for (auto& f : r.findings)
+            {
+                for (std::string* x : {&f.evidence, &f.recommendation, &f.module})
+                {
+                    shorten(*x);
+                }
+                for (auto& l : f.locations)
+                {
+                    shorten(l.what);
+                }
+            }
+            for (auto& d : r.declined)
+            {
+                shorten(d.reason);
+                shorten(d.module);
+            }
+            for (auto& g : s.rebuilt)
+            {
+                shorten(g.module);
+            }
+            for (auto& k : s.launch_kernels)
+            {
+                shorten(k.module);
+            }
+            for (auto& w : s.warnings)
+            {
+                shorten(w);
+            }
+        }
+        return r;
+    }
+
+    comparison printable_copy(const comparison& original)
+    {
+        comparison c = original;
+        for (auto* side : {&c.before, &c.after})
+        {
+            clean(side->path);
+            clean(side->label);
+            clean(side->command);
+            clean(side->warp_version);
+            clean(side->devices);
+        }
+        clean(c.reasons);
+        clean(c.notes);
+        clean(c.workload.reason);
+        for (auto& r : c.workload.renames)
+        {
+            clean(r.before);
+            clean(r.after);
+        }
+        for (auto& m : c.workload.moved_counts)
+        {
+            clean(m.kernel);
+        }
+        for (auto* d : {&c.workload.first_divergence})
+        {
+            if (*d)
+            {
+                for (auto* l : {&(*d)->before, &(*d)->after})
+                {
+                    if (*l)
+                    {
+                        clean((*l)->kernel);
+                        clean((*l)->device);
+                        clean((*l)->dtypes);
+                    }
+                }
+            }
+        }
+        for (auto& k : c.clocks)
+        {
+            clean(k.note);
+        }
+        for (auto& r : c.receipts)
+        {
+            clean(r.module);
+            clean(r.device);
+        }
+        for (auto& o : c.option_checks)
+        {
+            clean(o.message);
+            if (o.set_at)
+            {
+                clean(o.set_at->file);
+            }
+        }
+        return c;
+    }
+}

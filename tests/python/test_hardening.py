@@ -1,0 +1,249 @@
+"""A hostile user's cases: processes that escape the target's process group, a probe killed with
+SIGKILL, reports that are deep, retyped or not reports at all, options that are not numbers,
+commands that cannot run, and text that would drive the terminal or reverse the report's own
+words. Each failed before the hardening (exit 139, 70, a process left running, raw escapes)."""
+
+import json
+import os
+import re
+import signal
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import PROBE, TARGETS
+
+HOSTILE = TARGETS / "hostile"
+
+
+def wait_for(predicate, timeout=30.0, what="condition"):
+    """Polls an observable event (a file, a process) instead of sleeping a guessed time."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def processes_running(argv_text):
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError, PermissionError, IndexError):
+            continue
+        if cmdline == argv_text and state not in ("Z", "X"):
+            found.append(int(proc.name))
+    return found
+
+
+def kill_all(argv_text):
+    for pid in processes_running(argv_text):
+        os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.quick
+def test_descendants_in_new_sessions_are_killed_and_counted(probe, venv_python):
+    try:
+        r = probe([venv_python, HOSTILE / "escape.py"], samples=1)
+        assert r.returncode == 0, r.stderr
+        assert processes_running("sleep 1007") == [] and processes_running("sleep 1008") == []
+        cold = r.report["samples"][0]["cold"]
+        assert cold["stray_processes_killed"] == 2
+        assert any("killed 2 process(es)" in w for w in r.report["summary"]["warnings"])
+        assert r.leftover_temp() == []
+    finally:
+        kill_all("sleep 1007")
+        kill_all("sleep 1008")
+
+
+def test_a_probe_killed_with_sigkill_takes_its_target_along_and_the_next_run_cleans_up(venv_python, tmp_path):
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    marker = tmp_path / "target.pid"
+    env = dict(os.environ, TMPDIR=str(tmpdir))
+    probe = subprocess.Popen([str(PROBE), "measure", "--quiet", "--samples", "1", "--", str(venv_python),
+                              str(HOSTILE / "sleeper.py"), str(marker)], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        target = int(wait_for(lambda: marker.exists() and marker.read_text(), what="the target to start"))
+        wait_for(lambda: processes_running("sleep 1011"), what="the target's sleeper")
+        probe.send_signal(signal.SIGKILL)
+        probe.wait(timeout=30)
+        # the target dies with the probe (PR_SET_PDEATHSIG)
+        wait_for(lambda: not Path(f"/proc/{target}").exists()
+                 or (Path(f"/proc/{target}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")),
+                 what="the target to die with the probe")
+        leftovers = [p.name for p in tmpdir.iterdir() if p.name.startswith("xwarp-")]
+        assert leftovers, "a probe killed with SIGKILL leaves its temporary directory: nothing to clean up"
+        assert processes_running("sleep 1011"), "the sleeper is in a session of its own: it outlived the probe"
+        # the next probe run removes what the dead probe left, and kills its leftover processes
+        nxt = subprocess.run([str(PROBE), "measure", "--quiet", "--samples", "1", "--json", str(tmp_path / "r.json"),
+                              "--", "true"], env=env, capture_output=True, text=True)
+        assert nxt.returncode == 0, nxt.stderr
+        assert [p.name for p in tmpdir.iterdir() if p.name.startswith("xwarp-")] == []
+        assert processes_running("sleep 1011") == []
+        warnings = json.loads((tmp_path / "r.json").read_text())["warnings"]
+        assert any("cleaned up after an earlier probe" in w for w in warnings), warnings
+    finally:
+        if probe.poll() is None:
+            probe.kill()
+        kill_all("sleep 1011")
+
+
+@pytest.fixture(scope="module")
+def a_report(tmp_path_factory):
+    from conftest import VENV_PYTHON
+
+    out = tmp_path_factory.mktemp("hard") / "r.json"
+    proc = subprocess.run([str(PROBE), "measure", "--quiet", "--samples", "1", "--json", str(out), "--",
+                           str(VENV_PYTHON), "late_kernel.py"], cwd=TARGETS, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(out.read_text())
+
+
+def run_cli(*args):
+    return subprocess.run([str(PROBE), *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.quick
+def test_deeply_nested_json_is_refused_not_a_crash(a_report, tmp_path):
+    text = json.dumps(a_report).replace('"runtime": {', '"runtime": {"deep": ' + "[" * 100000 + "]" * 100000 + ", ", 1)
+    deep = tmp_path / "deep.json"
+    deep.write_text(text)
+    for cmd in (["report", deep], ["compare", deep, deep]):
+        proc = run_cli(*cmd)
+        assert proc.returncode == 65, (cmd, proc.returncode, proc.stderr)
+        assert "nested deeper than 128 levels" in proc.stderr
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("path,value,where", [
+    (["samples", 0, "cold", "module_loads", 0, "snapshot", "options"], None, "/samples/0/cold/module_loads/0/snapshot/options"),
+    (["samples", 0, "cold", "wall_ms"], "slow", "/samples/0/cold/wall_ms"),
+    (["samples", 0, "cold", "processes", 0, "calls"], {"not": "a list"}, "/samples/0/cold/processes/0/calls"),
+    (["summary"], [], "/summary"),
+])
+def test_retyped_fields_are_malformed_reports_named_by_their_path(a_report, tmp_path, path, value, where):
+    bad = json.loads(json.dumps(a_report))
+    node = bad
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    f = tmp_path / "bad.json"
+    f.write_text(json.dumps(bad))
+    for cmd in (["report", f], ["compare", f, f]):
+        proc = run_cli(*cmd)
+        assert proc.returncode == 65, (cmd, proc.returncode, proc.stderr)
+        assert f"at {where}" in proc.stderr, proc.stderr
+
+
+@pytest.mark.quick
+def test_odd_values_the_schema_allows_never_end_in_an_internal_error(a_report, tmp_path):
+    bad = json.loads(json.dumps(a_report))
+    bad["samples"][0]["cold"]["processes"][0]["hooks"]["launch"] = "xx"
+    bad["samples"][0]["cold"]["module_loads"][0]["warp_ms"] = 1e308
+    f = tmp_path / "odd.json"
+    f.write_text(json.dumps(bad))
+    proc = run_cli("report", f)
+    assert proc.returncode == 0, proc.stderr
+    assert "e+308" in proc.stdout and max(len(w) for w in proc.stdout.split()) < 200
+    proc = run_cli("compare", f, f)
+    assert proc.returncode < 64, (proc.returncode, proc.stderr)
+
+
+@pytest.mark.quick
+def test_what_is_not_a_report_is_said_so(a_report, tmp_path):
+    cases = {
+        "huge_version.json": (dict(a_report, schema_version=4294967297), 65, "schema_version 4294967297"),
+        "max_version.json": (dict(a_report, schema_version=18446744073709551615), 65, "schema_version 18446744073709551615"),
+        "bare.json": ({"schema_version": 1}, 65, "no samples"),
+    }
+    for name, (doc, code, words) in cases.items():
+        f = tmp_path / name
+        f.write_text(json.dumps(doc))
+        proc = run_cli("report", f)
+        assert proc.returncode == code and words in proc.stderr, (name, proc.returncode, proc.stderr)
+    cmp_json = tmp_path / "cmp.json"
+    rep = tmp_path / "rep.json"
+    rep.write_text(json.dumps(a_report))
+    run_cli("compare", rep, rep, "--json", cmp_json)
+    proc = run_cli("report", cmp_json)
+    assert proc.returncode == 65 and "is a comparison" in proc.stderr, proc.stderr
+    proc = run_cli("report", tmp_path)
+    assert proc.returncode == 66 and "is a directory" in proc.stderr, proc.stderr
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("args,words", [
+    (["--samples", "0"], "--samples: expected a whole number from 1 to 1000, got '0'"),
+    (["--samples", "-1"], "got '-1'"),
+    (["--samples", "abc"], "got 'abc'"),
+    (["--timeout", "-5"], "--timeout: expected seconds above 0"),
+    (["--timeout", "nan"], "got 'nan'"),
+])
+def test_bad_numbers_are_refused_in_words(args, words):
+    proc = run_cli("measure", *args, "--", "true")
+    assert proc.returncode == 64, proc.stderr
+    assert words in proc.stderr and max(len(w) for w in proc.stderr.split()) < 80, proc.stderr
+
+
+@pytest.mark.quick
+def test_the_command_starts_at_its_first_word_even_without_a_double_dash(tmp_path):
+    out = tmp_path / "r.json"
+    proc = run_cli("measure", "-q", "--json", out, "/bin/echo", "-n", "hi")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    assert report["command"] == ["/bin/echo", "-n", "hi"] and report["settings"]["samples"] == 3
+
+
+@pytest.mark.quick
+def test_commands_that_cannot_run_exit_as_the_shell_would(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    plain = bin_dir / "not-executable"
+    plain.write_text("#!/bin/sh\necho hi\n")
+    plain.chmod(0o644)
+    bad_shebang = bin_dir / "bad-interpreter"
+    bad_shebang.write_text("#!/nonexistent/interpreter\necho hi\n")
+    bad_shebang.chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    proc = subprocess.run([str(PROBE), "measure", "-q", "--", "not-executable"], env=env, capture_output=True, text=True)
+    assert proc.returncode == 126 and "not executable" in proc.stderr, proc.stderr
+    proc = subprocess.run([str(PROBE), "measure", "-q", "--", "bad-interpreter"], env=env, capture_output=True, text=True)
+    assert proc.returncode == 127 and "bad interpreter: /nonexistent/interpreter" in proc.stderr, proc.stderr
+
+
+def test_output_of_a_failing_target_cannot_drive_the_terminal_and_keeps_its_exception(probe, venv_python):
+    r = probe([venv_python, HOSTILE / "noisy_failure.py"], samples=1)
+    assert r.returncode == 1
+    assert r.report["samples"][0]["cold"]["error_line"].startswith("ValueError: xxxx")
+    text = run_cli("report", r.tmpdir.parent / "report-0.json").stdout
+    assert "\x1b" not in text and "\x07" not in text and "\r" not in text
+    assert "\\x1b]0;pwned title\\x07" in text
+    assert "ValueError" in text  # the exception type survives the 4000-byte tail
+
+
+def test_names_that_would_spoof_the_report_are_shown_inert(probe, venv_python, tmp_path):
+    r = probe([venv_python, HOSTILE / "names.py"], samples=1)
+    assert r.returncode == 0, r.stderr
+    report_path = r.tmpdir.parent / "report-0.json"
+    text = run_cli("report", report_path).stdout
+    assert "\u202e" not in text and "\x1b" not in text and "\r" not in text
+    assert "rtl\\u202eevil" in text and "ctl\\x1b[2J\\rname\\nnext" in text
+    rows = [l for l in text.splitlines() if re.match(r"^\s+[\d.]+\s+\d+\s+compiled ", l)]
+    # each identity stays on its own table row
+    assert len(rows) == 3 and all(("rtl" in l) or ("ctl" in l) or ("nnnn" in l) for l in rows), rows
+    # the 200-character name is whole once (the identities table), shortened everywhere else
+    assert text.count("n" * 200) == 1 and "(200 characters)" in text
+    html = run_cli("report", report_path, "--format", "html").stdout
+    assert "\u202e" not in html and "\x1b" not in html
+    assert "rtl\\u202eevil" in html and "<bdi" in html
