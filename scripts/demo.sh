@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command 1: set up (Debian packages, .venv, build, install warp-probe and the xwarp
-# kernel), then probe the bundled demo, its fixed version, compare them, and write the
-# reports (JSON, and self-contained HTML) to build/demo/.
+# kernel), then probe the bundled demo with what-if replays of its findings' levers, probe its
+# fixed version, compare them, and write the reports (JSON, and self-contained HTML) to
+# build/demo/.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -14,8 +15,9 @@ OUT=$ROOT/build/demo
 mkdir -p "$OUT"
 
 echo
-echo "== 1. demo/particles_churn.py: a kernel defined after the first launch =="
-"$PROBE" measure --samples 3 --label churn --json "$OUT/churn.json" -- "$PY" demo/particles_churn.py
+echo "== 1. demo/particles_churn.py: a kernel defined after the first launch, each finding's lever replayed =="
+"$PROBE" measure --samples 3 --label churn --json "$OUT/churn.json" --whatif auto --whatif-budget 600 \
+    -- "$PY" demo/particles_churn.py
 "$PROBE" report "$OUT/churn.json" --format html -o "$OUT/churn.html"
 
 echo

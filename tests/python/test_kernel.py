@@ -237,6 +237,27 @@ def test_interrupting_a_probe_kills_it_and_leaves_nothing(session, tmp_path):
     assert reply["status"] == "ok" and stdout(out).strip() == "still here"
 
 
+def test_processes_escaping_a_probe_are_killed_without_zombies_in_the_kernel(session):
+    from conftest import TARGETS, VENV_PYTHON
+
+    escape = TARGETS / "hostile" / "escape.py"
+    reply, out = session.execute(f"%warp_probe --samples 1 -- {VENV_PYTHON} {escape}")
+    assert reply["status"] == "ok"
+    (bundle,) = [b for b in bundles(out) if REPORT_MIME in b]
+    assert bundle[REPORT_MIME]["samples"][0]["cold"]["stray_processes_killed"] == 2
+    kernel_pid = session.km.provisioner.process.pid
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        assert cmdline not in (b"sleep\x001007\x00", b"sleep\x001008\x00") or fields[0] in ("Z", "X"), "a sleeper escaped"
+        assert not (fields[0] == "Z" and int(fields[1]) == kernel_pid), f"zombie {proc.name} left in the kernel"
+
+
 def test_shutdown_is_clean(tmp_path):
     s = Session(tmp_path, TARGETS)
     pid = s.km.provisioner.process.pid if hasattr(s.km, "provisioner") else s.km.kernel.pid
