@@ -8,6 +8,11 @@ shim, records, log scan, cache inventory, environment facts and report writing)
 Both are measured interleaved in one run, alternating which goes first, so drift on the
 machine hits both sides alike. Goal: ratio <= 1.03. Prints medians and the ratio.
 
+Then the probe's own fixed cost on a trivial command (a Python that imports nothing): the
+probe's wall minus the bare cold + warm wall, in ms (goal: <= 30 ms beyond the target's own
+passes), and the time to the first provisional finding of a 2-sample measure against the
+first sample's cold + warm wall (goal: <= +0.2 s).
+
 Usage: bench/probe_overhead.py [--rounds N] [--program demo/particles_churn.py]
 """
 
@@ -82,6 +87,33 @@ def main():
                 bucket.append(bare_sample(args.python, str(program), program.parent))
         print(f"round {i + 1}/{args.rounds}: probe {probe_s[-1]:.3f} s, bare cold+warm {bare_s[-1]:.3f} s", flush=True)
 
+    # The fixed cost, on a command that does nothing.
+    trivial = ROOT / "bench" / ".trivial.py"
+    trivial.write_text("pass\n")
+    fixed_probe, fixed_bare = [], []
+    try:
+        for i in range(args.rounds):
+            fixed_probe.append(probe_sample(args.probe, args.python, str(trivial), ROOT))
+            fixed_bare.append(bare_sample(args.python, str(trivial), ROOT))
+    finally:
+        trivial.unlink()
+
+    # Time to the first provisional finding.
+    with tempfile.TemporaryDirectory(prefix="xwarp-bench-") as tmp:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([args.probe, "measure", "--samples", "2", "--json", f"{tmp}/r.json", "--", args.python,
+                                 str(program)], cwd=program.parent, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+        first_finding = None
+        for line in proc.stderr:
+            if line.startswith("[provisional") and first_finding is None:
+                first_finding = time.perf_counter() - t0
+        proc.wait()
+        import json as _json
+
+        s1 = _json.load(open(f"{tmp}/r.json"))["samples"][0]
+        first_sample_s = (s1["cold"]["wall_ms"] + s1["warm"]["wall_ms"]) / 1000.0
+
     mp, mb = statistics.median(probe_s), statistics.median(bare_s)
     cpu = ""
     try:
@@ -94,6 +126,12 @@ def main():
     print(f"probe sample (cold+warm, everything): median {mp:.3f} s")
     print(f"bare cold + bare warm:                median {mb:.3f} s")
     print(f"overhead ratio: {mp / mb:.3f}  (goal <= 1.03)")
+    fp, fb = statistics.median(fixed_probe), statistics.median(fixed_bare)
+    print(f"trivial command: probe {fp * 1000:.0f} ms vs bare cold+warm {fb * 1000:.0f} ms: "
+          f"the probe adds {(fp - fb) * 1000:.0f} ms  (goal <= 30 ms)")
+    if first_finding is not None:
+        print(f"first provisional finding after {first_finding:.2f} s; the first sample's passes took "
+              f"{first_sample_s:.2f} s: +{first_finding - first_sample_s:.2f} s  (goal <= +0.20 s)")
     return 0
 
 

@@ -21,9 +21,11 @@
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/printable.hpp"
 #include "xwarp/render/text.hpp"
+#include "xwarp/render/trace.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/runner/runner.hpp"
 #include "xwarp/version.hpp"
+#include "xwarp/whatif/adaptive.hpp"
 #include "xwarp/whatif/whatif.hpp"
 
 namespace
@@ -92,6 +94,37 @@ namespace
                          compiled);
         }
 
+        // The findings after the first sample, marked provisional: the answer before the last
+        // sample (the final report follows on stdout).
+        void sample_finished(int sample, int samples, const xwarp::report& so_far) override
+        {
+            if (m_quiet || sample != 1)
+            {
+                return;
+            }
+            xwarp::report r = so_far;
+            xwarp::analyze(r);
+            std::string text = std::string(m_tty ? "\r\033[K" : "") + "[provisional after sample 1 of "
+                               + std::to_string(samples) + "] ";
+            if (r.findings.empty())
+            {
+                text += "no finding so far\n";
+            }
+            else
+            {
+                text += std::to_string(r.findings.size()) + " finding(s):\n";
+                for (std::size_t i = 0; i < r.findings.size() && i < 5; ++i)
+                {
+                    const auto& f = r.findings[i];
+                    text += "  [" + f.mechanism + "] " + f.title
+                            + (f.module.empty() ? "" : " - " + xwarp::elide(f.module, 60))
+                            + (f.savings_ms ? " - ~" + xwarp::format_ms(*f.savings_ms) : "") + "\n";
+                }
+            }
+            std::fputs(xwarp::printable_block(text).c_str(), stderr);
+            std::fflush(stderr);
+        }
+
     private:
         bool m_quiet;
         bool m_tty;
@@ -121,7 +154,7 @@ namespace
     void split_command(std::vector<std::string>& words, std::vector<std::string>& command)
     {
         static const std::set<std::string> with_value = {"--samples", "-n", "--json", "--label", "--cwd", "--timeout",
-                                                         "--python", "--keep-records", "--whatif", "--whatif-budget"};
+                                                         "--python", "--keep-records", "--whatif", "--whatif-budget", "--trace", "--max-samples"};
         std::size_t i = 1;
         while (i < words.size() && !words[i].empty() && words[i][0] == '-')
         {
@@ -205,7 +238,15 @@ int main(int argc, char** argv)
         "Run COMMAND in fresh subprocesses, each sample with private WARP_CACHE_PATH and CUDA_CACHE_PATH,\n"
         "cold then warm on the cache it just filled, and report every module Warp built.\n"
         "Usage: warp-probe measure [options] [--] COMMAND [ARGS...]");
-    measure->add_option("--samples,-n", mo.samples, "samples, each a cold and a warm pass")->default_val(3)->check(xwarp::whole_number(1, 1000));
+    std::string samples_text = "3";
+    int max_samples = xwarp::default_max_samples;
+    measure->add_option("--samples,-n", samples_text,
+                        "samples, each a cold and a warm pass: a number, or auto (until the measurement settles)")
+        ->default_str("3")
+        ->check(xwarp::sample_count(1, 1000));
+    measure->add_option("--max-samples", max_samples, "with --samples auto: the most samples it takes")
+        ->default_val(xwarp::default_max_samples)
+        ->check(xwarp::whole_number(2, 1000));
     measure->add_option("--json", json_out, "also write the JSON report to this file");
     measure->add_option("--label", mo.label, "a name for this measurement (shown in reports and compare)");
     measure->add_option("--cwd", mo.cwd, "run the command in this directory (default: the current one)");
@@ -213,6 +254,10 @@ int main(int argc, char** argv)
         ->check(xwarp::positive_seconds());
     measure->add_option("--python", mo.python, "interpreter that replaces a leading python/python3 in COMMAND");
     measure->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
+    std::string trace_out;
+    measure->add_option("--trace", trace_out,
+                        "also write the build timeline (the median sample's cold pass) as Chrome trace-event JSON, "
+                        "for Perfetto or chrome://tracing");
     measure->add_option("--keep-records", mo.keep_records_dir,
                         "copy every pass's raw shim records into this directory (to debug the probe, or to record "
                         "tests/fixtures/streams)");
@@ -236,8 +281,9 @@ int main(int argc, char** argv)
     auto* rep = app.add_subcommand("report", "Re-analyse a saved JSON report and render it");
     rep->add_option("report", report_in, "a JSON report written by measure --json (or a run recorded with --keep-records)")
         ->required();
-    rep->add_option("--format,-f", report_format, "text, html (a self-contained page) or json")
-        ->check(CLI::IsMember({"text", "html", "json"}));
+    rep->add_option("--format,-f", report_format,
+                    "text, html (a self-contained page), json, or trace (the build timeline as Chrome trace-event JSON)")
+        ->check(CLI::IsMember({"text", "html", "json", "trace"}));
     rep->add_option("--output,-o", report_out, "write to this file instead of stdout");
 
     // compare
@@ -335,13 +381,23 @@ int main(int argc, char** argv)
             {
                 mo.timeout_s = timeout_s;
             }
+            const bool auto_samples = samples_text == "auto";
+            mo.samples = auto_samples ? max_samples : std::stoi(samples_text);
+            if (auto_samples && !whatif_spec.empty())
+            {
+                return fail(xwarp::exit_code::usage, "--samples auto and --whatif do not go together: give --samples a number");
+            }
             mo.shim_dir = xwarp::default_shim_dir();
             install_signal_handlers();
             progress observer(quiet);
             xwarp::report r;
             try
             {
-                if (whatif_spec.empty())
+                if (auto_samples)
+                {
+                    r = xwarp::measure_until_settled(mo, max_samples, &observer, [] { return g_signal != 0; });
+                }
+                else if (whatif_spec.empty())
                 {
                     r = xwarp::measure(mo, &observer, [] { return g_signal != 0; });
                 }
@@ -359,13 +415,20 @@ int main(int argc, char** argv)
             {
                 return fail(exit_code_of(e), e.what());
             }
-            if (whatif_spec.empty())
+            if (whatif_spec.empty() && !auto_samples)
             {
                 xwarp::analyze(r);
             }
             if (!json_out.empty())
             {
                 if (int rc = write_json_or_fail(json_out, xwarp::report_to_json(r)))
+                {
+                    return rc;
+                }
+            }
+            if (!trace_out.empty())
+            {
+                if (int rc = write_json_or_fail(trace_out, xwarp::render_trace(r)))
                 {
                     return rc;
                 }
@@ -576,7 +639,11 @@ int main(int argc, char** argv)
             }
             xwarp::analyze(r);
             std::string text;
-            if (report_format == "json")
+            if (report_format == "trace")
+            {
+                text = xwarp::render_trace(r).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+            }
+            else if (report_format == "json")
             {
                 text = xwarp::report_to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
             }

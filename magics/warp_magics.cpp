@@ -133,6 +133,7 @@ namespace xwarp
             {
                 static int counter = 0;
                 m_id = "xwarp-progress-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+                m_provisional_id = "xwarp-provisional-" + std::to_string(::getpid()) + "-" + std::to_string(counter);
                 m_t0 = clock::now();
             }
 
@@ -170,6 +171,32 @@ namespace xwarp
                 publish(text);
             }
 
+            // After each sample but the last, the findings so far, marked provisional, in one
+            // display that each sample updates; the final report replaces it.
+            void sample_finished(int sample, int samples, const report& so_far) override
+            {
+                if (m_quiet)
+                {
+                    return;
+                }
+                report r = so_far;
+                analyze(r);
+                const std::string banner = "provisional: " + std::to_string(sample) + " of " + std::to_string(samples)
+                                           + " samples; the report follows when the last one ends";
+                m_host.show({{"text/html", "<div data-xwarp=\"provisional\" style=\"opacity:0.8;\"><div style=\"font-weight:600;\">"
+                                               + html_escape(banner) + "</div>" + render_html(r) + "</div>"},
+                             {"text/plain", banner + "\n" + render_text(r)}},
+                            m_provisional_id,
+                            m_provisional_shown);
+                m_provisional_shown = true;
+            }
+
+            // Where the final report goes: over the provisional one when there was one.
+            std::pair<std::string, bool> report_display() const
+            {
+                return {m_provisional_shown ? m_provisional_id : std::string(), m_provisional_shown};
+            }
+
         private:
             void publish(const std::string& text)
             {
@@ -186,6 +213,8 @@ namespace xwarp
             bool m_quiet;
             bool m_shown = false;
             std::string m_id;
+            std::string m_provisional_id;
+            bool m_provisional_shown = false;
             clock::time_point m_t0;
             clock::time_point m_last{};
         };
@@ -372,7 +401,8 @@ namespace xwarp
             // --quiet hides a report, never a failure.
             if (!o.quiet || r.status != "ok" || !r.result.valid)
             {
-                host.show({{"text/html", html}, {"text/plain", render_text(r)}, {report_mime, report_json}}, "", false);
+                const auto [display_id, update] = progress.report_display();
+                host.show({{"text/html", html}, {"text/plain", render_text(r)}, {report_mime, report_json}}, display_id, update);
             }
             if (baseline)
             {

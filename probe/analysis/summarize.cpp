@@ -5,10 +5,12 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <signal.h>
 #include <string.h>
 
+#include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/stats.hpp"
 #include "xwarp/model/format.hpp"
 
@@ -87,14 +89,16 @@ namespace xwarp
             }
             std::sort(spans.begin(), spans.end(), [](const span& a, const span& b) { return a.start < b.start; });
             std::vector<span> outer;
+            std::map<std::pair<std::int64_t, std::string>, double> lane_end;  // end of the lane's current outer span
             for (const auto& sp : spans)
             {
-                const bool nested = std::any_of(outer.begin(), outer.end(), [&](const span& o)
-                                                { return o.pid == sp.pid && o.thread == sp.thread && sp.start >= o.start && sp.end <= o.end; });
-                if (!nested)
+                auto& end = lane_end.try_emplace({sp.pid, sp.thread}, -1e300).first->second;
+                if (sp.end <= end)
                 {
-                    outer.push_back(sp);
+                    continue;  // nested inside an earlier load of its thread
                 }
+                end = sp.end;
+                outer.push_back(sp);
             }
             double summed = 0.0;
             double covered = 0.0;
@@ -114,6 +118,59 @@ namespace xwarp
                 return std::nullopt;
             }
             return summed / covered;
+        }
+
+        void add_unique(std::vector<std::string>& v, const std::string& s);
+
+        // The timeline of one pass: each load and its phases, from the spans the shim recorded,
+        // in ms since the pass's first process started. Loads from Warp's log have no times.
+        build_timeline timeline_of(const sample& smp)
+        {
+            build_timeline t;
+            t.sample = smp.index;
+            t.wall_ms = smp.cold.wall_ms;
+            const run_result& run = smp.cold;
+            std::map<std::int64_t, double> started;
+            double first = 0.0;
+            bool any = false;
+            for (const auto& p : run.processes)
+            {
+                started[p.pid] = p.started_unix * 1000.0;
+                first = any ? std::min(first, started[p.pid]) : started[p.pid];
+                any = true;
+            }
+            for (const auto& l : run.module_loads)
+            {
+                if (l.source != "hook" || !started.count(l.pid))
+                {
+                    continue;
+                }
+                const double base = started[l.pid] - first;
+                const std::string lane = "pid " + std::to_string(l.pid) + " / " + (l.thread.empty() ? "?" : l.thread);
+                add_unique(t.lanes, lane);
+                timeline_span load;
+                load.pid = l.pid;
+                load.thread = l.thread;
+                load.kind = "load";
+                load.module = l.module;
+                load.hash = l.short_hash();
+                load.device = l.device;
+                load.block_dim = l.block_dim;
+                load.status = to_string(l.status);
+                load.triggered_by = l.triggered_by;
+                load.start_ms = base + l.t_start_ms;
+                load.ms = l.total_ms ? *l.total_ms : l.work_ms();
+                t.spans.push_back(load);
+                for (const auto& ph : l.phases)
+                {
+                    timeline_span part = load;
+                    part.kind = ph.name;
+                    part.start_ms = base + ph.start_ms;
+                    part.ms = ph.ms;
+                    t.spans.push_back(part);
+                }
+            }
+            return t;
         }
 
         void add_unique(std::vector<std::string>& v, const std::string& s)
@@ -359,6 +416,20 @@ namespace xwarp
         s.cold_module_ms = make_stat(cold_mod);
         s.warm_module_ms = make_stat(warm_mod);
         s.native_ms = make_stat(native);
+        // The timeline of the sample whose cold wall is the median: a typical run, not the
+        // fastest or the slowest.
+        {
+            const double med = median(cold_wall).value_or(0.0);
+            const sample* typical = good.front();
+            for (const auto* smp : good)
+            {
+                if (std::fabs(smp->cold.wall_ms - med) < std::fabs(typical->cold.wall_ms - med))
+                {
+                    typical = smp;
+                }
+            }
+            s.timeline = timeline_of(*typical);
+        }
         s.overlap_factor = make_stat(overlap);
         if (!overlap.empty())
         {
@@ -380,6 +451,25 @@ namespace xwarp
         std::stable_sort(s.identities.begin(),
                          s.identities.end(),
                          [](const identity& a, const identity& b) { return a.ms > b.ms; });
+
+        {
+            std::map<std::pair<std::string, std::string>, std::size_t> index;
+            for (const auto& id : s.identities)
+            {
+                auto key = std::make_pair(id.module, id.device);
+                auto it = index.find(key);
+                if (it == index.end())
+                {
+                    it = index.emplace(key, s.modules.size()).first;
+                    s.modules.push_back({id.module, id.device, 0, 0, 0.0});
+                }
+                auto& m = s.modules[it->second];
+                m.identities++;
+                m.builds += id.builds;
+                m.ms += id.ms;
+            }
+            std::stable_sort(s.modules.begin(), s.modules.end(), [](const module_total& a, const module_total& b) { return a.ms > b.ms; });
+        }
 
         // Modules that loaded under several identities: per (module, device), split into hash
         // churn (several hashes at one block_dim) and block_dim spread (several block_dims).
@@ -470,17 +560,15 @@ namespace xwarp
             s.rebuilt.begin(), s.rebuilt.end(), [](const rebuild_group& a, const rebuild_group& b) { return a.ms > b.ms; });
 
         // Launches per kernel, as the first good sample's cold pass made them.
+        std::map<std::tuple<std::string, std::string, std::string>, std::size_t> kernel_index;
         for (const auto& l : good.front()->cold.launches)
         {
-            auto it = std::find_if(s.launch_kernels.begin(),
-                                   s.launch_kernels.end(),
-                                   [&](const launch_kernel_count& k)
-                                   { return k.kernel == l.kernel && k.module == l.module && k.device == l.device; });
-            if (it == s.launch_kernels.end())
+            auto [pos, inserted] = kernel_index.try_emplace(std::make_tuple(l.kernel, l.module, l.device), s.launch_kernels.size());
+            if (inserted)
             {
                 s.launch_kernels.push_back({l.kernel, l.module, l.device, 0, {}, false});
-                it = std::prev(s.launch_kernels.end());
             }
+            auto it = s.launch_kernels.begin() + static_cast<long>(pos->second);
             it->count += l.count;
             it->adjoint = it->adjoint || l.adjoint;
             if (std::find(it->block_dims.begin(), it->block_dims.end(), l.block_dim) == it->block_dims.end())
@@ -568,5 +656,56 @@ namespace xwarp
                                "fewer samples than ran"});
         }
         r.result = std::move(s);
+    }
+
+    std::string sampling_settled(const std::vector<sample>& samples)
+    {
+        std::vector<const sample*> good;
+        for (const auto& smp : samples)
+        {
+            if (smp.ok())
+            {
+                good.push_back(&smp);
+            }
+        }
+        if (good.size() < 2)
+        {
+            return {};
+        }
+        auto identities = [](const run_result& run)
+        {
+            std::set<identity_key> keys;
+            for (const auto& l : run.module_loads)
+            {
+                keys.insert(key_of(l));
+            }
+            return keys;
+        };
+        const auto first = identities(good.front()->cold);
+        for (const auto* smp : good)
+        {
+            if (identities(smp->cold) != first)
+            {
+                return {};
+            }
+        }
+        std::vector<double> work;
+        for (const auto* smp : good)
+        {
+            work.push_back(sum_work(smp->cold));
+        }
+        // How well the median is known (a 95% half-width: 1.96 x the standard error of a median,
+        // 1.2533 sigma / sqrt(n), sigma from the MAD) against the band compare judges changes by.
+        const double med = median(work).value_or(0.0);
+        const double spread = mad(work).value_or(0.0);
+        const double half_width = 1.96 * 1.2533 * 1.4826 * spread / std::sqrt(static_cast<double>(work.size()));
+        const double band = std::max(noise_floor_fraction * med, noise_mad_factor * spread);
+        if (half_width > band)
+        {
+            return {};
+        }
+        return "settled after " + std::to_string(good.size()) + " good samples: the same " + std::to_string(first.size())
+               + " identities in each, and the median cold module work (" + format_ms(med) + ") is known to within "
+               + format_ms(half_width) + ", inside the band compare judges changes by (" + format_ms(band) + ")";
     }
 }

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <future>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -12,6 +14,8 @@
 #include "xwarp/version.hpp"
 
 #ifdef XWARP_HAVE_CUDA
+#include <dlfcn.h>
+
 #include <cuda_runtime_api.h>
 #include <nvrtc.h>
 #endif
@@ -87,10 +91,17 @@ namespace xwarp
             private_compute_cache driver_cache;
             int major = 0;
             int minor = 0;
-            if (nvrtcVersion(&major, &minor) == NVRTC_SUCCESS)
+            // NVRTC is opened when asked, not linked: loading and relocating the library at
+            // every probe start costs more than a trivial command's whole run.
+            if (void* nvrtc = ::dlopen(XWARP_NVRTC_SONAME, RTLD_NOW | RTLD_LOCAL))
             {
-                env.nvrtc_version = std::to_string(major) + "." + std::to_string(minor);
-                env.sources["nvrtc_version"] = "nvrtcVersion";
+                using version_fn = nvrtcResult (*)(int*, int*);
+                auto version = reinterpret_cast<version_fn>(::dlsym(nvrtc, "nvrtcVersion"));
+                if (version && version(&major, &minor) == NVRTC_SUCCESS)
+                {
+                    env.nvrtc_version = std::to_string(major) + "." + std::to_string(minor);
+                    env.sources["nvrtc_version"] = "nvrtcVersion (" XWARP_NVRTC_SONAME ")";
+                }
             }
             int runtime = 0;
             if (cudaRuntimeGetVersion(&runtime) == cudaSuccess)
@@ -187,6 +198,41 @@ namespace xwarp
         env.cuda_status = "warp-probe was built without the CUDA toolkit: CUDA facts not collected";
 #endif
         return env;
+    }
+
+    namespace
+    {
+        std::shared_future<environment>& host_facts()
+        {
+            static std::shared_future<environment> facts;
+            return facts;
+        }
+
+        std::mutex& host_facts_lock()
+        {
+            static std::mutex m;
+            return m;
+        }
+    }
+
+    void start_collecting_host_environment()
+    {
+        std::lock_guard<std::mutex> lock(host_facts_lock());
+        if (!host_facts().valid())
+        {
+            host_facts() = std::async(std::launch::async, collect_host_environment).share();
+        }
+    }
+
+    environment cached_host_environment()
+    {
+        start_collecting_host_environment();
+        std::shared_future<environment> facts;
+        {
+            std::lock_guard<std::mutex> lock(host_facts_lock());
+            facts = host_facts();
+        }
+        return facts.get();
     }
 
     void merge_target_facts(environment& env, const run_result& pass)

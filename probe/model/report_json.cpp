@@ -82,6 +82,7 @@ namespace xwarp
                                   {load_status::error, "error"}})
 
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(lto_artifact, symbol, built, ms)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(phase_span, name, start_ms, ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(kernel_entry, key, hash, sig, generic, types)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(content_snapshot, kernels, functions, options, options_source)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_load,
@@ -109,7 +110,9 @@ namespace xwarp
                                                     config_mismatch,
                                                     via_preload,
                                                     first_in_thread,
-                                                    pch_ms)
+                                                    pch_ms,
+                                                    phases,
+                                                    triggered_by)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(dirty_event, module, trigger, detail, file, line, seq, t_ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(config_set_event, key, old_value, new_value, file, line, seq, t_ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_created_event, module, file, line, seq, t_ms)
@@ -165,6 +168,10 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         launch_kernel_count, kernel, module, device, count, block_dims, adjoint)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(flag, id, message)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_total, module, device, identities, builds, ms)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+        timeline_span, pid, thread, kind, module, hash, device, block_dim, status, triggered_by, start_ms, ms)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(build_timeline, sample, pass, wall_ms, lanes, spans)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(summary,
                                                     valid,
                                                     samples_total,
@@ -186,8 +193,10 @@ namespace xwarp
                                                     identities_consistent,
                                                     identities_per_sample,
                                                     rebuilt,
+                                                    modules,
                                                     launch_kernels,
                                                     flags,
+                                                    timeline,
                                                     load_source,
                                                     module_ms_source,
                                                     native_ms_source,
@@ -269,7 +278,7 @@ namespace xwarp
                                                     gpus,
                                                     warp_devices,
                                                     sources)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(settings, samples, timeout_s, python)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(settings, samples, timeout_s, python, sampling, stopped_because)
 
     // comparison
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(

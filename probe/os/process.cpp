@@ -21,6 +21,8 @@
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 
+#include "xwarp/os/tempdir.hpp"
+
 namespace bp = boost::process;
 
 namespace xwarp
@@ -100,6 +102,48 @@ namespace xwarp
             return out;
         }
 
+        // A process's children, from /proc/<pid>/task/<tid>/children (every thread's), or from a
+        // scan of /proc where the kernel does not offer those files.
+        std::vector<pid_t> direct_children(pid_t pid)
+        {
+            std::vector<pid_t> out;
+            bool listed = false;
+            if (DIR* d = ::opendir(("/proc/" + std::to_string(pid) + "/task").c_str()))
+            {
+                while (dirent* e = ::readdir(d))
+                {
+                    if (e->d_name[0] == '.')
+                    {
+                        continue;
+                    }
+                    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + e->d_name + "/children");
+                    if (!in)
+                    {
+                        continue;
+                    }
+                    listed = true;
+                    long child = 0;
+                    while (in >> child)
+                    {
+                        out.push_back(static_cast<pid_t>(child));
+                    }
+                }
+                ::closedir(d);
+            }
+            if (!listed)
+            {
+                for (pid_t p : all_pids())
+                {
+                    auto st = stat_of(p);
+                    if (st && st->ppid == pid)
+                    {
+                        out.push_back(p);
+                    }
+                }
+            }
+            return out;
+        }
+
         // The value of one variable in a process's environment (empty when absent or unreadable:
         // another user's process, or a zombie).
         std::string environ_value(pid_t pid, const std::string& name)
@@ -120,28 +164,63 @@ namespace xwarp
         // Kills every process whose token satisfies `match`, and every descendant of one,
         // whatever its session, until none is left (a process may fork while it is killed).
         // Reaps those that were adopted here. Returns how many were killed.
+        // own_subtree: only this process's descendants can carry the token (it is their
+        // subreaper while the run lasts), so only their environments are read.
         template <class Match>
-        int kill_marked(Match match, const std::set<pid_t>& spare)
+        int kill_marked(Match match, const std::set<pid_t>& spare, bool own_subtree)
         {
             const pid_t self = ::getpid();
             std::set<pid_t> killed;
             for (int round = 0; round < 50; ++round)
             {
                 std::map<pid_t, std::vector<pid_t>> children;
-                std::vector<pid_t> marked;
-                for (pid_t p : all_pids())
+                std::vector<std::pair<pid_t, char>> procs;
+                std::set<pid_t> candidates;
+                if (own_subtree)
                 {
-                    if (p == self || spare.count(p))
+                    // Walk down from this process through /proc/<pid>/task/<tid>/children: no
+                    // scan of every process on the machine after each pass.
+                    std::vector<pid_t> stack = direct_children(self);
+                    while (!stack.empty())
                     {
-                        continue;
-                    }
-                    if (auto st = stat_of(p))
-                    {
-                        children[st->ppid].push_back(p);
-                        if (st->state != 'Z' && match(environ_value(p, token_name)))
+                        const pid_t p = stack.back();
+                        stack.pop_back();
+                        if (spare.count(p) || !candidates.insert(p).second)
                         {
-                            marked.push_back(p);
+                            continue;
                         }
+                        if (auto st = stat_of(p))
+                        {
+                            procs.emplace_back(p, st->state);
+                        }
+                        for (pid_t c : direct_children(p))
+                        {
+                            children[p].push_back(c);
+                            stack.push_back(c);
+                        }
+                    }
+                }
+                else
+                {
+                    for (pid_t p : all_pids())
+                    {
+                        if (p == self || spare.count(p))
+                        {
+                            continue;
+                        }
+                        if (auto st = stat_of(p))
+                        {
+                            children[st->ppid].push_back(p);
+                            procs.emplace_back(p, st->state);
+                        }
+                    }
+                }
+                std::vector<pid_t> marked;
+                for (const auto& [p, state] : procs)
+                {
+                    if (state != 'Z' && (!own_subtree || candidates.count(p)) && match(environ_value(p, token_name)))
+                    {
+                        marked.push_back(p);
                     }
                 }
                 // descendants of a marked process, even ones that cleared their environment
@@ -189,15 +268,14 @@ namespace xwarp
         // children that are not this process's own (those it had before the run started).
         void reap_adopted_zombies(const std::set<pid_t>& own_before)
         {
-            const pid_t self = ::getpid();
-            for (pid_t p : all_pids())
+            for (pid_t p : direct_children(::getpid()))
             {
                 if (own_before.count(p))
                 {
                     continue;
                 }
                 auto st = stat_of(p);
-                if (st && st->ppid == self && st->state == 'Z')
+                if (st && st->state == 'Z')
                 {
                     ::waitpid(p, nullptr, WNOHANG);
                 }
@@ -206,17 +284,8 @@ namespace xwarp
 
         std::set<pid_t> children_of_self()
         {
-            std::set<pid_t> out;
-            const pid_t self = ::getpid();
-            for (pid_t p : all_pids())
-            {
-                auto st = stat_of(p);
-                if (st && st->ppid == self)
-                {
-                    out.insert(p);
-                }
-            }
-            return out;
+            const auto v = direct_children(::getpid());
+            return {v.begin(), v.end()};
         }
 
         // While a run lasts, orphaned descendants are adopted by this process instead of init,
@@ -288,10 +357,7 @@ namespace xwarp
     cleanup_result clean_after_dead_probes()
     {
         cleanup_result out;
-        out.processes_killed = kill_marked(
-            [](const std::string& token) { return !token.empty() && owner_gone(owner_of(token)); }, {});
-        const char* base = std::getenv("TMPDIR");
-        const std::string dir = (base && *base) ? base : "/tmp";
+        const std::string& dir = temp_base();
         std::error_code ec;
         for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
         {
@@ -313,6 +379,13 @@ namespace xwarp
                 std::filesystem::remove_all(entry.path(), ec);
                 out.dirs_removed += ec ? 0 : 1;
             }
+        }
+        // A probe killed before it cleaned up always leaves its directory: only then can it
+        // have left processes too, and only then is every process's environment read.
+        if (out.dirs_removed > 0)
+        {
+            out.processes_killed = kill_marked(
+                [](const std::string& token) { return !token.empty() && owner_gone(owner_of(token)); }, {}, false);
         }
         return out;
     }
@@ -398,11 +471,11 @@ namespace xwarp
         {
             std::error_code wait_ec;
             child.wait(wait_ec);
-            out.strays_killed = kill_marked([&](const std::string& t) { return t == token; }, own_children);
+            out.strays_killed = kill_marked([&](const std::string& t) { return t == token; }, own_children, true);
             reap_adopted_zombies(own_children);
             return out;
         }
-        out.strays_killed = kill_marked([&](const std::string& t) { return t == token; }, own_children);
+        out.strays_killed = kill_marked([&](const std::string& t) { return t == token; }, own_children, true);
         reap_adopted_zombies(own_children);
 
         int status = child.native_exit_code();

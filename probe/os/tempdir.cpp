@@ -13,10 +13,21 @@ namespace fs = std::filesystem;
 
 namespace xwarp
 {
+    const std::string& temp_base()
+    {
+        // Read once: the host facts are gathered on another thread, which sets and restores
+        // CUDA_CACHE_PATH around the driver's start, and getenv must not race with that.
+        static const std::string base = []
+        {
+            const char* v = std::getenv("TMPDIR");
+            return std::string((v && *v) ? v : "/tmp");
+        }();
+        return base;
+    }
+
     scoped_temp_dir::scoped_temp_dir(const std::string& prefix)
     {
-        const char* base = std::getenv("TMPDIR");
-        std::string dir = (base && *base) ? base : "/tmp";
+        const std::string& dir = temp_base();
         std::string templ = dir + "/" + prefix + "XXXXXX";
         std::vector<char> buf(templ.begin(), templ.end());
         buf.push_back('\0');

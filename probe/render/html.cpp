@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 #include "xwarp/render/printable.hpp"
 #include "xwarp/render/text.hpp"
@@ -140,6 +142,112 @@ namespace xwarp
             return o.str();
         }
 
+        std::string phase_rgb(const std::string& kind)
+        {
+            if (kind == "codegen")
+            {
+                return "142,68,173";
+            }
+            if (kind == "header")
+            {
+                return "241,196,15";
+            }
+            if (kind == "lto")
+            {
+                return "231,76,60";
+            }
+            return "52,152,219";  // compile
+        }
+
+        // The build timeline: one lane per process and thread, each load a bar (its colour its
+        // status) with its phases beneath, hover titles; measured ms scaled to pixels only.
+        std::string timeline_svg(const build_timeline& t)
+        {
+            double end = t.wall_ms;
+            for (const auto& sp : t.spans)
+            {
+                end = std::max(end, sp.start_ms + sp.ms);
+            }
+            if (t.spans.empty() || end <= 0.0)
+            {
+                return {};
+            }
+            constexpr std::size_t max_loads = 400;  // a larger run is summarised in the trace export
+            const int label_w = 170;
+            const int plot_w = 720;
+            const int lane_h = 26;
+            const int top = 18;
+            const int height = top + static_cast<int>(t.lanes.size()) * lane_h + 4;
+            auto x = [&](double ms) { return label_w + plot_w * ms / end; };
+            std::ostringstream o;
+            o << "<svg data-xwarp=\"timeline\" role=\"img\" aria-label=\"build timeline\" width=\"" << label_w + plot_w + 10
+              << "\" height=\"" << height << "\" viewBox=\"0 0 " << label_w + plot_w + 10 << " " << height
+              << "\" style=\"display:block;margin:4px 0 8px 0;font-family:ui-monospace,monospace;\">";
+            for (int k = 0; k <= 4; ++k)
+            {
+                const double ms = end * k / 4.0;
+                o << "<line x1=\"" << format_fixed(x(ms), 1) << "\" y1=\"" << top - 4 << "\" x2=\"" << format_fixed(x(ms), 1)
+                  << "\" y2=\"" << height << "\" stroke=\"currentColor\" stroke-opacity=\"0.15\"/>";
+                o << "<text x=\"" << format_fixed(x(ms), 1) << "\" y=\"11\" font-size=\"10\" fill=\"currentColor\" "
+                  << "text-anchor=\"" << (k == 0 ? "start" : k == 4 ? "end" : "middle") << "\">" << html_escape(format_ms(ms))
+                  << "</text>";
+            }
+            for (std::size_t i = 0; i < t.lanes.size(); ++i)
+            {
+                o << "<text x=\"" << label_w - 6 << "\" y=\"" << top + static_cast<int>(i) * lane_h + 15
+                  << "\" font-size=\"10\" text-anchor=\"end\" fill=\"currentColor\">" << html_escape(elide(t.lanes[i], 26))
+                  << "</text>";
+            }
+            std::size_t loads = 0;
+            for (const auto& sp : t.spans)
+            {
+                const std::string lane = "pid " + std::to_string(sp.pid) + " / " + (sp.thread.empty() ? "?" : sp.thread);
+                const auto it = std::find(t.lanes.begin(), t.lanes.end(), lane);
+                if (it == t.lanes.end())
+                {
+                    continue;
+                }
+                if (sp.kind == "load" && ++loads > max_loads)
+                {
+                    break;
+                }
+                const int y = top + static_cast<int>(it - t.lanes.begin()) * lane_h;
+                const double x0 = x(sp.start_ms);
+                const double w = std::max(1.0, x(sp.start_ms + sp.ms) - x0);
+                std::string title = sp.kind + " " + elide(sp.module, 160) + " " + sp.hash + " on " + sp.device
+                                    + (sp.block_dim ? " block_dim " + std::to_string(*sp.block_dim) : std::string()) + ": "
+                                    + format_ms(sp.ms) + " from " + format_ms(sp.start_ms)
+                                    + (sp.triggered_by.empty() ? std::string() : ", waited by the launch of " + elide(sp.triggered_by, 160));
+                if (sp.kind == "load")
+                {
+                    o << "<rect x=\"" << format_fixed(x0, 1) << "\" y=\"" << y + 2 << "\" width=\"" << format_fixed(w, 1)
+                      << "\" height=\"14\" rx=\"2\" fill=\"rgb(" << status_rgb(sp.status) << ")\" fill-opacity=\"0.55\"><title>"
+                      << html_escape(title) << "</title></rect>";
+                    if (w > 40)
+                    {
+                        o << "<text x=\"" << format_fixed(x0 + 3, 1) << "\" y=\"" << y + 13 << "\" font-size=\"10\" "
+                          << "fill=\"currentColor\" clip-path=\"inset(0)\">"
+                          << html_escape(elide(sp.module, std::max<std::size_t>(4, static_cast<std::size_t>(w / 7)))) << "</text>";
+                    }
+                }
+                else
+                {
+                    o << "<rect x=\"" << format_fixed(x0, 1) << "\" y=\"" << y + 18 << "\" width=\"" << format_fixed(w, 1)
+                      << "\" height=\"5\" fill=\"rgb(" << phase_rgb(sp.kind) << ")\" fill-opacity=\"0.85\"><title>"
+                      << html_escape(title) << "</title></rect>";
+                }
+            }
+            o << "</svg>";
+            o << "<div style=\"" << k_muted << "font-size:11px;\">sample " << t.sample << ", " << html_escape(t.pass)
+              << " pass, from the first process's start; bars: loads (" << badge("compiled", status_rgb("compiled")) << " "
+              << badge("cached", status_rgb("cached")) << "), beneath them " << badge("codegen", phase_rgb("codegen")) << " "
+              << badge("compile", phase_rgb("compile")) << " " << badge("header", phase_rgb("header")) << " "
+              << badge("lto", phase_rgb("lto"))
+              << (loads > max_loads ? " &middot; the first " + std::to_string(max_loads) + " loads (warp-probe report --format trace has all)" : "")
+              << "</div>";
+            return o.str();
+        }
+
         std::string summary_rows(const summary& s)
         {
             std::ostringstream o;
@@ -163,6 +271,12 @@ namespace xwarp
             return o.str();
         }
 
+        // Rows a report shows before it summarises: the HTML stays small (a few MB at most)
+        // whatever the run's size; the JSON keeps everything.
+        constexpr std::size_t max_identity_rows = 100;
+        constexpr std::size_t max_module_rows = 500;
+        constexpr std::size_t max_launch_rows = 200;
+
         std::string identities_table(const summary& s)
         {
             std::ostringstream o;
@@ -178,57 +292,105 @@ namespace xwarp
                   << td(std::to_string(id.samples_seen) + "/" + std::to_string(s.samples_ok), k_num) << "</tr>";
             };
             // Modules built more than once are collapsed into one group row each.
-            std::vector<const rebuild_group*> shown;
-            auto in_group = [&](const identity& id) -> const rebuild_group*
+            std::map<std::tuple<std::string, std::string, std::string>, std::size_t> group_of;  // module, device, hash
+            for (std::size_t gi = 0; gi < s.rebuilt.size(); ++gi)
             {
-                for (const auto& g : s.rebuilt)
+                for (const auto& h : s.rebuilt[gi].hashes)
                 {
-                    if (g.module == id.module && g.device == id.device
-                        && std::find(g.hashes.begin(), g.hashes.end(), id.hash) != g.hashes.end())
-                    {
-                        return &g;
-                    }
+                    group_of.emplace(std::make_tuple(s.rebuilt[gi].module, s.rebuilt[gi].device, h), gi);
                 }
-                return nullptr;
-            };
+            }
+            std::map<std::size_t, std::vector<const identity*>> members;
             for (const auto& id : s.identities)
             {
-                const rebuild_group* g = in_group(id);
-                if (!g)
+                auto it = group_of.find(std::make_tuple(id.module, id.device, id.hash));
+                if (it != group_of.end())
+                {
+                    members[it->second].push_back(&id);
+                }
+            }
+            std::set<std::size_t> shown_groups;
+            std::set<std::pair<std::string, std::string>> shown_modules;
+            std::size_t rows = 0;
+            for (const auto& id : s.identities)
+            {
+                if (rows >= max_identity_rows)
+                {
+                    break;
+                }
+                auto it = group_of.find(std::make_tuple(id.module, id.device, id.hash));
+                if (it == group_of.end())
                 {
                     id_row(id, "");
+                    shown_modules.insert({id.module, id.device});
+                    ++rows;
                     continue;
                 }
-                if (std::find(shown.begin(), shown.end(), g) != shown.end())
+                if (!shown_groups.insert(it->second).second)
                 {
                     continue;
                 }
-                shown.push_back(g);
+                ++rows;
+                const rebuild_group* g = &s.rebuilt[it->second];
+                shown_modules.insert({g->module, g->device});
                 std::string what = g->kind == "hash-churn" ? "hash churn" : "block_dim spread";
                 o << "<tr data-xwarp=\"group\">" << td(html_escape(format_fixed(g->ms, 1)), k_num) << td(std::to_string(g->builds), k_num)
                   << td(badge(what, "230,126,34")) << "<td colspan=\"6\" style=\"" << k_td << "\"><details><summary>"
                   << mono(g->module) << " on " << html_escape(g->device) << ": " << g->hashes.size() << " identities"
                   << "</summary><table style=\"" << k_table << "\"><tbody>";
-                for (const auto& other : s.identities)
+                for (const auto* other : members[it->second])
                 {
-                    if (in_group(other) == g)
-                    {
-                        o << "<tr>" << td(html_escape(format_fixed(other.ms, 1)), k_num) << td(badge(other.status, status_rgb(other.status)))
-                          << td(mono(other.hash.substr(0, 7))) << td("block_dim " + (other.block_dim ? std::to_string(*other.block_dim) : std::string("?")))
-                          << td((other.kernels >= 0 ? std::to_string(other.kernels) : std::string("?")) + " kernels") << "</tr>";
-                    }
+                    o << "<tr>" << td(html_escape(format_fixed(other->ms, 1)), k_num) << td(badge(other->status, status_rgb(other->status)))
+                      << td(mono(other->hash.substr(0, 7))) << td("block_dim " + (other->block_dim ? std::to_string(*other->block_dim) : std::string("?")))
+                      << td((other->kernels >= 0 ? std::to_string(other->kernels) : std::string("?")) + " kernels") << "</tr>";
                 }
                 o << "</tbody></table></details></td></tr>";
             }
             o << "</tbody></table>";
+            // The rest, module by module, collapsed: counts and time from the summary.
+            std::vector<const module_total*> rest;
+            for (const auto& m : s.modules)
+            {
+                if (!shown_modules.count({m.module, m.device}))
+                {
+                    rest.push_back(&m);
+                }
+            }
+            if (!rest.empty())
+            {
+                o << "<details data-xwarp=\"more-modules\"><summary>" << rest.size()
+                  << " more module(s), lighter than those above (the JSON report has every identity)</summary><table style=\""
+                  << k_table << "\"><thead><tr>" << th("ms") << th("identities") << th("builds") << th("module") << th("device")
+                  << "</tr></thead><tbody>";
+                for (std::size_t i = 0; i < rest.size() && i < max_module_rows; ++i)
+                {
+                    o << "<tr>" << td(html_escape(format_fixed(rest[i]->ms, 1)), k_num) << td(std::to_string(rest[i]->identities), k_num)
+                      << td(std::to_string(rest[i]->builds), k_num) << td(mono(rest[i]->module)) << td(html_escape(rest[i]->device))
+                      << "</tr>";
+                }
+                o << "</tbody></table>";
+                if (rest.size() > max_module_rows)
+                {
+                    o << "<div style=\"" << k_muted << "\">and " << rest.size() - max_module_rows << " more</div>";
+                }
+                o << "</details>";
+            }
             return o.str();
         }
+
+        constexpr std::size_t max_full_findings = 30;
+        constexpr std::size_t max_finding_rows = 500;
 
         std::string findings_html(const std::vector<finding>& findings, const guide_sections& guide)
         {
             std::ostringstream o;
+            std::size_t n = 0;
             for (const auto& f : findings)
             {
+                if (++n > max_full_findings)
+                {
+                    break;
+                }
                 o << "<div data-xwarp=\"finding\" style=\"" << k_box << "\">";
                 o << badge(f.mechanism, f.kind == "advisory" ? "52,152,219" : "230,126,34") << " <b>" << html_escape(f.title)
                   << "</b>";
@@ -279,6 +441,24 @@ namespace xwarp
                 }
                 o << "</div>";
             }
+            if (findings.size() > max_full_findings)
+            {
+                o << "<details data-xwarp=\"more-findings\"><summary>" << findings.size() - max_full_findings
+                  << " more finding(s), smaller than those above</summary><ul style=\"margin:4px 0;padding-left:18px;\">";
+                for (std::size_t i = max_full_findings; i < findings.size() && i < max_full_findings + max_finding_rows; ++i)
+                {
+                    const auto& f = findings[i];
+                    o << "<li>" << badge(f.mechanism, "128,128,128") << " " << mono(elide(f.module, 80))
+                      << (f.savings_ms ? " &middot; saves ~" + html_escape(format_ms(*f.savings_ms)) : std::string()) << "</li>";
+                }
+                o << "</ul>";
+                if (findings.size() > max_full_findings + max_finding_rows)
+                {
+                    o << "<div style=\"" << k_muted << "\">and " << findings.size() - max_full_findings - max_finding_rows
+                      << " more (the JSON report has all)</div>";
+                }
+                o << "</details>";
+            }
             return o.str();
         }
 
@@ -291,8 +471,13 @@ namespace xwarp
             std::ostringstream o;
             o << "<table data-xwarp=\"launches\" style=\"" << k_table << "\"><thead><tr>" << th("kernel") << th("module")
               << th("device") << th("launches") << th("block_dims") << th("adjoint") << "</tr></thead><tbody>";
+            std::size_t rows = 0;
             for (const auto& k : s.launch_kernels)
             {
+                if (++rows > max_launch_rows)
+                {
+                    break;
+                }
                 std::string bds;
                 for (int b : k.block_dims)
                 {
@@ -302,6 +487,11 @@ namespace xwarp
                   << td(std::to_string(k.count), k_num) << td(html_escape(bds)) << td(k.adjoint ? "yes" : "") << "</tr>";
             }
             o << "</tbody></table>";
+            if (s.launch_kernels.size() > max_launch_rows)
+            {
+                o << "<div style=\"" << k_muted << "\">the first " << max_launch_rows << " of " << s.launch_kernels.size()
+                  << " kernels (the JSON report has all)</div>";
+            }
             return o.str();
         }
 
@@ -482,6 +672,10 @@ namespace xwarp
         {
             o << identities_table(s);
             o << chart(s.identities);
+        }
+        if (!s.timeline.spans.empty())
+        {
+            o << "<div style=\"" << k_h << "\">Build timeline</div>" << timeline_svg(s.timeline);
         }
         o << "<div style=\"" << k_h << "\">Launches</div>" << launches_table(s);
         o << "<div style=\"" << k_muted << "margin-top:6px;font-size:11px;\">sources: module loads from "

@@ -45,6 +45,15 @@ namespace xwarp
 
         std::string escape(std::string_view text, bool keep_lines)
         {
+            // Most text is plain printable ASCII: nothing to do.
+            const bool plain = std::all_of(text.begin(), text.end(), [keep_lines](char ch) {
+                const auto c = static_cast<unsigned char>(ch);
+                return (c >= 0x20 && c < 0x7F) || (keep_lines && (c == '\n' || c == '\t'));
+            });
+            if (plain)
+            {
+                return std::string(text);
+            }
             std::string out;
             out.reserve(text.size());
             for (std::size_t i = 0; i < text.size();)
@@ -111,21 +120,10 @@ namespace xwarp
             }
         }
 
+        // What the text report prints of a pass: its output tails and messages (module loads and
+        // launches are printed through the summary, cleaned there).
         void clean_run(run_result& run)
         {
-            for (auto& l : run.module_loads)
-            {
-                clean(l.module);
-                clean(l.device);
-                clean(l.error);
-            }
-            for (auto& l : run.launches)
-            {
-                clean(l.kernel);
-                clean(l.module);
-                clean(l.device);
-                clean(l.dtypes);
-            }
             run.stdout_tail = printable_block(run.stdout_tail);
             run.stderr_tail = printable_block(run.stderr_tail);
             clean(run.error_line);
@@ -167,7 +165,52 @@ namespace xwarp
 
     report printable_copy(const report& original)
     {
-        report r = original;
+        // Everything but the samples' records, which the text report never prints: of each
+        // pass only its outcome, messages and output tails.
+        report r;
+        r.schema_version = original.schema_version;
+        r.tool = original.tool;
+        r.created_utc = original.created_utc;
+        r.label = original.label;
+        r.command = original.command;
+        r.cwd = original.cwd;
+        r.run_settings = original.run_settings;
+        r.setup_code = original.setup_code;
+        r.cell_code = original.cell_code;
+        r.env = original.env;
+        r.result = original.result;
+        r.findings = original.findings;
+        r.declined = original.declined;
+        r.whatif = original.whatif;
+        r.warnings = original.warnings;
+        r.errors = original.errors;
+        r.status = original.status;
+        auto outcome = [](const run_result& from)
+        {
+            run_result to;
+            to.wall_ms = from.wall_ms;
+            to.exit_code = from.exit_code;
+            to.term_signal = from.term_signal;
+            to.timed_out = from.timed_out;
+            to.interrupted = from.interrupted;
+            to.spawn_error = from.spawn_error;
+            to.stdout_tail = from.stdout_tail;
+            to.stderr_tail = from.stderr_tail;
+            to.error_line = from.error_line;
+            to.notes = from.notes;
+            return to;
+        };
+        for (const auto& smp : original.samples)
+        {
+            sample copy;
+            copy.index = smp.index;
+            copy.cold = outcome(smp.cold);
+            if (smp.warm)
+            {
+                copy.warm = outcome(*smp.warm);
+            }
+            r.samples.push_back(std::move(copy));
+        }
         clean(r.label);
         clean(r.command);
         clean(r.cwd);
@@ -208,6 +251,14 @@ namespace xwarp
             clean(k.kernel);
             clean(k.module);
             clean(k.device);
+        }
+        clean(s.timeline.lanes);
+        for (auto& sp : s.timeline.spans)
+        {
+            clean(sp.module);
+            clean(sp.thread);
+            clean(sp.triggered_by);
+            clean(sp.device);
         }
         for (auto& f : r.findings)
         {

@@ -142,6 +142,10 @@ namespace xwarp
         o << "warp-probe whatif" << (r.label.empty() ? "" : " [" + r.label + "]") << "\n";
         o << "  command  " << command_line(r.command) << "\n";
         o << whatif_section_text(r);
+        if (r.findings.size() > 500)
+        {
+            o << "  ... and " << r.findings.size() - 500 << " more (the JSON report has all)\n";
+        }
         o << whatif_section_text(r);
 
         if (!r.declined.empty())
@@ -206,7 +210,10 @@ namespace xwarp
         }
         o << "  cwd      " << r.cwd << "\n";
         o << "  samples  " << s.samples_total << " (" << s.samples_ok << " ok), each cold then warm on private "
-          << "Warp and CUDA caches\n";
+          << "Warp and CUDA caches\n";        if (!r.run_settings.stopped_because.empty())
+        {
+            o << "           --samples " << r.run_settings.sampling << ": " << r.run_settings.stopped_because << "\n";
+        }
         o << "  machine  Warp " << (r.env.warp_version.empty() ? "?" : r.env.warp_version) << ", Python "
           << (r.env.python_version.empty() ? "?" : r.env.python_version) << ", " << r.env.cpu_model << " ("
           << r.env.cpu_count << " CPUs), " << r.env.cuda_status << "\n";
@@ -321,6 +328,39 @@ namespace xwarp
             }
         }
 
+        if (!s.timeline.spans.empty())
+        {
+            o << "\nBuild timeline (sample " << s.timeline.sample << ", " << s.timeline.pass
+              << " pass; from the first process's start)\n";
+            constexpr std::size_t shown = 40;
+            std::size_t loads = 0;
+            for (std::size_t i = 0; i < s.timeline.spans.size(); ++i)
+            {
+                const auto& sp = s.timeline.spans[i];
+                if (sp.kind != "load")
+                {
+                    continue;
+                }
+                if (++loads > shown)
+                {
+                    continue;
+                }
+                std::string parts;
+                for (std::size_t k = i + 1; k < s.timeline.spans.size() && s.timeline.spans[k].kind != "load"; ++k)
+                {
+                    const auto& ph = s.timeline.spans[k];
+                    parts += (parts.empty() ? "" : ", ") + ph.kind + " " + format_ms(ph.ms);
+                }
+                o << "  +" << pad(format_ms(sp.start_ms), 10) << pad(format_ms(sp.ms), 10) << pad(elide(sp.module, 60), 24) << " "
+                  << pad(sp.hash, 8) << pad(sp.status, 9) << (parts.empty() ? "" : "[" + parts + "]")
+                  << (sp.triggered_by.empty() ? "" : " waited by the launch of " + elide(sp.triggered_by, 60)) << "\n";
+            }
+            if (loads > shown)
+            {
+                o << "  ... and " << loads - shown << " more load(s) (the JSON and warp-probe report --format trace have all)\n";
+            }
+        }
+
         if (!s.flags.empty())
         {
             o << "\nFlags\n";
@@ -334,8 +374,23 @@ namespace xwarp
         {
             o << "\nFindings, by time at stake\n";
             int n = 0;
+            constexpr int in_full = 30;  // then one line each: the JSON has every finding whole
             for (const auto& f : r.findings)
             {
+                if (n >= in_full)
+                {
+                    if (n == in_full)
+                    {
+                        o << "  ... " << r.findings.size() - in_full << " more, one line each:\n";
+                    }
+                    if (++n > 500)
+                    {
+                        continue;
+                    }
+                    o << "  " << n << ". [" << f.mechanism << "] " << elide(f.module, 60)
+                      << (f.savings_ms ? " - saves ~" + format_ms(*f.savings_ms) : std::string()) << "\n";
+                    continue;
+                }
                 o << "  " << ++n << ". [" << f.mechanism << "] " << f.title;
                 if (!f.module.empty())
                 {
@@ -369,6 +424,10 @@ namespace xwarp
             }
         }
 
+        if (r.findings.size() > 500)
+        {
+            o << "  ... and " << r.findings.size() - 500 << " more (the JSON report has all)\n";
+        }
         o << whatif_section_text(r);
 
         if (!r.declined.empty())

@@ -138,6 +138,17 @@ namespace xwarp
             l.via_preload = val<bool>(j, "via_preload", false);
             l.first_in_thread = val<bool>(j, "first_in_thread", false);
             l.pch_ms = opt<double>(j, "pch_ms");
+            if (auto it = j.find("phases"); it != j.end() && it->is_array())
+            {
+                for (const auto& p : *it)
+                {
+                    if (p.is_array() && p.size() == 3 && p[0].is_string() && p[1].is_number() && p[2].is_number())
+                    {
+                        l.phases.push_back({p[0].get<std::string>(), p[1].get<double>(), p[2].get<double>()});
+                    }
+                }
+            }
+            l.triggered_by = val<std::string>(j, "triggered_by", "");
             return l;
         }
 

@@ -423,6 +423,11 @@ namespace xwarp
                               pc.argv[0] + ": bad interpreter: " + interpreter + ": no such file (from its #! line)");
         }
 
+        // The host facts are gathered while the first pass runs, not before it ($TMPDIR is
+        // read first: that thread sets CUDA_CACHE_PATH for a moment).
+        (void)temp_base();
+        start_collecting_host_environment();
+
         // What probes killed before they could clean up left behind: their processes and
         // temporary directories (never a live probe's).
         const cleanup_result cleaned = clean_after_dead_probes();
@@ -492,7 +497,7 @@ namespace xwarp
             }
         }
 
-        r.env = collect_host_environment();
+        r.env = cached_host_environment();
         for (const auto& s : r.samples)
         {
             if (!s.cold.processes.empty())
@@ -500,13 +505,6 @@ namespace xwarp
                 merge_target_facts(r.env, s.cold);
                 break;
             }
-        }
-
-        if (!options.keep_records_dir.empty())
-        {
-            report facts = r;
-            facts.samples.clear();
-            std::ofstream(fs::path(options.keep_records_dir) / "run.json") << report_to_json(facts).dump(2) << "\n";
         }
 
         const auto good = std::count_if(r.samples.begin(), r.samples.end(), [](const sample& s) { return s.ok(); });
@@ -548,8 +546,18 @@ namespace xwarp
             {
                 break;
             }
+            if (observer && i < options.samples)
+            {
+                observer->sample_finished(i, options.samples, make_report(command, samples));
+            }
         }
         report r = make_report(command, std::move(samples));
+        if (!options.keep_records_dir.empty())
+        {
+            report facts = r;
+            facts.samples.clear();
+            std::ofstream(fs::path(options.keep_records_dir) / "run.json") << report_to_json(facts).dump(2) << "\n";
+        }
         if (cancelled && cancelled() && r.status != "interrupted")
         {
             r.status = "interrupted";

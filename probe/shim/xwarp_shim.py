@@ -25,8 +25,11 @@ Rules this file keeps, because it runs inside someone else's program:
 
 import os
 import sys
-import threading
 import time
+
+# threading is imported when Warp is (which imports it anyway): a Python process of the command
+# that never imports Warp pays as little for the shim as can be.
+threading = None
 
 _perf = time.perf_counter
 
@@ -46,7 +49,7 @@ _SNAPSHOT_OPTION_KEYS = (
 _LAUNCH_CAP = 2_000_000  # ordered launches kept; beyond this only the total grows
 
 _rec = None  # the process's recorder
-_tls = threading.local()
+_tls = None  # threading.local(), from the moment Warp is imported
 
 
 def _jsonable(value):
@@ -130,7 +133,7 @@ class _Recorder:
         self.record_dir = record_dir
         self.t0 = _perf()
         self.started_unix = time.time()
-        self.lock = threading.Lock()
+        self.lock = None  # a threading.Lock once Warp is imported; before that, one thread
         self.file = None
         self.seq = 0
         self.pid = os.getpid()
@@ -187,13 +190,19 @@ class _Recorder:
         self.file.flush()
 
     def emit(self, obj):
+        if self.lock is None:
+            self._emit(obj)
+            return
         with self.lock:
-            try:
-                if self.file is None:
-                    self._open()
-                self._write(obj)
-            except Exception:
-                pass
+            self._emit(obj)
+
+    def _emit(self, obj):
+        try:
+            if self.file is None:
+                self._open()
+            self._write(obj)
+        except Exception:
+            pass
 
     # -- stack attribution (never on the per-launch path) --------------------------------------
 
@@ -402,6 +411,12 @@ def _install(warp):
     rec = _rec
     if rec is None or rec.warp is not None:
         return
+    global threading, _tls
+    import threading as _threading_module
+
+    threading = _threading_module
+    _tls = threading.local()
+    rec.lock = threading.Lock()
     rec.warp = warp
     try:
         ctx = sys.modules.get("warp._src.context") or sys.modules.get("warp.context")
@@ -553,6 +568,9 @@ def _record_load(rec, module, result, device, bd, frame, t0, error):
         }
         if _preload_depth[0] > 0:
             event["via_preload"] = True
+        launching = _tls.__dict__.get("launching")
+        if launching is not None:
+            event["triggered_by"] = launching
         for key in (
             "native_ms",
             "native_kind",
@@ -563,6 +581,7 @@ def _record_load(rec, module, result, device, bd, frame, t0, error):
             "lto",
             "first_in_thread",
             "pch_ms",
+            "phases",
         ):
             if key in frame:
                 event[key] = frame[key]
@@ -674,6 +693,15 @@ def _hook_compile(Module):
     return "_compile" if name == "_compile" else "compile-call"
 
 
+def _add_phase(frame, name, t0, t1):
+    """A span inside a load (codegen, native compile, LTO, header write), in ms since the
+    process's shim started: the build timeline draws them."""
+    rec = _rec
+    frame.setdefault("phases", []).append(
+        [name, round((t0 - rec.t0) * 1000.0, 3), round((t1 - t0) * 1000.0, 3)]
+    )
+
+
 def _hook_method(cls, name, field):
     orig = getattr(cls, name, None)
     if orig is None:
@@ -686,7 +714,9 @@ def _hook_method(cls, name, field):
         finally:
             frame = _top()
             if frame is not None:
-                frame[field] = round(frame.get(field, 0.0) + (_perf() - t0) * 1000.0, 3)
+                t1 = _perf()
+                frame[field] = round(frame.get(field, 0.0) + (t1 - t0) * 1000.0, 3)
+                _add_phase(frame, "codegen", t0, t1)
 
     setattr(cls, name, _hide(timed))
     return True
@@ -710,8 +740,10 @@ def _hook_build(build, name, kind, source_arg):
             frame = _top()
             if frame is not None:
                 try:
-                    frame["native_ms"] = round(frame.get("native_ms", 0.0) + (_perf() - t0) * 1000.0, 3)
+                    t1 = _perf()
+                    frame["native_ms"] = round(frame.get("native_ms", 0.0) + (t1 - t0) * 1000.0, 3)
                     frame["native_kind"] = kind
+                    _add_phase(frame, "compile", t0, t1)
                     if count == 0:
                         frame["first_in_thread"] = True
                     # A build that needed a header the thread did not have yet (another
@@ -719,6 +751,7 @@ def _hook_build(build, name, kind, source_arg):
                     pch = _pch_generation_ms(kwargs.get("pch_dir"), wall0)
                     if pch is not None:
                         frame["pch_ms"] = pch
+                        _add_phase(frame, "header", t0, t0 + pch / 1000.0)
                     src = args[source_arg] if len(args) > source_arg else None
                     if isinstance(src, (str, bytes, os.PathLike)) and os.path.exists(src):
                         frame["source_bytes"] = frame.get("source_bytes", 0) + os.path.getsize(src)
@@ -772,13 +805,16 @@ def _hook_lto(build):
                 try:
                     import hashlib
 
+                    t1 = _perf()
                     frame.setdefault("lto", []).append(
                         {
                             "symbol": hashlib.sha256(str(lto_symbol).encode()).hexdigest()[:16],
                             "built": built[0],
-                            "ms": round((_perf() - t0) * 1000.0, 3),
+                            "ms": round((t1 - t0) * 1000.0, 3),
                         }
                     )
+                    if built[0]:
+                        _add_phase(frame, "lto", t0, t1)
                 except Exception:
                     pass
 
@@ -1172,9 +1208,20 @@ def _hook_launch(warp, ctx):
                 rec.launch_seq.append(i)
         except Exception:
             pass
-        if _time_kernels:
-            return _timed_launch(rec, warp, orig, args, kwargs)
-        return orig(*args, **kwargs)
+        # The kernel being launched, for a load it triggers (the build timeline says which
+        # launch waited). One attribute write: the per-launch path stays O(1).
+        tls = _tls.__dict__
+        previous = tls.get("launching")
+        try:
+            tls["launching"] = args[0].key if args else kwargs["kernel"].key
+        except Exception:
+            tls["launching"] = None
+        try:
+            if _time_kernels:
+                return _timed_launch(rec, warp, orig, args, kwargs)
+            return orig(*args, **kwargs)
+        finally:
+            tls["launching"] = previous
 
     launch.__wrapped__ = orig
     launch.__doc__ = getattr(orig, "__doc__", None)
@@ -1493,7 +1540,7 @@ def _after_fork_in_child():
     rec = _rec
     if rec is None:
         return
-    rec.lock = threading.Lock()
+    rec.lock = threading.Lock() if threading is not None else None
     rec.file = None
     rec.pid = os.getpid()
     rec.seq = 0
@@ -1504,7 +1551,8 @@ def _after_fork_in_child():
         del rec.launch_seq[:]
     rec.launch_total = 0
     rec.finished = False
-    _tls.__dict__.pop("stack", None)
+    if _tls is not None:
+        _tls.__dict__.pop("stack", None)
 
 
 def start():

@@ -171,6 +171,10 @@ namespace xwarp
             analyze(r);
             return r;
         }
+        if (observer && options.samples > 1)
+        {
+            observer->sample_finished(1, options.samples, first);
+        }
         analyze(first);
         const auto plans = plan_levers(first, request.levers, request.automatic);
         const double budget_ms = request.budget_s ? *request.budget_s * 1000.0

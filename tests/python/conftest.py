@@ -60,7 +60,9 @@ def probe(tmp_path):
         out = tmp_path / f"report-{len(list(tmp_path.glob('report-*.json')))}.json"
         tmpdir = tmp_path / "probe-tmp"
         tmpdir.mkdir(exist_ok=True)
-        args = [str(PROBE), "measure", "--quiet", "--samples", str(samples), "--json", str(out), "--cwd", str(cwd)]
+        args = [str(PROBE), "measure", "--quiet", "--json", str(out), "--cwd", str(cwd)]
+        if "--samples" not in [str(a) for a in extra_args]:
+            args += ["--samples", str(samples)]
         if timeout is not None:
             args += ["--timeout", str(timeout)]
         args += list(extra_args) + ["--"] + [str(c) for c in command]

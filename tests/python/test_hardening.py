@@ -184,7 +184,7 @@ def test_what_is_not_a_report_is_said_so(a_report, tmp_path):
 
 @pytest.mark.quick
 @pytest.mark.parametrize("args,words", [
-    (["--samples", "0"], "--samples: expected a whole number from 1 to 1000, got '0'"),
+    (["--samples", "0"], "--samples: expected a whole number from 1 to 1000 or auto, got '0'"),
     (["--samples", "-1"], "got '-1'"),
     (["--samples", "abc"], "got 'abc'"),
     (["--timeout", "-5"], "--timeout: expected seconds above 0"),

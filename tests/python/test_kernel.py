@@ -258,6 +258,23 @@ def test_processes_escaping_a_probe_are_killed_without_zombies_in_the_kernel(ses
         assert not (fields[0] == "Z" and int(fields[1]) == kernel_pid), f"zombie {proc.name} left in the kernel"
 
 
+def test_provisional_findings_then_the_report_in_the_same_display(session):
+    reply, out = session.execute(
+        "%%warp_probe --samples 2\nimport warp as wp\n\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n"
+        "    a[wp.tid()] = 1.0\n\nwp.launch(k, dim=4, inputs=[wp.zeros(4, dtype=float)])\n"
+        "@wp.kernel\ndef k2(a: wp.array(dtype=float)):\n    a[wp.tid()] = 2.0\n\n"
+        "wp.launch(k2, dim=4, inputs=[wp.zeros(4, dtype=float)])\n")
+    assert reply["status"] == "ok"
+    provisional = [m for m in out if m["msg_type"] == "display_data"
+                   and "provisional: 1 of 2 samples" in m["content"]["data"].get("text/plain", "")]
+    assert len(provisional) == 1
+    display_id = provisional[0]["content"]["transient"]["display_id"]
+    (final,) = [m for m in out if m["msg_type"] == "update_display_data"
+                and m["content"]["transient"]["display_id"] == display_id and REPORT_MIME in m["content"]["data"]]
+    assert len(final["content"]["data"][REPORT_MIME]["samples"]) == 2
+    assert out.index(provisional[0]) < out.index(final)
+
+
 def test_shutdown_is_clean(tmp_path):
     s = Session(tmp_path, TARGETS)
     pid = s.km.provisioner.process.pid if hasattr(s.km, "provisioner") else s.km.kernel.pid

@@ -26,6 +26,13 @@ namespace xwarp
     // A one-line description of why a pass failed ("exited with code 1", "timed out after 5 s").
     std::string describe_failure(const run_result& run, std::optional<double> timeout_s);
 
+    // --samples auto: whether the samples so far have settled, and why (empty: not yet). They
+    // have when at least two succeeded, every good sample loaded the same module identities,
+    // and the median cold module work is known (95% half-width of a median, from the MAD)
+    // to within the band compare judges changes by, max(1% of it, 2 x MAD): with the spread
+    // dominating that takes four samples, fewer when the samples agree within 1%.
+    std::string sampling_settled(const std::vector<sample>& samples);
+
     // Runs every analysis step the report supports: summary, then diagnoses.
     void analyze(report& r);
 }

@@ -11,6 +11,12 @@ namespace xwarp
     // the CUDA toolkit. Each fact's origin is written to env.sources.
     environment collect_host_environment();
 
+    // The host facts, collected once per process (they do not change while it runs) and in
+    // the background from the first call on: the CUDA query initialises the driver, about
+    // 0.2 s that must not delay the first pass. get() waits only if they are not ready yet.
+    environment cached_host_environment();
+    void start_collecting_host_environment();
+
     // Adds what the measured program's Warp saw (version, Python, its device list) from the
     // shim's process records of the first good pass.
     void merge_target_facts(environment& env, const run_result& pass);

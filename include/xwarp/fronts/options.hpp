@@ -30,6 +30,28 @@ namespace xwarp
             "INT " + std::to_string(lo) + ".." + std::to_string(hi));
     }
 
+    // A sample count, or the word auto (sample until the measurement settles).
+    inline CLI::Validator sample_count(long lo, long hi)
+    {
+        const CLI::Validator number = whole_number(lo, hi);
+        return CLI::Validator(
+            [number, lo, hi](std::string& text) -> std::string
+            {
+                if (text == "auto")
+                {
+                    return {};
+                }
+                std::string copy = text;
+                if (number(copy).empty())
+                {
+                    return {};
+                }
+                return "expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi)
+                       + " or auto, got '" + text + "'";
+            },
+            "INT|auto");
+    }
+
     // A duration in seconds: finite, above zero, at most a week.
     inline CLI::Validator positive_seconds()
     {

@@ -91,6 +91,15 @@ namespace xwarp
         std::string options_source;  // "resolved" (Warp >= 1.13) or "module"
     };
 
+    // A part of a load's time: code generation, the native compile, a MathDx LTO artifact,
+    // a precompiled header written (inside the compile); in ms since the process's shim started.
+    struct phase_span
+    {
+        std::string name;  // codegen, compile, lto, header
+        double start_ms = 0.0;
+        double ms = 0.0;
+    };
+
     // One module load that did work (compiled, cached or failed).
     struct module_load
     {
@@ -119,6 +128,8 @@ namespace xwarp
         bool via_preload = false;     // loaded inside wp.force_load / wp.load_module
         bool first_in_thread = false; // first native build of its thread (pays the thread's PCH)
         std::optional<double> pch_ms; // of native_ms: writing a precompiled header the thread lacked
+        std::vector<phase_span> phases;
+        std::string triggered_by;     // the kernel whose launch needed this load (it waited for it)
 
         // The figure used for "module work": Warp's own timer when it ran, else the wrapper's.
         double work_ms() const;
@@ -286,6 +297,17 @@ namespace xwarp
         bool kernel_sets_known = true;  // false when the loads came from log lines
     };
 
+    // Per (module, device): how many identities it loaded and what they cost, heaviest first
+    // (reports summarise the modules beyond their first rows with these).
+    struct module_total
+    {
+        std::string module;
+        std::string device;
+        int identities = 0;
+        int builds = 0;
+        double ms = 0.0;
+    };
+
     // Launches per kernel in the first good sample's cold pass (for reading, not for compare).
     struct launch_kernel_count
     {
@@ -295,6 +317,32 @@ namespace xwarp
         std::int64_t count = 0;
         std::vector<int> block_dims;
         bool adjoint = false;
+    };
+
+    // When each build ran in one pass, for the timeline and the Chrome trace: one span per
+    // load and per phase inside it, in ms since the pass's first process started.
+    struct timeline_span
+    {
+        std::int64_t pid = 0;
+        std::string thread;
+        std::string kind;  // load, codegen, compile, header, lto
+        std::string module;
+        std::string hash;
+        std::string device;
+        std::optional<int> block_dim;
+        std::string status;        // of the load
+        std::string triggered_by;  // the launch that waited for the load
+        double start_ms = 0.0;
+        double ms = 0.0;
+    };
+
+    struct build_timeline
+    {
+        int sample = 0;            // the sample drawn: the one whose cold wall is the median
+        std::string pass = "cold";
+        double wall_ms = 0.0;
+        std::vector<std::string> lanes;  // "pid N / thread", in order of first build
+        std::vector<timeline_span> spans;
     };
 
     struct flag
@@ -325,8 +373,10 @@ namespace xwarp
         bool identities_consistent = true;
         std::vector<int> identities_per_sample;
         std::vector<rebuild_group> rebuilt;
+        std::vector<module_total> modules;
         std::vector<launch_kernel_count> launch_kernels;
         std::vector<flag> flags;
+        build_timeline timeline;
         std::string load_source;        // hook, log, mixed, none
         std::string module_ms_source;   // warp-timer, wrapper, log, mixed
         std::string native_ms_source;   // hook, log, none
@@ -433,6 +483,8 @@ namespace xwarp
         int samples = 0;
         std::optional<double> timeout_s;
         std::string python;
+        std::string sampling;          // "fixed", or "auto (2 to 10)" for --samples auto
+        std::string stopped_because;   // --samples auto: why it stopped where it did
     };
 
     struct report

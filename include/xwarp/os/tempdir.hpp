@@ -6,6 +6,9 @@
 
 namespace xwarp
 {
+    // $TMPDIR (or /tmp), read once per process.
+    const std::string& temp_base();
+
     class scoped_temp_dir
     {
     public:

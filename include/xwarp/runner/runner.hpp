@@ -56,6 +56,9 @@ namespace xwarp
         virtual void pass_started(int /*sample*/, int /*samples*/, const std::string& /*phase*/) {}
         virtual void pass_running(int /*sample*/, int /*samples*/, const std::string& /*phase*/, double /*elapsed_ms*/) {}
         virtual void pass_finished(int /*sample*/, int /*samples*/, const std::string& /*phase*/, const run_result& /*pass*/) {}
+        // After each baseline sample, the report so far (not analysed): fronts show provisional
+        // findings from it while the other samples run.
+        virtual void sample_finished(int /*sample*/, int /*samples*/, const report& /*so_far*/) {}
     };
 
     // Throws probe_error before running anything when the request is unusable. Otherwise

@@ -42,16 +42,15 @@ namespace xwarp::detect
                 causes.push_back({{"what", c.what}, {"kind", c.kind}, {"file", c.file.value_or("")}, {"line", c.line.value_or(0)}});
                 add_location(f, c.file, c.line, c.what);
             }
-            std::vector<std::string> modules;
+            unique_names modules;
             for (const auto& l : warm.module_loads)
             {
-                if (l.status == load_status::compiled
-                    && std::find(modules.begin(), modules.end(), l.module) == modules.end())
+                if (l.status == load_status::compiled)
                 {
-                    modules.push_back(l.module);
+                    modules.add(l.module);
                 }
             }
-            f.module = join(modules);
+            f.module = join(modules.names());
             f.cause = {{"causes", causes}, {"warm_passes_with_builds", passes_with_builds}};
             f.evidence = std::to_string(passes_with_builds) + " of " + std::to_string(ctx.good.size())
                          + " warm pass(es) compiled again on the cache their cold pass had just filled (median "

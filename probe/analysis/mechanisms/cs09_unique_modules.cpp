@@ -2,6 +2,7 @@
 // pays a module's fixed cost once per kernel. Points at the declaration, and when the
 // "unique" came from a factory's keyword default, at that default and the factory's callers.
 #include <map>
+#include <set>
 
 #include "detector.hpp"
 #include "xwarp/analysis/stats.hpp"
@@ -29,9 +30,9 @@ namespace xwarp::detect
         }
 
         // Where each unique module was declared: the shim records every wp.kernel(module="unique").
-        void locate(finding& f, const run_result& run, const std::vector<std::string>& modules)
+        void locate(finding& f, const run_result& run, const std::vector<std::string>& module_list)
         {
-            std::vector<const api_call_event*> defaults, declarations, callers;
+            const std::set<std::string> modules(module_list.begin(), module_list.end());
             for (const auto& p : run.processes)
             {
                 for (const auto& c : p.calls)
@@ -41,7 +42,7 @@ namespace xwarp::detect
                         continue;
                     }
                     const std::string module = field_or(c.args, "module", std::string());
-                    if (std::find(modules.begin(), modules.end(), module) == modules.end())
+                    if (!modules.count(module))
                     {
                         continue;
                     }
@@ -58,7 +59,7 @@ namespace xwarp::detect
                 for (const auto& c : p.calls)
                 {
                     if (c.function != "kernel" || !c.args.is_object()
-                        || std::find(modules.begin(), modules.end(), field_or(c.args, "module", std::string())) == modules.end())
+                        || !modules.count(field_or(c.args, "module", std::string())))
                     {
                         continue;
                     }

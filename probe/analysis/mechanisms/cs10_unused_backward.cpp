@@ -25,7 +25,7 @@ namespace xwarp::detect
             {
                 return;
             }
-            std::vector<std::string> modules;
+            unique_names built;
             double ms = 0.0;
             for (const auto& l : run.module_loads)
             {
@@ -36,17 +36,15 @@ namespace xwarp::detect
                 const auto eb = l.snapshot->options.find("enable_backward");
                 if (eb != l.snapshot->options.end() && eb->is_boolean() && eb->get<bool>())
                 {
-                    if (std::find(modules.begin(), modules.end(), l.module) == modules.end())
-                    {
-                        modules.push_back(l.module);
-                    }
+                    built.add(l.module);
                     ms += l.work_ms();
                 }
             }
-            if (modules.empty())
+            if (built.empty())
             {
                 return;
             }
+            const auto& modules = built.names();
             finding f = make_finding("CS-10", join(modules), "");
             f.cause = {{"modules", modules}, {"adjoint_launches", 0}, {"tapes", 0}};
             f.evidence = std::to_string(modules.size()) + " module(s) generated backward (adjoint) code (" + format_ms(ms)

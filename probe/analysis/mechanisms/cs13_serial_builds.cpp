@@ -46,8 +46,10 @@ namespace xwarp::detect
                 }
             }
             const auto& overlap = ctx.r.result.overlap_factor.median;
-            for (const auto& [k, v] : serial)
+            for (const auto& [key, v] : serial)
             {
+                // A named copy: C++17 lambdas cannot capture a structured binding.
+                const std::string device = key.second;
                 std::set<std::string> mods;
                 for (const auto* l : v)
                 {
@@ -71,7 +73,7 @@ namespace xwarp::detect
                 const int workers = std::max(1, std::min(4, cpus));
                 const double overlap_gain = sum - std::max(biggest, sum / workers);
                 // On the CPU every extra worker thread writes its own precompiled header.
-                const double header_cost = k.second == "cpu" ? header * (workers - 1) / workers : 0.0;
+                const double header_cost = device == "cpu" ? header * (workers - 1) / workers : 0.0;
                 const double ceiling = overlap_gain - header_cost;
                 json numbers = {{"modules", mods.size()},  {"builds_ms", sum},           {"largest_ms", biggest},
                                 {"cpus", cpus},           {"workers", workers},         {"overlap_gain_ms", overlap_gain},
@@ -82,7 +84,7 @@ namespace xwarp::detect
                 }
                 auto decline = [&](const std::string& reason)
                 {
-                    declined_lever d = make_declined("CS-13", names, k.second);
+                    declined_lever d = make_declined("CS-13", names, device);
                     d.reason = reason;
                     d.numbers = numbers;
                     d.recommendation = recommendation;
@@ -100,7 +102,7 @@ namespace xwarp::detect
                 }
                 if (ceiling <= 0.0)
                 {
-                    std::string why = std::to_string(mods.size()) + " modules built one at a time on " + k.second + " ("
+                    std::string why = std::to_string(mods.size()) + " modules built one at a time on " + device + " ("
                                       + format_ms(sum) + ", the largest " + format_ms(biggest) + "), but with "
                                       + std::to_string(cpus) + " CPU(s) " + std::to_string(workers) + " worker(s) could save at most "
                                       + format_ms(std::max(0.0, overlap_gain));
@@ -112,9 +114,9 @@ namespace xwarp::detect
                     decline(why);
                     continue;
                 }
-                finding f = make_finding("CS-13", names, k.second);
+                finding f = make_finding("CS-13", names, device);
                 f.cause = {{"modules", mods}, {"workers", workers}, {"overlap_factor", overlap ? json(*overlap) : json()}};
-                f.evidence = std::to_string(mods.size()) + " independent modules were built one at a time on " + k.second
+                f.evidence = std::to_string(mods.size()) + " independent modules were built one at a time on " + device
                              + " (" + format_ms(sum) + " of builds, the largest " + format_ms(biggest) + "; overlap factor "
                              + (overlap ? format_fixed(*overlap, 2) : std::string("n/a")) + "); ceiling with "
                              + std::to_string(workers) + " workers: " + format_ms(ceiling);

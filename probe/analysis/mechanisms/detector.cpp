@@ -80,6 +80,15 @@ namespace xwarp::detect
         return module == "warp" || module.rfind("warp.", 0) == 0;
     }
 
+    std::pair<std::vector<dirty_event>::const_iterator, std::vector<dirty_event>::const_iterator>
+    dirty_events_between(const process_record& p, std::int64_t after_seq, std::int64_t before_seq)
+    {
+        const auto by_seq = [](const dirty_event& d, std::int64_t seq) { return d.seq < seq; };
+        auto first = std::lower_bound(p.dirty_events.begin(), p.dirty_events.end(), after_seq + 1, by_seq);
+        auto last = std::lower_bound(first, p.dirty_events.end(), before_seq, by_seq);
+        return {first, last};
+    }
+
     const process_record* process_of(const run_result& run, std::int64_t pid)
     {
         for (const auto& p : run.processes)
@@ -246,9 +255,11 @@ namespace xwarp::detect
                 return nullptr;
             }
             const dirty_event* any = nullptr;
-            for (const auto& d : p->dirty_events)
+            const auto [first, last] = dirty_events_between(*p, after_seq, before_seq);
+            for (auto it = first; it != last; ++it)
             {
-                if (d.module != module || d.seq <= after_seq || d.seq >= before_seq)
+                const dirty_event& d = *it;
+                if (d.module != module)
                 {
                     continue;
                 }

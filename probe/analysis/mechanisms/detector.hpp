@@ -96,6 +96,32 @@ namespace xwarp::detect
                       const std::string& what);
 
     std::string join(const std::vector<std::string>& v, const std::string& sep = ", ");
+
+    // Names in first-seen order, each once: linear however many (reports can hold 100,000).
+    class unique_names
+    {
+    public:
+        bool add(const std::string& name)
+        {
+            if (!m_seen.insert(name).second)
+            {
+                return false;
+            }
+            m_names.push_back(name);
+            return true;
+        }
+        const std::vector<std::string>& names() const { return m_names; }
+        bool empty() const { return m_names.empty(); }
+
+    private:
+        std::set<std::string> m_seen;
+        std::vector<std::string> m_names;
+    };
+
+    // The dirtying events of a process recorded strictly between two sequence numbers (they
+    // are recorded in order, so this is a binary search, not a scan).
+    std::pair<std::vector<dirty_event>::const_iterator, std::vector<dirty_event>::const_iterator>
+    dirty_events_between(const process_record& p, std::int64_t after_seq, std::int64_t before_seq);
     bool is_warp_internal(const std::string& module);
     const process_record* process_of(const run_result& run, std::int64_t pid);
 

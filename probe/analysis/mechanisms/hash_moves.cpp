@@ -238,9 +238,8 @@ namespace xwarp
                 {
                     return false;
                 }
-                return std::any_of(p->dirty_events.begin(), p->dirty_events.end(), [&](const dirty_event& d) {
-                    return d.module == after.module && d.trigger == "kernel" && d.seq > before.seq && d.seq < after.seq;
-                });
+                const auto [first, last] = dirty_events_between(*p, before.seq, after.seq);
+                return std::any_of(first, last, [&](const dirty_event& d) { return d.module == after.module && d.trigger == "kernel"; });
             }
 
             std::vector<hash_move> moves_of(const run_result& run)

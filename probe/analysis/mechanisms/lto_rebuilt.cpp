@@ -51,7 +51,7 @@ namespace xwarp::detect
             const run_result& run = ctx.first_cold();
             int repeated = 0;
             int extra_builds = 0;
-            std::vector<std::string> modules;
+            unique_names rebuilt_in;
             std::vector<std::pair<const module_load*, const module_load*>> pairs;  // first build, a later one
             for (const auto& [sym, v] : builds_by_symbol(run))
             {
@@ -64,16 +64,14 @@ namespace xwarp::detect
                 for (std::size_t i = 1; i < v.size(); ++i)
                 {
                     pairs.push_back({v[i - 1].load, v[i].load});
-                    if (std::find(modules.begin(), modules.end(), v[i].load->module) == modules.end())
-                    {
-                        modules.push_back(v[i].load->module);
-                    }
+                    rebuilt_in.add(v[i].load->module);
                 }
             }
             if (repeated == 0)
             {
                 return;
             }
+            const auto& modules = rebuilt_in.names();
             finding f = make_finding("lto-rebuilt", join(modules), "");
             // The discarding calls between a first build and its repeat (same process), else any
             // in the run.

@@ -34,7 +34,7 @@ namespace xwarp::detect
         {
             constexpr double min_warm_ms = 50.0;  // below this a cached load is not worth a finding
             std::vector<double> warm_ptx_ms;
-            std::vector<std::string> modules;
+            unique_names ptx_modules;
             std::string device;
             for (const auto* s : ctx.good)
             {
@@ -52,9 +52,8 @@ namespace xwarp::detect
                     if (l.status == load_status::cached && ptx.count({l.module, l.hash, l.device}))
                     {
                         ms += l.work_ms();
-                        if (std::find(modules.begin(), modules.end(), l.module) == modules.end())
+                        if (ptx_modules.add(l.module))
                         {
-                            modules.push_back(l.module);
                             device = l.device;
                         }
                     }
@@ -62,6 +61,7 @@ namespace xwarp::detect
                 warm_ptx_ms.push_back(ms);
             }
             const double med = median(warm_ptx_ms).value_or(0.0);
+            const auto& modules = ptx_modules.names();
             if (modules.empty() || med < min_warm_ms)
             {
                 return;

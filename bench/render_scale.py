@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""How report rendering scales: generates reports of 1k, 10k and 100k module identities (one
+sample, half of the modules churning, 1,000,000 launches in run-length records), then times
+`warp-probe report` to HTML and to text, and `warp-probe compare` of a report with itself.
+Prints, per size, the wall time, the peak memory (max RSS of the child) over the JSON size,
+and the HTML size; then the 100k / 10k time ratio (linear is 10).
+
+Goals (issue 14): HTML <= 2 MB at any size; HTML render of 10k <= 0.3 s here; 100k <= 12 x 10k;
+peak memory <= 4 x the JSON size; compare likewise. This prints numbers; it never fails on them.
+
+Usage: bench/render_scale.py [--sizes 1000,10000,100000] [--probe build/warp-probe]
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def make_report(identities, launches=1_000_000):
+    modules = identities // 2
+    loads, launch_records = [], []
+    t = 0.0
+    for m in range(modules):
+        name = f"pkg.sub{m % 97}.module_{m}"
+        for k in range(2):  # every module loads twice: one churn group per module
+            ms = 50.0 + (m * 7 + k * 13) % 400
+            loads.append({
+                "module": name, "hash": f"{m:08x}{k:08x}" + "ab" * 12, "device": "cpu", "block_dim": 1,
+                "status": "compiled", "warp_ms": ms, "total_ms": ms + 1.0, "native_ms": ms * 0.8,
+                "native_kind": "cpu", "source": "hook", "pid": 100, "seq": 2 * m + k, "t_start_ms": t,
+                "thread": "MainThread",
+                "snapshot": {"kernels": [{"key": f"kernel_{m}_{j}", "hash": f"{m:08x}{j:08x}", "sig": "", "generic": False}
+                                         for j in range(1 + k)],
+                             "functions": {}, "options": {"block_dim": 1, "enable_backward": True}, "options_source": "resolved"},
+            })
+            t += ms + 1.0
+    per_record = max(1, launches // max(1, modules))
+    for m in range(modules):
+        launch_records.append({"kernel": f"kernel_{m}_0", "module": f"pkg.sub{m % 97}.module_{m}", "dim": [1024],
+                               "device": "cpu", "dtypes": ["array[float32,1]"], "block_dim": 1, "adjoint": False,
+                               "count": per_record, "pid": 100})
+    process = {"pid": 100, "ppid": 1, "argv": ["app.py"], "executable": "python3", "python": "3.11.2",
+               "started_unix": 1.7e9, "warp_version": "1.19.0", "hooks": {"launch": True, "module_load": True},
+               "exited_cleanly": True, "runtime": {}}
+    cold = {"wall_ms": t + 5000, "exit_code": 0, "module_loads": loads, "launches": launch_records,
+            "launch_total": per_record * modules, "processes": [process], "load_source": "hook"}
+    warm = {"wall_ms": 4000.0, "exit_code": 0, "module_loads": [], "launches": launch_records,
+            "launch_total": per_record * modules, "processes": [process], "load_source": "hook"}
+    return {"schema_version": 2, "tool": "warp-probe", "label": f"scale-{identities}", "command": ["python3", "app.py"],
+            "cwd": "/tmp", "settings": {"samples": 1}, "environment": {"warp_version": "1.19.0", "cpu_count": 2},
+            "samples": [{"index": 1, "cold": cold, "warm": warm}], "status": "ok"}
+
+
+def timed(cmd):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - t0
+    # ru_maxrss of children is the largest child so far: each size runs largest-last, so it grows
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if proc.returncode not in (0, 4):
+        sys.exit(f"{cmd}: exit {proc.returncode}\n{proc.stderr}")
+    return elapsed, max(peak_kb, before) * 1024
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--probe", default=str(ROOT / "build" / "warp-probe"))
+    a = ap.parse_args()
+    sizes = [int(x) for x in a.sizes.split(",")]
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="xwarp-scale-") as tmp:
+        for n in sizes:
+            src = Path(tmp) / f"r{n}.json"
+            src.write_text(json.dumps(make_report(n)))
+            json_bytes = src.stat().st_size
+            html = Path(tmp) / f"r{n}.html"
+            t_html, peak_html = timed([a.probe, "report", str(src), "--format", "html", "-o", str(html)])
+            t_text, _ = timed([a.probe, "report", str(src), "--format", "text", "-o", str(Path(tmp) / "r.txt")])
+            t_cmp, peak_cmp = timed([a.probe, "compare", str(src), str(src)])
+            results[n] = t_html
+            print(f"{n:>7} identities: JSON {json_bytes / 2**20:7.1f} MB | html {t_html:6.2f} s, "
+                  f"{html.stat().st_size / 2**20:5.2f} MB, peak {peak_html / json_bytes:4.1f} x JSON | "
+                  f"text {t_text:6.2f} s | compare {t_cmp:6.2f} s, peak {peak_cmp / json_bytes:4.1f} x JSON", flush=True)
+    if 10000 in results and 100000 in results:
+        print(f"html render time 100k / 10k: {results[100000] / results[10000]:.1f} (linear: 10)")
+
+
+if __name__ == "__main__":
+    main()
