@@ -269,6 +269,8 @@ namespace xwarp
                                                     python_executable,
                                                     os,
                                                     machine,
+                                                    host,
+                                                    project_commit,
                                                     cpu_model,
                                                     cpu_count,
                                                     cuda_toolkit,
@@ -411,7 +413,8 @@ namespace xwarp
             throw report_error(report_error::kind::shape,
                                "this is a comparison (written by warp-probe compare --json), not a measurement report");
         }
-        if (j.value("tool", std::string("warp-probe")) != "warp-probe" && j.find("tool")->is_string())
+        // Look at the type before the value: j.value() throws on a number where a string belongs.
+        if (const auto tool = j.find("tool"); tool != j.end() && tool->is_string() && tool->get<std::string>() != "warp-probe")
         {
             throw report_error(report_error::kind::shape, "not a warp-probe report (written by " + j["tool"].get<std::string>() + ")");
         }
