@@ -19,6 +19,7 @@ Usage: bench/calibrate_savings.py [--samples 5] [--only CS-1,CS-9] [--whatif] [-
 import argparse
 import json
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -26,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+os.environ["XWARP_HISTORY"] = "off"  # calibration runs stay out of the user's history
 DIAG = ROOT / "tests" / "python" / "targets" / "diagnose"
 
 # mechanism -> (folder, broken, fixed, pass whose module work the fix changes, leave headers out)

@@ -55,7 +55,8 @@ def probe_sample(probe, python, program, cwd):
     with tempfile.TemporaryDirectory(prefix="xwarp-bench-") as tmp:
         t0 = time.perf_counter()
         subprocess.run(
-            [probe, "measure", "--quiet", "--samples", "1", "--json", f"{tmp}/r.json", "--", python, program],
+            [probe, "measure", "--quiet", "--samples", "1", "--json", f"{tmp}/r.json",
+             "--history", f"{tmp}/history.sqlite3", "--", python, program],
             cwd=cwd,
             check=True,
             stdout=subprocess.DEVNULL,
@@ -88,15 +89,13 @@ def main():
         print(f"round {i + 1}/{args.rounds}: probe {probe_s[-1]:.3f} s, bare cold+warm {bare_s[-1]:.3f} s", flush=True)
 
     # The fixed cost, on a command that does nothing.
-    trivial = ROOT / "bench" / ".trivial.py"
-    trivial.write_text("pass\n")
     fixed_probe, fixed_bare = [], []
-    try:
+    with tempfile.TemporaryDirectory(prefix="xwarp-bench-") as tmp:
+        trivial = Path(tmp) / "trivial.py"
+        trivial.write_text("pass\n")
         for i in range(args.rounds):
-            fixed_probe.append(probe_sample(args.probe, args.python, str(trivial), ROOT))
-            fixed_bare.append(bare_sample(args.python, str(trivial), ROOT))
-    finally:
-        trivial.unlink()
+            fixed_probe.append(probe_sample(args.probe, args.python, str(trivial), Path(tmp)))
+            fixed_bare.append(bare_sample(args.python, str(trivial), Path(tmp)))
 
     # Time to the first provisional finding.
     with tempfile.TemporaryDirectory(prefix="xwarp-bench-") as tmp:

@@ -10,11 +10,14 @@
 #include <CLI/CLI.hpp>
 #include <set>
 
+#include "history_commands.hpp"
+#include "xwarp/analysis/budget.hpp"
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/mechanisms.hpp"
 #include "xwarp/analysis/whatif.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/doctor/doctor.hpp"
+#include "xwarp/history/store.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/options.hpp"
 #include "xwarp/model/json_io.hpp"
@@ -154,7 +157,8 @@ namespace
     void split_command(std::vector<std::string>& words, std::vector<std::string>& command)
     {
         static const std::set<std::string> with_value = {"--samples", "-n", "--json", "--label", "--cwd", "--timeout",
-                                                         "--python", "--keep-records", "--whatif", "--whatif-budget", "--trace", "--max-samples"};
+                                                         "--python", "--keep-records", "--whatif", "--whatif-budget", "--trace", "--max-samples",
+                                                         "--history", "--budget", "--machine"};
         std::size_t i = 1;
         while (i < words.size() && !words[i].empty() && words[i][0] == '-')
         {
@@ -208,6 +212,9 @@ namespace
     const char* exit_code_help = R"(Exit codes:
   measure   0 measured (some samples may have failed: see the warnings)
             1 every sample failed (the command failed or timed out)
+  measure   8 with --budget: a limit was exceeded (the output names the module)
+  check     0 within the budget, 8 a limit was exceeded (the output names the module)
+  history   0 printed; import: 65/66 when a file could not be read (the others are stored)
   compare   0 improved, 1 regressed, 2 invalid (workload changed, errors or failed samples),
             3 unverified (no launches recorded), 4 inconclusive (inside the noise band or not
             significant), 5 not-comparable (different Warp version, device or command)
@@ -273,14 +280,31 @@ int main(int argc, char** argv)
                         "or LEVER[,LEVER...] (" + lever_list + ")");
     measure->add_option("--whatif-budget", whatif_budget, "seconds of replays allowed (default: 6 x one cold run)")
         ->check(xwarp::positive_seconds());
+    std::string history_option;
+    xwarp::cli::add_history_option(measure, history_option);
+    std::string measure_budget;
+    std::string machine_name;
+    measure->add_option("--machine", machine_name,
+                        "the name this machine goes by in the report and the history (default: its host name); a fleet of "
+                        "ephemeral CI runners names its GPU kind here");
+    std::string budget_metrics;
+    for (const auto& m : xwarp::budget_metrics())
+    {
+        budget_metrics += (budget_metrics.empty() ? "" : ", ") + m;
+    }
+    measure->add_option("--budget", measure_budget,
+                        "a CI gate: LIMIT[,LIMIT...], LIMIT = METRIC<=NUMBER (exit 8 when exceeded), METRIC: "
+                            + budget_metrics);
 
     // report
     std::string report_in;
     std::string report_format = "text";
     std::string report_out;
     auto* rep = app.add_subcommand("report", "Re-analyse a saved JSON report and render it");
-    rep->add_option("report", report_in, "a JSON report written by measure --json (or a run recorded with --keep-records)")
+    rep->add_option("report", report_in,
+                    "a JSON report written by measure --json, a stored run (@ID), or a run recorded with --keep-records")
         ->required();
+    xwarp::cli::add_history_option(rep, history_option);
     rep->add_option("--format,-f", report_format,
                     "text, html (a self-contained page), json, or trace (the build timeline as Chrome trace-event JSON)")
         ->check(CLI::IsMember({"text", "html", "json", "trace"}));
@@ -294,8 +318,9 @@ int main(int argc, char** argv)
         "compare",
         "Compare two reports: credit a compile-time change only when the launch workload is the same\n"
         "and the change is beyond the noise band (and significant with >= 5 samples a side)");
-    cmp->add_option("before", cmp_before, "the baseline report (JSON)")->required();
-    cmp->add_option("after", cmp_after, "the report after the change (JSON)")->required();
+    cmp->add_option("before", cmp_before, "the baseline report (JSON, or a stored run @ID)")->required();
+    cmp->add_option("after", cmp_after, "the report after the change (JSON, or a stored run @ID)")->required();
+    xwarp::cli::add_history_option(cmp, history_option);
     cmp->add_option("--json", cmp_json, "also write the comparison as JSON");
     std::string cmp_html;
     cmp->add_option("--html", cmp_html, "also write the comparison as a self-contained HTML page");
@@ -320,7 +345,8 @@ int main(int argc, char** argv)
     auto* wi = app.add_subcommand("whatif",
                                   "Replay levers on a saved report's command, unmodified, and measure each against fresh "
                                   "baseline samples interleaved with it.\nUsage: warp-probe whatif REPORT.json [LEVER...]");
-    wi->add_option("report", whatif_report, "a JSON report written by measure --json")->required();
+    wi->add_option("report", whatif_report, "a JSON report written by measure --json, or a stored run (@ID)")->required();
+    xwarp::cli::add_history_option(wi, history_option);
     wi->add_option("levers", whatif_levers, "levers to replay (default: auto, the levers of the report's findings): " + lever_list);
     wi->add_option("--samples,-n", whatif_samples, "samples a side (default: the report's)")->check(xwarp::whole_number(1, 1000));
     wi->add_option("--budget", whatif_replay_budget, "seconds of replays allowed (default: 6 x one cold run)")
@@ -336,6 +362,10 @@ int main(int argc, char** argv)
                                     "List every mechanism the diagnoses can name: its id, kind, guide section and the "
                                     "what-if lever that would fix it (or why none can)");
     mech->add_flag("--json", mechanisms_json, "print the registry as JSON");
+
+    // history, check
+    xwarp::cli::history_commands history_commands;
+    xwarp::cli::add_history_commands(app, history_commands);
 
     // measure's COMMAND starts at the first word that is not one of its options (or after
     // "--"): everything from there on is the command's, "-n" included.
@@ -371,11 +401,26 @@ int main(int argc, char** argv)
 
     try
     {
+        if (auto code = xwarp::cli::run_history_commands(history_commands))
+        {
+            return *code;
+        }
         if (*measure)
         {
             if (mo.command.empty())
             {
                 return fail(xwarp::exit_code::usage, "measure needs a command: warp-probe measure [options] [--] COMMAND...");
+            }
+            if (!measure_budget.empty())
+            {
+                try
+                {
+                    xwarp::parse_budget(measure_budget);
+                }
+                catch (const xwarp::budget_error& e)
+                {
+                    return fail(xwarp::exit_code::usage, e.what());
+                }
             }
             if (timeout_s > 0)
             {
@@ -419,6 +464,10 @@ int main(int argc, char** argv)
             {
                 xwarp::analyze(r);
             }
+            if (!machine_name.empty())
+            {
+                r.env.host = machine_name;
+            }
             if (!json_out.empty())
             {
                 if (int rc = write_json_or_fail(json_out, xwarp::report_to_json(r)))
@@ -438,21 +487,20 @@ int main(int argc, char** argv)
                 std::cerr << "warp-probe: interrupted; temporary caches removed\n";
                 return 128 + (g_signal ? static_cast<int>(g_signal) : SIGINT);
             }
+            xwarp::cli::store_run(history_option, r, whatif_spec.empty() ? "measure" : "whatif", quiet);
             std::cout << xwarp::render_text(r);
-            return r.result.valid ? xwarp::exit_code::ok : xwarp::exit_code::all_samples_failed;
+            if (!r.result.valid)
+            {
+                return xwarp::exit_code::all_samples_failed;
+            }
+            return measure_budget.empty() ? xwarp::exit_code::ok : xwarp::cli::print_budget(r, measure_budget);
         }
         if (*wi)
         {
             xwarp::report saved;
-            try
+            if (int code = xwarp::cli::load_report_arg(whatif_report, history_option, saved))
             {
-                saved = xwarp::load_report(whatif_report);
-            }
-            catch (const xwarp::report_error& e)
-            {
-                return fail(e.which() == xwarp::report_error::kind::missing ? xwarp::exit_code::no_input
-                                                                            : xwarp::exit_code::bad_input,
-                            e.what());
+                return code;
             }
             xwarp::measure_options replay_options;
             replay_options.command = saved.command;
@@ -513,6 +561,7 @@ int main(int argc, char** argv)
                 std::cerr << "warp-probe: interrupted; temporary caches removed\n";
                 return 128 + (g_signal ? static_cast<int>(g_signal) : SIGINT);
             }
+            xwarp::cli::store_run(history_option, r, "whatif", whatif_quiet);
             std::cout << xwarp::render_whatif_text(r);
             return xwarp::exit_code::ok;
         }
@@ -561,16 +610,13 @@ int main(int argc, char** argv)
         {
             xwarp::report before;
             xwarp::report after;
-            try
+            if (int code = xwarp::cli::load_report_arg(cmp_before, history_option, before))
             {
-                before = xwarp::load_report(cmp_before);
-                after = xwarp::load_report(cmp_after);
+                return code;
             }
-            catch (const xwarp::report_error& e)
+            if (int code = xwarp::cli::load_report_arg(cmp_after, history_option, after))
             {
-                return fail(e.which() == xwarp::report_error::kind::missing ? xwarp::exit_code::no_input
-                                                                            : xwarp::exit_code::bad_input,
-                            e.what());
+                return code;
             }
             xwarp::comparison c;
             try
@@ -589,10 +635,21 @@ int main(int argc, char** argv)
                     return rc;
                 }
             }
+            xwarp::analyze(before);
+            xwarp::analyze(after);
+            {
+                // Both sides and the verdict go to the history; a side already stored keeps its id.
+                const auto before_id = xwarp::cli::store_run(history_option, before, "compare", true);
+                const auto after_id = xwarp::cli::store_run(history_option, after, "compare", true);
+                if (before_id && after_id)
+                {
+                    xwarp::cli::store_comparison(history_option, *before_id, *after_id, c.verdict,
+                                                 xwarp::comparison_to_json(c).dump(-1, ' ', false,
+                                                                                   nlohmann::json::error_handler_t::replace));
+                }
+            }
             if (!cmp_html.empty())
             {
-                xwarp::analyze(before);
-                xwarp::analyze(after);
                 std::string page = xwarp::html_page("warp-probe compare", xwarp::render_compare_html(c, &before, &after));
                 FILE* f = std::fopen(cmp_html.c_str(), "wb");
                 if (!f || std::fwrite(page.data(), 1, page.size(), f) != page.size() || std::fclose(f) != 0)
@@ -624,18 +681,9 @@ int main(int argc, char** argv)
                     return fail(xwarp::exit_code::bad_input, report_in + ": " + e.what());
                 }
             }
-            else
+            else if (int code = xwarp::cli::load_report_arg(report_in, history_option, r))
             {
-                try
-                {
-                    r = xwarp::load_report(report_in);
-                }
-                catch (const xwarp::report_error& e)
-                {
-                    return fail(e.which() == xwarp::report_error::kind::missing ? xwarp::exit_code::no_input
-                                                                                : xwarp::exit_code::bad_input,
-                                e.what());
-                }
+                return code;
             }
             xwarp::analyze(r);
             std::string text;
@@ -650,7 +698,15 @@ int main(int argc, char** argv)
             else if (report_format == "html")
             {
                 auto guide = xwarp::parse_guide(xwarp::installed_guide_text());
-                text = xwarp::html_page("warp-probe report " + r.label, xwarp::render_html(r, guide));
+                // The report's series in the history, when there is one: sparklines and its step.
+                std::vector<std::string> notes;
+                const auto history = xwarp::history_for(xwarp::locate_history(history_option), r, notes);
+                for (const auto& n : notes)
+                {
+                    std::cerr << "warp-probe: " << xwarp::one_line(n) << "\n";
+                }
+                text = xwarp::html_page("warp-probe report " + r.label,
+                                        xwarp::render_html(r, guide, history ? &*history : nullptr));
             }
             else
             {

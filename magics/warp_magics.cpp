@@ -1,6 +1,7 @@
 // The warp magics. Each one parses its line with CLI11, calls the engine (runner, analysis,
 // renderers) and hands MIME bundles to its host; none knows Python or xeus.
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -13,8 +14,10 @@
 #include "xwarp/analysis/whatif.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/options.hpp"
+#include "xwarp/history/store.hpp"
 #include "xwarp/magics/magics.hpp"
 #include "xwarp/model/json_io.hpp"
+#include "xwarp/render/history.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/printable.hpp"
 #include "xwarp/render/text.hpp"
@@ -219,6 +222,65 @@ namespace xwarp
             clock::time_point m_last{};
         };
 
+        // A run by what the user calls it: a run of this session by name, a stored run (@17),
+        // the newest stored run with that label (names outlive a kernel restart that way), or a
+        // JSON report path. `who` prefixes the error.
+        report resolve_run(const probe_session& session, const std::string& what, const std::string& who)
+        {
+            if (const report* r = session.find(what))
+            {
+                return *r;
+            }
+            const history_location where = locate_history(session.history_option);
+            std::error_code ec;
+            const bool have_store = !where.off && std::filesystem::exists(where.path, ec);
+            std::vector<std::string> notes;
+            if (const auto id = parse_history_ref(what))
+            {
+                if (!have_store)
+                {
+                    throw magic_error(who + ": " + what + ": there is no history store"
+                                      + (where.off ? " (it is off)" : " at " + where.path));
+                }
+                try
+                {
+                    history_store store(where.path, &notes);
+                    return report_from_text(store.report_json(*id));
+                }
+                catch (const std::exception& e)
+                {
+                    throw magic_error(who + ": " + e.what());
+                }
+            }
+            if (have_store)
+            {
+                try
+                {
+                    history_store store(where.path, &notes);
+                    history_filter f;
+                    f.label = what;
+                    f.limit = 1;
+                    if (const auto runs = store.runs(f); !runs.empty())
+                    {
+                        return report_from_text(store.report_json(runs.front().id));
+                    }
+                }
+                catch (const std::exception&)
+                {
+                    // an unreadable store: the name may still be a path
+                }
+            }
+            try
+            {
+                return load_report(what);
+            }
+            catch (const report_error& e)
+            {
+                throw magic_error(who + ": '" + what + "' is not a run of this notebook or of the history (see "
+                                  "%warp_history), and " + e.what());
+            }
+        }
+
         std::string run_name(probe_session& s, const std::string& requested)
         {
             return requested.empty() ? "probe-" + std::to_string(s.runs) : requested;
@@ -331,21 +393,7 @@ namespace xwarp
             std::optional<report> baseline;
             if (!o.compare_with.empty())
             {
-                if (const report* found = session.find(o.compare_with))
-                {
-                    baseline = *found;
-                }
-                else
-                {
-                    try
-                    {
-                        baseline = load_report(o.compare_with);
-                    }
-                    catch (const report_error& e)
-                    {
-                        throw magic_error("--compare " + o.compare_with + ": no run of that name, and " + e.what());
-                    }
-                }
+                baseline = resolve_run(session, o.compare_with, "--compare");
             }
 
             progress_display progress(host, o.quiet);
@@ -378,8 +426,20 @@ namespace xwarp
             finish_report(r);
             analyze(r);
             session.store(name, r);
-            progress.finish("warp-probe: " + name + " done, " + std::to_string(r.result.samples_ok) + "/"
-                            + std::to_string(r.result.samples_total) + " samples ok");
+            // Into the history store (it outlives the kernel), and the run's series back out of
+            // it for the report's sparklines.
+            const history_location where = locate_history(session.history_option);
+            std::vector<std::string> notes;
+            const auto stored = remember_run(where, r, "magic", notes);
+            const auto history = history_for(where, r, notes);
+            std::string done = "warp-probe: " + name + " done, " + std::to_string(r.result.samples_ok) + "/"
+                               + std::to_string(r.result.samples_total) + " samples ok"
+                               + (stored ? ", stored as @" + std::to_string(*stored) : std::string());
+            for (const auto& n : notes)
+            {
+                done += "\nwarp-probe: " + n;
+            }
+            progress.finish(done);
 
             const json report_json = report_to_json(r);
             if (!o.json_path.empty())
@@ -393,7 +453,7 @@ namespace xwarp
                     throw magic_error(std::string("--json: ") + e.what());
                 }
             }
-            const std::string html = render_html(r, parse_guide(session.guide_text));
+            const std::string html = render_html(r, parse_guide(session.guide_text), history ? &*history : nullptr);
             if (!o.variable.empty())
             {
                 host.bind_variable(o.variable, report_json, html);
@@ -552,8 +612,8 @@ namespace xwarp
                 std::string a;
                 std::string b;
                 std::string json_path;
-                CLI::App app("%warp_compare BEFORE AFTER: compare two runs (names from this notebook or JSON report "
-                             "paths)",
+                CLI::App app("%warp_compare BEFORE AFTER: compare two runs (names from this notebook, stored runs "
+                             "@ID, labels of stored runs, or JSON report paths)",
                              "%warp_compare");
                 app.add_option("before", a, "the baseline run")->required();
                 app.add_option("after", b, "the run after the change")->required();
@@ -562,8 +622,8 @@ namespace xwarp
                 {
                     return;
                 }
-                report before = resolve(a);
-                report after = resolve(b);
+                report before = resolve_run(*m_session, a, "%warp_compare");
+                report after = resolve_run(*m_session, b, "%warp_compare");
                 comparison c;
                 try
                 {
@@ -595,23 +655,6 @@ namespace xwarp
             }
 
         private:
-            report resolve(const std::string& what)
-            {
-                if (const report* r = m_session->find(what))
-                {
-                    return *r;
-                }
-                try
-                {
-                    return load_report(what);
-                }
-                catch (const report_error& e)
-                {
-                    throw magic_error("%warp_compare: '" + what + "' is not a run of this notebook (see %warp_history), and "
-                                      + e.what());
-                }
-            }
-
             std::shared_ptr<probe_session> m_session;
         };
 
@@ -694,7 +737,15 @@ namespace xwarp
                     analyze(r);
                 }
                 m_session->store(name, r);
-                progress.finish("warp-probe: " + std::to_string(r.whatif.size()) + " lever(s) of " + name + " replayed");
+                std::vector<std::string> notes;
+                const auto stored = remember_run(locate_history(m_session->history_option), r, "whatif", notes);
+                std::string done = "warp-probe: " + std::to_string(r.whatif.size()) + " lever(s) of " + name + " replayed"
+                                   + (stored ? ", stored as @" + std::to_string(*stored) : std::string());
+                for (const auto& n : notes)
+                {
+                    done += "\nwarp-probe: " + n;
+                }
+                progress.finish(done);
                 host.show({{"text/html", render_html(r, parse_guide(m_session->guide_text))},
                            {"text/plain", render_whatif_text(r)},
                            {report_mime, report_to_json(r)}},
@@ -713,10 +764,39 @@ namespace xwarp
 
             void run(const std::string& line, magic_host& host) override
             {
-                CLI::App app("%warp_history: the runs of this notebook, oldest first", "%warp_history");
+                CLI::App app("%warp_history: the runs in the history store, newest first (they outlive the kernel; "
+                             "@ID names one for %warp_compare), or --session: this kernel's runs only",
+                             "%warp_history");
+                history_filter filter;
+                bool session_only = false;
+                app.add_option("--label", filter.label, "only runs with this label (a probe's --name)");
+                app.add_option("--command", filter.command, "only runs whose command contains this text");
+                app.add_option("--kind", filter.kind, "only runs of this kind: magic, measure, whatif, compare, import");
+                app.add_option("--limit", filter.limit, "at most this many (0: all)")->check(CLI::Range(0, 1000000));
+                app.add_flag("--session", session_only, "this kernel's runs, oldest first, with their top finding");
                 if (!parse_line(app, line, host))
                 {
                     return;
+                }
+                const history_location where = locate_history(m_session->history_option);
+                std::error_code ec;
+                if (!session_only && !where.off && std::filesystem::exists(where.path, ec))
+                {
+                    std::vector<std::string> notes;
+                    try
+                    {
+                        history_store store(where.path, &notes);
+                        const auto runs = store.runs(filter);
+                        host.show({{"text/html", render_history_list_html(runs, store.path())},
+                                   {"text/plain", render_history_list(runs, store.path())}},
+                                  "",
+                                  false);
+                        return;
+                    }
+                    catch (const std::exception& e)
+                    {
+                        throw magic_error(std::string("%warp_history: ") + e.what());
+                    }
                 }
                 std::ostringstream text;
                 std::ostringstream html;
@@ -730,6 +810,11 @@ namespace xwarp
                 if (m_session->history.empty())
                 {
                     text << "no runs yet: %%warp_probe a cell first\n";
+                }
+                if (!session_only)
+                {
+                    text << (where.off ? "the history store is off: this kernel's runs only\n"
+                                       : "no history store at " + where.path + " yet: this kernel's runs only\n");
                 }
                 for (const auto& [name, r] : m_session->history)
                 {

@@ -31,5 +31,9 @@ set +e
 verdict=$?
 set -e
 echo
+echo "== 4. the history: every run above was stored (warp-probe history trend, diff, table) =="
+"$PROBE" history list --limit 5 || echo "(no history: it is off, or could not be written; see the lines above)"
+
+echo
 echo "reports: $OUT/churn.html, $OUT/compare.html (and .json beside them); compare exit code $verdict"
 echo "notebook kernel: $(jupyter kernelspec list 2>/dev/null | grep -w xwarp || echo 'xwarp (see jupyter kernelspec list)')"

@@ -30,11 +30,11 @@ fi
 # -- 1. Debian packages --------------------------------------------------------------------------
 APT_PACKAGES=(
     build-essential cmake pkg-config git
-    nlohmann-json3-dev libvalijson-dev libcli11-dev libboost-dev libboost-filesystem-dev libgtest-dev libgmock-dev
+    nlohmann-json3-dev libvalijson-dev libcli11-dev libsqlite3-dev libsqlitecpp-dev libboost-dev libboost-filesystem-dev libgtest-dev libgmock-dev
     xeus-dev libxeus6 xeus-python-dev libxeus-python0 python3-xeus-python-shell python3-ipython python3-debugpy
     xtl-dev cppzmq-dev libzmq3-dev uuid-dev libssl-dev pybind11-dev pybind11-json-dev
     python3-dev python3-venv python3-pip
-    python3-pytest python3-jsonschema python3-jupyter-client jupyter-client python3-nbclient python3-nbformat
+    python3-pytest python3-jsonschema python3-yaml python3-jupyter-client jupyter-client python3-nbclient python3-nbformat
     python3-nbconvert python3-jupyter-kernel-test jupyter-core xpython
     chromium
 )

@@ -1,6 +1,7 @@
 #include "xwarp/env/environment.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <mutex>
@@ -155,6 +156,108 @@ namespace xwarp
 #endif
     }
 
+    namespace
+    {
+        std::string first_line(const std::filesystem::path& p)
+        {
+            std::ifstream in(p);
+            std::string line;
+            std::getline(in, line);
+            while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
+            {
+                line.pop_back();
+            }
+            return line;
+        }
+
+        bool is_commit_id(const std::string& s)
+        {
+            return (s.size() == 40 || s.size() == 64)
+                   && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+        }
+    }
+
+    std::string project_commit(const std::string& folder)
+    {
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        fs::path dir = fs::absolute(folder.empty() ? fs::path(".") : fs::path(folder), ec);
+        if (ec)
+        {
+            return {};
+        }
+        for (int depth = 0; depth < 64 && !dir.empty(); ++depth)
+        {
+            const fs::path dot_git = dir / ".git";
+            fs::path git_dir;
+            std::error_code missing;  // a folder without .git is the usual case, not an error
+            if (fs::is_directory(dot_git, missing))
+            {
+                git_dir = dot_git;
+            }
+            else if (fs::is_regular_file(dot_git, missing))
+            {
+                // A linked work tree or a submodule: "gitdir: PATH".
+                const std::string line = first_line(dot_git);
+                if (line.rfind("gitdir: ", 0) != 0)
+                {
+                    return {};
+                }
+                git_dir = fs::path(line.substr(8));
+                if (git_dir.is_relative())
+                {
+                    git_dir = dir / git_dir;
+                }
+            }
+            if (!git_dir.empty())
+            {
+                const std::string head = first_line(git_dir / "HEAD");
+                if (is_commit_id(head))
+                {
+                    return head;  // a detached HEAD
+                }
+                if (head.rfind("ref: ", 0) != 0)
+                {
+                    return {};
+                }
+                const std::string ref = head.substr(5);
+                // A linked work tree keeps its refs in the common folder.
+                fs::path common = git_dir;
+                const std::string common_rel = first_line(git_dir / "commondir");
+                if (!common_rel.empty())
+                {
+                    common = fs::path(common_rel).is_relative() ? git_dir / common_rel : fs::path(common_rel);
+                }
+                for (const fs::path& base : {git_dir, common})
+                {
+                    const std::string id = first_line(base / ref);
+                    if (is_commit_id(id))
+                    {
+                        return id;
+                    }
+                }
+                std::ifstream packed(common / "packed-refs");
+                std::string line;
+                while (std::getline(packed, line))
+                {
+                    const auto space = line.find(' ');
+                    if (space != std::string::npos && line.compare(space + 1, std::string::npos, ref) == 0
+                        && is_commit_id(line.substr(0, space)))
+                    {
+                        return line.substr(0, space);
+                    }
+                }
+                return {};  // a branch with no commit yet
+            }
+            if (!dir.has_parent_path() || dir.parent_path() == dir)
+            {
+                break;
+            }
+            dir = dir.parent_path();
+        }
+        return {};
+    }
+
     bool built_with_cuda_toolkit()
     {
 #ifdef XWARP_HAVE_CUDA
@@ -173,6 +276,7 @@ namespace xwarp
         {
             env.os = std::string(u.sysname) + " " + u.release;
             env.machine = u.machine;
+            env.host = u.nodename;
         }
         std::ifstream osr("/etc/os-release");
         std::string line;

@@ -1,4 +1,5 @@
 #include "xwarp/render/html.hpp"
+#include "xwarp/render/history.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -555,7 +556,89 @@ namespace xwarp
         return out;
     }
 
-    std::string render_html(const report& r, const guide_sections& guide)
+    namespace
+    {
+        // A sparkline of a series of non-negative values, this run's point ringed. The
+        // renderer only scales the values the trend computed to pixels.
+        std::string sparkline(const std::vector<trend_point>& points, std::int64_t this_run)
+        {
+            constexpr double w = 160.0, h = 22.0, pad = 3.0;
+            double top = 0.0;
+            for (const auto& p : points)
+            {
+                top = std::max(top, p.cold_ms);
+            }
+            std::ostringstream o;
+            o << "<svg width=\"" << w << "\" height=\"" << h << "\" viewBox=\"0 0 " << w << " " << h
+              << "\" style=\"vertical-align:middle;\">";
+            if (points.empty())
+            {
+                return o.str() + "</svg>";
+            }
+            auto x = [&](std::size_t i)
+            { return points.size() == 1 ? w / 2 : pad + (w - 2 * pad) * static_cast<double>(i) / static_cast<double>(points.size() - 1); };
+            auto y = [&](double v) { return top > 0 ? h - pad - (h - 2 * pad) * v / top : h - pad; };
+            o << "<polyline fill=\"none\" stroke=\"rgb(52,152,219)\" stroke-width=\"1.5\" points=\"";
+            for (std::size_t i = 0; i < points.size(); ++i)
+            {
+                o << format_fixed(x(i), 1) << "," << format_fixed(y(points[i].cold_ms), 1) << " ";
+            }
+            o << "\"/>";
+            for (std::size_t i = 0; i < points.size(); ++i)
+            {
+                const bool here = points[i].run == this_run;
+                o << "<circle cx=\"" << format_fixed(x(i), 1) << "\" cy=\"" << format_fixed(y(points[i].cold_ms), 1) << "\" r=\""
+                  << (here ? "3" : "1.6") << "\" fill=\"" << (here ? "rgb(230,126,34)" : "rgb(52,152,219)") << "\"><title>@"
+                  << points[i].run << ": " << html_escape(format_ms(points[i].cold_ms)) << ", " << points[i].identities
+                  << " identities</title></circle>";
+            }
+            return o.str() + "</svg>";
+        }
+
+        std::string history_section(const history_view& v)
+        {
+            const history_trend& t = v.trend;
+            std::ostringstream o;
+            o << "<div style=\"" << k_h << "\">History <span style=\"" << k_muted << "font-weight:400;\">"
+              << t.runs.size() << " runs of this command on " << html_escape(t.machine)
+              << (v.this_run ? ", this run is @" + std::to_string(v.this_run) : std::string()) << " &middot; "
+              << html_escape(v.store) << "</span></div>";
+            o << "<div data-xwarp=\"history\">";
+            o << "<div>all modules " << sparkline(t.total, v.this_run) << "</div>";
+            for (const auto& st : t.total_steps)
+            {
+                const bool this_one = st.at_run == v.this_run;
+                o << "<div data-xwarp=\"step\" style=\"margin:2px 0;\">"
+                  << badge(this_one ? "this run is a step" : "step", this_one ? "230,126,34" : "128,128,128") << " "
+                  << html_escape(step_line(st)) << "</div>";
+            }
+            o << "<table style=\"" << k_table << "\"><thead><tr>" << th("module") << th("device") << th("cold ms over runs")
+              << th("latest") << th("steps") << "</tr></thead><tbody>";
+            constexpr std::size_t shown = 20;
+            for (std::size_t i = 0; i < t.modules.size() && i < shown; ++i)
+            {
+                const auto& m = t.modules[i];
+                std::string steps;
+                for (const auto& st : m.steps)
+                {
+                    steps += (steps.empty() ? "" : "<br>") + html_escape(step_line(st));
+                }
+                o << "<tr>" << td(mono(elide(m.module, 80))) << td(mono(m.device)) << td(sparkline(m.points, v.this_run))
+                  << td(html_escape(format_ms(m.points.back().cold_ms)) + " [" + std::to_string(m.points.back().identities) + "]", k_num)
+                  << td(steps) << "</tr>";
+            }
+            o << "</tbody></table>";
+            if (t.modules.size() > shown)
+            {
+                o << "<div style=\"" << k_muted << "\">" << t.modules.size() - shown
+                  << " more modules: warp-probe history trend shows them</div>";
+            }
+            o << "</div>";
+            return o.str();
+        }
+    }
+
+    std::string render_html(const report& r, const guide_sections& guide, const history_view* history)
     {
         const summary& s = r.result;
         std::ostringstream o;
@@ -676,6 +759,10 @@ namespace xwarp
         if (!s.timeline.spans.empty())
         {
             o << "<div style=\"" << k_h << "\">Build timeline</div>" << timeline_svg(s.timeline);
+        }
+        if (history && !history->trend.runs.empty())
+        {
+            o << history_section(*history);
         }
         o << "<div style=\"" << k_h << "\">Launches</div>" << launches_table(s);
         o << "<div style=\"" << k_muted << "margin-top:6px;font-size:11px;\">sources: module loads from "

@@ -217,7 +217,7 @@ namespace xwarp
         clean(r.warnings);
         clean(r.errors);
         for (std::string* s : {&r.env.warp_version, &r.env.python_version, &r.env.cpu_model, &r.env.cuda_status,
-                               &r.env.os, &r.env.machine, &r.env.probe_version})
+                               &r.env.os, &r.env.machine, &r.env.probe_version, &r.env.host, &r.env.project_commit})
         {
             clean(*s);
         }

@@ -498,6 +498,11 @@ namespace xwarp
         }
 
         r.env = cached_host_environment();
+        r.env.project_commit = project_commit(command.cwd);
+        if (!r.env.project_commit.empty())
+        {
+            r.env.sources["project_commit"] = "the git HEAD of " + command.cwd;
+        }
         for (const auto& s : r.samples)
         {
             if (!s.cold.processes.empty())

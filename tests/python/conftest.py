@@ -28,6 +28,15 @@ def pytest_configure(config):
     )
 
 
+@pytest.fixture(autouse=True, scope="session")
+def private_history(tmp_path_factory):
+    """Every run the suite makes (CLI, kernels, notebooks) is stored in a history of its own,
+    never in the user's (or root's) $XDG_DATA_HOME."""
+    path = tmp_path_factory.mktemp("history") / "history.sqlite3"
+    os.environ["XWARP_HISTORY"] = str(path)
+    yield path
+
+
 def validate_report(report):
     jsonschema.Draft202012Validator(SCHEMA).validate(report)
 

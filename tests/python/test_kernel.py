@@ -1,6 +1,7 @@
 """The xwarp kernel over the real Jupyter protocol (jupyter_client, jupyter_kernel_test)."""
 
 import json
+import re
 import os
 
 REPORT_MIME = "application/vnd.xwarp.report+json"
@@ -308,3 +309,28 @@ def test_hostile_module_name_stays_inert(session):
     assert bundle[REPORT_MIME]["summary"]["identities"][0]["module"] == "<img src=x onerror=alert(1)>"
     assert "<img" not in bundle["text/html"]
     assert "&lt;img src=x onerror=alert(1)&gt;" in bundle["text/html"]
+
+
+def test_history_survives_a_kernel_restart(session):
+    reply, out = session.execute(
+        "%%warp_probe --samples 1 --name before-restart\n"
+        "import warp as wp\n\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[wp.tid()] = 3.0\n\n"
+        "wp.launch(k, dim=4, inputs=[wp.zeros(4, dtype=float)])\n")
+    assert reply["status"] == "ok"
+    done = [m for m in out if m["msg_type"] == "update_display_data"
+            and "before-restart done" in m["content"]["data"].get("text/plain", "")]
+    stored = re.search(r"stored as @(\d+)", done[-1]["content"]["data"]["text/plain"])
+    assert stored, done[-1]["content"]["data"]["text/plain"]
+
+    session.km.restart_kernel(now=True)
+    session.kc.wait_for_ready(timeout=60)
+    reply, out = session.execute("%warp_history --label before-restart")
+    assert reply["status"] == "ok"
+    (listed,) = bundles(out)
+    assert f"@{stored.group(1)}" in listed["text/html"] and "before-restart" in listed["text/plain"]
+    assert "notebook cell before-restart" in listed["text/plain"]
+    # the new kernel never ran it, yet compares it by its name and by its id
+    reply, out = session.execute(f"%warp_compare before-restart @{stored.group(1)}")
+    assert reply["status"] == "ok", reply
+    (compared,) = [b for b in bundles(out) if COMPARISON_MIME in b]
+    assert compared[COMPARISON_MIME]["verdict"]

@@ -7,6 +7,7 @@
 #include "builders.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/magics/magics.hpp"
+#include "xwarp/history/store.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/os/tempdir.hpp"
 
@@ -41,7 +42,11 @@ namespace
         std::shared_ptr<probe_session> session = std::make_shared<probe_session>();
         magic_registry registry;
         fake_host host;
-        fixture() { register_warp_magics(registry, session); }
+        fixture()
+        {
+            session->history_option = "off";  // a unit test never writes the user's store
+            register_warp_magics(registry, session);
+        }
         line_magic& line(const std::string& n) { return *registry.line_magics().at(n); }
         cell_magic& cell(const std::string& n) { return *registry.cell_magics().at(n); }
     };
@@ -146,4 +151,45 @@ TEST(Magics, CompareByNameHistoryAndExport)
     EXPECT_EQ(first_line, "<!DOCTYPE html>");
     EXPECT_THROW(f.line("warp_export").run("nope " + tmp.path() + "/x.json", f.host), magic_error);
     EXPECT_THROW(f.line("warp_compare").run("before nothing-called-this", f.host), magic_error);
+}
+
+TEST(Magics, HistoryAndCompareReadTheStoreAfterARestart)
+{
+    scoped_temp_dir tmp("xwarp-test-");
+    const std::string path = tmp.path() + "/history.sqlite3";
+    std::int64_t before_id = 0;
+    {
+        // What an earlier kernel left: two runs stored under their probe names.
+        std::vector<std::string> notes;
+        history_store store(path, &notes);
+        report before = measured(3000, {"a", "b"});
+        before.label = "before";
+        analyze(before);
+        before_id = store.add_report(before, "magic");
+        report after = measured(2000, {"b"});
+        after.label = "after";
+        analyze(after);
+        store.add_report(after, "magic");
+    }
+    fixture f;  // a new session: nothing in memory
+    f.session->history_option = path;
+    f.line("warp_history").run("", f.host);
+    const auto listed = f.host.shown.back()["text/plain"].get<std::string>();
+    EXPECT_LT(listed.find("after"), listed.find("before"));  // newest first
+    EXPECT_NE(f.host.shown.back()["text/html"].get<std::string>().find("@" + std::to_string(before_id)), std::string::npos);
+
+    f.line("warp_history").run("--label before", f.host);
+    const auto filtered = f.host.shown.back()["text/plain"].get<std::string>();
+    EXPECT_EQ(filtered.find(" after "), std::string::npos);
+    EXPECT_NE(filtered.find("before"), std::string::npos);
+
+    // by id and by label, though this session never ran them
+    f.line("warp_compare").run("@" + std::to_string(before_id) + " after", f.host);
+    EXPECT_EQ(f.host.shown.back()[comparison_mime]["verdict"], "improved");
+    EXPECT_THROW(f.line("warp_compare").run("@999 after", f.host), magic_error);
+
+    f.session->history_option = "off";
+    f.line("warp_history").run("", f.host);
+    EXPECT_NE(f.host.shown.back()["text/plain"].get<std::string>().find("off"), std::string::npos);
+    EXPECT_THROW(f.line("warp_compare").run("@1 after", f.host), magic_error);
 }

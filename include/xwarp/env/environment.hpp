@@ -22,6 +22,12 @@ namespace xwarp
     void merge_target_facts(environment& env, const run_result& pass);
 
     bool built_with_cuda_toolkit();
+
+    // The commit checked out in the git work tree holding `folder` (searched upwards; a
+    // linked work tree's `.git` file is followed), or "" when there is none. Read from
+    // HEAD, the ref files and packed-refs: no git process, nothing written. Uncommitted
+    // changes are not seen.
+    std::string project_commit(const std::string& folder);
 }
 
 #endif

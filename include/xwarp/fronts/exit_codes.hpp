@@ -18,6 +18,9 @@ namespace xwarp::exit_code
     inline constexpr int inconclusive = 4;   // inside the noise band or not significant
     inline constexpr int not_comparable = 5; // different Warp version, device or command
 
+    // measure --budget / check: a budget was exceeded (the output names the module)
+    inline constexpr int over_budget = 8;
+
     // usage and input errors (sysexits.h numbering)
     inline constexpr int usage = 64;          // bad options
     inline constexpr int bad_input = 65;      // a report that is not JSON, another schema, malformed

@@ -80,6 +80,9 @@ namespace xwarp
         int runs = 0;
         std::string shim_dir;    // empty: found like the CLI finds it
         std::string guide_text;  // references/mechanisms.md, for the HTML guide sections
+        // The history store, as --history takes it: "" finds it as the CLI does
+        // ($XWARP_HISTORY, then $XDG_DATA_HOME), "off" keeps runs in this session only.
+        std::string history_option;
 
         const report* find(const std::string& name) const;
         void store(const std::string& name, const report& r);

@@ -466,7 +466,9 @@ namespace xwarp
         std::string python_version;
         std::string python_executable;
         std::string os;
-        std::string machine;
+        std::string machine;         // the architecture (uname -m)
+        std::string host;            // the host name (uname -n): the history's machine
+        std::string project_commit;  // git commit of the measured project's folder, when it is one
         std::string cpu_model;
         int cpu_count = 0;
         std::string cuda_toolkit;  // "13.0"

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "xwarp/model/comparison.hpp"
+#include "xwarp/model/history.hpp"
 #include "xwarp/model/report.hpp"
 
 namespace xwarp
@@ -20,7 +21,8 @@ namespace xwarp
     // finding; empty entries are skipped.
     using guide_sections = std::map<std::string, std::string>;
 
-    std::string render_html(const report& r, const guide_sections& guide = {});
+    // With `history`, a History section: sparklines of the run's series and its steps.
+    std::string render_html(const report& r, const guide_sections& guide = {}, const history_view* history = nullptr);
     std::string render_compare_html(const comparison& c, const report* before = nullptr, const report* after = nullptr);
 
     // A whole HTML page around a fragment (for `warp-probe report --format html`).

@@ -1,0 +1,56 @@
+// Budgets: the assertions a project puts in CI ("no module builds twice", "at most 12
+// identities", "cold module work under 20 s"), checked against an analysed report.
+//
+// Grammar: LIMIT[,LIMIT...], LIMIT = METRIC<=NUMBER, METRIC one of
+//   identities          module identities the cold passes loaded
+//   modules             modules (per device) the cold passes loaded
+//   builds-per-module   compiled loads of one module (per device) in a cold pass, all processes
+//   cold-module-ms      median cold module work (Warp's module timers)
+//   cold-wall-ms        median cold wall time
+//   compile-elapsed-ms  median cold wall - warm wall
+#ifndef XWARP_ANALYSIS_BUDGET_HPP
+#define XWARP_ANALYSIS_BUDGET_HPP
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "xwarp/model/report.hpp"
+
+namespace xwarp
+{
+    struct budget_limit
+    {
+        std::string metric;
+        double limit = 0.0;
+    };
+
+    class budget_error : public std::invalid_argument
+    {
+    public:
+        using std::invalid_argument::invalid_argument;
+    };
+
+    // Throws budget_error with the offending part in words.
+    std::vector<budget_limit> parse_budget(const std::string& spec);
+
+    // The metrics the grammar knows, for --help and errors.
+    const std::vector<std::string>& budget_metrics();
+
+    struct budget_result
+    {
+        std::string metric;
+        double limit = 0.0;
+        std::optional<double> value;  // absent when the report cannot say (no good sample)
+        bool exceeded = false;
+        std::string module;   // the module that broke it (or the heaviest one), with its device
+        std::string message;  // one line: "builds-per-module 2 > 1: __main__ on cpu built 2 times"
+    };
+
+    // One result per limit, in the order given. A limit whose value cannot be known (every
+    // sample failed) counts as exceeded: a gate must not pass on a run that measured nothing.
+    std::vector<budget_result> check_budget(const report& r, const std::vector<budget_limit>& limits);
+}
+
+#endif

@@ -1,0 +1,110 @@
+// The history store: every run the fronts make (measure, what-if, magic, compare, import)
+// kept in one SQLite file, so that trends, steps and machines can be seen together.
+//
+// On by default at $XDG_DATA_HOME/xwarp/history.sqlite3 (~/.local/share/...); --history PATH
+// or $XWARP_HISTORY choose another file, "off" disables it. WAL and a busy timeout let two
+// probes and a kernel write at once. A corrupt file, or one written by a newer xwarp, is moved
+// aside (the note says where) and a fresh store is started: the store never stops a
+// measurement, and a report's own JSON is written whatever happens here.
+#ifndef XWARP_HISTORY_STORE_HPP
+#define XWARP_HISTORY_STORE_HPP
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "xwarp/model/history.hpp"
+#include "xwarp/model/report.hpp"
+
+namespace SQLite
+{
+    class Database;
+}
+
+namespace xwarp
+{
+    inline constexpr int history_schema_version = 1;
+
+    class history_error : public std::runtime_error
+    {
+    public:
+        using std::runtime_error::runtime_error;
+    };
+
+    struct history_location
+    {
+        std::string path;    // empty when off
+        bool off = false;
+        std::string origin;  // "--history", "XWARP_HISTORY", "XDG_DATA_HOME", "HOME"
+    };
+
+    // `option` is the front's --history value ("" when not given).
+    history_location locate_history(const std::string& option);
+
+    struct history_filter
+    {
+        std::string label;     // exact
+        std::string command;   // substring of the series command
+        std::string machine;   // exact
+        std::string kind;      // exact
+        int limit = 50;        // newest first, at most this many (0: all)
+    };
+
+    class history_store
+    {
+    public:
+        // Opens the store at `path`, creating it (and its folder) or migrating it to the
+        // current schema. A corrupt or newer-schema file is moved aside first; what happened
+        // is appended to `notes`. Throws history_error when no store can be had at that path
+        // (an unwritable folder).
+        history_store(const std::string& path, std::vector<std::string>* notes);
+        ~history_store();
+        history_store(const history_store&) = delete;
+        history_store& operator=(const history_store&) = delete;
+
+        const std::string& path() const { return path_; }
+
+        // Stores an analysed report; a report already stored (same content) keeps its id.
+        std::int64_t add_report(const report& r, const std::string& kind);
+        std::int64_t add_comparison(std::int64_t before_run, std::int64_t after_run, const std::string& verdict,
+                                    const std::string& comparison_json);
+
+        std::vector<history_run> runs(const history_filter& f);
+        std::optional<history_run> run(std::int64_t id);
+        std::vector<history_identity> identities(std::int64_t run_id);
+        std::string report_json(std::int64_t run_id);  // throws history_error when there is none
+        std::optional<std::int64_t> find(const report& r);
+        std::vector<history_comparison> comparisons(int limit);
+
+        // The runs of one series (machine, command), oldest first.
+        std::vector<history_run> series(const std::string& machine, const std::string& command);
+        // The newest run of `command` on each machine that ran it.
+        std::vector<history_run> latest_per_machine(const std::string& command);
+
+    private:
+        void open_or_move_aside(std::vector<std::string>* notes);
+        template <typename F>
+        auto guarded(F&& f) -> decltype(f());
+        std::string path_;
+        std::unique_ptr<SQLite::Database> db_;
+        std::vector<std::string>* notes_ = nullptr;
+    };
+
+    // The fronts' one call after a run: store it when the store is on, never throw. Returns
+    // the run's id, or nothing (with a note) when it could not be stored.
+    std::optional<std::int64_t> remember_run(const history_location& where, const report& r, const std::string& kind,
+                                             std::vector<std::string>& notes);
+
+    // The history a rendered report shows: its series, and where it stands in it. Nothing when
+    // the store is off, missing or has no other run of the series.
+    std::optional<history_view> history_for(const history_location& where, const report& r,
+                                            std::vector<std::string>& notes);
+
+    // "@17" -> 17; nothing for anything else.
+    std::optional<std::int64_t> parse_history_ref(const std::string& text);
+}
+
+#endif

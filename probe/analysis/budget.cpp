@@ -1,0 +1,172 @@
+#include "xwarp/analysis/budget.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "xwarp/model/format.hpp"
+
+namespace xwarp
+{
+    const std::vector<std::string>& budget_metrics()
+    {
+        static const std::vector<std::string> names = {"identities",     "modules",      "builds-per-module",
+                                                       "cold-module-ms", "cold-wall-ms", "compile-elapsed-ms"};
+        return names;
+    }
+
+    std::vector<budget_limit> parse_budget(const std::string& spec)
+    {
+        std::vector<budget_limit> out;
+        std::size_t start = 0;
+        while (start <= spec.size())
+        {
+            const auto comma = spec.find(',', start);
+            const std::string part = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+            start = comma == std::string::npos ? spec.size() + 1 : comma + 1;
+            if (part.empty())
+            {
+                throw budget_error("an empty limit in '" + spec + "' (write METRIC<=NUMBER[,METRIC<=NUMBER...])");
+            }
+            const auto op = part.find("<=");
+            if (op == std::string::npos)
+            {
+                throw budget_error("'" + part + "' is not METRIC<=NUMBER");
+            }
+            budget_limit l;
+            l.metric = part.substr(0, op);
+            const auto& known = budget_metrics();
+            if (std::find(known.begin(), known.end(), l.metric) == known.end())
+            {
+                std::string names;
+                for (const auto& n : known)
+                {
+                    names += (names.empty() ? "" : ", ") + n;
+                }
+                throw budget_error("unknown budget metric '" + l.metric + "' (one of " + names + ")");
+            }
+            const std::string number = part.substr(op + 2);
+            errno = 0;
+            char* end = nullptr;
+            l.limit = std::strtod(number.c_str(), &end);
+            if (number.empty() || *end != '\0' || errno != 0 || !std::isfinite(l.limit) || l.limit < 0.0)
+            {
+                throw budget_error("'" + part + "': expected a number of 0 or more after <=, got '" + number + "'");
+            }
+            out.push_back(l);
+        }
+        return out;
+    }
+
+    namespace
+    {
+        std::string where(const module_total& m)
+        {
+            return m.module + " on " + m.device;
+        }
+
+        std::string number_text(const std::string& metric, double v)
+        {
+            if (metric.size() > 3 && metric.compare(metric.size() - 3, 3, "-ms") == 0)
+            {
+                return format_ms(v);
+            }
+            return format_fixed(v, v == std::floor(v) ? 0 : 2);
+        }
+    }
+
+    std::vector<budget_result> check_budget(const report& r, const std::vector<budget_limit>& limits)
+    {
+        const summary& s = r.result;
+        const bool measured = s.cold_wall_ms.median.has_value();
+        // The heaviest module, and the one with the most builds (module totals come heaviest first).
+        const module_total* heaviest = s.modules.empty() ? nullptr : &s.modules.front();
+        const module_total* most_ids = heaviest;
+        for (const auto& m : s.modules)
+        {
+            if (most_ids && m.identities > most_ids->identities)
+            {
+                most_ids = &m;
+            }
+        }
+        std::vector<budget_result> out;
+        for (const auto& l : limits)
+        {
+            budget_result b;
+            b.metric = l.metric;
+            b.limit = l.limit;
+            std::string detail;
+            if (!measured)
+            {
+                b.exceeded = true;
+                b.message = l.metric + ": not measured (no good sample): counted as exceeded";
+                out.push_back(b);
+                continue;
+            }
+            if (l.metric == "identities")
+            {
+                b.value = static_cast<double>(s.identities.size());
+                if (most_ids)
+                {
+                    b.module = where(*most_ids);
+                    detail = b.module + " has " + std::to_string(most_ids->identities) + " of them";
+                }
+            }
+            else if (l.metric == "modules")
+            {
+                b.value = static_cast<double>(s.modules.size());
+            }
+            else if (l.metric == "builds-per-module")
+            {
+                const module_total* worst = nullptr;
+                for (const auto& m : s.modules)
+                {
+                    if (!worst || m.builds > worst->builds)
+                    {
+                        worst = &m;
+                    }
+                }
+                b.value = worst ? worst->builds : 0.0;
+                if (worst)
+                {
+                    b.module = where(*worst);
+                    detail = b.module + " built " + std::to_string(worst->builds) + " time(s)";
+                    int over = 0;
+                    for (const auto& m : s.modules)
+                    {
+                        over += m.builds > l.limit ? 1 : 0;
+                    }
+                    if (over > 1)
+                    {
+                        detail += " (" + std::to_string(over) + " modules over the limit)";
+                    }
+                }
+            }
+            else
+            {
+                const stat& st = l.metric == "cold-module-ms" ? s.cold_module_ms
+                                 : l.metric == "cold-wall-ms" ? s.cold_wall_ms
+                                                              : s.compile_elapsed_ms;
+                b.value = st.median;
+                if (heaviest)
+                {
+                    b.module = where(*heaviest);
+                    detail = "the heaviest module is " + b.module + " (" + format_ms(heaviest->ms) + ")";
+                }
+            }
+            if (!b.value)
+            {
+                b.exceeded = true;
+                b.message = l.metric + ": not known for this report: counted as exceeded";
+                out.push_back(b);
+                continue;
+            }
+            b.exceeded = *b.value > l.limit;
+            b.message = l.metric + " " + number_text(l.metric, *b.value) + (b.exceeded ? " > " : " <= ")
+                        + number_text(l.metric, l.limit) + (detail.empty() ? "" : ": " + detail);
+            out.push_back(b);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,727 @@
+#include "xwarp/history/store.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
+
+#include "xwarp/analysis/trend.hpp"
+#include "xwarp/model/format.hpp"
+#include "xwarp/model/json_io.hpp"
+
+namespace xwarp
+{
+    namespace fs = std::filesystem;
+
+    history_location locate_history(const std::string& option)
+    {
+        history_location where;
+        auto decide = [&](const std::string& value, const std::string& origin)
+        {
+            where.origin = origin;
+            if (value == "off")
+            {
+                where.off = true;
+            }
+            else
+            {
+                where.path = value;
+            }
+        };
+        if (!option.empty())
+        {
+            decide(option, "--history");
+        }
+        else if (const char* env = std::getenv("XWARP_HISTORY"); env && *env)
+        {
+            decide(env, "XWARP_HISTORY");
+        }
+        else if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg == '/')
+        {
+            decide(std::string(xdg) + "/xwarp/history.sqlite3", "XDG_DATA_HOME");
+        }
+        else if (const char* home = std::getenv("HOME"); home && *home == '/')
+        {
+            decide(std::string(home) + "/.local/share/xwarp/history.sqlite3", "HOME");
+        }
+        else
+        {
+            where.off = true;
+            where.origin = "no HOME or XDG_DATA_HOME";
+        }
+        return where;
+    }
+
+    std::optional<std::int64_t> parse_history_ref(const std::string& text)
+    {
+        if (text.size() < 2 || text[0] != '@' || text.size() > 19)
+        {
+            return std::nullopt;
+        }
+        std::int64_t id = 0;
+        for (std::size_t i = 1; i < text.size(); ++i)
+        {
+            if (text[i] < '0' || text[i] > '9')
+            {
+                return std::nullopt;
+            }
+            id = id * 10 + (text[i] - '0');
+        }
+        return id > 0 ? std::optional<std::int64_t>(id) : std::nullopt;
+    }
+
+    namespace
+    {
+        // Schema migrations, applied in order inside one immediate transaction: entry i takes
+        // the store from user_version i to i + 1.
+        const char* const migrations[] = {
+            R"sql(
+            CREATE TABLE runs (
+                id INTEGER PRIMARY KEY,
+                digest TEXT NOT NULL UNIQUE,
+                created_utc TEXT NOT NULL,
+                stored_utc TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                machine TEXT NOT NULL, cpu TEXT, gpu TEXT, driver TEXT, toolkit TEXT,
+                warp TEXT, python TEXT, probe TEXT,
+                command TEXT NOT NULL, label TEXT, git_commit TEXT,
+                status TEXT, samples INTEGER,
+                cold_module_ms REAL, cold_module_mad_ms REAL, cold_wall_ms REAL,
+                identities INTEGER, builds INTEGER, whatif TEXT,
+                report TEXT NOT NULL);
+            CREATE INDEX runs_series ON runs (machine, command, created_utc);
+            CREATE TABLE identities (
+                run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+                module TEXT NOT NULL, hash TEXT NOT NULL, device TEXT NOT NULL, block_dim INTEGER,
+                builds INTEGER, ms REAL, kernels INTEGER, source_bytes INTEGER);
+            CREATE INDEX identities_run ON identities (run_id);
+            CREATE TABLE whatif (
+                run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+                lever TEXT NOT NULL, verdict TEXT, saving_ms REAL, judged_on TEXT, samples INTEGER);
+            CREATE TABLE comparisons (
+                id INTEGER PRIMARY KEY,
+                stored_utc TEXT NOT NULL,
+                before_run INTEGER REFERENCES runs (id),
+                after_run INTEGER REFERENCES runs (id),
+                verdict TEXT NOT NULL,
+                comparison TEXT NOT NULL);
+            )sql",
+        };
+        static_assert(sizeof(migrations) / sizeof(migrations[0]) == history_schema_version,
+                      "one migration per schema version");
+
+        constexpr int busy_timeout_ms = 15000;
+
+        // FNV-1a, 64 bits: a store key for "this report was stored already", not a security
+        // property (a collision only merges two runs' rows).
+        std::string digest_of(const std::string& text)
+        {
+            std::uint64_t h = 1469598103934665603ULL;
+            for (unsigned char c : text)
+            {
+                h ^= c;
+                h *= 1099511628211ULL;
+            }
+            char buf[17];
+            std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+            return buf;
+        }
+
+        bool is_corruption(const SQLite::Exception& e)
+        {
+            const int code = e.getErrorCode() & 0xff;
+            return code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
+        }
+
+        // An exclusive lock on a sidecar file while the store is checked, moved aside or
+        // created, so that two probes never move each other's fresh store away.
+        class open_lock
+        {
+        public:
+            explicit open_lock(const std::string& path)
+            {
+                fd_ = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+                if (fd_ >= 0)
+                {
+                    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR)
+                    {
+                    }
+                }
+            }
+            ~open_lock()
+            {
+                if (fd_ >= 0)
+                {
+                    ::close(fd_);
+                }
+            }
+            open_lock(const open_lock&) = delete;
+            open_lock& operator=(const open_lock&) = delete;
+
+        private:
+            int fd_ = -1;
+        };
+
+        std::string compact_utc()
+        {
+            std::string t = utc_timestamp();  // 2026-12-02T12:00:00Z
+            std::string out;
+            for (char c : t)
+            {
+                if (c != '-' && c != ':')
+                {
+                    out += c;
+                }
+            }
+            return out;
+        }
+
+        std::string move_aside(const std::string& path, const std::string& why)
+        {
+            std::string target = path + "." + why + "-" + compact_utc();
+            std::error_code ec;
+            for (int n = 1; fs::exists(target, ec) && n < 100; ++n)
+            {
+                target = path + "." + why + "-" + compact_utc() + "-" + std::to_string(n);
+            }
+            fs::rename(path, target, ec);
+            if (ec)
+            {
+                throw history_error("cannot move the history store " + path + " aside: " + ec.message());
+            }
+            for (const char* side : {"-wal", "-shm"})
+            {
+                std::error_code ignored;
+                if (fs::exists(path + side, ignored))
+                {
+                    fs::rename(path + side, target + side, ignored);
+                }
+            }
+            return target;
+        }
+
+        history_run run_from(SQLite::Statement& q)
+        {
+            // Columns as in run_columns below.
+            history_run r;
+            int c = 0;
+            r.id = q.getColumn(c++).getInt64();
+            r.created_utc = q.getColumn(c++).getString();
+            r.stored_utc = q.getColumn(c++).getString();
+            r.kind = q.getColumn(c++).getString();
+            r.fp.machine = q.getColumn(c++).getString();
+            r.fp.cpu = q.getColumn(c++).getString();
+            r.fp.gpu = q.getColumn(c++).getString();
+            r.fp.driver = q.getColumn(c++).getString();
+            r.fp.toolkit = q.getColumn(c++).getString();
+            r.fp.warp = q.getColumn(c++).getString();
+            r.fp.python = q.getColumn(c++).getString();
+            r.fp.probe = q.getColumn(c++).getString();
+            r.fp.command = q.getColumn(c++).getString();
+            r.fp.label = q.getColumn(c++).getString();
+            r.fp.git_commit = q.getColumn(c++).getString();
+            r.status = q.getColumn(c++).getString();
+            r.samples = q.getColumn(c++).getInt();
+            auto opt = [&](int col) -> std::optional<double>
+            {
+                auto v = q.getColumn(col);
+                return v.isNull() ? std::nullopt : std::optional<double>(v.getDouble());
+            };
+            r.cold_module_ms = opt(c++);
+            r.cold_module_mad_ms = opt(c++);
+            r.cold_wall_ms = opt(c++);
+            r.identities = q.getColumn(c++).getInt();
+            r.builds = q.getColumn(c++).getInt();
+            r.whatif = q.getColumn(c++).getString();
+            return r;
+        }
+
+        const char* const run_columns =
+            "id, created_utc, stored_utc, kind, machine, cpu, gpu, driver, toolkit, warp, python, probe, command, label, "
+            "git_commit, status, samples, cold_module_ms, cold_module_mad_ms, cold_wall_ms, identities, builds, whatif";
+    }
+
+    history_store::history_store(const std::string& path, std::vector<std::string>* notes)
+        : path_(path), notes_(notes)
+    {
+        std::error_code ec;
+        const fs::path folder = fs::path(path).parent_path();
+        if (!folder.empty())
+        {
+            fs::create_directories(folder, ec);
+            if (ec)
+            {
+                throw history_error("cannot create the history folder " + folder.string() + ": " + ec.message());
+            }
+        }
+        open_or_move_aside(notes);
+    }
+
+    history_store::~history_store() = default;
+
+    void history_store::open_or_move_aside(std::vector<std::string>* notes)
+    {
+        open_lock lock(path_);
+        for (int attempt = 0; attempt < 2; ++attempt)
+        {
+            std::string problem;
+            std::string why;
+            try
+            {
+                db_ = std::make_unique<SQLite::Database>(path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
+                                                         busy_timeout_ms);
+                const int version = db_->execAndGet("PRAGMA user_version").getInt();
+                if (version > history_schema_version)
+                {
+                    problem = "was written by a newer xwarp (store schema " + std::to_string(version) + ", this one reads "
+                              + std::to_string(history_schema_version) + ")";
+                    why = "newer";
+                }
+                else
+                {
+                    db_->exec("PRAGMA journal_mode = WAL");
+                    db_->exec("PRAGMA foreign_keys = ON");
+                    if (version < history_schema_version)
+                    {
+                        SQLite::Transaction t(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+                        // Another process may have migrated it while this one waited.
+                        int now = db_->execAndGet("PRAGMA user_version").getInt();
+                        for (; now < history_schema_version; ++now)
+                        {
+                            db_->exec(migrations[now]);
+                        }
+                        db_->exec("PRAGMA user_version = " + std::to_string(history_schema_version));
+                        t.commit();
+                    }
+                    // Pages damaged past the header show up when they are read: guarded()
+                    // moves the store aside then (a full check here would read the whole file).
+                    return;
+                }
+            }
+            catch (const SQLite::Exception& e)
+            {
+                if (!is_corruption(e))
+                {
+                    db_.reset();
+                    throw history_error("cannot open the history store " + path_ + ": " + e.what());
+                }
+                problem = std::string("is not a readable store (") + e.what() + ")";
+                why = "corrupt";
+            }
+            db_.reset();
+            if (attempt == 1)
+            {
+                break;
+            }
+            const std::string aside = move_aside(path_, why);
+            if (notes)
+            {
+                notes->push_back("the history store " + path_ + " " + problem + ": moved aside to " + aside
+                                 + "; a new store was started");
+            }
+        }
+        throw history_error("cannot start a new history store at " + path_);
+    }
+
+    template <typename F>
+    auto history_store::guarded(F&& f) -> decltype(f())
+    {
+        try
+        {
+            return f();
+        }
+        catch (const SQLite::Exception& e)
+        {
+            if (!is_corruption(e))
+            {
+                throw history_error(std::string("history store ") + path_ + ": " + e.what());
+            }
+        }
+        // Damaged since it was opened: move it aside and retry once on a fresh store.
+        db_.reset();
+        open_or_move_aside(notes_);
+        try
+        {
+            return f();
+        }
+        catch (const SQLite::Exception& e)
+        {
+            throw history_error(std::string("history store ") + path_ + ": " + e.what());
+        }
+    }
+
+    std::int64_t history_store::add_report(const report& r, const std::string& kind)
+    {
+        const std::string text = report_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        const std::string digest = digest_of(text);
+        const history_run row = run_row_of(r, kind);
+        const auto ids = identity_rows_of(r);
+        return guarded(
+            [&]() -> std::int64_t
+            {
+                SQLite::Transaction t(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+                {
+                    SQLite::Statement have(*db_, "SELECT id FROM runs WHERE digest = ?");
+                    have.bind(1, digest);
+                    if (have.executeStep())
+                    {
+                        return have.getColumn(0).getInt64();
+                    }
+                }
+                SQLite::Statement ins(*db_,
+                                      "INSERT INTO runs (digest, created_utc, stored_utc, kind, machine, cpu, gpu, driver, "
+                                      "toolkit, warp, python, probe, command, label, git_commit, status, samples, "
+                                      "cold_module_ms, cold_module_mad_ms, cold_wall_ms, identities, builds, whatif, report) "
+                                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                int c = 1;
+                ins.bind(c++, digest);
+                ins.bind(c++, row.created_utc.empty() ? utc_timestamp() : row.created_utc);
+                ins.bind(c++, utc_timestamp());
+                ins.bind(c++, kind);
+                for (const std::string* s : {&row.fp.machine, &row.fp.cpu, &row.fp.gpu, &row.fp.driver, &row.fp.toolkit,
+                                             &row.fp.warp, &row.fp.python, &row.fp.probe, &row.fp.command, &row.fp.label,
+                                             &row.fp.git_commit, &row.status})
+                {
+                    ins.bind(c++, *s);
+                }
+                ins.bind(c++, row.samples);
+                for (const auto& v : {row.cold_module_ms, row.cold_module_mad_ms, row.cold_wall_ms})
+                {
+                    if (v)
+                    {
+                        ins.bind(c++, *v);
+                    }
+                    else
+                    {
+                        ins.bind(c++);
+                    }
+                }
+                ins.bind(c++, row.identities);
+                ins.bind(c++, row.builds);
+                ins.bind(c++, row.whatif);
+                ins.bind(c++, text);
+                ins.exec();
+                const std::int64_t id = db_->getLastInsertRowid();
+                SQLite::Statement id_row(*db_,
+                                         "INSERT INTO identities (run_id, module, hash, device, block_dim, builds, ms, kernels, "
+                                         "source_bytes) VALUES (?,?,?,?,?,?,?,?,?)");
+                for (const auto& i : ids)
+                {
+                    id_row.bind(1, id);
+                    id_row.bind(2, i.module);
+                    id_row.bind(3, i.hash);
+                    id_row.bind(4, i.device);
+                    if (i.block_dim)
+                    {
+                        id_row.bind(5, *i.block_dim);
+                    }
+                    else
+                    {
+                        id_row.bind(5);
+                    }
+                    id_row.bind(6, i.builds);
+                    id_row.bind(7, i.ms);
+                    id_row.bind(8, i.kernels);
+                    id_row.bind(9, i.source_bytes);
+                    id_row.exec();
+                    id_row.reset();
+                }
+                SQLite::Statement w_row(*db_, "INSERT INTO whatif (run_id, lever, verdict, saving_ms, judged_on, samples) "
+                                              "VALUES (?,?,?,?,?,?)");
+                for (const auto& w : r.whatif)
+                {
+                    w_row.bind(1, id);
+                    w_row.bind(2, w.lever);
+                    w_row.bind(3, w.verdict);
+                    const auto saving = w.judged_on == "warm module work" ? w.saving_warm_module_ms
+                                        : w.judged_on == "compile elapsed" ? w.saving_compile_elapsed_ms
+                                                                           : w.saving_cold_module_ms;
+                    if (saving)
+                    {
+                        w_row.bind(4, *saving);
+                    }
+                    else
+                    {
+                        w_row.bind(4);
+                    }
+                    w_row.bind(5, w.judged_on);
+                    w_row.bind(6, w.samples);
+                    w_row.exec();
+                    w_row.reset();
+                }
+                t.commit();
+                return id;
+            });
+    }
+
+    std::int64_t history_store::add_comparison(std::int64_t before_run, std::int64_t after_run, const std::string& verdict,
+                                               const std::string& comparison_json)
+    {
+        return guarded(
+            [&]() -> std::int64_t
+            {
+                SQLite::Statement ins(*db_, "INSERT INTO comparisons (stored_utc, before_run, after_run, verdict, comparison) "
+                                            "VALUES (?,?,?,?,?)");
+                ins.bind(1, utc_timestamp());
+                ins.bind(2, before_run);
+                ins.bind(3, after_run);
+                ins.bind(4, verdict);
+                ins.bind(5, comparison_json);
+                ins.exec();
+                return db_->getLastInsertRowid();
+            });
+    }
+
+    std::vector<history_run> history_store::runs(const history_filter& f)
+    {
+        return guarded(
+            [&]()
+            {
+                std::string sql = std::string("SELECT ") + run_columns + " FROM runs WHERE 1=1";
+                if (!f.label.empty())
+                {
+                    sql += " AND label = :label";
+                }
+                if (!f.command.empty())
+                {
+                    sql += " AND instr(command, :command) > 0";
+                }
+                if (!f.machine.empty())
+                {
+                    sql += " AND machine = :machine";
+                }
+                if (!f.kind.empty())
+                {
+                    sql += " AND kind = :kind";
+                }
+                sql += " ORDER BY id DESC";
+                if (f.limit > 0)
+                {
+                    sql += " LIMIT " + std::to_string(f.limit);
+                }
+                SQLite::Statement q(*db_, sql);
+                if (!f.label.empty())
+                {
+                    q.bind(":label", f.label);
+                }
+                if (!f.command.empty())
+                {
+                    q.bind(":command", f.command);
+                }
+                if (!f.machine.empty())
+                {
+                    q.bind(":machine", f.machine);
+                }
+                if (!f.kind.empty())
+                {
+                    q.bind(":kind", f.kind);
+                }
+                std::vector<history_run> out;
+                while (q.executeStep())
+                {
+                    out.push_back(run_from(q));
+                }
+                return out;
+            });
+    }
+
+    std::optional<history_run> history_store::run(std::int64_t id)
+    {
+        return guarded(
+            [&]() -> std::optional<history_run>
+            {
+                SQLite::Statement q(*db_, std::string("SELECT ") + run_columns + " FROM runs WHERE id = ?");
+                q.bind(1, id);
+                if (q.executeStep())
+                {
+                    return run_from(q);
+                }
+                return std::nullopt;
+            });
+    }
+
+    std::vector<history_identity> history_store::identities(std::int64_t run_id)
+    {
+        return guarded(
+            [&]()
+            {
+                SQLite::Statement q(*db_, "SELECT module, hash, device, block_dim, builds, ms, kernels, source_bytes "
+                                          "FROM identities WHERE run_id = ? ORDER BY ms DESC");
+                q.bind(1, run_id);
+                std::vector<history_identity> out;
+                while (q.executeStep())
+                {
+                    history_identity i;
+                    i.module = q.getColumn(0).getString();
+                    i.hash = q.getColumn(1).getString();
+                    i.device = q.getColumn(2).getString();
+                    if (!q.getColumn(3).isNull())
+                    {
+                        i.block_dim = q.getColumn(3).getInt();
+                    }
+                    i.builds = q.getColumn(4).getInt();
+                    i.ms = q.getColumn(5).getDouble();
+                    i.kernels = q.getColumn(6).getInt();
+                    i.source_bytes = q.getColumn(7).getInt64();
+                    out.push_back(std::move(i));
+                }
+                return out;
+            });
+    }
+
+    std::string history_store::report_json(std::int64_t run_id)
+    {
+        return guarded(
+            [&]()
+            {
+                SQLite::Statement q(*db_, "SELECT report FROM runs WHERE id = ?");
+                q.bind(1, run_id);
+                if (!q.executeStep())
+                {
+                    throw history_error("no run @" + std::to_string(run_id) + " in the history store " + path_);
+                }
+                return q.getColumn(0).getString();
+            });
+    }
+
+    std::optional<std::int64_t> history_store::find(const report& r)
+    {
+        const std::string digest =
+            digest_of(report_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        return guarded(
+            [&]() -> std::optional<std::int64_t>
+            {
+                SQLite::Statement q(*db_, "SELECT id FROM runs WHERE digest = ?");
+                q.bind(1, digest);
+                if (q.executeStep())
+                {
+                    return q.getColumn(0).getInt64();
+                }
+                return std::nullopt;
+            });
+    }
+
+    std::vector<history_comparison> history_store::comparisons(int limit)
+    {
+        return guarded(
+            [&]()
+            {
+                SQLite::Statement q(*db_, "SELECT id, before_run, after_run, verdict, stored_utc FROM comparisons "
+                                          "ORDER BY id DESC LIMIT ?");
+                q.bind(1, limit > 0 ? limit : -1);
+                std::vector<history_comparison> out;
+                while (q.executeStep())
+                {
+                    history_comparison c;
+                    c.id = q.getColumn(0).getInt64();
+                    c.before_run = q.getColumn(1).getInt64();
+                    c.after_run = q.getColumn(2).getInt64();
+                    c.verdict = q.getColumn(3).getString();
+                    c.stored_utc = q.getColumn(4).getString();
+                    out.push_back(c);
+                }
+                return out;
+            });
+    }
+
+    std::vector<history_run> history_store::series(const std::string& machine, const std::string& command)
+    {
+        return guarded(
+            [&]()
+            {
+                SQLite::Statement q(*db_, std::string("SELECT ") + run_columns
+                                              + " FROM runs WHERE machine = ? AND command = ? ORDER BY created_utc, id");
+                q.bind(1, machine);
+                q.bind(2, command);
+                std::vector<history_run> out;
+                while (q.executeStep())
+                {
+                    out.push_back(run_from(q));
+                }
+                return out;
+            });
+    }
+
+    std::vector<history_run> history_store::latest_per_machine(const std::string& command)
+    {
+        return guarded(
+            [&]()
+            {
+                // The newest run per machine: the largest (created_utc, id) of each.
+                SQLite::Statement q(*db_, std::string("SELECT ") + run_columns
+                                              + " FROM runs AS r WHERE command = ?1 AND NOT EXISTS ("
+                                                "SELECT 1 FROM runs AS n WHERE n.command = ?1 AND n.machine = r.machine AND "
+                                                "(n.created_utc > r.created_utc OR (n.created_utc = r.created_utc AND n.id > r.id))"
+                                                ") ORDER BY machine");
+                q.bind(1, command);
+                std::vector<history_run> out;
+                while (q.executeStep())
+                {
+                    out.push_back(run_from(q));
+                }
+                return out;
+            });
+    }
+
+    std::optional<std::int64_t> remember_run(const history_location& where, const report& r, const std::string& kind,
+                                             std::vector<std::string>& notes)
+    {
+        if (where.off || where.path.empty())
+        {
+            return std::nullopt;
+        }
+        try
+        {
+            history_store store(where.path, &notes);
+            return store.add_report(r, kind);
+        }
+        catch (const std::exception& e)
+        {
+            notes.push_back(std::string("the run was not stored in the history: ") + e.what());
+        }
+        return std::nullopt;
+    }
+
+    std::optional<history_view> history_for(const history_location& where, const report& r, std::vector<std::string>& notes)
+    {
+        std::error_code ec;
+        if (where.off || where.path.empty() || !fs::exists(where.path, ec))
+        {
+            return std::nullopt;
+        }
+        try
+        {
+            history_store store(where.path, &notes);
+            const fingerprint fp = fingerprint_of(r);
+            auto runs = store.series(fp.machine, fp.command);
+            history_view view;
+            view.store = where.path;
+            view.this_run = store.find(r).value_or(0);
+            if (runs.size() < 2)
+            {
+                return std::nullopt;
+            }
+            std::vector<std::vector<history_identity>> rows;
+            rows.reserve(runs.size());
+            for (const auto& run : runs)
+            {
+                rows.push_back(store.identities(run.id));
+            }
+            view.trend = build_trend(runs, rows);
+            return view;
+        }
+        catch (const std::exception& e)
+        {
+            notes.push_back(std::string("the history could not be read: ") + e.what());
+        }
+        return std::nullopt;
+    }
+}

@@ -1,0 +1,376 @@
+// The history: step detection, trends over stored runs, the SQLite store (dedup, migrations,
+// a corrupt or newer file moved aside, two writers at once), budgets, machine tables and the
+// project's commit read from .git.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include "xwarp/analysis/budget.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/analysis/trend.hpp"
+#include "xwarp/env/environment.hpp"
+#include "xwarp/history/store.hpp"
+#include "xwarp/model/json_io.hpp"
+#include "xwarp/os/tempdir.hpp"
+#include "xwarp/render/history.hpp"
+#include "xwarp/render/html.hpp"
+#include "xwarp/runner/runner.hpp"
+
+using namespace xwarp;
+namespace fs = std::filesystem;
+
+namespace
+{
+    report recorded(const std::string& name)
+    {
+        report r = load_recorded_run(std::string(XWARP_FIXTURES_DIR) + "/streams/" + name + "-warp1.19.0");
+        analyze(r);
+        return r;
+    }
+
+    struct temp_folder
+    {
+        fs::path path;
+        temp_folder()
+        {
+            path = fs::temp_directory_path() / ("xwarp-history-test-" + std::to_string(::getpid()) + "-"
+                                                + std::to_string(counter()++));
+            fs::create_directories(path);
+        }
+        ~temp_folder()
+        {
+            std::error_code ec;
+            fs::remove_all(path, ec);
+        }
+        static std::atomic<int>& counter()
+        {
+            static std::atomic<int> n{0};
+            return n;
+        }
+    };
+
+    history_run run_with(std::int64_t id, const std::string& commit, double mad = 5.0)
+    {
+        history_run r;
+        r.id = id;
+        r.fp.machine = "box";
+        r.fp.command = "python app.py";
+        r.fp.warp = "1.19.0";
+        r.fp.git_commit = commit;
+        r.cold_module_mad_ms = mad;
+        return r;
+    }
+
+    history_identity row(const std::string& module, const std::string& hash, double ms)
+    {
+        history_identity i;
+        i.module = module;
+        i.hash = hash;
+        i.device = "cpu";
+        i.block_dim = 1;
+        i.builds = 1;
+        i.ms = ms;
+        return i;
+    }
+}
+
+TEST(Steps, AFlatSeriesHasNone)
+{
+    EXPECT_TRUE(detect_steps({100, 102, 99, 101, 100, 98}, std::vector<double>(6, 5.0), "cold ms").empty());
+}
+
+TEST(Steps, APersistingChangeIsAStepAtItsFirstRun)
+{
+    const auto steps = detect_steps({100, 101, 99, 160, 158, 161}, std::vector<double>(6, 5.0), "cold ms");
+    ASSERT_EQ(steps.size(), 1u);
+    EXPECT_EQ(steps[0].index, 3);
+    EXPECT_TRUE(steps[0].confirmed);
+    EXPECT_DOUBLE_EQ(steps[0].before, 100.0);
+    EXPECT_NEAR(steps[0].after, 159.0, 1e-9);
+}
+
+TEST(Steps, ASingleOddRunIsNotAStep)
+{
+    EXPECT_TRUE(detect_steps({100, 101, 180, 100, 99}, std::vector<double>(5, 5.0), "cold ms").empty());
+}
+
+TEST(Steps, AChangeAtTheLastRunIsUnconfirmed)
+{
+    const auto steps = detect_steps({1, 1, 1, 2}, std::vector<double>(4, 0.0), "identities");
+    ASSERT_EQ(steps.size(), 1u);
+    EXPECT_EQ(steps[0].index, 3);
+    EXPECT_FALSE(steps[0].confirmed);
+}
+
+TEST(Steps, RunToRunSpreadWidensTheBand)
+{
+    // Runs that swing by about 10% around 100, with a tight band of their own: no step.
+    EXPECT_TRUE(detect_steps({100, 112, 95, 108, 97, 110, 104, 99}, std::vector<double>(8, 1.0), "cold ms").empty());
+}
+
+TEST(Steps, ASecondLargerJumpIsNotTakenAsPersistenceOfTheFirst)
+{
+    const auto steps = detect_steps({450, 470, 832, 832}, std::vector<double>(4, 15.0), "cold ms");
+    ASSERT_EQ(steps.size(), 1u);
+    EXPECT_EQ(steps[0].index, 2);
+}
+
+TEST(Trend, PlantedExtraKernelIsAStepAtItsRunWithTheCommitThatChanged)
+{
+    std::vector<history_run> runs = {run_with(4, "aaaa"), run_with(5, "aaaa"), run_with(9, "bbbb"), run_with(10, "bbbb")};
+    std::vector<std::vector<history_identity>> rows = {
+        {row("__main__", "h1", 400), row("warp.builtins", "w", 50)},
+        {row("__main__", "h1", 404), row("warp.builtins", "w", 51)},
+        {row("__main__", "h1", 402), row("__main__", "h2", 380), row("warp.builtins", "w", 50)},
+        {row("__main__", "h1", 399), row("__main__", "h2", 384), row("warp.builtins", "w", 49)},
+    };
+    const auto t = build_trend(runs, rows);
+    ASSERT_FALSE(t.total_steps.empty());
+    EXPECT_EQ(t.total_steps[0].at_run, 9);
+    EXPECT_EQ(t.total_steps[0].measure, "identities");
+    ASSERT_EQ(t.total_steps[0].changed.size(), 1u);
+    EXPECT_EQ(t.total_steps[0].changed[0], "commit aaaa -> bbbb");
+    const auto& main = t.modules.front();
+    EXPECT_EQ(main.module, "__main__");
+    ASSERT_EQ(main.steps.size(), 2u);  // identities 1 -> 2 and cold ms ~400 -> ~780
+    for (const auto& s : main.steps)
+    {
+        EXPECT_EQ(s.at_run, 9);
+    }
+    for (const auto& m : t.modules)
+    {
+        if (m.module == "warp.builtins")
+        {
+            EXPECT_TRUE(m.steps.empty());
+        }
+    }
+    const std::string text = render_trend(t);
+    EXPECT_NE(text.find("step at run @9: identities 2 -> 3; changed: commit aaaa -> bbbb"), std::string::npos) << text;
+}
+
+TEST(Diff, NamesNewAndGoneIdentities)
+{
+    const auto d = build_history_diff(run_with(1, "a"), {row("m", "1111111x", 100), row("n", "2222222x", 50)},
+                                      run_with(2, "b"), {row("m", "3333333x", 180), row("n", "2222222x", 50)});
+    ASSERT_EQ(d.modules.size(), 1u);
+    EXPECT_EQ(d.unchanged, 1);
+    EXPECT_EQ(d.modules[0].added, std::vector<std::string>{"3333333@1"});
+    EXPECT_EQ(d.modules[0].removed, std::vector<std::string>{"1111111@1"});
+    EXPECT_DOUBLE_EQ(d.modules[0].delta_ms, 80.0);
+}
+
+TEST(Store, KeepsARunOnceAndReadsItBack)
+{
+    temp_folder tmp;
+    std::vector<std::string> notes;
+    history_store store((tmp.path / "sub" / "h.sqlite3").string(), &notes);
+    EXPECT_TRUE(notes.empty());
+    const report r = recorded("cs1_late");
+    const auto id = store.add_report(r, "measure");
+    EXPECT_EQ(store.add_report(r, "measure"), id);  // same content: same run
+    const auto runs = store.runs({});
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].identities, static_cast<int>(r.result.identities.size()));
+    EXPECT_EQ(runs[0].fp.command, series_command(r));
+    EXPECT_EQ(store.identities(id).size(), r.result.identities.size());
+    EXPECT_EQ(store.find(r), id);
+    const report back = report_from_text(store.report_json(id));
+    EXPECT_EQ(back.result.identities.size(), r.result.identities.size());
+    EXPECT_THROW(store.report_json(id + 100), history_error);
+    {
+        SQLite::Database db((tmp.path / "sub" / "h.sqlite3").string());
+        EXPECT_EQ(db.execAndGet("PRAGMA user_version").getInt(), history_schema_version);
+        EXPECT_EQ(db.execAndGet("PRAGMA journal_mode").getString(), "wal");
+    }
+}
+
+TEST(Store, ACorruptFileIsMovedAsideAndAFreshStoreStarts)
+{
+    temp_folder tmp;
+    const auto path = (tmp.path / "h.sqlite3").string();
+    {
+        std::ofstream f(path);
+        f << std::string(8192, 'x');
+    }
+    std::vector<std::string> notes;
+    history_store store(path, &notes);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("is not a readable store"), std::string::npos) << notes[0];
+    EXPECT_NE(notes[0].find("moved aside to " + path + ".corrupt-"), std::string::npos) << notes[0];
+    int aside = 0;
+    for (const auto& e : fs::directory_iterator(tmp.path))
+    {
+        aside += e.path().filename().string().find("h.sqlite3.corrupt-") == 0 ? 1 : 0;
+    }
+    EXPECT_EQ(aside, 1);
+    EXPECT_GT(store.add_report(recorded("clean"), "measure"), 0);
+}
+
+TEST(Store, AFileFromANewerXwarpIsMovedAside)
+{
+    temp_folder tmp;
+    const auto path = (tmp.path / "h.sqlite3").string();
+    {
+        SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+        db.exec("CREATE TABLE future (x); PRAGMA user_version = 99");
+    }
+    std::vector<std::string> notes;
+    history_store store(path, &notes);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("newer xwarp (store schema 99"), std::string::npos) << notes[0];
+    EXPECT_TRUE(store.runs({}).empty());
+}
+
+TEST(Store, RememberRunNeverThrowsAndSaysWhy)
+{
+    std::vector<std::string> notes;
+    history_location where;
+    where.path = "/proc/no-such-place/h.sqlite3";
+    EXPECT_FALSE(remember_run(where, recorded("clean"), "measure", notes));
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("not stored in the history"), std::string::npos);
+    history_location off;
+    off.off = true;
+    notes.clear();
+    EXPECT_FALSE(remember_run(off, recorded("clean"), "measure", notes));
+    EXPECT_TRUE(notes.empty());
+}
+
+TEST(Store, TwoWritersAtOnceBothLand)
+{
+    temp_folder tmp;
+    const auto path = (tmp.path / "h.sqlite3").string();
+    const report base = recorded("clean");
+    std::atomic<int> failures{0};
+    auto writer = [&](int who)
+    {
+        for (int i = 0; i < 15; ++i)
+        {
+            report r = base;
+            r.label = "writer " + std::to_string(who) + " run " + std::to_string(i);
+            std::vector<std::string> notes;
+            if (!remember_run(history_location{path, false, "test"}, r, "measure", notes) || !notes.empty())
+            {
+                ++failures;
+            }
+        }
+    };
+    std::thread a(writer, 1), b(writer, 2);
+    a.join();
+    b.join();
+    EXPECT_EQ(failures.load(), 0);
+    std::vector<std::string> notes;
+    history_store store(path, &notes);
+    history_filter all;
+    all.limit = 0;
+    EXPECT_EQ(store.runs(all).size(), 30u);
+}
+
+TEST(Store, MachineTableOfTwoFingerprints)
+{
+    temp_folder tmp;
+    std::vector<std::string> notes;
+    history_store store((tmp.path / "h.sqlite3").string(), &notes);
+    report a = recorded("cs1_late");
+    report b = a;
+    a.env.host = "node-a100";
+    b.env.host = "node-h200";
+    b.env.gpus.push_back({0, "NVIDIA H200", "9.0", 1});
+    store.add_report(a, "import");
+    store.add_report(b, "import");
+    const auto latest = store.latest_per_machine(series_command(a));
+    ASSERT_EQ(latest.size(), 2u);
+    std::vector<std::vector<history_identity>> rows;
+    for (const auto& r : latest)
+    {
+        rows.push_back(store.identities(r.id));
+    }
+    const auto t = build_machine_table(series_command(a), latest, rows);
+    EXPECT_EQ(t.machines, (std::vector<std::string>{"node-a100", "node-h200"}));
+    ASSERT_FALSE(t.rows.empty());
+    EXPECT_TRUE(t.rows[0].ms[0] && t.rows[0].ms[1]);
+    EXPECT_NE(render_machine_table(t).find("node-h200"), std::string::npos);
+}
+
+TEST(HistoryView, TheHtmlShowsSparklinesAndSaysThisRunIsAStep)
+{
+    std::vector<history_run> runs = {run_with(1, "a"), run_with(2, "a"), run_with(3, "b")};
+    std::vector<std::vector<history_identity>> rows = {
+        {row("__main__", "h1", 400)}, {row("__main__", "h1", 401)}, {row("__main__", "h1", 400), row("__main__", "h2", 390)}};
+    history_view v;
+    v.store = "/tmp/h.sqlite3";
+    v.this_run = 3;
+    v.trend = build_trend(runs, rows);
+    const std::string html = render_html(recorded("clean"), {}, &v);
+    EXPECT_NE(html.find("data-xwarp=\"history\""), std::string::npos);
+    EXPECT_NE(html.find("this run is a step"), std::string::npos);
+    EXPECT_NE(html.find("<polyline"), std::string::npos);
+    EXPECT_EQ(render_html(recorded("clean")).find("data-xwarp=\"history\""), std::string::npos);
+}
+
+TEST(Budget, ParsesTheGrammarAndRefusesInWords)
+{
+    const auto limits = parse_budget("identities<=3,builds-per-module<=1,cold-module-ms<=2500.5");
+    ASSERT_EQ(limits.size(), 3u);
+    EXPECT_EQ(limits[2].metric, "cold-module-ms");
+    EXPECT_DOUBLE_EQ(limits[2].limit, 2500.5);
+    try
+    {
+        parse_budget("identities<3");
+        FAIL();
+    }
+    catch (const budget_error& e)
+    {
+        EXPECT_STREQ(e.what(), "'identities<3' is not METRIC<=NUMBER");
+    }
+    EXPECT_THROW(parse_budget("speed<=3"), budget_error);
+    EXPECT_THROW(parse_budget("identities<=x"), budget_error);
+    EXPECT_THROW(parse_budget("identities<=-1"), budget_error);
+    EXPECT_THROW(parse_budget("identities<=1,"), budget_error);
+}
+
+TEST(Budget, NamesTheModuleThatBuiltTwice)
+{
+    const report r = recorded("cs1_late");
+    const auto results = check_budget(r, parse_budget("builds-per-module<=1,identities<=100"));
+    ASSERT_EQ(results.size(), 2u);
+    EXPECT_TRUE(results[0].exceeded);
+    EXPECT_EQ(results[0].module, "__main__ on cpu");
+    EXPECT_NE(results[0].message.find("builds-per-module 2 > 1: __main__ on cpu built 2 time(s)"), std::string::npos)
+        << results[0].message;
+    EXPECT_FALSE(results[1].exceeded);
+    const auto clean = check_budget(recorded("clean"), parse_budget("builds-per-module<=1"));
+    EXPECT_FALSE(clean[0].exceeded) << clean[0].message;
+}
+
+TEST(ProjectCommit, ReadsHeadRefsAndPackedRefsWithoutGit)
+{
+    temp_folder tmp;
+    const std::string a(40, 'a'), b(40, 'b');
+    fs::create_directories(tmp.path / ".git" / "refs" / "heads");
+    fs::create_directories(tmp.path / "src" / "deep");
+    std::ofstream(tmp.path / ".git" / "HEAD") << "ref: refs/heads/main\n";
+    EXPECT_EQ(project_commit((tmp.path / "src" / "deep").string()), "");  // no commit yet
+    std::ofstream(tmp.path / ".git" / "packed-refs") << "# pack-refs with: peeled\n" << b << " refs/heads/main\n";
+    EXPECT_EQ(project_commit((tmp.path / "src" / "deep").string()), b);
+    std::ofstream(tmp.path / ".git" / "refs" / "heads" / "main") << a << "\n";
+    EXPECT_EQ(project_commit((tmp.path / "src").string()), a);
+    EXPECT_EQ(project_commit("/proc"), "");
+}
+
+TEST(Steps, ATimeAtTheLastRunIsNotAStepAndSeenNoiseWidensTheBand)
+{
+    // Recorded on this machine with --samples 1 (a precompiled-header write that varies by
+    // 0.4 s): the last run is as far from the level as run 2 was, and run 2 did not persist.
+    EXPECT_TRUE(detect_steps({2390, 2800, 2370, 2830}, std::vector<double>(4, 120.0), "cold ms").empty());
+    // A real step after such an excursion is still found once it persists.
+    const auto steps = detect_steps({2390, 2800, 2370, 4100, 4150}, std::vector<double>(5, 120.0), "cold ms");
+    ASSERT_EQ(steps.size(), 1u);
+    EXPECT_EQ(steps[0].index, 3);
+    EXPECT_TRUE(steps[0].confirmed);
+}
