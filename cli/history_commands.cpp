@@ -12,6 +12,7 @@
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/history/store.hpp"
 #include "xwarp/model/json_io.hpp"
+#include "xwarp/render/budget.hpp"
 #include "xwarp/render/history.hpp"
 #include "xwarp/render/printable.hpp"
 
@@ -202,15 +203,8 @@ namespace xwarp::cli
     int print_budget(const report& r, const std::string& spec)
     {
         const auto results = check_budget(r, parse_budget(spec));
-        bool over = false;
-        std::string text = "Budget\n";
-        for (const auto& b : results)
-        {
-            over = over || b.exceeded;
-            text += std::string(b.exceeded ? "  OVER  " : "  ok    ") + b.message + "\n";
-        }
-        std::cout << printable_block(text);
-        return over ? exit_code::over_budget : exit_code::ok;
+        std::cout << render_budget_text(results, "Budget");
+        return budget_exceeded(results) ? exit_code::over_budget : exit_code::ok;
     }
 
     void add_history_commands(CLI::App& app, history_commands& h)

@@ -14,7 +14,7 @@
 #include <xeus/xserver_shell_main.hpp>
 #include <xeus-python/xinterpreter.hpp>
 
-#include "xwarp/kernel/xmagic_bridge.hpp"
+#include "xwarp/ipython/magic_bridge.hpp"
 #include "xwarp/version.hpp"
 
 namespace nl = nlohmann;
@@ -64,7 +64,7 @@ namespace xwarp
             {
                 xpyt::interpreter::configure_impl();
                 py::gil_scoped_acquire gil;
-                register_magics_with_ipython(m_ipython_shell, m_magics);
+                register_magics_with_ipython(m_ipython_shell, m_magics, publish_display);
             }
 
             nl::json execute_request_impl(int execution_counter,

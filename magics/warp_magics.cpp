@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "xwarp/analysis/budget.hpp"
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/whatif.hpp"
@@ -17,6 +18,7 @@
 #include "xwarp/history/store.hpp"
 #include "xwarp/magics/magics.hpp"
 #include "xwarp/model/json_io.hpp"
+#include "xwarp/render/budget.hpp"
 #include "xwarp/render/history.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/printable.hpp"
@@ -88,6 +90,8 @@ namespace xwarp
             std::vector<std::string> command;  // %warp_probe only
             std::string whatif;                // "auto" or LEVER[,LEVER...]; empty: no replays
             double whatif_budget = 0.0;
+            std::string expect;                // a budget (the CI gate's grammar) the run should meet
+            bool strict = false;               // an expectation not met is an error reply
         };
 
         // Parses a magic's line; --help prints the usage as the magic's output.
@@ -126,6 +130,10 @@ namespace xwarp
                 ->default_str("auto");
             app.add_option("--whatif-budget", o.whatif_budget, "seconds of replays allowed (default: 6 x one cold run)")
                 ->check(positive_seconds());
+            app.add_option("--expect", o.expect,
+                           "what the run should meet, as warp-probe's --budget: LIMIT[,LIMIT...], e.g. "
+                           "'identities<=1,builds-per-module<=1'; shows met or not met under the report");
+            app.add_flag("--strict", o.strict, "with --expect: an expectation not met fails the cell (an error reply)");
         }
 
         // Live progress, updated in place under one display id.
@@ -389,6 +397,24 @@ namespace xwarp
             const std::string name = run_name(session, o.name);
             mo.label = name;
 
+            // A bad --expect is a usage error before anything runs.
+            std::vector<budget_limit> expected;
+            if (o.strict && o.expect.empty())
+            {
+                throw magic_error("--strict needs --expect (what the run should meet)");
+            }
+            if (!o.expect.empty())
+            {
+                try
+                {
+                    expected = parse_budget(o.expect);
+                }
+                catch (const budget_error& e)
+                {
+                    throw magic_error(std::string("--expect: ") + e.what());
+                }
+            }
+
             // Resolve the comparison baseline first: a wrong name should not cost a probe.
             std::optional<report> baseline;
             if (!o.compare_with.empty())
@@ -464,6 +490,23 @@ namespace xwarp
                 const auto [display_id, update] = progress.report_display();
                 host.show({{"text/html", html}, {"text/plain", render_text(r)}, {report_mime, report_json}}, display_id, update);
             }
+            std::string not_met;
+            if (!expected.empty())
+            {
+                const auto results = check_budget(r, expected);
+                host.show({{"text/html", render_budget_html(results, "Expectation")},
+                           {"text/plain", render_budget_text(results, "Expectation")},
+                           {expectation_mime, json{{"met", !budget_exceeded(results)}, {"expect", o.expect}}}},
+                          "",
+                          false);
+                for (const auto& b : results)
+                {
+                    if (b.exceeded && not_met.empty())
+                    {
+                        not_met = b.message;
+                    }
+                }
+            }
             if (baseline)
             {
                 try
@@ -482,6 +525,10 @@ namespace xwarp
                 {
                     throw magic_error(e.what());
                 }
+            }
+            if (o.strict && !not_met.empty())
+            {
+                throw magic_expectation_not_met("expectation not met: " + not_met);
             }
         }
 

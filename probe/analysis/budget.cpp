@@ -169,4 +169,16 @@ namespace xwarp
         }
         return out;
     }
+
+    bool budget_exceeded(const std::vector<budget_result>& results)
+    {
+        for (const auto& b : results)
+        {
+            if (b.exceeded)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
 }

@@ -225,6 +225,7 @@ def test_interrupting_a_probe_kills_it_and_leaves_nothing(session, tmp_path):
         if msg["parent_header"].get("msg_id") == msg_id:
             reply = msg["content"]
             break
+    assert started, "the probed cell never wrote its pid file: no interrupt was sent"
     assert reply is not None, "the probe did not stop after the interrupt"
     assert reply["status"] == "error" and "KeyboardInterrupt" in reply["ename"]
     python_pid, sleep_pid = map(int, pid_file.read_text().split())
@@ -334,3 +335,27 @@ def test_history_survives_a_kernel_restart(session):
     assert reply["status"] == "ok", reply
     (compared,) = [b for b in bundles(out) if COMPARISON_MIME in b]
     assert compared[COMPARISON_MIME]["verdict"]
+
+
+def test_expect_shows_met_or_not_met_and_strict_fails_the_cell(session):
+    late = ("import warp as wp\n\n@wp.kernel\ndef k1(a: wp.array(dtype=float)):\n    a[wp.tid()] = 1.0\n\n"
+            "a = wp.zeros(4, dtype=float)\nwp.launch(k1, dim=4, inputs=[a])\n\n"
+            "@wp.kernel\ndef k2(a: wp.array(dtype=float)):\n    a[wp.tid()] = 2.0\n\nwp.launch(k2, dim=4, inputs=[a])\n")
+    reply, out = session.execute("%%warp_probe --samples 1 --expect 'builds-per-module<=1' --strict\n" + late)
+    assert reply["status"] == "error" and "WarpProbeExpectationNotMet" in reply["ename"], reply
+    assert "builds-per-module 2 > 1: __main__ on cpu built 2 time" in reply["evalue"]
+    (block,) = [b for b in bundles(out) if "application/vnd.xwarp.expectation+json" in b]
+    assert block["application/vnd.xwarp.expectation+json"]["met"] is False
+    assert 'data-met="false"' in block["text/html"] and "Expectation: not met" in block["text/plain"]
+    assert any(REPORT_MIME in b for b in bundles(out) + bundles(out, "update_display_data")), "the report is still shown"
+
+    fixed = ("import warp as wp\n\n@wp.kernel\ndef k1(a: wp.array(dtype=float)):\n    a[wp.tid()] = 1.0\n\n"
+             "@wp.kernel\ndef k2(a: wp.array(dtype=float)):\n    a[wp.tid()] = 2.0\n\n"
+             "a = wp.zeros(4, dtype=float)\nwp.launch(k1, dim=4, inputs=[a])\nwp.launch(k2, dim=4, inputs=[a])\n")
+    reply, out = session.execute("%%warp_probe --samples 1 --expect 'identities<=1,builds-per-module<=1' --strict\n" + fixed)
+    assert reply["status"] == "ok", reply
+    (block,) = [b for b in bundles(out) if "application/vnd.xwarp.expectation+json" in b]
+    assert block["application/vnd.xwarp.expectation+json"]["met"] is True
+
+    reply, _ = session.execute("%%warp_probe --expect 'identities=<1'\npass\n")
+    assert reply["status"] == "error" and "--expect" in reply["evalue"]

@@ -16,16 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "xwarp/model/budget.hpp"
 #include "xwarp/model/report.hpp"
 
 namespace xwarp
 {
-    struct budget_limit
-    {
-        std::string metric;
-        double limit = 0.0;
-    };
-
     class budget_error : public std::invalid_argument
     {
     public:
@@ -38,19 +33,12 @@ namespace xwarp
     // The metrics the grammar knows, for --help and errors.
     const std::vector<std::string>& budget_metrics();
 
-    struct budget_result
-    {
-        std::string metric;
-        double limit = 0.0;
-        std::optional<double> value;  // absent when the report cannot say (no good sample)
-        bool exceeded = false;
-        std::string module;   // the module that broke it (or the heaviest one), with its device
-        std::string message;  // one line: "builds-per-module 2 > 1: __main__ on cpu built 2 times"
-    };
-
     // One result per limit, in the order given. A limit whose value cannot be known (every
     // sample failed) counts as exceeded: a gate must not pass on a run that measured nothing.
     std::vector<budget_result> check_budget(const report& r, const std::vector<budget_limit>& limits);
+
+    // Whether any limit was exceeded.
+    bool budget_exceeded(const std::vector<budget_result>& results);
 }
 
 #endif

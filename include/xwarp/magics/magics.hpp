@@ -37,6 +37,13 @@ namespace xwarp
         using std::runtime_error::runtime_error;
     };
 
+    // --strict --expect: the run did not meet what the cell expected (an exercise not solved yet).
+    class magic_expectation_not_met : public magic_error
+    {
+    public:
+        using magic_error::magic_error;
+    };
+
     // The user interrupted a probe; its processes are gone and its temporary files removed.
     class magic_interrupted : public std::runtime_error
     {
@@ -93,6 +100,7 @@ namespace xwarp
     // instead of the report; a vendor type is carried along and left to tools.
     inline constexpr const char* report_mime = "application/vnd.xwarp.report+json";
     inline constexpr const char* comparison_mime = "application/vnd.xwarp.comparison+json";
+    inline constexpr const char* expectation_mime = "application/vnd.xwarp.expectation+json";
 
     // Registers every warp magic, sharing one session.
     void register_warp_magics(magic_registry& registry, std::shared_ptr<probe_session> session);

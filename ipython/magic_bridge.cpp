@@ -1,6 +1,6 @@
 // The C++ magics inside IPython: each becomes an IPython magic function; the host they see
-// publishes through the xeus adapter and checks Python's signal flag for interrupts.
-#include "xwarp/kernel/xmagic_bridge.hpp"
+// publishes through the host's publisher and checks Python's signal flag for interrupts.
+#include "xwarp/ipython/magic_bridge.hpp"
 
 #include <climits>
 #include <set>
@@ -8,10 +8,7 @@
 
 #include <unistd.h>
 
-#include <pybind11/embed.h>
-#include <pybind11_json/pybind11_json.hpp>
-
-#include "xwarp/kernel/xadapter.hpp"
+#include <pybind11/eval.h>
 
 namespace py = pybind11;
 
@@ -19,6 +16,14 @@ namespace xwarp
 {
     namespace
     {
+        // JSON into Python through its own json module: the bundles are small, and it keeps the
+        // extension module free of a JSON-binding dependency.
+        py::object to_python(const nlohmann::json& j)
+        {
+            return py::module_::import("json").attr("loads")(
+                j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        }
+
         // The object -o VAR binds: the JSON report as a dict, rendered as HTML in notebooks.
         // Kept alive for the kernel's life (never released at exit, when the GIL is not held).
         py::object& report_class()
@@ -63,10 +68,32 @@ class WarpProbeUsageError(Exception):
             return *cls;
         }
 
-        class kernel_host : public magic_host
+        // What --strict raises when --expect is not met: an AssertionError, so an exercise cell
+        // fails the way a failed check does.
+        py::object& expectation_error_class()
+        {
+            static py::object* cls = []
+            {
+                py::dict scope;
+                py::exec(R"(
+class WarpProbeExpectationNotMet(AssertionError):
+    """%%warp_probe --strict: the run did not meet its --expect."""
+
+    def _render_traceback_(self):
+        return ["WarpProbeExpectationNotMet: " + str(self)]
+)",
+                         scope);
+                return new py::object(scope["WarpProbeExpectationNotMet"]);
+            }();
+            return *cls;
+        }
+
+        class ipython_host : public magic_host
         {
         public:
-            explicit kernel_host(py::object shell) : m_shell(std::move(shell)) {}
+            ipython_host(py::object shell, display_publisher publish) : m_shell(std::move(shell)), m_publish(std::move(publish))
+            {
+            }
 
             std::string working_directory() override
             {
@@ -80,8 +107,9 @@ class WarpProbeUsageError(Exception):
                 return py::module_::import("sys").attr("executable").cast<std::string>();
             }
 
-            // The cell runs inside the adapter's SIGINT window: Python's handler has flagged an
-            // interrupt, and checking the flag leaves KeyboardInterrupt set for this thread.
+            // The magic runs on the thread that runs cells, where Python's SIGINT handler flags an
+            // interrupt (the xwarp kernel opens a SIGINT window for the cell; ipykernel runs
+            // cells on the main thread); checking the flag leaves KeyboardInterrupt set.
             bool interrupt_requested() override
             {
                 py::gil_scoped_acquire gil;
@@ -90,18 +118,19 @@ class WarpProbeUsageError(Exception):
 
             void show(const nlohmann::json& bundle, const std::string& display_id, bool update) override
             {
-                publish_display(bundle, display_id, update);
+                m_publish(bundle, display_id, update);
             }
 
             void bind_variable(const std::string& name, const nlohmann::json& report, const std::string& html) override
             {
                 py::gil_scoped_acquire gil;
-                py::object value = report_class()(py::object(pyjson::from_json(report)), html);
+                py::object value = report_class()(to_python(report), html);
                 m_shell.attr("user_ns")[py::str(name)] = value;
             }
 
         private:
             py::object m_shell;
+            display_publisher m_publish;
         };
 
         // Runs a magic with the GIL released and turns its outcomes into Python's.
@@ -121,6 +150,11 @@ class WarpProbeUsageError(Exception):
                 }
                 throw py::error_already_set();
             }
+            catch (const magic_expectation_not_met& e)
+            {
+                PyErr_SetString(expectation_error_class().ptr(), e.what());
+                throw py::error_already_set();
+            }
             catch (const magic_error& e)
             {
                 PyErr_SetString(usage_error_class().ptr(), e.what());
@@ -129,7 +163,32 @@ class WarpProbeUsageError(Exception):
         }
     }
 
-    void register_magics_with_ipython(py::object shell, std::shared_ptr<magic_registry> magics)
+    display_publisher ipython_display_publisher()
+    {
+        return [](const nlohmann::json& bundle, const std::string& display_id, bool update)
+        {
+            py::gil_scoped_acquire gil;
+            // After an interrupt, KeyboardInterrupt is already set (the magic is finishing up
+            // to raise it): put it aside while Python runs the display, then back.
+            py::error_scope pending;
+            py::module_ display = py::module_::import("IPython.display");
+            py::object data = to_python(bundle);
+            if (display_id.empty())
+            {
+                display.attr("display")(data, py::arg("raw") = true);
+            }
+            else if (update)
+            {
+                display.attr("update_display")(data, py::arg("raw") = true, py::arg("display_id") = display_id);
+            }
+            else
+            {
+                display.attr("display")(data, py::arg("raw") = true, py::arg("display_id") = display_id);
+            }
+        };
+    }
+
+    void register_magics_with_ipython(py::object shell, std::shared_ptr<magic_registry> magics, display_publisher publish)
     {
         std::set<std::string> names;
         for (const auto& [name, m] : magics->line_magics())
@@ -148,9 +207,9 @@ class WarpProbeUsageError(Exception):
             std::shared_ptr<cell_magic> as_cell = cell_it == magics->cell_magics().end() ? nullptr : cell_it->second;
             const char* kind = as_line && as_cell ? "line_cell" : (as_cell ? "cell" : "line");
             py::cpp_function fn(
-                [shell, as_line, as_cell, name](const std::string& line, py::object cell)
+                [shell, as_line, as_cell, name, publish](const std::string& line, py::object cell)
                 {
-                    kernel_host host(shell);
+                    ipython_host host(shell, publish);
                     if (!cell.is_none() && as_cell)
                     {
                         std::string code = cell.cast<std::string>();

@@ -1,0 +1,29 @@
+// A budget and what checking a report against it found: plain data (the analysis checks,
+// the renderers draw). The grammar and the metrics are in analysis/budget.hpp.
+#ifndef XWARP_MODEL_BUDGET_HPP
+#define XWARP_MODEL_BUDGET_HPP
+
+#include <optional>
+#include <string>
+
+namespace xwarp
+{
+    struct budget_limit
+    {
+        std::string metric;
+        double limit = 0.0;
+    };
+
+    struct budget_result
+    {
+        std::string metric;
+        double limit = 0.0;
+        std::optional<double> value;  // absent when the report cannot say (no good sample)
+        bool exceeded = false;
+        std::string module;   // the module that broke it (or the heaviest one), with its device
+        std::string message;  // one line: "builds-per-module 2 > 1: __main__ on cpu built 2 times"
+    };
+
+}
+
+#endif

