@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "xwarp/analysis/compare.hpp"
+#include "xwarp/analysis/diagnose.hpp"
 #include "xwarp/analysis/stats.hpp"
 #include "xwarp/model/format.hpp"
 
@@ -511,6 +512,21 @@ namespace xwarp
             }
             return std::make_pair(median(ms_per_sample[it->first]).value_or(0.0), it->second.builds);
         };
+        auto first_load = [&](const std::string& module, const std::string& device, int bd,
+                              const std::string& hash) -> const module_load*
+        {
+            for (const auto* smp : good)
+            {
+                for (const auto& l : smp->cold.module_loads)
+                {
+                    if (l.hash == hash && l.module == module && l.device == device && l.block_dim.value_or(-1) == bd)
+                    {
+                        return &l;
+                    }
+                }
+            }
+            return nullptr;
+        };
         for (const auto& gk : group_order)
         {
             const auto& g = groups[gk];
@@ -531,6 +547,14 @@ namespace xwarp
                         auto [ms, b] = identity_ms(gk.first, h, gk.second, bd);
                         rg.ms += ms;
                         rg.builds += b;
+                    }
+                    // Why each hash gave way to the next, from the loads' content snapshots.
+                    for (std::size_t i = 0; i + 1 < hs.size(); ++i)
+                    {
+                        const module_load* before = first_load(gk.first, gk.second, bd, hs[i]);
+                        const module_load* after = first_load(gk.first, gk.second, bd, hs[i + 1]);
+                        rg.moves.push_back(before && after ? describe_hash_change(classify_hash_change(*before, *after))
+                                                           : std::string());
                     }
                     s.rebuilt.push_back(rg);
                 }

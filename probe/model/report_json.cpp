@@ -164,7 +164,7 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         identity, module, hash, device, block_dim, ms, builds, samples_seen, status, kernels)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
-        rebuild_group, module, device, kind, hashes, block_dims, builds, ms, kernel_sets_known)
+        rebuild_group, module, device, kind, hashes, block_dims, builds, ms, kernel_sets_known, moves)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         launch_kernel_count, kernel, module, device, count, block_dims, adjoint)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(flag, id, message)

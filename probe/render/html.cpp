@@ -160,6 +160,153 @@ namespace xwarp
             return "52,152,219";  // compile
         }
 
+        // The identity map: per module, each identity it built (hash, block_dim, kernels, ms) in
+        // the order it loaded, and on each arrow why the next one was needed, as the analysis
+        // classified it. The mental model drawn from this run: identity = kernels x options x
+        // block_dim x generic instances.
+        std::string identity_map_svg(const summary& s)
+        {
+            struct box
+            {
+                std::string hash;
+                int block_dim = -1;
+                int kernels = -1;
+                double ms = 0.0;
+                std::string arrow;  // why this identity followed the previous one
+                bool new_block_dim = false;
+            };
+            constexpr std::size_t max_modules = 8;
+            constexpr std::size_t max_boxes = 6;
+            std::vector<std::pair<std::string, std::vector<box>>> rows;
+            for (const auto& m : s.modules)
+            {
+                if (rows.size() == max_modules)
+                {
+                    break;
+                }
+                std::vector<box> boxes;
+                std::vector<int> bds;
+                for (const auto& id : s.identities)
+                {
+                    if (id.module == m.module && id.device == m.device
+                        && std::find(bds.begin(), bds.end(), id.block_dim.value_or(-1)) == bds.end())
+                    {
+                        bds.push_back(id.block_dim.value_or(-1));
+                    }
+                }
+                for (int bd : bds)
+                {
+                    std::vector<std::string> chain;
+                    std::vector<std::string> moves;
+                    for (const auto& g : s.rebuilt)
+                    {
+                        if (g.kind == "hash-churn" && g.module == m.module && g.device == m.device && !g.block_dims.empty()
+                            && g.block_dims[0] == bd)
+                        {
+                            chain = g.hashes;
+                            moves = g.moves;
+                        }
+                    }
+                    if (chain.empty())
+                    {
+                        for (const auto& id : s.identities)
+                        {
+                            if (id.module == m.module && id.device == m.device && id.block_dim.value_or(-1) == bd)
+                            {
+                                chain.push_back(id.hash);
+                            }
+                        }
+                    }
+                    for (std::size_t i = 0; i < chain.size(); ++i)
+                    {
+                        box b;
+                        b.hash = chain[i];
+                        b.block_dim = bd;
+                        for (const auto& id : s.identities)
+                        {
+                            if (id.module == m.module && id.device == m.device && id.hash == chain[i]
+                                && id.block_dim.value_or(-1) == bd)
+                            {
+                                b.kernels = id.kernels;
+                                b.ms = id.ms;
+                            }
+                        }
+                        if (i > 0)
+                        {
+                            b.arrow = i - 1 < moves.size() && !moves[i - 1].empty() ? moves[i - 1] : "new hash (cause not recorded)";
+                        }
+                        else if (!boxes.empty())
+                        {
+                            b.arrow = "block_dim " + std::to_string(boxes.back().block_dim) + " -> " + std::to_string(bd);
+                            b.new_block_dim = true;
+                        }
+                        boxes.push_back(b);
+                    }
+                }
+                rows.emplace_back(m.module + " on " + m.device, boxes);
+            }
+            if (rows.empty())
+            {
+                return {};
+            }
+            const int label_w = 190;
+            const int box_w = 150;
+            const int gap = 150;
+            const int row_h = 64;
+            std::size_t widest = 1;
+            for (const auto& [_, boxes] : rows)
+            {
+                widest = std::max(widest, std::min(boxes.size(), max_boxes));
+            }
+            const int width = label_w + static_cast<int>(widest) * (box_w + gap) - gap + 70;
+            const int height = static_cast<int>(rows.size()) * row_h + 8;
+            std::ostringstream o;
+            o << "<svg data-xwarp=\"identity-map\" role=\"img\" aria-label=\"module identities and why each was built\" width=\""
+              << width << "\" height=\"" << height << "\" viewBox=\"0 0 " << width << " " << height
+              << "\" style=\"display:block;margin:4px 0 8px 0;font-family:ui-monospace,monospace;\">";
+            o << "<defs><marker id=\"xwarp-arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" "
+                 "markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"currentColor\"/></marker></defs>";
+            for (std::size_t r = 0; r < rows.size(); ++r)
+            {
+                const int y = static_cast<int>(r) * row_h + 8;
+                const auto& [label, boxes] = rows[r];
+                o << "<text x=\"" << label_w - 8 << "\" y=\"" << y + 24 << "\" font-size=\"11\" text-anchor=\"end\" "
+                  << "fill=\"currentColor\"><title>" << html_escape(label) << "</title>" << html_escape(elide(label, 28))
+                  << "</text>";
+                for (std::size_t i = 0; i < boxes.size() && i < max_boxes; ++i)
+                {
+                    const auto& b = boxes[i];
+                    const int x = label_w + static_cast<int>(i) * (box_w + gap);
+                    if (i > 0)
+                    {
+                        o << "<line x1=\"" << x - gap + 2 << "\" y1=\"" << y + 20 << "\" x2=\"" << x - 3 << "\" y2=\"" << y + 20
+                          << "\" stroke=\"currentColor\" stroke-width=\"1.2\" marker-end=\"url(#xwarp-arrow)\""
+                          << (b.new_block_dim ? " stroke-dasharray=\"4 3\"" : "") << "/>";
+                        o << "<text x=\"" << x - gap / 2 << "\" y=\"" << y + 14 << "\" font-size=\"9.5\" text-anchor=\"middle\" "
+                          << "fill=\"rgb(192,57,43)\"><title>" << html_escape(b.arrow) << "</title>"
+                          << html_escape(b.arrow.size() > 25 ? b.arrow.substr(0, 24) + "\u2026" : b.arrow)
+                          << "</text>";
+                    }
+                    o << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << box_w << "\" height=\"40\" rx=\"5\" "
+                      << "fill=\"rgba(52,152,219,0.12)\" stroke=\"rgb(52,152,219)\"/>";
+                    o << "<text x=\"" << x + 7 << "\" y=\"" << y + 16 << "\" font-size=\"11\" fill=\"currentColor\">"
+                      << html_escape(b.hash.substr(0, 7)) << (b.block_dim >= 0 ? " &#183; bd " + std::to_string(b.block_dim) : "")
+                      << "</text>";
+                    o << "<text x=\"" << x + 7 << "\" y=\"" << y + 32 << "\" font-size=\"10\" fill=\"currentColor\" "
+                      << "fill-opacity=\"0.75\">"
+                      << (b.kernels >= 0 ? std::to_string(b.kernels) + (b.kernels == 1 ? " kernel" : " kernels") + " &#183; " : "")
+                      << html_escape(format_ms(b.ms)) << "</text>";
+                }
+                if (boxes.size() > max_boxes)
+                {
+                    o << "<text x=\"" << label_w + static_cast<int>(max_boxes) * (box_w + gap) - gap + 8 << "\" y=\"" << y + 24
+                      << "\" font-size=\"10\" fill=\"currentColor\">+" << boxes.size() - max_boxes << " more</text>";
+                }
+            }
+            o << "</svg>";
+            return o.str();
+        }
+
         // The build timeline: one lane per process and thread, each load a bar (its colour its
         // status) with its phases beneath, hover titles; measured ms scaled to pixels only.
         std::string timeline_svg(const build_timeline& t)
@@ -755,6 +902,10 @@ namespace xwarp
         {
             o << identities_table(s);
             o << chart(s.identities);
+            o << "<div style=\"" << k_h << "\">Identity map <span style=\"" << k_muted
+              << "font-weight:400;\">each module's identities in load order; an arrow says why the next one was "
+                 "built (identity = kernels &#215; options &#215; block_dim &#215; generic instances)</span></div>"
+              << identity_map_svg(s);
         }
         if (!s.timeline.spans.empty())
         {

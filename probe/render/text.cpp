@@ -314,6 +314,14 @@ namespace xwarp
                 o << "  hash churn        " << g.module << " on " << g.device << " (block_dim "
                   << (g.block_dims.empty() ? -1 : g.block_dims[0]) << "): " << g.hashes.size() << " hashes "
                   << hashes << ", " << g.builds << " builds, " << format_ms(g.ms) << "\n";
+                for (std::size_t i = 0; i < g.moves.size() && i + 1 < g.hashes.size(); ++i)
+                {
+                    if (!g.moves[i].empty())
+                    {
+                        o << "                    " << g.hashes[i].substr(0, 7) << " -> " << g.hashes[i + 1].substr(0, 7)
+                          << ": " << one_line(g.moves[i]) << "\n";
+                    }
+                }
             }
             else
             {

@@ -9,6 +9,8 @@
 
 #include "xwarp/analysis/mechanisms.hpp"
 #include "xwarp/analysis/summarize.hpp"
+#include "xwarp/render/html.hpp"
+#include "xwarp/render/text.hpp"
 #include "xwarp/runner/runner.hpp"
 
 using namespace xwarp;
@@ -456,4 +458,40 @@ TEST(Streams, EveryMechanismOfTheRegistryIsExercisedHere)
         }
         return "no recorded stream reaches: " + s;
     }();
+}
+
+TEST(Streams, TheIdentityMapSaysWhyEachHashFollowedTheLast)
+{
+    // One cause of each kind the lessons teach: a late kernel, a factory, an option, a generic
+    // instance; each churn group carries one move per hash after the first.
+    const std::vector<std::pair<std::string, std::string>> cases = {{"cs1_late", "kernel stage_b added"},
+                                                                    {"cs1_factory", "another closure of make_stage"},
+                                                                    {"cs3_option", "option fast_math: false -> true"},
+                                                                    {"cs6_generic", "generic instance of relax for"}};
+    for (const auto& [name, words] : cases)
+    {
+        report r = stream(name);
+        const rebuild_group* churned = nullptr;
+        for (const auto& g : r.result.rebuilt)
+        {
+            if (g.kind == "hash-churn")
+            {
+                churned = &g;
+            }
+        }
+        ASSERT_NE(churned, nullptr) << name;
+        ASSERT_EQ(churned->moves.size(), churned->hashes.size() - 1) << name;
+        EXPECT_NE(churned->moves[0].find(words), std::string::npos) << name << ": " << churned->moves[0];
+        const std::string page = render_html(r, {});
+        const auto map = page.find("data-xwarp=\"identity-map\"");
+        ASSERT_NE(map, std::string::npos) << name;
+        EXPECT_NE(page.find(html_escape(churned->moves[0]).substr(0, 20), map), std::string::npos) << name;
+        EXPECT_NE(render_text(r).find(churned->moves[0]), std::string::npos) << name;
+    }
+    // a module loaded once is one box, and no arrow
+    report clean = stream("clean");
+    const std::string page = render_html(clean, {});
+    const auto map = page.find("data-xwarp=\"identity-map\"");
+    ASSERT_NE(map, std::string::npos);
+    EXPECT_EQ(page.find("marker-end", map), std::string::npos);
 }

@@ -27,6 +27,10 @@ namespace xwarp
 
     hash_change classify_hash_change(const module_load& before, const module_load& after);
 
+    // The change in a few words, for the identity map: "kernel second added", "generic
+    // instance of scale for (float64)", "option enable_backward: true -> false".
+    std::string describe_hash_change(const hash_change& change);
+
     // Fills r.findings, sorted by ms at stake, and r.declined, by running every detector of the
     // mechanism registry (mechanisms.hpp). Needs r.result (summarize) first.
     void diagnose(report& r);

@@ -295,6 +295,9 @@ namespace xwarp
         int builds = 0;
         double ms = 0.0;
         bool kernel_sets_known = true;  // false when the loads came from log lines
+        // hash-churn: why each hash gave way to the next, in words (hashes.size() - 1 entries,
+        // "" where it cannot be told): "kernel second added", "option mode: 'release' -> 'debug'".
+        std::vector<std::string> moves;
     };
 
     // Per (module, device): how many identities it loaded and what they cost, heaviest first

@@ -177,6 +177,72 @@ namespace xwarp
         return {"unknown", {{"why", "kernels, options and functions recorded identical"}}};
     }
 
+    namespace
+    {
+        std::string listed(const json& names, std::size_t at_most = 3)
+        {
+            std::string out;
+            std::size_t n = 0;
+            for (const auto& v : names)
+            {
+                if (n++ == at_most)
+                {
+                    return out + " and " + std::to_string(names.size() - at_most) + " more";
+                }
+                out += (out.empty() ? "" : ", ") + (v.is_string() ? v.get<std::string>() : v.dump());
+            }
+            return out;
+        }
+    }
+
+    std::string describe_hash_change(const hash_change& c)
+    {
+        const json& d = c.detail;
+        if (c.kind == "option-change" && d.contains("options"))
+        {
+            std::string out;
+            for (const auto& [k, v] : d["options"].items())
+            {
+                out += (out.empty() ? "option " : ", ") + k + ": " + v.value("old", json()).dump() + " -> "
+                       + v.value("new", json()).dump();
+            }
+            return out;
+        }
+        if (c.kind == "kernel-set-change")
+        {
+            const json added = d.value("added", json::array());
+            const json removed = d.value("removed", json::array());
+            std::string out;
+            if (!added.empty())
+            {
+                out = std::string(added.size() == 1 ? "kernel " : "kernels ") + listed(added) + " added";
+            }
+            if (!removed.empty())
+            {
+                out += std::string(out.empty() ? "" : "; ") + listed(removed) + " gone";
+            }
+            return out;
+        }
+        if (c.kind == "kernel-instances-added")
+        {
+            return "another closure of " + d.value("kernel", std::string("a kernel")) + " (a kernel factory)";
+        }
+        if (c.kind == "kernel-content-change")
+        {
+            return "new content of " + listed(d.value("kernels", json::array()));
+        }
+        if (c.kind == "dependency-change")
+        {
+            return "callee changed: " + listed(d.value("functions", json::array()));
+        }
+        if (c.kind == "generic-instance")
+        {
+            return "generic instance of " + d.value("kernel", std::string("a kernel")) + " for "
+                   + listed(d.value("signatures", json::array()), 2);
+        }
+        return "";
+    }
+
     static std::string mechanism_of_change(const std::string& kind)
     {
         if (kind == "option-change")
