@@ -3,9 +3,14 @@
 product; this script is their source, so that a change of wording or of a probe stays one
 edit. Run it with Debian's python3 (nbformat) after editing, and commit both.
 
-Every probe notebook follows one plan: the problem, probed; the fix, probed; %warp_compare
-with its verdict and hash receipts; and plain words on what happened and why. tests/python
-executes each notebook with the xwarp kernel and checks the finding it teaches and the verdict.
+Every mechanism notebook is a lesson of one shape: what you will learn; the mental model (with
+the report's identity map, drawn from the lesson's own run); a prediction to make before
+running; the problem, probed; how to read the report; the fix, probed; %warp_compare with its
+verdict and hash receipts; the what-if lever that measures the fix without editing; what to
+remember; and an exercise that checks itself (%%warp_probe --expect), starting broken.
+tests/python executes each notebook with the xwarp kernel and checks the finding it teaches,
+the verdict and that the exercise starts "not met"; tests/python/lesson_solutions.py holds the
+solutions, which the tests check are "met".
 """
 
 from pathlib import Path
@@ -40,12 +45,275 @@ def {name}(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
     a[i] = churn(a[i], m[i], {s})"""
 
 
+SMALL_OPS = '''@wp.kernel{decorator}
+def scale(a: wp.array(dtype=float)):
+    a[wp.tid()] = 3.0 * a[wp.tid()]
+
+@wp.kernel{decorator2}
+def offset(a: wp.array(dtype=float)):
+    a[wp.tid()] = a[wp.tid()] + 1.0
+
+@wp.kernel{decorator3}
+def square(a: wp.array(dtype=float)):
+    a[wp.tid()] = a[wp.tid()] * a[wp.tid()]
+
+for k in (scale, offset, square):
+    wp.launch(k, dim=256, inputs=[a])'''
+
+# The lesson around each mechanism notebook (see lesson_cells). Exercises start broken; their
+# solutions live in tests/python/lesson_solutions.py, where the tests check they are met.
+LESSONS = {
+    "cs1_kernels_after_load": {
+        "learn": ["why a kernel defined after its module's first launch rebuilds the whole module",
+                  "how a kernel factory hides the same mistake, and how the report points at it",
+                  "the fix: every kernel of a module exists before its first launch"],
+        "predict": ("The cell below calls `make_stage` three times and launches each new kernel at once. "
+                    "How many times will the module `__main__` be built?",
+                    "Three times. Each call adds a kernel to a module that has already loaded, so each launch "
+                    "needs a new identity holding every kernel alive so far. In the **Identity map**, `__main__` "
+                    "has three boxes and each arrow reads *another closure of make_stage*."),
+        "read": ("- **Modules built more than once** has one *hash churn* row for `__main__`: three hashes, three "
+                 "builds, and under it why each hash followed the last.\n"
+                 "- **Findings**: the CS-1 finding names the factory, the `@wp.kernel` line inside it and the line "
+                 "that called it (`<cell>:line`), with what the fix should save.\n"
+                 "- The **Identity map** shows the same as a picture: one row per module, one box per identity."),
+        "lever": ("CS-1 has no run-time lever: moving a kernel definition is a change to the program itself, so "
+                  "the fix is measured by `%warp_compare` as above. The other lessons' levers are replayed with "
+                  "`%warp_whatif NAME LEVER` (see `whatif.ipynb`)."),
+        "remember": ["A module's identity includes every kernel alive at its load: a kernel defined later rebuilds "
+                     "all of them.",
+                     "Create factory kernels up front, or give data-dependent kernels a module of their own.",
+                     "The receipt to check: one hash for the module, the same launches."],
+        "exercise": {
+            "task": "This simulation step defines `damp` after `integrate` has already run. Make the module build once.",
+            "expect": "identities<=1,builds-per-module<=1",
+            "code": f'''{kernel("integrate", "0.5")}
+
+wp.launch(integrate, dim=64, inputs=[a, m])
+
+{kernel("damp", "0.25")}
+
+wp.launch(damp, dim=64, inputs=[a, m])'''},
+    },
+    "cs2_cache_thrown_away": {
+        "learn": ["what the warm pass tells you: whether Warp's kernel cache is reused at all",
+                  "the ways programs throw the cache away (cache_kernels, clear_kernel_cache, temporary cache dirs)",
+                  "why the verdict is judged on warm module work here"],
+        "predict": ("The first probe turns `wp.config.cache_kernels` off. Its warm pass runs on the cache the cold "
+                    "pass filled. How many modules will the warm pass build?",
+                    "As many as the cold pass: nothing was written to the cache, so nothing can be reused. The "
+                    "summary's warm module work is as large as the cold one, and the CS-2 finding says so."),
+        "read": ("- Compare **cold wall** and **warm wall**: they are close, where a reused cache makes the warm "
+                 "pass a fraction of the cold one.\n"
+                 "- The CS-2 finding lists every cause it saw, each with its own line: here the `cache_kernels` "
+                 "assignment.\n"
+                 "- The **Identity map** looks healthy (one identity): this mechanism wastes the next run, not this one."),
+        "lever": ("`%warp_whatif nocache keep-cache` replays the cell with cache clears and per-run cache settings "
+                  "made no-ops, and measures the warm module work it saves, without editing the cell."),
+        "remember": ["A warm pass that compiles means the cache is not reused: every run pays cold start again.",
+                     "Never clear a cache another process may use; keep CI caches between runs (references/ci.md).",
+                     "`warm-builds<=0` in a budget asserts that the cache is reused."],
+        "exercise": {
+            "task": "A debugging leftover clears the kernel cache at start-up. Make the warm pass build nothing.",
+            "expect": "warm-builds<=0",
+            "code": f'''wp.clear_kernel_cache()  # added while debugging a stale build
+
+{kernel("settle", "0.75")}
+
+wp.launch(settle, dim=64, inputs=[a, m])'''},
+    },
+    "cs3_option_after_load": {
+        "learn": ["that module options are part of the identity",
+                  "why changing one after the first launch rebuilds the module",
+                  "where options belong: before the first load, or in a module of their own"],
+        "predict": ("The cell launches `stage_a`, changes `max_unroll`, and launches it again. How many identities "
+                    "will `__main__` have?",
+                    "Two: the same kernels under two option sets. The arrow in the **Identity map** reads "
+                    "*option max_unroll: ... -> 4*."),
+        "read": ("- The CS-3 finding names the option, its old and new value, and the `set_module_options` line.\n"
+                 "- **Modules built more than once**: one hash churn row, and the option on its *why* line."),
+        "lever": ("`%warp_whatif late_option options-at-creation` replays the cell with each module given, when it "
+                  "is created, the options it ended with, and measures the saving before you move the line."),
+        "remember": ["Options are identity: set them before the module's first launch.",
+                     "Kernels that really need other options belong in a module of their own.",
+                     "A `wp.config` global set too late is a quieter variant: see option_not_arrived.ipynb."],
+        "exercise": {
+            "task": "`fast_math` is switched on between two launches. Make the module build once, with fast_math on.",
+            "expect": "identities<=1,builds-per-module<=1",
+            "code": f'''{kernel("advance", "1.5")}
+
+wp.launch(advance, dim=64, inputs=[a, m])
+wp.set_module_options({{"fast_math": True}})
+wp.launch(advance, dim=64, inputs=[a, m])'''},
+    },
+    "option_not_arrived": {
+        "learn": ["which `wp.config` globals a module copies when it is created",
+                  "why setting one after importing a library changes nothing, silently",
+                  "how a hash receipt proves whether an option arrived"],
+        "predict": ("The second probe sets `wp.config.enable_backward = False` after importing `solver_lib`. Will "
+                    "the library's module hash change compared with the baseline?",
+                    "No. The module copied `enable_backward=True` when `import solver_lib` created it; the global "
+                    "set afterwards never reaches it. The compare's hash receipt shows the same hash on both sides."),
+        "read": ("- The `option-not-arrived` finding names the assignment and the import that came before it.\n"
+                 "- The **Identity map** of both runs shows the same single identity for `solver_lib`."),
+        "lever": ("The fix is the order of two lines in your entry point; `%warp_compare` with its hash receipt is "
+                  "the measurement (the lever `backward-off` in `whatif.ipynb` holds the option from the start)."),
+        "remember": ["Set module-creation globals at the entry point, before importing Warp libraries.",
+                     "Never set them in library code: another application may need gradients from it.",
+                     "After changing an option, check the receipt: an unchanged hash means it never arrived."],
+        "no_exercise": ("No self-checking exercise here: what this lesson changes is which code a module holds, not "
+                        "how many identities it builds, so a budget cannot tell the broken form from the fixed one. "
+                        "Check your fix with `%warp_compare` and its hash receipt."),
+    },
+    "cs4_many_small_modules": {
+        "learn": ["the fixed cost every module build pays, whatever its size",
+                  "why many tiny modules cost more than one",
+                  "which kernels should share a module, and which should not"],
+        "predict": ("Four one-line kernels, each in its own module. How many module builds will the cold pass make?",
+                    "Four, one per module, and the fixed part of each build (compiler set-up, object emission, "
+                    "loading) is paid four times. The **Identity map** has four rows of one box each."),
+        "read": ("- **Module identities** lists four modules of similar, small cost.\n"
+                 "- The CS-4 finding estimates what merging them saves (the fixed cost of the builds it removes)."),
+        "lever": ("`%warp_whatif four_modules merge-modules` replays the cell with the small modules loaded as one "
+                  "and measures the saving before you rename anything."),
+        "remember": ["Each module build has a fixed cost: group kernels that always load together.",
+                     "Keep apart kernels with different options, block_dims or edit cycles: a big module rebuilds "
+                     "whole when one kernel changes."],
+        "exercise": {
+            "task": "Three small image operations live in three modules. Make them one module.",
+            "expect": "modules<=1",
+            "code": SMALL_OPS.format(decorator='(module="scale_ops")', decorator2='(module="offset_ops")',
+                                     decorator3='(module="square_ops")')},
+    },
+    "cs6_generic_after_load": {
+        "learn": ["how generic (`Any`-typed) kernels get one instance per argument type",
+                  "why a new type met after the first launch rebuilds the module",
+                  "registering the instances up front with `wp.overload`"],
+        "predict": ("`relax` is launched with float32, then float64, then float16 arrays. How many identities will "
+                    "the module build?",
+                    "Three: each new dtype adds an instance to a module that has already loaded. The **Identity "
+                    "map** arrows read *generic instance of relax for ...*."),
+        "read": ("- The CS-6 finding lists the instances created after the first load and where they were launched.\n"
+                 "- Each *why* line under **Modules built more than once** names the new signature."),
+        "lever": ("`%warp_whatif on_demand preregister-overloads` replays the cell with the instances the baseline "
+                  "built registered before the first load."),
+        "remember": ["Register the signatures the program routinely uses before the first launch (keep the returned "
+                     "objects).",
+                     "Only those: every registered instance makes each build of the module bigger."],
+        "exercise": {
+            "task": "The solver meets float16 data first and float32 data later. Make the module build once.",
+            "expect": "identities<=1,builds-per-module<=1",
+            "code": '''wp.launch(relax, dim=8, inputs=[a16])
+wp.launch(relax, dim=8, inputs=[a32])  # a second instance, after the first load'''},
+    },
+    "cs9_unique_modules": {
+        "learn": ['what `module="unique"` does: a module per kernel, named by its hash',
+                  "why it multiplies builds on stable kernels",
+                  "where it belongs: kernels made per request or per plugin"],
+        "predict": ('Four stable kernels, each `module="unique"`. How many modules will the cold pass build?',
+                    "Four: one per kernel, each paying a module's fixed cost. The **Identity map** has four rows."),
+        "read": ('- The CS-9 finding points at each `module="unique"` (and at a factory default when the option '
+                 "hides there).\n"
+                 "- **Module identities** names the modules after their kernels and hashes."),
+        "lever": ("`%warp_whatif unique shared-module` replays the cell with the unique kernels put in one module "
+                  "and measures the saving."),
+        "remember": ['Keep `module="unique"` for kernels that would otherwise churn a shared module.',
+                     "Look for it in factory helpers' defaults."],
+        "exercise": {
+            "task": 'Three stable kernels were given `module="unique"`. Make them share one module.',
+            "expect": "modules<=1",
+            "code": SMALL_OPS.format(decorator='(module="unique")', decorator2='(module="unique")',
+                                     decorator3='(module="unique")')},
+    },
+    "cs10_unused_backward": {
+        "learn": ["that every kernel is compiled with its adjoint (backward) code by default",
+                  "how to measure what a forward-only program pays for it",
+                  "why switching it off blindly gives silently wrong gradients"],
+        "predict": ("Two kernels, launched forward only, no `wp.Tape`. Will the report find anything wrong?",
+                    "Only an **advisory** (CS-10): backward code was generated and never used. It is an opportunity "
+                    "to measure, not an instruction, because the probe cannot know whether another program "
+                    "differentiates through these kernels."),
+        "read": ("- The CS-10 advisory gives the build time spent on modules with backward code and says why it "
+                 "is only an advisory.\n"
+                 "- After the fix, the **Identity map** still shows one identity: the module got smaller, not fewer."),
+        "lever": ("`%warp_whatif with_backward backward-off` replays the cell with `enable_backward` held off from "
+                  "the start; a program that records a tape makes that replay *invalid*, by design."),
+        "remember": ["Turn backward code off only at the entry point of an application that never differentiates.",
+                     "Never in library code; split forward-only kernels from differentiable ones instead.",
+                     "With backward off, gradients are zeros and nothing complains: check them."],
+        "no_exercise": ("No self-checking exercise here: backward code makes each build bigger without adding an "
+                        "identity, and a time limit would pass or fail with the machine. Measure it with "
+                        "`%warp_compare` as above."),
+    },
+    "cs13_serial_builds": {
+        "learn": ["that independent modules build one after another at their first launches",
+                  "how `wp.force_load(..., max_workers=N)` builds them in parallel",
+                  "why this is judged on compile elapsed, never on summed module work"],
+        "predict": ("Four independent modules, built serially, then preloaded with two workers. Which clock will "
+                    "show the gain: summed module work, or compile elapsed?",
+                    "Compile elapsed (time waited). Parallel builds add up to as much module work or more (each "
+                    "worker writes its own precompiled header on the CPU), so summed work can even grow."),
+        "read": ("- The **Build timeline** shows the four builds end to end in the serial run, and overlapping "
+                 "in the parallel one.\n"
+                 "- The *BUILDS_OVERLAPPED* flag on the parallel run says why compare judges compile elapsed."),
+        "lever": ("`%warp_whatif serial parallel-preload` replays the serial cell with its modules preloaded at the "
+                  "first launch, judged on compile elapsed, without writing the `force_load` call."),
+        "remember": ["A parallel preload moves work, it does not remove it: judge it on compile elapsed.",
+                     "Name the modules and the block_dim the launches use; with few cores there is little to overlap."],
+        "no_exercise": ("No self-checking exercise here: the gain is time waited, which moves with the machine and "
+                        "its load, so a fixed limit would not check your fix honestly. Read the verdict of "
+                        "`%warp_compare` instead."),
+    },
+}
+
+
+MENTAL_MODEL = """## The mental model
+
+Warp compiles **modules**, not kernels. A module's **identity** is
+
+> its live kernels and functions × its options × the CUDA block_dim × its generic instances
+
+and every new identity is a full code generation and native build of *every* kernel in the module.
+The report's **Identity map** draws the identities this run built, in the order they loaded; each
+arrow says why the next one was needed (a kernel added, an option changed, a generic instance, a
+new block_dim). Cold start is roughly *identities touched × the size of each*."""
+
+
+def lesson_cells(name, cells):
+    """The lesson shape around a notebook's own cells: learn and model first, the prediction
+    before its first probe, how to read the report after it, then lever, remember, exercise."""
+    spec = LESSONS.get(name)
+    if spec is None:
+        return cells
+    first_probe = next(i for i, c in enumerate(cells) if c[0] == "code" and c[1].startswith("%%warp_probe"))
+    head = [("md", "## What you will learn\n\n" + "\n".join(f"- {x}" for x in spec["learn"])), ("md", MENTAL_MODEL)]
+    predict = ("md", "## Predict\n\n" + spec["predict"][0] + "\n\n<details><summary>Answer (after you ran it)</summary>\n\n"
+               + spec["predict"][1] + "\n\n</details>")
+    read = ("md", "## Read the report\n\n" + spec["read"])
+    tail = [("md", "## Measure the lever without editing\n\n" + spec["lever"]),
+            ("md", "## Remember\n\n" + "\n".join(f"- {x}" for x in spec["remember"]))]
+    if "exercise" in spec:
+        ex = spec["exercise"]
+        tail += [("md", "## Exercise\n\n" + ex["task"] + "\n\nThe cell says **met** or **not met** under its report "
+                        "(`--expect` takes the same limits as `warp-probe measure --budget`). It starts not met: edit it "
+                        "until it is. Add `--strict` to make *not met* fail the cell."),
+                 ("code", f"%%warp_probe --samples 1 --name exercise --expect \"{ex['expect']}\"\n" + ex["code"])]
+    else:
+        tail.append(("md", "## Exercise\n\n" + spec["no_exercise"]))
+    return head + cells[:first_probe] + [predict, cells[first_probe], read] + cells[first_probe + 1:] + tail
+
+
 def notebook(name, title, cells, expect):
     nb = new_notebook()
     nb.metadata["kernelspec"] = KERNELSPEC
     nb.metadata["language_info"] = {"name": "python"}
     # What tests/python/test_teaching_notebooks.py checks this notebook shows.
+    if name in LESSONS:
+        expect = dict(expect, lesson=True, exercise="exercise" in LESSONS[name])
+        if "exercise" in LESSONS[name]:
+            nb.metadata["xwarp_exercise"] = {"expect": LESSONS[name]["exercise"]["expect"]}
     nb.metadata["xwarp"] = {"expect": expect}
+    cells = lesson_cells(name, cells)
     nb.cells = [new_markdown_cell(f"# {title}")] + [
         new_markdown_cell(c[1]) if c[0] == "md" else new_code_cell(c[1]) for c in cells
     ]

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 #include "xwarp/model/format.hpp"
 
@@ -12,7 +13,8 @@ namespace xwarp
     const std::vector<std::string>& budget_metrics()
     {
         static const std::vector<std::string> names = {"identities",     "modules",      "builds-per-module",
-                                                       "cold-module-ms", "cold-wall-ms", "compile-elapsed-ms"};
+                                                       "warm-builds",    "cold-module-ms", "cold-wall-ms",
+                                                       "compile-elapsed-ms"};
         return names;
     }
 
@@ -111,6 +113,43 @@ namespace xwarp
                 {
                     b.module = where(*most_ids);
                     detail = b.module + " has " + std::to_string(most_ids->identities) + " of them";
+                }
+            }
+            else if (l.metric == "warm-builds")
+            {
+                // Builds in a warm pass (on the cache the cold pass filled): the most of any good
+                // sample, with the module that built most there. 0 when the cache is reused.
+                int most = 0;
+                std::map<std::string, int> by_module;
+                for (const auto& smp : r.samples)
+                {
+                    if (!smp.ok())
+                    {
+                        continue;
+                    }
+                    std::map<std::string, int> here;
+                    int n = 0;
+                    for (const auto& ld : smp.warm->module_loads)
+                    {
+                        if (ld.status == load_status::compiled)
+                        {
+                            ++n;
+                            ++here[ld.module + " on " + ld.device];
+                        }
+                    }
+                    if (n > most || by_module.empty())
+                    {
+                        most = std::max(most, n);
+                        by_module = here;
+                    }
+                }
+                b.value = most;
+                if (most > 0)
+                {
+                    const auto top = std::max_element(by_module.begin(), by_module.end(),
+                                                      [](const auto& a, const auto& c) { return a.second < c.second; });
+                    b.module = top->first;
+                    detail = b.module + " built " + std::to_string(top->second) + " time(s) on a warm cache";
                 }
             }
             else if (l.metric == "modules")

@@ -251,7 +251,7 @@ namespace xwarp
             }
             const int label_w = 190;
             const int box_w = 150;
-            const int gap = 150;
+            const int gap = 185;  // room for about 30 characters of cause on the arrow
             const int row_h = 64;
             std::size_t widest = 1;
             for (const auto& [_, boxes] : rows)
@@ -284,7 +284,7 @@ namespace xwarp
                           << (b.new_block_dim ? " stroke-dasharray=\"4 3\"" : "") << "/>";
                         o << "<text x=\"" << x - gap / 2 << "\" y=\"" << y + 14 << "\" font-size=\"9.5\" text-anchor=\"middle\" "
                           << "fill=\"rgb(192,57,43)\"><title>" << html_escape(b.arrow) << "</title>"
-                          << html_escape(b.arrow.size() > 25 ? b.arrow.substr(0, 24) + "\u2026" : b.arrow)
+                          << html_escape(b.arrow.size() > 31 ? b.arrow.substr(0, 30) + "\u2026" : b.arrow)
                           << "</text>";
                     }
                     o << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << box_w << "\" height=\"40\" rx=\"5\" "

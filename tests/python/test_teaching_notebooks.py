@@ -1,11 +1,17 @@
 """Every teaching notebook, executed headless on the xwarp kernel, must show what it teaches:
-the finding named in its metadata, and the verdict of its %warp_compare."""
+the finding named in its metadata, the verdict of its %warp_compare, and (lessons) an exercise
+that starts "not met". The executed notebooks are then exported to static HTML
+(notebooks/export_html.py) and opened in Chromium."""
 
 import os
 
 REPORT_MIME = "application/vnd.xwarp.report+json"
 COMPARISON_MIME = "application/vnd.xwarp.comparison+json"
+EXPECTATION_MIME = "application/vnd.xwarp.expectation+json"
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -16,6 +22,10 @@ from conftest import BUILD, ROOT, validate_report
 
 os.environ["JUPYTER_PATH"] = str(BUILD / "share" / "jupyter") + os.pathsep + os.environ.get("JUPYTER_PATH", "")
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+ARTIFACTS = Path(os.environ.get("XWARP_TEST_ARTIFACTS", ROOT / "test-artifacts"))
+LESSON_SECTIONS = ("## What you will learn", "## The mental model", "## Predict", "## Read the report",
+                   "## Measure the lever without editing", "## Remember", "## Exercise")
+EXECUTED = {}  # name -> executed notebook, for the export test at the end of this file
 
 
 @pytest.mark.quick
@@ -31,6 +41,29 @@ def test_there_are_notebooks_and_they_are_committed_without_outputs():
         for cell in nb.cells:
             if cell.cell_type == "code":
                 assert cell.outputs == [] and cell.execution_count is None, f"{path.name} has outputs"
+
+
+@pytest.mark.quick
+def test_every_mechanism_lesson_has_the_lesson_shape_and_the_course_lists_every_notebook():
+    lessons = 0
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        if not nb.metadata["xwarp"]["expect"].get("lesson"):
+            continue
+        lessons += 1
+        headings = [c.source.split("\n", 1)[0] for c in nb.cells if c.cell_type == "markdown"]
+        positions = [headings.index(h) for h in LESSON_SECTIONS]  # each present, in this order
+        assert positions == sorted(positions), (path.name, headings)
+        exercise = [c.source for c in nb.cells if c.cell_type == "code" and "--expect" in c.source]
+        if nb.metadata["xwarp"]["expect"]["exercise"]:
+            (cell,) = exercise
+            assert cell.startswith("%%warp_probe") and nb.metadata["xwarp_exercise"]["expect"] in cell
+        else:
+            assert not exercise  # and the lesson says why it has none
+    assert lessons >= 9
+    course = (ROOT / "notebooks" / "README.md").read_text()
+    listed = re.findall(r"\]\(([\w.]+)\.ipynb\)", course)
+    assert sorted(listed) == sorted(p.stem for p in NOTEBOOKS)
 
 
 def outputs_of(nb):
@@ -67,7 +100,15 @@ def test_notebook_shows_what_it_teaches(path, tmp_path):
     expect = nb.metadata["xwarp"]["expect"]
     NotebookClient(nb, kernel_name="xwarp", timeout=1800, resources={"metadata": {"path": str(tmp_path)}}).execute()
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name], "the notebook's probes wrote into its folder"
+    EXECUTED[path.stem] = nb
     displays, text = outputs_of(nb)
+    if expect.get("exercise"):
+        # the exercise is shipped broken: its expectation block says "not met"
+        met = [d[EXPECTATION_MIME]["met"] for d in displays if isinstance(d.get(EXPECTATION_MIME), dict)]
+        assert met == [False], met
+        assert 'data-met="false"' in str([d.get("text/html") for d in displays])
+    if expect.get("lesson"):
+        assert 'data-xwarp="identity-map"' in str([d.get("text/html") for d in displays])
 
     if expect.get("gpu"):
         if "none: the GPU probes below are skipped" in text:
@@ -112,3 +153,35 @@ def test_notebook_shows_what_it_teaches(path, tmp_path):
         assert c["option_checks"] and c["option_checks"][0]["option"] == "enable_backward"
     for line in expect.get("stdout", []):
         assert line in text
+
+
+def test_the_executed_lessons_export_to_static_html_that_chromium_opens(tmp_path):
+    executed = tmp_path / "executed"
+    executed.mkdir()
+    if not EXECUTED:  # run alone (-k): execute one lesson here
+        nb = nbformat.read(ROOT / "notebooks" / "cs3_option_after_load.ipynb", as_version=4)
+        NotebookClient(nb, kernel_name="xwarp", timeout=1800, resources={"metadata": {"path": str(tmp_path)}}).execute()
+        EXECUTED["cs3_option_after_load"] = nb
+    for name, nb in EXECUTED.items():
+        nbformat.write(nb, executed / f"{name}.ipynb")
+    out = tmp_path / "html"
+    done = subprocess.run([sys.executable, str(ROOT / "notebooks" / "export_html.py"), "--executed", str(executed),
+                           "--out", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    pages = sorted(p.stem for p in out.glob("*.html"))
+    assert pages == sorted(list(EXECUTED) + ["index"])
+    lesson = "cs3_option_after_load" if "cs3_option_after_load" in EXECUTED else sorted(EXECUTED)[0]
+
+    def chromium(*args):
+        return subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", *args],
+                              capture_output=True, text=True, timeout=120)
+
+    index_dom = chromium("--dump-dom", (out / "index.html").as_uri()).stdout
+    assert f'href="{lesson}.html"' in index_dom and 'data-xwarp="course"' in index_dom
+    lesson_dom = chromium("--dump-dom", (out / f"{lesson}.html").as_uri()).stdout
+    assert 'data-xwarp="identities"' in lesson_dom and 'data-xwarp="identity-map"' in lesson_dom
+    assert "## Exercise" not in lesson_dom and "Exercise" in lesson_dom  # markdown rendered, not shown raw
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / "lesson-export.png"
+    chromium(f"--screenshot={shot}", "--window-size=1280,2400", (out / f"{lesson}.html").as_uri())
+    assert shot.exists() and shot.stat().st_size > 10000

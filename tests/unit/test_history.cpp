@@ -374,3 +374,19 @@ TEST(Steps, ATimeAtTheLastRunIsNotAStepAndSeenNoiseWidensTheBand)
     EXPECT_EQ(steps[0].index, 3);
     EXPECT_TRUE(steps[0].confirmed);
 }
+
+TEST(Budget, WarmBuildsSaysWhetherTheCacheIsReused)
+{
+    // cache_many_causes throws its cache away: the warm pass builds again; clean reuses it.
+    report thrown = load_recorded_run(std::string(XWARP_FIXTURES_DIR) + "/streams/cache_many_causes-warp1.19.0");
+    analyze(thrown);
+    const auto over = check_budget(thrown, parse_budget("warm-builds<=0"));
+    ASSERT_EQ(over.size(), 1u);
+    EXPECT_TRUE(over[0].exceeded) << over[0].message;
+    EXPECT_NE(over[0].message.find("on a warm cache"), std::string::npos) << over[0].message;
+    report reused = load_recorded_run(std::string(XWARP_FIXTURES_DIR) + "/streams/clean-warp1.19.0");
+    analyze(reused);
+    const auto ok = check_budget(reused, parse_budget("warm-builds<=0"));
+    EXPECT_FALSE(ok[0].exceeded) << ok[0].message;
+    EXPECT_EQ(*ok[0].value, 0.0);
+}

@@ -5,6 +5,8 @@
 //   identities          module identities the cold passes loaded
 //   modules             modules (per device) the cold passes loaded
 //   builds-per-module   compiled loads of one module (per device) in a cold pass, all processes
+//   warm-builds         compiled loads in a warm pass (on the cache the cold pass filled): 0 when
+//                       the kernel cache is reused
 //   cold-module-ms      median cold module work (Warp's module timers)
 //   cold-wall-ms        median cold wall time
 //   compile-elapsed-ms  median cold wall - warm wall

@@ -1,0 +1,57 @@
+"""The solutions of the lessons' exercises (notebooks/*.ipynb, "## Exercise"). They live here, not
+in the notebooks, so a learner meets the broken form first; test_lessons.py checks that each one
+meets its exercise's --expect, and test_teaching_notebooks.py that each broken form does not."""
+
+SMALL_OPS = '''@wp.kernel{decorator}
+def scale(a: wp.array(dtype=float)):
+    a[wp.tid()] = 3.0 * a[wp.tid()]
+
+@wp.kernel{decorator}
+def offset(a: wp.array(dtype=float)):
+    a[wp.tid()] = a[wp.tid()] + 1.0
+
+@wp.kernel{decorator}
+def square(a: wp.array(dtype=float)):
+    a[wp.tid()] = a[wp.tid()] * a[wp.tid()]
+
+for k in (scale, offset, square):
+    wp.launch(k, dim=256, inputs=[a])'''
+
+
+def stage(name, s):
+    return f'''@wp.kernel
+def {name}(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    a[i] = churn(a[i], m[i], {s})'''
+
+
+SOLUTIONS = {
+    # both kernels exist before the module's first launch
+    "cs1_kernels_after_load": f'''{stage("integrate", "0.5")}
+
+{stage("damp", "0.25")}
+
+wp.launch(integrate, dim=64, inputs=[a, m])
+wp.launch(damp, dim=64, inputs=[a, m])''',
+    # the leftover clear is gone: the warm pass loads what the cold pass cached
+    "cs2_cache_thrown_away": f'''{stage("settle", "0.75")}
+
+wp.launch(settle, dim=64, inputs=[a, m])''',
+    # the option is set before the first load
+    "cs3_option_after_load": f'''wp.set_module_options({{"fast_math": True}})
+
+{stage("advance", "1.5")}
+
+wp.launch(advance, dim=64, inputs=[a, m])
+wp.launch(advance, dim=64, inputs=[a, m])''',
+    # one module for the three operations
+    "cs4_many_small_modules": SMALL_OPS.format(decorator='(module="image_ops")'),
+    # both instances registered before the first launch
+    "cs6_generic_after_load": '''relax_f16 = wp.overload(relax, {"a": wp.array(dtype=wp.float16)})
+relax_f32 = wp.overload(relax, {"a": wp.array(dtype=wp.float32)})
+
+wp.launch(relax, dim=8, inputs=[a16])
+wp.launch(relax, dim=8, inputs=[a32])''',
+    # no module="unique": the kernels share the cell's module
+    "cs9_unique_modules": SMALL_OPS.format(decorator=""),
+}
