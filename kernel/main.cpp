@@ -53,6 +53,11 @@ int main(int argc, char* argv[])
         return 64;
     }
 
+    // A Jupyter started with SIGINT ignored (nohup, "jupyter lab &" from a script) passes the
+    // ignore on, and Python installs its KeyboardInterrupt handler only over the default: the
+    // kernel could never be interrupted. Interrupts are this kernel's to take.
+    std::signal(SIGINT, SIG_DFL);
+
     // Block SIGINT before any thread exists: xeus' threads inherit the mask, and the cell
     // thread opens it only while a cell runs (xadapter.cpp).
     sigset_t set;

@@ -3,6 +3,7 @@
 import json
 import re
 import shutil
+import signal
 import os
 
 REPORT_MIME = "application/vnd.xwarp.report+json"
@@ -206,7 +207,24 @@ def kernel_stacks(session):
     return "\n".join(l for l in sig.splitlines() if l.startswith("Sig")) + "\n" + out.stdout[-12000:]
 
 
-def test_interrupting_a_probe_kills_it_and_leaves_nothing(session, tmp_path):
+@pytest.fixture
+def session_started_ignoring_sigint(tmp_path):
+    """A kernel started by a Jupyter that ignores SIGINT (nohup, `jupyter lab &` in a script): the
+    ignore is inherited, and the kernel must still take interrupts."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        s = Session(tmp, TARGETS)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    s.tmp = tmp
+    yield s
+    s.close()
+
+
+def test_interrupting_a_probe_kills_it_and_leaves_nothing(session_started_ignoring_sigint, tmp_path):
+    session = session_started_ignoring_sigint
     pid_file = tmp_path / "pids"
     code = (
         "%%warp_probe --samples 1\n"
