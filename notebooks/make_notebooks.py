@@ -574,7 +574,7 @@ size. Four tiny kernels in four modules pay it four times."""),
 import warp as wp
 
 a = wp.ones(256, dtype=float)"""),
-            ("code", """%%warp_probe --samples 2 --name four_modules
+            ("code", """%%warp_probe --samples 3 --name four_modules
 @wp.kernel(module="blur_ops")
 def blur(a: wp.array(dtype=float)):
     a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
@@ -593,7 +593,7 @@ def invert(a: wp.array(dtype=float)):
 
 for k in (blur, sharpen, clamp01, invert):
     wp.launch(k, dim=256, inputs=[a])"""),
-            ("code", """%%warp_probe --samples 2 --name one_module
+            ("code", """%%warp_probe --samples 3 --name one_module
 @wp.kernel(module="image_ops")
 def blur(a: wp.array(dtype=float)):
     a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
@@ -674,7 +674,7 @@ It is meant for kernels made per request or per plugin. On stable kernels it mul
 import warp as wp
 
 a = wp.ones(256, dtype=float)"""),
-            ("code", """%%warp_probe --samples 2 --name unique
+            ("code", """%%warp_probe --samples 3 --name unique
 @wp.kernel(module="unique")
 def blur(a: wp.array(dtype=float)):
     a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
@@ -693,7 +693,7 @@ def invert(a: wp.array(dtype=float)):
 
 for k in (blur, sharpen, clamp01, invert):
     wp.launch(k, dim=256, inputs=[a])"""),
-            ("code", """%%warp_probe --samples 2 --name shared
+            ("code", """%%warp_probe --samples 3 --name shared
 @wp.kernel
 def blur(a: wp.array(dtype=float)):
     a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
