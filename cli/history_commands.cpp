@@ -18,14 +18,14 @@
 
 namespace xwarp::cli
 {
+    int fail(int code, const std::string& message)
+    {
+        std::cerr << "warp-probe: " << one_line(message) << "\n";
+        return code;
+    }
+
     namespace
     {
-        int fail(int code, const std::string& message)
-        {
-            std::cerr << "warp-probe: " << one_line(message) << "\n";
-            return code;
-        }
-
         void print_notes(const std::vector<std::string>& notes)
         {
             for (const auto& n : notes)

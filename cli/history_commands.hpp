@@ -16,6 +16,9 @@
 
 namespace xwarp::cli
 {
+    // Prints "warp-probe: MESSAGE" (one line) on stderr and returns `code`: every front error.
+    int fail(int code, const std::string& message);
+
     // Adds --history PATH|off to a subcommand.
     void add_history_option(CLI::App* sub, std::string& target);
 

@@ -33,6 +33,8 @@
 
 namespace
 {
+    using xwarp::cli::fail;
+
     volatile std::sig_atomic_t g_signal = 0;
 
     extern "C" void on_signal(int sig)
@@ -188,12 +190,6 @@ namespace
                 ++i;  // its value, whatever it looks like
             }
         }
-    }
-
-    int fail(int code, const std::string& message)
-    {
-        std::cerr << "warp-probe: " << xwarp::one_line(message) << "\n";
-        return code;
     }
 
     int write_json_or_fail(const std::string& path, const nlohmann::json& j)
