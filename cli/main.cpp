@@ -289,7 +289,7 @@ int main(int argc, char** argv)
         budget_metrics += (budget_metrics.empty() ? "" : ", ") + m;
     }
     measure->add_option("--budget", measure_budget,
-                        "a CI gate: LIMIT[,LIMIT...], LIMIT = METRIC<=NUMBER (exit 8 when exceeded), METRIC: "
+                        "a CI gate: LIMIT[,LIMIT...], LIMIT = METRIC<=NUMBER or METRIC>=NUMBER (exit 8 when not met), METRIC: "
                             + budget_metrics);
 
     // report
@@ -631,8 +631,6 @@ int main(int argc, char** argv)
                     return rc;
                 }
             }
-            xwarp::analyze(before);
-            xwarp::analyze(after);
             {
                 // Both sides and the verdict go to the history; a side already stored keeps its id.
                 const auto before_id = xwarp::cli::store_run(history_option, before, "compare", true);

@@ -511,10 +511,9 @@ namespace xwarp
             {
                 try
                 {
-                    comparison c = compare_reports(*baseline, r, o.compare_with, name);
-                    c.exit_code = exit_code_for(c.verdict);
                     report b = *baseline;
-                    analyze(b);
+                    comparison c = compare_reports(b, r, o.compare_with, name);
+                    c.exit_code = exit_code_for(c.verdict);
                     host.show({{"text/html", render_compare_html(c, &b, &r)},
                                {"text/plain", render_compare_text(c)},
                                {comparison_mime, comparison_to_json(c)}},
@@ -681,8 +680,6 @@ namespace xwarp
                 {
                     throw magic_error(e.what());
                 }
-                analyze(before);
-                analyze(after);
                 if (!json_path.empty())
                 {
                     try

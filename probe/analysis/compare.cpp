@@ -404,7 +404,7 @@ namespace xwarp
 
     }
 
-    comparison compare_reports(report before, report after, const std::string& before_name, const std::string& after_name)
+    comparison compare_reports(report& before, report& after, const std::string& before_name, const std::string& after_name)
     {
         analyze(before);
         analyze(after);

@@ -512,20 +512,21 @@ namespace xwarp
             }
             return std::make_pair(median(ms_per_sample[it->first]).value_or(0.0), it->second.builds);
         };
+        // the first cold load of each identity, indexed once: a scan per lookup made the report
+        // quadratic in the identities (100k took 2 minutes)
+        std::map<identity_key, const module_load*> first_load_of;
+        for (const auto* smp : good)
+        {
+            for (const auto& l : smp->cold.module_loads)
+            {
+                first_load_of.emplace(key_of(l), &l);
+            }
+        }
         auto first_load = [&](const std::string& module, const std::string& device, int bd,
                               const std::string& hash) -> const module_load*
         {
-            for (const auto* smp : good)
-            {
-                for (const auto& l : smp->cold.module_loads)
-                {
-                    if (l.hash == hash && l.module == module && l.device == device && l.block_dim.value_or(-1) == bd)
-                    {
-                        return &l;
-                    }
-                }
-            }
-            return nullptr;
+            auto it = first_load_of.find(identity_key{module, hash, device, bd});
+            return it == first_load_of.end() ? nullptr : it->second;
         };
         for (const auto& gk : group_order)
         {

@@ -490,7 +490,9 @@ namespace xwarp
         comparison c;
         try
         {
-            c = compare_reports(baseline, replay, "baseline", "what-if " + plan.lever);
+            report before = baseline;
+            report after = replay;
+            c = compare_reports(before, after, "baseline", "what-if " + plan.lever);
         }
         catch (const compare_input_error&)
         {

@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)xwarp::report_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         try
         {
-            auto c = xwarp::compare_reports(r, r, "a", "b");
+            auto other = r;
+            auto c = xwarp::compare_reports(r, other, "a", "b");
             (void)xwarp::render_compare_text(c);
             (void)xwarp::render_compare_html(c, &r, &r);
         }

@@ -22,11 +22,11 @@ namespace xwarp
     inline constexpr std::size_t rank_test_min_samples = 5;
     inline constexpr double significance_level = 0.05;
 
-    // Analyses copies of both reports and compares them. Throws compare_input_error when a
-    // side has no successful sample. The verdict's exit code is the front's to set
-    // (fronts/exit_codes.hpp).
-    comparison compare_reports(report before,
-                               report after,
+    // Analyses both reports in place (the fronts render them next to the verdict) and compares
+    // them. Throws compare_input_error when a side has no successful sample. The verdict's exit
+    // code is the front's to set (fronts/exit_codes.hpp).
+    comparison compare_reports(report& before,
+                               report& after,
                                const std::string& before_name,
                                const std::string& after_name);
 }
