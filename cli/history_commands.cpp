@@ -264,7 +264,7 @@ namespace xwarp::cli
             "Check a report against a budget, for a CI gate: exits 8 when a limit is exceeded and names the module "
             "that broke it.\nUsage: warp-probe check REPORT.json|@ID --budget 'identities<=12,builds-per-module<=1'");
         h.check->add_option("report", h.check_report, "a JSON report, or a stored run (@ID)")->required();
-        h.check->add_option("--budget", h.budget, "LIMIT[,LIMIT...], LIMIT = METRIC<=NUMBER, METRIC: " + metrics)->required();
+        h.check->add_option("--budget", h.budget, "LIMIT[,LIMIT...], LIMIT = METRIC<=NUMBER or METRIC>=NUMBER, METRIC: " + metrics)->required();
         add_history_option(h.check, h.store_option);
     }
 

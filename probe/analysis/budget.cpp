@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "xwarp/model/format.hpp"
 
@@ -14,7 +15,7 @@ namespace xwarp
     {
         static const std::vector<std::string> names = {"identities",     "modules",      "builds-per-module",
                                                        "warm-builds",    "cold-module-ms", "cold-wall-ms",
-                                                       "compile-elapsed-ms"};
+                                                       "compile-elapsed-ms", "backward-modules", "build-overlap"};
         return names;
     }
 
@@ -29,14 +30,19 @@ namespace xwarp
             start = comma == std::string::npos ? spec.size() + 1 : comma + 1;
             if (part.empty())
             {
-                throw budget_error("an empty limit in '" + spec + "' (write METRIC<=NUMBER[,METRIC<=NUMBER...])");
+                throw budget_error("an empty limit in '" + spec + "' (write METRIC<=NUMBER[,METRIC>=NUMBER...])");
             }
-            const auto op = part.find("<=");
+            auto op = part.find("<=");
+            budget_limit l;
             if (op == std::string::npos)
             {
-                throw budget_error("'" + part + "' is not METRIC<=NUMBER");
+                op = part.find(">=");
+                l.at_least = true;
             }
-            budget_limit l;
+            if (op == std::string::npos)
+            {
+                throw budget_error("'" + part + "' is not METRIC<=NUMBER or METRIC>=NUMBER");
+            }
             l.metric = part.substr(0, op);
             const auto& known = budget_metrics();
             if (std::find(known.begin(), known.end(), l.metric) == known.end())
@@ -54,7 +60,8 @@ namespace xwarp
             l.limit = std::strtod(number.c_str(), &end);
             if (number.empty() || *end != '\0' || errno != 0 || !std::isfinite(l.limit) || l.limit < 0.0)
             {
-                throw budget_error("'" + part + "': expected a number of 0 or more after <=, got '" + number + "'");
+                throw budget_error("'" + part + "': expected a number of 0 or more after " + (l.at_least ? ">=" : "<=")
+                                   + ", got '" + number + "'");
             }
             out.push_back(l);
         }
@@ -78,6 +85,56 @@ namespace xwarp
         }
     }
 
+    namespace
+    {
+        // Modules holding backward code in a cold pass (the most of any good sample), from the
+        // options each load's snapshot recorded. Unknown when no load recorded enable_backward.
+        std::optional<double> backward_modules(const report& r, std::string& module, std::string& detail)
+        {
+            std::optional<double> most;
+            for (const auto& smp : r.samples)
+            {
+                if (!smp.ok())
+                {
+                    continue;
+                }
+                std::set<std::string> with_backward;
+                bool known = false;
+                for (const auto& ld : smp.cold.module_loads)
+                {
+                    if (!ld.snapshot)
+                    {
+                        continue;
+                    }
+                    auto opt = ld.snapshot->options.find("enable_backward");
+                    if (opt == ld.snapshot->options.end() || !opt->is_boolean())
+                    {
+                        continue;
+                    }
+                    known = true;
+                    if (opt->get<bool>())
+                    {
+                        with_backward.insert(ld.module + " on " + ld.device);
+                    }
+                }
+                if (known && (!most || static_cast<double>(with_backward.size()) > *most))
+                {
+                    most = static_cast<double>(with_backward.size());
+                    module = with_backward.empty() ? std::string() : *with_backward.begin();
+                    detail = with_backward.empty() ? std::string()
+                                                   : module + " was built with enable_backward=True"
+                                                         + (with_backward.size() > 1 ? " (and "
+                                                             + std::to_string(with_backward.size() - 1) + " more)" : "");
+                }
+            }
+            if (!most)
+            {
+                detail = "no module load recorded its enable_backward option";
+            }
+            return most;
+        }
+    }
+
     std::vector<budget_result> check_budget(const report& r, const std::vector<budget_limit>& limits)
     {
         const summary& s = r.result;
@@ -98,6 +155,7 @@ namespace xwarp
             budget_result b;
             b.metric = l.metric;
             b.limit = l.limit;
+            b.at_least = l.at_least;
             std::string detail;
             if (!measured)
             {
@@ -182,6 +240,18 @@ namespace xwarp
                     }
                 }
             }
+            else if (l.metric == "backward-modules")
+            {
+                b.value = backward_modules(r, b.module, detail);
+            }
+            else if (l.metric == "build-overlap")
+            {
+                b.value = s.overlap_factor.median;
+                if (!b.value && !s.overlap_note.empty())
+                {
+                    detail = s.overlap_note;
+                }
+            }
             else
             {
                 const stat& st = l.metric == "cold-module-ms" ? s.cold_module_ms
@@ -197,12 +267,14 @@ namespace xwarp
             if (!b.value)
             {
                 b.exceeded = true;
-                b.message = l.metric + ": not known for this report: counted as exceeded";
+                b.message = l.metric + ": not known for this report"
+                            + (detail.empty() ? std::string() : " (" + detail + ")") + ": counted as not met";
                 out.push_back(b);
                 continue;
             }
-            b.exceeded = *b.value > l.limit;
-            b.message = l.metric + " " + number_text(l.metric, *b.value) + (b.exceeded ? " > " : " <= ")
+            b.exceeded = l.at_least ? *b.value < l.limit : *b.value > l.limit;
+            const char* relation = l.at_least ? (b.exceeded ? " < " : " >= ") : (b.exceeded ? " > " : " <= ");
+            b.message = l.metric + " " + number_text(l.metric, *b.value) + relation
                         + number_text(l.metric, l.limit) + (detail.empty() ? "" : ": " + detail);
             out.push_back(b);
         }

@@ -21,7 +21,7 @@ namespace xwarp
         std::string text = title + (any_over(results) ? ": not met\n" : ": met\n");
         for (const auto& b : results)
         {
-            text += std::string(b.exceeded ? "  OVER  " : "  ok    ") + b.message + "\n";
+            text += std::string(b.exceeded ? (b.at_least ? "  UNDER " : "  OVER  ") : "  ok    ") + b.message + "\n";
         }
         return printable_block(text);
     }
@@ -36,7 +36,7 @@ namespace xwarp
           << "<div style=\"font-weight:600;\">" << html_escape(title) << (over ? ": not met" : ": met") << "</div>";
         for (const auto& b : results)
         {
-            o << "<div style=\"font-family:ui-monospace,monospace;\">" << (b.exceeded ? "OVER " : "ok&nbsp;&nbsp;&nbsp;")
+            o << "<div style=\"font-family:ui-monospace,monospace;\">" << (b.exceeded ? (b.at_least ? "UNDER " : "OVER ") : "ok&nbsp;&nbsp;&nbsp;")
               << html_escape(b.message) << "</div>";
         }
         o << "</div>";

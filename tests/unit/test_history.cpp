@@ -17,6 +17,7 @@
 #include "xwarp/history/store.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/os/tempdir.hpp"
+#include "xwarp/render/budget.hpp"
 #include "xwarp/render/history.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/runner/runner.hpp"
@@ -326,7 +327,7 @@ TEST(Budget, ParsesTheGrammarAndRefusesInWords)
     }
     catch (const budget_error& e)
     {
-        EXPECT_STREQ(e.what(), "'identities<3' is not METRIC<=NUMBER");
+        EXPECT_STREQ(e.what(), "'identities<3' is not METRIC<=NUMBER or METRIC>=NUMBER");
     }
     EXPECT_THROW(parse_budget("speed<=3"), budget_error);
     EXPECT_THROW(parse_budget("identities<=x"), budget_error);
@@ -389,4 +390,71 @@ TEST(Budget, WarmBuildsSaysWhetherTheCacheIsReused)
     const auto ok = check_budget(reused, parse_budget("warm-builds<=0"));
     EXPECT_FALSE(ok[0].exceeded) << ok[0].message;
     EXPECT_EQ(*ok[0].value, 0.0);
+}
+
+TEST(Budget, AFloorIsWrittenWithGreaterOrEqualAndFailsUnder)
+{
+    const auto limits = parse_budget("build-overlap>=1.3,identities<=2");
+    ASSERT_EQ(limits.size(), 2u);
+    EXPECT_TRUE(limits[0].at_least);
+    EXPECT_FALSE(limits[1].at_least);
+    EXPECT_THROW(parse_budget("build-overlap>=-1"), budget_error);
+    EXPECT_THROW(parse_budget("build-overlap=>1"), budget_error);
+
+    // Two builds of one second, the second starting half-way through the first: overlap 4/3.
+    report r = recorded("clean");
+    auto& loads = r.samples.front().cold.module_loads;
+    ASSERT_FALSE(loads.empty());
+    module_load second = loads.front();
+    second.module = "second_module";
+    second.hash = "ffff";
+    auto& first = loads.front();
+    first.total_ms = second.total_ms = 1000.0;
+    second.t_start_ms = first.t_start_ms + 500.0;
+    loads.push_back(second);
+    analyze(r);
+    const auto met = check_budget(r, parse_budget("build-overlap>=1.3"));
+    ASSERT_TRUE(met[0].value);
+    EXPECT_FALSE(met[0].exceeded) << met[0].message;
+    EXPECT_NE(met[0].message.find("build-overlap 1.33 >= 1.30"), std::string::npos) << met[0].message;
+    const auto missed = check_budget(r, parse_budget("build-overlap>=1.5"));
+    EXPECT_TRUE(missed[0].exceeded);
+    EXPECT_NE(missed[0].message.find("build-overlap 1.33 < 1.50"), std::string::npos) << missed[0].message;
+    EXPECT_NE(render_budget_text(missed, "expect").find("UNDER"), std::string::npos);
+
+    // One build: nothing could overlap, so a floor cannot be met, and says why.
+    const auto one = check_budget(recorded("clean"), parse_budget("build-overlap>=1.3"));
+    EXPECT_TRUE(one[0].exceeded);
+    EXPECT_NE(one[0].message.find("not known"), std::string::npos) << one[0].message;
+}
+
+TEST(Budget, BackwardModulesCountsModulesBuiltWithAdjointCode)
+{
+    // Recorded with the default options: every module carries backward code.
+    const report with_backward = recorded("cs1_factory");
+    const auto over = check_budget(with_backward, parse_budget("backward-modules<=0"));
+    ASSERT_TRUE(over[0].value);
+    EXPECT_GE(*over[0].value, 1.0);
+    EXPECT_TRUE(over[0].exceeded);
+    EXPECT_NE(over[0].message.find("was built with enable_backward=True"), std::string::npos) << over[0].message;
+
+    // The same loads with the option recorded off: a forward-only build.
+    report forward = recorded("cs1_factory");
+    for (auto& smp : forward.samples)
+    {
+        for (auto& l : smp.cold.module_loads)
+        {
+            ASSERT_TRUE(l.snapshot);
+            l.snapshot->options["enable_backward"] = false;
+        }
+    }
+    const auto met = check_budget(forward, parse_budget("backward-modules<=0"));
+    EXPECT_FALSE(met[0].exceeded) << met[0].message;
+    EXPECT_EQ(*met[0].value, 0.0);
+
+    // No snapshot recorded the option (Warp's log lines only): not known, counted as not met.
+    report log_only = recorded("cs1_late_log_only");
+    const auto unknown = check_budget(log_only, parse_budget("backward-modules<=0"));
+    EXPECT_FALSE(unknown[0].value);
+    EXPECT_TRUE(unknown[0].exceeded);
 }

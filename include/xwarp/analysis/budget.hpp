@@ -1,7 +1,8 @@
 // Budgets: the assertions a project puts in CI ("no module builds twice", "at most 12
 // identities", "cold module work under 20 s"), checked against an analysed report.
 //
-// Grammar: LIMIT[,LIMIT...], LIMIT = METRIC<=NUMBER, METRIC one of
+// Grammar: LIMIT[,LIMIT...], LIMIT = METRIC<=NUMBER (a ceiling) or METRIC>=NUMBER (a floor),
+// METRIC one of
 //   identities          module identities the cold passes loaded
 //   modules             modules (per device) the cold passes loaded
 //   builds-per-module   compiled loads of one module (per device) in a cold pass, all processes
@@ -10,6 +11,10 @@
 //   cold-module-ms      median cold module work (Warp's module timers)
 //   cold-wall-ms        median cold wall time
 //   compile-elapsed-ms  median cold wall - warm wall
+//   backward-modules    modules (per device) a cold pass loaded with backward (adjoint) code, the
+//                       most of any good sample: 0 is a forward-only build
+//   build-overlap       median over the cold passes of summed build time / time with a build
+//                       running: 1 is one build after another; needs the shim's build spans
 #ifndef XWARP_ANALYSIS_BUDGET_HPP
 #define XWARP_ANALYSIS_BUDGET_HPP
 

@@ -12,12 +12,14 @@ namespace xwarp
     {
         std::string metric;
         double limit = 0.0;
+        bool at_least = false;  // METRIC>=NUMBER (a floor) rather than METRIC<=NUMBER (a ceiling)
     };
 
     struct budget_result
     {
         std::string metric;
         double limit = 0.0;
+        bool at_least = false;
         std::optional<double> value;  // absent when the report cannot say (no good sample)
         bool exceeded = false;
         std::string module;   // the module that broke it (or the heaviest one), with its device
