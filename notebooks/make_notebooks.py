@@ -161,9 +161,18 @@ wp.launch(advance, dim=64, inputs=[a, m])'''},
         "remember": ["Set module-creation globals at the entry point, before importing Warp libraries.",
                      "Never set them in library code: another application may need gradients from it.",
                      "After changing an option, check the receipt: an unchanged hash means it never arrived."],
-        "no_exercise": ("No self-checking exercise here: what this lesson changes is which code a module holds, not "
-                        "how many identities it builds, so a budget cannot tell the broken form from the fixed one. "
-                        "Check your fix with `%warp_compare` and its hash receipt."),
+        "exercise": {
+            "task": ("This entry point wants forward-only builds, yet `solver_lib`'s module is still built with "
+                     "backward code. Make the option arrive (library code stays as it is)."),
+            "expect": "backward-modules<=0",
+            "code": '''import warp as wp
+import solver_lib
+
+wp.config.enable_backward = False
+
+a = wp.zeros(64, dtype=wp.vec3)
+m = wp.zeros(64, dtype=wp.mat33)
+wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])'''},
     },
     "cs4_many_small_modules": {
         "learn": ["the fixed cost every module build pays, whatever its size",
@@ -241,9 +250,17 @@ wp.launch(relax, dim=8, inputs=[a32])  # a second instance, after the first load
         "remember": ["Turn backward code off only at the entry point of an application that never differentiates.",
                      "Never in library code; split forward-only kernels from differentiable ones instead.",
                      "With backward off, gradients are zeros and nothing complains: check them."],
-        "no_exercise": ("No self-checking exercise here: backward code makes each build bigger without adding an "
-                        "identity, and a time limit would pass or fail with the machine. Measure it with "
-                        "`%warp_compare` as above."),
+        "exercise": {
+            "task": ("Start again from the first setup (backward code on, created by its `@wp.func`). These two "
+                     "kernels run forward only: build their module without backward code, from this cell alone."),
+            "setup": True,
+            "expect": "backward-modules<=0",
+            "code": f'''{kernel("push", "0.5")}
+
+{kernel("pull", "0.25")}
+
+wp.launch(push, dim=64, inputs=[a, m])
+wp.launch(pull, dim=64, inputs=[a, m])'''},
     },
     "cs13_serial_builds": {
         "learn": ["that independent modules build one after another at their first launches",
@@ -260,9 +277,21 @@ wp.launch(relax, dim=8, inputs=[a32])  # a second instance, after the first load
                   "first launch, judged on compile elapsed, without writing the `force_load` call."),
         "remember": ["A parallel preload moves work, it does not remove it: judge it on compile elapsed.",
                      "Name the modules and the block_dim the launches use; with few cores there is little to overlap."],
-        "no_exercise": ("No self-checking exercise here: the gain is time waited, which moves with the machine and "
-                        "its load, so a fixed limit would not check your fix honestly. Read the verdict of "
-                        "`%warp_compare` instead."),
+        "exercise": {
+            "task": ("Four independent modules build one after another at their first launches. Preload them with "
+                     "two workers so that their builds overlap. The limit is on overlap, not on time: how much "
+                     "time that saves depends on the machine, so the verdict on time stays with `%warp_compare`."),
+            "expect": "build-overlap>=1.3",
+            "code": '''kernels = []
+for n in range(4):
+    @wp.kernel(module=f"exercise_mod_{n}")
+    def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+        i = wp.tid()
+        a[i] = churn(a[i], m[i], 0.5)
+    kernels.append(stage)
+
+for k in kernels:
+    wp.launch(k, dim=64, inputs=[a, m])'''},
     },
 }
 
@@ -298,6 +327,9 @@ def lesson_cells(name, cells):
                         "(`--expect` takes the same limits as `warp-probe measure --budget`). It starts not met: edit it "
                         "until it is. Add `--strict` to make *not met* fail the cell."),
                  ("code", f"%%warp_probe --samples 1 --name exercise --expect \"{ex['expect']}\"\n" + ex["code"])]
+        if ex.get("setup"):
+            # the lesson changed its setup on the way: the exercise starts again from the first one
+            tail[-1:-1] = [("code", next(c[1] for c in cells if c[0] == "code" and c[1].startswith("%%warp_setup")))]
     else:
         tail.append(("md", "## Exercise\n\n" + spec["no_exercise"]))
     return head + cells[:first_probe] + [predict, cells[first_probe], read] + cells[first_probe + 1:] + tail

@@ -54,4 +54,36 @@ wp.launch(relax, dim=8, inputs=[a16])
 wp.launch(relax, dim=8, inputs=[a32])''',
     # no module="unique": the kernels share the cell's module
     "cs9_unique_modules": SMALL_OPS.format(decorator=""),
+    # the setup's @wp.func already created the module: its own option, set before the first load
+    # (a wp.config global here would come too late, which is the next lesson's trap)
+    "cs10_unused_backward": f'''wp.set_module_options({{"enable_backward": False}})
+
+{stage("push", "0.5")}
+
+{stage("pull", "0.25")}
+
+wp.launch(push, dim=64, inputs=[a, m])
+wp.launch(pull, dim=64, inputs=[a, m])''',
+    # the global is set before the import that creates the library's module
+    "option_not_arrived": '''import warp as wp
+
+wp.config.enable_backward = False
+
+import solver_lib
+
+a = wp.zeros(64, dtype=wp.vec3)
+m = wp.zeros(64, dtype=wp.mat33)
+wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])''',
+    # the four modules built by two workers before the first launch
+    "cs13_serial_builds": '''kernels = []
+for n in range(4):
+    @wp.kernel(module=f"exercise_mod_{n}")
+    def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+        i = wp.tid()
+        a[i] = churn(a[i], m[i], 0.5)
+    kernels.append(stage)
+
+wp.force_load(device="cpu", modules=[k.module for k in kernels], block_dim=1, max_workers=2)
+for k in kernels:
+    wp.launch(k, dim=64, inputs=[a, m])''',
 }
