@@ -320,6 +320,16 @@ int main(int argc, char** argv)
     cmp->add_option("--json", cmp_json, "also write the comparison as JSON");
     std::string cmp_html;
     cmp->add_option("--html", cmp_html, "also write the comparison as a self-contained HTML page");
+    bool cmp_until_settled = false;
+    int cmp_max_samples = xwarp::default_max_samples;
+    bool cmp_quiet = false;
+    cmp->add_flag("--until-settled", cmp_until_settled,
+                  "re-run each side's command (from its report: argv, folder, python, timeout; in this shell's "
+                  "environment), one sample a side at a time, until the verdict is settled or each side has "
+                  "--max-samples; the reports given are never rewritten (the grown runs go to the history)");
+    cmp->add_option("--max-samples", cmp_max_samples, "with --until-settled: the most samples a side (default 10)")
+        ->check(CLI::Range(2, 1000));
+    cmp->add_flag("--quiet,-q", cmp_quiet, "with --until-settled: no progress lines");
 
     // doctor
     std::string doctor_python = "python3";
@@ -617,12 +627,34 @@ int main(int argc, char** argv)
             xwarp::comparison c;
             try
             {
-                c = xwarp::compare_reports(before, after, cmp_before, cmp_after);
+                if (cmp_until_settled)
+                {
+                    auto before_options = xwarp::rerun_options(before, "the before report (" + cmp_before + ")");
+                    auto after_options = xwarp::rerun_options(after, "the after report (" + cmp_after + ")");
+                    before_options.shim_dir = after_options.shim_dir = xwarp::default_shim_dir();
+                    install_signal_handlers();
+                    progress observer(cmp_quiet);
+                    c = xwarp::compare_until_settled(before, after, before_options, after_options, cmp_max_samples,
+                                                     cmp_before, cmp_after, &observer, [] { return g_signal != 0; });
+                    if (c.until_settled && c.until_settled->stopped_because == "interrupted")
+                    {
+                        std::cerr << "warp-probe: interrupted; temporary caches removed\n";
+                        return 128 + (g_signal ? static_cast<int>(g_signal) : SIGINT);
+                    }
+                }
+                else
+                {
+                    c = xwarp::compare_reports(before, after, cmp_before, cmp_after);
+                }
                 c.exit_code = xwarp::exit_code_for(c.verdict);
             }
             catch (const xwarp::compare_input_error& e)
             {
                 return fail(xwarp::exit_code::bad_input, e.what());
+            }
+            catch (const xwarp::probe_error& e)
+            {
+                return fail(exit_code_of(e), e.what());
             }
             if (!cmp_json.empty())
             {

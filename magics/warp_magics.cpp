@@ -25,6 +25,7 @@
 #include "xwarp/render/text.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/runner/runner.hpp"
+#include "xwarp/whatif/adaptive.hpp"
 #include "xwarp/whatif/whatif.hpp"
 #include "xwarp/os/tempdir.hpp"
 
@@ -80,7 +81,8 @@ namespace xwarp
         // Options every probe magic shares.
         struct probe_options
         {
-            int samples = 3;
+            std::string samples = "3";        // a number, or "auto" (until the measurement settles)
+            int max_samples = default_max_samples;
             double timeout_s = 0.0;
             std::string name;
             std::string compare_with;
@@ -115,7 +117,12 @@ namespace xwarp
 
         void add_probe_options(CLI::App& app, probe_options& o)
         {
-            app.add_option("--samples,-n", o.samples, "samples, each a cold and a warm pass")->check(whole_number(1, 1000));
+            app.add_option("--samples,-n", o.samples,
+                           "samples, each a cold and a warm pass: a number, or auto (until the measurement settles; "
+                           "the report says why it stopped)")
+                ->check(sample_count(1, 1000));
+            app.add_option("--max-samples", o.max_samples, "with --samples auto: the most samples it takes (default 10)")
+                ->check(whole_number(2, 1000));
             app.add_option("--timeout", o.timeout_s, "seconds a pass may run before its processes are killed")
                 ->check(positive_seconds());
             app.add_option("--name", o.name, "name this run (for %warp_compare, --compare, %warp_export)");
@@ -379,6 +386,48 @@ namespace xwarp
             return mo;
         }
 
+        // What re-runs a stored run: its cell (setup and cell code, written to a temporary script
+        // again) or its command, in its folder, with its timeout.
+        struct rerun
+        {
+            std::unique_ptr<scoped_temp_dir> tmp;
+            measure_options options;
+            std::string script;  // the cell's script, when it was a cell
+            int setup_lines = 0;
+
+            // Findings of the new samples point into the new script: point them at the notebook.
+            void relabel(report& r) const
+            {
+                if (!script.empty())
+                {
+                    relabel_cell_locations(r, script, setup_lines);
+                }
+            }
+        };
+
+        rerun rerun_of(const report& found, const std::string& name, const probe_session& session, magic_host& host)
+        {
+            rerun out;
+            if (found.cell_code)
+            {
+                out.tmp = std::make_unique<scoped_temp_dir>("xwarp-cell-");
+                std::tie(out.script, out.setup_lines) =
+                    write_cell_script(*out.tmp, found.setup_code.value_or(""), *found.cell_code);
+                out.options = cell_command(out.script, host);
+            }
+            else
+            {
+                out.options.command = found.command;
+                out.options.python = found.run_settings.python;
+            }
+            out.options.cwd = found.cwd.empty() ? host.working_directory() : found.cwd;
+            out.options.samples = std::max(1, found.run_settings.samples);
+            out.options.timeout_s = found.run_settings.timeout_s;
+            out.options.shim_dir = session.shim_dir.empty() ? default_shim_dir() : session.shim_dir;
+            out.options.label = name;
+            return out;
+        }
+
         // Runs a probe, stores it, and shows the report (and a comparison if asked).
         void run_and_show(measure_options mo,
                           const probe_options& o,
@@ -386,8 +435,13 @@ namespace xwarp
                           magic_host& host,
                           const std::function<void(report&)>& finish_report)
         {
+            const bool auto_samples = o.samples == "auto";
+            if (auto_samples && !o.whatif.empty())
+            {
+                throw magic_error("--samples auto and --whatif do not go together: give --samples a number");
+            }
             session.runs++;
-            mo.samples = o.samples;
+            mo.samples = auto_samples ? o.max_samples : std::stoi(o.samples);
             if (o.timeout_s > 0)
             {
                 mo.timeout_s = o.timeout_s;
@@ -426,7 +480,11 @@ namespace xwarp
             report r;
             try
             {
-                if (o.whatif.empty())
+                if (auto_samples)
+                {
+                    r = measure_until_settled(mo, o.max_samples, &progress, [&] { return host.interrupt_requested(); });
+                }
+                else if (o.whatif.empty())
                 {
                     r = measure(mo, &progress, [&] { return host.interrupt_requested(); });
                 }
@@ -664,6 +722,14 @@ namespace xwarp
                 app.add_option("before", a, "the baseline run")->required();
                 app.add_option("after", b, "the run after the change")->required();
                 app.add_option("--json", json_path, "also write the comparison as JSON");
+                bool until_settled = false;
+                int max_samples = default_max_samples;
+                app.add_flag("--until-settled", until_settled,
+                             "re-run both runs (their cells, or commands), one sample a side at a time, until the "
+                             "verdict is settled or each side has --max-samples; the runs of this notebook keep "
+                             "the added samples");
+                app.add_option("--max-samples", max_samples, "with --until-settled: the most samples a side (default 10)")
+                    ->check(whole_number(2, 1000));
                 if (!parse_line(app, line, host))
                 {
                     return;
@@ -673,12 +739,48 @@ namespace xwarp
                 comparison c;
                 try
                 {
-                    c = compare_reports(before, after, a, b);
+                    if (until_settled)
+                    {
+                        rerun before_again = rerun_of(before, a, *m_session, host);
+                        rerun after_again = rerun_of(after, b, *m_session, host);
+                        progress_display progress(host, false);
+                        c = compare_until_settled(before, after, before_again.options, after_again.options,
+                                                  max_samples, a, b, &progress,
+                                                  [&] { return host.interrupt_requested(); });
+                        if (c.until_settled && c.until_settled->stopped_because == "interrupted")
+                        {
+                            progress.finish("warp-probe: interrupted; its processes were killed and its temporary "
+                                            "files removed");
+                            throw magic_interrupted("warp-probe interrupted");
+                        }
+                        progress.finish("warp-probe: " + c.until_settled->stopped_because);
+                        const auto settled = c.until_settled;
+                        before_again.relabel(before);
+                        after_again.relabel(after);
+                        c = compare_reports(before, after, a, b);  // with the locations pointing at the notebook
+                        c.until_settled = settled;
+                        if (m_session->find(a))
+                        {
+                            m_session->store(a, before);
+                        }
+                        if (m_session->find(b))
+                        {
+                            m_session->store(b, after);
+                        }
+                    }
+                    else
+                    {
+                        c = compare_reports(before, after, a, b);
+                    }
                     c.exit_code = exit_code_for(c.verdict);
                 }
                 catch (const compare_input_error& e)
                 {
                     throw magic_error(e.what());
+                }
+                catch (const probe_error& e)
+                {
+                    throw magic_error(std::string("%warp_compare: ") + e.what());
                 }
                 if (!json_path.empty())
                 {
@@ -738,24 +840,12 @@ namespace xwarp
                     spec += (spec.empty() ? "" : ",") + l;
                 }
                 whatif_request request = parse_whatif_request(spec.empty() ? "auto" : spec, budget);
-                scoped_temp_dir tmp("xwarp-cell-");
-                measure_options mo;
-                std::string script;
-                int setup_lines = 0;
-                if (found->cell_code)
+                rerun again = rerun_of(*found, name, *m_session, host);
+                measure_options& mo = again.options;
+                if (samples > 0)
                 {
-                    std::tie(script, setup_lines) = write_cell_script(tmp, found->setup_code.value_or(""), *found->cell_code);
-                    mo = cell_command(script, host);
+                    mo.samples = samples;
                 }
-                else
-                {
-                    mo.command = found->command;
-                }
-                mo.cwd = found->cwd.empty() ? host.working_directory() : found->cwd;
-                mo.samples = samples > 0 ? samples : std::max(1, found->run_settings.samples);
-                mo.timeout_s = found->run_settings.timeout_s;
-                mo.shim_dir = m_session->shim_dir.empty() ? default_shim_dir() : m_session->shim_dir;
-                mo.label = name;
                 progress_display progress(host, false);
                 report r;
                 try
@@ -777,7 +867,7 @@ namespace xwarp
                 }
                 if (found->cell_code)
                 {
-                    relabel_cell_locations(r, script, setup_lines);
+                    again.relabel(r);
                     analyze(r);
                 }
                 m_session->store(name, r);

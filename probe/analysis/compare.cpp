@@ -404,6 +404,44 @@ namespace xwarp
 
     }
 
+    std::string settled_because(const comparison& c, int max_samples)
+    {
+        if (c.verdict == "invalid" || c.verdict == "unverified" || c.verdict == "not-comparable")
+        {
+            return "the verdict is " + c.verdict + ": more samples cannot change it";
+        }
+        const clock_judgement* d = nullptr;
+        for (const auto& k : c.clocks)
+        {
+            if (k.clock == c.decided_by)
+            {
+                d = &k;
+            }
+        }
+        if (!d)
+        {
+            return "no clock could be judged: more samples cannot change that";
+        }
+        const int n = std::min(d->n_before, d->n_after);
+        const bool ranked = n >= static_cast<int>(rank_test_min_samples);
+        if ((d->outcome == "improved" || d->outcome == "regressed") && ranked && d->p_value)
+        {
+            return "the rank test decided (p = " + format_fixed(*d->p_value, 4) + " with " + std::to_string(d->n_before)
+                   + " and " + std::to_string(d->n_after) + " samples)";
+        }
+        if (d->outcome == "within-noise" && ranked)
+        {
+            return "the change is inside the noise band with " + std::to_string(n)
+                   + " samples a side, and the band does not shrink with more";
+        }
+        if (d->outcome == "not-significant" && d->samples_needed && *d->samples_needed > max_samples)
+        {
+            return "about " + std::to_string(*d->samples_needed) + " samples a side would settle it, more than "
+                   + std::to_string(max_samples);
+        }
+        return "";
+    }
+
     comparison compare_reports(report& before, report& after, const std::string& before_name, const std::string& after_name)
     {
         analyze(before);

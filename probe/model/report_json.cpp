@@ -309,6 +309,7 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(structure_delta, name, before, after)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         option_check, option, module, intended, module_value, set_at, message)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(settling, added_before, added_after, max_samples, settled, stopped_because)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(comparison,
                                                     schema_version,
                                                     tool,
@@ -326,7 +327,8 @@ namespace xwarp
                                                     same_structure,
                                                     receipts,
                                                     structure,
-                                                    option_checks)
+                                                    option_checks,
+                                                    until_settled)
 
     json comparison_to_json(const comparison& c)
     {

@@ -936,7 +936,17 @@ namespace xwarp
         {
             o << "<li>" << html_escape(r) << "</li>";
         }
-        o << "</ul></div>";
+        o << "</ul>";
+        if (c.until_settled)
+        {
+            const auto& s = *c.until_settled;
+            o << "<div data-xwarp=\"until-settled\" data-settled=\"" << (s.settled ? "true" : "false") << "\" style=\""
+              << k_muted << "\">until settled: added " << s.added_before << " sample(s) before and " << s.added_after
+              << " after (now " << c.before.samples_total << " and " << c.after.samples_total << ", at most "
+              << s.max_samples << " a side); " << (s.settled ? "settled: " : "not settled: ")
+              << html_escape(s.stopped_because) << "</div>";
+        }
+        o << "</div>";
 
         // The two runs side by side.
         o << "<table data-xwarp=\"sides\" style=\"" << k_table << "\"><thead><tr>" << th("") << th("before: " + html_escape(c.before.label.empty() ? c.before.path : c.before.label))

@@ -513,6 +513,13 @@ namespace xwarp
         {
             o << "  - " << r << "\n";
         }
+        if (c.until_settled)
+        {
+            const auto& s = *c.until_settled;
+            o << "  until settled: added " << s.added_before << " sample(s) before and " << s.added_after << " after (now "
+              << c.before.samples_total << " and " << c.after.samples_total << ", at most " << s.max_samples
+              << " a side); " << (s.settled ? "settled: " : "not settled: ") << s.stopped_because << "\n";
+        }
 
         o << "\nWorkload: " << c.workload.status << " - " << c.workload.reason << "\n";
         for (const auto& r : c.workload.renames)

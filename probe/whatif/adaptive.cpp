@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/summarize.hpp"
 
 namespace xwarp
@@ -45,5 +46,87 @@ namespace xwarp
         r.run_settings.stopped_because = why;
         analyze(r);
         return r;
+    }
+
+    measure_options rerun_options(const report& saved, const std::string& which)
+    {
+        if (saved.cell_code)
+        {
+            throw probe_error(probe_error::kind::usage,
+                              which + " was probed from a notebook cell, whose files were temporary: it cannot be "
+                                      "re-run from here (probe the cell again with more --samples)");
+        }
+        if (saved.command.empty())
+        {
+            throw probe_error(probe_error::kind::usage, which + " holds no command to re-run");
+        }
+        measure_options o;
+        o.command = saved.command;
+        o.cwd = saved.cwd;
+        o.python = saved.run_settings.python;
+        o.label = saved.label;
+        o.timeout_s = saved.run_settings.timeout_s;
+        return o;
+    }
+
+    comparison compare_until_settled(report& before,
+                                     report& after,
+                                     const measure_options& before_options,
+                                     const measure_options& after_options,
+                                     int max_samples,
+                                     const std::string& before_name,
+                                     const std::string& after_name,
+                                     run_observer* observer,
+                                     const cancel_check& cancelled)
+    {
+        max_samples = std::max(2, max_samples);
+        // Both commands are checked before anything runs: a missing folder fails at once.
+        const prepared_command before_command = prepare_command(before_options);
+        const prepared_command after_command = prepare_command(after_options);
+        comparison c = compare_reports(before, after, before_name, after_name);
+        settling s;
+        s.max_samples = max_samples;
+        s.stopped_because = settled_because(c, max_samples);
+        bool interrupted = false;
+        while (s.stopped_because.empty() && !interrupted)
+        {
+            const int n_before = static_cast<int>(before.samples.size());
+            const int n_after = static_cast<int>(after.samples.size());
+            if (n_before >= max_samples && n_after >= max_samples)
+            {
+                break;
+            }
+            // before then after, so a slow stretch of the machine lands on both sides
+            const int target = std::min(max_samples, std::min(n_before, n_after) + 1);
+            for (auto* side : {&before, &after})
+            {
+                if (interrupted || static_cast<int>(side->samples.size()) >= target)
+                {
+                    continue;
+                }
+                const bool is_before = side == &before;
+                side->samples.push_back(run_sample(is_before ? before_command : after_command,
+                                                   static_cast<int>(side->samples.size()) + 1, {}, "", observer,
+                                                   cancelled));
+                ++(is_before ? s.added_before : s.added_after);
+                interrupted = stop_sampling(side->samples.back(), cancelled);
+            }
+            if (!interrupted)
+            {
+                c = compare_reports(before, after, before_name, after_name);
+                s.stopped_because = settled_because(c, max_samples);
+            }
+        }
+        s.settled = !s.stopped_because.empty();
+        if (interrupted)
+        {
+            s.stopped_because = "interrupted";
+        }
+        else if (!s.settled)
+        {
+            s.stopped_because = "reached --max-samples " + std::to_string(max_samples) + " a side without settling";
+        }
+        c.until_settled = s;
+        return c;
     }
 }

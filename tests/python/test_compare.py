@@ -2,6 +2,7 @@
 on a different version of app.py, as a user comparing before and after an edit would."""
 
 import json
+import os
 import shutil
 import subprocess
 
@@ -37,12 +38,29 @@ def compare(before, after, tmp_path):
     return proc, json.loads(out.read_text()) if out.exists() else None
 
 
-def test_late_kernel_against_hoisted_fix_is_improved(measure_version, tmp_path):
-    before = measure_version("late_many.py", samples=5)
-    after = measure_version("late_many_fixed.py", samples=5)
-    proc, c = compare(before, after, tmp_path)
-    assert c["verdict"] == "improved", proc.stdout
+def test_late_kernel_against_hoisted_fix_is_improved_once_settled(measure_version, tmp_path):
+    # Two samples a side credit a change on the band alone; --until-settled re-runs each side's
+    # own command, interleaved, until the rank test can decide (5 a side), and says so.
+    before = measure_version("late_many.py", samples=2)
+    after = measure_version("late_many_fixed.py", samples=2)
+    given = (before.read_bytes(), after.read_bytes())
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    out = tmp_path / "settled.json"
+    proc = subprocess.run([str(PROBE), "compare", str(before), str(after), "--until-settled", "--max-samples", "5",
+                           "--json", str(out)], capture_output=True, text=True,
+                          env=dict(os.environ, TMPDIR=str(scratch)), timeout=600)
+    assert "Traceback" not in proc.stderr
+    c = json.loads(out.read_text())
+    assert c["verdict"] == "improved", proc.stdout + proc.stderr
     assert proc.returncode == 0
+    settled = c["until_settled"]
+    assert (settled["added_before"], settled["added_after"], settled["max_samples"], settled["settled"]) == (3, 3, 5, True)
+    assert settled["stopped_because"].startswith("the rank test decided"), settled
+    assert c["before"]["samples_total"] == 5 and c["after"]["samples_total"] == 5
+    assert "until settled: added 3 sample(s) before and 3 after (now 5 and 5" in proc.stdout
+    assert (before.read_bytes(), after.read_bytes()) == given, "the reports given were rewritten"
+    assert list(scratch.iterdir()) == [], "the added samples left temporary files"
     assert c["workload"]["status"] == "same"
     assert c["workload"]["renames"] == [{"before": "run__locals__finish", "after": "finish"}]
     module_clock = c["clocks"][0]
@@ -54,6 +72,16 @@ def test_late_kernel_against_hoisted_fix_is_improved(measure_version, tmp_path):
     structure = {s["name"]: (s["before"], s["after"]) for s in c["structure"]}
     assert structure["identities"] == (2, 1)
     assert "VERDICT: improved (exit 0)" in proc.stdout
+
+    # a notebook cell's report names temporary files: it is refused in one line, before any run
+    cell = json.loads(before.read_text())
+    cell["cell_code"] = "wp.launch(k, dim=1)"
+    cell_path = tmp_path / "cell.json"
+    cell_path.write_text(json.dumps(cell))
+    refused = subprocess.run([str(PROBE), "compare", str(cell_path), str(after), "--until-settled"],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 64, refused.stderr
+    assert "probed from a notebook cell" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
 
 
 def test_kernel_factory_against_merged_launches_is_invalid(measure_version, tmp_path):

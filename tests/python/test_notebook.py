@@ -1,5 +1,6 @@
 """A notebook run end to end with nbclient on the xwarp kernel, then rendered by headless
-Chromium: %%warp_setup, two %%warp_probe cells, %warp_compare."""
+Chromium: %%warp_setup, two %%warp_probe cells (one sampling until settled), %warp_compare --until-settled
+(which adds a sample to the run that has fewer)."""
 
 import html.parser
 import os
@@ -21,7 +22,7 @@ os.environ["JUPYTER_PATH"] = str(BUILD / "share" / "jupyter") + os.pathsep + os.
 ARTIFACTS = Path(os.environ.get("XWARP_TEST_ARTIFACTS", ROOT / "test-artifacts"))
 
 SETUP = "%%warp_setup\nimport warp as wp\nN = 16"
-LATE = """%%warp_probe --samples 2 --name late
+LATE = """%%warp_probe --samples auto --max-samples 2 --name late
 @wp.kernel
 def first(a: wp.array(dtype=float)):
     a[wp.tid()] += 1.0
@@ -34,7 +35,7 @@ def second(a: wp.array(dtype=float)):
     a[wp.tid()] *= 2.0
 
 wp.launch(second, dim=N, inputs=[a])"""
-HOISTED = """%%warp_probe --samples 2 --name hoisted
+HOISTED = """%%warp_probe --samples 1 --name hoisted
 @wp.kernel
 def first(a: wp.array(dtype=float)):
     a[wp.tid()] += 1.0
@@ -57,7 +58,7 @@ def executed(tmp_path_factory):
         nbformat.v4.new_code_cell(SETUP),
         nbformat.v4.new_code_cell(LATE),
         nbformat.v4.new_code_cell(HOISTED),
-        nbformat.v4.new_code_cell("%warp_compare late hoisted"),
+        nbformat.v4.new_code_cell("%warp_compare late hoisted --until-settled --max-samples 2"),
     ]
     before = sorted(p.name for p in folder.iterdir())
     NotebookClient(nb, kernel_name="xwarp", timeout=900, resources={"metadata": {"path": str(folder)}}).execute()
@@ -85,6 +86,7 @@ def test_probe_cells_carry_html_text_and_a_valid_report(executed):
     validate_report(report)
     assert report["label"] == "late" and report["setup_code"] == "import warp as wp\nN = 16"
     assert report["summary"]["samples_ok"] == 2
+    assert report["settings"]["sampling"] == "auto (2 to 2)" and report["settings"]["stopped_because"]
     (cs1,) = [f for f in report["findings"] if f["mechanism"] == "CS-1"]
     # the location is in the notebook's terms: the @wp.kernel line of `second` in the cell
     cell_lines = LATE.splitlines()[1:]
@@ -98,10 +100,17 @@ def test_probe_cells_carry_html_text_and_a_valid_report(executed):
 
 def test_compare_cell_shows_the_verdict_with_receipts(executed):
     nb, _ = executed
-    (data,) = [o["data"] for o in nb.cells[4].outputs if o.get("output_type") == "display_data"]
+    (data,) = [o["data"] for o in nb.cells[4].outputs
+               if o.get("output_type") == "display_data" and COMPARISON_MIME in o["data"]]
     c = data[COMPARISON_MIME]
     assert c["workload"]["status"] == "same"
     assert c["verdict"] in ("improved", "inconclusive")  # two samples a side: the band decides
+    # hoisted had one sample: one was added; two a side cannot run the rank test, so not settled
+    assert c["until_settled"] == {"added_before": 0, "added_after": 1, "max_samples": 2, "settled": False,
+                                  "stopped_because": "reached --max-samples 2 a side without settling"}
+    assert c["before"]["samples_total"] == 2 and c["after"]["samples_total"] == 2
+    assert "until settled: added 0 sample(s) before and 1 after (now 2 and 2" in data["text/plain"]
+    assert 'data-xwarp="until-settled"' in data["text/html"]
     (receipt,) = [r for r in c["receipts"] if r["module"] == "__main__"]
     assert receipt["changed"] and len(receipt["before"]) == 2 and len(receipt["after"]) == 1
     assert 'data-xwarp="verdict"' in data["text/html"]

@@ -245,3 +245,46 @@ TEST(Compare, ACacheThrownAwayIsJudgedOnTheWarmPass)
     // compile elapsed alone would have called the fix a regression: the warm pass got faster
     EXPECT_EQ(c.clocks[1].outcome, "regressed");
 }
+
+TEST(Compare, UntilSettledStopsOnlyWhereMoreSamplesCannotChangeTheVerdict)
+{
+    // Beyond the band with 2 samples a side: credited, but no rank test yet: not settled.
+    auto b2 = make({3000, 3010}, {"a", "b"});
+    auto a2 = make({2000, 2010}, {"b"});
+    const auto two = compare_reports(b2, a2, "b", "a");
+    ASSERT_EQ(two.verdict, "improved");
+    EXPECT_EQ(settled_because(two, 10), "");
+
+    // Five a side and significant: the rank test decided.
+    auto b5 = make({3000, 3010, 2990, 3020, 2980}, {"a", "b"});
+    auto a5 = make({2000, 2010, 1990, 2020, 1980}, {"b"});
+    const auto five = compare_reports(b5, a5, "b", "a");
+    EXPECT_EQ(settled_because(five, 10).rfind("the rank test decided (p = ", 0), 0u) << settled_because(five, 10);
+
+    // The same program twice: inside the band, and the band does not shrink, once 5 a side.
+    auto same_b = make({3000, 3010, 2990}, {"a"});
+    auto same_a = make({3005, 2995, 3000}, {"a"});
+    EXPECT_EQ(settled_because(compare_reports(same_b, same_a, "b", "a"), 10), "");
+    auto same_b5 = make({3000, 3010, 2990, 3020, 2980}, {"a"});
+    auto same_a5 = make({3005, 2995, 3000, 3015, 2985}, {"a"});
+    EXPECT_NE(settled_because(compare_reports(same_b5, same_a5, "b", "a"), 10).find("inside the noise band"),
+              std::string::npos);
+
+    // Beyond the band but not significant: settles within the maximum, or says it cannot.
+    comparison c;
+    c.verdict = "inconclusive";
+    c.decided_by = "cold_module_ms";
+    clock_judgement k;
+    k.clock = "cold_module_ms";
+    k.outcome = "not-significant";
+    k.n_before = k.n_after = 5;
+    k.samples_needed = 8;
+    c.clocks.push_back(k);
+    EXPECT_EQ(settled_because(c, 10), "");
+    c.clocks[0].samples_needed = 40;
+    EXPECT_EQ(settled_because(c, 10), "about 40 samples a side would settle it, more than 10");
+
+    // A changed workload: more samples cannot help.
+    c.verdict = "invalid";
+    EXPECT_EQ(settled_because(c, 10), "the verdict is invalid: more samples cannot change it");
+}

@@ -22,6 +22,11 @@ namespace xwarp
     inline constexpr std::size_t rank_test_min_samples = 5;
     inline constexpr double significance_level = 0.05;
 
+    // compare --until-settled: why this comparison needs no more samples, in words; empty when
+    // more samples a side could still decide it (fewer than the rank test needs, or a difference
+    // beyond the band that is not yet significant and could be within max_samples).
+    std::string settled_because(const comparison& c, int max_samples);
+
     // Analyses both reports in place (the fronts render them next to the verdict) and compares
     // them. Throws compare_input_error when a side has no successful sample. The verdict's exit
     // code is the front's to set (fronts/exit_codes.hpp).

@@ -105,6 +105,16 @@ namespace xwarp
         std::string message;
     };
 
+    // compare --until-settled: the samples it added to each side and why it stopped.
+    struct settling
+    {
+        int added_before = 0;
+        int added_after = 0;
+        int max_samples = 0;
+        bool settled = false;          // false: it stopped at max_samples (or was interrupted)
+        std::string stopped_because;
+    };
+
     struct comparison
     {
         int schema_version = comparison_schema_version;
@@ -124,6 +134,7 @@ namespace xwarp
         std::vector<hash_receipt> receipts;
         std::vector<structure_delta> structure;
         std::vector<option_check> option_checks;
+        std::optional<settling> until_settled;
     };
 
     nlohmann::json comparison_to_json(const comparison& c);

@@ -1,8 +1,13 @@
-// --samples auto: samples until the measurement settles (analysis/summarize.hpp says when),
-// at least two and at most max_samples; the report says why it stopped.
+// Adaptive sampling. --samples auto: samples until the measurement settles (analysis/summarize.hpp
+// says when), at least two and at most max_samples; the report says why it stopped.
+// compare --until-settled: adds samples to both sides of a comparison, interleaved, until the
+// verdict is settled (analysis/compare.hpp says when) or each side has max_samples.
 #ifndef XWARP_WHATIF_ADAPTIVE_HPP
 #define XWARP_WHATIF_ADAPTIVE_HPP
 
+#include <string>
+
+#include "xwarp/model/comparison.hpp"
 #include "xwarp/model/report.hpp"
 #include "xwarp/runner/runner.hpp"
 
@@ -14,6 +19,26 @@ namespace xwarp
                                  int max_samples,
                                  run_observer* observer,
                                  const cancel_check& cancelled);
+
+    // Re-runs each side's own command (before_options, after_options: its argv, cwd, python and
+    // timeout) one sample at a time, before then after, appending to the reports, which are
+    // analysed in place. Throws compare_input_error like compare_reports, probe_error when a
+    // command cannot be prepared. The comparison's until_settled says what was added and why it
+    // stopped.
+    comparison compare_until_settled(report& before,
+                                     report& after,
+                                     const measure_options& before_options,
+                                     const measure_options& after_options,
+                                     int max_samples,
+                                     const std::string& before_name,
+                                     const std::string& after_name,
+                                     run_observer* observer,
+                                     const cancel_check& cancelled);
+
+    // The options that re-run a saved report's command as it was measured (argv, cwd, python,
+    // timeout; the caller sets shim_dir). Throws probe_error(usage) for a report that holds no command it can re-run: a
+    // notebook cell's (its files were temporary) or none at all.
+    measure_options rerun_options(const report& saved, const std::string& which);
 }
 
 #endif
