@@ -261,6 +261,10 @@ int main(int argc, char** argv)
     measure->add_option("--trace", trace_out,
                         "also write the build timeline (the median sample's cold pass) as Chrome trace-event JSON, "
                         "for Perfetto or chrome://tracing");
+    measure->add_flag("--nvrtc-trace", mo.nvrtc_trace,
+                      "turn Warp's compile_time_trace on in the measured processes (Warp 1.8+, CUDA builds through "
+                      "NVRTC from CUDA 12.8) and merge NVRTC's per-module traces into --trace, under each module's "
+                      "native compile; module hashes then differ from a run without it");
     measure->add_option("--keep-records", mo.keep_records_dir,
                         "copy every pass's raw shim records into this directory (to debug the probe, or to record "
                         "tests/fixtures/streams)");

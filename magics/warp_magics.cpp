@@ -94,6 +94,7 @@ namespace xwarp
             double whatif_budget = 0.0;
             std::string expect;                // a budget (the CI gate's grammar) the run should meet
             bool strict = false;               // an expectation not met is an error reply
+            bool nvrtc_trace = false;          // Warp's compile_time_trace on, NVRTC's traces kept
         };
 
         // Parses a magic's line; --help prints the usage as the magic's output.
@@ -141,6 +142,9 @@ namespace xwarp
                            "what the run should meet, as warp-probe's --budget: LIMIT[,LIMIT...], e.g. "
                            "'identities<=1,builds-per-module<=1'; shows met or not met under the report");
             app.add_flag("--strict", o.strict, "with --expect: an expectation not met fails the cell (an error reply)");
+            app.add_flag("--nvrtc-trace", o.nvrtc_trace,
+                         "turn Warp's compile_time_trace on (CUDA builds through NVRTC, CUDA 12.8+) and keep NVRTC's "
+                         "per-module traces (in the JSON and in warp-probe report --format trace)");
         }
 
         // Live progress, updated in place under one display id.
@@ -423,6 +427,7 @@ namespace xwarp
             out.options.cwd = found.cwd.empty() ? host.working_directory() : found.cwd;
             out.options.samples = std::max(1, found.run_settings.samples);
             out.options.timeout_s = found.run_settings.timeout_s;
+            out.options.nvrtc_trace = found.run_settings.nvrtc_trace;
             out.options.shim_dir = session.shim_dir.empty() ? default_shim_dir() : session.shim_dir;
             out.options.label = name;
             return out;
@@ -442,6 +447,7 @@ namespace xwarp
             }
             session.runs++;
             mo.samples = auto_samples ? o.max_samples : std::stoi(o.samples);
+            mo.nvrtc_trace = o.nvrtc_trace;
             if (o.timeout_s > 0)
             {
                 mo.timeout_s = o.timeout_s;

@@ -123,6 +123,51 @@ namespace xwarp
 
         void add_unique(std::vector<std::string>& v, const std::string& s);
 
+        // --nvrtc-trace: the phases NVRTC traced for this CUDA build (its folder wp_<module>_<hash7>
+        // names the identity), placed inside the load's native compile on NVRTC's own clock,
+        // counted from its first event.
+        void add_nvrtc_spans(const run_result& run,
+                             const module_load& l,
+                             const timeline_span& load,
+                             double compile_start_ms,
+                             std::vector<timeline_span>& spans)
+        {
+            if (l.status != load_status::compiled || l.device.rfind("cuda", 0) != 0)
+            {
+                return;
+            }
+            for (const auto& trace : run.nvrtc_traces)
+            {
+                if (trace.hash_prefix.empty() || l.hash.rfind(trace.hash_prefix, 0) != 0 || trace.events.empty())
+                {
+                    continue;
+                }
+                double origin = 0.0;
+                bool first = true;
+                for (const auto& e : trace.events)
+                {
+                    const double ts = e.value("ts", 0.0);
+                    origin = first ? ts : std::min(origin, ts);
+                    first = false;
+                }
+                for (const auto& e : trace.events)
+                {
+                    timeline_span part = load;
+                    part.kind = "nvrtc";
+                    part.detail = e.value("name", std::string("?"));
+                    if (e.contains("args") && e["args"].is_object() && e["args"].contains("detail")
+                        && e["args"]["detail"].is_string() && !e["args"]["detail"].get<std::string>().empty())
+                    {
+                        part.detail += ": " + e["args"]["detail"].get<std::string>();
+                    }
+                    part.start_ms = compile_start_ms + (e.value("ts", 0.0) - origin) / 1000.0;
+                    part.ms = e.value("dur", 0.0) / 1000.0;
+                    spans.push_back(std::move(part));
+                }
+                return;
+            }
+        }
+
         // The timeline of one pass: each load and its phases, from the spans the shim recorded,
         // in ms since the pass's first process started. Loads from Warp's log have no times.
         build_timeline timeline_of(const sample& smp)
@@ -162,6 +207,7 @@ namespace xwarp
                 load.start_ms = base + l.t_start_ms;
                 load.ms = l.total_ms ? *l.total_ms : l.work_ms();
                 t.spans.push_back(load);
+                std::optional<double> compile_start;
                 for (const auto& ph : l.phases)
                 {
                     timeline_span part = load;
@@ -169,7 +215,12 @@ namespace xwarp
                     part.start_ms = base + ph.start_ms;
                     part.ms = ph.ms;
                     t.spans.push_back(part);
+                    if (ph.name == "compile" && !compile_start)
+                    {
+                        compile_start = part.start_ms;
+                    }
                 }
+                add_nvrtc_spans(run, l, load, compile_start.value_or(load.start_ms), t.spans);
             }
             return t;
         }

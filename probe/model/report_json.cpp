@@ -140,6 +140,7 @@ namespace xwarp
         launch_record, kernel, module, dim, device, dtypes, block_dim, adjoint, count, pid)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         cache_inventory, module_dirs, source_files, source_bytes, binary_files, binary_bytes, lto_files, lto_bytes)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(nvrtc_trace, module_dir, file, hash_prefix, events, events_dropped)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(run_result,
                                                     wall_ms,
                                                     exit_code,
@@ -158,6 +159,7 @@ namespace xwarp
                                                     stderr_tail,
                                                     error_line,
                                                     stray_processes_killed,
+                                                    nvrtc_traces,
                                                     notes)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(sample, index, cold, warm)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(stat, median, mad, values)
@@ -170,7 +172,7 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(flag, id, message)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_total, module, device, identities, builds, ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
-        timeline_span, pid, thread, kind, module, hash, device, block_dim, status, triggered_by, start_ms, ms)
+        timeline_span, pid, thread, kind, module, hash, device, block_dim, status, triggered_by, detail, start_ms, ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(build_timeline, sample, pass, wall_ms, lanes, spans)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(summary,
                                                     valid,
@@ -280,7 +282,7 @@ namespace xwarp
                                                     gpus,
                                                     warp_devices,
                                                     sources)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(settings, samples, timeout_s, python, sampling, stopped_because)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(settings, samples, timeout_s, python, sampling, stopped_because, nvrtc_trace)
 
     // comparison
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(

@@ -359,6 +359,10 @@ namespace xwarp
                 {
                     break;
                 }
+                if (sp.kind == "nvrtc")
+                {
+                    continue;  // NVRTC's own phases are too fine for this picture: the trace export has them
+                }
                 const int y = top + static_cast<int>(it - t.lanes.begin()) * lane_h;
                 const double x0 = x(sp.start_ms);
                 const double w = std::max(1.0, x(sp.start_ms + sp.ms) - x0);

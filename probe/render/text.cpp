@@ -354,10 +354,20 @@ namespace xwarp
                     continue;
                 }
                 std::string parts;
+                std::size_t nvrtc_phases = 0;
                 for (std::size_t k = i + 1; k < s.timeline.spans.size() && s.timeline.spans[k].kind != "load"; ++k)
                 {
                     const auto& ph = s.timeline.spans[k];
+                    if (ph.kind == "nvrtc")
+                    {
+                        ++nvrtc_phases;  // too fine for a line: the trace export has them
+                        continue;
+                    }
                     parts += (parts.empty() ? "" : ", ") + ph.kind + " " + format_ms(ph.ms);
+                }
+                if (nvrtc_phases > 0)
+                {
+                    parts += (parts.empty() ? "" : ", ") + std::to_string(nvrtc_phases) + " NVRTC phases in --format trace";
                 }
                 o << "  +" << pad(format_ms(sp.start_ms), 10) << pad(format_ms(sp.ms), 10) << pad(elide(sp.module, 60), 24) << " "
                   << pad(sp.hash, 8) << pad(sp.status, 9) << (parts.empty() ? "" : "[" + parts + "]")

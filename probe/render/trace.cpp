@@ -41,7 +41,13 @@ namespace xwarp
             {
                 args["waited_by_launch_of"] = sp.triggered_by;
             }
-            events.push_back({{"name", sp.kind == "load" ? "load " + sp.module + " " + sp.hash : sp.kind},
+            if (sp.kind == "nvrtc")
+            {
+                args["phase"] = sp.detail;
+            }
+            events.push_back({{"name", sp.kind == "load"    ? "load " + sp.module + " " + sp.hash
+                                       : sp.kind == "nvrtc" ? sp.detail
+                                                            : sp.kind},
                               {"cat", sp.kind},
                               {"ph", "X"},
                               {"ts", sp.start_ms * 1000.0},

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
+#include <cctype>
 
 #include <nlohmann/json.hpp>
 
@@ -548,6 +550,108 @@ namespace xwarp
             }
         }
         return inv;
+    }
+
+    nvrtc_trace nvrtc_trace_of(const std::string& text)
+    {
+        const auto j = nlohmann::json::parse(text);
+        const auto& all = j.is_object() && j.contains("traceEvents") ? j.at("traceEvents") : j;
+        if (!all.is_array())
+        {
+            throw std::runtime_error("no traceEvents array");
+        }
+        std::vector<nlohmann::json> kept;
+        for (const auto& e : all)
+        {
+            if (!e.is_object() || e.value("ph", "") != "X" || !e.contains("ts") || !e.contains("dur")
+                || !e["ts"].is_number() || !e["dur"].is_number())
+            {
+                continue;
+            }
+            const std::string name = e.value("name", "");
+            if (name.rfind("Total ", 0) == 0)
+            {
+                continue;  // per-category sums placed at 0: they nest under nothing
+            }
+            nlohmann::json ev = {{"name", name}, {"ts", e["ts"]}, {"dur", e["dur"]}};
+            if (e.contains("args") && e["args"].is_object() && e["args"].contains("detail")
+                && e["args"]["detail"].is_string())
+            {
+                std::string detail = e["args"]["detail"].get<std::string>();
+                if (detail.size() > 200)
+                {
+                    detail = detail.substr(0, 200) + "...";
+                }
+                ev["args"] = {{"detail", detail}};
+            }
+            kept.push_back(std::move(ev));
+        }
+        nvrtc_trace t;
+        if (kept.size() > static_cast<std::size_t>(nvrtc_trace_max_events))
+        {
+            std::stable_sort(kept.begin(), kept.end(), [](const nlohmann::json& a, const nlohmann::json& b)
+                             { return a["dur"].get<double>() > b["dur"].get<double>(); });
+            t.events_dropped = static_cast<int>(kept.size()) - nvrtc_trace_max_events;
+            kept.resize(nvrtc_trace_max_events);
+        }
+        std::stable_sort(kept.begin(), kept.end(), [](const nlohmann::json& a, const nlohmann::json& b)
+                         { return a["ts"].get<double>() < b["ts"].get<double>(); });
+        t.events = std::move(kept);
+        return t;
+    }
+
+    std::vector<nvrtc_trace> collect_nvrtc_traces(const std::string& warp_cache_dir, std::vector<std::string>& notes)
+    {
+        // <output>_compile-time-trace.json as Warp names it; NVRTC adds ".json" again (CUDA 13.x)
+        static const std::string marker = "_compile-time-trace";
+        constexpr std::uintmax_t max_bytes = 64u << 20;
+        std::vector<nvrtc_trace> out;
+        std::error_code ec;
+        if (!fs::exists(warp_cache_dir, ec))
+        {
+            return out;
+        }
+        for (auto it = fs::recursive_directory_iterator(warp_cache_dir, fs::directory_options::skip_permission_denied, ec);
+             it != fs::recursive_directory_iterator();
+             it.increment(ec))
+        {
+            if (ec)
+            {
+                break;
+            }
+            const std::string name = it->path().filename().string();
+            if (!it->is_regular_file(ec) || name.find(marker) == std::string::npos || name.size() < 5
+                || name.compare(name.size() - 5, 5, ".json") != 0)
+            {
+                continue;
+            }
+            if (it->file_size(ec) > max_bytes)
+            {
+                notes.push_back("NVRTC trace " + name + " is larger than 64 MiB: left out");
+                continue;
+            }
+            std::ifstream in(it->path(), std::ios::binary);
+            std::ostringstream text;
+            text << in.rdbuf();
+            try
+            {
+                nvrtc_trace t = nvrtc_trace_of(text.str());
+                t.file = name;
+                t.module_dir = it->path().parent_path().filename().string();
+                const auto cut = t.module_dir.rfind('_');
+                const std::string tail = cut == std::string::npos ? "" : t.module_dir.substr(cut + 1);
+                const bool hex7 = tail.size() == 7
+                                  && std::all_of(tail.begin(), tail.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+                t.hash_prefix = hex7 ? tail : "";
+                out.push_back(std::move(t));
+            }
+            catch (const std::exception& e)
+            {
+                notes.push_back("NVRTC trace " + name + " could not be read: " + e.what());
+            }
+        }
+        std::sort(out.begin(), out.end(), [](const nvrtc_trace& a, const nvrtc_trace& b) { return a.file < b.file; });
+        return out;
     }
 
     std::string last_error_line(const std::string& path)

@@ -270,6 +270,36 @@ namespace xwarp
             std::string variant;  // a what-if lever's name, shown with the phase; "" for the baseline
         };
 
+        // --nvrtc-trace: the traces NVRTC wrote in the cold pass, and why there are none when the
+        // pass built CUDA modules without them.
+        void note_nvrtc_traces(run_result& run, const std::string& warp_cache)
+        {
+            run.nvrtc_traces = collect_nvrtc_traces(warp_cache, run.notes);
+            bool turned_on = false;
+            bool no_option = false;
+            for (const auto& p : run.processes)
+            {
+                auto h = p.hooks.find("nvrtc_trace");
+                if (h != p.hooks.end() && h->is_boolean())
+                {
+                    (h->get<bool>() ? turned_on : no_option) = true;
+                }
+            }
+            const bool cuda_built = std::any_of(run.module_loads.begin(), run.module_loads.end(), [](const module_load& l)
+                                                { return l.status == load_status::compiled && l.device.rfind("cuda", 0) == 0; });
+            if (no_option && !turned_on)
+            {
+                run.notes.push_back("--nvrtc-trace: this Warp has no compile_time_trace option (Warp 1.8 or newer has it)");
+            }
+            else if (turned_on && run.nvrtc_traces.empty())
+            {
+                run.notes.push_back(cuda_built ? "--nvrtc-trace: CUDA modules were built but NVRTC wrote no trace (it "
+                                                 "needs CUDA 12.8 or newer in Warp's build, and NVRTC, not llvm_cuda)"
+                                               : "--nvrtc-trace: no CUDA module was built, so NVRTC traced nothing "
+                                                 "(CPU builds have no such trace)");
+            }
+        }
+
         run_result run_pass(const pass_context& pc, const scoped_temp_dir& tmp, int index, const std::string& pass_phase)
         {
             const std::string& phase = pass_phase;
@@ -327,6 +357,11 @@ namespace xwarp
             process_outcome outcome = run_process(spec, pc.options.timeout_s, pc.cancelled, tick);
 
             run_result run = assemble_pass(outcome, records, spec.stdout_path, spec.stderr_path, warp_cache, inventory_cache(warp_cache));
+            auto trace_flag = spec.env.find("XWARP_NVRTC_TRACE");
+            if (phase == "cold" && trace_flag != spec.env.end() && trace_flag->second == "1")
+            {
+                note_nvrtc_traces(run, warp_cache);
+            }
             if (outcome.strays_killed > 0)
             {
                 run.stray_processes_killed = outcome.strays_killed;
@@ -382,6 +417,14 @@ namespace xwarp
         for (const auto& [k, v] : options.extra_env)
         {
             pc.base_env[k] = v;
+        }
+        pc.base_env.erase("XWARP_NVRTC_TRACE");  // the option decides, not an inherited variable
+        if (options.nvrtc_trace)
+        {
+            pc.base_env["XWARP_NVRTC_TRACE"] = "1";
+            pc.notes.push_back("--nvrtc-trace: Warp's compile_time_trace was on. It is a module option, so every "
+                               "module hash differs from a run without it, and NVRTC spends time writing its trace: "
+                               "compare such runs only with each other");
         }
 
         pc.argv = options.command;
@@ -484,6 +527,7 @@ namespace xwarp
         r.run_settings.samples = static_cast<int>(samples.size());
         r.run_settings.timeout_s = options.timeout_s;
         r.run_settings.python = options.python;
+        r.run_settings.nvrtc_trace = options.nvrtc_trace;
         r.samples = std::move(samples);
         r.warnings = command.notes;
         bool interrupted = false;

@@ -449,6 +449,8 @@ def _install(warp):
         hooks["launch"] = _hook_launch(warp, ctx)
         if _lever is not None:
             _apply_lever_at_import(warp, cfg)
+        if os.environ.get("XWARP_NVRTC_TRACE") == "1":
+            hooks["nvrtc_trace"] = _turn_on_compile_time_trace(cfg)
         hooks["config"] = _hook_config(cfg)
         hooks["calls"] = _hook_calls(warp, ctx, build)
         hooks["unique_kernels"] = _hook_kernel_decorator(warp)
@@ -1399,6 +1401,19 @@ def _apply_lever_at_import(warp, cfg):
             lever.count("environment_restored")
         except Exception:
             pass
+
+
+def _turn_on_compile_time_trace(cfg):
+    """measure --nvrtc-trace: Warp's compile_time_trace (1.8+) on, right after `import warp` and
+    before the program creates a module (modules copy it when created). NVRTC then writes a
+    Chrome trace next to each CUDA module it builds. False where this Warp has no such option."""
+    if cfg is None or not hasattr(cfg, "compile_time_trace"):
+        return False
+    try:
+        type(cfg).__setattr__(cfg, "compile_time_trace", True)
+        return True
+    except Exception:
+        return False
 
 
 def _options_at_creation(module):

@@ -66,6 +66,7 @@ namespace xwarp
         o.python = saved.run_settings.python;
         o.label = saved.label;
         o.timeout_s = saved.run_settings.timeout_s;
+        o.nvrtc_trace = saved.run_settings.nvrtc_trace;
         return o;
     }
 

@@ -5,7 +5,9 @@
 #      into $OUT/streams-gpu.tar.gz, to unpack into tests/fixtures/streams here;
 #   2. measures the what-if levers on the tile-GEMM program (backward-off, parallel-preload,
 #      mathdx-off) into $OUT/whatif_tile.json and .txt, and parallel-preload on six modules.
-# Uses the carried portable warp-probe (.whl/gpu2/bin). STEP=streams|whatif|all (default all).
+#   3. (STEP=nvrtc only) measures the six-module program with --nvrtc-trace and checks the merged
+#      trace with tests/gpu/check_nvrtc_trace.py ($OUT/nvrtc.json, nvrtc-trace.json, nvrtc.txt).
+# Uses the carried portable warp-probe (.whl/gpu2/bin). STEP=streams|whatif|nvrtc|all (default all).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/xwarp-gpu-out}
@@ -17,6 +19,8 @@ fi
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
 PROBE=$PWD/.whl/gpu2/bin/warp-probe
 export XWARP_SHIM_DIR=$PWD/.whl/gpu2/shim
+# the portable probe links SQLite dynamically: a copy travels beside it for a machine without one
+export LD_LIBRARY_PATH=$PWD/.whl/gpu2/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 "$PROBE" --version || exit 4
 python3 -c "import warp as wp; wp.init(); print('cuda devices:', wp.get_cuda_device_count())" || exit 5
 STEP=${STEP:-all}
@@ -37,4 +41,10 @@ if [ "$STEP" = all ] || [ "$STEP" = whatif ]; then
         -- python3 serial.py > "$OUT/whatif_serial.txt" 2>&1
     echo "serial: exit $?"
     sed -n '/What-if replays/,/^Sources/p' "$OUT/whatif_tile.txt" "$OUT/whatif_serial.txt"
+fi
+if [ "$STEP" = nvrtc ]; then
+    (cd tests/gpu/programs && "$PROBE" measure --quiet --samples 1 --nvrtc-trace --history off --label nvrtc \
+        --json "$OUT/nvrtc.json" --trace "$OUT/nvrtc-trace.json" -- python3 serial.py > "$OUT/nvrtc.txt" 2>&1)
+    echo "nvrtc: exit $?"
+    python3 tests/gpu/check_nvrtc_trace.py "$OUT/nvrtc.json" "$OUT/nvrtc-trace.json"
 fi

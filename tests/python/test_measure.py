@@ -77,6 +77,21 @@ def test_clean_program_has_one_identity_and_a_cached_warm_run(probe, venv_python
     assert len(launches) == 1 and launches[0]["count"] == 5
 
 
+def test_nvrtc_trace_turns_the_option_on_and_says_why_a_cpu_run_has_no_trace(probe, venv_python):
+    # The traces themselves need NVRTC (tests/gpu/device_session.sh STEP=nvrtc checks them on a
+    # GPU); here: the option reaches the module before it is created, and the report says why
+    # there is nothing to merge.
+    r = probe([venv_python, "clean.py"], extra_args=["--nvrtc-trace"])
+    assert r.returncode == 0, r.stderr
+    assert r.report["settings"]["nvrtc_trace"] is True
+    assert r.cold["processes"][0]["hooks"]["nvrtc_trace"] is True
+    (load,) = r.cold["module_loads"]
+    assert load["snapshot"]["options"]["compile_time_trace"] is True
+    assert r.cold["nvrtc_traces"] == []
+    assert any("no CUDA module was built" in n for n in r.cold["notes"]), r.cold["notes"]
+    assert any("compile_time_trace was on" in w for w in r.report["warnings"]), r.report["warnings"]
+
+
 def test_generic_kernel_meeting_a_new_dtype_after_load(probe, venv_python):
     r = probe([venv_python, "generic_late.py"])
     assert r.returncode == 0, r.stderr

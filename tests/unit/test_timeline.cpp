@@ -1,9 +1,13 @@
 // The build timeline (from recorded spans), its Chrome trace, and the --samples auto rule.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "builders.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/render/trace.hpp"
+#include "xwarp/model/json_io.hpp"
+#include "xwarp/runner/records.hpp"
 #include "xwarp/runner/runner.hpp"
 
 using namespace xwarp;
@@ -87,4 +91,84 @@ TEST(Sampling, SettlesWhenIdentitiesAgreeAndTheMedianIsKnownWithinTheBand)
     auto differ = with_work({1000, 1000, 1000, 1000});
     differ[3] = make_sample(4, pass(2000, {load("m", "other", 1000)}), pass(300, {}));
     EXPECT_EQ(sampling_settled(differ), "");  // a sample loaded another identity
+}
+
+TEST(NvrtcTrace, KeepsCompleteEventsAndTheLongestBeyondTheCap)
+{
+    // NVRTC's format (clang's time trace): metadata, "Total ..." sums at 0, complete events.
+    nlohmann::json raw = {{"beginningOfTime", 1700000000000000},
+                          {"traceEvents",
+                           {{{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"tid", 0}},
+                            {{"ph", "X"}, {"name", "Total Frontend"}, {"ts", 0}, {"dur", 90000}},
+                            {{"ph", "X"}, {"name", "CUDA C++ Front-End"}, {"ts", 4}, {"dur", 76660},
+                             {"args", {{"detail", "wp_stage_1_5f4876c.cu"}}}},
+                            {{"ph", "X"}, {"name", "LibNVVM"}, {"ts", 80000}, {"dur", 500000}}}}};
+    const nvrtc_trace t = nvrtc_trace_of(raw.dump());
+    ASSERT_EQ(t.events.size(), 2u);
+    EXPECT_EQ(t.events[0]["name"], "CUDA C++ Front-End");
+    EXPECT_EQ(t.events[0]["args"]["detail"], "wp_stage_1_5f4876c.cu");
+    EXPECT_EQ(t.events_dropped, 0);
+
+    nlohmann::json many = {{"traceEvents", nlohmann::json::array()}};
+    for (int i = 0; i < nvrtc_trace_max_events + 5; ++i)
+    {
+        many["traceEvents"].push_back({{"ph", "X"}, {"name", "e" + std::to_string(i)}, {"ts", i * 10}, {"dur", i + 1}});
+    }
+    const nvrtc_trace capped = nvrtc_trace_of(many.dump());
+    EXPECT_EQ(capped.events.size(), static_cast<std::size_t>(nvrtc_trace_max_events));
+    EXPECT_EQ(capped.events_dropped, 5);
+    EXPECT_EQ(capped.events.front()["name"], "e5");  // the five shortest went; the rest stay in time order
+    EXPECT_THROW(nvrtc_trace_of("not json"), std::exception);
+}
+
+TEST(NvrtcTrace, RecordedOnAnH200EachBuildsPhasesNestInsideItsCompile)
+{
+    // measure --nvrtc-trace of tests/gpu/programs/serial.py on an H200 (Warp 1.19.0, CUDA 13):
+    // six CUDA builds, six traces (kept here: the 30 longest events of each).
+    report r = load_report(std::string(XWARP_FIXTURES_DIR) + "/gpu-nvrtc-trace-report.json");
+    ASSERT_TRUE(r.run_settings.nvrtc_trace);
+    summarize(r);
+    const auto& spans = r.result.timeline.spans;
+    std::map<std::string, const timeline_span*> compile_of;
+    std::map<std::string, int> phases_of;
+    for (const auto& sp : spans)
+    {
+        if (sp.kind == "compile")
+        {
+            compile_of[sp.hash] = &sp;
+        }
+    }
+    ASSERT_EQ(compile_of.size(), 6u);
+    for (const auto& sp : spans)
+    {
+        if (sp.kind != "nvrtc")
+        {
+            continue;
+        }
+        ++phases_of[sp.hash];
+        const auto* c = compile_of.at(sp.hash);
+        EXPECT_GE(sp.start_ms, c->start_ms);
+        EXPECT_LE(sp.start_ms + sp.ms, c->start_ms + c->ms + 1.0) << sp.detail;
+        EXPECT_EQ(sp.thread, c->thread);
+    }
+    ASSERT_EQ(phases_of.size(), 6u);
+    for (const auto& [hash, n] : phases_of)
+    {
+        EXPECT_EQ(n, 30) << hash;
+    }
+    int nvrtc_events = 0;
+    bool front_end_named = false;
+    const auto trace = render_trace(r);
+    for (const auto& e : trace["traceEvents"])
+    {
+        if (e.value("cat", "") == "nvrtc")
+        {
+            ++nvrtc_events;
+            front_end_named = front_end_named || e["name"].get<std::string>().rfind("CUDA C++ Front-End: wp_stage_", 0) == 0;
+            EXPECT_EQ(e["ph"], "X");
+            EXPECT_TRUE(e["args"].contains("phase"));
+        }
+    }
+    EXPECT_EQ(nvrtc_events, 180);
+    EXPECT_TRUE(front_end_named);
 }

@@ -229,6 +229,20 @@ namespace xwarp
         std::int64_t lto_bytes = 0;
     };
 
+    // measure --nvrtc-trace: a trace NVRTC wrote for one CUDA module build (Warp's
+    // compile_time_trace), found in the cold pass's kernel cache after it ended.
+    struct nvrtc_trace
+    {
+        std::string module_dir;   // wp_<module>_<hash7>: the build it belongs to
+        std::string file;         // the trace's file name in that folder
+        std::string hash_prefix;  // <hash7>, "" when the folder has no hash (strip_hash)
+        // Its complete ("X") events, minus the "Total ..." summaries: name, ts and dur in
+        // microseconds of NVRTC's own clock, args; at most nvrtc_trace_max_events, longest kept.
+        nlohmann::json events = nlohmann::json::array();
+        int events_dropped = 0;
+    };
+    inline constexpr int nvrtc_trace_max_events = 2000;
+
     // One execution of the command: the cold pass or the warm pass of a sample.
     struct run_result
     {
@@ -249,6 +263,7 @@ namespace xwarp
         std::string stderr_tail;
         std::string error_line;          // the last exception line of stderr ("ValueError: ..."), kept whole
         int stray_processes_killed = 0;  // left running outside the process group, killed after the pass
+        std::vector<nvrtc_trace> nvrtc_traces;  // measure --nvrtc-trace, cold passes
         std::vector<std::string> notes;
 
         bool ok() const;
@@ -328,13 +343,14 @@ namespace xwarp
     {
         std::int64_t pid = 0;
         std::string thread;
-        std::string kind;  // load, codegen, compile, header, lto
+        std::string kind;  // load, codegen, compile, header, lto, nvrtc (a phase NVRTC traced inside compile)
         std::string module;
         std::string hash;
         std::string device;
         std::optional<int> block_dim;
         std::string status;        // of the load
         std::string triggered_by;  // the launch that waited for the load
+        std::string detail;        // nvrtc: NVRTC's name for the phase, and its detail
         double start_ms = 0.0;
         double ms = 0.0;
     };
@@ -490,6 +506,7 @@ namespace xwarp
         std::string python;
         std::string sampling;          // "fixed", or "auto (2 to 10)" for --samples auto
         std::string stopped_because;   // --samples auto: why it stopped where it did
+        bool nvrtc_trace = false;      // --nvrtc-trace: compile_time_trace on, NVRTC's traces kept
     };
 
     struct report

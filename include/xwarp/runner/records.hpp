@@ -49,6 +49,15 @@ namespace xwarp
 
     cache_inventory inventory_cache(const std::string& warp_cache_dir);
 
+    // measure --nvrtc-trace: the *_compile-time-trace*.json files NVRTC left in a pass's kernel
+    // cache (one per CUDA module build that went through it). A file that is too large or not
+    // JSON costs a note, not the pass.
+    std::vector<nvrtc_trace> collect_nvrtc_traces(const std::string& warp_cache_dir, std::vector<std::string>& notes);
+
+    // The trace events of one such file (its text): complete events only, without NVRTC's
+    // "Total ..." summaries, at most nvrtc_trace_max_events (the longest). Throws on bad JSON.
+    nvrtc_trace nvrtc_trace_of(const std::string& text);
+
     // The last line of a file that a Python traceback ends with ("ValueError: ..."), whole,
     // wherever it is in the file; empty when there is none.
     std::string last_error_line(const std::string& path);

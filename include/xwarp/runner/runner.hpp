@@ -26,6 +26,7 @@ namespace xwarp
         std::string shim_dir;              // directory holding the shim's sitecustomize.py
         std::map<std::string, std::string> extra_env;
         std::string keep_records_dir;      // copy each pass's raw shim records here (run.json + sample-N/PHASE/)
+        bool nvrtc_trace = false;          // turn Warp's compile_time_trace on and keep NVRTC's traces
     };
 
     // Problems with the request itself, found before anything runs.
