@@ -1,6 +1,8 @@
 // JSON mapping of the report model. Key names are the schema's (probe/schema/report.schema.json).
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -515,15 +517,263 @@ namespace xwarp
         }
     }
 
+    namespace
+    {
+        // Builds a JSON tree from SAX events (the part of nlohmann's DOM parser this needs).
+        class tree_builder
+        {
+        public:
+            json root;
+
+            void value(json v)
+            {
+                if (m_open.empty())
+                {
+                    root = std::move(v);
+                }
+                else if (m_open.back()->is_array())
+                {
+                    m_open.back()->push_back(std::move(v));
+                }
+                else
+                {
+                    *m_member = std::move(v);
+                }
+            }
+            void open(json::value_t type)
+            {
+                json* added = nullptr;
+                if (m_open.empty())
+                {
+                    root = json(type);
+                    added = &root;
+                }
+                else if (m_open.back()->is_array())
+                {
+                    m_open.back()->push_back(json(type));
+                    added = &m_open.back()->back();
+                }
+                else
+                {
+                    *m_member = json(type);
+                    added = m_member;
+                }
+                m_open.push_back(added);
+            }
+            void key(const std::string& k) { m_member = &(*m_open.back())[k]; }
+            void close() { m_open.pop_back(); }
+
+        private:
+            std::vector<json*> m_open;
+            json* m_member = nullptr;
+        };
+
+        // Reads a report without holding its whole tree: the records that make up nearly all of
+        // a large report (samples[i].cold|warm.module_loads[] and .launches[]) are checked and
+        // converted one by one as they arrive, and only the rest is kept as a tree for
+        // report_from_json. Nesting deeper than max_json_depth is refused as it arrives.
+        class streaming_reader
+        {
+        public:
+            struct records
+            {
+                std::vector<module_load> loads;
+                std::vector<launch_record> launches;
+            };
+            tree_builder skeleton;
+            std::map<std::pair<std::size_t, std::string>, records> streamed;  // (sample, pass) -> records
+            std::optional<report_error> first_error;  // a record that failed, raised after the skeleton's checks
+
+            bool null() { return value(json(nullptr)); }
+            bool boolean(bool v) { return value(json(v)); }
+            bool number_integer(json::number_integer_t v) { return value(json(v)); }
+            bool number_unsigned(json::number_unsigned_t v) { return value(json(v)); }
+            bool number_float(json::number_float_t v, const std::string&) { return value(json(v)); }
+            bool string(std::string& v) { return value(json(std::move(v))); }
+            bool binary(json::binary_t& v) { return value(json(json::binary_t(std::move(v)))); }
+            bool start_object(std::size_t) { return open(json::value_t::object); }
+            bool start_array(std::size_t) { return open(json::value_t::array); }
+            bool end_object() { return close(); }
+            bool end_array() { return close(); }
+            bool key(std::string& k)
+            {
+                m_frames.back().key = k;
+                if (m_record)
+                {
+                    m_record->key(k);
+                }
+                else
+                {
+                    skeleton.key(k);
+                }
+                return true;
+            }
+            bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+        private:
+            struct frame
+            {
+                bool array = false;
+                std::string key;        // objects: the member being read
+                std::size_t count = 0;  // arrays: elements read so far
+            };
+            std::vector<frame> m_frames;
+            std::optional<tree_builder> m_record;
+            std::size_t m_record_depth = 0;
+            record_kind m_kind = record_kind::module_load;
+
+            bool value(json v)
+            {
+                if (m_record)
+                {
+                    m_record->value(std::move(v));
+                }
+                else
+                {
+                    skeleton.value(std::move(v));
+                }
+                counted();
+                return true;
+            }
+
+            void counted()
+            {
+                if (!m_frames.empty() && m_frames.back().array)
+                {
+                    ++m_frames.back().count;
+                }
+            }
+
+            // samples / i / cold|warm / module_loads|launches / [here]
+            bool at_record_start() const
+            {
+                return m_frames.size() == 5 && !m_frames[0].array && m_frames[0].key == "samples" && m_frames[1].array
+                       && !m_frames[2].array && (m_frames[2].key == "cold" || m_frames[2].key == "warm")
+                       && !m_frames[3].array && (m_frames[3].key == "module_loads" || m_frames[3].key == "launches")
+                       && m_frames[4].array;
+            }
+
+            bool open(json::value_t type)
+            {
+                if (m_frames.size() >= static_cast<std::size_t>(max_json_depth))
+                {
+                    throw report_error(report_error::kind::shape,
+                                       "nested deeper than " + std::to_string(max_json_depth) + " levels");
+                }
+                if (!m_record && type == json::value_t::object && at_record_start())
+                {
+                    m_record.emplace();
+                    m_record_depth = m_frames.size() + 1;
+                    m_kind = m_frames[3].key == "module_loads" ? record_kind::module_load : record_kind::launch;
+                }
+                if (m_record)
+                {
+                    m_record->open(type);
+                }
+                else
+                {
+                    skeleton.open(type);
+                }
+                m_frames.push_back({type == json::value_t::array, "", 0});
+                return true;
+            }
+
+            bool close()
+            {
+                m_frames.pop_back();
+                if (m_record)
+                {
+                    m_record->close();
+                    if (m_frames.size() + 1 == m_record_depth)
+                    {
+                        finish_record();
+                    }
+                }
+                else
+                {
+                    skeleton.close();
+                }
+                counted();
+                return true;
+            }
+
+            void finish_record()
+            {
+                json record = std::move(m_record->root);
+                m_record.reset();
+                if (first_error)
+                {
+                    return;  // the report is refused anyway: nothing more to convert
+                }
+                const std::size_t sample = m_frames[1].count;
+                const std::string at = "/samples/" + std::to_string(sample) + "/" + m_frames[2].key + "/"
+                                       + m_frames[3].key + "/" + std::to_string(m_frames[4].count);
+                auto& into = streamed[{sample, m_frames[2].key}];
+                try
+                {
+                    check_record_types(record, m_kind, at);
+                    if (m_kind == record_kind::module_load)
+                    {
+                        into.loads.push_back(record.get<module_load>());
+                    }
+                    else
+                    {
+                        into.launches.push_back(record.get<launch_record>());
+                    }
+                }
+                catch (const report_error& e)
+                {
+                    first_error = e;
+                }
+                catch (const json::exception& e)
+                {
+                    first_error = report_error(report_error::kind::shape, "malformed report: at " + at + ": " + json_message(e));
+                }
+            }
+        };
+
+        template <typename Input>
+        report read_streaming(Input&& input)
+        {
+            streaming_reader reader;
+            if (!json::sax_parse(std::forward<Input>(input), &reader))
+            {
+                throw report_error(report_error::kind::not_json, "not JSON");
+            }
+            report r = report_from_json(reader.skeleton.root);  // the version and the shape first
+            if (reader.first_error)
+            {
+                throw *reader.first_error;
+            }
+            for (auto& [where, recs] : reader.streamed)
+            {
+                if (where.first >= r.samples.size())
+                {
+                    continue;
+                }
+                sample& s = r.samples[where.first];
+                run_result* run = where.second == "cold" ? &s.cold : (s.warm ? &*s.warm : nullptr);
+                if (!run)
+                {
+                    continue;
+                }
+                run->module_loads.insert(run->module_loads.end(), std::make_move_iterator(recs.loads.begin()),
+                                         std::make_move_iterator(recs.loads.end()));
+                run->launches.insert(run->launches.end(), std::make_move_iterator(recs.launches.begin()),
+                                     std::make_move_iterator(recs.launches.end()));
+            }
+            return r;
+        }
+    }
+
     report report_from_text(const std::string& text)
     {
-        check_json_limits(text);
-        json j = json::parse(text, nullptr, false);
-        if (j.is_discarded())
+        if (text.size() > max_report_bytes)
         {
-            throw report_error(report_error::kind::not_json, "not JSON");
+            throw report_error(report_error::kind::shape, "larger than " + std::to_string(max_report_bytes >> 20)
+                                                              + " MiB: not a report this tool wrote");
         }
-        return report_from_json(j);
+        return read_streaming(text);
     }
 
     report load_report(const std::string& path)
@@ -544,11 +794,9 @@ namespace xwarp
         {
             throw report_error(report_error::kind::missing, path + ": cannot open (no such file?)");
         }
-        std::ostringstream buf;
-        buf << in.rdbuf();
         try
         {
-            return report_from_text(buf.str());
+            return read_streaming(in);  // straight from the file: no copy of its text
         }
         catch (const report_error& e)
         {

@@ -49,21 +49,6 @@ namespace xwarp
             }
         }
 
-        struct compiled_schema
-        {
-            json document;
-            valijson::Schema schema;
-
-            compiled_schema()
-            {
-                document = json::parse(report_schema_text);
-                leniently(document);
-                valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
-                valijson::adapters::NlohmannJsonAdapter adapter(document);
-                parser.populateSchema(adapter, schema);
-            }
-        };
-
         // "<root>" "[samples]" "[0]" ... -> "/samples/0/..."
         std::string json_path(const std::vector<std::string>& context)
         {
@@ -82,22 +67,56 @@ namespace xwarp
             }
             return path.empty() ? "/" : path;
         }
+
+        struct compiled_schema
+        {
+            json document;
+            valijson::Schema schema;
+
+            // The whole report, or one of its $defs (a record the reader streams).
+            explicit compiled_schema(const std::string& def = "")
+            {
+                document = json::parse(report_schema_text);
+                leniently(document);
+                if (!def.empty())
+                {
+                    document = json{{"$defs", document.at("$defs")}, {"$ref", "#/$defs/" + def}};
+                }
+                valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+                valijson::adapters::NlohmannJsonAdapter adapter(document);
+                parser.populateSchema(adapter, schema);
+            }
+        };
+
+        void check_against(const compiled_schema& compiled, const json& j, const std::string& at)
+        {
+            valijson::Validator validator(valijson::Validator::kWeakTypes);
+            valijson::ValidationResults results;
+            valijson::adapters::NlohmannJsonAdapter adapter(j);
+            if (validator.validate(compiled.schema, adapter, &results))
+            {
+                return;
+            }
+            // The first error is the innermost: the field itself.
+            valijson::ValidationResults::Error error;
+            results.popError(error);
+            std::string path = json_path(error.context);
+            path = at + (path == "/" && !at.empty() ? "" : path);
+            throw report_error(report_error::kind::shape, "malformed report: at " + path + ": " + error.description);
+        }
+
     }
 
     void check_report_types(const json& j)
     {
         static const compiled_schema compiled;
-        valijson::Validator validator(valijson::Validator::kWeakTypes);
-        valijson::ValidationResults results;
-        valijson::adapters::NlohmannJsonAdapter adapter(j);
-        if (validator.validate(compiled.schema, adapter, &results))
-        {
-            return;
-        }
-        // The first error is the innermost: the field itself.
-        valijson::ValidationResults::Error error;
-        results.popError(error);
-        throw report_error(report_error::kind::shape,
-                           "malformed report: at " + json_path(error.context) + ": " + error.description);
+        check_against(compiled, j, "");
+    }
+
+    void check_record_types(const json& record, record_kind kind, const std::string& at)
+    {
+        static const compiled_schema module_load_schema("module_load");
+        static const compiled_schema launch_schema("launch_record");
+        check_against(kind == record_kind::module_load ? module_load_schema : launch_schema, record, at);
     }
 }

@@ -44,6 +44,15 @@ namespace xwarp
     // what is there must have its type. Throws report_error.
     void check_report_types(const nlohmann::json& j);
 
+    // The same check for one record the reader streams (a module load or a launch run), named
+    // by its path in the report ("/samples/0/cold/module_loads/7").
+    enum class record_kind
+    {
+        module_load,
+        launch
+    };
+    void check_record_types(const nlohmann::json& record, record_kind kind, const std::string& at);
+
     nlohmann::json report_to_json(const report& r);
 
     // Throws report_error (never a raw nlohmann exception).
