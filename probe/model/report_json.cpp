@@ -466,57 +466,6 @@ namespace xwarp
         }
     }
 
-    void check_json_limits(const std::string& text)
-    {
-        if (text.size() > max_report_bytes)
-        {
-            throw report_error(report_error::kind::shape, "larger than " + std::to_string(max_report_bytes >> 20)
-                                                              + " MiB: not a report this tool wrote");
-        }
-        // Nesting is counted before parsing: a parser, a copy or a printer that recurses over
-        // 100,000 levels overflows the stack.
-        int depth = 0;
-        bool in_string = false;
-        bool escaped = false;
-        for (std::size_t i = 0; i < text.size(); ++i)
-        {
-            const char c = text[i];
-            if (in_string)
-            {
-                if (escaped)
-                {
-                    escaped = false;
-                }
-                else if (c == '\\')
-                {
-                    escaped = true;
-                }
-                else if (c == '"')
-                {
-                    in_string = false;
-                }
-                continue;
-            }
-            if (c == '"')
-            {
-                in_string = true;
-            }
-            else if (c == '[' || c == '{')
-            {
-                if (++depth > max_json_depth)
-                {
-                    throw report_error(report_error::kind::shape, "nested deeper than " + std::to_string(max_json_depth)
-                                                                      + " levels (at byte " + std::to_string(i)
-                                                                      + "): not a report this tool wrote");
-                }
-            }
-            else if (c == ']' || c == '}')
-            {
-                --depth;
-            }
-        }
-    }
-
     namespace
     {
         // Builds a JSON tree from SAX events (the part of nlohmann's DOM parser this needs).
@@ -658,7 +607,8 @@ namespace xwarp
                 if (m_frames.size() >= static_cast<std::size_t>(max_json_depth))
                 {
                     throw report_error(report_error::kind::shape,
-                                       "nested deeper than " + std::to_string(max_json_depth) + " levels");
+                                       "nested deeper than " + std::to_string(max_json_depth)
+                                                                      + " levels: not a report this tool wrote");
                 }
                 if (!m_record && type == json::value_t::object && at_record_start())
                 {

@@ -31,12 +31,10 @@ namespace xwarp
         kind m_kind;
     };
 
-    // What a report may be at most, checked before parsing.
+    // What a report may be at most: the size is checked before reading, the nesting while
+    // reading (report_error either way).
     inline constexpr std::size_t max_report_bytes = std::size_t{2} << 30;  // 2 GiB
     inline constexpr int max_json_depth = 128;
-
-    // Throws report_error when text is larger or nested deeper than a report can be.
-    void check_json_limits(const std::string& text);
 
     // Checks every field a report holds against the type the schema gives it
     // (probe/schema/report.schema.json, through valijson): a retyped field is named by its
