@@ -108,6 +108,7 @@ wp.launch(damp, dim=64, inputs=[a, m])'''},
                  "- The CS-2 finding lists every cause it saw, each with its own line: here the `cache_kernels` "
                  "assignment.\n"
                  "- The **Identity map** looks healthy (one identity): this mechanism wastes the next run, not this one."),
+        "replay": "nocache keep-cache",
         "lever": ("`%warp_whatif nocache keep-cache` replays the cell with cache clears and per-run cache settings "
                   "made no-ops, and measures the warm module work it saves, without editing the cell."),
         "remember": ["A warm pass that compiles means the cache is not reused: every run pays cold start again.",
@@ -132,6 +133,7 @@ wp.launch(settle, dim=64, inputs=[a, m])'''},
                     "*option max_unroll: ... -> 4*."),
         "read": ("- The CS-3 finding names the option, its old and new value, and the `set_module_options` line.\n"
                  "- **Modules built more than once**: one hash churn row, and the option on its *why* line."),
+        "replay": "late_option options-at-creation",
         "lever": ("`%warp_whatif late_option options-at-creation` replays the cell with each module given, when it "
                   "is created, the options it ended with, and measures the saving before you move the line."),
         "remember": ["Options are identity: set them before the module's first launch.",
@@ -183,6 +185,7 @@ wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])'''},
                     "loading) is paid four times. The **Identity map** has four rows of one box each."),
         "read": ("- **Module identities** lists four modules of similar, small cost.\n"
                  "- The CS-4 finding estimates what merging them saves (the fixed cost of the builds it removes)."),
+        "replay": "four_modules merge-modules",
         "lever": ("`%warp_whatif four_modules merge-modules` replays the cell with the small modules loaded as one "
                   "and measures the saving before you rename anything."),
         "remember": ["Each module build has a fixed cost: group kernels that always load together.",
@@ -204,6 +207,7 @@ wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])'''},
                     "map** arrows read *generic instance of relax for ...*."),
         "read": ("- The CS-6 finding lists the instances created after the first load and where they were launched.\n"
                  "- Each *why* line under **Modules built more than once** names the new signature."),
+        "replay": "on_demand preregister-overloads",
         "lever": ("`%warp_whatif on_demand preregister-overloads` replays the cell with the instances the baseline "
                   "built registered before the first load."),
         "remember": ["Register the signatures the program routinely uses before the first launch (keep the returned "
@@ -224,6 +228,7 @@ wp.launch(relax, dim=8, inputs=[a32])  # a second instance, after the first load
         "read": ('- The CS-9 finding points at each `module="unique"` (and at a factory default when the option '
                  "hides there).\n"
                  "- **Module identities** names the modules after their kernels and hashes."),
+        "replay": "unique shared-module",
         "lever": ("`%warp_whatif unique shared-module` replays the cell with the unique kernels put in one module "
                   "and measures the saving."),
         "remember": ['Keep `module="unique"` for kernels that would otherwise churn a shared module.',
@@ -245,6 +250,7 @@ wp.launch(relax, dim=8, inputs=[a32])  # a second instance, after the first load
         "read": ("- The CS-10 advisory gives the build time spent on modules with backward code and says why it "
                  "is only an advisory.\n"
                  "- After the fix, the **Identity map** still shows one identity: the module got smaller, not fewer."),
+        "replay": "with_backward backward-off",
         "lever": ("`%warp_whatif with_backward backward-off` replays the cell with `enable_backward` held off from "
                   "the start; a program that records a tape makes that replay *invalid*, by design."),
         "remember": ["Turn backward code off only at the entry point of an application that never differentiates.",
@@ -273,6 +279,7 @@ wp.launch(pull, dim=64, inputs=[a, m])'''},
         "read": ("- The **Build timeline** shows the four builds end to end in the serial run, and overlapping "
                  "in the parallel one.\n"
                  "- The *BUILDS_OVERLAPPED* flag on the parallel run says why compare judges compile elapsed."),
+        "replay": "serial parallel-preload",
         "lever": ("`%warp_whatif serial parallel-preload` replays the serial cell with its modules preloaded at the "
                   "first launch, judged on compile elapsed, without writing the `force_load` call."),
         "remember": ["A parallel preload moves work, it does not remove it: judge it on compile elapsed.",
@@ -319,8 +326,13 @@ def lesson_cells(name, cells):
     predict = ("md", "## Predict\n\n" + spec["predict"][0] + "\n\n<details><summary>Answer (after you ran it)</summary>\n\n"
                + spec["predict"][1] + "\n\n</details>")
     read = ("md", "## Read the report\n\n" + spec["read"])
-    tail = [("md", "## Measure the lever without editing\n\n" + spec["lever"]),
-            ("md", "## Remember\n\n" + "\n".join(f"- {x}" for x in spec["remember"]))]
+    tail = [("md", "## Measure the lever without editing\n\n" + spec["lever"])]
+    if "replay" in spec:
+        # one sample a side keeps the lesson short: the verdict is then the band's alone (no rank
+        # test); give it more with --samples N in class
+        tail += [("md", "Run it here, one fresh baseline sample against one replay sample (`--samples N` for more):"),
+                 ("code", f"%warp_whatif {spec['replay']} --samples 1")]
+    tail.append(("md", "## Remember\n\n" + "\n".join(f"- {x}" for x in spec["remember"])))
     if "exercise" in spec:
         ex = spec["exercise"]
         tail += [("md", "## Exercise\n\n" + ex["task"] + "\n\nThe cell says **met** or **not met** under its report "
@@ -342,6 +354,9 @@ def notebook(name, title, cells, expect):
     # What tests/python/test_teaching_notebooks.py checks this notebook shows.
     if name in LESSONS:
         expect = dict(expect, lesson=True, exercise="exercise" in LESSONS[name])
+        if "replay" in LESSONS[name]:
+            run, lever = LESSONS[name]["replay"].split()
+            expect["replay"] = {run: lever}
         if "exercise" in LESSONS[name]:
             nb.metadata["xwarp_exercise"] = {"expect": LESSONS[name]["exercise"]["expect"]}
     nb.metadata["xwarp"] = {"expect": expect}

@@ -1515,8 +1515,14 @@ def _module_for_lever(f, kwargs):
             if key in (lever.params.get("kernels") or ()):
                 lever.count("kernels_moved")
                 return _WHATIF_SHARED_MODULE
-        if lever.name == "merge-modules" and kwargs.get("module") is None:
-            if getattr(f, "__module__", None) in (lever.params.get("modules") or ()):
+        if lever.name == "merge-modules":
+            # a kernel in a listed Python module's default module, or one declared with
+            # module="NAME" for a listed name (and no options of its own)
+            named = kwargs.get("module")
+            listed = lever.params.get("modules") or ()
+            if (named is None and getattr(f, "__module__", None) in listed) or (
+                isinstance(named, str) and named != "unique" and named in listed and not kwargs.get("module_options")
+            ):
                 lever.count("kernels_moved")
                 return _WHATIF_MERGED_MODULE
     except Exception:

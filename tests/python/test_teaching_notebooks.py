@@ -130,6 +130,11 @@ def test_notebook_shows_what_it_teaches(path, tmp_path):
     for label, mechanisms in expect.get("absent", {}).items():
         found = {f["mechanism"] for f in reports[label]["findings"]}
         assert not found & set(mechanisms), f"{label}: did not expect {sorted(found & set(mechanisms))}"
+    for label, lever in expect.get("replay", {}).items():
+        # the lesson's replay ran its lever on the unmodified cell, one sample a side
+        (w,) = [w for w in reports[label]["whatif"] if w["lever"] == lever]
+        assert w["verdict"] in ("improved", "regressed", "inconclusive"), w
+        assert w["samples"] == 1 and w["applied"], w
     if "whatif" in expect:
         # the what-if notebook measures levers instead of comparing an edited program
         for label, levers in expect["whatif"].items():
