@@ -359,6 +359,10 @@ int main(int argc, char** argv)
     xwarp::cli::add_history_option(wi, history_option);
     wi->add_option("levers", whatif_levers, "levers to replay (default: auto, the levers of the report's findings): " + lever_list);
     wi->add_option("--samples,-n", whatif_samples, "samples a side (default: the report's)")->check(xwarp::whole_number(1, 1000));
+    bool whatif_reuse_baseline = false;
+    wi->add_flag("--reuse-baseline", whatif_reuse_baseline,
+                 "judge the replays against the report's own samples, not fresh baseline samples (half the runs; "
+                 "the machine may have changed since the report was measured)");
     wi->add_option("--budget", whatif_replay_budget, "seconds of replays allowed (default: 6 x one cold run)")
         ->check(xwarp::positive_seconds());
     wi->add_option("--timeout", whatif_timeout, "seconds each pass may run before its process group is killed")
@@ -540,6 +544,7 @@ int main(int argc, char** argv)
                 }
             }
             request.automatic = request.automatic || request.levers.empty();
+            request.reuse_baseline = whatif_reuse_baseline;
             if (whatif_replay_budget > 0)
             {
                 request.budget_s = whatif_replay_budget;

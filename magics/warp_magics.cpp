@@ -831,6 +831,10 @@ namespace xwarp
                 app.add_option("--samples,-n", samples, "samples a side (default: the run's)")->check(whole_number(1, 1000));
                 app.add_option("--budget", budget, "seconds of replays allowed (default: 6 x one cold run)")
                     ->check(positive_seconds());
+                bool reuse_baseline = false;
+                app.add_flag("--reuse-baseline", reuse_baseline,
+                             "judge the replays against the run's own samples, not fresh baseline samples (half the "
+                             "runs; the machine may have changed since the run was probed)");
                 if (!parse_line(app, line, host))
                 {
                     return;
@@ -846,6 +850,7 @@ namespace xwarp
                     spec += (spec.empty() ? "" : ",") + l;
                 }
                 whatif_request request = parse_whatif_request(spec.empty() ? "auto" : spec, budget);
+                request.reuse_baseline = reuse_baseline;
                 rerun again = rerun_of(*found, name, *m_session, host);
                 measure_options& mo = again.options;
                 if (samples > 0)

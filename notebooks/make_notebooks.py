@@ -328,10 +328,13 @@ def lesson_cells(name, cells):
     read = ("md", "## Read the report\n\n" + spec["read"])
     tail = [("md", "## Measure the lever without editing\n\n" + spec["lever"])]
     if "replay" in spec:
-        # one sample a side keeps the lesson short: the verdict is then the band's alone (no rank
-        # test); give it more with --samples N in class
-        tail += [("md", "Run it here, one fresh baseline sample against one replay sample (`--samples N` for more):"),
-                 ("code", f"%warp_whatif {spec['replay']} --samples 1")]
+        # one replay sample against the run's own samples keeps the lesson short: the verdict is then
+        # the band's alone (no rank test); in class, leave out --reuse-baseline for fresh baseline
+        # samples interleaved with the replays, and give it more --samples
+        tail += [("md", "Run it here: one replay sample, judged against the run's own samples (`--reuse-baseline`; "
+                        "leave it out for fresh baseline samples interleaved with the replay, and raise `--samples` "
+                        "for a rank test):"),
+                 ("code", f"%warp_whatif {spec['replay']} --samples 1 --reuse-baseline")]
     tail.append(("md", "## Remember\n\n" + "\n".join(f"- {x}" for x in spec["remember"])))
     if "exercise" in spec:
         ex = spec["exercise"]

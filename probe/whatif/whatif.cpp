@@ -214,8 +214,17 @@ namespace xwarp
         std::vector<whatif_result> decided;
         auto runs = select(plans, options.samples, one_sample, budget_ms, decided);
         std::vector<sample> baseline;
-        const bool completed = runs.empty() || interleave(command, baseline, 1, runs, options.samples, observer, cancelled);
-        report fresh = make_report(command, std::move(baseline));
+        // from_baseline past the last index: no fresh baseline sample, the saved ones judge
+        const int from_baseline = request.reuse_baseline ? options.samples + 1 : 1;
+        const bool completed =
+            runs.empty() || interleave(command, baseline, from_baseline, runs, options.samples, observer, cancelled);
+        report fresh = request.reuse_baseline ? analysed : make_report(command, std::move(baseline));
+        if (request.reuse_baseline)
+        {
+            // the same program, re-run from where it is now (a notebook cell is written to a new
+            // temporary script each time): the replays' command words are the baseline's
+            fresh.command = options.command;
+        }
         analyze(fresh);
         if (!runs.empty() && completed && !fresh.result.valid)
         {

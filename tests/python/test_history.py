@@ -236,6 +236,8 @@ def test_the_ci_guide_gate_checks_a_report(tmp_path):
     assert re.search(r"ok\s+builds-per-module 1 <= 1", checked.stdout), checked.stdout
     over = warp_probe("check", report, "--budget", "identities<=0")
     assert over.returncode == 8 and "OVER" in over.stdout
-    bad = warp_probe("check", report, "--budget", "identities>=1")
-    assert bad.returncode == 64 and "identities>=1" in bad.stderr
+    floor = warp_probe("check", report, "--budget", "identities>=2")
+    assert floor.returncode == 8 and re.search(r"UNDER\s+identities 1 < 2", floor.stdout), floor.stdout
+    bad = warp_probe("check", report, "--budget", "identities=>1")
+    assert bad.returncode == 64 and "identities=>1" in bad.stderr
     yaml.safe_load(fenced_block("ci.md", "ci:cache"))

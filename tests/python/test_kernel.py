@@ -161,7 +161,7 @@ def test_usage_errors_are_error_replies_with_the_usage(session):
     reply, out = session.execute("%%warp_probe --samples nope\nx = 1\n")
     assert reply["status"] == "error" and "WarpProbeUsageError" in reply["ename"]
     (err,) = errors(out)
-    assert "--samples: expected a whole number from 1 to 1000, got 'nope'" in err["evalue"]
+    assert "--samples: expected a whole number from 1 to 1000 or auto, got 'nope'" in err["evalue"]
     assert "Usage" in err["evalue"] or "Options" in err["evalue"]
     assert "Traceback" not in "\n".join(err["traceback"])
     assert not bundles(out)  # nothing ran

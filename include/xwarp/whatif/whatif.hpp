@@ -18,6 +18,10 @@ namespace xwarp
         bool automatic = false;            // the levers of the findings present
         std::vector<std::string> levers;   // and/or these, by name
         std::optional<double> budget_s;    // replay time allowed; default 6 x one cold run
+        // replay_saved only: judge the replays against the saved run's own samples instead of
+        // fresh baseline samples (half the runs, for a lesson or a quick look; the machine may
+        // have changed since the run was measured, which fresh interleaved samples would see)
+        bool reuse_baseline = false;
     };
 
     // "auto", "LEVER[,LEVER...]" or both ("auto,pch-off"); budget_s <= 0 keeps the default.
@@ -35,8 +39,9 @@ namespace xwarp
                                const cancel_check& cancelled);
 
     // warp-probe whatif REPORT: replays the levers on a saved report's command, with fresh
-    // baseline samples interleaved (the saved samples were taken at another time). Returns the
-    // saved report, re-analysed, with whatif[] filled.
+    // baseline samples interleaved (the saved samples were taken at another time), or against
+    // the saved samples themselves with request.reuse_baseline. Returns the saved report,
+    // re-analysed, with whatif[] filled.
     report replay_saved(const report& saved,
                         const measure_options& options,
                         const whatif_request& request,
