@@ -158,8 +158,10 @@ wp.launch(advance, dim=64, inputs=[a, m])'''},
                     "set afterwards never reaches it. The compare's hash receipt shows the same hash on both sides."),
         "read": ("- The `option-not-arrived` finding names the assignment and the import that came before it.\n"
                  "- The **Identity map** of both runs shows the same single identity for `solver_lib`."),
+        "replay": "too_late options-at-creation",
         "lever": ("The fix is the order of two lines in your entry point; `%warp_compare` with its hash receipt is "
-                  "the measurement (the lever `backward-off` in `whatif.ipynb` holds the option from the start)."),
+                  "the measurement. `%warp_whatif too_late options-at-creation` replays the cell with the library's "
+                  "module given, when it is created, the global it missed, before you move a line."),
         "remember": ["Set module-creation globals at the entry point, before importing Warp libraries.",
                      "Never set them in library code: another application may need gradients from it.",
                      "After changing an option, check the receipt: an unchanged hash means it never arrived."],
