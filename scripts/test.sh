@@ -4,7 +4,7 @@
 #   Python suite (real Warp on the CPU, the real Jupyter kernel over the real protocol,
 #   headless Chromium) with Debian's pytest.
 #
-#   scripts/test.sh            everything (about 22 minutes on 2 cores, set-up included)
+#   scripts/test.sh            everything (22-25 minutes on 2 cores, set-up included)
 #   scripts/test.sh --quick    ctest plus one real-Warp run per behaviour family (pytest -m quick),
 #                              under 5 minutes once set up; no browser, no older Warp
 #   scripts/test.sh [--quick] PYTEST_ARGS...   extra arguments go to pytest (-k, -x, ...)
