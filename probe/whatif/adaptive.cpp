@@ -48,19 +48,6 @@ namespace xwarp
         return r;
     }
 
-    measure_options rerun_settings(const report& saved)
-    {
-        measure_options o;
-        o.command = saved.command;
-        o.cwd = saved.cwd;
-        o.samples = std::max(1, saved.run_settings.samples);
-        o.python = saved.run_settings.python;
-        o.label = saved.label;
-        o.timeout_s = saved.run_settings.timeout_s;
-        o.nvrtc_trace = saved.run_settings.nvrtc_trace;
-        return o;
-    }
-
     measure_options rerun_options(const report& saved, const std::string& which)
     {
         if (saved.cell_code)
@@ -73,7 +60,14 @@ namespace xwarp
         {
             throw probe_error(probe_error::kind::usage, which + " holds no command to re-run");
         }
-        return rerun_settings(saved);
+        measure_options o;
+        o.command = saved.command;
+        o.cwd = saved.cwd;
+        o.python = saved.run_settings.python;
+        o.label = saved.label;
+        o.timeout_s = saved.run_settings.timeout_s;
+        o.nvrtc_trace = saved.run_settings.nvrtc_trace;
+        return o;
     }
 
     comparison compare_until_settled(report& before,
