@@ -244,10 +244,11 @@ int main(int argc, char** argv)
     std::string samples_text = "3";
     int max_samples = xwarp::default_max_samples;
     measure->add_option("--samples,-n", samples_text,
-                        "samples, each a cold and a warm pass: a number, or auto (until the measurement settles)")
+                        "samples, each a cold and a warm pass: a number, or auto (until the measurement settles; with "
+                        "--whatif, from two a side until each replay's verdict settles)")
         ->default_str("3")
         ->check(xwarp::sample_count(1, 1000));
-    measure->add_option("--max-samples", max_samples, "with --samples auto: the most samples it takes")
+    measure->add_option("--max-samples", max_samples, "with --samples auto: the most samples it takes (a side, with --whatif)")
         ->default_val(xwarp::default_max_samples)
         ->check(xwarp::whole_number(2, 1000));
     measure->add_option("--json", json_out, "also write the JSON report to this file");
@@ -359,6 +360,14 @@ int main(int argc, char** argv)
     xwarp::cli::add_history_option(wi, history_option);
     wi->add_option("levers", whatif_levers, "levers to replay (default: auto, the levers of the report's findings): " + lever_list);
     wi->add_option("--samples,-n", whatif_samples, "samples a side (default: the report's)")->check(xwarp::whole_number(1, 1000));
+    bool whatif_until_settled = false;
+    int whatif_max_samples = xwarp::default_max_samples;
+    wi->add_flag("--until-settled", whatif_until_settled,
+                 "after --samples a side, add a baseline sample and one of each lever whose verdict could still "
+                 "change, round by round, until every verdict settled, --max-samples or the budget (compare "
+                 "--until-settled's rule; each lever's result says how many it added and why it stopped)");
+    wi->add_option("--max-samples", whatif_max_samples, "with --until-settled: the most samples a side (default 10)")
+        ->check(xwarp::whole_number(2, 1000));
     bool whatif_reuse_baseline = false;
     wi->add_flag("--reuse-baseline", whatif_reuse_baseline,
                  "judge the replays against the report's own samples, not fresh baseline samples (half the runs; "
@@ -444,7 +453,7 @@ int main(int argc, char** argv)
             mo.samples = auto_samples ? max_samples : std::stoi(samples_text);
             if (auto_samples && !whatif_spec.empty())
             {
-                return fail(xwarp::exit_code::usage, "--samples auto and --whatif do not go together: give --samples a number");
+                mo.samples = 2;  // the replays' rounds start at two a side and add until each verdict settles
             }
             mo.shim_dir = xwarp::default_shim_dir();
             install_signal_handlers();
@@ -452,7 +461,7 @@ int main(int argc, char** argv)
             xwarp::report r;
             try
             {
-                if (auto_samples)
+                if (auto_samples && whatif_spec.empty())
                 {
                     r = xwarp::measure_until_settled(mo, max_samples, &observer, [] { return g_signal != 0; });
                 }
@@ -462,8 +471,14 @@ int main(int argc, char** argv)
                 }
                 else
                 {
-                    r = xwarp::measure_with_whatif(mo, xwarp::parse_whatif_request(whatif_spec, whatif_budget), &observer,
-                                                   [] { return g_signal != 0; });
+                    auto request = xwarp::parse_whatif_request(whatif_spec, whatif_budget);
+                    request.until_settled_max = auto_samples ? std::max(2, max_samples) : 0;
+                    r = xwarp::measure_with_whatif(mo, request, &observer, [] { return g_signal != 0; });
+                    if (auto_samples)
+                    {
+                        r.run_settings.sampling = "auto (2 to " + std::to_string(std::max(2, max_samples))
+                                                  + " a side, until each replay's verdict settled)";
+                    }
                 }
             }
             catch (const xwarp::unknown_lever& e)
@@ -545,6 +560,7 @@ int main(int argc, char** argv)
             }
             request.automatic = request.automatic || request.levers.empty();
             request.reuse_baseline = whatif_reuse_baseline;
+            request.until_settled_max = whatif_until_settled ? std::max(2, whatif_max_samples) : 0;
             if (whatif_replay_budget > 0)
             {
                 request.budget_s = whatif_replay_budget;

@@ -120,7 +120,8 @@ namespace xwarp
         {
             app.add_option("--samples,-n", o.samples,
                            "samples, each a cold and a warm pass: a number, or auto (until the measurement settles; "
-                           "the report says why it stopped)")
+                           "with --whatif, from two a side until each replay's verdict settles; the report says why "
+                           "it stopped)")
                 ->check(sample_count(1, 1000));
             app.add_option("--max-samples", o.max_samples, "with --samples auto: the most samples it takes (default 10)")
                 ->check(whole_number(2, 1000));
@@ -441,12 +442,12 @@ namespace xwarp
                           const std::function<void(report&)>& finish_report)
         {
             const bool auto_samples = o.samples == "auto";
-            if (auto_samples && !o.whatif.empty())
-            {
-                throw magic_error("--samples auto and --whatif do not go together: give --samples a number");
-            }
             session.runs++;
             mo.samples = auto_samples ? o.max_samples : std::stoi(o.samples);
+            if (auto_samples && !o.whatif.empty())
+            {
+                mo.samples = 2;  // the replays' rounds start at two a side and add until each verdict settles
+            }
             mo.nvrtc_trace = o.nvrtc_trace;
             if (o.timeout_s > 0)
             {
@@ -486,7 +487,7 @@ namespace xwarp
             report r;
             try
             {
-                if (auto_samples)
+                if (auto_samples && o.whatif.empty())
                 {
                     r = measure_until_settled(mo, o.max_samples, &progress, [&] { return host.interrupt_requested(); });
                 }
@@ -496,8 +497,9 @@ namespace xwarp
                 }
                 else
                 {
-                    r = measure_with_whatif(mo, parse_whatif_request(o.whatif, o.whatif_budget), &progress,
-                                            [&] { return host.interrupt_requested(); });
+                    auto request = parse_whatif_request(o.whatif, o.whatif_budget);
+                    request.until_settled_max = auto_samples ? std::max(2, o.max_samples) : 0;
+                    r = measure_with_whatif(mo, request, &progress, [&] { return host.interrupt_requested(); });
                 }
             }
             catch (const probe_error& e)
@@ -835,6 +837,13 @@ namespace xwarp
                 app.add_flag("--reuse-baseline", reuse_baseline,
                              "judge the replays against the run's own samples, not fresh baseline samples (half the "
                              "runs; the machine may have changed since the run was probed)");
+                bool until_settled = false;
+                int max_samples = default_max_samples;
+                app.add_flag("--until-settled", until_settled,
+                             "after --samples a side, add a baseline sample and one of each lever whose verdict could "
+                             "still change, round by round, until every verdict settled, --max-samples or the budget");
+                app.add_option("--max-samples", max_samples, "with --until-settled: the most samples a side (default 10)")
+                    ->check(whole_number(2, 1000));
                 if (!parse_line(app, line, host))
                 {
                     return;
@@ -851,6 +860,7 @@ namespace xwarp
                 }
                 whatif_request request = parse_whatif_request(spec.empty() ? "auto" : spec, budget);
                 request.reuse_baseline = reuse_baseline;
+                request.until_settled_max = until_settled ? max_samples : 0;
                 rerun again = rerun_of(*found, name, *m_session, host);
                 measure_options& mo = again.options;
                 if (samples > 0)

@@ -59,4 +59,4 @@ echo "[test] GoogleTest"
 ctest --test-dir "$ROOT/build" --output-on-failure
 
 echo "[test] Python suite"
-/usr/bin/python3 -m pytest "$ROOT/tests/python" -v -rs --junitxml="$ARTIFACTS/pytest.xml" "$@"
+/usr/bin/python3 -m pytest "$ROOT/tests/python" -v -rs --durations=30 --junitxml="$ARTIFACTS/pytest.xml" "$@"

@@ -482,6 +482,19 @@ namespace xwarp
         return w;
     }
 
+    std::string replay_settled_because(const lever_plan& plan, const report& baseline, const report& replay,
+                                       int max_samples)
+    {
+        const whatif_result judged = judge_replay(plan, baseline, replay);
+        if (judged.verdict == "invalid")
+        {
+            return "the verdict is invalid: more samples cannot change it";
+        }
+        report before = baseline;
+        report after = replay;
+        return settled_because(compare_reports(before, after, "baseline", "what-if " + plan.lever), max_samples);
+    }
+
     whatif_result judge_replay(const lever_plan& plan, const report& baseline, const report& replay)
     {
         whatif_result w = unrun_lever(plan, "", "");

@@ -209,6 +209,8 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(cause_location, file, line, what)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(declined_lever, mechanism, lever, module, device, reason, numbers, recommendation)
 
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(settling, added_before, added_after, max_samples, settled, stopped_because)
+
     void to_json(json& j, const whatif_result& w)
     {
         j = {{"lever", w.lever},
@@ -228,6 +230,10 @@ namespace xwarp
              {"estimate_ms", w.estimate_ms},
              {"reason", w.reason},
              {"steady_state", w.steady_state}};
+        if (w.until_settled)
+        {
+            j["until_settled"] = *w.until_settled;
+        }
     }
 
     void from_json(const json& j, whatif_result& w)
@@ -249,6 +255,10 @@ namespace xwarp
         w.estimate_ms = j.value("estimate_ms", std::optional<double>{});
         w.reason = j.value("reason", std::string());
         w.steady_state = j.value("steady_state", json::object());
+        if (j.contains("until_settled") && j["until_settled"].is_object())
+        {
+            w.until_settled = j["until_settled"].get<settling>();
+        }
     }
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(finding,
                                                     mechanism,
@@ -313,7 +323,6 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(structure_delta, name, before, after)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         option_check, option, module, intended, module_value, set_at, message)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(settling, added_before, added_after, max_samples, settled, stopped_because)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(comparison,
                                                     schema_version,
                                                     tool,

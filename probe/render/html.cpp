@@ -880,7 +880,18 @@ namespace xwarp
                   << td(measured && saving ? html_escape((*saving >= 0 ? "-" : "+") + format_ms(std::fabs(*saving)) + " " + clock) : "", k_num)
                   << td(measured && w.band_ms ? html_escape(format_ms(*w.band_ms)) : "", k_num)
                   << td(measured ? std::to_string(w.samples) : "", k_num)
-                  << td(w.estimate_ms ? html_escape(format_ms(*w.estimate_ms)) : "", k_num) << td(html_escape(why)) << "</tr>";
+                  << td(w.estimate_ms ? html_escape(format_ms(*w.estimate_ms)) : "", k_num);
+                std::string settled;
+                if (w.until_settled)
+                {
+                    const auto& st = *w.until_settled;
+                    settled = "<div data-xwarp=\"until-settled\" data-settled=\"" + std::string(st.settled ? "true" : "false")
+                              + "\" style=\"" + k_muted + "\">until settled: added " + std::to_string(st.added_before)
+                              + " baseline and " + std::to_string(st.added_after) + " replay sample(s), at most "
+                              + std::to_string(st.max_samples) + " a side; " + (st.settled ? "settled: " : "not settled: ")
+                              + html_escape(st.stopped_because) + "</div>";
+                }
+                o << td(html_escape(why) + settled) << "</tr>";
             }
             o << "</tbody></table>";
         }

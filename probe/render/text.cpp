@@ -123,6 +123,13 @@ namespace xwarp
             {
                 o << "      " << w.reason << "\n";
             }
+            if (w.until_settled)
+            {
+                const auto& s = *w.until_settled;
+                o << "      until settled: added " << s.added_before << " baseline and " << s.added_after
+                  << " replay sample(s) (at most " << s.max_samples << " a side); "
+                  << (s.settled ? "settled: " : "not settled: ") << s.stopped_because << "\n";
+            }
             for (const auto& [kernel, t] : w.steady_state.items())
             {
                 const auto b = t.find("baseline_ms");

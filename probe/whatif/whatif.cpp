@@ -14,6 +14,7 @@ namespace xwarp
         {
             lever_plan plan;
             std::vector<sample> samples;
+            std::optional<settling> until_settled;  // set when the rounds ran
         };
 
         double sample_ms(const sample& s)
@@ -49,9 +50,22 @@ namespace xwarp
                     continue;
                 }
                 spent += cost;
-                runs.push_back({p, {}});
+                runs.push_back({p, {}, std::nullopt});
             }
             return runs;
+        }
+
+        std::map<std::string, std::string> baseline_environment(const std::vector<lever_run>& runs)
+        {
+            std::map<std::string, std::string> env;
+            for (const auto& r : runs)
+            {
+                if (r.plan.time_launches)
+                {
+                    env["XWARP_TIME_LAUNCHES"] = r.plan.timed_kernels();  // the same timing on both sides
+                }
+            }
+            return env;
         }
 
         // Baseline sample i (when from_baseline <= i), then each lever's sample i, for i in 1..n.
@@ -64,14 +78,7 @@ namespace xwarp
                         run_observer* observer,
                         const cancel_check& cancelled)
         {
-            std::map<std::string, std::string> baseline_env;
-            for (const auto& r : runs)
-            {
-                if (r.plan.time_launches)
-                {
-                    baseline_env["XWARP_TIME_LAUNCHES"] = r.plan.timed_kernels();  // the same timing on both sides
-                }
-            }
+            const auto baseline_env = baseline_environment(runs);
             for (int i = 1; i <= n; ++i)
             {
                 if (i >= from_baseline)
@@ -94,6 +101,94 @@ namespace xwarp
             return true;
         }
 
+        // After the planned samples: rounds of one baseline sample, then one sample of each lever
+        // whose verdict could still change, until none could, each reached max_samples, or the
+        // budget (replay time, as select() counts it) ran out. False when interrupted.
+        bool settle(const prepared_command& command,
+                    std::vector<sample>& baseline,
+                    std::vector<lever_run>& runs,
+                    int max_samples,
+                    double budget_ms,
+                    run_observer* observer,
+                    const cancel_check& cancelled)
+        {
+            const auto baseline_env = baseline_environment(runs);
+            for (auto& r : runs)
+            {
+                r.until_settled = settling{};
+                r.until_settled->max_samples = max_samples;
+            }
+            while (true)
+            {
+                double spent = 0.0;
+                for (const auto& r : runs)
+                {
+                    for (const auto& s : r.samples)
+                    {
+                        spent += sample_ms(s);
+                    }
+                }
+                report base = make_report(command, baseline);
+                analyze(base);
+                std::vector<lever_run*> open;
+                for (auto& r : runs)
+                {
+                    auto& state = *r.until_settled;
+                    if (!state.stopped_because.empty())
+                    {
+                        continue;
+                    }
+                    report replay = make_report(command, r.samples);
+                    analyze(replay);
+                    state.stopped_because = replay_settled_because(r.plan, base, replay, max_samples);
+                    state.settled = !state.stopped_because.empty();
+                    const double one_more = r.samples.empty() ? 0.0 : sample_ms(r.samples.back());
+                    if (state.settled)
+                    {
+                        continue;
+                    }
+                    if (static_cast<int>(r.samples.size()) >= max_samples)
+                    {
+                        state.stopped_because = "reached " + std::to_string(max_samples) + " samples a side without settling";
+                    }
+                    else if (spent + one_more > budget_ms)
+                    {
+                        state.stopped_because = "the what-if budget ran out after " + std::to_string(r.samples.size())
+                                                + " samples a side (raise it with --whatif-budget)";
+                    }
+                    else
+                    {
+                        spent += one_more;
+                        open.push_back(&r);
+                    }
+                }
+                if (open.empty())
+                {
+                    return true;
+                }
+                baseline.push_back(run_sample(command, static_cast<int>(baseline.size()) + 1, baseline_env, "",
+                                              observer, cancelled));
+                for (auto* r : open)
+                {
+                    ++r->until_settled->added_before;
+                }
+                if (stop_sampling(baseline.back(), cancelled))
+                {
+                    return false;
+                }
+                for (auto* r : open)
+                {
+                    r->samples.push_back(run_sample(command, static_cast<int>(r->samples.size()) + 1,
+                                                    r->plan.environment(), r->plan.lever, observer, cancelled));
+                    ++r->until_settled->added_after;
+                    if (stop_sampling(r->samples.back(), cancelled))
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+
         std::vector<whatif_result> judge(const prepared_command& command,
                                          const report& baseline,
                                          std::vector<lever_run>& runs,
@@ -111,6 +206,7 @@ namespace xwarp
                 report replay = make_report(command, std::move(r.samples));
                 analyze(replay);
                 out.push_back(judge_replay(r.plan, baseline, replay));
+                out.back().until_settled = r.until_settled;
             }
             for (auto& d : decided)
             {
@@ -181,7 +277,11 @@ namespace xwarp
                                                   : default_budget_cold_runs * baseline.front().cold.wall_ms;
         std::vector<whatif_result> decided;
         auto runs = select(plans, options.samples, sample_ms(baseline.front()), budget_ms, decided);
-        const bool completed = interleave(command, baseline, 2, runs, options.samples, observer, cancelled);
+        bool completed = interleave(command, baseline, 2, runs, options.samples, observer, cancelled);
+        if (completed && request.until_settled_max > 0 && !runs.empty())
+        {
+            completed = settle(command, baseline, runs, request.until_settled_max, budget_ms, observer, cancelled);
+        }
         report r = make_report(command, std::move(baseline));
         analyze(r);
         r.whatif = judge(command, r, runs, std::move(decided), completed);
@@ -201,6 +301,12 @@ namespace xwarp
                         const cancel_check& cancelled)
     {
         const prepared_command command = prepare_command(options);
+        if (request.reuse_baseline && request.until_settled_max > 0)
+        {
+            throw probe_error(probe_error::kind::usage,
+                              "--until-settled adds baseline samples as it goes: it cannot reuse the saved ones "
+                              "(leave out --reuse-baseline)");
+        }
         report analysed = saved;
         analyze(analysed);
         if (!analysed.result.valid)
@@ -216,8 +322,12 @@ namespace xwarp
         std::vector<sample> baseline;
         // from_baseline past the last index: no fresh baseline sample, the saved ones judge
         const int from_baseline = request.reuse_baseline ? options.samples + 1 : 1;
-        const bool completed =
+        bool completed =
             runs.empty() || interleave(command, baseline, from_baseline, runs, options.samples, observer, cancelled);
+        if (completed && request.until_settled_max > 0 && !runs.empty())
+        {
+            completed = settle(command, baseline, runs, request.until_settled_max, budget_ms, observer, cancelled);
+        }
         report fresh = request.reuse_baseline ? analysed : make_report(command, std::move(baseline));
         if (request.reuse_baseline)
         {

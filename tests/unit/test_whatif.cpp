@@ -6,6 +6,9 @@
 #include "builders.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/whatif.hpp"
+#include "xwarp/model/json_io.hpp"
+#include "xwarp/render/html.hpp"
+#include "xwarp/render/text.hpp"
 
 using namespace xwarp;
 using namespace xwarp::testing;
@@ -160,4 +163,46 @@ TEST(WhatIf, AMeasuredGainOverridesTheEstimatesDecline)
     EXPECT_EQ(f.recommendation, "Preload them together");
     EXPECT_EQ(f.measured["clock"], "compile elapsed");
     EXPECT_EQ(f.measured["saving_ms"], 400.0);
+}
+
+TEST(WhatIf, AReplaySettlesWhenMoreSamplesCannotChangeItsVerdict)
+{
+    lever_plan p;
+    p.lever = "pch-off";
+    // beyond the band with two a side: credited without a test, so more samples are wanted
+    EXPECT_EQ(replay_settled_because(p, baseline_of(2000, 2), replay_of(1000, {{"config_set", 1}}, 2), 10), "");
+    // five a side: the rank test decides
+    EXPECT_EQ(replay_settled_because(p, baseline_of(2000, 5), replay_of(1000, {{"config_set", 1}}, 5), 10)
+                  .rfind("the rank test decided", 0),
+              0u);
+    // an invalid replay is settled at once, whatever its clocks
+    lever_plan off;
+    off.lever = "backward-off";
+    report adjoint = replay_of(1000, {{"config_set", 1}}, 2);
+    adjoint.samples[0].cold.launches[0].adjoint = true;
+    EXPECT_EQ(replay_settled_because(off, baseline_of(2000, 2), adjoint, 10),
+              "the verdict is invalid: more samples cannot change it");
+}
+
+TEST(WhatIf, UntilSettledIsKeptInTheJsonAndShownInTextAndHtml)
+{
+    report r = baseline_of(2000, 2);
+    summarize(r);
+    whatif_result w;
+    w.lever = "backward-off";
+    w.verdict = "improved";
+    w.samples = 3;
+    w.until_settled = settling{1, 1, 3, false, "reached 3 samples a side without settling"};
+    r.whatif.push_back(w);
+    const report back = report_from_json(report_to_json(r));
+    ASSERT_TRUE(back.whatif.at(0).until_settled);
+    EXPECT_EQ(back.whatif[0].until_settled->stopped_because, "reached 3 samples a side without settling");
+    EXPECT_EQ(back.whatif[0].until_settled->added_after, 1);
+    EXPECT_NE(render_whatif_text(back).find("until settled: added 1 baseline and 1 replay sample(s) (at most 3 a side); "
+                                            "not settled: reached 3"),
+              std::string::npos);
+    EXPECT_NE(render_html(back).find("data-xwarp=\"until-settled\" data-settled=\"false\""), std::string::npos);
+    // a replay without rounds writes no until_settled at all
+    r.whatif[0].until_settled.reset();
+    EXPECT_FALSE(report_to_json(r)["whatif"][0].contains("until_settled"));
 }

@@ -58,6 +58,12 @@ namespace xwarp
     // nothing; mathdx-off: the steady-state launch time beside the build time).
     whatif_result judge_replay(const lever_plan& plan, const report& baseline, const report& replay);
 
+    // Why adding samples to this replay (and its baseline) cannot change its verdict: the lever
+    // made it invalid, or compare's settled_because for the two sides; "" when more samples
+    // could still change it.
+    std::string replay_settled_because(const lever_plan& plan, const report& baseline, const report& replay,
+                                       int max_samples);
+
     // Writes each replay's measurement into the findings that name its lever; an advisory whose
     // lever did not pay moves to the declined ledger with its numbers (never recommended).
     void apply_whatif(report& r);

@@ -106,15 +106,6 @@ namespace xwarp
     };
 
     // compare --until-settled: the samples it added to each side and why it stopped.
-    struct settling
-    {
-        int added_before = 0;
-        int added_after = 0;
-        int max_samples = 0;
-        bool settled = false;          // false: it stopped at max_samples (or was interrupted)
-        std::string stopped_because;
-    };
-
     struct comparison
     {
         int schema_version = comparison_schema_version;

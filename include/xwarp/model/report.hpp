@@ -435,6 +435,17 @@ namespace xwarp
         nlohmann::json measured;         // its lever's what-if replay: {verdict, saving_ms, band_ms, samples, reason}
     };
 
+    // Samples added until a verdict settled (compare --until-settled, what-if replays with
+    // --until-settled / --samples auto), and why adding stopped.
+    struct settling
+    {
+        int added_before = 0;
+        int added_after = 0;
+        int max_samples = 0;
+        bool settled = false;          // false: it stopped at max_samples (or was interrupted)
+        std::string stopped_because;
+    };
+
     // One what-if replay: the unmodified command run with a lever applied by the shim, its
     // samples interleaved with baseline samples and judged as compare judges two reports.
     struct whatif_result
@@ -455,6 +466,7 @@ namespace xwarp
         std::optional<double> estimate_ms;  // the findings' estimate, kept for calibration
         std::string reason;
         nlohmann::json steady_state = nlohmann::json::object();  // mathdx-off: kernel -> {baseline_ms, replay_ms}
+        std::optional<settling> until_settled;  // added_before: baseline samples (shared by the levers)
     };
 
     // A lever the analysis considered for what it saw and rejected, with the numbers that

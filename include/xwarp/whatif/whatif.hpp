@@ -22,6 +22,11 @@ namespace xwarp
         // fresh baseline samples (half the runs, for a lesson or a quick look; the machine may
         // have changed since the run was measured, which fresh interleaved samples would see)
         bool reuse_baseline = false;
+        // > 0: after the planned samples, add a baseline sample and a sample of each lever whose
+        // verdict is not yet settled (compare --until-settled's rule), round by round, until
+        // every lever settled, reached this many samples, or the budget ran out. Not with
+        // reuse_baseline: the saved samples cannot grow.
+        int until_settled_max = 0;
     };
 
     // "auto", "LEVER[,LEVER...]" or both ("auto,pch-off"); budget_s <= 0 keeps the default.
@@ -31,7 +36,8 @@ namespace xwarp
     inline constexpr double default_budget_cold_runs = 6.0;
 
     // measure --whatif: the baseline's first sample decides the plans; its other samples then
-    // interleave with each lever's samples (as many as the baseline's). Returns the analysed
+    // interleave with each lever's samples (as many as the baseline's; with until_settled_max,
+    // options.samples is where the rounds start). Returns the analysed
     // baseline report with whatif[] filled. Throws probe_error and unknown_lever before running.
     report measure_with_whatif(const measure_options& options,
                                const whatif_request& request,
