@@ -413,22 +413,17 @@ namespace xwarp
         rerun rerun_of(const report& found, const std::string& name, const probe_session& session, magic_host& host)
         {
             rerun out;
+            out.options = rerun_settings(found);
             if (found.cell_code)
             {
                 out.tmp = std::make_unique<scoped_temp_dir>("xwarp-cell-");
                 std::tie(out.script, out.setup_lines) =
                     write_cell_script(*out.tmp, found.setup_code.value_or(""), *found.cell_code);
-                out.options = cell_command(out.script, host);
-            }
-            else
-            {
-                out.options.command = found.command;
-                out.options.python = found.run_settings.python;
+                const measure_options cell = cell_command(out.script, host);
+                out.options.command = cell.command;
+                out.options.extra_env = cell.extra_env;
             }
             out.options.cwd = found.cwd.empty() ? host.working_directory() : found.cwd;
-            out.options.samples = std::max(1, found.run_settings.samples);
-            out.options.timeout_s = found.run_settings.timeout_s;
-            out.options.nvrtc_trace = found.run_settings.nvrtc_trace;
             out.options.shim_dir = session.shim_dir.empty() ? default_shim_dir() : session.shim_dir;
             out.options.label = name;
             return out;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <sstream>
 #include <cctype>
@@ -501,37 +502,50 @@ namespace xwarp
         return scan;
     }
 
+    namespace
+    {
+        // Every entry below a pass's kernel cache; an unreadable part ends the walk, not the pass.
+        void walk_cache(const std::string& warp_cache_dir, const std::function<void(const fs::directory_entry&)>& visit)
+        {
+            std::error_code ec;
+            if (!fs::exists(warp_cache_dir, ec))
+            {
+                return;
+            }
+            for (auto it = fs::recursive_directory_iterator(warp_cache_dir, fs::directory_options::skip_permission_denied, ec);
+                 it != fs::recursive_directory_iterator();
+                 it.increment(ec))
+            {
+                if (ec)
+                {
+                    break;
+                }
+                visit(*it);
+            }
+        }
+    }
+
     cache_inventory inventory_cache(const std::string& warp_cache_dir)
     {
         cache_inventory inv;
-        std::error_code ec;
-        if (!fs::exists(warp_cache_dir, ec))
+        walk_cache(warp_cache_dir, [&](const fs::directory_entry& entry)
         {
-            return inv;
-        }
-        for (auto it = fs::recursive_directory_iterator(warp_cache_dir, fs::directory_options::skip_permission_denied, ec);
-             it != fs::recursive_directory_iterator();
-             it.increment(ec))
-        {
-            if (ec)
-            {
-                break;
-            }
-            const auto& p = it->path();
+            std::error_code ec;
+            const auto& p = entry.path();
             std::string name = p.filename().string();
-            if (it->is_directory(ec))
+            if (entry.is_directory(ec))
             {
                 if (name.rfind("wp_", 0) == 0)
                 {
                     ++inv.module_dirs;
                 }
-                continue;
+                return;
             }
-            if (!it->is_regular_file(ec))
+            if (!entry.is_regular_file(ec))
             {
-                continue;
+                return;
             }
-            auto size = static_cast<std::int64_t>(it->file_size(ec));
+            auto size = static_cast<std::int64_t>(entry.file_size(ec));
             std::string ext = p.extension().string();
             if (ext == ".cpp" || ext == ".cu")
             {
@@ -548,7 +562,7 @@ namespace xwarp
                 ++inv.lto_files;
                 inv.lto_bytes += size;
             }
-        }
+        });
         return inv;
     }
 
@@ -606,38 +620,28 @@ namespace xwarp
         static const std::string marker = "_compile-time-trace";
         constexpr std::uintmax_t max_bytes = 64u << 20;
         std::vector<nvrtc_trace> out;
-        std::error_code ec;
-        if (!fs::exists(warp_cache_dir, ec))
+        walk_cache(warp_cache_dir, [&](const fs::directory_entry& entry)
         {
-            return out;
-        }
-        for (auto it = fs::recursive_directory_iterator(warp_cache_dir, fs::directory_options::skip_permission_denied, ec);
-             it != fs::recursive_directory_iterator();
-             it.increment(ec))
-        {
-            if (ec)
-            {
-                break;
-            }
-            const std::string name = it->path().filename().string();
-            if (!it->is_regular_file(ec) || name.find(marker) == std::string::npos || name.size() < 5
+            std::error_code ec;
+            const std::string name = entry.path().filename().string();
+            if (!entry.is_regular_file(ec) || name.find(marker) == std::string::npos || name.size() < 5
                 || name.compare(name.size() - 5, 5, ".json") != 0)
             {
-                continue;
+                return;
             }
-            if (it->file_size(ec) > max_bytes)
+            if (entry.file_size(ec) > max_bytes)
             {
                 notes.push_back("NVRTC trace " + name + " is larger than 64 MiB: left out");
-                continue;
+                return;
             }
-            std::ifstream in(it->path(), std::ios::binary);
+            std::ifstream in(entry.path(), std::ios::binary);
             std::ostringstream text;
             text << in.rdbuf();
             try
             {
                 nvrtc_trace t = nvrtc_trace_of(text.str());
                 t.file = name;
-                t.module_dir = it->path().parent_path().filename().string();
+                t.module_dir = entry.path().parent_path().filename().string();
                 const auto cut = t.module_dir.rfind('_');
                 const std::string tail = cut == std::string::npos ? "" : t.module_dir.substr(cut + 1);
                 const bool hex7 = tail.size() == 7
@@ -649,7 +653,7 @@ namespace xwarp
             {
                 notes.push_back("NVRTC trace " + name + " could not be read: " + e.what());
             }
-        }
+        });
         std::sort(out.begin(), out.end(), [](const nvrtc_trace& a, const nvrtc_trace& b) { return a.file < b.file; });
         return out;
     }

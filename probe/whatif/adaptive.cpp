@@ -48,6 +48,19 @@ namespace xwarp
         return r;
     }
 
+    measure_options rerun_settings(const report& saved)
+    {
+        measure_options o;
+        o.command = saved.command;
+        o.cwd = saved.cwd;
+        o.samples = std::max(1, saved.run_settings.samples);
+        o.python = saved.run_settings.python;
+        o.label = saved.label;
+        o.timeout_s = saved.run_settings.timeout_s;
+        o.nvrtc_trace = saved.run_settings.nvrtc_trace;
+        return o;
+    }
+
     measure_options rerun_options(const report& saved, const std::string& which)
     {
         if (saved.cell_code)
@@ -60,14 +73,7 @@ namespace xwarp
         {
             throw probe_error(probe_error::kind::usage, which + " holds no command to re-run");
         }
-        measure_options o;
-        o.command = saved.command;
-        o.cwd = saved.cwd;
-        o.python = saved.run_settings.python;
-        o.label = saved.label;
-        o.timeout_s = saved.run_settings.timeout_s;
-        o.nvrtc_trace = saved.run_settings.nvrtc_trace;
-        return o;
+        return rerun_settings(saved);
     }
 
     comparison compare_until_settled(report& before,

@@ -1,7 +1,11 @@
 // The build timeline (from recorded spans), its Chrome trace, and the --samples auto rule.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
+
+#include <unistd.h>
 
 #include "builders.hpp"
 #include "xwarp/analysis/summarize.hpp"
@@ -171,4 +175,30 @@ TEST(NvrtcTrace, RecordedOnAnH200EachBuildsPhasesNestInsideItsCompile)
     }
     EXPECT_EQ(nvrtc_events, 180);
     EXPECT_TRUE(front_end_named);
+}
+
+TEST(NvrtcTrace, FoundInTheCacheUnderBothNamesNvrtcGives)
+{
+    // Warp asks for <output>_compile-time-trace.json; CUDA 13's NVRTC writes ....json.json (seen
+    // on the H200). Each names its build by the folder's hash; other files are not traces.
+    const auto dir = std::filesystem::temp_directory_path() / ("xwarp-nvrtc-test-" + std::to_string(::getpid()));
+    const nlohmann::json one = {{"traceEvents", {{{"ph", "X"}, {"name", "LibNVVM"}, {"ts", 1}, {"dur", 5}}}}};
+    for (const auto& [folder, file] : std::vector<std::pair<std::string, std::string>>{
+             {"wp_stage_1_5f4876c", "wp_stage_1_5f4876c.sm90.cubin_compile-time-trace.json.json"},
+             {"wp_stage_2_325c267", "wp_stage_2_325c267.sm90.ptx_compile-time-trace.json"},
+             {"wp_stage_3_15cc229", "wp_stage_3_15cc229.meta"}})
+    {
+        std::filesystem::create_directories(dir / "1.19.0" / folder);
+        std::ofstream(dir / "1.19.0" / folder / file) << one.dump();
+    }
+    std::ofstream(dir / "1.19.0" / "wp_stage_2_325c267" / "broken_compile-time-trace.json") << "{";
+    std::vector<std::string> notes;
+    const auto traces = collect_nvrtc_traces(dir.string(), notes);
+    std::filesystem::remove_all(dir);
+    ASSERT_EQ(traces.size(), 2u);
+    EXPECT_EQ(traces[0].hash_prefix, "5f4876c");
+    EXPECT_EQ(traces[1].hash_prefix, "325c267");
+    EXPECT_EQ(traces[0].events.size(), 1u);
+    ASSERT_EQ(notes.size(), 1u);  // the broken one costs a note
+    EXPECT_NE(notes[0].find("could not be read"), std::string::npos);
 }

@@ -35,6 +35,10 @@ namespace xwarp
                                      run_observer* observer,
                                      const cancel_check& cancelled);
 
+    // How a saved report was measured: its command words, folder, samples, python, label,
+    // timeout and --nvrtc-trace (the caller sets shim_dir, and for a notebook cell the command).
+    measure_options rerun_settings(const report& saved);
+
     // The options that re-run a saved report's command as it was measured (argv, cwd, python,
     // timeout; the caller sets shim_dir). Throws probe_error(usage) for a report that holds no command it can re-run: a
     // notebook cell's (its files were temporary) or none at all.
