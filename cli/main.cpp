@@ -531,19 +531,15 @@ int main(int argc, char** argv)
             {
                 return code;
             }
-            xwarp::measure_options replay_options;
-            replay_options.command = saved.command;
-            replay_options.cwd = saved.cwd;
-            replay_options.python = saved.run_settings.python;
-            replay_options.label = saved.label;
-            replay_options.samples = whatif_samples > 0 ? whatif_samples : std::max(1, saved.run_settings.samples);
+            // as it was measured (--nvrtc-trace too: it changes the hashes the replays are judged on)
+            xwarp::measure_options replay_options = xwarp::rerun_settings(saved);
+            if (whatif_samples > 0)
+            {
+                replay_options.samples = whatif_samples;
+            }
             if (whatif_timeout > 0)
             {
                 replay_options.timeout_s = whatif_timeout;
-            }
-            else
-            {
-                replay_options.timeout_s = saved.run_settings.timeout_s;
             }
             replay_options.shim_dir = xwarp::default_shim_dir();
             xwarp::whatif_request request;
