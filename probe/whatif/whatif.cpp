@@ -189,6 +189,16 @@ namespace xwarp
             }
         }
 
+        // The progress lines show "sample i of N": with rounds, N is the most a side may take.
+        measure_options shown_options(measure_options options, const whatif_request& request)
+        {
+            if (request.until_settled_max > 0)
+            {
+                options.samples = std::max(options.samples, request.until_settled_max);
+            }
+            return options;
+        }
+
         std::vector<whatif_result> judge(const prepared_command& command,
                                          const report& baseline,
                                          std::vector<lever_run>& runs,
@@ -251,7 +261,7 @@ namespace xwarp
                                run_observer* observer,
                                const cancel_check& cancelled)
     {
-        const prepared_command command = prepare_command(options);
+        const prepared_command command = prepare_command(shown_options(options, request));
         plan_levers(report{}, request.levers, false);  // an unknown lever fails before anything runs
         std::vector<sample> baseline;
         baseline.push_back(run_sample(command, 1, {}, "", observer, cancelled));
@@ -267,9 +277,9 @@ namespace xwarp
             analyze(r);
             return r;
         }
-        if (observer && options.samples > 1)
+        if (observer && command.options.samples > 1)
         {
-            observer->sample_finished(1, options.samples, first);
+            observer->sample_finished(1, command.options.samples, first);
         }
         analyze(first);
         const auto plans = plan_levers(first, request.levers, request.automatic);
@@ -300,7 +310,7 @@ namespace xwarp
                         run_observer* observer,
                         const cancel_check& cancelled)
     {
-        const prepared_command command = prepare_command(options);
+        const prepared_command command = prepare_command(shown_options(options, request));
         if (request.reuse_baseline && request.until_settled_max > 0)
         {
             throw probe_error(probe_error::kind::usage,
