@@ -702,13 +702,25 @@ namespace xwarp
             history_store store(where.path, &notes);
             const fingerprint fp = fingerprint_of(r);
             auto runs = store.series(fp.machine, fp.command);
-            history_view view;
-            view.store = where.path;
-            view.this_run = store.find(r).value_or(0);
             if (runs.size() < 2)
             {
                 return std::nullopt;
             }
+            history_view view;
+            view.store = where.path;
+            // Which row is this report: its time of measurement names it when one row of the
+            // series has it; only a tie (a run stored again with replays) needs the digest of
+            // the whole report, which costs as much as writing it out (seconds, and several
+            // times its size in memory, for 10,000 identities).
+            std::vector<std::int64_t> same_time;
+            for (const auto& run : runs)
+            {
+                if (!r.created_utc.empty() && run.created_utc == r.created_utc)
+                {
+                    same_time.push_back(run.id);
+                }
+            }
+            view.this_run = same_time.size() == 1 ? same_time.front() : same_time.empty() ? 0 : store.find(r).value_or(0);
             std::vector<std::vector<history_identity>> rows;
             rows.reserve(runs.size());
             for (const auto& run : runs)

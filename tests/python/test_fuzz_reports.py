@@ -19,7 +19,7 @@ import pytest
 from conftest import PROBE, ROOT
 
 STREAM = ROOT / "tests" / "fixtures" / "streams" / "generic_block_dims-warp1.19.0"
-SECONDS = float(os.environ.get("XWARP_FUZZ_SECONDS", "35"))
+SECONDS = float(os.environ.get("XWARP_FUZZ_SECONDS", "20"))
 SEED = int(os.environ.get("XWARP_FUZZ_SEED", "20261203"))
 
 
