@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <signal.h>
 #include <string.h>
@@ -239,6 +241,27 @@ namespace xwarp
         return {l.module, l.hash, l.device, l.block_dim.value_or(-1)};
     }
 
+    namespace
+    {
+        std::size_t mix(std::size_t seed, std::size_t h)
+        {
+            return seed ^ (h + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+        }
+    }
+
+    std::size_t identity_key_hash::operator()(const identity_key& k) const noexcept
+    {
+        std::size_t h = std::hash<std::string>{}(std::get<0>(k));
+        h = mix(h, std::hash<std::string>{}(std::get<1>(k)));
+        h = mix(h, std::hash<std::string>{}(std::get<2>(k)));
+        return mix(h, std::hash<int>{}(std::get<3>(k)));
+    }
+
+    std::size_t string_pair_hash::operator()(const std::pair<std::string, std::string>& k) const noexcept
+    {
+        return mix(std::hash<std::string>{}(k.first), std::hash<std::string>{}(k.second));
+    }
+
     std::string describe_failure(const run_result& run, std::optional<double> timeout_s)
     {
         if (!run.spawn_error.empty())
@@ -333,10 +356,10 @@ namespace xwarp
 
         std::vector<double> cold_wall, warm_wall, elapsed, cold_mod, warm_mod, native, overlap, ids, src, lto,
             launches, share;
-        std::map<identity_key, std::vector<double>> ms_per_sample;  // one entry per sample seen
-        std::map<identity_key, identity> ident;
+        std::unordered_map<identity_key, std::vector<double>, identity_key_hash> ms_per_sample;  // one entry per sample seen
+        std::unordered_map<identity_key, identity, identity_key_hash> ident;
         std::vector<identity_key> first_seen_order;
-        std::set<identity_key> first_sample_keys;
+        std::unordered_set<identity_key, identity_key_hash> first_sample_keys;
         bool consistent = true;
         int warm_compiled_samples = 0;
         bool any_lto = false;
@@ -415,8 +438,8 @@ namespace xwarp
                 ++warm_compiled_samples;
             }
 
-            std::map<identity_key, double> here;
-            std::map<identity_key, int> builds;
+            std::unordered_map<identity_key, double, identity_key_hash> here;
+            std::unordered_map<identity_key, int, identity_key_hash> builds;
             for (const auto& l : cold.module_loads)
             {
                 auto k = key_of(l);
@@ -449,7 +472,7 @@ namespace xwarp
                     first_sample_keys.insert(k);
                 }
             }
-            std::set<identity_key> keys;
+            std::unordered_set<identity_key, identity_key_hash> keys;
             for (const auto& [k, ms] : here)
             {
                 keys.insert(k);
@@ -505,7 +528,7 @@ namespace xwarp
                          [](const identity& a, const identity& b) { return a.ms > b.ms; });
 
         {
-            std::map<std::pair<std::string, std::string>, std::size_t> index;
+            std::unordered_map<std::pair<std::string, std::string>, std::size_t, string_pair_hash> index;
             for (const auto& id : s.identities)
             {
                 auto key = std::make_pair(id.module, id.device);
@@ -532,7 +555,7 @@ namespace xwarp
             std::map<int, std::vector<std::string>> kernel_set_by_bd;
             bool sets_known = true;
         };
-        std::map<std::pair<std::string, std::string>, group_acc> groups;
+        std::unordered_map<std::pair<std::string, std::string>, group_acc, string_pair_hash> groups;
         std::vector<std::pair<std::string, std::string>> group_order;
         for (const auto* smp : good)
         {
@@ -565,7 +588,7 @@ namespace xwarp
         };
         // the first cold load of each identity, indexed once: a scan per lookup made the report
         // quadratic in the identities (100k took 2 minutes)
-        std::map<identity_key, const module_load*> first_load_of;
+        std::unordered_map<identity_key, const module_load*, identity_key_hash> first_load_of;
         for (const auto* smp : good)
         {
             for (const auto& l : smp->cold.module_loads)
@@ -750,7 +773,7 @@ namespace xwarp
         }
         auto identities = [](const run_result& run)
         {
-            std::set<identity_key> keys;
+            std::unordered_set<identity_key, identity_key_hash> keys;
             for (const auto& l : run.module_loads)
             {
                 keys.insert(key_of(l));

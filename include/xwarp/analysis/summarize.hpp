@@ -5,6 +5,7 @@
 
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "xwarp/model/report.hpp"
 
@@ -19,6 +20,19 @@ namespace xwarp
     // (module, hash, device, block_dim): a module identity.
     using identity_key = std::tuple<std::string, std::string, std::string, int>;
     identity_key key_of(const module_load& l);
+
+    // Hashes for the lookup tables the summary keeps per identity and per (module, device):
+    // an ordered map compared long shared module-name prefixes at every step (a fifth of a
+    // 10,000-identity report's analysis). Tables iterated for output stay ordered or follow
+    // an order vector.
+    struct identity_key_hash
+    {
+        std::size_t operator()(const identity_key& k) const noexcept;
+    };
+    struct string_pair_hash
+    {
+        std::size_t operator()(const std::pair<std::string, std::string>& k) const noexcept;
+    };
 
     // Fills r.result (the summary) from r.samples. Safe to re-run on a loaded report.
     void summarize(report& r);
