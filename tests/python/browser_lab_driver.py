@@ -19,7 +19,7 @@ def run_all(page, attempts=3, started=r"\[(\*|\d+)\]"):
             page.wait_for_function(
                 "pattern => [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]"
                 ".some(e => new RegExp(pattern).test(e.textContent))",
-                arg=started, timeout=60_000)
+                arg=started, timeout=15_000)
             return
         except Exception:
             print(f"Run All Cells did not start the cells (attempt {attempt + 1})")
