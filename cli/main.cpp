@@ -451,10 +451,6 @@ int main(int argc, char** argv)
             }
             const bool auto_samples = samples_text == "auto";
             mo.samples = auto_samples ? max_samples : std::stoi(samples_text);
-            if (auto_samples && !whatif_spec.empty())
-            {
-                mo.samples = 2;  // the replays' rounds start at two a side and add until each verdict settles
-            }
             mo.shim_dir = xwarp::default_shim_dir();
             install_signal_handlers();
             progress observer(quiet);
@@ -472,13 +468,8 @@ int main(int argc, char** argv)
                 else
                 {
                     auto request = xwarp::parse_whatif_request(whatif_spec, whatif_budget);
-                    request.until_settled_max = auto_samples ? std::max(2, max_samples) : 0;
+                    request.until_settled_max = auto_samples ? max_samples : 0;
                     r = xwarp::measure_with_whatif(mo, request, &observer, [] { return g_signal != 0; });
-                    if (auto_samples)
-                    {
-                        r.run_settings.sampling = "auto (2 to " + std::to_string(std::max(2, max_samples))
-                                                  + " a side, until each replay's verdict settled)";
-                    }
                 }
             }
             catch (const xwarp::unknown_lever& e)
@@ -556,7 +547,7 @@ int main(int argc, char** argv)
             }
             request.automatic = request.automatic || request.levers.empty();
             request.reuse_baseline = whatif_reuse_baseline;
-            request.until_settled_max = whatif_until_settled ? std::max(2, whatif_max_samples) : 0;
+            request.until_settled_max = whatif_until_settled ? whatif_max_samples : 0;
             if (whatif_replay_budget > 0)
             {
                 request.budget_s = whatif_replay_budget;

@@ -439,10 +439,6 @@ namespace xwarp
             const bool auto_samples = o.samples == "auto";
             session.runs++;
             mo.samples = auto_samples ? o.max_samples : std::stoi(o.samples);
-            if (auto_samples && !o.whatif.empty())
-            {
-                mo.samples = 2;  // the replays' rounds start at two a side and add until each verdict settles
-            }
             mo.nvrtc_trace = o.nvrtc_trace;
             if (o.timeout_s > 0)
             {
@@ -493,7 +489,7 @@ namespace xwarp
                 else
                 {
                     auto request = parse_whatif_request(o.whatif, o.whatif_budget);
-                    request.until_settled_max = auto_samples ? std::max(2, o.max_samples) : 0;
+                    request.until_settled_max = auto_samples ? o.max_samples : 0;
                     r = measure_with_whatif(mo, request, &progress, [&] { return host.interrupt_requested(); });
                 }
             }

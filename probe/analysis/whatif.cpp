@@ -485,17 +485,15 @@ namespace xwarp
     std::string replay_settled_because(const lever_plan& plan, const report& baseline, const report& replay,
                                        int max_samples)
     {
-        const whatif_result judged = judge_replay(plan, baseline, replay);
-        if (judged.verdict == "invalid")
+        comparison c;
+        if (judge_replay(plan, baseline, replay, &c).verdict == "invalid")
         {
             return "the verdict is invalid: more samples cannot change it";
         }
-        report before = baseline;
-        report after = replay;
-        return settled_because(compare_reports(before, after, "baseline", "what-if " + plan.lever), max_samples);
+        return settled_because(c, max_samples);
     }
 
-    whatif_result judge_replay(const lever_plan& plan, const report& baseline, const report& replay)
+    whatif_result judge_replay(const lever_plan& plan, const report& baseline, const report& replay, comparison* compared)
     {
         whatif_result w = unrun_lever(plan, "", "");
         w.samples = static_cast<int>(replay.samples.size());
@@ -506,6 +504,10 @@ namespace xwarp
             report before = baseline;
             report after = replay;
             c = compare_reports(before, after, "baseline", "what-if " + plan.lever);
+            if (compared)
+            {
+                *compared = c;
+            }
         }
         catch (const compare_input_error&)
         {

@@ -128,8 +128,8 @@ namespace xwarp
                         spent += sample_ms(s);
                     }
                 }
-                report base = make_report(command, baseline);
-                analyze(base);
+                // (judging analyses its own copies: nothing to analyse here)
+                const report base = make_report(command, baseline);
                 std::vector<lever_run*> open;
                 for (auto& r : runs)
                 {
@@ -138,8 +138,7 @@ namespace xwarp
                     {
                         continue;
                     }
-                    report replay = make_report(command, r.samples);
-                    analyze(replay);
+                    const report replay = make_report(command, r.samples);
                     state.stopped_because = replay_settled_because(r.plan, base, replay, max_samples);
                     state.settled = !state.stopped_because.empty();
                     const double one_more = r.samples.empty() ? 0.0 : sample_ms(r.samples.back());
@@ -263,13 +262,16 @@ namespace xwarp
     {
         const prepared_command command = prepare_command(shown_options(options, request));
         plan_levers(report{}, request.levers, false);  // an unknown lever fails before anything runs
+        // With rounds, the planned samples are two a side (the fewest with a spread); the
+        // rounds add the rest.
+        const int planned = request.until_settled_max > 0 ? 2 : options.samples;
         std::vector<sample> baseline;
         baseline.push_back(run_sample(command, 1, {}, "", observer, cancelled));
         report first = make_report(command, baseline);
         if (stop_sampling(baseline.back(), cancelled) || !baseline.back().ok())
         {
             // Without a good first sample there is nothing to plan from: measure as usual.
-            for (int i = 2; i <= options.samples && !stop_sampling(baseline.back(), cancelled); ++i)
+            for (int i = 2; i <= planned && !stop_sampling(baseline.back(), cancelled); ++i)
             {
                 baseline.push_back(run_sample(command, i, {}, "", observer, cancelled));
             }
@@ -286,13 +288,18 @@ namespace xwarp
         const double budget_ms = request.budget_s ? *request.budget_s * 1000.0
                                                   : default_budget_cold_runs * baseline.front().cold.wall_ms;
         std::vector<whatif_result> decided;
-        auto runs = select(plans, options.samples, sample_ms(baseline.front()), budget_ms, decided);
-        bool completed = interleave(command, baseline, 2, runs, options.samples, observer, cancelled);
+        auto runs = select(plans, planned, sample_ms(baseline.front()), budget_ms, decided);
+        bool completed = interleave(command, baseline, 2, runs, planned, observer, cancelled);
         if (completed && request.until_settled_max > 0 && !runs.empty())
         {
             completed = settle(command, baseline, runs, request.until_settled_max, budget_ms, observer, cancelled);
         }
         report r = make_report(command, std::move(baseline));
+        if (request.until_settled_max > 0)
+        {
+            r.run_settings.sampling = "auto (2 to " + std::to_string(request.until_settled_max)
+                                      + " a side, until each replay's verdict settled)";
+        }
         analyze(r);
         r.whatif = judge(command, r, runs, std::move(decided), completed);
         analyze(r);

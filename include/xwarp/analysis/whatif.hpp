@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "xwarp/model/comparison.hpp"
 #include "xwarp/model/report.hpp"
 
 namespace xwarp
@@ -56,7 +57,10 @@ namespace xwarp
     // compare's workload gate, clocks, band and rank test, then what the lever itself requires
     // (backward-off: no adjoint launch and no tape; keep-cache: a warm pass that compiles
     // nothing; mathdx-off: the steady-state launch time beside the build time).
-    whatif_result judge_replay(const lever_plan& plan, const report& baseline, const report& replay);
+    // compared, when given, receives the comparison the verdict rests on (left as it was when a
+    // side had no successful sample: the verdict is invalid then).
+    whatif_result judge_replay(const lever_plan& plan, const report& baseline, const report& replay,
+                               comparison* compared = nullptr);
 
     // Why adding samples to this replay (and its baseline) cannot change its verdict: the lever
     // made it invalid, or compare's settled_because for the two sides; "" when more samples
