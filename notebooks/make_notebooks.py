@@ -67,12 +67,12 @@ LESSONS = {
         "learn": ["why a kernel defined after its module's first launch rebuilds the whole module",
                   "how a kernel factory hides the same mistake, and how the report points at it",
                   "the fix: every kernel of a module exists before its first launch"],
-        "predict": ("The cell below calls `make_stage` three times and launches each new kernel at once. "
+        "predict": ("The cell below calls `make_stage` five times and launches each new kernel at once. "
                     "How many times will the module `__main__` be built?",
-                    "Three times. Each call adds a kernel to a module that has already loaded, so each launch "
+                    "Five times. Each call adds a kernel to a module that has already loaded, so each launch "
                     "needs a new identity holding every kernel alive so far. In the **Identity map**, `__main__` "
-                    "has three boxes and each arrow reads *another closure of make_stage*."),
-        "read": ("- **Modules built more than once** has one *hash churn* row for `__main__`: three hashes, three "
+                    "has five boxes and each arrow reads *another closure of make_stage*."),
+        "read": ("- **Modules built more than once** has one *hash churn* row for `__main__`: five hashes, five "
                  "builds, and under it why each hash followed the last.\n"
                  "- **Findings**: the CS-1 finding names the factory, the `@wp.kernel` line inside it and the line "
                  "that called it (`<cell>:line`), with what the fix should save.\n"
@@ -466,12 +466,12 @@ def make_stage(s: float):
     return stage
 
 
-for s in (1.0, 2.0, 3.0):
+for s in (1.0, 2.0, 3.0, 4.0, 5.0):
     k = make_stage(s)  # a new kernel, after the first launch
     wp.launch(k, dim=64, inputs=[a, m])"""),
             ("md", """The finding names the kernel factory, the `@wp.kernel` line inside it and the line that
 called it. The fix keeps the factory but creates every instance **before** the first launch: the
-module then builds once, with all three."""),
+module then builds once, with all five."""),
             ("code", f"""%%warp_probe --samples 2 --name factory_fixed
 def make_stage(s: float):
     @wp.kernel
@@ -482,11 +482,11 @@ def make_stage(s: float):
     return stage
 
 
-stages = [make_stage(s) for s in (1.0, 2.0, 3.0)]
+stages = [make_stage(s) for s in (1.0, 2.0, 3.0, 4.0, 5.0)]
 for k in stages:
     wp.launch(k, dim=64, inputs=[a, m])"""),
             ("code", "%warp_compare factory factory_fixed"),
-            ("md", """The same launches, one identity instead of three. Kernels that really depend on data known
+            ("md", """The same launches, one identity instead of five. Kernels that really depend on data known
 only later (plugins, user input) cannot all exist up front: put them in a module of their own, so
 that their churn stops rebuilding the stable kernels."""),
         ],
