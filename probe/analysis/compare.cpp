@@ -730,11 +730,26 @@ namespace xwarp
                     }
                     else if (d.outcome == "within-noise")
                     {
-                        // The band is max(1% of the baseline, 2 x its MAD): neither shrinks with more
-                        // samples, so more of them cannot move a change out of it.
-                        c.reasons.push_back("more samples cannot credit a difference this small: the band (1% of the "
-                                            "baseline, or twice its spread when larger) does not shrink with more "
-                                            "samples; reduce the noise (a quieter machine) or measure a larger change");
+                        // The band is max(1% of the baseline, 2 x its MAD). Neither shrinks with more
+                        // samples in expectation, but a MAD of two to four samples is itself noisy: one
+                        // disturbed sample widens it, and more samples can narrow it again.
+                        const int n = std::min(d.n_before, d.n_after);
+                        const bool band_is_spread = d.before_mad && d.before_median
+                                                    && noise_mad_factor * *d.before_mad
+                                                           > noise_floor_fraction * std::fabs(*d.before_median);
+                        if (band_is_spread && n < static_cast<int>(rank_test_min_samples))
+                        {
+                            c.reasons.push_back("the band is twice the spread of only " + std::to_string(n)
+                                                + " samples a side, which one disturbed sample widens: more samples "
+                                                  "(compare --until-settled) can narrow it");
+                        }
+                        else
+                        {
+                            c.reasons.push_back("more samples cannot credit a difference this small: the band (1% of "
+                                                "the baseline, or twice its spread when larger) does not shrink with "
+                                                "more samples; reduce the noise (a quieter machine) or measure a "
+                                                "larger change");
+                        }
                     }
                 }
                 for (const auto& other : c.clocks)

@@ -85,6 +85,41 @@ TEST(Compare, SameStructureInsideTheBandIsInconclusiveOnCompileElapsed)
     EXPECT_EQ(c.clocks[1].test, "none (fewer than 5 samples a side)");
 }
 
+TEST(Compare, InsideABandWidenedByOneDisturbedSampleSaysMoreSamplesCanNarrowIt)
+{
+    auto says = [](const comparison& c, const std::string& text)
+    {
+        for (const auto& r : c.reasons)
+        {
+            if (r.find(text) != std::string::npos)
+            {
+                return true;
+            }
+        }
+        return false;
+    };
+    // two samples a side, one of them disturbed: the band (2 x MAD = 700 ms) swallows a 600 ms gain
+    auto before = make({2000, 2700}, {"a", "b"});
+    auto after = make({1750, 1750}, {"b"});
+    auto c = compare_reports(before, after, "b", "a");
+    ASSERT_EQ(c.verdict, "inconclusive");
+    EXPECT_DOUBLE_EQ(*c.clocks[0].band_ms, 700.0);
+    EXPECT_TRUE(says(c, "twice the spread of only 2 samples a side"));
+    EXPECT_FALSE(says(c, "more samples cannot credit"));
+    // five a side: the spread is measured well, and more samples cannot move the band
+    before = make({2000, 2700, 2000, 2700, 2350}, {"a", "b"});
+    after = make({2300, 2000, 2700, 2350, 2300}, {"b"});
+    c = compare_reports(before, after, "b", "a");
+    ASSERT_EQ(c.verdict, "inconclusive");
+    EXPECT_TRUE(says(c, "more samples cannot credit"));
+    // two a side, but the band is the 1% floor: more samples cannot shrink it either
+    before = make({3000, 3002}, {"a"});
+    after = make({2990, 2992}, {"a"});
+    c = compare_reports(before, after, "b", "a");
+    ASSERT_EQ(c.verdict, "inconclusive");
+    EXPECT_TRUE(says(c, "more samples cannot credit"));
+}
+
 TEST(Compare, BeyondBandButNotSignificantSaysHowManySamples)
 {
     // before: median 1000, MAD 5 -> band 10; after median 960 but ranks interleave
