@@ -104,14 +104,6 @@ namespace xwarp
             s = one_line(s);
         }
 
-        void clean(std::optional<std::string>& s)
-        {
-            if (s)
-            {
-                *s = one_line(*s);
-            }
-        }
-
         void clean(std::vector<std::string>& v)
         {
             for (auto& s : v)
