@@ -403,7 +403,7 @@ module load. Nothing touches your own caches or this folder."""),
             setup_intro(),
             ("code", SETUP),
             ("md", """This cell launches `stage_a`, then *defines* `stage_b` and launches it. Probe it:"""),
-            ("code", f"""%%warp_probe --samples 2 --name late
+            ("code", f"""%%warp_probe --samples 3 --name late
 {kernel("stage_a", "1.0")}
 
 wp.launch(stage_a, dim=64, inputs=[a, m])
@@ -429,7 +429,7 @@ On the CPU, most of the first build is Warp writing a precompiled header, once p
 thread; the saving is the rest of the rebuild.
 
 Now the fix: define both kernels before the first launch."""),
-            ("code", f"""%%warp_probe --samples 2 --name hoisted
+            ("code", f"""%%warp_probe --samples 3 --name hoisted
 {kernel("stage_a", "1.0")}
 
 {kernel("stage_b", "2.0")}
