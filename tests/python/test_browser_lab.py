@@ -98,6 +98,8 @@ def test_jupyterlab_runs_the_overview_and_shows_the_report(lab):
         # a click on Run All Cells that JupyterLab ignored costs 15 s each: say so, to find out why
         warnings.warn("Run All Cells needed another click: " + " / ".join(
             line for line in proc.stdout.splitlines() if "did not start the cells" in line))
+    if "a Select Kernel dialog opened" in proc.stdout:
+        warnings.warn("JupyterLab asked for a kernel although the server said the xwarp kernel was idle")
     if "RETRY:" in proc.stdout:
         # passed on the second run: keep the first run's page in the log, never silently
         warnings.warn("JupyterLab's first Run All stopped without the report and the second passed:\n"
