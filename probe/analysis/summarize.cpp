@@ -181,6 +181,12 @@ namespace xwarp
             std::map<std::int64_t, double> started;
             double first = 0.0;
             bool any = false;
+            std::size_t span_count = 0;  // sized once: a vector grown by doubling holds up to twice its spans
+            for (const auto& l : run.module_loads)
+            {
+                span_count += 1 + l.phases.size();
+            }
+            t.spans.reserve(span_count);
             for (const auto& p : run.processes)
             {
                 started[p.pid] = p.started_unix * 1000.0;
@@ -517,11 +523,13 @@ namespace xwarp
         s.compile_share = make_stat(share);
         s.identities_consistent = consistent;
 
+        s.identities.reserve(first_seen_order.size());
         for (const auto& k : first_seen_order)
         {
-            identity id = ident[k];
+            // moved: below, ident only answers each identity's build count (an int, kept)
+            identity id = std::move(ident.find(k)->second);
             id.ms = median(ms_per_sample[k]).value_or(0.0);
-            s.identities.push_back(id);
+            s.identities.push_back(std::move(id));
         }
         std::stable_sort(s.identities.begin(),
                          s.identities.end(),

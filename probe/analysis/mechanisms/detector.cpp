@@ -449,6 +449,7 @@ namespace xwarp::detect
                 }
             }
         }
+        out.findings.reserve(out.findings.size() + order.size());  // one per module: a few thousand at scale
         for (const auto& key : order)
         {
             auto& g = groups.at(key);
