@@ -734,9 +734,8 @@ namespace xwarp
                         // samples in expectation, but a MAD of two to four samples is itself noisy: one
                         // disturbed sample widens it, and more samples can narrow it again.
                         const int n = std::min(d.n_before, d.n_after);
-                        const bool band_is_spread = d.before_mad && d.before_median
-                                                    && noise_mad_factor * *d.before_mad
-                                                           > noise_floor_fraction * std::fabs(*d.before_median);
+                        const bool band_is_spread = d.band_ms && d.before_median
+                                                    && *d.band_ms > noise_floor_fraction * std::fabs(*d.before_median);
                         if (band_is_spread && n < static_cast<int>(rank_test_min_samples))
                         {
                             c.reasons.push_back("the band is twice the spread of only " + std::to_string(n)
