@@ -328,6 +328,19 @@ namespace xwarp
         }
     }
 
+    void finish_collecting_host_environment() noexcept
+    {
+        std::shared_future<environment> facts;
+        {
+            std::lock_guard<std::mutex> lock(host_facts_lock());
+            facts = host_facts();
+        }
+        if (facts.valid())
+        {
+            facts.wait();
+        }
+    }
+
     environment cached_host_environment()
     {
         start_collecting_host_environment();

@@ -383,6 +383,11 @@ namespace xwarp
         }
     }
 
+    host_facts_wait::~host_facts_wait()
+    {
+        finish_collecting_host_environment();
+    }
+
     prepared_command prepare_command(const measure_options& options)
     {
         if (options.command.empty())

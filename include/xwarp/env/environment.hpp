@@ -17,6 +17,11 @@ namespace xwarp
     environment cached_host_environment();
     void start_collecting_host_environment();
 
+    // Waits until the background collection, when one was started, has finished. Nothing may
+    // let the process exit before: cudart tears itself down at exit, and a thread still inside
+    // the driver's start then crashes the process (SIGSEGV after a usage error, under load).
+    void finish_collecting_host_environment() noexcept;
+
     // Adds what the measured program's Warp saw (version, Python, its device list) from the
     // shim's process records of the first good pass.
     void merge_target_facts(environment& env, const run_result& pass);

@@ -67,6 +67,18 @@ namespace xwarp
     // It is prepare_command, run_sample per sample, then make_report.
     report measure(const measure_options& options, run_observer* observer, const cancel_check& cancelled);
 
+    // Leaving its scope, by return or by exception, waits until the host-facts query that
+    // prepare_command starts in the background has finished (at once when a pass already read
+    // them): cudart tears itself down at exit, and a thread still inside the driver's start
+    // then crashes the process.
+    struct host_facts_wait
+    {
+        host_facts_wait() = default;
+        host_facts_wait(const host_facts_wait&) = default;
+        host_facts_wait& operator=(const host_facts_wait&) = default;
+        ~host_facts_wait();
+    };
+
     // A command checked and resolved, ready to run samples (the what-if replays interleave
     // samples of several variants of one command).
     struct prepared_command
@@ -77,6 +89,7 @@ namespace xwarp
         std::map<std::string, std::string> base_env;
         std::string cwd;
         std::vector<std::string> notes;  // for the report's warnings (e.g. what a killed probe left)
+        host_facts_wait host_facts_finished;  // a command that fails before any pass waits here, not at exit
     };
 
     // Throws probe_error when the request is unusable.
