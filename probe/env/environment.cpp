@@ -1,5 +1,6 @@
 #include "xwarp/env/environment.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -339,6 +340,13 @@ namespace xwarp
         {
             facts.wait();
         }
+    }
+
+    bool host_environment_being_collected()
+    {
+        std::lock_guard<std::mutex> lock(host_facts_lock());
+        return host_facts().valid()
+               && host_facts().wait_for(std::chrono::seconds(0)) != std::future_status::ready;
     }
 
     environment cached_host_environment()

@@ -7,8 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include "xwarp/env/environment.hpp"
 #include "xwarp/os/process.hpp"
 #include "xwarp/os/tempdir.hpp"
+#include "xwarp/runner/runner.hpp"
 
 using namespace xwarp;
 
@@ -122,4 +124,23 @@ TEST(TempDir, RemovedOnScopeExit)
         EXPECT_TRUE(std::ifstream(path + "/a/b/file").good());
     }
     EXPECT_FALSE(std::ifstream(path + "/a/b/file").good());
+}
+
+// prepare_command starts the host-facts query (cudart) on another thread. A command that
+// ends before any pass read them, a usage error found after it, must not let the process
+// exit while that thread is still starting the driver: exit's cudart teardown crashed
+// warp-probe (SIGSEGV). ctest runs each test in a process of its own, so the query here is
+// this process's first.
+TEST(Runner, APreparedCommandLeavingItsScopeWaitsForTheHostFactsQuery)
+{
+    scoped_temp_dir shim("xwarp-test-shim-");
+    std::ofstream(shim.path() + "/sitecustomize.py") << "\n";
+    measure_options options;
+    options.command = {"/bin/true"};
+    options.shim_dir = shim.path();
+    {
+        const prepared_command command = prepare_command(options);
+        EXPECT_EQ(command.exe, "/bin/true");
+    }
+    EXPECT_FALSE(host_environment_being_collected());
 }

@@ -22,6 +22,9 @@ namespace xwarp
     // the driver's start then crashes the process (SIGSEGV after a usage error, under load).
     void finish_collecting_host_environment() noexcept;
 
+    // True while a started collection has not finished (for the test of the above).
+    bool host_environment_being_collected();
+
     // Adds what the measured program's Warp saw (version, Python, its device list) from the
     // shim's process records of the first good pass.
     void merge_target_facts(environment& env, const run_result& pass);
