@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "detector.hpp"
@@ -63,9 +64,11 @@ namespace xwarp
         {
             return {"option-change", {{"options", opts}}};
         }
-        std::multiset<std::string> plain_a, plain_b;  // keys of non-generic entries, with multiplicity
-        std::set<std::string> keys_a;
-        std::set<std::tuple<std::string, std::string, std::string>> entries_a;
+        // Views into the two snapshots, which outlive this call: no key is copied (this runs
+        // for every hash move, tens of thousands of times in a large report).
+        std::multiset<std::string_view> plain_a, plain_b;  // keys of non-generic entries, with multiplicity
+        std::set<std::string_view> keys_a;
+        std::set<std::tuple<std::string_view, std::string_view, std::string_view>> entries_a;
         for (const auto& k : a.kernels)
         {
             keys_a.insert(k.key);
@@ -75,7 +78,7 @@ namespace xwarp
                 plain_a.insert(k.key);
             }
         }
-        std::set<std::string> keys_b;
+        std::set<std::string_view> keys_b;
         for (const auto& k : b.kernels)
         {
             keys_b.insert(k.key);
@@ -87,7 +90,7 @@ namespace xwarp
         std::vector<std::string> added;    // plain kernel definitions new to the module
         std::vector<std::string> changed;  // plain kernels with new content under a known key
         json instances = json::array();    // new generic instances: {kernel, signature}
-        std::set<std::string> seen_added;
+        std::set<std::string_view> seen_added;
         for (const auto& k : b.kernels)
         {
             if (entries_a.count({k.key, k.hash, k.sig}))
@@ -111,7 +114,13 @@ namespace xwarp
             }
         }
         std::vector<std::string> removed;
-        std::set_difference(keys_a.begin(), keys_a.end(), keys_b.begin(), keys_b.end(), std::back_inserter(removed));
+        for (const auto key : keys_a)
+        {
+            if (!keys_b.count(key))
+            {
+                removed.emplace_back(key);
+            }
+        }
 
         if (!added.empty())
         {
@@ -127,7 +136,7 @@ namespace xwarp
             if (plain_b.count(key) > plain_a.count(key))
             {
                 return {"kernel-instances-added",
-                        {{"kernel", key}, {"instances_before", plain_a.count(key)}, {"instances_after", plain_b.count(key)}}};
+                        {{"kernel", std::string(key)}, {"instances_before", plain_a.count(key)}, {"instances_after", plain_b.count(key)}}};
             }
         }
         // A callee that changed shows as new content of every kernel calling it (Warp hashes
