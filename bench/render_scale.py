@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """How report rendering scales: generates reports of 1k, 10k and 100k module identities (one
 sample, half of the modules churning, 1,000,000 launches in run-length records), then times
-`warp-probe report` to HTML and to text, and `warp-probe compare` of a report with itself.
+`warp-probe report` to HTML and to text, and `warp-probe compare` of a report with itself, with
+the history store off and then on (a fresh store: compare's default path stores both sides).
 Prints, per size, the wall time, the peak memory (max RSS of the child) over the JSON size,
 and the HTML size; then the 100k / 10k time ratio (linear is 10).
 
@@ -17,7 +18,7 @@ import os
 import resource
 import subprocess
 
-# compare stores both sides in the history: this measures rendering, so the store stays off
+# compare stores both sides in the history: off unless a measurement turns it on
 os.environ["XWARP_HISTORY"] = "off"
 import sys
 import tempfile
@@ -62,10 +63,10 @@ def make_report(identities, launches=1_000_000):
             "samples": [{"index": 1, "cold": cold, "warm": warm}], "status": "ok"}
 
 
-def timed(cmd):
+def timed(cmd, env=None):
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     elapsed = time.perf_counter() - t0
     # ru_maxrss of children is the largest child so far: each size runs largest-last, so it grows
     peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -90,10 +91,13 @@ def main():
             t_html, peak_html = timed([a.probe, "report", str(src), "--format", "html", "-o", str(html)])
             t_text, _ = timed([a.probe, "report", str(src), "--format", "text", "-o", str(Path(tmp) / "r.txt")])
             t_cmp, peak_cmp = timed([a.probe, "compare", str(src), str(src)])
+            store = dict(os.environ, XWARP_HISTORY=str(Path(tmp) / f"history-{n}.sqlite3"))
+            t_hist, peak_hist = timed([a.probe, "compare", str(src), str(src)], env=store)
             results[n] = t_html
             print(f"{n:>7} identities: JSON {json_bytes / 2**20:7.1f} MB | html {t_html:6.2f} s, "
                   f"{html.stat().st_size / 2**20:5.2f} MB, peak {peak_html / json_bytes:4.1f} x JSON | "
-                  f"text {t_text:6.2f} s | compare {t_cmp:6.2f} s, peak {peak_cmp / json_bytes:4.1f} x JSON", flush=True)
+                  f"text {t_text:6.2f} s | compare {t_cmp:6.2f} s, peak {peak_cmp / json_bytes:4.1f} x JSON | "
+                  f"with the history {t_hist:6.2f} s, peak {peak_hist / json_bytes:4.1f} x JSON", flush=True)
     if 10000 in results and 100000 in results:
         print(f"html render time 100k / 10k: {results[100000] / results[10000]:.1f} (linear: 10)")
 

@@ -360,7 +360,7 @@ namespace xwarp
 
     std::int64_t history_store::add_report(const report& r, const std::string& kind)
     {
-        const std::string text = report_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        const std::string text = report_json_text(r);
         const std::string digest = digest_of(text);
         const history_run row = run_row_of(r, kind);
         const auto ids = identity_rows_of(r);
@@ -407,7 +407,7 @@ namespace xwarp
                 ins.bind(c++, row.identities);
                 ins.bind(c++, row.builds);
                 ins.bind(c++, row.whatif);
-                ins.bind(c++, text);
+                ins.bindNoCopy(c++, text);  // the report's text (tens of MB at scale) outlives exec(): no copy
                 ins.exec();
                 const std::int64_t id = db_->getLastInsertRowid();
                 SQLite::Statement id_row(*db_,
@@ -594,8 +594,7 @@ namespace xwarp
 
     std::optional<std::int64_t> history_store::find(const report& r)
     {
-        const std::string digest =
-            digest_of(report_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        const std::string digest = digest_of(report_json_text(r));
         return guarded(
             [&]() -> std::optional<std::int64_t>
             {

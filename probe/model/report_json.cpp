@@ -1,8 +1,10 @@
 // JSON mapping of the report model. Key names are the schema's (probe/schema/report.schema.json).
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
+#include <string>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -143,27 +145,59 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         cache_inventory, module_dirs, source_files, source_bytes, binary_files, binary_bytes, lto_files, lto_bytes)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(nvrtc_trace, module_dir, file, hash_prefix, events, events_dropped)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(run_result,
-                                                    wall_ms,
-                                                    exit_code,
-                                                    term_signal,
-                                                    timed_out,
-                                                    interrupted,
-                                                    spawn_error,
-                                                    module_loads,
-                                                    launches,
-                                                    launch_total,
-                                                    launches_truncated,
-                                                    processes,
-                                                    load_source,
-                                                    cache,
-                                                    stdout_tail,
-                                                    stderr_tail,
-                                                    error_line,
-                                                    stray_processes_killed,
-                                                    nvrtc_traces,
-                                                    notes)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(sample, index, cold, warm)
+    // A pass's and a sample's fields but their large arrays (the module loads and launches, the
+    // two passes): report_json_text writes those one element at a time, and to_json/from_json
+    // below add them back, so the field lists stay in one place each.
+    namespace fields_but_records
+    {
+        NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(run_result,
+                                                        wall_ms,
+                                                        exit_code,
+                                                        term_signal,
+                                                        timed_out,
+                                                        interrupted,
+                                                        spawn_error,
+                                                        launch_total,
+                                                        launches_truncated,
+                                                        processes,
+                                                        load_source,
+                                                        cache,
+                                                        stdout_tail,
+                                                        stderr_tail,
+                                                        error_line,
+                                                        stray_processes_killed,
+                                                        nvrtc_traces,
+                                                        notes)
+        NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(sample, index)
+    }
+
+    void to_json(json& j, const run_result& p)
+    {
+        fields_but_records::to_json(j, p);
+        j["module_loads"] = p.module_loads;
+        j["launches"] = p.launches;
+    }
+
+    void from_json(const json& j, run_result& p)
+    {
+        fields_but_records::from_json(j, p);
+        p.module_loads = j.value("module_loads", std::vector<module_load>{});
+        p.launches = j.value("launches", std::vector<launch_record>{});
+    }
+
+    void to_json(json& j, const sample& s)
+    {
+        fields_but_records::to_json(j, s);
+        j["cold"] = s.cold;
+        j["warm"] = s.warm;
+    }
+
+    void from_json(const json& j, sample& s)
+    {
+        fields_but_records::from_json(j, s);
+        s.cold = j.value("cold", run_result{});
+        s.warm = j.value("warm", std::optional<run_result>{});
+    }
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(stat, median, mad, values)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         identity, module, hash, device, block_dim, ms, builds, samples_seen, status, kernels)
@@ -360,28 +394,138 @@ namespace xwarp
         }
     }
 
+    namespace
+    {
+        // Everything report_to_json writes but the samples, the summary and the findings (the
+        // parts that grow with the program).
+        json report_fields_but_samples(const report& r)
+        {
+            json j;
+            j["schema_version"] = r.schema_version;
+            j["tool"] = r.tool;
+            j["created_utc"] = r.created_utc;
+            j["status"] = r.status;
+            j["label"] = r.label;
+            j["command"] = r.command;
+            j["cwd"] = r.cwd;
+            j["settings"] = r.run_settings;
+            j["setup_code"] = r.setup_code;
+            j["cell_code"] = r.cell_code;
+            j["environment"] = r.env;
+            j["declined"] = r.declined;
+            j["whatif"] = r.whatif;
+            j["warnings"] = r.warnings;
+            j["errors"] = r.errors;
+            return j;
+        }
+
+        void append_compact(std::string& out, const json& j)
+        {
+            out += j.dump(-1, ' ', false, json::error_handler_t::replace);
+        }
+
+        template <typename T>
+        void append_each(std::string& out, const std::vector<T>& items)
+        {
+            out += '[';
+            for (std::size_t i = 0; i < items.size(); ++i)
+            {
+                if (i > 0)
+                {
+                    out += ',';
+                }
+                append_compact(out, json(items[i]));
+            }
+            out += ']';
+        }
+
+        // An object as dump() writes it (keys in order, compact), with the members in `later`
+        // written by their functions in their place among the others.
+        void append_object(std::string& out,
+                           const json& head,
+                           const std::map<std::string, std::function<void()>>& later)
+        {
+            out += '{';
+            bool first = true;
+            auto key = [&](const std::string& k)
+            {
+                out += first ? "" : ",";
+                first = false;
+                append_compact(out, json(k));
+                out += ':';
+            };
+            auto next = later.begin();
+            for (const auto& [k, v] : head.items())
+            {
+                for (; next != later.end() && next->first < k; ++next)
+                {
+                    key(next->first);
+                    next->second();
+                }
+                key(k);
+                append_compact(out, v);
+            }
+            for (; next != later.end(); ++next)
+            {
+                key(next->first);
+                next->second();
+            }
+            out += '}';
+        }
+
+        void append_pass(std::string& out, const run_result& p)
+        {
+            json head;
+            fields_but_records::to_json(head, p);
+            append_object(out, head,
+                          {{"launches", [&] { append_each(out, p.launches); }},
+                           {"module_loads", [&] { append_each(out, p.module_loads); }}});
+        }
+    }
+
     json report_to_json(const report& r)
     {
-        json j;
-        j["schema_version"] = r.schema_version;
-        j["tool"] = r.tool;
-        j["created_utc"] = r.created_utc;
-        j["status"] = r.status;
-        j["label"] = r.label;
-        j["command"] = r.command;
-        j["cwd"] = r.cwd;
-        j["settings"] = r.run_settings;
-        j["setup_code"] = r.setup_code;
-        j["cell_code"] = r.cell_code;
-        j["environment"] = r.env;
-        j["samples"] = r.samples;
+        json j = report_fields_but_samples(r);
         j["summary"] = r.result;
         j["findings"] = r.findings;
-        j["declined"] = r.declined;
-        j["whatif"] = r.whatif;
-        j["warnings"] = r.warnings;
-        j["errors"] = r.errors;
+        j["samples"] = r.samples;
         return j;
+    }
+
+    std::string report_json_text(const report& r)
+    {
+        std::string out;
+        append_object(out, report_fields_but_samples(r),
+                      {{"findings", [&] { append_each(out, r.findings); }},
+                       {"summary", [&] { append_compact(out, json(r.result)); }},
+                       {"samples",
+                        [&]
+                        {
+                            out += '[';
+                            for (std::size_t i = 0; i < r.samples.size(); ++i)
+                            {
+                                out += i > 0 ? "," : "";
+                                const sample& s = r.samples[i];
+                                json head;
+                                fields_but_records::to_json(head, s);
+                                append_object(out, head,
+                                              {{"cold", [&] { append_pass(out, s.cold); }},
+                                               {"warm",
+                                                [&]
+                                                {
+                                                    if (s.warm)
+                                                    {
+                                                        append_pass(out, *s.warm);
+                                                    }
+                                                    else
+                                                    {
+                                                        out += "null";
+                                                    }
+                                                }}});
+                            }
+                            out += ']';
+                        }}});
+        return out;
     }
 
     namespace

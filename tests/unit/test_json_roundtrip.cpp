@@ -57,6 +57,24 @@ TEST(JsonRoundTrip, ReportSurvivesSaveAndLoad)
     EXPECT_EQ(back.env.gpus[0].name, "H200");
 }
 
+// The history stores and digests the report as report_json_text writes it, record by record;
+// it must be byte for byte what dumping the whole tree gives (or a run stored before would not
+// be found again by its digest). The sample report has a failed sample without a warm pass and
+// invalid UTF-8; the GPU fixture has every kind of record a real run writes.
+TEST(JsonRoundTrip, TheRecordByRecordTextIsTheWholeTreesDump)
+{
+    const auto whole = [](const report& r)
+    { return report_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
+    const report made = sample_report();
+    EXPECT_EQ(report_json_text(made), whole(made));
+    report gpu = load_report(std::string(XWARP_FIXTURES_DIR) + "/gpu-nvrtc-trace-report.json");
+    ASSERT_FALSE(gpu.samples.empty());
+    EXPECT_EQ(report_json_text(gpu), whole(gpu));
+    analyze(gpu);
+    EXPECT_EQ(report_json_text(gpu), whole(gpu));
+    EXPECT_EQ(report_json_text(report{}), whole(report{}));
+}
+
 TEST(JsonRoundTrip, RejectsOtherSchemaVersion)
 {
     nlohmann::json j = report_to_json(sample_report());

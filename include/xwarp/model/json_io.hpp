@@ -53,6 +53,11 @@ namespace xwarp
 
     nlohmann::json report_to_json(const report& r);
 
+    // report_to_json(r) as compact text (dump(-1), invalid UTF-8 replaced), without building
+    // the whole tree: the samples' module loads and launches are converted and written one at a
+    // time. A 10,000-identity report's tree takes ~190 MB; this keeps one record's.
+    std::string report_json_text(const report& r);
+
     // Throws report_error (never a raw nlohmann exception).
     report report_from_json(const nlohmann::json& j);
     report report_from_text(const std::string& text);
