@@ -106,8 +106,8 @@ namespace xwarp
                     {
                         continue;
                     }
-                    auto opt = ld.snapshot->options.find("enable_backward");
-                    if (opt == ld.snapshot->options.end() || !opt->is_boolean())
+                    auto opt = ld.snapshot->options->find("enable_backward");
+                    if (opt == ld.snapshot->options->end() || !opt->is_boolean())
                     {
                         continue;
                     }

@@ -372,8 +372,8 @@ namespace xwarp
                 }
                 for (const auto& [key, ev] : intended)
                 {
-                    auto opt = l.snapshot->options.find(key);
-                    if (opt == l.snapshot->options.end() || *opt == ev->new_value)
+                    auto opt = l.snapshot->options->find(key);
+                    if (opt == l.snapshot->options->end() || *opt == ev->new_value)
                     {
                         continue;
                     }

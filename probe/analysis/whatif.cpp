@@ -84,7 +84,7 @@ namespace xwarp
                 for (const auto& l : cold.module_loads)
                 {
                     if (l.status == load_status::compiled && l.snapshot && !is_warp_internal(l.module)
-                        && field_or(l.snapshot->options, "enable_backward", false) == true)
+                        && field_or(*l.snapshot->options, "enable_backward", false) == true)
                     {
                         add_unique(p.modules, l.module);
                     }

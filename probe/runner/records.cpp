@@ -90,7 +90,7 @@ namespace xwarp
             }
             if (auto it = j.find("options"); it != j.end() && it->is_object())
             {
-                s.options = *it;
+                s.options = shared_options(*it);
             }
             s.options_source = val<std::string>(j, "options_source", "");
             return s;

@@ -32,7 +32,7 @@ namespace xwarp::testing
         {
             s.kernels.push_back({k, "h" + k, "", false});
         }
-        s.options = {{"block_dim", block_dim}, {"enable_backward", true}};
+        s.options = shared_options({{"block_dim", block_dim}, {"enable_backward", true}});
         l.snapshot = s;
         return l;
     }

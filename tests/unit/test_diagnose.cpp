@@ -15,7 +15,7 @@ namespace
     {
         module_load l = load("m", "h", 100);
         l.snapshot->kernels = std::move(ks);
-        l.snapshot->options = std::move(options);
+        l.snapshot->options = shared_options(std::move(options));
         return l;
     }
 

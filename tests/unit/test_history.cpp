@@ -445,7 +445,9 @@ TEST(Budget, BackwardModulesCountsModulesBuiltWithAdjointCode)
         for (auto& l : smp.cold.module_loads)
         {
             ASSERT_TRUE(l.snapshot);
-            l.snapshot->options["enable_backward"] = false;
+            nlohmann::json options = *l.snapshot->options;
+            options["enable_backward"] = false;
+            l.snapshot->options = shared_options(options);
         }
     }
     const auto met = check_budget(forward, parse_budget("backward-modules<=0"));

@@ -39,7 +39,7 @@ TEST(Records, LateKernelFixture)
     EXPECT_EQ(rec.loads[0].pid, p.pid);
     ASSERT_TRUE(rec.loads[1].snapshot);
     EXPECT_EQ(rec.loads[1].snapshot->kernels.size(), 2u);
-    EXPECT_EQ(rec.loads[1].snapshot->options.value("block_dim", 0), 1);
+    EXPECT_EQ(rec.loads[1].snapshot->options->value("block_dim", 0), 1);
     ASSERT_TRUE(rec.loads[0].native_ms);
     EXPECT_GT(*rec.loads[0].native_ms, 0.0);
 

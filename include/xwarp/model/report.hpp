@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -82,12 +83,30 @@ namespace xwarp
         nlohmann::json types;  // a generic instance's argument types as data (for preregister-overloads)
     };
 
+    // A module's resolved options, read-only and shared: the loads of a program carry a few
+    // distinct option sets between them (they differ by block_dim, if at all), and holding one
+    // copy each took ~10 MB of a 10,000-identity report's ~52 MB. A new value is compared with
+    // the last few distinct ones made on this thread and shares one that is equal.
+    class shared_options
+    {
+    public:
+        shared_options();  // an empty object
+        explicit shared_options(nlohmann::json value);
+        const nlohmann::json& operator*() const { return *m_value; }
+        const nlohmann::json* operator->() const { return m_value.get(); }
+
+    private:
+        std::shared_ptr<const nlohmann::json> m_value;
+    };
+    void to_json(nlohmann::json& j, const shared_options& o);
+    void from_json(const nlohmann::json& j, shared_options& o);
+
     // What a module identity was made of when it loaded (recorded by the shim's hooks).
     struct content_snapshot
     {
         std::vector<kernel_entry> kernels;
         std::map<std::string, std::string> functions;  // user @wp.func key -> deep hash
-        nlohmann::json options = nlohmann::json::object();  // resolved module options
+        shared_options options;      // resolved module options
         std::string options_source;  // "resolved" (Warp >= 1.13) or "module"
     };
 

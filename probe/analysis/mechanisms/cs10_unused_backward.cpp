@@ -33,8 +33,8 @@ namespace xwarp::detect
                 {
                     continue;
                 }
-                const auto eb = l.snapshot->options.find("enable_backward");
-                if (eb != l.snapshot->options.end() && eb->is_boolean() && eb->get<bool>())
+                const auto eb = l.snapshot->options->find("enable_backward");
+                if (eb != l.snapshot->options->end() && eb->is_boolean() && eb->get<bool>())
                 {
                     built.add(l.module);
                     ms += l.work_ms();

@@ -59,7 +59,7 @@ namespace xwarp::detect
                 continue;
             }
             smallest = std::min(smallest, removable(l));
-            nlohmann::json options = l.snapshot->options;
+            nlohmann::json options = *l.snapshot->options;
             if (options.is_object())
             {
                 options.erase("block_dim");

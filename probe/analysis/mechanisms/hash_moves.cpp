@@ -59,7 +59,7 @@ namespace xwarp
         }
         const auto& a = *before.snapshot;
         const auto& b = *after.snapshot;
-        json opts = diff_options(a.options, b.options);
+        json opts = diff_options(*a.options, *b.options);
         if (!opts.empty())
         {
             return {"option-change", {{"options", opts}}};
