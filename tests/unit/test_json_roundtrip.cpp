@@ -122,3 +122,23 @@ TEST(JsonRoundTrip, MissingFile)
         EXPECT_EQ(e.which(), report_error::kind::missing);
     }
 }
+
+// Equal option sets read for different loads share one value; a different set does not.
+TEST(JsonRoundTrip, EqualModuleOptionsAreHeldOnce)
+{
+    const shared_options a(nlohmann::json{{"block_dim", 256}, {"enable_backward", false}});
+    const shared_options b(nlohmann::json{{"enable_backward", false}, {"block_dim", 256}});
+    const shared_options c(nlohmann::json{{"block_dim", 128}, {"enable_backward", false}});
+    EXPECT_EQ(&*a, &*b);
+    EXPECT_NE(&*a, &*c);
+    EXPECT_EQ((*c)["block_dim"], 128);
+    EXPECT_TRUE(shared_options()->is_object() && shared_options()->empty());
+
+    report r = sample_report();
+    const report back = report_from_text(report_json_text(r));
+    const auto& loads = back.samples[0].cold.module_loads;
+    ASSERT_GE(loads.size(), 2u);
+    ASSERT_TRUE(loads[0].snapshot && loads[1].snapshot);
+    EXPECT_EQ(*loads[0].snapshot->options, *loads[1].snapshot->options);
+    EXPECT_EQ(&*loads[0].snapshot->options, &*loads[1].snapshot->options);
+}
