@@ -396,9 +396,9 @@ namespace xwarp
 
     namespace
     {
-        // Everything report_to_json writes but the samples, the summary and the findings (the
-        // parts that grow with the program).
-        json report_fields_but_samples(const report& r)
+        // Everything report_to_json writes but the parts that grow with the program: the
+        // samples, the summary and the findings.
+        json report_fixed_fields(const report& r)
         {
             json j;
             j["schema_version"] = r.schema_version;
@@ -424,8 +424,9 @@ namespace xwarp
             out += j.dump(-1, ' ', false, json::error_handler_t::replace);
         }
 
-        template <typename T>
-        void append_each(std::string& out, const std::vector<T>& items)
+        // An array as dump() writes it, each element written by `write`.
+        template <typename T, typename Write>
+        void append_array(std::string& out, const std::vector<T>& items, Write write)
         {
             out += '[';
             for (std::size_t i = 0; i < items.size(); ++i)
@@ -434,9 +435,15 @@ namespace xwarp
                 {
                     out += ',';
                 }
-                append_compact(out, json(items[i]));
+                write(items[i]);
             }
             out += ']';
+        }
+
+        template <typename T>
+        void append_each(std::string& out, const std::vector<T>& items)
+        {
+            append_array(out, items, [&](const T& item) { append_compact(out, json(item)); });
         }
 
         // An object as dump() writes it (keys in order, compact), with the members in `later`
@@ -481,11 +488,20 @@ namespace xwarp
                           {{"launches", [&] { append_each(out, p.launches); }},
                            {"module_loads", [&] { append_each(out, p.module_loads); }}});
         }
+
+        void append_sample(std::string& out, const sample& s)
+        {
+            json head;
+            fields_but_records::to_json(head, s);
+            append_object(out, head,
+                          {{"cold", [&] { append_pass(out, s.cold); }},
+                           {"warm", [&] { s.warm ? append_pass(out, *s.warm) : append_compact(out, json()); }}});
+        }
     }
 
     json report_to_json(const report& r)
     {
-        json j = report_fields_but_samples(r);
+        json j = report_fixed_fields(r);
         j["summary"] = r.result;
         j["findings"] = r.findings;
         j["samples"] = r.samples;
@@ -495,36 +511,10 @@ namespace xwarp
     std::string report_json_text(const report& r)
     {
         std::string out;
-        append_object(out, report_fields_but_samples(r),
+        append_object(out, report_fixed_fields(r),
                       {{"findings", [&] { append_each(out, r.findings); }},
                        {"summary", [&] { append_compact(out, json(r.result)); }},
-                       {"samples",
-                        [&]
-                        {
-                            out += '[';
-                            for (std::size_t i = 0; i < r.samples.size(); ++i)
-                            {
-                                out += i > 0 ? "," : "";
-                                const sample& s = r.samples[i];
-                                json head;
-                                fields_but_records::to_json(head, s);
-                                append_object(out, head,
-                                              {{"cold", [&] { append_pass(out, s.cold); }},
-                                               {"warm",
-                                                [&]
-                                                {
-                                                    if (s.warm)
-                                                    {
-                                                        append_pass(out, *s.warm);
-                                                    }
-                                                    else
-                                                    {
-                                                        out += "null";
-                                                    }
-                                                }}});
-                            }
-                            out += ']';
-                        }}});
+                       {"samples", [&] { append_array(out, r.samples, [&](const sample& s) { append_sample(out, s); }); }}});
         return out;
     }
 

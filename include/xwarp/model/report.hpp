@@ -84,9 +84,10 @@ namespace xwarp
     };
 
     // A module's resolved options, read-only and shared: the loads of a program carry a few
-    // distinct option sets between them (they differ by block_dim, if at all), and holding one
-    // copy each took ~10 MB of a 10,000-identity report's ~52 MB. A new value is compared with
-    // the last few distinct ones made on this thread and shares one that is equal.
+    // distinct option sets between them (they differ by block_dim, if at all), and a report of
+    // 10,000 identities held one copy per load (each a map of ten-odd options in a real run). A
+    // new value is compared with the last few distinct ones made on this thread and shares one
+    // that is equal.
     class shared_options
     {
     public:

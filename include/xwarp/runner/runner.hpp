@@ -73,9 +73,6 @@ namespace xwarp
     // then crashes the process.
     struct host_facts_wait
     {
-        host_facts_wait() = default;
-        host_facts_wait(const host_facts_wait&) = default;
-        host_facts_wait& operator=(const host_facts_wait&) = default;
         ~host_facts_wait();
     };
 
