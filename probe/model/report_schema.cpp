@@ -1,5 +1,8 @@
 // The report's field types, checked with valijson against the project's JSON Schema (its text
 // is compiled in: report_schema_text.cpp is generated from probe/schema/report.schema.json).
+#include <algorithm>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
@@ -68,10 +71,210 @@ namespace xwarp
             return path.empty() ? "/" : path;
         }
 
+        // A quick pass over a record, checking only the keywords this file's records use (type,
+        // properties, items, $ref, anyOf, enum, minimum), with exact JSON types and nothing
+        // allocated. It is stricter than valijson (weak types, integral floats): when it accepts,
+        // valijson would too, so valijson runs only for a record it does not accept, to decide
+        // and word the error. A keyword it does not know makes its node never accept. Valijson
+        // builds a context path and a set of matched names for every object it visits, which was
+        // a sixth of loading a large report.
+        class quick_type_check
+        {
+        public:
+            explicit quick_type_check(const json& document) : m_document(document)
+            {
+                m_root = compile(document);
+            }
+
+            bool accepts(const json& j) const { return accepts(m_root, j); }
+
+        private:
+            enum type_bit : unsigned
+            {
+                t_null = 1,
+                t_boolean = 2,
+                t_integer = 4,
+                t_number = 8,
+                t_string = 16,
+                t_array = 32,
+                t_object = 64,
+            };
+            struct node
+            {
+                bool understood = true;
+                unsigned types = 0;  // 0: any type
+                std::vector<std::pair<std::string, std::size_t>> properties;
+                std::optional<std::size_t> items;
+                std::vector<std::size_t> any_of;
+                const json* enum_values = nullptr;
+                std::optional<double> minimum;
+            };
+            const json& m_document;
+            std::vector<node> m_nodes;
+            std::map<std::string, std::size_t> m_defs;  // compiled $defs, by reference text
+            std::size_t m_root = 0;
+
+            static unsigned type_bits(const std::string& name)
+            {
+                static const std::map<std::string, unsigned> bits{
+                    {"null", t_null},       {"boolean", t_boolean}, {"integer", t_integer}, {"number", t_number},
+                    {"string", t_string},   {"array", t_array},     {"object", t_object}};
+                auto it = bits.find(name);
+                return it == bits.end() ? 0 : it->second;
+            }
+
+            static unsigned type_of(const json& j)
+            {
+                switch (j.type())
+                {
+                    case json::value_t::null: return t_null;
+                    case json::value_t::boolean: return t_boolean;
+                    case json::value_t::number_integer:
+                    case json::value_t::number_unsigned: return t_integer | t_number;
+                    case json::value_t::number_float: return t_number;
+                    case json::value_t::string: return t_string;
+                    case json::value_t::array: return t_array;
+                    case json::value_t::object: return t_object;
+                    default: return 0;  // binary, discarded: valijson decides
+                }
+            }
+
+            std::size_t compile(const json& s)
+            {
+                const std::size_t at = m_nodes.size();
+                m_nodes.emplace_back();
+                node n;
+                if (!s.is_object())
+                {
+                    n.understood = false;
+                    m_nodes[at] = std::move(n);
+                    return at;
+                }
+                if (auto ref = s.find("$ref"); ref != s.end())
+                {
+                    // draft 7: a $ref's siblings are ignored
+                    const std::string text = ref->is_string() ? ref->get<std::string>() : "";
+                    if (auto known = m_defs.find(text); known != m_defs.end())
+                    {
+                        n.any_of.push_back(known->second);
+                    }
+                    else if (text.rfind("#/$defs/", 0) == 0 && m_document.contains("$defs")
+                             && m_document["$defs"].contains(text.substr(8)))
+                    {
+                        m_defs[text] = m_nodes.size();  // before compiling it: a def may refer to itself
+                        n.any_of.push_back(compile(m_document["$defs"][text.substr(8)]));
+                    }
+                    else
+                    {
+                        n.understood = false;
+                    }
+                    m_nodes[at] = std::move(n);
+                    return at;
+                }
+                for (const auto& [keyword, value] : s.items())
+                {
+                    if (keyword == "description" || keyword == "title" || keyword == "$defs" || keyword == "default")
+                    {
+                        continue;
+                    }
+                    if (keyword == "type")
+                    {
+                        for (const auto& t : value.is_array() ? value : json::array({value}))
+                        {
+                            const unsigned bit = t.is_string() ? type_bits(t.get<std::string>()) : 0;
+                            n.understood = n.understood && bit != 0;
+                            n.types |= bit == t_number ? (t_number | t_integer) : bit;
+                        }
+                    }
+                    else if (keyword == "properties" && value.is_object())
+                    {
+                        for (const auto& [name, sub] : value.items())
+                        {
+                            n.properties.emplace_back(name, compile(sub));
+                        }
+                    }
+                    else if (keyword == "items" && value.is_object())
+                    {
+                        n.items = compile(value);
+                    }
+                    else if (keyword == "anyOf" && value.is_array() && !value.empty() && n.any_of.empty())
+                    {
+                        for (const auto& sub : value)
+                        {
+                            n.any_of.push_back(compile(sub));
+                        }
+                    }
+                    else if (keyword == "enum" && value.is_array())
+                    {
+                        n.enum_values = &value;
+                    }
+                    else if (keyword == "minimum" && value.is_number())
+                    {
+                        n.minimum = value.get<double>();
+                    }
+                    else
+                    {
+                        n.understood = false;
+                    }
+                }
+                m_nodes[at] = std::move(n);
+                return at;
+            }
+
+            bool accepts(std::size_t at, const json& j) const
+            {
+                const node& n = m_nodes[at];
+                if (!n.understood)
+                {
+                    return false;
+                }
+                const unsigned type = type_of(j);
+                if (type == 0 || (n.types != 0 && (n.types & type) == 0))
+                {
+                    return false;
+                }
+                if (n.enum_values && std::find(n.enum_values->begin(), n.enum_values->end(), j) == n.enum_values->end())
+                {
+                    return false;
+                }
+                if (n.minimum && j.is_number() && j.get<double>() < *n.minimum)
+                {
+                    return false;
+                }
+                if (j.is_object())
+                {
+                    for (const auto& [name, sub] : n.properties)
+                    {
+                        if (auto member = j.find(name); member != j.end() && !accepts(sub, *member))
+                        {
+                            return false;
+                        }
+                    }
+                }
+                if (n.items && j.is_array())
+                {
+                    for (const auto& element : j)
+                    {
+                        if (!accepts(*n.items, element))
+                        {
+                            return false;
+                        }
+                    }
+                }
+                if (!n.any_of.empty()
+                    && std::none_of(n.any_of.begin(), n.any_of.end(), [&](std::size_t sub) { return accepts(sub, j); }))
+                {
+                    return false;
+                }
+                return true;
+            }
+        };
+
         struct compiled_schema
         {
             json document;
             valijson::Schema schema;
+            std::optional<quick_type_check> quick;  // records only: the whole report is checked once
 
             // The whole report, or one of its $defs (a record the reader streams).
             explicit compiled_schema(const std::string& def = "")
@@ -85,6 +288,10 @@ namespace xwarp
                 valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
                 valijson::adapters::NlohmannJsonAdapter adapter(document);
                 parser.populateSchema(adapter, schema);
+                if (!def.empty())
+                {
+                    quick.emplace(document);
+                }
             }
         };
 
@@ -113,10 +320,32 @@ namespace xwarp
         check_against(compiled, j, "");
     }
 
+    namespace
+    {
+        const compiled_schema& record_schema(record_kind kind)
+        {
+            static const compiled_schema module_load_schema("module_load");
+            static const compiled_schema launch_schema("launch_record");
+            return kind == record_kind::module_load ? module_load_schema : launch_schema;
+        }
+    }
+
     void check_record_types(const json& record, record_kind kind, const std::string& at)
     {
-        static const compiled_schema module_load_schema("module_load");
-        static const compiled_schema launch_schema("launch_record");
-        check_against(kind == record_kind::module_load ? module_load_schema : launch_schema, record, at);
+        if (record_types_pass_quickly(record, kind))
+        {
+            return;
+        }
+        check_record_types_by_schema(record, kind, at);
+    }
+
+    bool record_types_pass_quickly(const json& record, record_kind kind)
+    {
+        return record_schema(kind).quick->accepts(record);
+    }
+
+    void check_record_types_by_schema(const json& record, record_kind kind, const std::string& at)
+    {
+        check_against(record_schema(kind), record, at);
     }
 }

@@ -1,3 +1,6 @@
+#include <fstream>
+#include <functional>
+
 #include <gtest/gtest.h>
 
 #include "builders.hpp"
@@ -141,4 +144,79 @@ TEST(JsonRoundTrip, EqualModuleOptionsAreHeldOnce)
     ASSERT_TRUE(loads[0].snapshot && loads[1].snapshot);
     EXPECT_EQ(*loads[0].snapshot->options, *loads[1].snapshot->options);
     EXPECT_EQ(&*loads[0].snapshot->options, &*loads[1].snapshot->options);
+}
+
+namespace
+{
+    // Every value in a record, each replaced in turn by a value of every JSON type.
+    void each_retyped(const nlohmann::json& record, const std::function<void(const nlohmann::json&)>& visit)
+    {
+        static const std::vector<nlohmann::json> replacements{
+            nullptr, true, 0, -1, 7, 2.5, "x", nlohmann::json::array(), nlohmann::json::object(),
+            nlohmann::json::array({"x"}), nlohmann::json::array({1}), nlohmann::json{{"x", 1}}};
+        const nlohmann::json flat = record.flatten();
+        for (const auto& [pointer, value] : flat.items())
+        {
+            // the pointer itself and each object or array above it
+            for (std::string path = pointer; !path.empty(); path = path.substr(0, path.rfind('/')))
+            {
+                for (const auto& replacement : replacements)
+                {
+                    nlohmann::json retyped = record;
+                    retyped[nlohmann::json::json_pointer(path)] = replacement;
+                    visit(retyped);
+                }
+            }
+        }
+    }
+}
+
+// The quick pass skips valijson only for records valijson accepts: tried on every record of a
+// real GPU run (loads with snapshots, LTO artifacts, launch runs) with each of its values retyped
+// every way. It must also accept the real records as they are, or it saves nothing.
+TEST(JsonRoundTrip, TheQuickRecordCheckNeverAcceptsWhatTheSchemaRefuses)
+{
+    std::ifstream in(std::string(XWARP_FIXTURES_DIR) + "/gpu-nvrtc-trace-report.json");
+    const nlohmann::json fixture = nlohmann::json::parse(in);
+    int records = 0;
+    int tried = 0;
+    int refused = 0;
+    for (const auto& smp : fixture.at("samples"))
+    {
+        for (const char* pass_name : {"cold", "warm"})
+        {
+            if (!smp.contains(pass_name) || smp[pass_name].is_null())
+            {
+                continue;
+            }
+            for (const auto& [member, kind] : {std::make_pair("module_loads", record_kind::module_load),
+                                               std::make_pair("launches", record_kind::launch)})
+            {
+                for (const auto& record : smp[pass_name].value(member, nlohmann::json::array()))
+                {
+                    ++records;
+                    EXPECT_TRUE(record_types_pass_quickly(record, kind)) << record.dump();
+                    each_retyped(record, [&](const nlohmann::json& retyped) {
+                        ++tried;
+                        bool schema_accepts = true;
+                        try
+                        {
+                            check_record_types_by_schema(retyped, kind, "/r");
+                        }
+                        catch (const report_error&)
+                        {
+                            schema_accepts = false;
+                            ++refused;
+                        }
+                        if (record_types_pass_quickly(retyped, kind))
+                        {
+                            EXPECT_TRUE(schema_accepts) << retyped.dump();
+                        }
+                    });
+                }
+            }
+        }
+    }
+    EXPECT_GE(records, 4);
+    EXPECT_GT(refused, tried / 4);  // the retyping reaches typed fields, not only free ones
 }

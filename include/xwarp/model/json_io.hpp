@@ -51,6 +51,12 @@ namespace xwarp
     };
     void check_record_types(const nlohmann::json& record, record_kind kind, const std::string& at);
 
+    // The two halves of check_record_types, apart for the test that the first never accepts
+    // what the second refuses: a quick pass over the types (no allocation), then, for a record
+    // it does not accept, valijson against the schema (which decides, and names the field).
+    bool record_types_pass_quickly(const nlohmann::json& record, record_kind kind);
+    void check_record_types_by_schema(const nlohmann::json& record, record_kind kind, const std::string& at);
+
     nlohmann::json report_to_json(const report& r);
 
     // report_to_json(r) as compact text (dump(-1), invalid UTF-8 replaced), without building
