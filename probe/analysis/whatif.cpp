@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 
 #include "xwarp/analysis/compare.hpp"
@@ -237,7 +236,6 @@ namespace xwarp
             }
             else if (lever == "shared-module")
             {
-                static const std::regex unique_name(R"(^(.+)_([0-9a-f]{8})$)");
                 std::vector<std::string> names;
                 for (const auto* f : fs)
                 {
@@ -249,8 +247,7 @@ namespace xwarp
                 std::vector<std::string> kernels;
                 for (const auto& l : cold.module_loads)
                 {
-                    std::smatch match;
-                    const bool named = names.empty() ? std::regex_match(l.module, match, unique_name)
+                    const bool named = names.empty() ? !unique_module_kernel(l.module).empty()
                                                      : std::find(names.begin(), names.end(), l.module) != names.end();
                     if (named && l.snapshot && l.snapshot->kernels.size() == 1)
                     {

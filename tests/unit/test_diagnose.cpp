@@ -2,6 +2,8 @@
 // (block_dim duplication, LTO) from records, and the small-share stop rule.
 #include <gtest/gtest.h>
 
+#include "xwarp/analysis/mechanisms.hpp"
+
 #include "builders.hpp"
 #include "xwarp/analysis/diagnose.hpp"
 #include "xwarp/analysis/summarize.hpp"
@@ -40,6 +42,18 @@ namespace
         }
         return nullptr;
     }
+}
+
+// Warp names a module="unique" module after its kernel and the first 8 hex digits of its hash.
+TEST(Classify, AUniqueModulesNameGivesItsKernel)
+{
+    EXPECT_EQ(unique_module_kernel("integrate_1a2b3c4d"), "integrate");
+    EXPECT_EQ(unique_module_kernel("my_kernel_v2_00ff00ff"), "my_kernel_v2");
+    EXPECT_EQ(unique_module_kernel("integrate_1A2B3C4D"), "");  // Warp writes lowercase
+    EXPECT_EQ(unique_module_kernel("integrate_1a2b3c4"), "");
+    EXPECT_EQ(unique_module_kernel("integrate-1a2b3c4d"), "");
+    EXPECT_EQ(unique_module_kernel("_1a2b3c4d"), "");
+    EXPECT_EQ(unique_module_kernel("__main__"), "");
 }
 
 TEST(Classify, EachKindOfHashChange)

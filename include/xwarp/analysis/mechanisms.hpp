@@ -5,6 +5,7 @@
 #define XWARP_ANALYSIS_MECHANISMS_HPP
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,10 @@ namespace xwarp
     const mechanism_info* find_mechanism(const std::string& id);
 
     nlohmann::json mechanisms_to_json();
+
+    // The kernel a module="unique" module was made for: Warp names such a module
+    // "<kernel>_<the first 8 hex digits of its hash>". Empty when the name has another form.
+    std::string_view unique_module_kernel(std::string_view module);
 }
 
 #endif

@@ -2,16 +2,35 @@
 // what merging would save, grouped by what a merge must keep equal.
 #include <limits>
 #include <map>
-#include <regex>
 #include <tuple>
 
 #include "detector.hpp"
+#include "xwarp/analysis/mechanisms.hpp"
+
+namespace xwarp
+{
+    std::string_view unique_module_kernel(std::string_view module)
+    {
+        constexpr std::size_t suffix = 9;  // "_" and 8 lowercase hex digits
+        if (module.size() <= suffix || module[module.size() - suffix] != '_')
+        {
+            return {};
+        }
+        for (char c : module.substr(module.size() - suffix + 1))
+        {
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            {
+                return {};
+            }
+        }
+        return module.substr(0, module.size() - suffix);
+    }
+}
 
 namespace xwarp::detect
 {
     granular_modules granular(const run_result& run)
     {
-        static const std::regex unique_name(R"(^(.+)_([0-9a-f]{8})$)");
         struct per_module
         {
             const module_load* last = nullptr;
@@ -43,8 +62,8 @@ namespace xwarp::detect
             const auto& m = modules.at(key);
             const module_load& l = *m.last;
             const auto& ks = l.snapshot->kernels;
-            std::smatch match;
-            const bool unique = std::regex_match(l.module, match, unique_name) && ks.size() == 1 && ks[0].key == match[1].str();
+            const std::string_view kernel = unique_module_kernel(l.module);
+            const bool unique = !kernel.empty() && ks.size() == 1 && ks[0].key == kernel;
             const bool small = !unique && ks.size() <= 2;
             if (!unique && !small)
             {
