@@ -257,9 +257,9 @@ namespace xwarp
 
     std::size_t identity_key_hash::operator()(const identity_key& k) const noexcept
     {
-        std::size_t h = std::hash<std::string>{}(std::get<0>(k));
-        h = mix(h, std::hash<std::string>{}(std::get<1>(k)));
-        h = mix(h, std::hash<std::string>{}(std::get<2>(k)));
+        std::size_t h = std::hash<std::string_view>{}(std::get<0>(k));
+        h = mix(h, std::hash<std::string_view>{}(std::get<1>(k)));
+        h = mix(h, std::hash<std::string_view>{}(std::get<2>(k)));
         return mix(h, std::hash<int>{}(std::get<3>(k)));
     }
 

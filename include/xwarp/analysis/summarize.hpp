@@ -4,6 +4,7 @@
 #define XWARP_ANALYSIS_SUMMARIZE_HPP
 
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -17,8 +18,10 @@ namespace xwarp
     inline constexpr double small_share_threshold = 0.10;       // COMPILE_SMALL_SHARE below this
     inline constexpr double link_dominated_threshold = 0.50;    // LINK_DOMINATED above this share
 
-    // (module, hash, device, block_dim): a module identity.
-    using identity_key = std::tuple<std::string, std::string, std::string, int>;
+    // (module, hash, device, block_dim): a module identity, as views of the load's strings (valid
+    // while the report holding the load is: the tables keyed by it live inside one analysis).
+    // Copying three heap strings per load per table was a fifth of a large report's analysis.
+    using identity_key = std::tuple<std::string_view, std::string_view, std::string_view, int>;
     identity_key key_of(const module_load& l);
 
     // Hashes for the lookup tables the summary keeps per identity and per (module, device):

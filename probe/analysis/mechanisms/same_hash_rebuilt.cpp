@@ -45,9 +45,12 @@ namespace xwarp::detect
             const auto causes = cache_causes(ctx.first_cold(), nullptr);
             for (const auto& [k, v] : extra_per_sample)
             {
-                finding f = make_finding("same-hash-rebuilt", std::get<0>(k), std::get<2>(k));
-                f.cause = {{"hash", std::get<1>(k).substr(0, 7)}, {"block_dim", std::get<3>(k)}, {"builds", builds_first[k]}};
-                f.evidence = "identity " + std::get<0>(k) + " " + std::get<1>(k).substr(0, 7) + " on " + std::get<2>(k)
+                const std::string module(std::get<0>(k));
+                const std::string hash(std::get<1>(k).substr(0, 7));
+                const std::string device(std::get<2>(k));
+                finding f = make_finding("same-hash-rebuilt", module, device);
+                f.cause = {{"hash", hash}, {"block_dim", std::get<3>(k)}, {"builds", builds_first[k]}};
+                f.evidence = "identity " + module + " " + hash + " on " + device
                              + " was compiled " + std::to_string(builds_first[k])
                              + " times in one pass: the cache was bypassed or cleared between loads, or processes "
                                "built it concurrently";
