@@ -123,7 +123,8 @@ namespace xwarp
             return summed / covered;
         }
 
-        void add_unique(std::vector<std::string>& v, const std::string& s);
+        template <typename String>
+        void add_unique(std::vector<String>& v, const String& s);
 
         // --nvrtc-trace: the phases NVRTC traced for this CUDA build (its folder wp_<module>_<hash7>
         // names the identity), placed inside the load's native compile on NVRTC's own clock,
@@ -233,7 +234,8 @@ namespace xwarp
             return t;
         }
 
-        void add_unique(std::vector<std::string>& v, const std::string& s)
+        template <typename String>
+        void add_unique(std::vector<String>& v, const String& s)
         {
             if (std::find(v.begin(), v.end(), s) == v.end())
             {
@@ -263,9 +265,9 @@ namespace xwarp
         return mix(h, std::hash<int>{}(std::get<3>(k)));
     }
 
-    std::size_t string_pair_hash::operator()(const std::pair<std::string, std::string>& k) const noexcept
+    std::size_t string_pair_hash::operator()(const std::pair<std::string_view, std::string_view>& k) const noexcept
     {
-        return mix(std::hash<std::string>{}(k.first), std::hash<std::string>{}(k.second));
+        return mix(std::hash<std::string_view>{}(k.first), std::hash<std::string_view>{}(k.second));
     }
 
     std::string describe_failure(const run_result& run, std::optional<double> timeout_s)
@@ -536,10 +538,10 @@ namespace xwarp
                          [](const identity& a, const identity& b) { return a.ms > b.ms; });
 
         {
-            std::unordered_map<std::pair<std::string, std::string>, std::size_t, string_pair_hash> index;
+            std::unordered_map<std::pair<std::string_view, std::string_view>, std::size_t, string_pair_hash> index;
             for (const auto& id : s.identities)
             {
-                auto key = std::make_pair(id.module, id.device);
+                const auto key = std::pair<std::string_view, std::string_view>(id.module, id.device);
                 auto it = index.find(key);
                 if (it == index.end())
                 {
@@ -558,34 +560,37 @@ namespace xwarp
         // churn (several hashes at one block_dim) and block_dim spread (several block_dims).
         struct group_acc
         {
-            std::map<int, std::vector<std::string>> hashes_by_bd;  // in first-seen order
+            std::map<int, std::vector<std::string_view>> hashes_by_bd;  // in first-seen order
             std::vector<int> bds;
             std::map<int, std::vector<std::string>> kernel_set_by_bd;
             bool sets_known = true;
         };
-        std::unordered_map<std::pair<std::string, std::string>, group_acc, string_pair_hash> groups;
-        std::vector<std::pair<std::string, std::string>> group_order;
+        // keyed by views of the loads' (module, device), which outlive these tables
+        using module_device = std::pair<std::string_view, std::string_view>;
+        std::unordered_map<module_device, group_acc, string_pair_hash> groups;
+        std::vector<module_device> group_order;
         for (const auto* smp : good)
         {
             for (const auto& l : smp->cold.module_loads)
             {
-                auto gk = std::make_pair(l.module, l.device);
-                if (!groups.count(gk))
+                const module_device gk{l.module, l.device};
+                auto [at, added] = groups.try_emplace(gk);
+                if (added)
                 {
                     group_order.push_back(gk);
                 }
-                auto& g = groups[gk];
+                auto& g = at->second;
                 int bd = l.block_dim.value_or(-1);
                 if (std::find(g.bds.begin(), g.bds.end(), bd) == g.bds.end())
                 {
                     g.bds.push_back(bd);
                     g.kernel_set_by_bd[bd] = kernel_set(l);
                 }
-                add_unique(g.hashes_by_bd[bd], l.hash);
+                add_unique(g.hashes_by_bd[bd], std::string_view(l.hash));
                 g.sets_known = g.sets_known && l.snapshot.has_value();
             }
         }
-        auto identity_ms = [&](const std::string& module, const std::string& hash, const std::string& device, int bd)
+        auto identity_ms = [&](std::string_view module, std::string_view hash, std::string_view device, int bd)
         {
             auto it = ident.find(identity_key{module, hash, device, bd});
             if (it == ident.end())
@@ -604,15 +609,15 @@ namespace xwarp
                 first_load_of.emplace(key_of(l), &l);
             }
         }
-        auto first_load = [&](const std::string& module, const std::string& device, int bd,
-                              const std::string& hash) -> const module_load*
+        auto first_load = [&](std::string_view module, std::string_view device, int bd,
+                              std::string_view hash) -> const module_load*
         {
             auto it = first_load_of.find(identity_key{module, hash, device, bd});
             return it == first_load_of.end() ? nullptr : it->second;
         };
         for (const auto& gk : group_order)
         {
-            const auto& g = groups[gk];
+            const auto& g = groups.at(gk);
             for (int bd : g.bds)
             {
                 const auto& hs = g.hashes_by_bd.at(bd);
@@ -622,7 +627,7 @@ namespace xwarp
                     rg.module = gk.first;
                     rg.device = gk.second;
                     rg.kind = "hash-churn";
-                    rg.hashes = hs;
+                    rg.hashes.assign(hs.begin(), hs.end());
                     rg.block_dims = {bd};
                     rg.kernel_sets_known = g.sets_known;
                     for (const auto& h : hs)
@@ -654,7 +659,7 @@ namespace xwarp
                 {
                     for (const auto& h : g.hashes_by_bd.at(bd))
                     {
-                        rg.hashes.push_back(h);
+                        rg.hashes.emplace_back(h);
                         auto [ms, b] = identity_ms(gk.first, h, gk.second, bd);
                         rg.ms += ms;
                         rg.builds += b;

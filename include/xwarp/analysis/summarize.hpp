@@ -34,7 +34,7 @@ namespace xwarp
     };
     struct string_pair_hash
     {
-        std::size_t operator()(const std::pair<std::string, std::string>& k) const noexcept;
+        std::size_t operator()(const std::pair<std::string_view, std::string_view>& k) const noexcept;
     };
 
     // Fills r.result (the summary) from r.samples. Safe to re-run on a loaded report.
