@@ -192,6 +192,7 @@ namespace xwarp
                         {
                             n.properties.emplace_back(name, compile(sub));
                         }
+                        std::sort(n.properties.begin(), n.properties.end());
                     }
                     else if (keyword == "items" && value.is_object())
                     {
@@ -241,11 +242,21 @@ namespace xwarp
                 {
                     return false;
                 }
-                if (j.is_object())
+                if (j.is_object() && !n.properties.empty())
                 {
-                    for (const auto& [name, sub] : n.properties)
+                    // both sorted by name (a JSON object is a std::map): one walk, no lookups
+                    auto property = n.properties.begin();
+                    for (const auto& [name, value] : j.items())
                     {
-                        if (auto member = j.find(name); member != j.end() && !accepts(sub, *member))
+                        while (property != n.properties.end() && property->first < name)
+                        {
+                            ++property;
+                        }
+                        if (property == n.properties.end())
+                        {
+                            break;
+                        }
+                        if (property->first == name && !accepts(property->second, value))
                         {
                             return false;
                         }
