@@ -3,6 +3,7 @@
 #include <limits>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "detector.hpp"
 #include "xwarp/analysis/mechanisms.hpp"
@@ -57,6 +58,7 @@ namespace xwarp::detect
         granular_modules out;
         double smallest = std::numeric_limits<double>::infinity();
         std::map<std::tuple<std::int64_t, std::string, int, std::string>, std::size_t> unique_index, small_index;
+        std::unordered_map<const nlohmann::json*, std::string> options_text;  // without block_dim
         for (const auto& key : order)
         {
             const auto& m = modules.at(key);
@@ -78,13 +80,19 @@ namespace xwarp::detect
                 continue;
             }
             smallest = std::min(smallest, removable(l));
-            nlohmann::json options = *l.snapshot->options;
-            if (options.is_object())
+            // Equal option sets are one shared object (shared_options): each is written once.
+            auto [written, first] = options_text.try_emplace(&*l.snapshot->options);
+            if (first)
             {
-                options.erase("block_dim");
+                nlohmann::json options = *l.snapshot->options;
+                if (options.is_object())
+                {
+                    options.erase("block_dim");
+                }
+                written->second = options.dump();
             }
             const int bd = l.block_dim.value_or(-1);
-            auto gkey = std::make_tuple(l.pid, l.device, bd, options.dump());
+            auto gkey = std::make_tuple(l.pid, l.device, bd, written->second);
             auto& index = unique ? unique_index : small_index;
             auto& groups = unique ? out.unique : out.small;
             auto it = index.find(gkey);

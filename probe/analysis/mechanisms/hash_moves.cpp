@@ -17,7 +17,7 @@ namespace xwarp
         json diff_options(const json& a, const json& b)
         {
             json out = json::object();
-            if (!a.is_object() || !b.is_object())
+            if (&a == &b || !a.is_object() || !b.is_object())  // equal sets are shared (shared_options)
             {
                 return out;
             }
