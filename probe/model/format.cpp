@@ -1,8 +1,8 @@
 #include "xwarp/model/format.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <ctime>
-#include <sstream>
 
 namespace xwarp
 {
@@ -12,21 +12,21 @@ namespace xwarp
         {
             return "n/a";
         }
-        std::ostringstream s;
+        // std::to_chars: what printf's %.*f / %.2e write, without a stream per figure (a report
+        // formats tens of thousands) and whatever locale the embedding process set
+        char text[64];
+        std::to_chars_result written;
         if (std::fabs(value) >= 1e12)
         {
             // no figure this tool measures is that large: a number from a damaged report is
             // shown short, never as hundreds of digits
-            s.setf(std::ios::scientific);
-            s.precision(2);
+            written = std::to_chars(text, text + sizeof text, value, std::chars_format::scientific, 2);
         }
         else
         {
-            s.setf(std::ios::fixed);
-            s.precision(precision);
+            written = std::to_chars(text, text + sizeof text, value, std::chars_format::fixed, precision);
         }
-        s << value;
-        return s.str();
+        return written.ec == std::errc() ? std::string(text, written.ptr) : std::string("n/a");
     }
 
     std::string format_ms(double ms)
