@@ -257,7 +257,7 @@ namespace xwarp
         }
     }
 
-    std::size_t identity_key_hash::operator()(const identity_key& k) const noexcept
+    std::size_t identity_key_hash::operator()(const identity_key& k) const
     {
         std::size_t h = std::hash<std::string_view>{}(std::get<0>(k));
         h = mix(h, std::hash<std::string_view>{}(std::get<1>(k)));
@@ -265,7 +265,7 @@ namespace xwarp
         return mix(h, std::hash<int>{}(std::get<3>(k)));
     }
 
-    std::size_t string_pair_hash::operator()(const std::pair<std::string_view, std::string_view>& k) const noexcept
+    std::size_t string_pair_hash::operator()(const std::pair<std::string_view, std::string_view>& k) const
     {
         return mix(std::hash<std::string_view>{}(k.first), std::hash<std::string_view>{}(k.second));
     }

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 #include "xwarp/render/printable.hpp"
 #include "xwarp/render/text.hpp"
@@ -444,25 +446,36 @@ namespace xwarp
                   << td(std::to_string(id.samples_seen) + "/" + std::to_string(s.samples_ok), k_num) << "</tr>";
             };
             // Modules built more than once are collapsed into one group row each.
-            std::map<std::tuple<std::string, std::string, std::string>, std::size_t> group_of;  // module, device, hash
+            // (module, device, hash) as views of the summary's strings: an ordered map of copies
+            // grew faster than the report (long shared module-name prefixes compared at every step)
+            using module_device_hash = std::tuple<std::string_view, std::string_view, std::string_view>;
+            struct key_hash
+            {
+                std::size_t operator()(const module_device_hash& k) const
+                {
+                    const std::hash<std::string_view> h;
+                    return h(std::get<0>(k)) ^ (h(std::get<1>(k)) * 31u) ^ (h(std::get<2>(k)) * 1000003u);
+                }
+            };
+            std::unordered_map<module_device_hash, std::size_t, key_hash> group_of;
             for (std::size_t gi = 0; gi < s.rebuilt.size(); ++gi)
             {
                 for (const auto& h : s.rebuilt[gi].hashes)
                 {
-                    group_of.emplace(std::make_tuple(s.rebuilt[gi].module, s.rebuilt[gi].device, h), gi);
+                    group_of.emplace(module_device_hash(s.rebuilt[gi].module, s.rebuilt[gi].device, h), gi);
                 }
             }
-            std::map<std::size_t, std::vector<const identity*>> members;
+            std::unordered_map<std::size_t, std::vector<const identity*>> members;
             for (const auto& id : s.identities)
             {
-                auto it = group_of.find(std::make_tuple(id.module, id.device, id.hash));
+                auto it = group_of.find(module_device_hash(id.module, id.device, id.hash));
                 if (it != group_of.end())
                 {
                     members[it->second].push_back(&id);
                 }
             }
             std::set<std::size_t> shown_groups;
-            std::set<std::pair<std::string, std::string>> shown_modules;
+            std::set<std::pair<std::string_view, std::string_view>> shown_modules;
             std::size_t rows = 0;
             for (const auto& id : s.identities)
             {
@@ -470,7 +483,7 @@ namespace xwarp
                 {
                     break;
                 }
-                auto it = group_of.find(std::make_tuple(id.module, id.device, id.hash));
+                auto it = group_of.find(module_device_hash(id.module, id.device, id.hash));
                 if (it == group_of.end())
                 {
                     id_row(id, "");
@@ -503,7 +516,7 @@ namespace xwarp
             std::vector<const module_total*> rest;
             for (const auto& m : s.modules)
             {
-                if (!shown_modules.count({m.module, m.device}))
+                if (!shown_modules.count({std::string_view(m.module), std::string_view(m.device)}))
                 {
                     rest.push_back(&m);
                 }
