@@ -26,7 +26,7 @@ namespace xwarp::detect
                 f.recommendation = "Profile the rest of the program first (a Python profiler, Nsight Systems): cutting "
                                    "compilation cannot save more than "
                                    + format_ms(std::max(0.0, s.compile_elapsed_ms.median.value_or(0.0))) + " here.";
-                out.findings.push_back(f);
+                out.findings.push_back(std::move(f));
                 out.stop = true;
                 return;
             }

@@ -70,7 +70,7 @@ namespace xwarp::detect
                                "WARP_CACHE_PATH and CUDA_CACHE_PATH between runs (in CI, cache them keyed on the Warp "
                                "version and the sources). Never clear a live cache another process may be using.";
             f.savings_ms = median(warm_compiled_ms);
-            out.findings.push_back(f);
+            out.findings.push_back(std::move(f));
         }
     }
 

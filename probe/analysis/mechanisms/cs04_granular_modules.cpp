@@ -101,7 +101,7 @@ namespace xwarp::detect
                 f.recommendation = "Group kernels that load together into fewer named modules, by lifecycle. Keep "
                                    "apart kernels with different options, different stable block_dims or independent edit "
                                    "cycles: a bigger module also rebuilds whole on every edit.";
-                out.findings.push_back(f);
+                out.findings.push_back(std::move(f));
             }
         }
     }

@@ -116,7 +116,7 @@ namespace xwarp::detect
                                    "block_dim in its own module. Never merge or drop kernels to fix this. Not on CPU, "
                                    "where a split made things slower.";
                 f.savings_ms = wasted;
-                out.findings.push_back(f);
+                out.findings.push_back(std::move(f));
             }
         }
     }

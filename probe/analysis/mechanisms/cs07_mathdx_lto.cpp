@@ -44,7 +44,7 @@ namespace xwarp::detect
                                "it is a numerics and speed trade-off (float16 GEMMs were about 2.9x faster with MathDx in "
                                "one test), so never turn it off blindly. Ask which matters: a fast edit-run loop or "
                                "production start-up.";
-            out.findings.push_back(f);
+            out.findings.push_back(std::move(f));
         }
     }
 

@@ -24,7 +24,7 @@ namespace xwarp::detect
                     f.recommendation = "Keep max_workers <= 1 for every load that may target the CPU (device=None and "
                                        "mixed device lists included) on Warp 1.16 or older; the race is fixed in later "
                                        "releases. Retries and prewarming only hide it.";
-                    out.findings.push_back(f);
+                    out.findings.push_back(std::move(f));
                     return;
                 }
             }

@@ -122,7 +122,7 @@ namespace xwarp::detect
                                    "instead of module=\"unique\"; keep unique for per-request or plugin kernels that would "
                                    "otherwise churn a shared module. Check factory helpers for a hidden module=\"unique\" "
                                    "default. Verify with warp-probe compare.";
-                out.findings.push_back(f);
+                out.findings.push_back(std::move(f));
             }
         }
     }

@@ -55,7 +55,7 @@ namespace xwarp::detect
                                "it), then compare. Kernels that are differentiated must keep backward code: a tape "
                                "through them gives silently wrong gradients otherwise; split forward-only and "
                                "differentiable kernels instead.";
-            out.findings.push_back(f);
+            out.findings.push_back(std::move(f));
         }
     }
 

@@ -45,7 +45,7 @@ namespace xwarp::detect
                                "from library code): without the header each build parses Warp's headers itself, which "
                                "costs less than writing the header only when few modules build per thread. Restore the "
                                "default unless the comparison says otherwise.";
-            out.findings.push_back(f);
+            out.findings.push_back(std::move(f));
         }
     }
 

@@ -122,7 +122,7 @@ namespace xwarp::detect
                              + std::to_string(workers) + " workers: " + format_ms(ceiling);
                 f.recommendation = recommendation;
                 f.savings_ms = ceiling;
-                out.findings.push_back(f);
+                out.findings.push_back(std::move(f));
             }
         }
     }

@@ -108,7 +108,7 @@ namespace xwarp::detect
             f.recommendation = "Do not clear the LTO cache while the program runs: remove wp.clear_lto_cache() (and "
                                "wp.clear_kernel_cache()) from the code path, and persist WARP_CACHE_PATH between runs. "
                                "Clearing a live cache can also break other processes that use it.";
-            out.findings.push_back(f);
+            out.findings.push_back(std::move(f));
         }
     }
 

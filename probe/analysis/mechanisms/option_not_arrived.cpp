@@ -94,7 +94,7 @@ namespace xwarp::detect
                                        "module (modules copy it when they are created), or set the module's own option "
                                        "with wp.set_module_options before its first load. Then check with warp-probe "
                                        "compare that the module's hash moved.";
-                    out.findings.push_back(f);
+                    out.findings.push_back(std::move(f));
                 }
             }
         }

@@ -75,7 +75,7 @@ namespace xwarp::detect
                     }
                 }
                 f.savings_ms = median(per_sample);
-                out.findings.push_back(f);
+                out.findings.push_back(std::move(f));
             }
         }
     }

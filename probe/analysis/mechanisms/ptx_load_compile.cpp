@@ -121,7 +121,7 @@ namespace xwarp::detect
                                "persist CUDA_CACHE_PATH between runs (containers and CI start it empty). Verify: the "
                                "module's cached load in the warm pass drops to a few ms.";
             f.savings_ms = med;  // paid at every process start, not once
-            out.findings.push_back(f);
+            out.findings.push_back(std::move(f));
         }
     }
 

@@ -71,7 +71,7 @@ namespace xwarp::detect
                                    "wp.clear_kernel_cache() or module unloads between the loads; remove them outside "
                                    "debugging sessions.";
                 f.savings_ms = median(v);
-                out.findings.push_back(f);
+                out.findings.push_back(std::move(f));
             }
         }
     }
