@@ -375,18 +375,19 @@ namespace xwarp::detect
             std::vector<double> per_sample;  // one entry per sample that showed it
             std::map<int, std::vector<std::string>> sequence_by_bd;  // first sample, short hashes
         };
-        std::map<std::pair<std::string, std::string>, group> groups;
-        std::vector<std::pair<std::string, std::string>> order;
+        using module_device = std::tuple<std::string_view, std::string_view>;  // views of the moves' strings
+        std::unordered_map<module_device, group, tuple_hash> groups;
+        std::vector<module_device> order;
         for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
         {
-            std::map<std::pair<std::string, std::string>, double> cost;
+            std::unordered_map<module_device, double, tuple_hash> cost;
             for (const auto& m : ctx.moves[gi])
             {
                 if (m.mechanism != mechanism)
                 {
                     continue;
                 }
-                const auto key = std::make_pair(m.module, m.device);
+                const module_device key(m.module, m.device);
                 // the build this change forced, minus what the fix still pays once
                 cost[key] += m.returning ? m.after->work_ms() : removable(*m.before);
                 if (gi != 0)

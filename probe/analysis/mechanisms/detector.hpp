@@ -10,7 +10,10 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -20,6 +23,27 @@
 
 namespace xwarp::detect
 {
+    // Hashes a tuple of string views and integers: the tables a detector keys by views of the
+    // report's strings (ordered maps of copied names compared long shared prefixes at every
+    // step, more of them the larger the report). Not noexcept, so the table keeps each hash.
+    struct tuple_hash
+    {
+        template <typename... Parts>
+        std::size_t operator()(const std::tuple<Parts...>& key) const
+        {
+            std::size_t seed = 0;
+            std::apply(
+                [&](const auto&... part)
+                {
+                    ((seed ^= std::hash<std::decay_t<decltype(part)>>{}(part) + 0x9e3779b97f4a7c15ULL + (seed << 6)
+                              + (seed >> 2)),
+                     ...);
+                },
+                key);
+            return seed;
+        }
+    };
+
     // One move of a module's hash between two consecutive loads of the same (process, module,
     // device, block_dim) in a cold pass, with its cause.
     struct hash_move
@@ -63,7 +87,10 @@ namespace xwarp::detect
                                                 int block_dim) const;
 
     private:
-        std::map<std::tuple<std::int64_t, std::string, std::string, int>, std::vector<std::string>> m_sequences;
+        // (pid, module, device, block_dim), views of the report's strings
+        std::unordered_map<std::tuple<std::int64_t, std::string_view, std::string_view, int>, std::vector<std::string>,
+                           tuple_hash>
+            m_sequences;
         std::map<std::pair<std::string, std::string>, std::map<int, std::set<std::string>>> m_launched;
     };
 

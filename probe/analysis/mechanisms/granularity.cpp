@@ -37,15 +37,16 @@ namespace xwarp::detect
             const module_load* last = nullptr;
             std::set<int> block_dims;
         };
-        std::map<std::tuple<std::int64_t, std::string, std::string>, per_module> modules;  // pid, device, name
-        std::vector<std::tuple<std::int64_t, std::string, std::string>> order;
+        using pid_device_name = std::tuple<std::int64_t, std::string_view, std::string_view>;  // views of the loads'
+        std::unordered_map<pid_device_name, per_module, tuple_hash> modules;
+        std::vector<pid_device_name> order;
         for (const auto& l : run.module_loads)
         {
             if (l.status != load_status::compiled || !l.snapshot || is_warp_internal(l.module))
             {
                 continue;
             }
-            auto key = std::make_tuple(l.pid, l.device, l.module);
+            const pid_device_name key(l.pid, l.device, l.module);
             auto it = modules.find(key);
             if (it == modules.end())
             {

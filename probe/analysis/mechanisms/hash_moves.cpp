@@ -281,7 +281,8 @@ namespace xwarp
             std::vector<std::vector<const module_load*>> sequences(const run_result& run)
             {
                 std::vector<std::vector<const module_load*>> out;
-                std::map<std::tuple<std::int64_t, std::string, std::string, int>, std::size_t> index;
+                std::unordered_map<std::tuple<std::int64_t, std::string_view, std::string_view, int>, std::size_t, tuple_hash>
+                    index;
                 std::vector<const module_load*> ordered;
                 for (const auto& l : run.module_loads)
                 {
@@ -293,7 +294,8 @@ namespace xwarp
                                  { return a->pid == b->pid ? a->seq < b->seq : false; });
                 for (const auto* l : ordered)
                 {
-                    auto key = std::make_tuple(l->pid, l->module, l->device, l->block_dim.value_or(-1));
+                    const auto key = std::make_tuple(l->pid, std::string_view(l->module), std::string_view(l->device),
+                                                     l->block_dim.value_or(-1));
                     auto it = index.find(key);
                     if (it == index.end())
                     {
@@ -381,8 +383,8 @@ namespace xwarp
             {
                 for (const auto& seq : sequences(first_cold()))
                 {
-                    auto& hashes = m_sequences[{seq.front()->pid, seq.front()->module, seq.front()->device,
-                                                seq.front()->block_dim.value_or(-1)}];
+                    auto& hashes = m_sequences[{seq.front()->pid, std::string_view(seq.front()->module),
+                                                std::string_view(seq.front()->device), seq.front()->block_dim.value_or(-1)}];
                     for (const auto* l : seq)
                     {
                         if (hashes.empty() || hashes.back() != l->short_hash())
@@ -401,7 +403,7 @@ namespace xwarp
         std::vector<std::string> context::first_sequence(std::int64_t pid, const std::string& module,
                                                          const std::string& device, int block_dim) const
         {
-            auto it = m_sequences.find({pid, module, device, block_dim});
+            auto it = m_sequences.find({pid, std::string_view(module), std::string_view(device), block_dim});
             return it == m_sequences.end() ? std::vector<std::string>{} : it->second;
         }
 
