@@ -402,7 +402,8 @@ start is roughly *identities touched × the size of each*, and the waste comes f
 module load. Nothing touches your own caches or this folder."""),
             setup_intro(),
             ("code", SETUP),
-            ("md", """This cell launches `stage_a`, then *defines* `stage_b` and launches it. Probe it:"""),
+            ("md", """This cell launches `stage_a`, then *defines* `stage_b` and launches it, then does the same
+with `stage_c`. Probe it:"""),
             ("code", f"""%%warp_probe --samples 3 --name late
 {kernel("stage_a", "1.0")}
 
@@ -410,7 +411,11 @@ wp.launch(stage_a, dim=64, inputs=[a, m])
 
 {kernel("stage_b", "2.0")}
 
-wp.launch(stage_b, dim=64, inputs=[a, m])"""),
+wp.launch(stage_b, dim=64, inputs=[a, m])
+
+{kernel("stage_c", "3.0")}
+
+wp.launch(stage_c, dim=64, inputs=[a, m])"""),
             ("md", """How to read it:
 
 - **Summary.** *cold wall* and *warm wall* are the two passes' wall times. **Compile elapsed** is
@@ -420,22 +425,26 @@ wp.launch(stage_b, dim=64, inputs=[a, m])"""),
   carries the noise of the whole program. When builds overlap (overlap factor above 1.15),
   judge on compile elapsed.
 - **Module identities.** One row per (module, hash, device, block_dim), by build time. Here
-  `__main__` appears under **two** hashes: the module was built twice, grouped as *hash churn*.
+  `__main__` appears under **three** hashes: the module was built three times (each build with every
+  kernel defined so far), grouped as *hash churn*.
 - **Findings.** Each names a mechanism (here CS-1), the evidence, the line that caused it
   (`<cell>:line`), what to do, and what it should save. *Advisory* findings are things worth
   measuring, never instructions.
 
 On the CPU, most of the first build is Warp writing a precompiled header, once per process and
-thread; the saving is the rest of the rebuild.
+thread; the saving is the rest of the rebuilds.
 
-Now the fix: define both kernels before the first launch."""),
+Now the fix: define the three kernels before the first launch."""),
             ("code", f"""%%warp_probe --samples 3 --name hoisted
 {kernel("stage_a", "1.0")}
 
 {kernel("stage_b", "2.0")}
 
+{kernel("stage_c", "3.0")}
+
 wp.launch(stage_a, dim=64, inputs=[a, m])
-wp.launch(stage_b, dim=64, inputs=[a, m])"""),
+wp.launch(stage_b, dim=64, inputs=[a, m])
+wp.launch(stage_c, dim=64, inputs=[a, m])"""),
             ("md", """`%warp_compare` credits the fix only if the program still does the same work (the same
 launches, in the same order, with the same dims, dtypes, devices and block_dims) and the change is
 beyond the noise band. The **hash receipts** show each module's hashes before and after."""),
