@@ -249,26 +249,6 @@ namespace xwarp
         return {l.module, l.hash, l.device, l.block_dim.value_or(-1)};
     }
 
-    namespace
-    {
-        std::size_t mix(std::size_t seed, std::size_t h)
-        {
-            return seed ^ (h + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
-        }
-    }
-
-    std::size_t identity_key_hash::operator()(const identity_key& k) const
-    {
-        std::size_t h = std::hash<std::string_view>{}(std::get<0>(k));
-        h = mix(h, std::hash<std::string_view>{}(std::get<1>(k)));
-        h = mix(h, std::hash<std::string_view>{}(std::get<2>(k)));
-        return mix(h, std::hash<int>{}(std::get<3>(k)));
-    }
-
-    std::size_t string_pair_hash::operator()(const std::pair<std::string_view, std::string_view>& k) const
-    {
-        return mix(std::hash<std::string_view>{}(k.first), std::hash<std::string_view>{}(k.second));
-    }
 
     std::string describe_failure(const run_result& run, std::optional<double> timeout_s)
     {
@@ -364,10 +344,10 @@ namespace xwarp
 
         std::vector<double> cold_wall, warm_wall, elapsed, cold_mod, warm_mod, native, overlap, ids, src, lto,
             launches, share;
-        std::unordered_map<identity_key, std::vector<double>, identity_key_hash> ms_per_sample;  // one entry per sample seen
-        std::unordered_map<identity_key, identity, identity_key_hash> ident;
+        std::unordered_map<identity_key, std::vector<double>, tuple_hash> ms_per_sample;  // one entry per sample seen
+        std::unordered_map<identity_key, identity, tuple_hash> ident;
         std::vector<identity_key> first_seen_order;
-        std::unordered_set<identity_key, identity_key_hash> first_sample_keys;
+        std::unordered_set<identity_key, tuple_hash> first_sample_keys;
         bool consistent = true;
         int warm_compiled_samples = 0;
         bool any_lto = false;
@@ -446,8 +426,8 @@ namespace xwarp
                 ++warm_compiled_samples;
             }
 
-            std::unordered_map<identity_key, double, identity_key_hash> here;
-            std::unordered_map<identity_key, int, identity_key_hash> builds;
+            std::unordered_map<identity_key, double, tuple_hash> here;
+            std::unordered_map<identity_key, int, tuple_hash> builds;
             for (const auto& l : cold.module_loads)
             {
                 auto k = key_of(l);
@@ -480,7 +460,7 @@ namespace xwarp
                     first_sample_keys.insert(k);
                 }
             }
-            std::unordered_set<identity_key, identity_key_hash> keys;
+            std::unordered_set<identity_key, tuple_hash> keys;
             for (const auto& [k, ms] : here)
             {
                 keys.insert(k);
@@ -538,7 +518,7 @@ namespace xwarp
                          [](const identity& a, const identity& b) { return a.ms > b.ms; });
 
         {
-            std::unordered_map<std::pair<std::string_view, std::string_view>, std::size_t, string_pair_hash> index;
+            std::unordered_map<std::pair<std::string_view, std::string_view>, std::size_t, tuple_hash> index;
             for (const auto& id : s.identities)
             {
                 const auto key = std::pair<std::string_view, std::string_view>(id.module, id.device);
@@ -567,7 +547,7 @@ namespace xwarp
         };
         // keyed by views of the loads' (module, device), which outlive these tables
         using module_device = std::pair<std::string_view, std::string_view>;
-        std::unordered_map<module_device, group_acc, string_pair_hash> groups;
+        std::unordered_map<module_device, group_acc, tuple_hash> groups;
         std::vector<module_device> group_order;
         for (const auto* smp : good)
         {
@@ -601,7 +581,7 @@ namespace xwarp
         };
         // the first cold load of each identity, indexed once: a scan per lookup made the report
         // quadratic in the identities (100k took 2 minutes)
-        std::unordered_map<identity_key, const module_load*, identity_key_hash> first_load_of;
+        std::unordered_map<identity_key, const module_load*, tuple_hash> first_load_of;
         for (const auto* smp : good)
         {
             for (const auto& l : smp->cold.module_loads)
@@ -786,7 +766,7 @@ namespace xwarp
         }
         auto identities = [](const run_result& run)
         {
-            std::unordered_set<identity_key, identity_key_hash> keys;
+            std::unordered_set<identity_key, tuple_hash> keys;
             for (const auto& l : run.module_loads)
             {
                 keys.insert(key_of(l));

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "xwarp/model/tuple_hash.hpp"
 #include "xwarp/render/printable.hpp"
 #include "xwarp/render/text.hpp"
 
@@ -449,15 +450,7 @@ namespace xwarp
             // (module, device, hash) as views of the summary's strings: an ordered map of copies
             // grew faster than the report (long shared module-name prefixes compared at every step)
             using module_device_hash = std::tuple<std::string_view, std::string_view, std::string_view>;
-            struct key_hash
-            {
-                std::size_t operator()(const module_device_hash& k) const
-                {
-                    const std::hash<std::string_view> h;
-                    return h(std::get<0>(k)) ^ (h(std::get<1>(k)) * 31u) ^ (h(std::get<2>(k)) * 1000003u);
-                }
-            };
-            std::unordered_map<module_device_hash, std::size_t, key_hash> group_of;
+            std::unordered_map<module_device_hash, std::size_t, tuple_hash> group_of;
             for (std::size_t gi = 0; gi < s.rebuilt.size(); ++gi)
             {
                 for (const auto& h : s.rebuilt[gi].hashes)

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "xwarp/model/report.hpp"
+#include "xwarp/model/tuple_hash.hpp"
 
 namespace xwarp
 {
@@ -22,23 +23,9 @@ namespace xwarp
     // while the report holding the load is: the tables keyed by it live inside one analysis).
     // Copying three heap strings per load per table was a fifth of a large report's analysis.
     using identity_key = std::tuple<std::string_view, std::string_view, std::string_view, int>;
+    // Tables keyed by it hash it with tuple_hash; those iterated for output stay ordered or
+    // follow an order vector.
     identity_key key_of(const module_load& l);
-
-    // Hashes for the lookup tables the summary keeps per identity and per (module, device):
-    // an ordered map compared long shared module-name prefixes at every step (a fifth of a
-    // 10,000-identity report's analysis). Tables iterated for output stay ordered or follow
-    // an order vector.
-    // Not noexcept, on purpose: libstdc++ then keeps each entry's hash beside it, where it would
-    // otherwise hash the neighbouring entries' strings again on every lookup and rehash (7 % of
-    // the 100k report's run).
-    struct identity_key_hash
-    {
-        std::size_t operator()(const identity_key& k) const;
-    };
-    struct string_pair_hash
-    {
-        std::size_t operator()(const std::pair<std::string_view, std::string_view>& k) const;
-    };
 
     // Fills r.result (the summary) from r.samples. Safe to re-run on a loaded report.
     void summarize(report& r);

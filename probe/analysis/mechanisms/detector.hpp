@@ -12,7 +12,6 @@
 #include <string>
 #include <string_view>
 #include <tuple>
-#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -20,30 +19,10 @@
 #include "xwarp/analysis/diagnose.hpp"
 #include "xwarp/analysis/mechanisms.hpp"
 #include "xwarp/model/report.hpp"
+#include "xwarp/model/tuple_hash.hpp"
 
 namespace xwarp::detect
 {
-    // Hashes a tuple of string views and integers: the tables a detector keys by views of the
-    // report's strings (ordered maps of copied names compared long shared prefixes at every
-    // step, more of them the larger the report). Not noexcept, so the table keeps each hash.
-    struct tuple_hash
-    {
-        template <typename... Parts>
-        std::size_t operator()(const std::tuple<Parts...>& key) const
-        {
-            std::size_t seed = 0;
-            std::apply(
-                [&](const auto&... part)
-                {
-                    ((seed ^= std::hash<std::decay_t<decltype(part)>>{}(part) + 0x9e3779b97f4a7c15ULL + (seed << 6)
-                              + (seed >> 2)),
-                     ...);
-                },
-                key);
-            return seed;
-        }
-    };
-
     // One move of a module's hash between two consecutive loads of the same (process, module,
     // device, block_dim) in a cold pass, with its cause.
     struct hash_move
