@@ -152,7 +152,7 @@ namespace xwarp
                 }
                 if (auto ref = s.find("$ref"); ref != s.end())
                 {
-                    // draft 7: a $ref's siblings are ignored
+                    // held as an anyOf of the one referenced node; draft 7 ignores a $ref's siblings
                     const std::string text = ref->is_string() ? ref->get<std::string>() : "";
                     if (auto known = m_defs.find(text); known != m_defs.end())
                     {
