@@ -51,6 +51,7 @@ TEST(Classify, AUniqueModulesNameGivesItsKernel)
     EXPECT_EQ(unique_module_kernel("my_kernel_v2_00ff00ff"), "my_kernel_v2");
     EXPECT_EQ(unique_module_kernel("integrate_1A2B3C4D"), "");  // Warp writes lowercase
     EXPECT_EQ(unique_module_kernel("integrate_1a2b3c4"), "");
+    EXPECT_EQ(unique_module_kernel("integrate_1a2b3c4g"), "");  // not hex
     EXPECT_EQ(unique_module_kernel("integrate-1a2b3c4d"), "");
     EXPECT_EQ(unique_module_kernel("_1a2b3c4d"), "");
     EXPECT_EQ(unique_module_kernel("__main__"), "");
