@@ -14,6 +14,8 @@
 #include "xwarp/model/comparison.hpp"
 #include "xwarp/model/json_io.hpp"
 
+#include "record_events.hpp"
+
 namespace nlohmann
 {
     // Optional fields are written as null and read back from null or absence.
@@ -661,9 +663,15 @@ namespace xwarp
         };
 
         // Reads a report without holding its whole tree: the records that make up nearly all of
-        // a large report (samples[i].cold|warm.module_loads[] and .launches[]) are checked and
-        // converted one by one as they arrive, and only the rest is kept as a tree for
-        // report_from_json. Nesting deeper than max_json_depth is refused as it arrives.
+        // a large report (samples[i].cold|warm.module_loads[] and .launches[]) are converted one
+        // by one as they arrive, and only the rest is kept as a tree for report_from_json.
+        // Nesting deeper than max_json_depth is refused as it arrives.
+        //
+        // Records are read one of two ways. Directly: straight from the parser's events into
+        // the model (record_events), which gives up on a record not as this tool writes it.
+        // Checked: each record's tree is checked against the schema (which names a wrong
+        // field) and converted through the JSON macros. read_streaming tries the first and
+        // reads the report again the second way when it gave up.
         class streaming_reader
         {
         public:
@@ -675,20 +683,36 @@ namespace xwarp
             tree_builder skeleton;
             std::map<std::pair<std::size_t, std::string>, records> streamed;  // (sample, pass) -> records
             std::optional<report_error> first_error;  // a record that failed, raised after the skeleton's checks
+            bool gave_up = false;                     // read directly: a record needs the checked way
 
-            bool null() { return value(json(nullptr)); }
-            bool boolean(bool v) { return value(json(v)); }
-            bool number_integer(json::number_integer_t v) { return value(json(v)); }
-            bool number_unsigned(json::number_unsigned_t v) { return value(json(v)); }
-            bool number_float(json::number_float_t v, const std::string&) { return value(json(v)); }
-            bool string(std::string& v) { return value(json(std::move(v))); }
-            bool binary(json::binary_t& v) { return value(json(json::binary_t(std::move(v)))); }
+            explicit streaming_reader(record_reading how) : m_how(how) {}
+
+            bool null() { return m_direct ? direct(m_direct->null()) : value(json(nullptr)); }
+            bool boolean(bool v) { return m_direct ? direct(m_direct->boolean(v)) : value(json(v)); }
+            bool number_integer(json::number_integer_t v)
+            {
+                return m_direct ? direct(m_direct->integer(v)) : value(json(v));
+            }
+            bool number_unsigned(json::number_unsigned_t v)
+            {
+                return m_direct ? direct(m_direct->unsigned_integer(v)) : value(json(v));
+            }
+            bool number_float(json::number_float_t v, const std::string&)
+            {
+                return m_direct ? direct(m_direct->floating(v)) : value(json(v));
+            }
+            bool string(std::string& v) { return m_direct ? direct(m_direct->string(v)) : value(json(std::move(v))); }
+            bool binary(json::binary_t& v) { return m_direct ? direct(false) : value(json(json::binary_t(std::move(v)))); }
             bool start_object(std::size_t) { return open(json::value_t::object); }
             bool start_array(std::size_t) { return open(json::value_t::array); }
             bool end_object() { return close(); }
             bool end_array() { return close(); }
             bool key(std::string& k)
             {
+                if (m_direct)
+                {
+                    return direct(m_direct->key(k), false);  // keys inside a record name nothing the reader needs
+                }
                 m_frames.back().key = k;
                 if (m_record)
                 {
@@ -709,10 +733,26 @@ namespace xwarp
                 std::string key;        // objects: the member being read
                 std::size_t count = 0;  // arrays: elements read so far
             };
+            record_reading m_how;
             std::vector<frame> m_frames;
-            std::optional<tree_builder> m_record;
+            std::optional<tree_builder> m_record;             // read checked: the record's tree
+            std::optional<detail::record_events> m_direct;    // read directly
             std::size_t m_record_depth = 0;
             record_kind m_kind = record_kind::module_load;
+
+            bool direct(bool ok, bool is_value = true)
+            {
+                if (!ok)
+                {
+                    gave_up = true;
+                    return false;  // stops the parser: the caller reads the report the checked way
+                }
+                if (is_value)
+                {
+                    counted();
+                }
+                return true;
+            }
 
             bool value(json v)
             {
@@ -753,11 +793,23 @@ namespace xwarp
                                        "nested deeper than " + std::to_string(max_json_depth)
                                                                       + " levels: not a report this tool wrote");
                 }
-                if (!m_record && type == json::value_t::object && at_record_start())
+                if (!m_record && !m_direct && type == json::value_t::object && at_record_start())
                 {
-                    m_record.emplace();
                     m_record_depth = m_frames.size() + 1;
                     m_kind = m_frames[3].key == "module_loads" ? record_kind::module_load : record_kind::launch;
+                    if (m_how == record_reading::direct)
+                    {
+                        m_direct.emplace(m_kind);
+                    }
+                    else
+                    {
+                        m_record.emplace();
+                    }
+                }
+                m_frames.push_back({type == json::value_t::array, "", 0});
+                if (m_direct)
+                {
+                    return direct(type == json::value_t::object ? m_direct->start_object() : m_direct->start_array(), false);
                 }
                 if (m_record)
                 {
@@ -767,14 +819,24 @@ namespace xwarp
                 {
                     skeleton.open(type);
                 }
-                m_frames.push_back({type == json::value_t::array, "", 0});
                 return true;
             }
 
             bool close()
             {
                 m_frames.pop_back();
-                if (m_record)
+                if (m_direct)
+                {
+                    if (!m_direct->end())
+                    {
+                        return direct(false);
+                    }
+                    if (m_frames.size() + 1 == m_record_depth)
+                    {
+                        finish_direct_record();
+                    }
+                }
+                else if (m_record)
                 {
                     m_record->close();
                     if (m_frames.size() + 1 == m_record_depth)
@@ -788,6 +850,20 @@ namespace xwarp
                 }
                 counted();
                 return true;
+            }
+
+            void finish_direct_record()
+            {
+                auto& into = streamed[{m_frames[1].count, m_frames[2].key}];
+                if (m_kind == record_kind::module_load)
+                {
+                    into.loads.push_back(std::move(m_direct->load()));
+                }
+                else
+                {
+                    into.launches.push_back(std::move(m_direct->launch()));
+                }
+                m_direct.reset();
             }
 
             void finish_record()
@@ -825,12 +901,17 @@ namespace xwarp
             }
         };
 
+        // One reading of a report; nullopt when read directly and a record needs the checked way.
         template <typename Input>
-        report read_streaming(Input&& input)
+        std::optional<report> read_streaming(Input&& input, record_reading how)
         {
-            streaming_reader reader;
+            streaming_reader reader(how);
             if (!json::sax_parse(std::forward<Input>(input), &reader))
             {
+                if (reader.gave_up)
+                {
+                    return std::nullopt;
+                }
                 throw report_error(report_error::kind::not_json, "not JSON");
             }
             report r = report_from_json(reader.skeleton.root);  // the version and the shape first
@@ -861,12 +942,21 @@ namespace xwarp
 
     report report_from_text(const std::string& text)
     {
+        if (auto r = report_from_text(text, record_reading::direct))
+        {
+            return std::move(*r);
+        }
+        return report_from_text(text, record_reading::checked).value();
+    }
+
+    std::optional<report> report_from_text(const std::string& text, record_reading how)
+    {
         if (text.size() > max_report_bytes)
         {
             throw report_error(report_error::kind::shape, "larger than " + std::to_string(max_report_bytes >> 20)
                                                               + " MiB: not a report this tool wrote");
         }
-        return read_streaming(text);
+        return read_streaming(text, how);
     }
 
     report load_report(const std::string& path)
@@ -882,14 +972,22 @@ namespace xwarp
             throw report_error(report_error::kind::shape, path + ": larger than " + std::to_string(max_report_bytes >> 20)
                                                               + " MiB: not a report this tool wrote");
         }
-        std::ifstream in(path, std::ios::binary);
-        if (!in)
-        {
-            throw report_error(report_error::kind::missing, path + ": cannot open (no such file?)");
-        }
+        // straight from the file: no copy of its text
+        const auto read = [&path](record_reading how) {
+            std::ifstream in(path, std::ios::binary);
+            if (!in)
+            {
+                throw report_error(report_error::kind::missing, path + ": cannot open (no such file?)");
+            }
+            return read_streaming(in, how);
+        };
         try
         {
-            return read_streaming(in);  // straight from the file: no copy of its text
+            if (auto r = read(record_reading::direct))
+            {
+                return std::move(*r);
+            }
+            return read(record_reading::checked).value();
         }
         catch (const report_error& e)
         {

@@ -1,7 +1,10 @@
 // libFuzzer target for the report loader and everything a loaded report flows into:
 // analysis, the text renderer and compare. Any input must give a report or a report_error,
-// never a crash, a hang or another exception type.
+// never a crash, a hang or another exception type. Reading records directly from the
+// parser's events must give up or give what the schema-checked reading gives.
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "xwarp/analysis/compare.hpp"
@@ -13,6 +16,29 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
     std::string text(reinterpret_cast<const char*>(data), size);
+    std::optional<xwarp::report> direct;
+    try
+    {
+        direct = xwarp::report_from_text(text, xwarp::record_reading::direct);
+    }
+    catch (const xwarp::report_error&)
+    {
+    }
+    if (direct)
+    {
+        try
+        {
+            const auto checked = xwarp::report_from_text(text, xwarp::record_reading::checked);
+            if (!checked || xwarp::report_json_text(*checked) != xwarp::report_json_text(*direct))
+            {
+                std::abort();  // the two readings differ
+            }
+        }
+        catch (const xwarp::report_error&)
+        {
+            std::abort();  // read directly what the check refuses
+        }
+    }
     try
     {
         xwarp::report r = xwarp::report_from_text(text);

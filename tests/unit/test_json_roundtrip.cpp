@@ -220,3 +220,111 @@ TEST(JsonRoundTrip, TheQuickRecordCheckNeverAcceptsWhatTheSchemaRefuses)
     EXPECT_GE(records, 4);
     EXPECT_GT(refused, tried / 4);  // the retyping reaches typed fields, not only free ones
 }
+
+namespace
+{
+    // A report holding one record in its first sample's cold pass.
+    std::string report_around(const nlohmann::json& record, record_kind kind)
+    {
+        nlohmann::json pass = {{"wall_ms", 1.0}};
+        pass[kind == record_kind::module_load ? "module_loads" : "launches"] = nlohmann::json::array({record});
+        return nlohmann::json{{"schema_version", report_schema_version}, {"tool", "warp-probe"},
+                              {"samples", {{{"index", 1}, {"cold", pass}}}}}
+            .dump();
+    }
+
+    // Reads `text` both ways: the direct reading must give up or give what the checked one gives.
+    // Returns whether it read directly.
+    bool read_alike(const std::string& text)
+    {
+        std::optional<report> direct;
+        try
+        {
+            direct = report_from_text(text, record_reading::direct);
+        }
+        catch (const report_error& e)
+        {
+            ADD_FAILURE() << "the direct reading threw on a record (" << e.what() << "): " << text;
+            return false;
+        }
+        if (!direct)
+        {
+            return false;
+        }
+        try
+        {
+            const std::optional<report> checked = report_from_text(text, record_reading::checked);
+            EXPECT_TRUE(checked.has_value());
+            if (checked)
+            {
+                EXPECT_EQ(report_json_text(*direct), report_json_text(*checked)) << text;
+            }
+        }
+        catch (const report_error& e)
+        {
+            ADD_FAILURE() << "read directly what the checked reading refuses (" << e.what() << "): " << text;
+        }
+        return true;
+    }
+}
+
+// Records are read straight from the parser's events, and read again through the schema check
+// when that gives up. The two must agree: on every record of a real GPU run (snapshots, LTO
+// artifacts, phases, launch runs) with each value retyped every way, the direct reading either
+// gives up or gives the same report as the checked one, and never accepts what the check
+// refuses. It must read the real records as they are (else every report is read twice), and
+// skip a field it does not know as the check does.
+TEST(JsonRoundTrip, TheDirectRecordReadingAgreesWithTheCheckedOne)
+{
+    std::ifstream in(std::string(XWARP_FIXTURES_DIR) + "/gpu-nvrtc-trace-report.json");
+    const nlohmann::json fixture = nlohmann::json::parse(in);
+    int records = 0;
+    int tried = 0;
+    int read_directly = 0;
+    for (const auto& smp : fixture.at("samples"))
+    {
+        for (const char* pass_name : {"cold", "warm"})
+        {
+            if (!smp.contains(pass_name) || smp[pass_name].is_null())
+            {
+                continue;
+            }
+            for (const auto& [member, kind] : {std::make_pair("module_loads", record_kind::module_load),
+                                               std::make_pair("launches", record_kind::launch)})
+            {
+                for (const auto& record : smp[pass_name].value(member, nlohmann::json::array()))
+                {
+                    ++records;
+                    EXPECT_TRUE(read_alike(report_around(record, kind))) << record.dump();
+                    nlohmann::json extra = record;
+                    extra["added_by_a_later_version"] = {{"nested", {1, {{"x", nullptr}}, "y"}}};
+                    EXPECT_TRUE(read_alike(report_around(extra, kind))) << extra.dump();
+                    each_retyped(record, [&](const nlohmann::json& retyped) {
+                        ++tried;
+                        read_directly += read_alike(report_around(retyped, kind)) ? 1 : 0;
+                    });
+                }
+            }
+        }
+    }
+    EXPECT_GE(records, 4);
+    // the retyping reaches fields either way: some values stay valid, most do not
+    EXPECT_GT(read_directly, tried / 20);
+    EXPECT_LT(read_directly, tried / 2);
+}
+
+// A field seen twice keeps its last value, read either way.
+TEST(JsonRoundTrip, ARecordFieldSeenTwiceKeepsItsLastValue)
+{
+    const std::string text = R"({"schema_version":2,"tool":"warp-probe","samples":[{"index":1,"cold":{"wall_ms":1,"module_loads":[
+        {"module":"a","hash":"1","lto":[{"symbol":"s","built":true,"ms":1}],"snapshot":{"kernels":[{"key":"k1"}],"options":{"x":1}},
+         "module":"b","lto":[],"snapshot":{"kernels":[{"key":"k2"},{"key":"k3"}],"options_source":"module"}}]}}]})";
+    EXPECT_TRUE(read_alike(text));
+    const report r = report_from_text(text);
+    const module_load& l = r.samples.at(0).cold.module_loads.at(0);
+    EXPECT_EQ(l.module, "b");
+    EXPECT_TRUE(l.lto.empty());
+    ASSERT_TRUE(l.snapshot);
+    EXPECT_EQ(l.snapshot->kernels.size(), 2u);
+    EXPECT_TRUE(l.snapshot->options->empty());
+}

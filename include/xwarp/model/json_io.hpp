@@ -2,6 +2,7 @@
 #ifndef XWARP_MODEL_JSON_IO_HPP
 #define XWARP_MODEL_JSON_IO_HPP
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -67,6 +68,19 @@ namespace xwarp
     // Throws report_error (never a raw nlohmann exception).
     report report_from_json(const nlohmann::json& j);
     report report_from_text(const std::string& text);
+
+    // How the reader converts a report's records (module loads and launch runs). direct:
+    // straight from the parser's events, giving up on a record not as this tool writes it
+    // (a retyped field, a value outside an enum); checked: each record's tree is checked
+    // against the schema, which names a wrong field, then converted. report_from_text and
+    // load_report read directly and read again checked when that gave up. This overload is for
+    // the test that both ways agree: nullopt when `how` is direct and it gave up.
+    enum class record_reading
+    {
+        direct,
+        checked
+    };
+    std::optional<report> report_from_text(const std::string& text, record_reading how);
     report load_report(const std::string& path);
 
     // Writes atomically (temp file + rename) so an interrupted write never leaves half a report.

@@ -1,0 +1,585 @@
+// One report record straight from the parser's events (see record_events.hpp). Each setter
+// below takes exactly the JSON types the schema gives its field (probe/schema/report.schema.json)
+// and converts them as nlohmann's get<> would; any other value returns false (give up).
+#include "record_events.hpp"
+
+#include <array>
+#include <string_view>
+#include <utility>
+
+namespace xwarp::detail
+{
+    using nlohmann::json;
+
+    struct record_events::scalar
+    {
+        enum class type
+        {
+            null,
+            boolean,
+            integer,
+            unsigned_integer,
+            floating,
+            string
+        } t = type::null;
+        bool b = false;
+        std::int64_t i = 0;
+        std::uint64_t u = 0;
+        double d = 0.0;
+        std::string* s = nullptr;
+    };
+
+    namespace
+    {
+        using scalar = record_events::scalar;
+        using type = scalar::type;
+
+        // Field names in the order of the setters' switches.
+        constexpr std::array<std::string_view, 27> load_fields{
+            "module",      "hash",      "device",     "block_dim",     "status",          "warp_ms", "total_ms",
+            "native_ms",   "native_kind", "codegen_ms", "source_bytes", "output_suffix",  "ltoir_inputs",
+            "lto",         "thread",    "pid",        "t_start_ms",    "seq",             "source",  "error",
+            "snapshot",    "config_mismatch", "via_preload", "first_in_thread", "pch_ms", "phases", "triggered_by"};
+        constexpr std::array<std::string_view, 9> launch_fields{"kernel", "module", "dim",   "device", "dtypes",
+                                                                "block_dim", "adjoint", "count", "pid"};
+        constexpr std::array<std::string_view, 4> snapshot_fields{"kernels", "functions", "options", "options_source"};
+        constexpr std::array<std::string_view, 5> kernel_fields{"key", "hash", "sig", "generic", "types"};
+        constexpr std::array<std::string_view, 3> lto_fields{"symbol", "built", "ms"};
+        constexpr std::array<std::string_view, 3> phase_fields{"name", "start_ms", "ms"};
+
+        template <std::size_t N>
+        int field_index(const std::array<std::string_view, N>& names, const std::string& key)
+        {
+            for (std::size_t i = 0; i < N; ++i)
+            {
+                if (names[i] == key)
+                {
+                    return static_cast<int>(i);
+                }
+            }
+            return -1;
+        }
+
+        bool take(const scalar& v, std::string& out)
+        {
+            if (v.t != type::string)
+            {
+                return false;
+            }
+            out = std::move(*v.s);
+            return true;
+        }
+
+        bool take(const scalar& v, bool& out)
+        {
+            if (v.t != type::boolean)
+            {
+                return false;
+            }
+            out = v.b;
+            return true;
+        }
+
+        // "number": any number token, as get<double> converts it
+        bool take(const scalar& v, double& out)
+        {
+            switch (v.t)
+            {
+                case type::integer: out = static_cast<double>(v.i); return true;
+                case type::unsigned_integer: out = static_cast<double>(v.u); return true;
+                case type::floating: out = v.d; return true;
+                default: return false;
+            }
+        }
+
+        // "integer": integer tokens only (2.0 is left to the schema), cast as get<> casts
+        template <class Int>
+        bool take_integer(const scalar& v, Int& out)
+        {
+            switch (v.t)
+            {
+                case type::integer: out = static_cast<Int>(v.i); return true;
+                case type::unsigned_integer: out = static_cast<Int>(v.u); return true;
+                default: return false;
+            }
+        }
+        bool take(const scalar& v, int& out) { return take_integer(v, out); }
+        bool take(const scalar& v, std::int64_t& out) { return take_integer(v, out); }
+
+        // a nullable field: null, or the value's own type
+        template <class T>
+        bool take(const scalar& v, std::optional<T>& out)
+        {
+            if (v.t == type::null)
+            {
+                out.reset();
+                return true;
+            }
+            T value{};
+            if (!take(v, value))
+            {
+                return false;
+            }
+            out = std::move(value);
+            return true;
+        }
+
+        json as_json(const scalar& v)
+        {
+            switch (v.t)
+            {
+                case type::boolean: return json(v.b);
+                case type::integer: return json(static_cast<json::number_integer_t>(v.i));
+                case type::unsigned_integer: return json(static_cast<json::number_unsigned_t>(v.u));
+                case type::floating: return json(static_cast<json::number_float_t>(v.d));
+                case type::string: return json(std::move(*v.s));
+                default: return json(nullptr);
+            }
+        }
+    }
+
+    record_events::record_events(record_kind kind) : m_kind(kind) {}
+
+    bool record_events::null()
+    {
+        scalar v;
+        return value(v);
+    }
+
+    bool record_events::boolean(bool b)
+    {
+        scalar v;
+        v.t = type::boolean;
+        v.b = b;
+        return value(v);
+    }
+
+    bool record_events::integer(std::int64_t i)
+    {
+        scalar v;
+        v.t = type::integer;
+        v.i = i;
+        return value(v);
+    }
+
+    bool record_events::unsigned_integer(std::uint64_t u)
+    {
+        scalar v;
+        v.t = type::unsigned_integer;
+        v.u = u;
+        return value(v);
+    }
+
+    bool record_events::floating(double d)
+    {
+        scalar v;
+        v.t = type::floating;
+        v.d = d;
+        return value(v);
+    }
+
+    bool record_events::string(std::string& s)
+    {
+        scalar v;
+        v.t = type::string;
+        v.s = &s;
+        return value(v);
+    }
+
+    bool record_events::key(std::string& k)
+    {
+        frame& f = m_frames.back();
+        switch (f.kind)
+        {
+            case frame_kind::tree: m_tree_member = &(*m_tree_open.back())[k]; return true;
+            case frame_kind::skip: return true;
+            case frame_kind::load: f.field = field_index(load_fields, k); return true;
+            case frame_kind::launch: f.field = field_index(launch_fields, k); return true;
+            case frame_kind::snapshot: f.field = field_index(snapshot_fields, k); return true;
+            case frame_kind::kernel: f.field = field_index(kernel_fields, k); return true;
+            case frame_kind::lto: f.field = field_index(lto_fields, k); return true;
+            case frame_kind::phase: f.field = field_index(phase_fields, k); return true;
+            case frame_kind::functions: m_function_key = std::move(k); return true;
+            default: return false;
+        }
+    }
+
+    bool record_events::value(const scalar& v)
+    {
+        if (m_frames.empty())
+        {
+            return false;  // a record is an object
+        }
+        frame& f = m_frames.back();
+        switch (f.kind)
+        {
+            case frame_kind::tree: tree_value(as_json(v)); return true;
+            case frame_kind::skip: return true;
+            case frame_kind::load: return f.field < 0 || set_load(f.field, v);
+            case frame_kind::launch: return f.field < 0 || set_launch(f.field, v);
+            case frame_kind::snapshot: return f.field < 0 || set_snapshot(f.field, v);
+            case frame_kind::kernel: return f.field < 0 || set_kernel(f.field, v);
+            case frame_kind::lto: return f.field < 0 || set_lto(f.field, v);
+            case frame_kind::phase: return f.field < 0 || set_phase(f.field, v);
+            case frame_kind::functions:
+            {
+                std::string hash;
+                if (!take(v, hash))
+                {
+                    return false;
+                }
+                m_load.snapshot->functions[m_function_key] = std::move(hash);
+                return true;
+            }
+            case frame_kind::dtype_list:
+            {
+                std::string dtype;
+                if (!take(v, dtype))
+                {
+                    return false;
+                }
+                m_launch.dtypes.push_back(std::move(dtype));
+                return true;
+            }
+            default: return false;  // a scalar where the schema has an object
+        }
+    }
+
+    bool record_events::set_load(int field, const scalar& v)
+    {
+        module_load& l = m_load;
+        switch (field)
+        {
+            case 0: return take(v, l.module);
+            case 1: return take(v, l.hash);
+            case 2: return take(v, l.device);
+            case 3: return take(v, l.block_dim);
+            case 4:
+            {
+                if (v.t != type::string)
+                {
+                    return false;
+                }
+                for (const load_status s : {load_status::compiled, load_status::cached, load_status::error, load_status::unknown})
+                {
+                    if (*v.s == to_string(s))
+                    {
+                        l.status = s;
+                        return true;
+                    }
+                }
+                return false;  // the schema's enum
+            }
+            case 5: return take(v, l.warp_ms);
+            case 6: return take(v, l.total_ms);
+            case 7: return take(v, l.native_ms);
+            case 8: return take(v, l.native_kind);
+            case 9: return take(v, l.codegen_ms);
+            case 10: return take(v, l.source_bytes);
+            case 11: return take(v, l.output_suffix);
+            case 12: return take(v, l.ltoir_inputs);
+            case 14: return take(v, l.thread);
+            case 15: return take(v, l.pid);
+            case 16: return take(v, l.t_start_ms);
+            case 17: return take(v, l.seq);
+            case 18: return v.t == type::string && (*v.s == "hook" || *v.s == "log") && take(v, l.source);
+            case 19: return take(v, l.error);
+            case 20:
+                if (v.t != type::null)
+                {
+                    return false;
+                }
+                l.snapshot.reset();
+                return true;
+            case 22: return take(v, l.via_preload);
+            case 23: return take(v, l.first_in_thread);
+            case 24: return take(v, l.pch_ms);
+            case 26: return take(v, l.triggered_by);
+            default: return false;  // lto, config_mismatch, phases: not scalars
+        }
+    }
+
+    bool record_events::set_launch(int field, const scalar& v)
+    {
+        launch_record& l = m_launch;
+        switch (field)
+        {
+            case 0: return take(v, l.kernel);
+            case 1: return take(v, l.module);
+            case 2:
+                if (v.t != type::null && v.t != type::integer && v.t != type::unsigned_integer)
+                {
+                    return false;
+                }
+                l.dim = as_json(v);
+                return true;
+            case 3: return take(v, l.device);
+            case 5: return take(v, l.block_dim);
+            case 6: return take(v, l.adjoint);
+            case 7:
+                // minimum 1
+                if ((v.t == type::integer && v.i < 1) || (v.t == type::unsigned_integer && v.u < 1))
+                {
+                    return false;
+                }
+                return take(v, l.count);
+            case 8: return take(v, l.pid);
+            default: return false;  // dtypes: not a scalar
+        }
+    }
+
+    bool record_events::set_snapshot(int field, const scalar& v)
+    {
+        return field == 3 && take(v, m_load.snapshot->options_source);
+    }
+
+    bool record_events::set_kernel(int field, const scalar& v)
+    {
+        kernel_entry& k = m_load.snapshot->kernels.back();
+        switch (field)
+        {
+            case 0: return take(v, k.key);
+            case 1: return take(v, k.hash);
+            case 2: return take(v, k.sig);
+            case 3: return take(v, k.generic);
+            case 4: k.types = as_json(v); return true;  // any JSON
+            default: return false;
+        }
+    }
+
+    bool record_events::set_lto(int field, const scalar& v)
+    {
+        lto_artifact& a = m_load.lto.back();
+        switch (field)
+        {
+            case 0: return take(v, a.symbol);
+            case 1: return take(v, a.built);
+            case 2: return take(v, a.ms);
+            default: return false;
+        }
+    }
+
+    bool record_events::set_phase(int field, const scalar& v)
+    {
+        phase_span& p = m_load.phases.back();
+        switch (field)
+        {
+            case 0: return take(v, p.name);
+            case 1: return take(v, p.start_ms);
+            case 2: return take(v, p.ms);
+            default: return false;
+        }
+    }
+
+    bool record_events::start_object() { return open(true); }
+    bool record_events::start_array() { return open(false); }
+
+    // Where an object or array may open: the record itself, an element of a list of objects,
+    // or a field whose schema type is an object or an array.
+    bool record_events::open(bool object)
+    {
+        if (m_frames.empty())
+        {
+            if (m_started || !object)
+            {
+                return false;
+            }
+            m_started = true;
+            m_frames.push_back({m_kind == record_kind::module_load ? frame_kind::load : frame_kind::launch});
+            return true;
+        }
+        frame& f = m_frames.back();
+        switch (f.kind)
+        {
+            case frame_kind::tree: tree_open(object); return true;
+            case frame_kind::skip: ++m_skip_depth; return true;
+            case frame_kind::kernel_list:
+                if (!object)
+                {
+                    return false;
+                }
+                m_load.snapshot->kernels.emplace_back();
+                m_frames.push_back({frame_kind::kernel});
+                return true;
+            case frame_kind::lto_list:
+                if (!object)
+                {
+                    return false;
+                }
+                m_load.lto.emplace_back();
+                m_frames.push_back({frame_kind::lto});
+                return true;
+            case frame_kind::phase_list:
+                if (!object)
+                {
+                    return false;
+                }
+                m_load.phases.emplace_back();
+                m_frames.push_back({frame_kind::phase});
+                return true;
+            default: break;
+        }
+        const bool object_frame = f.kind == frame_kind::load || f.kind == frame_kind::launch || f.kind == frame_kind::snapshot
+                                  || f.kind == frame_kind::kernel || f.kind == frame_kind::lto || f.kind == frame_kind::phase;
+        if (!object_frame)
+        {
+            return false;  // a dtype or a function hash that is not a string
+        }
+        if (f.field < 0)
+        {
+            m_frames.push_back({frame_kind::skip});  // an unknown field: the check ignores it too
+            m_skip_depth = 1;
+            return true;
+        }
+        const int field = f.field;
+        // A field seen twice keeps its last value, as in the tree: each list or object starts empty.
+        switch (f.kind)
+        {
+            case frame_kind::load:
+                if (field == 13 && !object)
+                {
+                    m_load.lto.clear();
+                    m_frames.push_back({frame_kind::lto_list});
+                    return true;
+                }
+                if (field == 25 && !object)
+                {
+                    m_load.phases.clear();
+                    m_frames.push_back({frame_kind::phase_list});
+                    return true;
+                }
+                if (field == 20 && object)
+                {
+                    m_load.snapshot.emplace();
+                    m_frames.push_back({frame_kind::snapshot});
+                    return true;
+                }
+                if (field == 21 && object)
+                {
+                    m_tree_target = &m_load.config_mismatch;
+                    m_frames.push_back({frame_kind::tree});
+                    tree_open(true);
+                    return true;
+                }
+                return false;
+            case frame_kind::launch:
+                if (field == 2 && !object)
+                {
+                    m_tree_target = &m_launch.dim;
+                    m_frames.push_back({frame_kind::tree});
+                    tree_open(false);
+                    return true;
+                }
+                if (field == 4 && !object)
+                {
+                    m_launch.dtypes.clear();
+                    m_frames.push_back({frame_kind::dtype_list});
+                    return true;
+                }
+                return false;
+            case frame_kind::snapshot:
+                if (field == 0 && !object)
+                {
+                    m_load.snapshot->kernels.clear();
+                    m_frames.push_back({frame_kind::kernel_list});
+                    return true;
+                }
+                if (field == 1 && object)
+                {
+                    m_load.snapshot->functions.clear();
+                    m_frames.push_back({frame_kind::functions});
+                    return true;
+                }
+                if (field == 2 && object)
+                {
+                    m_tree_target = nullptr;  // the options: shared when equal (shared_options)
+                    m_frames.push_back({frame_kind::tree});
+                    tree_open(true);
+                    return true;
+                }
+                return false;
+            case frame_kind::kernel:
+                if (field == 4)
+                {
+                    m_tree_target = &m_load.snapshot->kernels.back().types;
+                    m_frames.push_back({frame_kind::tree});
+                    tree_open(object);
+                    return true;
+                }
+                return false;
+            default: return false;
+        }
+    }
+
+    bool record_events::end()
+    {
+        if (m_frames.empty())
+        {
+            return false;
+        }
+        switch (m_frames.back().kind)
+        {
+            case frame_kind::tree: tree_close(); return true;
+            case frame_kind::skip:
+                if (--m_skip_depth == 0)
+                {
+                    m_frames.pop_back();
+                }
+                return true;
+            default: m_frames.pop_back(); return true;
+        }
+    }
+
+    void record_events::tree_value(json v)
+    {
+        if (m_tree_open.back()->is_array())
+        {
+            m_tree_open.back()->push_back(std::move(v));
+        }
+        else
+        {
+            *m_tree_member = std::move(v);
+        }
+    }
+
+    void record_events::tree_open(bool object)
+    {
+        const json::value_t t = object ? json::value_t::object : json::value_t::array;
+        json* added = nullptr;
+        if (m_tree_open.empty())
+        {
+            m_tree = json(t);
+            added = &m_tree;
+        }
+        else if (m_tree_open.back()->is_array())
+        {
+            m_tree_open.back()->push_back(json(t));
+            added = &m_tree_open.back()->back();
+        }
+        else
+        {
+            *m_tree_member = json(t);
+            added = m_tree_member;
+        }
+        m_tree_open.push_back(added);
+    }
+
+    void record_events::tree_close()
+    {
+        m_tree_open.pop_back();
+        if (!m_tree_open.empty())
+        {
+            return;
+        }
+        if (m_tree_target)
+        {
+            *m_tree_target = std::move(m_tree);
+        }
+        else
+        {
+            m_load.snapshot->options = shared_options(std::move(m_tree));
+        }
+        m_tree = json();
+        m_frames.pop_back();
+    }
+}

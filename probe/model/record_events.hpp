@@ -1,0 +1,103 @@
+// Reading one record of a report (a module load or a launch run) straight from the JSON
+// parser's events into the model, without a JSON tree in between (private to the model).
+//
+// The reader streams a report's records (report_json.cpp). Building each record's tree,
+// checking its types against the schema and converting it through nlohmann's macros was half
+// the time of `warp-probe report` on a 10,000-identity report; a record this tool wrote needs
+// none of it. This parser accepts only what the checked way would accept and convert the same:
+// each field of the schema's type (integers as integer tokens, numbers as any number, the
+// enums' values, a launch count of at least 1), unknown fields skipped as the check ignores
+// them. Anything else makes it give up, and the caller reads the report again the checked way,
+// which decides and names the field. A unit test holds the two to the same result on every
+// record of a real run with each value retyped.
+#ifndef XWARP_PROBE_MODEL_RECORD_EVENTS_HPP
+#define XWARP_PROBE_MODEL_RECORD_EVENTS_HPP
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "xwarp/model/json_io.hpp"
+#include "xwarp/model/report.hpp"
+
+namespace xwarp::detail
+{
+    class record_events
+    {
+    public:
+        struct scalar;  // one value event
+
+        explicit record_events(record_kind kind);
+
+        // The parser's events from the record's opening brace to its closing one. Each
+        // returns false when the record is not one this parser converts (it gave up).
+        bool null();
+        bool boolean(bool v);
+        bool integer(std::int64_t v);
+        bool unsigned_integer(std::uint64_t v);
+        bool floating(double v);
+        bool string(std::string& v);
+        bool start_object();
+        bool start_array();
+        bool end();  // of an object or an array
+        bool key(std::string& k);
+
+        bool complete() const { return m_started && m_frames.empty(); }
+        record_kind kind() const { return m_kind; }
+        module_load& load() { return m_load; }
+        launch_record& launch() { return m_launch; }
+
+    private:
+        enum class frame_kind
+        {
+            load,
+            launch,
+            snapshot,
+            kernel,
+            lto,
+            phase,
+            functions,
+            kernel_list,
+            lto_list,
+            phase_list,
+            dtype_list,
+            tree,  // a field held as JSON (options, config_mismatch, types, dim)
+            skip,  // an unknown field's object or array
+        };
+        struct frame
+        {
+            frame_kind kind;
+            int field = -1;  // objects: the member whose value comes next (-1: unknown)
+        };
+        bool value(const scalar& v);
+        bool open(bool object);
+        bool set_load(int field, const scalar& v);
+        bool set_launch(int field, const scalar& v);
+        bool set_snapshot(int field, const scalar& v);
+        bool set_kernel(int field, const scalar& v);
+        bool set_lto(int field, const scalar& v);
+        bool set_phase(int field, const scalar& v);
+        bool in_tree() const { return !m_frames.empty() && m_frames.back().kind == frame_kind::tree; }
+        void tree_value(nlohmann::json v);
+        void tree_open(bool object);
+        void tree_close();
+
+        record_kind m_kind;
+        bool m_started = false;
+        std::vector<frame> m_frames;
+        module_load m_load;
+        launch_record m_launch;
+
+        // a field held as JSON, built as it arrives
+        nlohmann::json* m_tree_target = nullptr;  // null: the snapshot's options
+        nlohmann::json m_tree;
+        std::vector<nlohmann::json*> m_tree_open;
+        nlohmann::json* m_tree_member = nullptr;
+        std::string m_function_key;  // snapshot.functions: the key whose hash comes next
+        int m_skip_depth = 0;
+    };
+}
+
+#endif
