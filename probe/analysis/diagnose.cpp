@@ -30,10 +30,19 @@ namespace xwarp
                 break;
             }
         }
-        std::stable_sort(out.findings.begin(),
-                         out.findings.end(),
-                         [](const finding& a, const finding& b)
+        // Sorted as indices, then moved once each: a finding is a few hundred bytes, and a
+        // report of thousands of churning modules has thousands of them.
+        std::vector<std::size_t> order(out.findings.size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+        {
+            order[i] = i;
+        }
+        std::stable_sort(order.begin(),
+                         order.end(),
+                         [&out](std::size_t ia, std::size_t ib)
                          {
+                             const finding& a = out.findings[ia];
+                             const finding& b = out.findings[ib];
                              // by ms at stake; unestimated last; a diagnosis before an advisory on a tie
                              const double sa = a.savings_ms.value_or(-1.0);
                              const double sb = b.savings_ms.value_or(-1.0);
@@ -43,7 +52,13 @@ namespace xwarp
                              }
                              return a.kind == "diagnosis" && b.kind != "diagnosis";
                          });
-        r.findings = std::move(out.findings);
+        r.findings.clear();
+        r.findings.reserve(order.size());
+        for (const std::size_t i : order)
+        {
+            r.findings.push_back(std::move(out.findings[i]));
+        }
+        out.findings.clear();
         r.declined = std::move(out.declined);
     }
 }

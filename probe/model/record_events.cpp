@@ -66,7 +66,7 @@ namespace xwarp::detail
             {
                 return false;
             }
-            out = std::move(*v.s);
+            out = *v.s;  // a copy, not a move: the parser then keeps its token buffer for the next string
             return true;
         }
 
@@ -132,7 +132,7 @@ namespace xwarp::detail
                 case type::integer: return json(static_cast<json::number_integer_t>(v.i));
                 case type::unsigned_integer: return json(static_cast<json::number_unsigned_t>(v.u));
                 case type::floating: return json(static_cast<json::number_float_t>(v.d));
-                case type::string: return json(std::move(*v.s));
+                case type::string: return json(*v.s);
                 default: return json(nullptr);
             }
         }

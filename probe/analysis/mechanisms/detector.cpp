@@ -285,7 +285,9 @@ namespace xwarp::detect
         {
             std::vector<std::string> what;
             const std::string kind = field_or(c, "kind", "");
-            const json d = field_or(c, "detail", json::object());
+            static const json no_detail = json::object();
+            const auto detail = c.is_object() ? c.find("detail") : c.end();
+            const json& d = detail != c.end() && detail->is_object() ? *detail : no_detail;  // read in place, not copied
             auto strings = [&](const char* key)
             {
                 std::vector<std::string> out;
@@ -439,7 +441,7 @@ namespace xwarp::detect
                         }
                     }
                 }
-                g.f.cause["changes"].push_back(ch);
+                g.f.cause["changes"].push_back(std::move(ch));
             }
             for (const auto& [key, ms] : cost)
             {
@@ -475,8 +477,8 @@ namespace xwarp::detect
                 block_dims.push_back(bd);
                 seq_json[std::to_string(bd)] = seq;
             }
-            f.cause["block_dims"] = block_dims;
-            f.cause["sequences"] = seq_json;
+            f.cause["block_dims"] = std::move(block_dims);
+            f.cause["sequences"] = std::move(seq_json);
             // Kept for readers of the first schema: the first block_dim's sequence.
             f.cause["block_dim"] = g.sequence_by_bd.begin()->first;
             f.cause["sequence"] = g.sequence_by_bd.begin()->second;

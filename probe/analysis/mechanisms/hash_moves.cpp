@@ -124,12 +124,12 @@ namespace xwarp
 
         if (!added.empty())
         {
-            json d = {{"added", added}, {"removed", removed}};
+            json d = {{"added", std::move(added)}, {"removed", std::move(removed)}};
             if (!instances.empty())
             {
-                d["generic_instances"] = instances;
+                d["generic_instances"] = std::move(instances);
             }
-            return {"kernel-set-change", d};
+            return {"kernel-set-change", std::move(d)};
         }
         for (const auto& key : plain_b)
         {
