@@ -624,7 +624,7 @@ namespace xwarp
                         rg.moves.push_back(before && after ? describe_hash_change(classify_hash_change(*before, *after))
                                                            : std::string());
                     }
-                    s.rebuilt.push_back(rg);
+                    s.rebuilt.push_back(std::move(rg));
                 }
             }
             if (g.bds.size() > 1)
@@ -645,17 +645,18 @@ namespace xwarp
                         rg.builds += b;
                     }
                 }
-                s.rebuilt.push_back(rg);
+                s.rebuilt.push_back(std::move(rg));
             }
         }
         std::stable_sort(
             s.rebuilt.begin(), s.rebuilt.end(), [](const rebuild_group& a, const rebuild_group& b) { return a.ms > b.ms; });
 
         // Launches per kernel, as the first good sample's cold pass made them.
-        std::map<std::tuple<std::string, std::string, std::string>, std::size_t> kernel_index;
+        using kernel_key = std::tuple<std::string_view, std::string_view, std::string_view>;  // views of the launches
+        std::unordered_map<kernel_key, std::size_t, tuple_hash> kernel_index;
         for (const auto& l : good.front()->cold.launches)
         {
-            auto [pos, inserted] = kernel_index.try_emplace(std::make_tuple(l.kernel, l.module, l.device), s.launch_kernels.size());
+            auto [pos, inserted] = kernel_index.try_emplace(kernel_key(l.kernel, l.module, l.device), s.launch_kernels.size());
             if (inserted)
             {
                 s.launch_kernels.push_back({l.kernel, l.module, l.device, 0, {}, false});

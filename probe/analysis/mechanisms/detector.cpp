@@ -452,10 +452,10 @@ namespace xwarp::detect
                 }
             }
         }
-        out.findings.reserve(out.findings.size() + order.size());  // one per module: a few thousand at scale
         for (const auto& key : order)
         {
-            auto& g = groups.at(key);
+            const auto node = groups.find(key);
+            auto& g = node->second;
             auto& f = g.f;
             std::vector<std::string> what;
             for (const auto& c : f.cause["changes"])
@@ -497,6 +497,7 @@ namespace xwarp::detect
                           + " sample(s))";
             f.recommendation = recommend(f);
             out.findings.push_back(std::move(f));
+            groups.erase(node);  // as each finding leaves: a group and its finding are not held twice at scale
         }
     }
 }

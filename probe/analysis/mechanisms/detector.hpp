@@ -5,6 +5,7 @@
 #define XWARP_ANALYSIS_MECHANISMS_DETECTOR_HPP
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -75,7 +76,10 @@ namespace xwarp::detect
 
     struct sink
     {
-        std::vector<finding> findings;
+        // A deque: a report of thousands of churning modules has thousands of findings (a few
+        // hundred bytes each), and a vector's growth held the old and new buffers at the
+        // analysis' peak memory. diagnose moves them into the report once, sorted.
+        std::deque<finding> findings;
         std::vector<declined_lever> declined;
         bool stop = false;  // the detector's finding makes the others moot (compile-small-share)
     };
