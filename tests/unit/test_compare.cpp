@@ -1,4 +1,6 @@
 // compare on known data: every verdict, the noise band, the rank test, renames, receipts.
+#include <functional>
+
 #include <gtest/gtest.h>
 
 #include "builders.hpp"
@@ -322,4 +324,32 @@ TEST(Compare, UntilSettledStopsOnlyWhereMoreSamplesCannotChangeTheVerdict)
     // A changed workload: more samples cannot help.
     c.verdict = "invalid";
     EXPECT_EQ(settled_because(c, 10), "the verdict is invalid: more samples cannot change it");
+}
+
+// Each part of a launch's signature counts, compared as its JSON text: the dims (a float
+// dim of 2.0 is not the integer 2), the device, the dtypes, the block_dim, the adjoint flag.
+TEST(Compare, EveryPartOfALaunchSignatureCounts)
+{
+    const auto with = [](const std::function<void(launch_record&)>& edit) {
+        auto r = make({1000, 1000, 1000}, {"b"});
+        for (auto& s : r.samples)
+        {
+            s.cold.launches[0].dim = nlohmann::json::array({2, 3});
+            edit(s.cold.launches[0]);
+        }
+        return r;
+    };
+    const auto status = [&](const std::function<void(launch_record&)>& edit) {
+        auto before = with([](launch_record&) {});
+        auto after = with(edit);
+        return compare_reports(before, after, "b", "a").workload.status;
+    };
+    EXPECT_EQ(status([](launch_record&) {}), "same");
+    EXPECT_EQ(status([](launch_record& l) { l.dim = nlohmann::json::array({2, 3}); }), "same");
+    EXPECT_EQ(status([](launch_record& l) { l.dim = nlohmann::json::array({2.0, 3}); }), "changed");
+    EXPECT_EQ(status([](launch_record& l) { l.dim = nlohmann::json::array({3, 2}); }), "changed");
+    EXPECT_EQ(status([](launch_record& l) { l.device = "cuda:1"; }), "changed");
+    EXPECT_EQ(status([](launch_record& l) { l.dtypes.push_back("float64"); }), "changed");
+    EXPECT_EQ(status([](launch_record& l) { l.block_dim += 1; }), "changed");
+    EXPECT_EQ(status([](launch_record& l) { l.adjoint = !l.adjoint; }), "changed");
 }
