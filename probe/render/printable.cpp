@@ -45,19 +45,23 @@ namespace xwarp
 
         std::string escape(std::string_view text, bool keep_lines)
         {
-            // Most text is plain printable ASCII: nothing to do.
-            const bool plain = std::all_of(text.begin(), text.end(), [keep_lines](char ch) {
+            const auto kept_as_is = [keep_lines](char ch) {
                 const auto c = static_cast<unsigned char>(ch);
                 return (c >= 0x20 && c < 0x7F) || (keep_lines && (c == '\n' || c == '\t'));
-            });
-            if (plain)
-            {
-                return std::string(text);
-            }
+            };
             std::string out;
             out.reserve(text.size());
             for (std::size_t i = 0; i < text.size();)
             {
+                // Most text is printable ASCII: copied a run at a time, not a character at a time.
+                const std::size_t run_end =
+                    static_cast<std::size_t>(std::find_if_not(text.begin() + static_cast<long>(i), text.end(), kept_as_is) - text.begin());
+                out.append(text.substr(i, run_end - i));
+                i = run_end;
+                if (i == text.size())
+                {
+                    break;
+                }
                 unsigned cp = 0;
                 const std::size_t n = decode(text, i, cp);
                 if (n == 0)
