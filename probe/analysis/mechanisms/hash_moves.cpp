@@ -64,36 +64,56 @@ namespace xwarp
         {
             return {"option-change", {{"options", opts}}};
         }
-        // Views into the two snapshots, which outlive this call: no key is copied (this runs
-        // for every hash move, tens of thousands of times in a large report).
-        std::multiset<std::string_view> plain_a, plain_b;  // keys of non-generic entries, with multiplicity
-        std::set<std::string_view> keys_a;
-        std::set<std::tuple<std::string_view, std::string_view, std::string_view>> entries_a;
+        // Views into the two snapshots, which outlive this call: no key is copied, and the sets
+        // are sorted vectors (this runs for every hash move, tens of thousands of times in a
+        // large report, where node-based sets made two dozen allocations a call).
+        using entry = std::tuple<std::string_view, std::string_view, std::string_view>;
+        std::vector<std::string_view> plain_a, plain_b;  // keys of non-generic entries, with multiplicity
+        std::vector<std::string_view> keys_a, keys_b;
+        std::vector<entry> entries_a;
+        keys_a.reserve(a.kernels.size());
+        entries_a.reserve(a.kernels.size());
         for (const auto& k : a.kernels)
         {
-            keys_a.insert(k.key);
-            entries_a.insert({k.key, k.hash, k.sig});
+            keys_a.push_back(k.key);
+            entries_a.emplace_back(k.key, k.hash, k.sig);
             if (!k.generic)
             {
-                plain_a.insert(k.key);
+                plain_a.push_back(k.key);
             }
         }
-        std::set<std::string_view> keys_b;
+        keys_b.reserve(b.kernels.size());
         for (const auto& k : b.kernels)
         {
-            keys_b.insert(k.key);
+            keys_b.push_back(k.key);
             if (!k.generic)
             {
-                plain_b.insert(k.key);
+                plain_b.push_back(k.key);
             }
         }
+        const auto sort_unique = [](std::vector<std::string_view>& v) {
+            std::sort(v.begin(), v.end());
+            v.erase(std::unique(v.begin(), v.end()), v.end());
+        };
+        sort_unique(keys_a);
+        sort_unique(keys_b);
+        std::sort(entries_a.begin(), entries_a.end());
+        std::sort(plain_a.begin(), plain_a.end());
+        std::sort(plain_b.begin(), plain_b.end());
+        const auto has = [](const std::vector<std::string_view>& v, std::string_view x) {
+            return std::binary_search(v.begin(), v.end(), x);
+        };
+        const auto count = [](const std::vector<std::string_view>& v, std::string_view x) {
+            const auto [first, last] = std::equal_range(v.begin(), v.end(), x);
+            return static_cast<std::size_t>(last - first);
+        };
         std::vector<std::string> added;    // plain kernel definitions new to the module
         std::vector<std::string> changed;  // plain kernels with new content under a known key
         json instances = json::array();    // new generic instances: {kernel, signature}
-        std::set<std::string_view> seen_added;
+        std::vector<std::string_view> seen_added;  // sorted
         for (const auto& k : b.kernels)
         {
-            if (entries_a.count({k.key, k.hash, k.sig}))
+            if (std::binary_search(entries_a.begin(), entries_a.end(), entry(k.key, k.hash, k.sig)))
             {
                 continue;
             }
@@ -101,14 +121,16 @@ namespace xwarp
             {
                 instances.push_back({{"kernel", k.key}, {"signature", k.sig}});
             }
-            else if (!keys_a.count(k.key))
+            else if (!has(keys_a, k.key))
             {
-                if (seen_added.insert(k.key).second)
+                const auto at = std::lower_bound(seen_added.begin(), seen_added.end(), std::string_view(k.key));
+                if (at == seen_added.end() || *at != k.key)
                 {
+                    seen_added.insert(at, k.key);
                     added.push_back(k.key);
                 }
             }
-            else if (plain_b.count(k.key) <= plain_a.count(k.key))
+            else if (count(plain_b, k.key) <= count(plain_a, k.key))
             {
                 changed.push_back(k.key);
             }
@@ -116,7 +138,7 @@ namespace xwarp
         std::vector<std::string> removed;
         for (const auto key : keys_a)
         {
-            if (!keys_b.count(key))
+            if (!has(keys_b, key))
             {
                 removed.emplace_back(key);
             }
@@ -133,10 +155,10 @@ namespace xwarp
         }
         for (const auto& key : plain_b)
         {
-            if (plain_b.count(key) > plain_a.count(key))
+            if (count(plain_b, key) > count(plain_a, key))
             {
                 return {"kernel-instances-added",
-                        {{"kernel", std::string(key)}, {"instances_before", plain_a.count(key)}, {"instances_after", plain_b.count(key)}}};
+                        {{"kernel", std::string(key)}, {"instances_before", count(plain_a, key)}, {"instances_after", count(plain_b, key)}}};
             }
         }
         // A callee that changed shows as new content of every kernel calling it (Warp hashes
