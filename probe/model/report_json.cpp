@@ -211,36 +211,65 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_total, module, device, identities, builds, ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         timeline_span, pid, thread, kind, module, hash, device, block_dim, status, triggered_by, detail, start_ms, ms)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(build_timeline, sample, pass, wall_ms, lanes, spans)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(summary,
-                                                    valid,
-                                                    samples_total,
-                                                    samples_ok,
-                                                    cold_wall_ms,
-                                                    warm_wall_ms,
-                                                    compile_elapsed_ms,
-                                                    cold_module_ms,
-                                                    warm_module_ms,
-                                                    native_ms,
-                                                    overlap_factor,
-                                                    overlap_note,
-                                                    identity_count,
-                                                    source_bytes,
-                                                    lto_artifacts,
-                                                    launch_count,
-                                                    compile_share,
-                                                    identities,
-                                                    identities_consistent,
-                                                    identities_per_sample,
-                                                    rebuilt,
-                                                    modules,
-                                                    launch_kernels,
-                                                    flags,
-                                                    timeline,
-                                                    load_source,
-                                                    module_ms_source,
-                                                    native_ms_source,
-                                                    warnings)
+    // The summary's and its timeline's fields but their arrays that grow with the report
+    // (identities, rebuild groups, modules, launches per kernel, timeline spans), for the same
+    // reason as the passes' records above.
+    namespace fields_but_records
+    {
+        NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(build_timeline, sample, pass, wall_ms, lanes)
+        NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(summary,
+                                                        valid,
+                                                        samples_total,
+                                                        samples_ok,
+                                                        cold_wall_ms,
+                                                        warm_wall_ms,
+                                                        compile_elapsed_ms,
+                                                        cold_module_ms,
+                                                        warm_module_ms,
+                                                        native_ms,
+                                                        overlap_factor,
+                                                        overlap_note,
+                                                        identity_count,
+                                                        source_bytes,
+                                                        lto_artifacts,
+                                                        launch_count,
+                                                        compile_share,
+                                                        identities_consistent,
+                                                        identities_per_sample,
+                                                        flags,
+                                                        load_source,
+                                                        module_ms_source,
+                                                        native_ms_source,
+                                                        warnings)
+    }
+    void to_json(json& j, const build_timeline& t)
+    {
+        fields_but_records::to_json(j, t);
+        j["spans"] = t.spans;
+    }
+    void from_json(const json& j, build_timeline& t)
+    {
+        fields_but_records::from_json(j, t);
+        t.spans = j.value("spans", std::vector<timeline_span>{});
+    }
+    void to_json(json& j, const summary& s)
+    {
+        fields_but_records::to_json(j, s);
+        j["identities"] = s.identities;
+        j["rebuilt"] = s.rebuilt;
+        j["modules"] = s.modules;
+        j["launch_kernels"] = s.launch_kernels;
+        j["timeline"] = s.timeline;
+    }
+    void from_json(const json& j, summary& s)
+    {
+        fields_but_records::from_json(j, s);
+        s.identities = j.value("identities", std::vector<identity>{});
+        s.rebuilt = j.value("rebuilt", std::vector<rebuild_group>{});
+        s.modules = j.value("modules", std::vector<module_total>{});
+        s.launch_kernels = j.value("launch_kernels", std::vector<launch_kernel_count>{});
+        s.timeline = j.value("timeline", build_timeline{});
+    }
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(source_location, file, line)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(cause_location, file, line, what)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(declined_lever, mechanism, lever, module, device, reason, numbers, recommendation)
@@ -491,6 +520,22 @@ namespace xwarp
                            {"module_loads", [&] { append_each(out, p.module_loads); }}});
         }
 
+        void append_summary(std::string& out, const summary& s)
+        {
+            json head;
+            fields_but_records::to_json(head, s);
+            append_object(out, head,
+                          {{"identities", [&] { append_each(out, s.identities); }},
+                           {"launch_kernels", [&] { append_each(out, s.launch_kernels); }},
+                           {"modules", [&] { append_each(out, s.modules); }},
+                           {"rebuilt", [&] { append_each(out, s.rebuilt); }},
+                           {"timeline", [&] {
+                                json timeline_head;
+                                fields_but_records::to_json(timeline_head, s.timeline);
+                                append_object(out, timeline_head, {{"spans", [&] { append_each(out, s.timeline.spans); }}});
+                            }}});
+        }
+
         void append_sample(std::string& out, const sample& s)
         {
             json head;
@@ -515,7 +560,7 @@ namespace xwarp
         std::string out;
         append_object(out, report_fixed_fields(r),
                       {{"findings", [&] { append_each(out, r.findings); }},
-                       {"summary", [&] { append_compact(out, json(r.result)); }},
+                       {"summary", [&] { append_summary(out, r.result); }},
                        {"samples", [&] { append_array(out, r.samples, [&](const sample& s) { append_sample(out, s); }); }}});
         return out;
     }
