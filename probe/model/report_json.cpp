@@ -732,31 +732,31 @@ namespace xwarp
 
             explicit streaming_reader(record_reading how) : m_how(how) {}
 
-            bool null() { return m_direct ? direct(m_direct->null()) : value(json(nullptr)); }
-            bool boolean(bool v) { return m_direct ? direct(m_direct->boolean(v)) : value(json(v)); }
+            bool null() { return m_direct_depth ? direct(m_direct->null()) : value(json(nullptr)); }
+            bool boolean(bool v) { return m_direct_depth ? direct(m_direct->boolean(v)) : value(json(v)); }
             bool number_integer(json::number_integer_t v)
             {
-                return m_direct ? direct(m_direct->integer(v)) : value(json(v));
+                return m_direct_depth ? direct(m_direct->integer(v)) : value(json(v));
             }
             bool number_unsigned(json::number_unsigned_t v)
             {
-                return m_direct ? direct(m_direct->unsigned_integer(v)) : value(json(v));
+                return m_direct_depth ? direct(m_direct->unsigned_integer(v)) : value(json(v));
             }
             bool number_float(json::number_float_t v, const std::string&)
             {
-                return m_direct ? direct(m_direct->floating(v)) : value(json(v));
+                return m_direct_depth ? direct(m_direct->floating(v)) : value(json(v));
             }
-            bool string(std::string& v) { return m_direct ? direct(m_direct->string(v)) : value(json(std::move(v))); }
-            bool binary(json::binary_t& v) { return m_direct ? direct(false) : value(json(json::binary_t(std::move(v)))); }
+            bool string(std::string& v) { return m_direct_depth ? direct(m_direct->string(v)) : value(json(std::move(v))); }
+            bool binary(json::binary_t& v) { return m_direct_depth ? direct(false) : value(json(json::binary_t(std::move(v)))); }
             bool start_object(std::size_t) { return open(json::value_t::object); }
             bool start_array(std::size_t) { return open(json::value_t::array); }
             bool end_object() { return close(); }
             bool end_array() { return close(); }
             bool key(std::string& k)
             {
-                if (m_direct)
+                if (m_direct_depth)
                 {
-                    return direct(m_direct->key(k), false);  // keys inside a record name nothing the reader needs
+                    return direct(m_direct->key(k));  // keys inside a record name nothing the reader needs
                 }
                 m_frames.back().key = k;
                 if (m_record)
@@ -781,20 +781,17 @@ namespace xwarp
             record_reading m_how;
             std::vector<frame> m_frames;
             std::optional<tree_builder> m_record;             // read checked: the record's tree
-            std::optional<detail::record_events> m_direct;    // read directly
+            std::optional<detail::record_events> m_direct;    // read directly (one, reset for each record)
+            std::size_t m_direct_depth = 0;  // inside a record read directly: its nesting (no frames kept)
             std::size_t m_record_depth = 0;
             record_kind m_kind = record_kind::module_load;
 
-            bool direct(bool ok, bool is_value = true)
+            bool direct(bool ok)
             {
                 if (!ok)
                 {
                     gave_up = true;
                     return false;  // stops the parser: the caller reads the report the checked way
-                }
-                if (is_value)
-                {
-                    counted();
                 }
                 return true;
             }
@@ -832,30 +829,30 @@ namespace xwarp
 
             bool open(json::value_t type)
             {
-                if (m_frames.size() >= static_cast<std::size_t>(max_json_depth))
+                if (m_frames.size() + m_direct_depth >= static_cast<std::size_t>(max_json_depth))
                 {
                     throw report_error(report_error::kind::shape,
                                        "nested deeper than " + std::to_string(max_json_depth)
                                                                       + " levels: not a report this tool wrote");
                 }
-                if (!m_record && !m_direct && type == json::value_t::object && at_record_start())
+                if (m_direct_depth)
+                {
+                    ++m_direct_depth;
+                    return direct(type == json::value_t::object ? m_direct->start_object() : m_direct->start_array());
+                }
+                if (!m_record && type == json::value_t::object && at_record_start())
                 {
                     m_record_depth = m_frames.size() + 1;
                     m_kind = m_frames[3].key == "module_loads" ? record_kind::module_load : record_kind::launch;
                     if (m_how == record_reading::direct)
                     {
                         m_direct.emplace(m_kind);
+                        m_direct_depth = 1;
+                        return direct(m_direct->start_object());
                     }
-                    else
-                    {
-                        m_record.emplace();
-                    }
+                    m_record.emplace();
                 }
                 m_frames.push_back({type == json::value_t::array, "", 0});
-                if (m_direct)
-                {
-                    return direct(type == json::value_t::object ? m_direct->start_object() : m_direct->start_array(), false);
-                }
                 if (m_record)
                 {
                     m_record->open(type);
@@ -869,19 +866,21 @@ namespace xwarp
 
             bool close()
             {
-                m_frames.pop_back();
-                if (m_direct)
+                if (m_direct_depth)
                 {
                     if (!m_direct->end())
                     {
                         return direct(false);
                     }
-                    if (m_frames.size() + 1 == m_record_depth)
+                    if (--m_direct_depth == 0)
                     {
                         finish_direct_record();
+                        counted();  // the record, in its array
                     }
+                    return true;
                 }
-                else if (m_record)
+                m_frames.pop_back();
+                if (m_record)
                 {
                     m_record->close();
                     if (m_frames.size() + 1 == m_record_depth)
@@ -908,7 +907,6 @@ namespace xwarp
                 {
                     into.launches.push_back(std::move(m_direct->launch()));
                 }
-                m_direct.reset();
             }
 
             void finish_record()
