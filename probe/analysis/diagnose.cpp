@@ -16,18 +16,22 @@ namespace xwarp
         {
             return;
         }
-        detect::context ctx(r);
-        if (ctx.good.empty())
-        {
-            return;
-        }
         detect::sink out;
-        for (const auto* d : detect::detectors())
         {
-            d->detect(ctx, out);
-            if (out.stop)
+            // The context's tables (hash moves and their classes, sequences) are freed before
+            // the findings are sorted into the report: at scale that step is the peak.
+            const detect::context ctx(r);
+            if (ctx.good.empty())
             {
-                break;
+                return;
+            }
+            for (const auto* d : detect::detectors())
+            {
+                d->detect(ctx, out);
+                if (out.stop)
+                {
+                    break;
+                }
             }
         }
         // Sorted as indices, then moved once each: a finding is a few hundred bytes, and a
