@@ -344,10 +344,14 @@ namespace xwarp
 
         std::vector<double> cold_wall, warm_wall, elapsed, cold_mod, warm_mod, native, overlap, ids, src, lto,
             launches, share;
-        std::unordered_map<identity_key, std::vector<double>, tuple_hash> ms_per_sample;  // one entry per sample seen
-        std::unordered_map<identity_key, identity, tuple_hash> ident;
-        std::vector<identity_key> first_seen_order;
-        std::unordered_set<identity_key, tuple_hash> first_sample_keys;
+        // Each identity is looked up once per load, for its index in first-seen order; what is
+        // known of it is kept in vectors by that index (a hash table per figure made a report of
+        // 100,000 identities hash and compare every load's strings half a dozen times).
+        std::unordered_map<identity_key, std::size_t, tuple_hash> index_of;
+        std::vector<identity> ident;                      // first-seen order
+        std::vector<std::vector<double>> ms_per_sample;   // one entry per sample seen
+        std::vector<const module_load*> first_load_of;    // the first cold load of each
+        std::vector<std::size_t> first_sample_ids;        // sorted
         bool consistent = true;
         int warm_compiled_samples = 0;
         bool any_lto = false;
@@ -426,17 +430,15 @@ namespace xwarp
                 ++warm_compiled_samples;
             }
 
-            std::unordered_map<identity_key, double, tuple_hash> here;
-            std::unordered_map<identity_key, int, tuple_hash> builds;
+            std::vector<char> in_here;       // by identity index
+            std::vector<double> here_ms;
+            std::vector<int> here_builds;
+            std::vector<std::size_t> here;   // the identities this pass loaded
             for (const auto& l : cold.module_loads)
             {
-                auto k = key_of(l);
-                here[k] += l.work_ms();
-                if (l.status == load_status::compiled)
-                {
-                    builds[k]++;
-                }
-                if (!ident.count(k))
+                const auto [at, added] = index_of.try_emplace(key_of(l), ident.size());
+                const std::size_t i = at->second;
+                if (added)
                 {
                     identity id;
                     id.module = l.module;
@@ -446,26 +448,42 @@ namespace xwarp
                     id.status = to_string(l.status);
                     id.kernels = l.snapshot ? static_cast<int>(l.snapshot->kernels.size()) : -1;
                     id.builds = 0;
-                    ident[k] = id;
-                    first_seen_order.push_back(k);
+                    ident.push_back(std::move(id));
+                    ms_per_sample.emplace_back();
+                    first_load_of.push_back(&l);
+                }
+                if (in_here.size() < ident.size())
+                {
+                    in_here.resize(ident.size(), 0);
+                    here_ms.resize(ident.size(), 0.0);
+                    here_builds.resize(ident.size(), 0);
+                }
+                if (!in_here[i])
+                {
+                    in_here[i] = 1;
+                    here.push_back(i);
+                }
+                here_ms[i] += l.work_ms();
+                if (l.status == load_status::compiled)
+                {
+                    here_builds[i]++;
                 }
             }
-            for (const auto& [k, ms] : here)
+            for (const std::size_t i : here)
             {
-                ms_per_sample[k].push_back(ms);
-                ident[k].samples_seen++;
+                ms_per_sample[i].push_back(here_ms[i]);
+                ident[i].samples_seen++;
                 if (gi == 0)
                 {
-                    ident[k].builds = builds[k];
-                    first_sample_keys.insert(k);
+                    ident[i].builds = here_builds[i];
                 }
             }
-            std::unordered_set<identity_key, tuple_hash> keys;
-            for (const auto& [k, ms] : here)
+            std::sort(here.begin(), here.end());
+            if (gi == 0)
             {
-                keys.insert(k);
+                first_sample_ids = here;
             }
-            if (gi > 0 && keys != first_sample_keys)
+            else if (here != first_sample_ids)
             {
                 consistent = false;
             }
@@ -505,12 +523,12 @@ namespace xwarp
         s.compile_share = make_stat(share);
         s.identities_consistent = consistent;
 
-        s.identities.reserve(first_seen_order.size());
-        for (const auto& k : first_seen_order)
+        s.identities.reserve(ident.size());
+        for (std::size_t i = 0; i < ident.size(); ++i)
         {
             // moved: below, ident only answers each identity's build count (an int, kept)
-            identity id = std::move(ident.find(k)->second);
-            id.ms = median(ms_per_sample[k]).value_or(0.0);
+            identity id = std::move(ident[i]);
+            id.ms = median(ms_per_sample[i]).value_or(0.0);
             s.identities.push_back(std::move(id));
         }
         std::stable_sort(s.identities.begin(),
@@ -572,28 +590,20 @@ namespace xwarp
         }
         auto identity_ms = [&](std::string_view module, std::string_view hash, std::string_view device, int bd)
         {
-            auto it = ident.find(identity_key{module, hash, device, bd});
-            if (it == ident.end())
+            auto it = index_of.find(identity_key{module, hash, device, bd});
+            if (it == index_of.end())
             {
                 return std::make_pair(0.0, 0);
             }
-            return std::make_pair(median(ms_per_sample[it->first]).value_or(0.0), it->second.builds);
+            return std::make_pair(median(ms_per_sample[it->second]).value_or(0.0), ident[it->second].builds);
         };
-        // the first cold load of each identity, indexed once: a scan per lookup made the report
-        // quadratic in the identities (100k took 2 minutes)
-        std::unordered_map<identity_key, const module_load*, tuple_hash> first_load_of;
-        for (const auto* smp : good)
-        {
-            for (const auto& l : smp->cold.module_loads)
-            {
-                first_load_of.emplace(key_of(l), &l);
-            }
-        }
         auto first_load = [&](std::string_view module, std::string_view device, int bd,
                               std::string_view hash) -> const module_load*
         {
-            auto it = first_load_of.find(identity_key{module, hash, device, bd});
-            return it == first_load_of.end() ? nullptr : it->second;
+            // the first cold load of each identity, kept by index: a scan per lookup made the
+            // report quadratic in the identities (100k took 2 minutes)
+            auto it = index_of.find(identity_key{module, hash, device, bd});
+            return it == index_of.end() ? nullptr : first_load_of[it->second];
         };
         for (const auto& gk : group_order)
         {
