@@ -205,6 +205,20 @@ namespace
         return 0;
     }
 
+    // A report, written a record at a time (its whole JSON tree is several times its text).
+    int write_report_or_fail(const std::string& path, const xwarp::report& r)
+    {
+        try
+        {
+            xwarp::save_report_json(path, r);
+        }
+        catch (const std::exception& e)
+        {
+            return fail(xwarp::exit_code::cannot_write, e.what());
+        }
+        return 0;
+    }
+
     // The command is done and the process exits next, which gives its memory back whole.
     // Freeing a large report record by record first took 6 % of `report` on 10,000 identities
     // (bench/render_scale.py) for nothing, so it is left to the exit, as compilers leave their
@@ -500,7 +514,7 @@ int main(int argc, char** argv)
             }
             if (!json_out.empty())
             {
-                if (int rc = write_json_or_fail(json_out, xwarp::report_to_json(r)))
+                if (int rc = write_report_or_fail(json_out, r))
                 {
                     return rc;
                 }
@@ -579,7 +593,7 @@ int main(int argc, char** argv)
             }
             if (!whatif_json.empty())
             {
-                if (int rc = write_json_or_fail(whatif_json, xwarp::report_to_json(r)))
+                if (int rc = write_report_or_fail(whatif_json, r))
                 {
                     return rc;
                 }
@@ -744,7 +758,7 @@ int main(int argc, char** argv)
             }
             else if (report_format == "json")
             {
-                text = xwarp::report_to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+                text = xwarp::report_json_text(r, 2) + "\n";
             }
             else if (report_format == "html")
             {

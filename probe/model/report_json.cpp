@@ -450,99 +450,155 @@ namespace xwarp
             return j;
         }
 
-        void append_compact(std::string& out, const json& j)
+        // Writes JSON text as dump(indent) writes it (indent -1: compact), a member or element
+        // at a time, so that a report's large arrays never exist as one tree.
+        class text_writer
         {
-            out += j.dump(-1, ' ', false, json::error_handler_t::replace);
-        }
+        public:
+            text_writer(std::string& out, int indent) : m_out(out), m_indent(indent) {}
 
-        // An array as dump() writes it, each element written by `write`.
-        template <typename T, typename Write>
-        void append_array(std::string& out, const std::vector<T>& items, Write write)
-        {
-            out += '[';
-            for (std::size_t i = 0; i < items.size(); ++i)
+            void value(const json& j)
             {
-                if (i > 0)
+                const std::string text = j.dump(m_indent, ' ', false, json::error_handler_t::replace);
+                if (m_indent < 0 || m_level == 0)
                 {
-                    out += ',';
+                    m_out += text;
+                    return;
                 }
-                write(items[i]);
+                // dump() indents from column 0: shift its lines to this depth (a JSON string
+                // never holds a raw newline, so every newline is dump's own)
+                for (const char c : text)
+                {
+                    m_out += c;
+                    if (c == '\n')
+                    {
+                        m_out.append(static_cast<std::size_t>(m_level * m_indent), ' ');
+                    }
+                }
             }
-            out += ']';
-        }
 
-        template <typename T>
-        void append_each(std::string& out, const std::vector<T>& items)
-        {
-            append_array(out, items, [&](const T& item) { append_compact(out, json(item)); });
-        }
+            // An array, each element written by `write`.
+            template <typename T, typename Write>
+            void array(const std::vector<T>& items, Write write)
+            {
+                if (items.empty())
+                {
+                    m_out += "[]";
+                    return;
+                }
+                m_out += '[';
+                ++m_level;
+                for (std::size_t i = 0; i < items.size(); ++i)
+                {
+                    if (i > 0)
+                    {
+                        m_out += ',';
+                    }
+                    newline();
+                    write(items[i]);
+                }
+                --m_level;
+                newline();
+                m_out += ']';
+            }
 
-        // An object as dump() writes it (keys in order, compact), with the members in `later`
-        // written by their functions in their place among the others.
-        void append_object(std::string& out,
-                           const json& head,
-                           const std::map<std::string, std::function<void()>>& later)
-        {
-            out += '{';
-            bool first = true;
-            auto key = [&](const std::string& k)
+            template <typename T>
+            void each(const std::vector<T>& items)
             {
-                out += first ? "" : ",";
-                first = false;
-                append_compact(out, json(k));
-                out += ':';
-            };
-            auto next = later.begin();
-            for (const auto& [k, v] : head.items())
+                array(items, [&](const T& item) { value(json(item)); });
+            }
+
+            // An object (keys in order), with the members in `later` written by their
+            // functions in their place among the others.
+            void object(const json& head, const std::map<std::string, std::function<void()>>& later)
             {
-                for (; next != later.end() && next->first < k; ++next)
+                if (head.empty() && later.empty())
+                {
+                    m_out += "{}";
+                    return;
+                }
+                m_out += '{';
+                ++m_level;
+                bool first = true;
+                auto key = [&](const std::string& k)
+                {
+                    if (!first)
+                    {
+                        m_out += ',';
+                    }
+                    first = false;
+                    newline();
+                    m_out += json(k).dump(-1, ' ', false, json::error_handler_t::replace);
+                    m_out += m_indent < 0 ? ":" : ": ";
+                };
+                auto next = later.begin();
+                for (const auto& [k, v] : head.items())
+                {
+                    for (; next != later.end() && next->first < k; ++next)
+                    {
+                        key(next->first);
+                        next->second();
+                    }
+                    key(k);
+                    value(v);
+                }
+                for (; next != later.end(); ++next)
                 {
                     key(next->first);
                     next->second();
                 }
-                key(k);
-                append_compact(out, v);
+                --m_level;
+                newline();
+                m_out += '}';
             }
-            for (; next != later.end(); ++next)
-            {
-                key(next->first);
-                next->second();
-            }
-            out += '}';
-        }
 
-        void append_pass(std::string& out, const run_result& p)
+        private:
+            void newline()
+            {
+                if (m_indent >= 0)
+                {
+                    m_out += '\n';
+                    m_out.append(static_cast<std::size_t>(m_level * m_indent), ' ');
+                }
+            }
+
+            std::string& m_out;
+            int m_indent;
+            int m_level = 0;
+        };
+
+        void write_pass(text_writer& w, const run_result& p)
         {
             json head;
             fields_but_records::to_json(head, p);
-            append_object(out, head,
-                          {{"launches", [&] { append_each(out, p.launches); }},
-                           {"module_loads", [&] { append_each(out, p.module_loads); }}});
+            w.object(head,
+                     {{"launches", [&] { w.each(p.launches); }},
+                      {"module_loads", [&] { w.each(p.module_loads); }}});
         }
 
-        void append_summary(std::string& out, const summary& s)
+        void write_summary(text_writer& w, const summary& s)
         {
             json head;
             fields_but_records::to_json(head, s);
-            append_object(out, head,
-                          {{"identities", [&] { append_each(out, s.identities); }},
-                           {"launch_kernels", [&] { append_each(out, s.launch_kernels); }},
-                           {"modules", [&] { append_each(out, s.modules); }},
-                           {"rebuilt", [&] { append_each(out, s.rebuilt); }},
-                           {"timeline", [&] {
-                                json timeline_head;
-                                fields_but_records::to_json(timeline_head, s.timeline);
-                                append_object(out, timeline_head, {{"spans", [&] { append_each(out, s.timeline.spans); }}});
-                            }}});
+            w.object(head,
+                     {{"identities", [&] { w.each(s.identities); }},
+                      {"launch_kernels", [&] { w.each(s.launch_kernels); }},
+                      {"modules", [&] { w.each(s.modules); }},
+                      {"rebuilt", [&] { w.each(s.rebuilt); }},
+                      {"timeline", [&] {
+                           json timeline_head;
+                           fields_but_records::to_json(timeline_head, s.timeline);
+                           w.object(timeline_head, {{"spans", [&] { w.each(s.timeline.spans); }}});
+                       }}});
         }
 
-        void append_sample(std::string& out, const sample& s)
+        void write_sample(text_writer& w, const sample& s)
         {
             json head;
             fields_but_records::to_json(head, s);
-            append_object(out, head,
-                          {{"cold", [&] { append_pass(out, s.cold); }},
-                           {"warm", [&] { s.warm ? append_pass(out, *s.warm) : append_compact(out, json()); }}});
+            w.object(head,
+                     {{"cold", [&] { write_pass(w, s.cold); }},
+                      {"warm", [&] { s.warm ? write_pass(w, *s.warm) : w.value(json()); }}});
         }
     }
 
@@ -555,13 +611,14 @@ namespace xwarp
         return j;
     }
 
-    std::string report_json_text(const report& r)
+    std::string report_json_text(const report& r, int indent)
     {
         std::string out;
-        append_object(out, report_fixed_fields(r),
-                      {{"findings", [&] { append_each(out, r.findings); }},
-                       {"summary", [&] { append_summary(out, r.result); }},
-                       {"samples", [&] { append_array(out, r.samples, [&](const sample& s) { append_sample(out, s); }); }}});
+        text_writer w(out, indent);
+        w.object(report_fixed_fields(r),
+                 {{"findings", [&] { w.each(r.findings); }},
+                  {"summary", [&] { write_summary(w, r.result); }},
+                  {"samples", [&] { w.array(r.samples, [&](const sample& s) { write_sample(w, s); }); }}});
         return out;
     }
 
@@ -1038,27 +1095,41 @@ namespace xwarp
         }
     }
 
+    namespace
+    {
+        // Writes text and a newline to path through a temporary file and a rename.
+        void save_text(const std::string& path, const std::string& text)
+        {
+            std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+            {
+                std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+                if (!out)
+                {
+                    throw std::system_error(errno, std::generic_category(), "cannot write " + path);
+                }
+                out << text << '\n';
+                if (!out.flush())
+                {
+                    std::remove(tmp.c_str());
+                    throw std::system_error(errno, std::generic_category(), "cannot write " + path);
+                }
+            }
+            if (std::rename(tmp.c_str(), path.c_str()) != 0)
+            {
+                int err = errno;
+                std::remove(tmp.c_str());
+                throw std::system_error(err, std::generic_category(), "cannot write " + path);
+            }
+        }
+    }
+
     void save_json(const std::string& path, const json& j)
     {
-        std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-        {
-            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-            if (!out)
-            {
-                throw std::system_error(errno, std::generic_category(), "cannot write " + path);
-            }
-            out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-            if (!out.flush())
-            {
-                std::remove(tmp.c_str());
-                throw std::system_error(errno, std::generic_category(), "cannot write " + path);
-            }
-        }
-        if (std::rename(tmp.c_str(), path.c_str()) != 0)
-        {
-            int err = errno;
-            std::remove(tmp.c_str());
-            throw std::system_error(err, std::generic_category(), "cannot write " + path);
-        }
+        save_text(path, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+
+    void save_report_json(const std::string& path, const report& r)
+    {
+        save_text(path, report_json_text(r, 2));
     }
 }

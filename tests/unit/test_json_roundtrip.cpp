@@ -66,16 +66,19 @@ TEST(JsonRoundTrip, ReportSurvivesSaveAndLoad)
 // invalid UTF-8; the GPU fixture has every kind of record a real run writes.
 TEST(JsonRoundTrip, TheRecordByRecordTextIsTheWholeTreesDump)
 {
-    const auto whole = [](const report& r)
-    { return report_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
-    const report made = sample_report();
-    EXPECT_EQ(report_json_text(made), whole(made));
-    report gpu = load_report(std::string(XWARP_FIXTURES_DIR) + "/gpu-nvrtc-trace-report.json");
-    ASSERT_FALSE(gpu.samples.empty());
-    EXPECT_EQ(report_json_text(gpu), whole(gpu));
-    analyze(gpu);
-    EXPECT_EQ(report_json_text(gpu), whole(gpu));
-    EXPECT_EQ(report_json_text(report{}), whole(report{}));
+    for (const int indent : {-1, 2})
+    {
+        const auto whole = [indent](const report& r)
+        { return report_to_json(r).dump(indent, ' ', false, nlohmann::json::error_handler_t::replace); };
+        const report made = sample_report();
+        EXPECT_EQ(report_json_text(made, indent), whole(made));
+        report gpu = load_report(std::string(XWARP_FIXTURES_DIR) + "/gpu-nvrtc-trace-report.json");
+        ASSERT_FALSE(gpu.samples.empty());
+        EXPECT_EQ(report_json_text(gpu, indent), whole(gpu));
+        analyze(gpu);
+        EXPECT_EQ(report_json_text(gpu, indent), whole(gpu));
+        EXPECT_EQ(report_json_text(report{}, indent), whole(report{}));
+    }
 }
 
 TEST(JsonRoundTrip, RejectsOtherSchemaVersion)

@@ -60,10 +60,14 @@ namespace xwarp
 
     nlohmann::json report_to_json(const report& r);
 
-    // report_to_json(r) as compact text (dump(-1), invalid UTF-8 replaced), without building
-    // the whole tree: the samples' module loads and launches are converted and written one at a
-    // time. A 10,000-identity report's tree takes ~190 MB; this keeps one record's.
-    std::string report_json_text(const report& r);
+    // report_to_json(r).dump(indent) (compact by default; invalid UTF-8 replaced), without
+    // building the whole tree: the large arrays (the samples' module loads and launches, the
+    // summary's identities and timeline, the findings) are converted and written one element at
+    // a time. A 10,000-identity report's tree takes ~190 MB; this keeps one record's.
+    std::string report_json_text(const report& r, int indent = -1);
+
+    // Writes report_json_text(r, 2) and a newline atomically, as save_json writes a tree.
+    void save_report_json(const std::string& path, const report& r);
 
     // Throws report_error (never a raw nlohmann exception).
     report report_from_json(const nlohmann::json& j);
