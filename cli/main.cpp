@@ -192,11 +192,13 @@ namespace
         }
     }
 
-    int write_json_or_fail(const std::string& path, const nlohmann::json& j)
+    // Runs a write: 0, or exit code 73 with its message.
+    template <typename Write>
+    int write_or_fail(Write write)
     {
         try
         {
-            xwarp::save_json(path, j);
+            write();
         }
         catch (const std::exception& e)
         {
@@ -205,18 +207,15 @@ namespace
         return 0;
     }
 
+    int write_json_or_fail(const std::string& path, const nlohmann::json& j)
+    {
+        return write_or_fail([&] { xwarp::save_json(path, j); });
+    }
+
     // A report, written a record at a time (its whole JSON tree is several times its text).
     int write_report_or_fail(const std::string& path, const xwarp::report& r)
     {
-        try
-        {
-            xwarp::save_report_json(path, r);
-        }
-        catch (const std::exception& e)
-        {
-            return fail(xwarp::exit_code::cannot_write, e.what());
-        }
-        return 0;
+        return write_or_fail([&] { xwarp::save_report_json(path, r); });
     }
 
     // The command is done and the process exits next, which gives its memory back whole.

@@ -191,7 +191,7 @@ namespace xwarp::detail
         frame& f = m_frames.back();
         switch (f.kind)
         {
-            case frame_kind::tree: m_tree_member = &(*m_tree_open.back())[k]; return true;
+            case frame_kind::tree: m_tree.key(k); return true;
             case frame_kind::skip: return true;
             case frame_kind::load: f.field = field_index(load_fields, k); return true;
             case frame_kind::launch: f.field = field_index(launch_fields, k); return true;
@@ -213,7 +213,7 @@ namespace xwarp::detail
         frame& f = m_frames.back();
         switch (f.kind)
         {
-            case frame_kind::tree: tree_value(as_json(v)); return true;
+            case frame_kind::tree: m_tree.value(as_json(v)); return true;
             case frame_kind::skip: return true;
             case frame_kind::load: return f.field < 0 || set_load(f.field, v);
             case frame_kind::launch: return f.field < 0 || set_launch(f.field, v);
@@ -391,7 +391,7 @@ namespace xwarp::detail
         frame& f = m_frames.back();
         switch (f.kind)
         {
-            case frame_kind::tree: tree_open(object); return true;
+            case frame_kind::tree: m_tree.open(object ? json::value_t::object : json::value_t::array); return true;
             case frame_kind::skip: ++m_skip_depth; return true;
             case frame_kind::kernel_list:
                 if (!object)
@@ -456,18 +456,14 @@ namespace xwarp::detail
                 }
                 if (field == 21 && object)
                 {
-                    m_tree_target = &m_load.config_mismatch;
-                    m_frames.push_back({frame_kind::tree});
-                    tree_open(true);
+                    start_tree(&m_load.config_mismatch, true);
                     return true;
                 }
                 return false;
             case frame_kind::launch:
                 if (field == 2 && !object)
                 {
-                    m_tree_target = &m_launch.dim;
-                    m_frames.push_back({frame_kind::tree});
-                    tree_open(false);
+                    start_tree(&m_launch.dim, false);
                     return true;
                 }
                 if (field == 4 && !object)
@@ -492,18 +488,14 @@ namespace xwarp::detail
                 }
                 if (field == 2 && object)
                 {
-                    m_tree_target = nullptr;  // the options: shared when equal (shared_options)
-                    m_frames.push_back({frame_kind::tree});
-                    tree_open(true);
+                    start_tree(nullptr, true);  // the options: shared when equal (shared_options)
                     return true;
                 }
                 return false;
             case frame_kind::kernel:
                 if (field == 4)
                 {
-                    m_tree_target = &m_load.snapshot->kernels.back().types;
-                    m_frames.push_back({frame_kind::tree});
-                    tree_open(object);
+                    start_tree(&m_load.snapshot->kernels.back().types, object);
                     return true;
                 }
                 return false;
@@ -519,7 +511,21 @@ namespace xwarp::detail
         }
         switch (m_frames.back().kind)
         {
-            case frame_kind::tree: tree_close(); return true;
+            case frame_kind::tree:
+                m_tree.close();
+                if (m_tree.complete())
+                {
+                    if (m_tree_target)
+                    {
+                        *m_tree_target = std::move(m_tree.root);
+                    }
+                    else
+                    {
+                        m_load.snapshot->options = shared_options(std::move(m_tree.root));
+                    }
+                    m_frames.pop_back();
+                }
+                return true;
             case frame_kind::skip:
                 if (--m_skip_depth == 0)
                 {
@@ -530,56 +536,58 @@ namespace xwarp::detail
         }
     }
 
-    void record_events::tree_value(json v)
+    void record_events::start_tree(json* into, bool object)
     {
-        if (m_tree_open.back()->is_array())
+        m_tree_target = into;
+        m_tree = json_tree_builder();
+        m_tree.open(object ? json::value_t::object : json::value_t::array);
+        m_frames.push_back({frame_kind::tree});
+    }
+
+    void json_tree_builder::value(json v)
+    {
+        if (m_open.empty())
         {
-            m_tree_open.back()->push_back(std::move(v));
+            root = std::move(v);
+        }
+        else if (m_open.back()->is_array())
+        {
+            m_open.back()->push_back(std::move(v));
         }
         else
         {
-            *m_tree_member = std::move(v);
+            *m_member = std::move(v);
         }
     }
 
-    void record_events::tree_open(bool object)
+    void json_tree_builder::open(json::value_t type)
     {
-        const json::value_t t = object ? json::value_t::object : json::value_t::array;
         json* added = nullptr;
-        if (m_tree_open.empty())
+        if (m_open.empty())
         {
-            m_tree = json(t);
-            added = &m_tree;
+            root = json(type);
+            added = &root;
         }
-        else if (m_tree_open.back()->is_array())
+        else if (m_open.back()->is_array())
         {
-            m_tree_open.back()->push_back(json(t));
-            added = &m_tree_open.back()->back();
+            m_open.back()->push_back(json(type));
+            added = &m_open.back()->back();
         }
         else
         {
-            *m_tree_member = json(t);
-            added = m_tree_member;
+            *m_member = json(type);
+            added = m_member;
         }
-        m_tree_open.push_back(added);
+        m_open.push_back(added);
     }
 
-    void record_events::tree_close()
+    void json_tree_builder::key(const std::string& k)
     {
-        m_tree_open.pop_back();
-        if (!m_tree_open.empty())
-        {
-            return;
-        }
-        if (m_tree_target)
-        {
-            *m_tree_target = std::move(m_tree);
-        }
-        else
-        {
-            m_load.snapshot->options = shared_options(std::move(m_tree));
-        }
-        m_tree = json();
-        m_frames.pop_back();
+        m_member = &(*m_open.back())[k];
+    }
+
+    void json_tree_builder::close()
+    {
+        m_open.pop_back();
     }
 }

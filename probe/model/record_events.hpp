@@ -24,6 +24,24 @@
 
 namespace xwarp::detail
 {
+    // Builds a JSON tree from the parser's events (the part of nlohmann's DOM parser the
+    // reader needs): the report's skeleton, a record read the checked way, a field held as JSON.
+    class json_tree_builder
+    {
+    public:
+        nlohmann::json root;
+
+        void value(nlohmann::json v);
+        void open(nlohmann::json::value_t type);
+        void key(const std::string& k);
+        void close();
+        bool complete() const { return m_open.empty(); }  // after the outermost close
+
+    private:
+        std::vector<nlohmann::json*> m_open;
+        nlohmann::json* m_member = nullptr;
+    };
+
     class record_events
     {
     public:
@@ -79,10 +97,7 @@ namespace xwarp::detail
         bool set_kernel(int field, const scalar& v);
         bool set_lto(int field, const scalar& v);
         bool set_phase(int field, const scalar& v);
-        bool in_tree() const { return !m_frames.empty() && m_frames.back().kind == frame_kind::tree; }
-        void tree_value(nlohmann::json v);
-        void tree_open(bool object);
-        void tree_close();
+        void start_tree(nlohmann::json* into, bool object);
 
         record_kind m_kind;
         bool m_started = false;
@@ -92,9 +107,7 @@ namespace xwarp::detail
 
         // a field held as JSON, built as it arrives
         nlohmann::json* m_tree_target = nullptr;  // null: the snapshot's options
-        nlohmann::json m_tree;
-        std::vector<nlohmann::json*> m_tree_open;
-        nlohmann::json* m_tree_member = nullptr;
+        json_tree_builder m_tree;
         std::string m_function_key;  // snapshot.functions: the key whose hash comes next
         int m_skip_depth = 0;
     };

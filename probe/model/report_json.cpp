@@ -715,55 +715,6 @@ namespace xwarp
 
     namespace
     {
-        // Builds a JSON tree from SAX events (the part of nlohmann's DOM parser this needs).
-        class tree_builder
-        {
-        public:
-            json root;
-
-            void value(json v)
-            {
-                if (m_open.empty())
-                {
-                    root = std::move(v);
-                }
-                else if (m_open.back()->is_array())
-                {
-                    m_open.back()->push_back(std::move(v));
-                }
-                else
-                {
-                    *m_member = std::move(v);
-                }
-            }
-            void open(json::value_t type)
-            {
-                json* added = nullptr;
-                if (m_open.empty())
-                {
-                    root = json(type);
-                    added = &root;
-                }
-                else if (m_open.back()->is_array())
-                {
-                    m_open.back()->push_back(json(type));
-                    added = &m_open.back()->back();
-                }
-                else
-                {
-                    *m_member = json(type);
-                    added = m_member;
-                }
-                m_open.push_back(added);
-            }
-            void key(const std::string& k) { m_member = &(*m_open.back())[k]; }
-            void close() { m_open.pop_back(); }
-
-        private:
-            std::vector<json*> m_open;
-            json* m_member = nullptr;
-        };
-
         // Reads a report without holding its whole tree: the records that make up nearly all of
         // a large report (samples[i].cold|warm.module_loads[] and .launches[]) are converted one
         // by one as they arrive, and only the rest is kept as a tree for report_from_json.
@@ -782,7 +733,7 @@ namespace xwarp
                 std::vector<module_load> loads;
                 std::vector<launch_record> launches;
             };
-            tree_builder skeleton;
+            detail::json_tree_builder skeleton;
             std::map<std::pair<std::size_t, std::string>, records> streamed;  // (sample, pass) -> records
             std::optional<report_error> first_error;  // a record that failed, raised after the skeleton's checks
             bool gave_up = false;                     // read directly: a record needs the checked way
@@ -837,8 +788,8 @@ namespace xwarp
             };
             record_reading m_how;
             std::vector<frame> m_frames;
-            std::optional<tree_builder> m_record;             // read checked: the record's tree
-            std::optional<detail::record_events> m_direct;    // read directly (one, reset for each record)
+            std::optional<detail::json_tree_builder> m_record;  // read checked: the record's tree
+            std::optional<detail::record_events> m_direct;      // read directly (one, reset for each record)
             std::size_t m_direct_depth = 0;  // inside a record read directly: its nesting (no frames kept)
             std::size_t m_record_depth = 0;
             record_kind m_kind = record_kind::module_load;

@@ -172,6 +172,30 @@ namespace
             }
         }
     }
+    // Every module load and launch run of the real GPU fixture.
+    void each_fixture_record(const std::function<void(const nlohmann::json&, record_kind)>& visit)
+    {
+        std::ifstream in(std::string(XWARP_FIXTURES_DIR) + "/gpu-nvrtc-trace-report.json");
+        const nlohmann::json fixture = nlohmann::json::parse(in);
+        for (const auto& smp : fixture.at("samples"))
+        {
+            for (const char* pass_name : {"cold", "warm"})
+            {
+                if (!smp.contains(pass_name) || smp[pass_name].is_null())
+                {
+                    continue;
+                }
+                for (const auto& [member, kind] : {std::make_pair("module_loads", record_kind::module_load),
+                                                   std::make_pair("launches", record_kind::launch)})
+                {
+                    for (const auto& record : smp[pass_name].value(member, nlohmann::json::array()))
+                    {
+                        visit(record, kind);
+                    }
+                }
+            }
+        }
+    }
 }
 
 // The quick pass skips valijson only for records valijson accepts: tried on every record of a
@@ -179,47 +203,30 @@ namespace
 // every way. It must also accept the real records as they are, or it saves nothing.
 TEST(JsonRoundTrip, TheQuickRecordCheckNeverAcceptsWhatTheSchemaRefuses)
 {
-    std::ifstream in(std::string(XWARP_FIXTURES_DIR) + "/gpu-nvrtc-trace-report.json");
-    const nlohmann::json fixture = nlohmann::json::parse(in);
     int records = 0;
     int tried = 0;
     int refused = 0;
-    for (const auto& smp : fixture.at("samples"))
-    {
-        for (const char* pass_name : {"cold", "warm"})
-        {
-            if (!smp.contains(pass_name) || smp[pass_name].is_null())
+    each_fixture_record([&](const nlohmann::json& record, record_kind kind) {
+        ++records;
+        EXPECT_TRUE(record_types_pass_quickly(record, kind)) << record.dump();
+        each_retyped(record, [&](const nlohmann::json& retyped) {
+            ++tried;
+            bool schema_accepts = true;
+            try
             {
-                continue;
+                check_record_types_by_schema(retyped, kind, "/r");
             }
-            for (const auto& [member, kind] : {std::make_pair("module_loads", record_kind::module_load),
-                                               std::make_pair("launches", record_kind::launch)})
+            catch (const report_error&)
             {
-                for (const auto& record : smp[pass_name].value(member, nlohmann::json::array()))
-                {
-                    ++records;
-                    EXPECT_TRUE(record_types_pass_quickly(record, kind)) << record.dump();
-                    each_retyped(record, [&](const nlohmann::json& retyped) {
-                        ++tried;
-                        bool schema_accepts = true;
-                        try
-                        {
-                            check_record_types_by_schema(retyped, kind, "/r");
-                        }
-                        catch (const report_error&)
-                        {
-                            schema_accepts = false;
-                            ++refused;
-                        }
-                        if (record_types_pass_quickly(retyped, kind))
-                        {
-                            EXPECT_TRUE(schema_accepts) << retyped.dump();
-                        }
-                    });
-                }
+                schema_accepts = false;
+                ++refused;
             }
-        }
-    }
+            if (record_types_pass_quickly(retyped, kind))
+            {
+                EXPECT_TRUE(schema_accepts) << retyped.dump();
+            }
+        });
+    });
     EXPECT_GE(records, 4);
     EXPECT_GT(refused, tried / 4);  // the retyping reaches typed fields, not only free ones
 }
@@ -279,37 +286,20 @@ namespace
 // skip a field it does not know as the check does.
 TEST(JsonRoundTrip, TheDirectRecordReadingAgreesWithTheCheckedOne)
 {
-    std::ifstream in(std::string(XWARP_FIXTURES_DIR) + "/gpu-nvrtc-trace-report.json");
-    const nlohmann::json fixture = nlohmann::json::parse(in);
     int records = 0;
     int tried = 0;
     int read_directly = 0;
-    for (const auto& smp : fixture.at("samples"))
-    {
-        for (const char* pass_name : {"cold", "warm"})
-        {
-            if (!smp.contains(pass_name) || smp[pass_name].is_null())
-            {
-                continue;
-            }
-            for (const auto& [member, kind] : {std::make_pair("module_loads", record_kind::module_load),
-                                               std::make_pair("launches", record_kind::launch)})
-            {
-                for (const auto& record : smp[pass_name].value(member, nlohmann::json::array()))
-                {
-                    ++records;
-                    EXPECT_TRUE(read_alike(report_around(record, kind))) << record.dump();
-                    nlohmann::json extra = record;
-                    extra["added_by_a_later_version"] = {{"nested", {1, {{"x", nullptr}}, "y"}}};
-                    EXPECT_TRUE(read_alike(report_around(extra, kind))) << extra.dump();
-                    each_retyped(record, [&](const nlohmann::json& retyped) {
-                        ++tried;
-                        read_directly += read_alike(report_around(retyped, kind)) ? 1 : 0;
-                    });
-                }
-            }
-        }
-    }
+    each_fixture_record([&](const nlohmann::json& record, record_kind kind) {
+        ++records;
+        EXPECT_TRUE(read_alike(report_around(record, kind))) << record.dump();
+        nlohmann::json extra = record;
+        extra["added_by_a_later_version"] = {{"nested", {1, {{"x", nullptr}}, "y"}}};
+        EXPECT_TRUE(read_alike(report_around(extra, kind))) << extra.dump();
+        each_retyped(record, [&](const nlohmann::json& retyped) {
+            ++tried;
+            read_directly += read_alike(report_around(retyped, kind)) ? 1 : 0;
+        });
+    });
     EXPECT_GE(records, 4);
     // the retyping reaches fields either way: some values stay valid, most do not
     EXPECT_GT(read_directly, tried / 20);
