@@ -3,6 +3,7 @@
 #include "xwarp/analysis/diagnose.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "mechanisms/detector.hpp"
 
@@ -37,10 +38,7 @@ namespace xwarp
         // Sorted as indices, then moved once each: a finding is a few hundred bytes, and a
         // report of thousands of churning modules has thousands of them.
         std::vector<std::size_t> order(out.findings.size());
-        for (std::size_t i = 0; i < order.size(); ++i)
-        {
-            order[i] = i;
-        }
+        std::iota(order.begin(), order.end(), std::size_t{0});
         std::stable_sort(order.begin(),
                          order.end(),
                          [&out](std::size_t ia, std::size_t ib)

@@ -34,7 +34,7 @@ namespace xwarp::detail
         using scalar = record_events::scalar;
         using type = scalar::type;
 
-        // Field names in the order of the setters' switches.
+        // Each record's fields as the JSON names them.
         constexpr std::array<std::string_view, 27> load_fields{
             "module",      "hash",      "device",     "block_dim",     "status",          "warp_ms", "total_ms",
             "native_ms",   "native_kind", "codegen_ms", "source_bytes", "output_suffix",  "ltoir_inputs",
@@ -46,6 +46,46 @@ namespace xwarp::detail
         constexpr std::array<std::string_view, 5> kernel_fields{"key", "hash", "sig", "generic", "types"};
         constexpr std::array<std::string_view, 3> lto_fields{"symbol", "built", "ms"};
         constexpr std::array<std::string_view, 3> phase_fields{"name", "start_ms", "ms"};
+
+        // The same fields by name, in the order of the arrays above.
+        enum class load_field
+        {
+            module, hash, device, block_dim, status, warp_ms, total_ms, native_ms, native_kind, codegen_ms,
+            source_bytes, output_suffix, ltoir_inputs, lto, thread, pid, t_start_ms, seq, source, error,
+            snapshot, config_mismatch, via_preload, first_in_thread, pch_ms, phases, triggered_by, n_fields
+        };
+        enum class launch_field
+        {
+            kernel, module, dim, device, dtypes, block_dim, adjoint, count, pid, n_fields
+        };
+        enum class snapshot_field
+        {
+            kernels, functions, options, options_source, n_fields
+        };
+        enum class kernel_field
+        {
+            key, hash, sig, generic, types, n_fields
+        };
+        enum class lto_field
+        {
+            symbol, built, ms, n_fields
+        };
+        enum class phase_field
+        {
+            name, start_ms, ms, n_fields
+        };
+        static_assert(load_fields.size() == static_cast<std::size_t>(load_field::n_fields));
+        static_assert(launch_fields.size() == static_cast<std::size_t>(launch_field::n_fields));
+        static_assert(snapshot_fields.size() == static_cast<std::size_t>(snapshot_field::n_fields));
+        static_assert(kernel_fields.size() == static_cast<std::size_t>(kernel_field::n_fields));
+        static_assert(lto_fields.size() == static_cast<std::size_t>(lto_field::n_fields));
+        static_assert(phase_fields.size() == static_cast<std::size_t>(phase_field::n_fields));
+
+        template <class Field>
+        bool is(int field, Field name)
+        {
+            return field == static_cast<int>(name);
+        }
 
         template <std::size_t N>
         int field_index(const std::array<std::string_view, N>& names, const std::string& key)
@@ -199,7 +239,7 @@ namespace xwarp::detail
             case frame_kind::kernel: f.field = field_index(kernel_fields, k); return true;
             case frame_kind::lto: f.field = field_index(lto_fields, k); return true;
             case frame_kind::phase: f.field = field_index(phase_fields, k); return true;
-            case frame_kind::functions: m_function_key = std::move(k); return true;
+            case frame_kind::functions: m_function_key = k; return true;  // copied, as take() copies
             default: return false;
         }
     }
@@ -248,13 +288,13 @@ namespace xwarp::detail
     bool record_events::set_load(int field, const scalar& v)
     {
         module_load& l = m_load;
-        switch (field)
+        switch (static_cast<load_field>(field))
         {
-            case 0: return take(v, l.module);
-            case 1: return take(v, l.hash);
-            case 2: return take(v, l.device);
-            case 3: return take(v, l.block_dim);
-            case 4:
+            case load_field::module: return take(v, l.module);
+            case load_field::hash: return take(v, l.hash);
+            case load_field::device: return take(v, l.device);
+            case load_field::block_dim: return take(v, l.block_dim);
+            case load_field::status:
             {
                 if (v.t != type::string)
                 {
@@ -270,31 +310,31 @@ namespace xwarp::detail
                 }
                 return false;  // the schema's enum
             }
-            case 5: return take(v, l.warp_ms);
-            case 6: return take(v, l.total_ms);
-            case 7: return take(v, l.native_ms);
-            case 8: return take(v, l.native_kind);
-            case 9: return take(v, l.codegen_ms);
-            case 10: return take(v, l.source_bytes);
-            case 11: return take(v, l.output_suffix);
-            case 12: return take(v, l.ltoir_inputs);
-            case 14: return take(v, l.thread);
-            case 15: return take(v, l.pid);
-            case 16: return take(v, l.t_start_ms);
-            case 17: return take(v, l.seq);
-            case 18: return v.t == type::string && (*v.s == "hook" || *v.s == "log") && take(v, l.source);
-            case 19: return take(v, l.error);
-            case 20:
+            case load_field::warp_ms: return take(v, l.warp_ms);
+            case load_field::total_ms: return take(v, l.total_ms);
+            case load_field::native_ms: return take(v, l.native_ms);
+            case load_field::native_kind: return take(v, l.native_kind);
+            case load_field::codegen_ms: return take(v, l.codegen_ms);
+            case load_field::source_bytes: return take(v, l.source_bytes);
+            case load_field::output_suffix: return take(v, l.output_suffix);
+            case load_field::ltoir_inputs: return take(v, l.ltoir_inputs);
+            case load_field::thread: return take(v, l.thread);
+            case load_field::pid: return take(v, l.pid);
+            case load_field::t_start_ms: return take(v, l.t_start_ms);
+            case load_field::seq: return take(v, l.seq);
+            case load_field::source: return v.t == type::string && (*v.s == "hook" || *v.s == "log") && take(v, l.source);
+            case load_field::error: return take(v, l.error);
+            case load_field::snapshot:
                 if (v.t != type::null)
                 {
                     return false;
                 }
                 l.snapshot.reset();
                 return true;
-            case 22: return take(v, l.via_preload);
-            case 23: return take(v, l.first_in_thread);
-            case 24: return take(v, l.pch_ms);
-            case 26: return take(v, l.triggered_by);
+            case load_field::via_preload: return take(v, l.via_preload);
+            case load_field::first_in_thread: return take(v, l.first_in_thread);
+            case load_field::pch_ms: return take(v, l.pch_ms);
+            case load_field::triggered_by: return take(v, l.triggered_by);
             default: return false;  // lto, config_mismatch, phases: not scalars
         }
     }
@@ -302,47 +342,47 @@ namespace xwarp::detail
     bool record_events::set_launch(int field, const scalar& v)
     {
         launch_record& l = m_launch;
-        switch (field)
+        switch (static_cast<launch_field>(field))
         {
-            case 0: return take(v, l.kernel);
-            case 1: return take(v, l.module);
-            case 2:
+            case launch_field::kernel: return take(v, l.kernel);
+            case launch_field::module: return take(v, l.module);
+            case launch_field::dim:
                 if (v.t != type::null && v.t != type::integer && v.t != type::unsigned_integer)
                 {
                     return false;
                 }
                 l.dim = as_json(v);
                 return true;
-            case 3: return take(v, l.device);
-            case 5: return take(v, l.block_dim);
-            case 6: return take(v, l.adjoint);
-            case 7:
+            case launch_field::device: return take(v, l.device);
+            case launch_field::block_dim: return take(v, l.block_dim);
+            case launch_field::adjoint: return take(v, l.adjoint);
+            case launch_field::count:
                 // minimum 1
                 if ((v.t == type::integer && v.i < 1) || (v.t == type::unsigned_integer && v.u < 1))
                 {
                     return false;
                 }
                 return take(v, l.count);
-            case 8: return take(v, l.pid);
+            case launch_field::pid: return take(v, l.pid);
             default: return false;  // dtypes: not a scalar
         }
     }
 
     bool record_events::set_snapshot(int field, const scalar& v)
     {
-        return field == 3 && take(v, m_load.snapshot->options_source);
+        return static_cast<snapshot_field>(field) == snapshot_field::options_source && take(v, m_load.snapshot->options_source);
     }
 
     bool record_events::set_kernel(int field, const scalar& v)
     {
         kernel_entry& k = m_load.snapshot->kernels.back();
-        switch (field)
+        switch (static_cast<kernel_field>(field))
         {
-            case 0: return take(v, k.key);
-            case 1: return take(v, k.hash);
-            case 2: return take(v, k.sig);
-            case 3: return take(v, k.generic);
-            case 4: k.types = as_json(v); return true;  // any JSON
+            case kernel_field::key: return take(v, k.key);
+            case kernel_field::hash: return take(v, k.hash);
+            case kernel_field::sig: return take(v, k.sig);
+            case kernel_field::generic: return take(v, k.generic);
+            case kernel_field::types: k.types = as_json(v); return true;  // any JSON
             default: return false;
         }
     }
@@ -350,11 +390,11 @@ namespace xwarp::detail
     bool record_events::set_lto(int field, const scalar& v)
     {
         lto_artifact& a = m_load.lto.back();
-        switch (field)
+        switch (static_cast<lto_field>(field))
         {
-            case 0: return take(v, a.symbol);
-            case 1: return take(v, a.built);
-            case 2: return take(v, a.ms);
+            case lto_field::symbol: return take(v, a.symbol);
+            case lto_field::built: return take(v, a.built);
+            case lto_field::ms: return take(v, a.ms);
             default: return false;
         }
     }
@@ -362,11 +402,11 @@ namespace xwarp::detail
     bool record_events::set_phase(int field, const scalar& v)
     {
         phase_span& p = m_load.phases.back();
-        switch (field)
+        switch (static_cast<phase_field>(field))
         {
-            case 0: return take(v, p.name);
-            case 1: return take(v, p.start_ms);
-            case 2: return take(v, p.ms);
+            case phase_field::name: return take(v, p.name);
+            case phase_field::start_ms: return take(v, p.start_ms);
+            case phase_field::ms: return take(v, p.ms);
             default: return false;
         }
     }
@@ -436,37 +476,37 @@ namespace xwarp::detail
         switch (f.kind)
         {
             case frame_kind::load:
-                if (field == 13 && !object)
+                if (is(field, load_field::lto) && !object)
                 {
                     m_load.lto.clear();
                     m_frames.push_back({frame_kind::lto_list});
                     return true;
                 }
-                if (field == 25 && !object)
+                if (is(field, load_field::phases) && !object)
                 {
                     m_load.phases.clear();
                     m_frames.push_back({frame_kind::phase_list});
                     return true;
                 }
-                if (field == 20 && object)
+                if (is(field, load_field::snapshot) && object)
                 {
                     m_load.snapshot.emplace();
                     m_frames.push_back({frame_kind::snapshot});
                     return true;
                 }
-                if (field == 21 && object)
+                if (is(field, load_field::config_mismatch) && object)
                 {
                     start_tree(&m_load.config_mismatch, true);
                     return true;
                 }
                 return false;
             case frame_kind::launch:
-                if (field == 2 && !object)
+                if (is(field, launch_field::dim) && !object)
                 {
                     start_tree(&m_launch.dim, false);
                     return true;
                 }
-                if (field == 4 && !object)
+                if (is(field, launch_field::dtypes) && !object)
                 {
                     m_launch.dtypes.clear();
                     m_frames.push_back({frame_kind::dtype_list});
@@ -474,26 +514,26 @@ namespace xwarp::detail
                 }
                 return false;
             case frame_kind::snapshot:
-                if (field == 0 && !object)
+                if (is(field, snapshot_field::kernels) && !object)
                 {
                     m_load.snapshot->kernels.clear();
                     m_frames.push_back({frame_kind::kernel_list});
                     return true;
                 }
-                if (field == 1 && object)
+                if (is(field, snapshot_field::functions) && object)
                 {
                     m_load.snapshot->functions.clear();
                     m_frames.push_back({frame_kind::functions});
                     return true;
                 }
-                if (field == 2 && object)
+                if (is(field, snapshot_field::options) && object)
                 {
                     start_tree(nullptr, true);  // the options: shared when equal (shared_options)
                     return true;
                 }
                 return false;
             case frame_kind::kernel:
-                if (field == 4)
+                if (is(field, kernel_field::types))
                 {
                     start_tree(&m_load.snapshot->kernels.back().types, object);
                     return true;

@@ -62,8 +62,6 @@ namespace xwarp::detail
         bool end();  // of an object or an array
         bool key(std::string& k);
 
-        bool complete() const { return m_started && m_frames.empty(); }
-        record_kind kind() const { return m_kind; }
         module_load& load() { return m_load; }
         launch_record& launch() { return m_launch; }
 
@@ -100,7 +98,7 @@ namespace xwarp::detail
         void start_tree(nlohmann::json* into, bool object);
 
         record_kind m_kind;
-        bool m_started = false;
+        bool m_started = false;  // the record's object opened (a second one is refused)
         std::vector<frame> m_frames;
         module_load m_load;
         launch_record m_launch;

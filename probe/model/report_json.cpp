@@ -789,7 +789,7 @@ namespace xwarp
             record_reading m_how;
             std::vector<frame> m_frames;
             std::optional<detail::json_tree_builder> m_record;  // read checked: the record's tree
-            std::optional<detail::record_events> m_direct;      // read directly (one, reset for each record)
+            std::optional<detail::record_events> m_direct;      // read directly (made anew for each record)
             std::size_t m_direct_depth = 0;  // inside a record read directly: its nesting (no frames kept)
             std::size_t m_record_depth = 0;
             record_kind m_kind = record_kind::module_load;
@@ -991,13 +991,23 @@ namespace xwarp
         }
     }
 
+    namespace
+    {
+        // Reads directly, and again the checked way when that gave up; read(how) is one reading.
+        template <typename Read>
+        report read_either_way(Read read)
+        {
+            if (auto r = read(record_reading::direct))
+            {
+                return std::move(*r);
+            }
+            return read(record_reading::checked).value();
+        }
+    }
+
     report report_from_text(const std::string& text)
     {
-        if (auto r = report_from_text(text, record_reading::direct))
-        {
-            return std::move(*r);
-        }
-        return report_from_text(text, record_reading::checked).value();
+        return read_either_way([&text](record_reading how) { return report_from_text(text, how); });
     }
 
     std::optional<report> report_from_text(const std::string& text, record_reading how)
@@ -1034,11 +1044,7 @@ namespace xwarp
         };
         try
         {
-            if (auto r = read(record_reading::direct))
-            {
-                return std::move(*r);
-            }
-            return read(record_reading::checked).value();
+            return read_either_way(read);
         }
         catch (const report_error& e)
         {
