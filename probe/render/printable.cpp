@@ -70,11 +70,8 @@ namespace xwarp
                     ++i;
                     continue;
                 }
-                if (keep_lines && (cp == '\n' || cp == '\t'))
-                {
-                    out += static_cast<char>(cp);
-                }
-                else if (cp == '\n')
+                // (a block's newlines and tabs went with the run above)
+                if (cp == '\n')
                 {
                     out += "\\n";
                 }
