@@ -551,6 +551,7 @@ namespace xwarp
                 m.builds += id.builds;
                 m.ms += id.ms;
             }
+            s.modules.shrink_to_fit();  // these three are grown by doubling and kept: not up to twice their items
             std::stable_sort(s.modules.begin(), s.modules.end(), [](const module_total& a, const module_total& b) { return a.ms > b.ms; });
         }
 
@@ -658,6 +659,7 @@ namespace xwarp
                 s.rebuilt.push_back(std::move(rg));
             }
         }
+        s.rebuilt.shrink_to_fit();
         std::stable_sort(
             s.rebuilt.begin(), s.rebuilt.end(), [](const rebuild_group& a, const rebuild_group& b) { return a.ms > b.ms; });
 
@@ -679,6 +681,8 @@ namespace xwarp
                 it->block_dims.push_back(l.block_dim);
             }
         }
+
+        s.launch_kernels.shrink_to_fit();
 
         // Sources of the figures.
         if (load_sources.size() == 1)
