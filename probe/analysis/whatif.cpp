@@ -171,7 +171,7 @@ namespace xwarp
                 {
                     if (f->mechanism == "CS-3")
                     {
-                        for (const auto& c : field_or(f->cause, "changes", json::array()))
+                        for (const auto& c : field_or(f->cause.value(), "changes", json::array()))
                         {
                             const json options = field_or(field_or(c, "detail", json::object()), "options", json::object());
                             for (const auto& [k, v] : options.items())
@@ -182,7 +182,8 @@ namespace xwarp
                     }
                     else if (f->mechanism == "option-not-arrived")
                     {
-                        modules[f->module][field_or(f->cause, "option", std::string("?"))] = field_or(f->cause, "config_value", json());
+                        const json cause = f->cause.value();
+                        modules[f->module][field_or(cause, "option", std::string("?"))] = field_or(cause, "config_value", json());
                     }
                 }
                 for (const auto& [m, o] : modules.items())
@@ -239,7 +240,7 @@ namespace xwarp
                 std::vector<std::string> names;
                 for (const auto* f : fs)
                 {
-                    for (const auto& m : strings_of(field_or(f->cause, "modules", json::array())))
+                    for (const auto& m : strings_of(field_or(f->cause.value(), "modules", json::array())))
                     {
                         add_unique(names, m);
                     }
@@ -266,7 +267,7 @@ namespace xwarp
                 std::vector<std::string> modules;
                 for (const auto* f : fs)
                 {
-                    for (const auto& m : strings_of(field_or(f->cause, "modules", json::array())))
+                    for (const auto& m : strings_of(field_or(f->cause.value(), "modules", json::array())))
                     {
                         add_unique(modules, m);
                     }
@@ -731,7 +732,7 @@ namespace xwarp
                         f.kind = m->kind;
                     }
                     f.evidence = "the estimate declined it (" + it->reason + "), but the what-if replay measured a gain";
-                    f.cause = {{"declined_estimate", it->numbers}};
+                    f.cause = json_text(nlohmann::json{{"declined_estimate", it->numbers}});
                     f.recommendation = it->recommendation;
                     f.measured = measured;
                     r.findings.push_back(f);

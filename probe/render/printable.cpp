@@ -105,6 +105,15 @@ namespace xwarp
             s = one_line(s);
         }
 
+        void clean(shared_text& t)
+        {
+            std::string s = one_line(t.str());
+            if (s != t.str())
+            {
+                t = shared_text(std::move(s));
+            }
+        }
+
         void clean(std::vector<std::string>& v)
         {
             for (auto& s : v)
@@ -255,10 +264,12 @@ namespace xwarp
         }
         for (auto& f : r.findings)
         {
-            for (std::string* x : {&f.title, &f.module, &f.device, &f.evidence, &f.recommendation})
+            for (std::string* x : {&f.module, &f.device, &f.evidence})
             {
                 clean(*x);
             }
+            clean(f.title);
+            clean(f.recommendation);
             if (f.location)
             {
                 clean(f.location->file);
@@ -317,10 +328,13 @@ namespace xwarp
         {
             for (auto& f : r.findings)
             {
-                for (std::string* x : {&f.evidence, &f.recommendation, &f.module})
+                for (std::string* x : {&f.evidence, &f.module})
                 {
                     shorten(*x);
                 }
+                std::string recommendation = f.recommendation;
+                shorten(recommendation);
+                f.recommendation = std::move(recommendation);
                 for (auto& l : f.locations)
                 {
                     shorten(l.what);

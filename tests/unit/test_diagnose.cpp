@@ -106,7 +106,7 @@ TEST(Diagnose, LateKernelGetsCs1WithLocationAndSavings)
     EXPECT_EQ(f->location->line, 12);
     // the forced build is the first one, without the header its thread keeps writing once
     EXPECT_DOUBLE_EQ(*f->savings_ms, 500.0);
-    EXPECT_EQ(f->cause["changes"][0]["detail"]["added"][0], "k2");
+    EXPECT_EQ(f->cause.value()["changes"][0]["detail"]["added"][0], "k2");
 }
 
 TEST(Diagnose, HashReturningToAnEarlierValueIsThrash)
@@ -165,8 +165,8 @@ TEST(Diagnose, LtoArtifactsGiveAnAdvisoryNeverAnInstruction)
     EXPECT_EQ(f->kind, "advisory");
     // a trade-off between build time and kernel speed: the time is named, no saving claimed
     EXPECT_FALSE(f->savings_ms);
-    EXPECT_EQ(f->cause["lto_ms"], 1200.0);
-    EXPECT_EQ(f->cause["lto_artifacts_built"], 1);
+    EXPECT_EQ(f->cause.value()["lto_ms"], 1200.0);
+    EXPECT_EQ(f->cause.value()["lto_artifacts_built"], 1);
     EXPECT_NE(f->recommendation.find("never turn it off blindly"), std::string::npos);
 }
 
@@ -226,7 +226,7 @@ TEST(Diagnose, CachedPtxLoadThatStillCompilesIsNamedWithWhoCompiles)
     report ptx = make(1156, ".ptx");
     const finding* f = find(ptx, "ptx-load-compile");
     ASSERT_NE(f, nullptr);
-    EXPECT_EQ(f->cause["compiled_by"], "warp");
+    EXPECT_EQ(f->cause.value()["compiled_by"], "warp");
     EXPECT_DOUBLE_EQ(*f->savings_ms, 1156);
     ASSERT_TRUE(f->location.has_value());
     EXPECT_EQ(f->location->line, 7);
@@ -302,5 +302,5 @@ TEST(Diagnose, GranularityEstimateTakesEachSamplesSmallestBuild)
     ASSERT_NE(f, nullptr);
     // 3 x 0.75 x (100, 200, 300) -> median 450; the minimum over all samples would give 225
     EXPECT_DOUBLE_EQ(*f->savings_ms, 450.0);
-    EXPECT_DOUBLE_EQ(f->cause["estimate"]["upper_bound_ms"].get<double>(), 600.0);
+    EXPECT_DOUBLE_EQ(f->cause.value()["estimate"]["upper_bound_ms"].get<double>(), 600.0);
 }

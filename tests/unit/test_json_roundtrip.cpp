@@ -321,3 +321,47 @@ TEST(JsonRoundTrip, ARecordFieldSeenTwiceKeepsItsLastValue)
     EXPECT_EQ(l.snapshot->kernels.size(), 2u);
     EXPECT_TRUE(l.snapshot->options->empty());
 }
+
+TEST(CompactValues, ACauseIsHeldAsTextAndReadBackWhole)
+{
+    EXPECT_EQ(json_text().value(), nlohmann::json::object());
+    const nlohmann::json cause = {{"changes", {{{"from", "abc1234"}, {"block_dim", 256}, {"detail", {{"added", {"k2"}}}}}}},
+                                  {"ms", 12.25}, {"negative", -3}, {"none", nullptr}, {"flag", true}};
+    const json_text held(cause);
+    EXPECT_EQ(held.value(), cause);
+    EXPECT_EQ(held.text(), cause.dump());
+    // text that is not UTF-8 is held as the report would write it, never thrown at the detector
+    const json_text odd(nlohmann::json{{"file", "bad\xff.py"}});
+    EXPECT_EQ(odd.value()["file"], "bad\xef\xbf\xbd.py");
+    // through a report's JSON and back
+    report r;
+    finding f;
+    f.cause = held;
+    r.findings.push_back(f);
+    const nlohmann::json j = report_to_json(r);
+    EXPECT_EQ(j.at("findings").at(0).at("cause"), cause);
+    EXPECT_EQ(nlohmann::json::parse(report_json_text(r, 2)), j);
+    EXPECT_EQ(report_from_json(j).findings.at(0).cause.text(), held.text());
+}
+
+TEST(CompactValues, EqualTextsAreHeldOnce)
+{
+    const std::string advice(416, 'r');
+    const shared_text a(advice), b(advice);
+    EXPECT_EQ(&a.str(), &b.str());  // one copy
+    const shared_text other("Preload them together");
+    EXPECT_NE(&other.str(), &a.str());
+    EXPECT_EQ(other, "Preload them together");
+    EXPECT_EQ(a, advice);
+    EXPECT_TRUE(shared_text().empty());
+    EXPECT_EQ(&shared_text("").str(), &shared_text().str());
+    // past the texts it remembers, an equal text is still equal (held again)
+    for (int i = 0; i < 20; ++i)
+    {
+        shared_text filler("filler " + std::to_string(i));
+    }
+    EXPECT_EQ(shared_text(advice), advice);
+    EXPECT_EQ(nlohmann::json(a), advice);
+    EXPECT_EQ(nlohmann::json(advice).get<shared_text>(), advice);
+    EXPECT_EQ("[CS-1] " + other, "[CS-1] Preload them together");
+}

@@ -7,6 +7,7 @@
 #define XWARP_MODEL_REPORT_HPP
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <optional>
@@ -422,6 +423,53 @@ namespace xwarp
         std::vector<std::string> warnings;
     };
 
+    // Text that many findings repeat word for word (a mechanism's title, a recommendation), held
+    // once: 50,000 churn findings of a 100,000-identity report carried 50,000 copies of one
+    // 416-character recommendation. A text equal to one of the last few made on this thread
+    // shares that one's copy. Read-only: a new text is a new value.
+    class shared_text
+    {
+    public:
+        shared_text();  // ""
+        shared_text(std::string text);  // implicit, as the std::string it replaces
+        shared_text(const char* text) : shared_text(std::string(text)) {}
+        const std::string& str() const { return *m_text; }
+        operator const std::string&() const { return *m_text; }
+        bool empty() const { return m_text->empty(); }
+        std::size_t find(const std::string& what) const { return m_text->find(what); }
+
+        // Friends found only through a shared_text argument: JSON converts to anything with a
+        // from_json, and free operators would make its comparisons with strings ambiguous.
+        friend bool operator==(const shared_text& a, const std::string& b) { return a.str() == b; }
+        friend bool operator==(const shared_text& a, const char* b) { return a.str() == b; }
+        friend std::string operator+(const std::string& a, const shared_text& b) { return a + b.str(); }
+        friend std::ostream& operator<<(std::ostream& o, const shared_text& t);
+
+    private:
+        std::shared_ptr<const std::string> m_text;
+    };
+    void to_json(nlohmann::json& j, const shared_text& t);
+    void from_json(const nlohmann::json& j, shared_text& t);
+
+    // A JSON value held as its compact text and parsed when read. A finding's cause is made
+    // once and read rarely (the what-if planner, a few detectors), and as a tree each one took
+    // about ten times its text: 5,000 churn findings of a 10,000-identity report held 12 MB of
+    // trees against 1.2 MB of text. Text that is not valid UTF-8 is kept with U+FFFD in its
+    // place, as the report writer would write it anyway.
+    class json_text
+    {
+    public:
+        json_text() = default;  // {}
+        explicit json_text(const nlohmann::json& value);
+        nlohmann::json value() const;
+        const std::string& text() const { return m_text; }
+
+    private:
+        std::string m_text = "{}";
+    };
+    void to_json(nlohmann::json& j, const json_text& t);
+    void from_json(const nlohmann::json& j, json_text& t);
+
     // A diagnosed mechanism (filled by analysis/diagnose).
     struct source_location
     {
@@ -440,14 +488,14 @@ namespace xwarp
     struct finding
     {
         std::string mechanism;  // CS-1..CS-13, option-not-arrived, ...
-        std::string title;
+        shared_text title;
         std::string module;
         std::string device;
         std::string evidence;
-        nlohmann::json cause = nlohmann::json::object();
+        json_text cause;  // an object: what the detector saw, for readers of the JSON
         std::optional<source_location> location;  // the primary place (the first of locations)
         std::vector<cause_location> locations;     // every place that caused it
-        std::string recommendation;
+        shared_text recommendation;
         std::optional<double> savings_ms;
         std::string kind = "diagnosis";  // "diagnosis" or "advisory"
         std::string guide;               // references/mechanisms.md anchor

@@ -20,9 +20,9 @@ namespace xwarp::detect
                 }
                 finding f = make_finding("compile-small-share", "", "");
                 f.evidence = fl.message;
-                f.cause = {{"compile_share", s.compile_share.median.value_or(0.0)},
+                f.cause = json_text(nlohmann::json{{"compile_share", s.compile_share.median.value_or(0.0)},
                            {"compile_elapsed_ms", s.compile_elapsed_ms.median.value_or(0.0)},
-                           {"cold_wall_ms", s.cold_wall_ms.median.value_or(0.0)}};
+                           {"cold_wall_ms", s.cold_wall_ms.median.value_or(0.0)}});
                 f.recommendation = "Profile the rest of the program first (a Python profiler, Nsight Systems): cutting "
                                    "compilation cannot save more than "
                                    + format_ms(std::max(0.0, s.compile_elapsed_ms.median.value_or(0.0))) + " here.";

@@ -51,7 +51,7 @@ namespace xwarp::detect
                 }
             }
             f.module = join(modules.names());
-            f.cause = {{"causes", causes}, {"warm_passes_with_builds", passes_with_builds}};
+            f.cause = json_text(nlohmann::json{{"causes", causes}, {"warm_passes_with_builds", passes_with_builds}});
             f.evidence = std::to_string(passes_with_builds) + " of " + std::to_string(ctx.good.size())
                          + " warm pass(es) compiled again on the cache their cold pass had just filled (median "
                          + format_ms(median(warm_compiled_ms).value_or(0.0)) + " of builds)";

@@ -9,7 +9,7 @@ namespace xwarp::detect
         std::string recommend(const finding& f)
         {
             std::vector<std::string> keys;
-            for (const auto& c : field_or(f.cause, "changes", nlohmann::json::array()))
+            for (const auto& c : field_or(f.cause.value(), "changes", nlohmann::json::array()))
             {
                 const auto options = field_or(field_or(c, "detail", nlohmann::json::object()), "options", nlohmann::json::object());
                 for (const auto& [k, v] : options.items())

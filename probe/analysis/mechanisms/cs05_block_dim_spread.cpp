@@ -105,7 +105,7 @@ namespace xwarp::detect
                     continue;
                 }
                 finding f = make_finding("CS-5", g.module, g.device);
-                f.cause = {{"block_dims", bds}, {"coverage", coverage}};
+                f.cause = json_text(nlohmann::json{{"block_dims", bds}, {"coverage", coverage}});
                 f.evidence = "module " + g.module + " on " + g.device + " was built at " + std::to_string(bds.size())
                              + " block_dims (" + join(bd_words) + ") with the same kernel definitions ("
                              + std::to_string(g.builds) + " builds, " + format_ms(g.ms)

@@ -34,7 +34,7 @@ namespace xwarp::detect
                 return;
             }
             finding f = make_finding("CS-7", join(std::vector<std::string>(modules.begin(), modules.end())), "");
-            f.cause = {{"lto_artifacts_built", symbols.size()}, {"lto_builds", builds}, {"lto_ms", lto_ms}};
+            f.cause = json_text(nlohmann::json{{"lto_artifacts_built", symbols.size()}, {"lto_builds", builds}, {"lto_ms", lto_ms}});
             f.evidence = std::to_string(symbols.size()) + " MathDx LTO artifact(s) were generated"
                          + (builds > static_cast<int>(symbols.size()) ? " (" + std::to_string(builds) + " builds: see lto-rebuilt)" : std::string())
                          + ", " + format_ms(lto_ms) + " inside codegen, outside the NVRTC compile; MathDx buys kernel "

@@ -108,12 +108,13 @@ namespace xwarp::detect
             for (const auto& [device, n] : names)
             {
                 finding f = make_finding("CS-9", join(n), device);
-                f.cause = {{"modules", n}, {"groups", groups_json[device]}};
+                nlohmann::json cause = {{"modules", n}, {"groups", groups_json[device]}};
                 f.evidence = std::to_string(n.size()) + " module=\"unique\" modules with one stable kernel each "
                                                          "were built separately on " + device;
                 f.savings_ms = median(per_device[device]);
                 const double high = f.savings_ms.value_or(0.0) / fixed_cost_share;
-                f.cause["estimate"] = {{"fixed_cost_share", fixed_cost_share}, {"upper_bound_ms", high}, {"lower_bound_ms", 0.5 * high}};
+                cause["estimate"] = {{"fixed_cost_share", fixed_cost_share}, {"upper_bound_ms", high}, {"lower_bound_ms", 0.5 * high}};
+                f.cause = json_text(cause);
                 f.evidence += "; merging them saves about " + format_ms(f.savings_ms.value_or(0)) + " (between "
                               + format_ms(0.5 * high) + " and " + format_ms(high)
                               + ", depending on how much of each build is fixed cost)";

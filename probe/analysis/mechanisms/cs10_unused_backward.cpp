@@ -46,7 +46,7 @@ namespace xwarp::detect
             }
             const auto& modules = built.names();
             finding f = make_finding("CS-10", join(modules), "");
-            f.cause = {{"modules", modules}, {"adjoint_launches", 0}, {"tapes", 0}};
+            f.cause = json_text(nlohmann::json{{"modules", modules}, {"adjoint_launches", 0}, {"tapes", 0}});
             f.evidence = std::to_string(modules.size()) + " module(s) generated backward (adjoint) code (" + format_ms(ms)
                          + " of builds) but this run launched no adjoint kernel and created no wp.Tape";
             f.recommendation = "An opportunity to measure, not an instruction: if this application never needs "

@@ -37,7 +37,7 @@ namespace xwarp::detect
                 return;
             }
             finding f = make_finding("CS-12", "", "cpu");
-            f.cause = {{"threads", threads}, {"pch_ms", header_ms}};
+            f.cause = json_text(nlohmann::json{{"threads", threads}, {"pch_ms", header_ms}});
             f.evidence = format_ms(header_ms) + " went into writing CPU precompiled headers in " + std::to_string(threads)
                          + " thread(s) that built at most two modules with them (Warp keeps the header per thread and "
                            "per process)";

@@ -115,7 +115,7 @@ namespace xwarp::detect
                     continue;
                 }
                 finding f = make_finding("CS-13", names, device);
-                f.cause = {{"modules", mods}, {"workers", workers}, {"overlap_factor", overlap ? json(*overlap) : json()}};
+                f.cause = json_text(nlohmann::json{{"modules", mods}, {"workers", workers}, {"overlap_factor", overlap ? json(*overlap) : json()}});
                 f.evidence = std::to_string(mods.size()) + " independent modules were built one at a time on " + device
                              + " (" + format_ms(sum) + " of builds, the largest " + format_ms(biggest) + "; overlap factor "
                              + (overlap ? format_fixed(*overlap, 2) : std::string("n/a")) + "); ceiling with "

@@ -374,6 +374,10 @@ namespace xwarp::detect
         struct group
         {
             finding f;
+            // Its changes as compact JSON text until the finding is made (a group holds one per
+            // hash move, and every group lives until the last sample is read), with their words.
+            std::vector<std::string> changes;
+            std::vector<std::string> what;
             std::vector<double> per_sample;  // one entry per sample that showed it
             std::map<int, std::vector<std::string>> sequence_by_bd;  // first sample, short hashes
         };
@@ -389,7 +393,7 @@ namespace xwarp::detect
                 {
                     continue;
                 }
-                const module_device key(m.module, m.device);
+                const module_device key(m.module(), m.device());
                 // the build this change forced, minus what the fix still pays once
                 cost[key] += m.returning ? m.after->work_ms() : removable(*m.before);
                 if (gi != 0)
@@ -400,14 +404,13 @@ namespace xwarp::detect
                 if (it == groups.end())
                 {
                     order.push_back(key);
-                    it = groups.emplace(key, group{make_finding(mechanism, m.module, m.device), {}, {}}).first;
-                    it->second.f.cause = {{"changes", json::array()}};
+                    it = groups.emplace(key, group{make_finding(mechanism, m.module(), m.device()), {}, {}, {}, {}}).first;
                 }
                 auto& g = it->second;
                 auto& seq = g.sequence_by_bd[m.block_dim];
                 if (seq.empty())
                 {
-                    seq = ctx.first_sequence(m.pid, m.module, m.device, m.block_dim);
+                    seq = ctx.first_sequence(m.pid, m.module(), m.device(), m.block_dim);
                 }
                 json ch = {{"from", m.before->short_hash()}, {"to", m.after->short_hash()}, {"block_dim", m.block_dim}};
                 if (!m.returning)
@@ -416,7 +419,7 @@ namespace xwarp::detect
                     ch["detail"] = m.change.detail;
                 }
                 const process_record* proc = process_of(ctx.first_cold(), m.pid);
-                if (const dirty_event* d = dirty_between(proc, m.module, m.before->seq, m.after->seq, triggers))
+                if (const dirty_event* d = dirty_between(proc, m.module(), m.before->seq, m.after->seq, triggers))
                 {
                     ch["trigger"] = d->trigger;
                     ch["trigger_detail"] = d->detail;
@@ -441,7 +444,14 @@ namespace xwarp::detect
                         }
                     }
                 }
-                g.f.cause["changes"].push_back(std::move(ch));
+                for (auto& w : change_words(ch))
+                {
+                    if (std::find(g.what.begin(), g.what.end(), w) == g.what.end())
+                    {
+                        g.what.push_back(std::move(w));
+                    }
+                }
+                g.changes.push_back(ch.dump(-1, ' ', false, json::error_handler_t::replace));
             }
             for (const auto& [key, ms] : cost)
             {
@@ -457,17 +467,12 @@ namespace xwarp::detect
             const auto node = groups.find(key);
             auto& g = node->second;
             auto& f = g.f;
-            std::vector<std::string> what;
-            for (const auto& c : f.cause["changes"])
+            json changes = json::array();
+            for (const auto& text : g.changes)
             {
-                for (auto& w : change_words(c))
-                {
-                    if (std::find(what.begin(), what.end(), w) == what.end())
-                    {
-                        what.push_back(std::move(w));
-                    }
-                }
+                changes.push_back(json::parse(text));
             }
+            json cause = {{"changes", std::move(changes)}};
             std::vector<std::string> sequences;
             json block_dims = json::array();
             json seq_json = json::object();
@@ -477,11 +482,12 @@ namespace xwarp::detect
                 block_dims.push_back(bd);
                 seq_json[std::to_string(bd)] = seq;
             }
-            f.cause["block_dims"] = std::move(block_dims);
-            f.cause["sequences"] = std::move(seq_json);
+            cause["block_dims"] = std::move(block_dims);
+            cause["sequences"] = std::move(seq_json);
             // Kept for readers of the first schema: the first block_dim's sequence.
-            f.cause["block_dim"] = g.sequence_by_bd.begin()->first;
-            f.cause["sequence"] = g.sequence_by_bd.begin()->second;
+            cause["block_dim"] = g.sequence_by_bd.begin()->first;
+            cause["sequence"] = g.sequence_by_bd.begin()->second;
+            f.cause = json_text(cause);
             f.savings_ms = median(g.per_sample);
             if (mechanism == "hash-thrash")
             {
@@ -491,7 +497,7 @@ namespace xwarp::detect
             else
             {
                 f.evidence = "module " + f.module + " on " + f.device + " changed hash after it loaded ("
-                             + join(sequences, "; ") + "): " + join(what, "; ") + "; the builds it forced cost ";
+                             + join(sequences, "; ") + "): " + join(g.what, "; ") + "; the builds it forced cost ";
             }
             f.evidence += format_ms(f.savings_ms.value_or(0.0)) + " (median of " + std::to_string(g.per_sample.size())
                           + " sample(s))";

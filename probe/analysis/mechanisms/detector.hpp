@@ -29,14 +29,16 @@ namespace xwarp::detect
     struct hash_move
     {
         std::int64_t pid = 0;
-        std::string module;
-        std::string device;
         int block_dim = -1;
         const module_load* before = nullptr;
-        const module_load* after = nullptr;
+        const module_load* after = nullptr;  // its module and device are the move's (not copied: a
+                                             // report of 100,000 identities makes 50,000 moves)
         bool returning = false;  // back to a hash this sequence had before (thrash)
         hash_change change;      // empty kind when returning
         std::string mechanism;   // the mechanism the move is attributed to
+
+        const std::string& module() const { return after->module; }
+        const std::string& device() const { return after->device; }
     };
 
     class context

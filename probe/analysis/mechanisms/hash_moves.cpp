@@ -357,8 +357,6 @@ namespace xwarp
                         }
                         hash_move m;
                         m.pid = l->pid;
-                        m.module = l->module;
-                        m.device = l->device;
                         m.block_dim = l->block_dim.value_or(-1);
                         m.before = prev;
                         m.after = l;
@@ -384,6 +382,7 @@ namespace xwarp
                         out.push_back(std::move(m));
                     }
                 }
+                out.shrink_to_fit();  // held through every detector: not up to twice its moves
                 return out;
             }
         }

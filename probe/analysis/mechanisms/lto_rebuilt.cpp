@@ -99,7 +99,7 @@ namespace xwarp::detect
                 what.push_back(c.what + (c.file && c.line ? " (" + *c.file + ":" + std::to_string(*c.line) + ")" : ""));
             }
             f.savings_ms = median(per_sample);
-            f.cause = {{"artifacts_rebuilt", repeated}, {"extra_builds", extra_builds}, {"modules", modules}};
+            f.cause = json_text(nlohmann::json{{"artifacts_rebuilt", repeated}, {"extra_builds", extra_builds}, {"modules", modules}});
             f.evidence = std::to_string(repeated) + " MathDx LTO artifact(s) were built again in one run ("
                          + std::to_string(extra_builds) + " extra build(s), " + format_ms(f.savings_ms.value_or(0.0))
                          + ") with the same artifact hashes";

@@ -78,12 +78,12 @@ namespace xwarp::detect
                     {
                         add_location(f, created->file, created->line, "module " + l.module + " created here");
                     }
-                    f.cause = {{"option", key},
+                    f.cause = json_text(nlohmann::json{{"option", key},
                                {"module_value", field_or(v, "module", json())},
                                {"config_value", field_or(v, "config", json())},
                                {"module_created_at",
                                 created && created->file ? json{{"file", *created->file}, {"line", created->line.value_or(0)}}
-                                                         : json()}};
+                                                         : json()}});
                     f.evidence = "module " + l.module + " was built with " + key + "="
                                  + field_or(v, "module", json()).dump() + " while wp.config." + key + " was "
                                  + field_or(v, "config", json()).dump() + ": the global was set after the module was created"

@@ -22,6 +22,7 @@ namespace xwarp::detect
                 }
                 reported.insert(key_of(l));
                 finding f = make_finding("preload-block-dim", l.module, l.device);
+                nlohmann::json cause = nlohmann::json::object();
                 std::vector<int> used_bds;
                 auto it = ctx.launched().find({l.module, l.device});
                 if (it != ctx.launched().end())
@@ -44,11 +45,12 @@ namespace xwarp::detect
                     if (preload)
                     {
                         add_location(f, preload->file, preload->line, "wp." + preload->function + "(...) without the launches' block_dim");
-                        f.cause["preload_call"] = {{"function", preload->function}, {"args", preload->args}};
+                        cause["preload_call"] = {{"function", preload->function}, {"args", preload->args}};
                     }
                 }
-                f.cause["built_block_dim"] = *l.block_dim;
-                f.cause["launched_block_dims"] = used_bds;
+                cause["built_block_dim"] = *l.block_dim;
+                cause["launched_block_dims"] = used_bds;
+                f.cause = json_text(cause);
                 std::vector<std::string> bds;
                 for (int b : used_bds)
                 {

@@ -96,11 +96,11 @@ namespace xwarp::detect
             {
                 path = driver >= toolkit ? "driver" : "warp";
             }
-            f.cause = {{"modules", modules},
+            f.cause = json_text(nlohmann::json{{"modules", modules},
                        {"compiled_by", path},
                        {"toolkit_version", toolkit},
                        {"driver_version", driver},
-                       {"warm_load_ms", med}};
+                       {"warm_load_ms", med}});
             f.evidence = std::to_string(modules.size()) + " module(s) built as PTX still took " + format_ms(med)
                          + " to load from Warp's cache in the warm pass (median)";
             if (path == "warp")

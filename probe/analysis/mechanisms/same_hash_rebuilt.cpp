@@ -49,7 +49,7 @@ namespace xwarp::detect
                 const std::string hash(std::get<1>(k).substr(0, 7));
                 const std::string device(std::get<2>(k));
                 finding f = make_finding("same-hash-rebuilt", module, device);
-                f.cause = {{"hash", hash}, {"block_dim", std::get<3>(k)}, {"builds", builds_first[k]}};
+                f.cause = json_text(nlohmann::json{{"hash", hash}, {"block_dim", std::get<3>(k)}, {"builds", builds_first[k]}});
                 f.evidence = "identity " + module + " " + hash + " on " + device
                              + " was compiled " + std::to_string(builds_first[k])
                              + " times in one pass: the cache was bypassed or cleared between loads, or processes "
