@@ -284,6 +284,42 @@ namespace xwarp
 
     void summarize(report& r)
     {
+        summarize_figures(r);
+        draw_timeline(r);
+    }
+
+    void draw_timeline(report& r)
+    {
+        // The sample whose cold wall is the median: a typical run, not the fastest or the slowest.
+        std::vector<const sample*> good;
+        std::vector<double> cold_wall;
+        for (const auto& smp : r.samples)
+        {
+            if (smp.ok())
+            {
+                good.push_back(&smp);
+                cold_wall.push_back(smp.cold.wall_ms);
+            }
+        }
+        if (good.empty())
+        {
+            r.result.timeline = {};
+            return;
+        }
+        const double med = median(cold_wall).value_or(0.0);
+        const sample* typical = good.front();
+        for (const auto* smp : good)
+        {
+            if (std::fabs(smp->cold.wall_ms - med) < std::fabs(typical->cold.wall_ms - med))
+            {
+                typical = smp;
+            }
+        }
+        r.result.timeline = timeline_of(*typical);
+    }
+
+    void summarize_figures(report& r)
+    {
         summary s;
         s.samples_total = static_cast<int>(r.samples.size());
         std::vector<const sample*> good;
@@ -497,20 +533,6 @@ namespace xwarp
         s.cold_module_ms = make_stat(cold_mod);
         s.warm_module_ms = make_stat(warm_mod);
         s.native_ms = make_stat(native);
-        // The timeline of the sample whose cold wall is the median: a typical run, not the
-        // fastest or the slowest.
-        {
-            const double med = median(cold_wall).value_or(0.0);
-            const sample* typical = good.front();
-            for (const auto* smp : good)
-            {
-                if (std::fabs(smp->cold.wall_ms - med) < std::fabs(typical->cold.wall_ms - med))
-                {
-                    typical = smp;
-                }
-            }
-            s.timeline = timeline_of(*typical);
-        }
         s.overlap_factor = make_stat(overlap);
         if (!overlap.empty())
         {

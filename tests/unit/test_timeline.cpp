@@ -17,6 +17,25 @@
 using namespace xwarp;
 using namespace xwarp::testing;
 
+TEST(Timeline, AnalyzeDrawsTheSameTimelineAfterItsDiagnosis)
+{
+    report r;
+    for (int i = 1; i <= 3; ++i)
+    {
+        auto a = load("m", "a", 1000.0 * i);
+        a.phases = {{"codegen", 0.0, 10.0}, {"compile", 10.0, 900.0 * i}};
+        auto cold = pass(2000.0 * i, {a, load("m", "b", 100)});
+        cold.processes[0].started_unix = 100.0;
+        r.samples.push_back(make_sample(i, cold, pass(300, {})));
+    }
+    report analyzed = r;
+    summarize(r);
+    analyze(analyzed);
+    ASSERT_EQ(r.result.timeline.spans.size(), 4u);  // a and its two phases, b
+    EXPECT_EQ(report_to_json(analyzed)["summary"], report_to_json(r)["summary"]);
+    EXPECT_FALSE(analyzed.findings.empty());  // the churn of m was diagnosed between the halves
+}
+
 TEST(Timeline, SpansOfTheMedianSampleFromTheFirstProcessStart)
 {
     report r;
