@@ -1,9 +1,5 @@
 #include <algorithm>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #include "xwarp/analysis/diagnose.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/whatif.hpp"
@@ -14,13 +10,7 @@ namespace xwarp
     {
         summarize_figures(r);
         diagnose(r);
-#if defined(__GLIBC__)
-        // The detectors' context is gone: hand its pages back before the timeline is drawn.
-        // glibc keeps freed memory below the top of the heap resident, so the timeline's spans
-        // took new pages beside it (28 MB of peak RSS at 100,000 identities).
-        malloc_trim(0);
-#endif
-        draw_timeline(r);
+        draw_timeline(r);  // after the detectors' context is freed: no detector reads it
         apply_whatif(r);
         if (!r.result.valid && r.status != "interrupted")
         {

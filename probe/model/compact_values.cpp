@@ -62,6 +62,15 @@ namespace xwarp
     json_text::json_text(const nlohmann::json& value)
         : m_text(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
     {
+        m_text.shrink_to_fit();  // grown by doubling as it was written
+    }
+
+    json_text json_text::of_compact_text(std::string text)
+    {
+        json_text t;
+        t.m_text = std::move(text);
+        t.m_text.shrink_to_fit();
+        return t;
     }
 
     nlohmann::json json_text::value() const

@@ -461,6 +461,9 @@ namespace xwarp
     public:
         json_text() = default;  // {}
         explicit json_text(const nlohmann::json& value);
+        // Text already as the constructor would make it (compact, members sorted, valid UTF-8),
+        // put together by the caller from dumped parts; not checked.
+        static json_text of_compact_text(std::string text);
         nlohmann::json value() const;
         const std::string& text() const { return m_text; }
 
