@@ -107,6 +107,10 @@ TEST(Diagnose, LateKernelGetsCs1WithLocationAndSavings)
     // the forced build is the first one, without the header its thread keeps writing once
     EXPECT_DOUBLE_EQ(*f->savings_ms, 500.0);
     EXPECT_EQ(f->cause.value()["changes"][0]["detail"]["added"][0], "k2");
+    // the cause's text is put together from its parts: exactly what dumping it whole writes
+    EXPECT_EQ(f->cause.text(), f->cause.value().dump());
+    EXPECT_EQ(f->cause.value()["changes"][0]["trigger"], "kernel");
+    EXPECT_EQ(f->cause.value()["sequences"]["1"], f->cause.value()["sequence"]);
 }
 
 TEST(Diagnose, HashReturningToAnEarlierValueIsThrash)
