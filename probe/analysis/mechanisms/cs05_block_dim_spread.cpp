@@ -66,9 +66,9 @@ namespace xwarp::detect
                     {
                         for (const auto& k : lit->second.at(bd))
                         {
-                            if (keys.count(k))
+                            if (keys.count(std::string(k)))
                             {
-                                used.insert(k);
+                                used.emplace(k);
                             }
                         }
                     }

@@ -416,7 +416,7 @@ namespace xwarp
                 }
                 for (const auto& l : first_cold().launches)
                 {
-                    m_launched[{l.module, l.device}][l.block_dim].insert(l.kernel);
+                    m_launched[{std::string_view(l.module), std::string_view(l.device)}][l.block_dim].insert(l.kernel);
                 }
             }
         }
