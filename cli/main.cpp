@@ -3,6 +3,7 @@
 #include <csignal>
 #include <filesystem>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include <unistd.h>
@@ -750,14 +751,34 @@ int main(int argc, char** argv)
                 return code;
             }
             xwarp::analyze(r);
+            if (report_format == "json")
+            {
+                // streamed: the pretty-printed text of a large report is several times its model
+                const auto write = [&](std::ostream& out)
+                {
+                    xwarp::write_report_json(out, r, 2);
+                    out << '\n';
+                    return static_cast<bool>(out.flush());
+                };
+                if (report_out.empty())
+                {
+                    write(std::cout);
+                }
+                else
+                {
+                    std::ofstream out(report_out, std::ios::binary | std::ios::trunc);
+                    if (!out || !write(out))
+                    {
+                        return fail(xwarp::exit_code::cannot_write, "cannot write " + report_out);
+                    }
+                }
+                leave_to_exit(r);
+                return xwarp::exit_code::ok;
+            }
             std::string text;
             if (report_format == "trace")
             {
                 text = xwarp::render_trace(r).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-            }
-            else if (report_format == "json")
-            {
-                text = xwarp::report_json_text(r, 2) + "\n";
             }
             else if (report_format == "html")
             {

@@ -1,3 +1,6 @@
+#include <unistd.h>
+#include <filesystem>
+#include <sstream>
 #include <fstream>
 #include <functional>
 
@@ -79,6 +82,34 @@ TEST(JsonRoundTrip, TheRecordByRecordTextIsTheWholeTreesDump)
         EXPECT_EQ(report_json_text(gpu, indent), whole(gpu));
         EXPECT_EQ(report_json_text(report{}, indent), whole(report{}));
     }
+}
+
+// Files get the same text streamed a block at a time (report --format json, --json): the GPU
+// report is several blocks long, so the text is cut mid-array more than once.
+TEST(JsonRoundTrip, TheStreamedTextIsTheSameText)
+{
+    report gpu = load_report(std::string(XWARP_FIXTURES_DIR) + "/gpu-nvrtc-trace-report.json");
+    ASSERT_FALSE(gpu.samples.empty());
+    for (int i = 2; i <= 6; ++i)  // as if it had run six samples: several blocks of text
+    {
+        gpu.samples.push_back(gpu.samples.front());
+        gpu.samples.back().index = i;
+    }
+    analyze(gpu);
+    for (const int indent : {-1, 2})
+    {
+        std::ostringstream streamed;
+        write_report_json(streamed, gpu, indent);
+        ASSERT_GT(streamed.str().size(), 3u * 65536u);
+        EXPECT_EQ(streamed.str(), report_json_text(gpu, indent));
+    }
+    const auto dir = std::filesystem::temp_directory_path() / ("xwarp-save-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    save_report_json((dir / "r.json").string(), gpu);
+    std::ifstream in(dir / "r.json", std::ios::binary);
+    const std::string saved((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(saved, report_json_text(gpu, 2) + "\n");
+    std::filesystem::remove_all(dir);
 }
 
 TEST(JsonRoundTrip, RejectsOtherSchemaVersion)

@@ -2,6 +2,7 @@
 #ifndef XWARP_MODEL_JSON_IO_HPP
 #define XWARP_MODEL_JSON_IO_HPP
 
+#include <iosfwd>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -66,7 +67,11 @@ namespace xwarp
     // a time. A 10,000-identity report's tree takes ~190 MB; this keeps one record's.
     std::string report_json_text(const report& r, int indent = -1);
 
-    // Writes report_json_text(r, 2) and a newline atomically, as save_json writes a tree.
+    // The same text written to `out` a block at a time, never held whole (report --format json).
+    void write_report_json(std::ostream& out, const report& r, int indent = -1);
+
+    // Writes report_json_text(r, 2) and a newline atomically, as save_json writes a tree; the
+    // text is streamed to the file, never held whole.
     void save_report_json(const std::string& path, const report& r);
 
     // Throws report_error (never a raw nlohmann exception).
