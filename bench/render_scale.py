@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """How report rendering scales: generates reports of 1k, 10k and 100k module identities (one
 sample, half of the modules churning, 1,000,000 launches in run-length records), then times
-`warp-probe report` to HTML and to text, and `warp-probe compare` of a report with itself, with
-the history store off and then on (a fresh store: compare's default path stores both sides).
+`warp-probe report` to HTML, to text and to (pretty-printed) JSON, and `warp-probe compare` of a
+report with itself, with the history store off and then on (a fresh store: compare's default
+path stores both sides).
 Prints, per size, the wall time (the median of --repeat runs), the peak memory (the largest
 max RSS of those runs) over the JSON size, and the HTML size; then the 100k / 10k time ratio
 (linear is 10).
@@ -101,7 +102,10 @@ def main():
             json_bytes = src.stat().st_size
             html = Path(tmp) / f"r{n}.html"
             t_html, peak_html = timed([a.probe, "report", str(src), "--format", "html", "-o", str(html)], a.repeat)
-            t_text, _ = timed([a.probe, "report", str(src), "--format", "text", "-o", str(Path(tmp) / "r.txt")], a.repeat)
+            t_text, peak_text = timed([a.probe, "report", str(src), "--format", "text", "-o", str(Path(tmp) / "r.txt")],
+                                      a.repeat)
+            t_json, peak_json = timed([a.probe, "report", str(src), "--format", "json", "-o", str(Path(tmp) / "o.json")],
+                                      a.repeat)
             t_cmp, peak_cmp = timed([a.probe, "compare", str(src), str(src)], a.repeat)
             # a fresh store each run: a second run would find both sides stored already
             t_hist, peak_hist = timed([a.probe, "compare", str(src), str(src)], a.repeat,
@@ -109,7 +113,8 @@ def main():
             results[n] = (t_html, t_cmp)
             print(f"{n:>7} identities: JSON {json_bytes / 2**20:7.1f} MB | html {t_html:6.2f} s, "
                   f"{html.stat().st_size / 2**20:5.2f} MB, peak {peak_html / json_bytes:4.1f} x JSON | "
-                  f"text {t_text:6.2f} s | compare {t_cmp:6.2f} s, peak {peak_cmp / json_bytes:4.1f} x JSON | "
+                  f"text {t_text:6.2f} s, peak {peak_text / json_bytes:4.1f} x | json {t_json:6.2f} s, "
+                  f"peak {peak_json / json_bytes:4.1f} x | compare {t_cmp:6.2f} s, peak {peak_cmp / json_bytes:4.1f} x JSON | "
                   f"with the history {t_hist:6.2f} s, peak {peak_hist / json_bytes:4.1f} x JSON", flush=True)
     if 10000 in results and 100000 in results:
         print(f"time 100k / 10k (linear: 10): html render {results[100000][0] / results[10000][0]:.1f}, "
