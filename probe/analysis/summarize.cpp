@@ -290,32 +290,22 @@ namespace xwarp
 
     void draw_timeline(report& r)
     {
-        // The sample whose cold wall is the median: a typical run, not the fastest or the slowest.
-        std::vector<const sample*> good;
-        std::vector<double> cold_wall;
+        // The good sample whose cold wall is nearest the median summarize_figures found: a
+        // typical run, not the fastest or the slowest (the first of equals).
+        r.result.timeline = {};
+        const double med = r.result.cold_wall_ms.median.value_or(0.0);
+        const sample* typical = nullptr;
         for (const auto& smp : r.samples)
         {
-            if (smp.ok())
+            if (smp.ok() && (!typical || std::fabs(smp.cold.wall_ms - med) < std::fabs(typical->cold.wall_ms - med)))
             {
-                good.push_back(&smp);
-                cold_wall.push_back(smp.cold.wall_ms);
+                typical = &smp;
             }
         }
-        if (good.empty())
+        if (typical)
         {
-            r.result.timeline = {};
-            return;
+            r.result.timeline = timeline_of(*typical);
         }
-        const double med = median(cold_wall).value_or(0.0);
-        const sample* typical = good.front();
-        for (const auto* smp : good)
-        {
-            if (std::fabs(smp->cold.wall_ms - med) < std::fabs(typical->cold.wall_ms - med))
-            {
-                typical = smp;
-            }
-        }
-        r.result.timeline = timeline_of(*typical);
     }
 
     void summarize_figures(report& r)

@@ -31,8 +31,8 @@ namespace xwarp
     // on a loaded report.
     void summarize(report& r);
 
-    // Its two halves, for analyze: every figure but the timeline, then the timeline of the
-    // typical sample. analyze draws the timeline after the diagnosis, which never reads it: at
+    // Its two halves, for analyze: every figure but the timeline, then (from those figures) the
+    // timeline of the typical sample. analyze draws the timeline after the diagnosis, which never reads it: at
     // 100,000 identities its spans (35 MB) and the detectors' context (41 MB) were held at once.
     void summarize_figures(report& r);
     void draw_timeline(report& r);
