@@ -376,7 +376,7 @@ namespace xwarp::detect
             finding f;
             // Its changes as compact JSON text until the finding is made (a group holds one per
             // hash move, and every group lives until the last sample is read), with their words.
-            std::vector<std::string> changes;
+            std::vector<json_text> changes;
             std::vector<std::string> what;
             std::vector<double> per_sample;  // one entry per sample that showed it
             std::map<int, std::vector<std::string>> sequence_by_bd;  // first sample, short hashes
@@ -451,8 +451,7 @@ namespace xwarp::detect
                         g.what.push_back(std::move(w));
                     }
                 }
-                g.changes.push_back(ch.dump(-1, ' ', false, json::error_handler_t::replace));
-                g.changes.back().shrink_to_fit();
+                g.changes.emplace_back(ch);
             }
             for (const auto& [key, ms] : cost)
             {
@@ -481,11 +480,16 @@ namespace xwarp::detect
             // back into a tree to dump it again was half of this detector's time. Members in
             // the order dump() writes them (sorted); block_dim and sequence are kept for readers
             // of the first schema (the first block_dim's sequence).
-            auto dumped = [](const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); };
+            std::string changes;
+            for (const auto& c : g.changes)
+            {
+                changes += (changes.empty() ? "" : ",") + c.text();
+            }
             f.cause = json_text::of_compact_text(
-                "{\"block_dim\":" + std::to_string(g.sequence_by_bd.begin()->first) + ",\"block_dims\":" + dumped(block_dims)
-                + ",\"changes\":[" + join(g.changes, ",") + "],\"sequence\":" + dumped(json(g.sequence_by_bd.begin()->second))
-                + ",\"sequences\":" + dumped(seq_json) + "}");
+                "{\"block_dim\":" + std::to_string(g.sequence_by_bd.begin()->first) + ",\"block_dims\":"
+                + json_text(block_dims).text() + ",\"changes\":[" + changes + "],\"sequence\":"
+                + json_text(json(g.sequence_by_bd.begin()->second)).text() + ",\"sequences\":" + json_text(seq_json).text()
+                + "}");
             f.savings_ms = median(g.per_sample);
             if (mechanism == "hash-thrash")
             {
