@@ -36,21 +36,6 @@ namespace xwarp
             return t;
         }
 
-        std::vector<std::string> kernel_set(const module_load& l)
-        {
-            std::vector<std::string> out;
-            if (!l.snapshot)
-            {
-                return out;
-            }
-            for (const auto& k : l.snapshot->kernels)
-            {
-                out.push_back(k.key + "|" + k.hash + "|" + k.sig);
-            }
-            std::sort(out.begin(), out.end());
-            return out;
-        }
-
         // How far a pass's builds ran at the same time: the summed duration of its compiled loads
         // over the time during which at least one of them ran, from the spans the shim recorded
         // (process start + offset, the load wrapper's duration). A load nested inside another
@@ -573,7 +558,6 @@ namespace xwarp
         {
             std::map<int, std::vector<std::string_view>> hashes_by_bd;  // in first-seen order
             std::vector<int> bds;
-            std::map<int, std::vector<std::string>> kernel_set_by_bd;
             bool sets_known = true;
         };
         // keyed by views of the loads' (module, device), which outlive these tables
@@ -595,7 +579,6 @@ namespace xwarp
                 if (std::find(g.bds.begin(), g.bds.end(), bd) == g.bds.end())
                 {
                     g.bds.push_back(bd);
-                    g.kernel_set_by_bd[bd] = kernel_set(l);
                 }
                 add_unique(g.hashes_by_bd[bd], std::string_view(l.hash));
                 g.sets_known = g.sets_known && l.snapshot.has_value();
