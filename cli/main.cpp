@@ -751,13 +751,35 @@ int main(int argc, char** argv)
                 return code;
             }
             xwarp::analyze(r);
-            if (report_format == "json")
+            if (report_format == "json" || report_format == "html")
             {
-                // streamed: the pretty-printed text of a large report is several times its model
+                // streamed: the pretty-printed JSON of a large report is several times its model,
+                // and a page held whole was held twice as it grew
+                std::optional<xwarp::history_view> history;
+                xwarp::guide_sections guide;
+                if (report_format == "html")
+                {
+                    guide = xwarp::parse_guide(xwarp::installed_guide_text());
+                    // The report's series in the history, when there is one: sparklines and its step.
+                    std::vector<std::string> notes;
+                    history = xwarp::history_for(xwarp::locate_history(history_option), r, notes);
+                    for (const auto& n : notes)
+                    {
+                        std::cerr << "warp-probe: " << xwarp::one_line(n) << "\n";
+                    }
+                }
                 const auto write = [&](std::ostream& out)
                 {
-                    xwarp::write_report_json(out, r, 2);
-                    out << '\n';
+                    if (report_format == "json")
+                    {
+                        xwarp::write_report_json(out, r, 2);
+                        out << '\n';
+                    }
+                    else
+                    {
+                        xwarp::write_html_page(out, "warp-probe report " + r.label, [&](std::ostream& page)
+                                               { xwarp::render_html(page, r, guide, history ? &*history : nullptr); });
+                    }
                     return static_cast<bool>(out.flush());
                 };
                 if (report_out.empty())
@@ -779,19 +801,6 @@ int main(int argc, char** argv)
             if (report_format == "trace")
             {
                 text = xwarp::render_trace(r).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-            }
-            else if (report_format == "html")
-            {
-                auto guide = xwarp::parse_guide(xwarp::installed_guide_text());
-                // The report's series in the history, when there is one: sparklines and its step.
-                std::vector<std::string> notes;
-                const auto history = xwarp::history_for(xwarp::locate_history(history_option), r, notes);
-                for (const auto& n : notes)
-                {
-                    std::cerr << "warp-probe: " << xwarp::one_line(n) << "\n";
-                }
-                text = xwarp::html_page("warp-probe report " + r.label,
-                                        xwarp::render_html(r, guide, history ? &*history : nullptr));
             }
             else
             {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -797,8 +798,14 @@ namespace xwarp
 
     std::string render_html(const report& r, const guide_sections& guide, const history_view* history)
     {
-        const summary& s = r.result;
         std::ostringstream o;
+        render_html(o, r, guide, history);
+        return o.str();
+    }
+
+    void render_html(std::ostream& o, const report& r, const guide_sections& guide, const history_view* history)
+    {
+        const summary& s = r.result;
         o << "<div class=\"xwarp-report\" data-xwarp=\"report\" style=\"" << k_root << "\">";
         o << header(r);
         for (const auto& e : r.errors)
@@ -839,7 +846,7 @@ namespace xwarp
                 }
             }
             o << "</div></div>";
-            return o.str();
+            return;
         }
         o << "<div style=\"" << k_h << "\">Summary <span style=\"" << k_muted << "font-weight:400;\">median &plusmn; MAD</span></div>";
         o << "<table data-xwarp=\"summary\" style=\"" << k_table << "\"><tbody>" << summary_rows(s) << "</tbody></table>";
@@ -942,7 +949,6 @@ namespace xwarp
           << html_escape(s.native_ms_source) << " &middot; " << html_escape(r.env.cpu_model) << " &middot; warp-probe "
           << html_escape(r.env.probe_version) << "</div>";
         o << "</div>";
-        return o.str();
     }
 
     std::string render_compare_html(const comparison& c, const report* before, const report* after)
@@ -1080,8 +1086,17 @@ namespace xwarp
 
     std::string html_page(const std::string& title, const std::string& fragment)
     {
-        return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html_escape(title)
-               + "</title></head><body style=\"margin:16px;\">\n" + fragment + "\n</body></html>\n";
+        std::ostringstream o;
+        write_html_page(o, title, [&](std::ostream& out) { out << fragment; });
+        return o.str();
+    }
+
+    void write_html_page(std::ostream& out, const std::string& title, const std::function<void(std::ostream&)>& fragment)
+    {
+        out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << html_escape(title)
+            << "</title></head><body style=\"margin:16px;\">\n";
+        fragment(out);
+        out << "\n</body></html>\n";
     }
 
     guide_sections parse_guide(const std::string& markdown)

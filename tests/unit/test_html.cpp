@@ -1,6 +1,8 @@
 // The HTML renderer: escaping, self-containment, and what each section shows.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "builders.hpp"
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/summarize.hpp"
@@ -54,6 +56,30 @@ TEST(Html, SelfContainedWithTheExpectedSections)
     {
         EXPECT_NE(html.find(section), std::string::npos) << section;
     }
+}
+
+// The CLI writes pages as they are made: the streamed page is the page, on the report's
+// early way out (no good sample) too.
+TEST(Html, TheStreamedPageIsThePageWhole)
+{
+    report failed;
+    run_result bad = pass(100, {});
+    bad.exit_code = 3;
+    bad.stderr_tail = "Traceback: <boom>";
+    failed.samples.push_back(make_sample(1, bad, pass(100, {})));
+    failed.samples.back().warm.reset();
+    analyze(failed);
+    const report hostile = hostile_report();
+    for (const report* r : {static_cast<const report*>(&failed), &hostile})
+    {
+        std::ostringstream streamed;
+        write_html_page(streamed, "t <1>", [&](std::ostream& page) { render_html(page, *r); });
+        const std::string page = html_page("t <1>", render_html(*r));
+        EXPECT_EQ(streamed.str(), page);
+        EXPECT_NE(page.find("<div class=\"xwarp-report\""), std::string::npos);
+        EXPECT_EQ(page.substr(page.size() - 15), "</body></html>\n");
+    }
+    EXPECT_NE(html_page("t", render_html(failed)).find("No statistics"), std::string::npos);
 }
 
 TEST(Html, FailedRunShowsNoStatisticsAndTheError)

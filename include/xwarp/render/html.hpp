@@ -5,6 +5,8 @@
 #ifndef XWARP_RENDER_HTML_HPP
 #define XWARP_RENDER_HTML_HPP
 
+#include <functional>
+#include <iosfwd>
 #include <map>
 #include <string>
 
@@ -23,10 +25,16 @@ namespace xwarp
 
     // With `history`, a History section: sparklines of the run's series and its steps.
     std::string render_html(const report& r, const guide_sections& guide = {}, const history_view* history = nullptr);
+    // The same, written to `out` as it is made: a report's page is not held whole (twice, as it
+    // grew) beside the model it is drawn from.
+    void render_html(std::ostream& out, const report& r, const guide_sections& guide = {},
+                     const history_view* history = nullptr);
     std::string render_compare_html(const comparison& c, const report* before = nullptr, const report* after = nullptr);
 
     // A whole HTML page around a fragment (for `warp-probe report --format html`).
     std::string html_page(const std::string& title, const std::string& fragment);
+    // The page written to `out`, with the fragment writer called between its head and its end.
+    void write_html_page(std::ostream& out, const std::string& title, const std::function<void(std::ostream&)>& fragment);
 
     // The sections of a mechanisms.md text keyed by their "## id" heading.
     guide_sections parse_guide(const std::string& markdown);
