@@ -416,7 +416,7 @@ namespace xwarp::detect
                 if (!m.returning)
                 {
                     ch["kind"] = m.change.kind;
-                    ch["detail"] = m.change.detail;
+                    ch["detail"] = m.change.detail.value();
                 }
                 const process_record* proc = process_of(ctx.first_cold(), m.pid);
                 if (const dirty_event* d = dirty_between(proc, m.module(), m.before->seq, m.after->seq, triggers))

@@ -24,6 +24,15 @@
 
 namespace xwarp::detect
 {
+    // A hash change as the context holds it: its detail as compact text. As a tree each one took
+    // ~400 bytes in small allocations, and a report of 100,000 identities holds 50,000 through
+    // every detector; only the churn detector reads a detail, to write it into a cause.
+    struct held_change
+    {
+        std::string kind;  // empty when the move returns to an earlier hash
+        json_text detail;
+    };
+
     // One move of a module's hash between two consecutive loads of the same (process, module,
     // device, block_dim) in a cold pass, with its cause.
     struct hash_move
@@ -34,7 +43,7 @@ namespace xwarp::detect
         const module_load* after = nullptr;  // its module and device are the move's (not copied: a
                                              // report of 100,000 identities makes 50,000 moves)
         bool returning = false;  // back to a hash this sequence had before (thrash)
-        hash_change change;      // empty kind when returning
+        held_change change;      // empty kind when returning
         std::string mechanism;   // the mechanism the move is attributed to
 
         const std::string& module() const { return after->module; }

@@ -367,16 +367,17 @@ namespace xwarp
                         }
                         else
                         {
-                            m.change = classify_hash_change(*prev, *l);
-                            if (m.change.kind == "dependency-change" && m.change.detail.contains("kernels")
+                            hash_change change = classify_hash_change(*prev, *l);
+                            if (change.kind == "dependency-change" && change.detail.contains("kernels")
                                 && redefined_kernel_between(run, *prev, *l))
                             {
                                 // Warp hashes a callee in its caller's context, so a kernel redefined
                                 // with other captured values moves its callees' hashes too: the
                                 // recorded redefinition says which it was.
-                                m.change = {"kernel-content-change", {{"kernels", m.change.detail["kernels"]}}};
+                                change = {"kernel-content-change", {{"kernels", change.detail["kernels"]}}};
                             }
-                            m.mechanism = mechanism_of_change(m.change.kind);
+                            m.mechanism = mechanism_of_change(change.kind);
+                            m.change = {std::move(change.kind), json_text(change.detail)};
                             seen.push_back(l->hash);
                         }
                         out.push_back(std::move(m));
