@@ -26,6 +26,14 @@ namespace xwarp
             {
                 return;
             }
+            // A finding per churning module and per rebuilt group is the most a large report
+            // makes; more grow the vector as usual. Its unused end is never written (no page).
+            std::size_t expected = 32 + r.result.rebuilt.size();
+            for (const auto& moves : ctx.moves)
+            {
+                expected += moves.size();
+            }
+            out.findings.reserve(expected);
             for (const auto* d : detect::detectors())
             {
                 d->detect(ctx, out);
@@ -35,8 +43,8 @@ namespace xwarp
                 }
             }
         }
-        // Sorted as indices, then moved once each: a finding is a few hundred bytes, and a
-        // report of thousands of churning modules has thousands of them.
+        // Sorted as indices, then put in that order in place (cycle by cycle, by swaps): a
+        // finding is a few hundred bytes, and a second vector held them twice.
         std::vector<std::size_t> order(out.findings.size());
         std::iota(order.begin(), order.end(), std::size_t{0});
         std::stable_sort(order.begin(),
@@ -54,13 +62,20 @@ namespace xwarp
                              }
                              return a.kind == "diagnosis" && b.kind != "diagnosis";
                          });
-        r.findings.clear();
-        r.findings.reserve(order.size());
-        for (const std::size_t i : order)
+        // order[i] is the finding that belongs at i: follow each cycle once
+        for (std::size_t start = 0; start < order.size(); ++start)
         {
-            r.findings.push_back(std::move(out.findings[i]));
+            std::size_t at = start;
+            while (order[at] != start)
+            {
+                const std::size_t from = order[at];
+                std::swap(out.findings[at], out.findings[from]);
+                order[at] = at;
+                at = from;
+            }
+            order[at] = at;
         }
-        out.findings.clear();
+        r.findings = std::move(out.findings);
         r.declined = std::move(out.declined);
     }
 }

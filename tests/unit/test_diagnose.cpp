@@ -203,6 +203,37 @@ TEST(Diagnose, FindingsAreSortedByMsAtStake)
     EXPECT_EQ(r.findings[1].module, "b");
 }
 
+// Findings are put in order in place, cycle by cycle: here detection order a, b, c, d becomes
+// b, d, c, a (a cycle of three and one left where it was), equal stakes in detection order.
+TEST(Diagnose, FindingsOfEqualStakeKeepTheirDetectionOrder)
+{
+    report r;
+    std::vector<module_load> loads;
+    int seq = 0;
+    for (const auto& [module, ms] : std::vector<std::pair<std::string, double>>{{"a", 100}, {"b", 900}, {"c", 500}, {"d", 900}})
+    {
+        loads.push_back(load(module, module + "1", ms, load_status::compiled, 1, {"k"}));
+        loads.push_back(load(module, module + "2", 50, load_status::compiled, 1, {"k", "k2"}));
+        loads[loads.size() - 2].seq = seq++;
+        loads.back().seq = seq++;
+    }
+    r.samples.push_back(make_sample(1, pass(60000, loads), pass(500, {})));
+    analyze(r);
+    std::vector<std::string> churned;
+    for (const auto& f : r.findings)
+    {
+        if (f.mechanism == "CS-1")
+        {
+            churned.push_back(f.module);
+        }
+    }
+    EXPECT_EQ(churned, (std::vector<std::string>{"b", "d", "c", "a"}));
+    for (std::size_t i = 1; i < r.findings.size(); ++i)
+    {
+        EXPECT_GE(r.findings[i - 1].savings_ms.value_or(-1.0), r.findings[i].savings_ms.value_or(-1.0)) << i;
+    }
+}
+
 // Shaped on the H200 run of tests/gpu/programs/ptx_module.py (Warp 1.19.0 built with CUDA 13.4,
 // driver 13.0): cold build 2976 ms, cached PTX load 1156 ms in the warm pass, as CUBIN 1.4 ms.
 TEST(Diagnose, CachedPtxLoadThatStillCompilesIsNamedWithWhoCompiles)

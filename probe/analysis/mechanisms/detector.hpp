@@ -5,7 +5,6 @@
 #define XWARP_ANALYSIS_MECHANISMS_DETECTOR_HPP
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -90,10 +89,12 @@ namespace xwarp::detect
 
     struct sink
     {
-        // A deque: a report of thousands of churning modules has thousands of findings (a few
-        // hundred bytes each), and a vector's growth held the old and new buffers at the
-        // analysis' peak memory. diagnose moves them into the report once, sorted.
-        std::deque<finding> findings;
+        // Reserved by diagnose for about as many findings as the hash moves and rebuilt groups
+        // can make, then sorted in place and moved into the report whole: a report of thousands
+        // of churning modules has thousands of findings (a few hundred bytes each), and a vector
+        // grown by doubling, or a deque copied into the report, held them twice at the
+        // analysis' peak memory.
+        std::vector<finding> findings;
         std::vector<declined_lever> declined;
         bool stop = false;  // the detector's finding makes the others moot (compile-small-share)
     };
