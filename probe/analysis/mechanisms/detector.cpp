@@ -371,12 +371,15 @@ namespace xwarp::detect
                         const std::function<std::string(const finding&)>& recommend,
                         sink& out)
     {
+        // A group's finding waits in `out` (reserved by diagnose), in the order the groups were
+        // first seen: held in the group, every finding was held twice while the groups lived.
         struct group
         {
-            finding f;
-            // Its changes as compact JSON text until the finding is made (a group holds one per
-            // hash move, and every group lives until the last sample is read), with their words.
-            std::vector<json_text> changes;
+            std::size_t finding = 0;  // its index in out.findings
+            // Its changes as compact JSON text, comma-separated, until the finding is made (a
+            // group holds one per hash move, and every group lives until the last sample is
+            // read), with their words.
+            std::string changes;
             std::vector<std::string> what;
             std::vector<double> per_sample;  // one entry per sample that showed it
             std::map<int, std::vector<std::string>> sequence_by_bd;  // first sample, short hashes
@@ -404,9 +407,11 @@ namespace xwarp::detect
                 if (it == groups.end())
                 {
                     order.push_back(key);
-                    it = groups.emplace(key, group{make_finding(mechanism, m.module(), m.device()), {}, {}, {}, {}}).first;
+                    it = groups.emplace(key, group{out.findings.size(), {}, {}, {}, {}}).first;
+                    out.findings.push_back(make_finding(mechanism, m.module(), m.device()));
                 }
                 auto& g = it->second;
+                finding& f = out.findings[g.finding];
                 auto& seq = g.sequence_by_bd[m.block_dim];
                 if (seq.empty())
                 {
@@ -431,7 +436,7 @@ namespace xwarp::detect
                         {
                             what += " " + k->get<std::string>();
                         }
-                        add_location(g.f, d->file, d->line, what);
+                        add_location(f, d->file, d->line, what);
                     }
                     // A kernel made by a factory: the statement that called the factory too.
                     if (auto cf = d->detail.find("called_from"); cf != d->detail.end() && cf->is_object())
@@ -440,7 +445,7 @@ namespace xwarp::detect
                         auto line = cf->find("line");
                         if (file != cf->end() && file->is_string() && line != cf->end() && line->is_number_integer())
                         {
-                            add_location(g.f, file->get<std::string>(), line->get<int>(), "the factory called here");
+                            add_location(f, file->get<std::string>(), line->get<int>(), "the factory called here");
                         }
                     }
                 }
@@ -451,7 +456,7 @@ namespace xwarp::detect
                         g.what.push_back(std::move(w));
                     }
                 }
-                g.changes.emplace_back(ch);
+                g.changes += (g.changes.empty() ? "" : ",") + json_text(ch).text();
             }
             for (const auto& [key, ms] : cost)
             {
@@ -466,7 +471,7 @@ namespace xwarp::detect
         {
             const auto node = groups.find(key);
             auto& g = node->second;
-            auto& f = g.f;
+            auto& f = out.findings[g.finding];
             std::vector<std::string> sequences;
             json block_dims = json::array();
             json seq_json = json::object();
@@ -480,14 +485,9 @@ namespace xwarp::detect
             // back into a tree to dump it again was half of this detector's time. Members in
             // the order dump() writes them (sorted); block_dim and sequence are kept for readers
             // of the first schema (the first block_dim's sequence).
-            std::string changes;
-            for (const auto& c : g.changes)
-            {
-                changes += (changes.empty() ? "" : ",") + c.text();
-            }
             f.cause = json_text::of_compact_text(
                 "{\"block_dim\":" + std::to_string(g.sequence_by_bd.begin()->first) + ",\"block_dims\":"
-                + json_text(block_dims).text() + ",\"changes\":[" + changes + "],\"sequence\":"
+                + json_text(block_dims).text() + ",\"changes\":[" + g.changes + "],\"sequence\":"
                 + json_text(json(g.sequence_by_bd.begin()->second)).text() + ",\"sequences\":" + json_text(seq_json).text()
                 + "}");
             f.savings_ms = median(g.per_sample);
@@ -504,8 +504,7 @@ namespace xwarp::detect
             f.evidence += format_ms(f.savings_ms.value_or(0.0)) + " (median of " + std::to_string(g.per_sample.size())
                           + " sample(s))";
             f.recommendation = recommend(f);
-            out.findings.push_back(std::move(f));
-            groups.erase(node);  // as each finding leaves: a group and its finding are not held twice at scale
+            groups.erase(node);  // as each finding is made: its group's changes are in the finding now
         }
     }
 }
