@@ -496,7 +496,8 @@ namespace xwarp::detail
                 }
                 if (is(field, load_field::config_mismatch) && object)
                 {
-                    start_tree(&m_load.config_mismatch, true);
+                    start_tree(nullptr, true);
+                    m_text_target = &m_load.config_mismatch;
                     return true;
                 }
                 return false;
@@ -559,6 +560,10 @@ namespace xwarp::detail
                     {
                         *m_tree_target = std::move(m_tree.root);
                     }
+                    else if (m_text_target)
+                    {
+                        *m_text_target = json_text(m_tree.root);
+                    }
                     else
                     {
                         m_load.snapshot->options = shared_options(std::move(m_tree.root));
@@ -579,6 +584,7 @@ namespace xwarp::detail
     void record_events::start_tree(json* into, bool object)
     {
         m_tree_target = into;
+        m_text_target = nullptr;
         m_tree = json_tree_builder();
         m_tree.open(object ? json::value_t::object : json::value_t::array);
         m_frames.push_back({frame_kind::tree});

@@ -136,7 +136,7 @@ namespace xwarp
             }
             if (auto it = j.find("config_mismatch"); it != j.end() && it->is_object())
             {
-                l.config_mismatch = *it;
+                l.config_mismatch = json_text(*it);
             }
             l.via_preload = val<bool>(j, "via_preload", false);
             l.first_in_thread = val<bool>(j, "first_in_thread", false);

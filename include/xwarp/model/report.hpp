@@ -67,6 +67,29 @@ namespace xwarp
         return v ? nlohmann::json(*v) : nlohmann::json();
     }
 
+    // A JSON value held as its compact text and parsed when read. A finding's cause is made
+    // once and read rarely (the what-if planner, a few detectors), and as a tree each one took
+    // about ten times its text: 5,000 churn findings of a 10,000-identity report held 12 MB of
+    // trees against 1.2 MB of text. Text that is not valid UTF-8 is kept with U+FFFD in its
+    // place, as the report writer would write it anyway.
+    class json_text
+    {
+    public:
+        json_text() = default;  // {}
+        explicit json_text(const nlohmann::json& value);
+        // Text already as the constructor would make it (compact, members sorted, valid UTF-8),
+        // put together by the caller from dumped parts; not checked.
+        static json_text of_compact_text(std::string text);
+        nlohmann::json value() const;
+        const std::string& text() const { return m_text; }
+        bool is_empty_object() const { return m_text == "{}"; }
+
+    private:
+        std::string m_text = "{}";
+    };
+    void to_json(nlohmann::json& j, const json_text& t);
+    void from_json(const nlohmann::json& j, json_text& t);
+
     // One LTO artifact a module build asked for (MathDx tiles on CUDA).
     struct lto_artifact
     {
@@ -145,7 +168,9 @@ namespace xwarp
         std::string source;       // "hook" or "log": where this record came from
         std::optional<std::string> error;
         std::optional<content_snapshot> snapshot;
-        nlohmann::json config_mismatch = nlohmann::json::object();
+        // Warp config values that differ from what the module was built with (an object), as
+        // text: "{}" on nearly every load, and an empty JSON object was an allocation per load.
+        json_text config_mismatch;
         bool via_preload = false;     // loaded inside wp.force_load / wp.load_module
         bool first_in_thread = false; // first native build of its thread (pays the thread's PCH)
         std::optional<double> pch_ms; // of native_ms: writing a precompiled header the thread lacked
@@ -450,28 +475,6 @@ namespace xwarp
     };
     void to_json(nlohmann::json& j, const shared_text& t);
     void from_json(const nlohmann::json& j, shared_text& t);
-
-    // A JSON value held as its compact text and parsed when read. A finding's cause is made
-    // once and read rarely (the what-if planner, a few detectors), and as a tree each one took
-    // about ten times its text: 5,000 churn findings of a 10,000-identity report held 12 MB of
-    // trees against 1.2 MB of text. Text that is not valid UTF-8 is kept with U+FFFD in its
-    // place, as the report writer would write it anyway.
-    class json_text
-    {
-    public:
-        json_text() = default;  // {}
-        explicit json_text(const nlohmann::json& value);
-        // Text already as the constructor would make it (compact, members sorted, valid UTF-8),
-        // put together by the caller from dumped parts; not checked.
-        static json_text of_compact_text(std::string text);
-        nlohmann::json value() const;
-        const std::string& text() const { return m_text; }
-
-    private:
-        std::string m_text = "{}";
-    };
-    void to_json(nlohmann::json& j, const json_text& t);
-    void from_json(const nlohmann::json& j, json_text& t);
 
     // A diagnosed mechanism (filled by analysis/diagnose).
     struct source_location

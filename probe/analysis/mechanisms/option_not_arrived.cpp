@@ -17,7 +17,12 @@ namespace xwarp::detect
             std::set<std::pair<std::string, std::string>> reported;
             for (const auto& l : run.module_loads)
             {
-                if (!l.config_mismatch.is_object() || l.config_mismatch.empty())
+                if (l.config_mismatch.is_empty_object())
+                {
+                    continue;
+                }
+                const json mismatch = l.config_mismatch.value();
+                if (!mismatch.is_object() || mismatch.empty())
                 {
                     continue;
                 }
@@ -26,7 +31,7 @@ namespace xwarp::detect
                 {
                     continue;
                 }
-                for (const auto& [key, v] : l.config_mismatch.items())
+                for (const auto& [key, v] : mismatch.items())
                 {
                     if (reported.count({l.module, key}) || !v.is_object())
                     {
