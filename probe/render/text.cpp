@@ -149,11 +149,6 @@ namespace xwarp
         o << "warp-probe whatif" << (r.label.empty() ? "" : " [" + r.label + "]") << "\n";
         o << "  command  " << command_line(r.command) << "\n";
         o << whatif_section_text(r);
-        if (r.findings.size() > 500)
-        {
-            o << "  ... and " << r.findings.size() - 500 << " more (the JSON report has all)\n";
-        }
-        o << whatif_section_text(r);
 
         if (!r.declined.empty())
         {

@@ -198,9 +198,13 @@ TEST(WhatIf, UntilSettledIsKeptInTheJsonAndShownInTextAndHtml)
     ASSERT_TRUE(back.whatif.at(0).until_settled);
     EXPECT_EQ(back.whatif[0].until_settled->stopped_because, "reached 3 samples a side without settling");
     EXPECT_EQ(back.whatif[0].until_settled->added_after, 1);
-    EXPECT_NE(render_whatif_text(back).find("until settled: added 1 baseline and 1 replay sample(s) (at most 3 a side); "
-                                            "not settled: reached 3"),
+    const std::string text = render_whatif_text(back);
+    EXPECT_NE(text.find("until settled: added 1 baseline and 1 replay sample(s) (at most 3 a side); "
+                        "not settled: reached 3"),
               std::string::npos);
+    // the replays are listed once (they were printed twice)
+    const std::string heading = "What-if replays (";
+    EXPECT_EQ(text.find(heading), text.rfind(heading));
     EXPECT_NE(render_html(back).find("data-xwarp=\"until-settled\" data-settled=\"false\""), std::string::npos);
     // a replay without rounds writes no until_settled at all
     r.whatif[0].until_settled.reset();
