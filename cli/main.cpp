@@ -751,69 +751,51 @@ int main(int argc, char** argv)
                 return code;
             }
             xwarp::analyze(r);
-            if (report_format == "json" || report_format == "html")
+            // Streamed: the pretty-printed JSON of a large report is several times its model,
+            // and a page or a text held whole was held twice or more as it grew.
+            std::optional<xwarp::history_view> history;
+            xwarp::guide_sections guide;
+            if (report_format == "html")
             {
-                // streamed: the pretty-printed JSON of a large report is several times its model,
-                // and a page held whole was held twice as it grew
-                std::optional<xwarp::history_view> history;
-                xwarp::guide_sections guide;
-                if (report_format == "html")
+                guide = xwarp::parse_guide(xwarp::installed_guide_text());
+                // The report's series in the history, when there is one: sparklines and its step.
+                std::vector<std::string> notes;
+                history = xwarp::history_for(xwarp::locate_history(history_option), r, notes);
+                for (const auto& n : notes)
                 {
-                    guide = xwarp::parse_guide(xwarp::installed_guide_text());
-                    // The report's series in the history, when there is one: sparklines and its step.
-                    std::vector<std::string> notes;
-                    history = xwarp::history_for(xwarp::locate_history(history_option), r, notes);
-                    for (const auto& n : notes)
-                    {
-                        std::cerr << "warp-probe: " << xwarp::one_line(n) << "\n";
-                    }
+                    std::cerr << "warp-probe: " << xwarp::one_line(n) << "\n";
                 }
-                const auto write = [&](std::ostream& out)
+            }
+            const auto write = [&](std::ostream& out)
+            {
+                if (report_format == "json")
                 {
-                    if (report_format == "json")
-                    {
-                        xwarp::write_report_json(out, r, 2);
-                        out << '\n';
-                    }
-                    else
-                    {
-                        xwarp::write_html_page(out, "warp-probe report " + r.label, [&](std::ostream& page)
-                                               { xwarp::render_html(page, r, guide, history ? &*history : nullptr); });
-                    }
-                    return static_cast<bool>(out.flush());
-                };
-                if (report_out.empty())
+                    xwarp::write_report_json(out, r, 2);
+                    out << '\n';
+                }
+                else if (report_format == "text")
                 {
-                    write(std::cout);
+                    xwarp::render_text(out, r);
+                }
+                else if (report_format == "trace")
+                {
+                    out << xwarp::render_trace(r).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
                 }
                 else
                 {
-                    std::ofstream out(report_out, std::ios::binary | std::ios::trunc);
-                    if (!out || !write(out))
-                    {
-                        return fail(xwarp::exit_code::cannot_write, "cannot write " + report_out);
-                    }
+                    xwarp::write_html_page(out, "warp-probe report " + r.label, [&](std::ostream& page)
+                                           { xwarp::render_html(page, r, guide, history ? &*history : nullptr); });
                 }
-                leave_to_exit(r);
-                return xwarp::exit_code::ok;
-            }
-            std::string text;
-            if (report_format == "trace")
-            {
-                text = xwarp::render_trace(r).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-            }
-            else
-            {
-                text = xwarp::render_text(r);
-            }
+                return static_cast<bool>(out.flush());
+            };
             if (report_out.empty())
             {
-                std::cout << text;
+                write(std::cout);
             }
             else
             {
-                FILE* f = std::fopen(report_out.c_str(), "wb");
-                if (!f || std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fclose(f) != 0)
+                std::ofstream out(report_out, std::ios::binary | std::ios::trunc);
+                if (!out || !write(out))
                 {
                     return fail(xwarp::exit_code::cannot_write, "cannot write " + report_out);
                 }

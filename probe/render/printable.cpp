@@ -167,6 +167,11 @@ namespace xwarp
 
     report printable_copy(const report& original)
     {
+        return printable_outline(original, original.findings.size(), true);
+    }
+
+    report printable_outline(const report& original, std::size_t findings_kept, bool with_tables)
+    {
         // Everything but the samples' records, which the text report never prints: of each
         // pass only its outcome, messages and output tails.
         report r;
@@ -180,8 +185,47 @@ namespace xwarp
         r.setup_code = original.setup_code;
         r.cell_code = original.cell_code;
         r.env = original.env;
-        r.result = original.result;
-        r.findings = original.findings;
+        if (with_tables)
+        {
+            r.result = original.result;
+        }
+        else
+        {
+            // field by field but the four tables: at 100,000 identities they are most of the
+            // analysis, and the text renderer prints them from the report a row at a time
+            const summary& from = original.result;
+            summary& to = r.result;
+            to.valid = from.valid;
+            to.samples_total = from.samples_total;
+            to.samples_ok = from.samples_ok;
+            to.cold_wall_ms = from.cold_wall_ms;
+            to.warm_wall_ms = from.warm_wall_ms;
+            to.compile_elapsed_ms = from.compile_elapsed_ms;
+            to.cold_module_ms = from.cold_module_ms;
+            to.warm_module_ms = from.warm_module_ms;
+            to.native_ms = from.native_ms;
+            to.overlap_factor = from.overlap_factor;
+            to.overlap_note = from.overlap_note;
+            to.identity_count = from.identity_count;
+            to.source_bytes = from.source_bytes;
+            to.lto_artifacts = from.lto_artifacts;
+            to.launch_count = from.launch_count;
+            to.compile_share = from.compile_share;
+            to.identities_consistent = from.identities_consistent;
+            to.identities_per_sample = from.identities_per_sample;
+            to.modules = from.modules;
+            to.flags = from.flags;
+            to.timeline.sample = from.timeline.sample;
+            to.timeline.pass = from.timeline.pass;
+            to.timeline.wall_ms = from.timeline.wall_ms;
+            to.timeline.lanes = from.timeline.lanes;
+            to.load_source = from.load_source;
+            to.module_ms_source = from.module_ms_source;
+            to.native_ms_source = from.native_ms_source;
+            to.warnings = from.warnings;
+        }
+        r.findings.assign(original.findings.begin(),
+                          original.findings.begin() + static_cast<long>(std::min(findings_kept, original.findings.size())));
         r.declined = original.declined;
         r.whatif = original.whatif;
         r.warnings = original.warnings;
@@ -306,11 +350,17 @@ namespace xwarp
         // A very long module name is shown whole once, in the identities table; everywhere
         // else (sentences, headings, groups) it is shortened.
         std::vector<std::string> long_names;
-        for (const auto& id : s.identities)
+        for (const auto& id : original.result.identities)
         {
-            if (id.module.size() > 96 && std::find(long_names.begin(), long_names.end(), id.module) == long_names.end())
+            if (id.module.size() <= 96
+                && std::all_of(id.module.begin(), id.module.end(), [](char c) { return c >= 0x20 && c < 0x7F; }))
             {
-                long_names.push_back(id.module);
+                continue;  // short, and one_line() keeps it as it is
+            }
+            std::string name = one_line(id.module);
+            if (name.size() > 96 && std::find(long_names.begin(), long_names.end(), name) == long_names.end())
+            {
+                long_names.push_back(std::move(name));
             }
         }
         auto shorten = [&](std::string& text)

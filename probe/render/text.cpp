@@ -198,11 +198,30 @@ namespace xwarp
         return clock;
     }
 
-    std::string render_text(const report& original)
+    std::string render_text(const report& r)
     {
-        const report r = printable_copy(original);
-        const summary& s = r.result;
         std::ostringstream o;
+        render_text(o, r);
+        return o.str();
+    }
+
+    void render_text(std::ostream& out, const report& original)
+    {
+        // The summary's large tables and the findings past those listed are not copied: the
+        // tables are printed from the report row by row, each name through one_line().
+        constexpr std::size_t findings_listed = 500;
+        const report r = printable_outline(original, findings_listed, false);
+        const summary& s = r.result;
+        const summary& tables = original.result;
+        // Written a few lines at a time, each part through printable_block: a large report's
+        // text was held three times (the stream, its string, the escaped copy). Parts end at a
+        // line's end, where no UTF-8 sequence is cut.
+        std::ostringstream o;
+        const auto flush = [&]
+        {
+            out << printable_block(o.str());
+            o.str("");
+        };
         o << "warp-probe measure" << (r.label.empty() ? "" : " [" + r.label + "]") << "\n";
         o << "  command  " << command_line(r.command) << "\n";
         if (r.cell_code)
@@ -257,7 +276,8 @@ namespace xwarp
                     break;
                 }
             }
-            return printable_block(o.str());
+            flush();
+            return;
         }
 
         o << "\n                      median ± MAD\n";
@@ -278,9 +298,9 @@ namespace xwarp
         row("LTO artifacts", s.lto_artifacts.median ? format_fixed(*s.lto_artifacts.median, 0) : "n/a", "");
         row("launches", s.launch_count.median ? format_fixed(*s.launch_count.median, 0) : "n/a", "");
 
-        o << "\nModule identities (" << s.identities.size() << "), by build time"
+        o << "\nModule identities (" << tables.identities.size() << "), by build time"
           << (s.identities_consistent ? "" : "  [samples disagree]") << "\n";
-        if (s.identities.empty())
+        if (tables.identities.empty())
         {
             o << "  (no module loads recorded)\n";
         }
@@ -289,23 +309,41 @@ namespace xwarp
             o << "  " << pad("ms", 10, true) << "  " << pad("builds", 6, true) << "  " << pad("status", 9)
               << pad("module", 28) << pad("hash", 9) << pad("device", 8) << pad("block_dim", 10, true)
               << pad("kernels", 8, true) << pad("samples", 9, true) << "\n";
-            for (const auto& id : s.identities)
+            std::size_t rows = 0;
+            for (const auto& id : tables.identities)
             {
+                if (++rows % 1024 == 0)
+                {
+                    flush();
+                }
                 o << "  " << pad(format_fixed(id.ms, 1), 10, true) << "  " << pad(std::to_string(id.builds), 6, true) << "  "
-                  << pad(id.status, 9) << pad(id.module, 28) << pad(id.hash.substr(0, 7), 9) << pad(id.device, 8)
+                  << pad(id.status, 9) << pad(one_line(id.module), 28) << pad(id.hash.substr(0, 7), 9) << pad(one_line(id.device), 8)
                   << pad(id.block_dim ? std::to_string(*id.block_dim) : "?", 10, true)
                   << pad(id.kernels >= 0 ? std::to_string(id.kernels) : "?", 8, true)
                   << pad(std::to_string(id.samples_seen) + "/" + std::to_string(s.samples_ok), 9, true) << "\n";
             }
         }
 
+        flush();
         o << "\nModules built more than once\n";
-        if (s.rebuilt.empty())
+        if (tables.rebuilt.empty())
         {
             o << "  none: every module loaded under one identity\n";
         }
-        for (const auto& g : s.rebuilt)
+        std::size_t groups = 0;
+        for (const auto& g : tables.rebuilt)
         {
+            if (++groups % 1024 == 0)
+            {
+                flush();
+            }
+            // shown whole only in the identities table
+            std::string module = one_line(g.module);
+            if (module.size() > 96)
+            {
+                module = elide(module);
+            }
+            const std::string device = one_line(g.device);
             std::string hashes;
             for (const auto& h : g.hashes)
             {
@@ -313,7 +351,7 @@ namespace xwarp
             }
             if (g.kind == "hash-churn")
             {
-                o << "  hash churn        " << g.module << " on " << g.device << " (block_dim "
+                o << "  hash churn        " << module << " on " << device << " (block_dim "
                   << (g.block_dims.empty() ? -1 : g.block_dims[0]) << "): " << g.hashes.size() << " hashes "
                   << hashes << ", " << g.builds << " builds, " << format_ms(g.ms) << "\n";
                 for (std::size_t i = 0; i < g.moves.size() && i + 1 < g.hashes.size(); ++i)
@@ -332,21 +370,23 @@ namespace xwarp
                 {
                     bds += (bds.empty() ? "" : ", ") + std::to_string(b);
                 }
-                o << "  block_dim spread  " << g.module << " on " << g.device << ": block_dims " << bds << ", "
+                o << "  block_dim spread  " << module << " on " << device << ": block_dims " << bds << ", "
                   << g.builds << " builds, " << format_ms(g.ms)
                   << (g.kernel_sets_known ? "" : " (kernel sets not recorded)") << "\n";
             }
         }
 
-        if (!s.timeline.spans.empty())
+        flush();
+        const auto& spans = tables.timeline.spans;
+        if (!spans.empty())
         {
             o << "\nBuild timeline (sample " << s.timeline.sample << ", " << s.timeline.pass
               << " pass; from the first process's start)\n";
             constexpr std::size_t shown = 40;
             std::size_t loads = 0;
-            for (std::size_t i = 0; i < s.timeline.spans.size(); ++i)
+            for (std::size_t i = 0; i < spans.size(); ++i)
             {
-                const auto& sp = s.timeline.spans[i];
+                const auto& sp = spans[i];
                 if (sp.kind != "load")
                 {
                     continue;
@@ -357,9 +397,9 @@ namespace xwarp
                 }
                 std::string parts;
                 std::size_t nvrtc_phases = 0;
-                for (std::size_t k = i + 1; k < s.timeline.spans.size() && s.timeline.spans[k].kind != "load"; ++k)
+                for (std::size_t k = i + 1; k < spans.size() && spans[k].kind != "load"; ++k)
                 {
-                    const auto& ph = s.timeline.spans[k];
+                    const auto& ph = spans[k];
                     if (ph.kind == "nvrtc")
                     {
                         ++nvrtc_phases;  // too fine for a line: the trace export has them
@@ -371,9 +411,9 @@ namespace xwarp
                 {
                     parts += (parts.empty() ? "" : ", ") + std::to_string(nvrtc_phases) + " NVRTC phases in --format trace";
                 }
-                o << "  +" << pad(format_ms(sp.start_ms), 10) << pad(format_ms(sp.ms), 10) << pad(elide(sp.module, 60), 24) << " "
+                o << "  +" << pad(format_ms(sp.start_ms), 10) << pad(format_ms(sp.ms), 10) << pad(elide(one_line(sp.module), 60), 24) << " "
                   << pad(sp.hash, 8) << pad(sp.status, 9) << (parts.empty() ? "" : "[" + parts + "]")
-                  << (sp.triggered_by.empty() ? "" : " waited by the launch of " + elide(sp.triggered_by, 60)) << "\n";
+                  << (sp.triggered_by.empty() ? "" : " waited by the launch of " + elide(one_line(sp.triggered_by), 60)) << "\n";
             }
             if (loads > shown)
             {
@@ -401,9 +441,9 @@ namespace xwarp
                 {
                     if (n == in_full)
                     {
-                        o << "  ... " << r.findings.size() - in_full << " more, one line each:\n";
+                        o << "  ... " << original.findings.size() - in_full << " more, one line each:\n";
                     }
-                    if (++n > 500)
+                    if (++n > static_cast<int>(findings_listed))
                     {
                         continue;
                     }
@@ -444,9 +484,9 @@ namespace xwarp
             }
         }
 
-        if (r.findings.size() > 500)
+        if (original.findings.size() > findings_listed)
         {
-            o << "  ... and " << r.findings.size() - 500 << " more (the JSON report has all)\n";
+            o << "  ... and " << original.findings.size() - findings_listed << " more (the JSON report has all)\n";
         }
         o << whatif_section_text(r);
 
@@ -463,7 +503,7 @@ namespace xwarp
         o << "\nSources: module loads from " << source_words(s.load_source) << "; module ms from "
           << source_words(s.module_ms_source) << "; native compile ms from " << source_words(s.native_ms_source)
           << ".\n";
-        return printable_block(o.str());
+        flush();
     }
 }
 

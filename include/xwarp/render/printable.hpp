@@ -27,6 +27,12 @@ namespace xwarp
     // Copies whose every string from the measured program or the report file is one_line()
     // (or printable_block() for output tails): what the text renderer prints.
     report printable_copy(const report& r);
+    // The same with only the first `findings_kept` findings and, without tables, none of the
+    // summary's identities, rebuilt groups, launches per kernel and timeline spans: the text
+    // renderer prints those from the report a row at a time, each name through one_line() (a
+    // module name beyond 96 characters elided but in the identities table), and a copy of them
+    // was most of its memory on a large report.
+    report printable_outline(const report& r, std::size_t findings_kept, bool with_tables);
     comparison printable_copy(const comparison& c);
 }
 

@@ -3,6 +3,7 @@
 #ifndef XWARP_RENDER_TEXT_HPP
 #define XWARP_RENDER_TEXT_HPP
 
+#include <iosfwd>
 #include <string>
 
 #include "xwarp/model/comparison.hpp"
@@ -12,6 +13,8 @@
 namespace xwarp
 {
     std::string render_text(const report& r);
+    // The same, written to `out` a few lines at a time (warp-probe report --format text).
+    void render_text(std::ostream& out, const report& r);
     std::string render_compare_text(const comparison& c);
 
     // warp-probe whatif: the replays and the declined ledger.

@@ -1,0 +1,73 @@
+// The text report: the summary's tables are printed from the report row by row (not from a
+// cleaned copy), so every name in them is made inert where it is printed.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "builders.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/render/text.hpp"
+
+using namespace xwarp;
+using namespace xwarp::testing;
+
+namespace
+{
+    std::size_t count(const std::string& text, const std::string& what)
+    {
+        std::size_t n = 0;
+        for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
+        {
+            ++n;
+        }
+        return n;
+    }
+}
+
+TEST(Text, TablesArePrintedWithEveryNameInertAndLongNamesWholeOnlyInTheIdentities)
+{
+    report r;
+    const std::string name = std::string(120, 'm') + "\x1b[2J\nx";  // a newline would break its row
+    auto a = load(name, "aaaa1111", 3000, load_status::compiled, 1, {"k"});
+    auto b = load(name, "bbbb2222", 400, load_status::compiled, 1, {"k", "k2"});
+    a.seq = 1;
+    b.seq = 2;
+    a.triggered_by = "step\t\r";
+    r.samples.push_back(make_sample(1, pass(9000, {a, b}), pass(500, {})));
+    analyze(r);
+    ASSERT_EQ(r.result.rebuilt.size(), 1u);
+    ASSERT_FALSE(r.result.timeline.spans.empty());
+    const std::string text = render_text(r);
+    EXPECT_EQ(text.find('\x1b'), std::string::npos);
+    EXPECT_EQ(text.find('\r'), std::string::npos);
+    const std::string inert = std::string(120, 'm') + "\\x1b[2J\\nx";
+    EXPECT_EQ(count(text, inert), 2u) << text;  // the two identities' rows
+    EXPECT_NE(text.find("hash churn        " + std::string(64, 'm')), std::string::npos) << text;
+    EXPECT_NE(text.find("(130 characters)"), std::string::npos);
+    EXPECT_NE(text.find("waited by the launch of step\\t\\r"), std::string::npos) << text;
+    std::ostringstream streamed;
+    render_text(streamed, r);
+    EXPECT_EQ(streamed.str(), text);
+}
+
+TEST(Text, FindingsBeyondTheListedAreCountedFromTheWholeReport)
+{
+    report r;
+    std::vector<module_load> loads;
+    for (int m = 0; m < 600; ++m)
+    {
+        loads.push_back(load("m" + std::to_string(m), "a" + std::to_string(m), 100 + m, load_status::compiled, 1, {"k"}));
+        loads.push_back(load("m" + std::to_string(m), "b" + std::to_string(m), 50, load_status::compiled, 1, {"k", "k2"}));
+        loads[loads.size() - 2].seq = 2 * m;
+        loads.back().seq = 2 * m + 1;
+    }
+    r.samples.push_back(make_sample(1, pass(600000, loads), pass(500, {})));
+    analyze(r);
+    ASSERT_GT(r.findings.size(), 600u);
+    const std::string text = render_text(r);
+    EXPECT_NE(text.find("  ... " + std::to_string(r.findings.size() - 30) + " more, one line each:\n"), std::string::npos);
+    EXPECT_NE(text.find("  ... and " + std::to_string(r.findings.size() - 500) + " more (the JSON report has all)\n"),
+              std::string::npos);
+    EXPECT_NE(text.find("\n  500. ["), std::string::npos);
+    EXPECT_EQ(text.find("\n  501. ["), std::string::npos);
+}
