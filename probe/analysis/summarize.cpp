@@ -142,12 +142,13 @@ namespace xwarp
                 {
                     timeline_span part = load;
                     part.kind = "nvrtc";
-                    part.detail = e.value("name", std::string("?"));
+                    std::string detail = e.value("name", std::string("?"));
                     if (e.contains("args") && e["args"].is_object() && e["args"].contains("detail")
                         && e["args"]["detail"].is_string() && !e["args"]["detail"].get<std::string>().empty())
                     {
-                        part.detail += ": " + e["args"]["detail"].get<std::string>();
+                        detail += ": " + e["args"]["detail"].get<std::string>();
                     }
+                    part.detail = std::move(detail);
                     part.start_ms = compile_start_ms + (e.value("ts", 0.0) - origin) / 1000.0;
                     part.ms = e.value("dur", 0.0) / 1000.0;
                     spans.push_back(std::move(part));

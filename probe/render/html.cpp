@@ -370,10 +370,10 @@ namespace xwarp
                 const int y = top + static_cast<int>(it - t.lanes.begin()) * lane_h;
                 const double x0 = x(sp.start_ms);
                 const double w = std::max(1.0, x(sp.start_ms + sp.ms) - x0);
-                std::string title = sp.kind + " " + elide(sp.module, 160) + " " + sp.hash + " on " + sp.device
+                std::string title = sp.kind.str() + " " + elide(sp.module, 160) + " " + sp.hash + " on " + sp.device
                                     + (sp.block_dim ? " block_dim " + std::to_string(*sp.block_dim) : std::string()) + ": "
                                     + format_ms(sp.ms) + " from " + format_ms(sp.start_ms)
-                                    + (sp.triggered_by.empty() ? std::string() : ", waited by the launch of " + elide(sp.triggered_by, 160));
+                                    + (sp.triggered_by.empty() ? std::string() : ", waited by the launch of " + elide(sp.triggered_by.str(), 160));
                 if (sp.kind == "load")
                 {
                     o << "<rect x=\"" << format_fixed(x0, 1) << "\" y=\"" << y + 2 << "\" width=\"" << format_fixed(w, 1)

@@ -413,7 +413,7 @@ namespace xwarp
                 }
                 o << "  +" << pad(format_ms(sp.start_ms), 10) << pad(format_ms(sp.ms), 10) << pad(elide(one_line(sp.module), 60), 24) << " "
                   << pad(sp.hash, 8) << pad(sp.status, 9) << (parts.empty() ? "" : "[" + parts + "]")
-                  << (sp.triggered_by.empty() ? "" : " waited by the launch of " + elide(one_line(sp.triggered_by), 60)) << "\n";
+                  << (sp.triggered_by.empty() ? "" : " waited by the launch of " + elide(one_line(sp.triggered_by.str()), 60)) << "\n";
             }
             if (loads > shown)
             {

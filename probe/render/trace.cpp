@@ -30,7 +30,7 @@ namespace xwarp
                                   {"ph", "M"},
                                   {"pid", sp.pid},
                                   {"tid", tid},
-                                  {"args", {{"name", sp.thread.empty() ? std::string("?") : sp.thread}}}});
+                                  {"args", {{"name", sp.thread.empty() ? std::string("?") : sp.thread.str()}}}});
             }
             json args = {{"module", sp.module},
                          {"hash", sp.hash},
@@ -46,8 +46,8 @@ namespace xwarp
                 args["phase"] = sp.detail;
             }
             events.push_back({{"name", sp.kind == "load"    ? "load " + sp.module + " " + sp.hash
-                                       : sp.kind == "nvrtc" ? sp.detail
-                                                            : sp.kind},
+                                       : sp.kind == "nvrtc" ? sp.detail.str()
+                                                            : sp.kind.str()},
                               {"cat", sp.kind},
                               {"ph", "X"},
                               {"ts", sp.start_ms * 1000.0},

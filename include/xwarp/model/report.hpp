@@ -67,6 +67,36 @@ namespace xwarp
         return v ? nlohmann::json(*v) : nlohmann::json();
     }
 
+    // Text that many findings or spans repeat word for word (a mechanism's title, a
+    // recommendation, a thread's name), held once: 50,000 churn findings of a 100,000-identity report carried 50,000 copies of one
+    // 416-character recommendation. A text equal to one of the last few made on this thread
+    // shares that one's copy. Read-only: a new text is a new value.
+    class shared_text
+    {
+    public:
+        shared_text();  // ""
+        shared_text(std::string text);  // implicit, as the std::string it replaces
+        shared_text(const char* text) : shared_text(std::string(text)) {}
+        const std::string& str() const { return *m_text; }
+        operator const std::string&() const { return *m_text; }
+        bool empty() const { return m_text->empty(); }
+        std::size_t find(const std::string& what) const { return m_text->find(what); }
+
+        // Friends found only through a shared_text argument: JSON converts to anything with a
+        // from_json, and free operators would make its comparisons with strings ambiguous.
+        friend bool operator==(const shared_text& a, const std::string& b) { return a.str() == b; }
+        friend bool operator==(const shared_text& a, const char* b) { return a.str() == b; }
+        friend bool operator!=(const shared_text& a, const std::string& b) { return a.str() != b; }
+        friend bool operator!=(const shared_text& a, const char* b) { return a.str() != b; }
+        friend std::string operator+(const std::string& a, const shared_text& b) { return a + b.str(); }
+        friend std::ostream& operator<<(std::ostream& o, const shared_text& t);
+
+    private:
+        std::shared_ptr<const std::string> m_text;
+    };
+    void to_json(nlohmann::json& j, const shared_text& t);
+    void from_json(const nlohmann::json& j, shared_text& t);
+
     // A JSON value held as its compact text and parsed when read. A finding's cause is made
     // once and read rarely (the what-if planner, a few detectors), and as a tree each one took
     // about ten times its text: 5,000 churn findings of a 10,000-identity report held 12 MB of
@@ -385,18 +415,22 @@ namespace xwarp
 
     // When each build ran in one pass, for the timeline and the Chrome trace: one span per
     // load and per phase inside it, in ms since the pass's first process started.
+    //
+    // The texts every span of a pass repeats (its thread, kind, device, status, the launch that
+    // waited, NVRTC's phase names) are shared_text: a span is one per load and phase, 100,000
+    // and more in a large report, and these six were 192 of its 288 bytes.
     struct timeline_span
     {
         std::int64_t pid = 0;
-        std::string thread;
-        std::string kind;  // load, codegen, compile, header, lto, nvrtc (a phase NVRTC traced inside compile)
+        shared_text thread;
+        shared_text kind;  // load, codegen, compile, header, lto, nvrtc (a phase NVRTC traced inside compile)
         std::string module;
         std::string hash;
-        std::string device;
+        shared_text device;
         std::optional<int> block_dim;
-        std::string status;        // of the load
-        std::string triggered_by;  // the launch that waited for the load
-        std::string detail;        // nvrtc: NVRTC's name for the phase, and its detail
+        shared_text status;        // of the load
+        shared_text triggered_by;  // the launch that waited for the load
+        shared_text detail;        // nvrtc: NVRTC's name for the phase, and its detail
         double start_ms = 0.0;
         double ms = 0.0;
     };
@@ -447,34 +481,6 @@ namespace xwarp
         std::string native_ms_source;   // hook, log, none
         std::vector<std::string> warnings;
     };
-
-    // Text that many findings repeat word for word (a mechanism's title, a recommendation), held
-    // once: 50,000 churn findings of a 100,000-identity report carried 50,000 copies of one
-    // 416-character recommendation. A text equal to one of the last few made on this thread
-    // shares that one's copy. Read-only: a new text is a new value.
-    class shared_text
-    {
-    public:
-        shared_text();  // ""
-        shared_text(std::string text);  // implicit, as the std::string it replaces
-        shared_text(const char* text) : shared_text(std::string(text)) {}
-        const std::string& str() const { return *m_text; }
-        operator const std::string&() const { return *m_text; }
-        bool empty() const { return m_text->empty(); }
-        std::size_t find(const std::string& what) const { return m_text->find(what); }
-
-        // Friends found only through a shared_text argument: JSON converts to anything with a
-        // from_json, and free operators would make its comparisons with strings ambiguous.
-        friend bool operator==(const shared_text& a, const std::string& b) { return a.str() == b; }
-        friend bool operator==(const shared_text& a, const char* b) { return a.str() == b; }
-        friend std::string operator+(const std::string& a, const shared_text& b) { return a + b.str(); }
-        friend std::ostream& operator<<(std::ostream& o, const shared_text& t);
-
-    private:
-        std::shared_ptr<const std::string> m_text;
-    };
-    void to_json(nlohmann::json& j, const shared_text& t);
-    void from_json(const nlohmann::json& j, shared_text& t);
 
     // A diagnosed mechanism (filled by analysis/diagnose).
     struct source_location
