@@ -120,7 +120,7 @@ namespace xwarp
                              double compile_start_ms,
                              std::vector<timeline_span>& spans)
         {
-            if (l.status != load_status::compiled || l.device.rfind("cuda", 0) != 0)
+            if (l.status != load_status::compiled || l.device.str().rfind("cuda", 0) != 0)
             {
                 return;
             }

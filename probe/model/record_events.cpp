@@ -110,6 +110,16 @@ namespace xwarp::detail
             return true;
         }
 
+        bool take(const scalar& v, shared_text& out)
+        {
+            if (v.t != type::string)
+            {
+                return false;
+            }
+            out = shared_text(*v.s);  // equal to a recent one: shares its copy
+            return true;
+        }
+
         bool take(const scalar& v, bool& out)
         {
             if (v.t != type::boolean)

@@ -286,7 +286,7 @@ namespace xwarp
                 }
             }
             const bool cuda_built = std::any_of(run.module_loads.begin(), run.module_loads.end(), [](const module_load& l)
-                                                { return l.status == load_status::compiled && l.device.rfind("cuda", 0) == 0; });
+                                                { return l.status == load_status::compiled && l.device.str().rfind("cuda", 0) == 0; });
             if (no_option && !turned_on)
             {
                 run.notes.push_back("--nvrtc-trace: this Warp has no compile_time_trace option (Warp 1.8 or newer has it)");

@@ -48,7 +48,10 @@ namespace xwarp::testing
         {
             if (concurrent)
             {
-                l.thread = l.thread.empty() ? "worker-" + std::to_string(++worker) : l.thread;
+                if (l.thread.empty())
+                {
+                    l.thread = "worker-" + std::to_string(++worker);
+                }
                 continue;
             }
             l.t_start_ms = t;

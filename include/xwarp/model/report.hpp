@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -79,6 +80,7 @@ namespace xwarp
         shared_text(const char* text) : shared_text(std::string(text)) {}
         const std::string& str() const { return *m_text; }
         operator const std::string&() const { return *m_text; }
+        operator std::string_view() const noexcept { return *m_text; }  // for keys of views
         bool empty() const { return m_text->empty(); }
         std::size_t find(const std::string& what) const { return m_text->find(what); }
 
@@ -174,28 +176,30 @@ namespace xwarp
         double ms = 0.0;
     };
 
-    // One module load that did work (compiled, cached or failed).
+    // One module load that did work (compiled, cached or failed). Its texts that repeat from
+    // load to load (device, thread, ...) are shared_text: a load was 640 bytes before its strings,
+    // and a report of 100,000 identities holds 100,000 loads through every step.
     struct module_load
     {
         std::string module;
         std::string hash;  // full hex from hooks; 7 hex when parsed from Warp's log
-        std::string device;
+        shared_text device;
         std::optional<int> block_dim;
         load_status status = load_status::unknown;
         std::optional<double> warp_ms;   // Warp's own module timer
         std::optional<double> total_ms;  // the shim's wrapper: includes hashing
         std::optional<double> native_ms;  // clang / NVRTC (+ nvJitLink) call
-        std::string native_kind;          // "cpu" / "cuda"
+        shared_text native_kind;          // "cpu" / "cuda"
         std::optional<double> codegen_ms;
         std::optional<std::int64_t> source_bytes;
-        std::string output_suffix;  // ".o", ".ptx", ".cubin"
+        shared_text output_suffix;  // ".o", ".ptx", ".cubin"
         int ltoir_inputs = 0;
         std::vector<lto_artifact> lto;
-        std::string thread;
+        shared_text thread;
         std::int64_t pid = 0;
         double t_start_ms = 0.0;  // since the process's shim started
         std::int64_t seq = 0;     // order inside its process record
-        std::string source;       // "hook" or "log": where this record came from
+        shared_text source;       // "hook" or "log": where this record came from
         std::optional<std::string> error;
         std::optional<content_snapshot> snapshot;
         // Warp config values that differ from what the module was built with (an object), as
@@ -205,7 +209,7 @@ namespace xwarp
         bool first_in_thread = false; // first native build of its thread (pays the thread's PCH)
         std::optional<double> pch_ms; // of native_ms: writing a precompiled header the thread lacked
         std::vector<phase_span> phases;
-        std::string triggered_by;     // the kernel whose launch needed this load (it waited for it)
+        shared_text triggered_by;     // the kernel whose launch needed this load (it waited for it)
 
         // The figure used for "module work": Warp's own timer when it ran, else the wrapper's.
         double work_ms() const;
