@@ -72,40 +72,14 @@ namespace xwarp
         // Workload: the ordered launch signatures, kernel and module names left out (moving a
         // closure to module scope renames it; that is allowed and listed).
 
-        bool holds_a_float(const nlohmann::json& j)
-        {
-            if (j.is_number_float())
-            {
-                return true;
-            }
-            if (j.is_structured())
-            {
-                for (const auto& v : j)
-                {
-                    if (holds_a_float(v))
-                    {
-                        return true;
-                    }
-                }
-            }
-            return false;
-        }
-
         // Whether two launch runs have the same signature: dims, device, dtypes, block_dim and
-        // adjoint flag, each as its JSON text compares. The text is only written for dims that
-        // hold a float (1 and 1.0, 0.0 and -0.0 are equal numbers but not the same text);
-        // without one, JSON equality is text equality. Runs once per launch run of each side.
+        // adjoint flag. Dims compare as their compact JSON text, as they are held: 1 and 1.0, 0.0
+        // and -0.0 are equal numbers but not the same text, and without a float JSON equality
+        // is text equality. Runs once per launch run of each side.
         bool same_signature(const launch_record& x, const launch_record& y)
         {
-            if (x.device != y.device || x.block_dim != y.block_dim || x.adjoint != y.adjoint || x.dtypes != y.dtypes)
-            {
-                return false;
-            }
-            if (holds_a_float(x.dim) || holds_a_float(y.dim))
-            {
-                return x.dim.dump() == y.dim.dump();
-            }
-            return x.dim == y.dim;
+            return x.device == y.device && x.block_dim == y.block_dim && x.adjoint == y.adjoint && x.dtypes == y.dtypes
+                   && x.dim.text() == y.dim.text();
         }
 
         // The record covering launch number `index` (0-based), if stored.

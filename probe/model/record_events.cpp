@@ -361,7 +361,7 @@ namespace xwarp::detail
                 {
                     return false;
                 }
-                l.dim = as_json(v);
+                l.dim = json_text(as_json(v));
                 return true;
             case launch_field::device: return take(v, l.device);
             case launch_field::block_dim: return take(v, l.block_dim);
@@ -514,7 +514,8 @@ namespace xwarp::detail
             case frame_kind::launch:
                 if (is(field, launch_field::dim) && !object)
                 {
-                    start_tree(&m_launch.dim, false);
+                    start_tree(nullptr, false);
+                    m_text_target = &m_launch.dim;
                     return true;
                 }
                 if (is(field, launch_field::dtypes) && !object)

@@ -105,7 +105,7 @@ namespace xwarp::detail
 
         // a field held as JSON, built as it arrives
         nlohmann::json* m_tree_target = nullptr;  // null: m_text_target's, or else the snapshot's options
-        json_text* m_text_target = nullptr;       // a field held as compact JSON text (config_mismatch)
+        json_text* m_text_target = nullptr;       // a field held as compact JSON text (config_mismatch, dim)
         json_tree_builder m_tree;
         std::string m_function_key;  // snapshot.functions: the key whose hash comes next
         int m_skip_depth = 0;

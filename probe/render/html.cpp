@@ -1039,7 +1039,7 @@ namespace xwarp
         {
             const auto& d = *c.workload.first_divergence;
             auto words = [](const std::optional<launch_record>& l)
-            { return l ? l->kernel + " dim=" + l->dim.dump() + " " + l->device + " block_dim=" + std::to_string(l->block_dim) : std::string("(none)"); };
+            { return l ? l->kernel + " dim=" + l->dim.text() + " " + l->device + " block_dim=" + std::to_string(l->block_dim) : std::string("(none)"); };
             o << "<div>first divergence at launch #" << d.index + 1 << ": before " << mono(words(d.before)) << ", after "
               << mono(words(d.after)) << "</div>";
         }

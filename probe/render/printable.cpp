@@ -114,6 +114,14 @@ namespace xwarp
             }
         }
 
+        void clean(std::vector<shared_text>& v)
+        {
+            for (auto& t : v)
+            {
+                clean(t);
+            }
+        }
+
         void clean(std::vector<std::string>& v)
         {
             for (auto& s : v)

@@ -537,7 +537,7 @@ namespace xwarp
             {
                 dtypes += (dtypes.empty() ? "" : ", ") + d;
             }
-            return l->kernel + " dim=" + l->dim.dump() + " on " + l->device + " block_dim=" + std::to_string(l->block_dim)
+            return l->kernel + " dim=" + l->dim.text() + " on " + l->device + " block_dim=" + std::to_string(l->block_dim)
                    + (l->adjoint ? " adjoint" : "") + " (" + dtypes + ")";
         }
 

@@ -279,9 +279,12 @@ namespace xwarp
                         launch_record lr;
                         lr.kernel = val<std::string>(s, "kernel", "");
                         lr.module = val<std::string>(s, "module", "");
-                        lr.dim = s.value("dim", json());
+                        lr.dim = json_text(s.value("dim", json()));
                         lr.device = val<std::string>(s, "device", "");
-                        lr.dtypes = val<std::vector<std::string>>(s, "dtypes", {});
+                        for (auto& t : val<std::vector<std::string>>(s, "dtypes", {}))
+                        {
+                            lr.dtypes.emplace_back(std::move(t));
+                        }
                         lr.block_dim = val<int>(s, "block_dim", 0);
                         lr.adjoint = val<bool>(s, "adjoint", false);
                         lr.pid = proc.pid;

@@ -73,7 +73,7 @@ namespace xwarp::testing
             launch_record lr;
             lr.kernel = "k";
             lr.module = "m";
-            lr.dim = 10;
+            lr.dim = json_text(10);
             lr.device = "cpu";
             lr.block_dim = 1;
             lr.count = launches;

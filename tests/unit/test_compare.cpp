@@ -33,7 +33,7 @@ namespace
             }
             auto c = pass(ms + 1000, cold);
             c.launches[0].kernel = kernel;
-            c.launches[0].dim = dim;
+            c.launches[0].dim = json_text(dim);
             auto w = pass(1000, warm);
             r.samples.push_back(make_sample(++i, c, w));
         }
@@ -153,8 +153,8 @@ TEST(Compare, ChangedWorkloadIsInvalidWithFirstDivergence)
     EXPECT_EQ(c.workload.status, "changed");
     ASSERT_TRUE(c.workload.first_divergence);
     EXPECT_EQ(c.workload.first_divergence->index, 0);
-    EXPECT_EQ(c.workload.first_divergence->before->dim, 10);
-    EXPECT_EQ(c.workload.first_divergence->after->dim, 30);
+    EXPECT_EQ(c.workload.first_divergence->before->dim.value(), 10);
+    EXPECT_EQ(c.workload.first_divergence->after->dim.value(), 30);
 }
 
 TEST(Compare, MergedLaunchesShowMovedCounts)
@@ -334,7 +334,7 @@ TEST(Compare, EveryPartOfALaunchSignatureCounts)
         auto r = make({1000, 1000, 1000}, {"b"});
         for (auto& s : r.samples)
         {
-            s.cold.launches[0].dim = nlohmann::json::array({2, 3});
+            s.cold.launches[0].dim = json_text(nlohmann::json::array({2, 3}));
             edit(s.cold.launches[0]);
         }
         return r;
@@ -345,9 +345,9 @@ TEST(Compare, EveryPartOfALaunchSignatureCounts)
         return compare_reports(before, after, "b", "a").workload.status;
     };
     EXPECT_EQ(status([](launch_record&) {}), "same");
-    EXPECT_EQ(status([](launch_record& l) { l.dim = nlohmann::json::array({2, 3}); }), "same");
-    EXPECT_EQ(status([](launch_record& l) { l.dim = nlohmann::json::array({2.0, 3}); }), "changed");
-    EXPECT_EQ(status([](launch_record& l) { l.dim = nlohmann::json::array({3, 2}); }), "changed");
+    EXPECT_EQ(status([](launch_record& l) { l.dim = json_text(nlohmann::json::array({2, 3})); }), "same");
+    EXPECT_EQ(status([](launch_record& l) { l.dim = json_text(nlohmann::json::array({2.0, 3})); }), "changed");
+    EXPECT_EQ(status([](launch_record& l) { l.dim = json_text(nlohmann::json::array({3, 2})); }), "changed");
     EXPECT_EQ(status([](launch_record& l) { l.device = "cuda:1"; }), "changed");
     EXPECT_EQ(status([](launch_record& l) { l.dtypes.push_back("float64"); }), "changed");
     EXPECT_EQ(status([](launch_record& l) { l.block_dim += 1; }), "changed");

@@ -144,7 +144,7 @@ TEST(Diagnose, BlockDimSpreadWithEqualKernelSetsIsCs5FromLaunchCoverage)
         lr.module = "solver";
         lr.device = "cuda:0";
         lr.block_dim = bd;
-        lr.dim = 100;
+        lr.dim = json_text(100);
         cold.launches.push_back(lr);
         cold.launch_total++;
     }

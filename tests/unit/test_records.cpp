@@ -88,7 +88,7 @@ TEST(Records, LaunchRunsExpandAgainstSignatures)
     ASSERT_EQ(rec.launches.size(), 3u);  // out-of-range and malformed runs are skipped
     EXPECT_EQ(rec.launches[0].count, 5);
     EXPECT_TRUE(rec.launches[1].adjoint);
-    EXPECT_EQ(rec.launches[1].dim, nlohmann::json::array({2, 2}));
+    EXPECT_EQ(rec.launches[1].dim.value(), nlohmann::json::array({2, 2}));
     EXPECT_EQ(rec.launches[2].count, 2);
     EXPECT_EQ(rec.launch_total, 8);
     EXPECT_EQ(rec.launches[0].pid, 3);

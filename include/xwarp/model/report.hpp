@@ -283,14 +283,16 @@ namespace xwarp
         nlohmann::json launch_times;  // kernel -> steady-state launch ms (when asked for)
     };
 
-    // A run of consecutive identical launches.
+    // A run of consecutive identical launches. Its dims are compact JSON text and its texts
+    // that repeat from run to run are shared: a large report holds a record per launched kernel
+    // and pass, and a JSON array and a string per argument type were most of each.
     struct launch_record
     {
         std::string kernel;
         std::string module;
-        nlohmann::json dim;
-        std::string device;
-        std::vector<std::string> dtypes;
+        json_text dim = json_text::of_compact_text("null");
+        shared_text device;
+        std::vector<shared_text> dtypes;
         int block_dim = 0;
         bool adjoint = false;
         std::int64_t count = 1;
