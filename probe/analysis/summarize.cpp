@@ -612,7 +612,7 @@ namespace xwarp
                 {
                     rebuild_group rg;
                     rg.module = gk.first;
-                    rg.device = gk.second;
+                    rg.device = std::string(gk.second);
                     rg.kind = "hash-churn";
                     rg.hashes.assign(hs.begin(), hs.end());
                     rg.block_dims = {bd};
@@ -638,7 +638,7 @@ namespace xwarp
             {
                 rebuild_group rg;
                 rg.module = gk.first;
-                rg.device = gk.second;
+                rg.device = std::string(gk.second);
                 rg.kind = "block-dim-spread";
                 rg.block_dims = g.bds;
                 rg.kernel_sets_known = g.sets_known;

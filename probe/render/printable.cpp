@@ -316,10 +316,9 @@ namespace xwarp
         }
         for (auto& f : r.findings)
         {
-            for (std::string* x : {&f.module, &f.device, &f.evidence})
-            {
-                clean(*x);
-            }
+            clean(f.module);
+            clean(f.device);
+            clean(f.evidence);
             clean(f.title);
             clean(f.recommendation);
             if (f.location)

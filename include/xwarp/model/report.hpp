@@ -372,12 +372,12 @@ namespace xwarp
     {
         std::string module;
         std::string hash;
-        std::string device;
+        shared_text device;
         std::optional<int> block_dim;
         double ms = 0.0;       // median over the samples that built it
         int builds = 0;        // compiled loads in the first good sample
         int samples_seen = 0;  // good samples whose cold pass loaded it
-        std::string status;    // status of its first load
+        shared_text status;    // status of its first load
         int kernels = -1;      // unique kernels in its snapshot, -1 unknown
     };
 
@@ -385,8 +385,8 @@ namespace xwarp
     struct rebuild_group
     {
         std::string module;
-        std::string device;
-        std::string kind;  // "hash-churn" or "block-dim-spread"
+        shared_text device;
+        shared_text kind;  // "hash-churn" or "block-dim-spread"
         std::vector<std::string> hashes;  // in load order
         std::vector<int> block_dims;
         int builds = 0;
@@ -402,7 +402,7 @@ namespace xwarp
     struct module_total
     {
         std::string module;
-        std::string device;
+        shared_text device;
         int identities = 0;
         int builds = 0;
         double ms = 0.0;
@@ -413,7 +413,7 @@ namespace xwarp
     {
         std::string kernel;
         std::string module;
-        std::string device;
+        shared_text device;
         std::int64_t count = 0;
         std::vector<int> block_dims;
         bool adjoint = false;
@@ -505,19 +505,19 @@ namespace xwarp
 
     struct finding
     {
-        std::string mechanism;  // CS-1..CS-13, option-not-arrived, ...
+        shared_text mechanism;  // CS-1..CS-13, option-not-arrived, ...
         shared_text title;
         std::string module;
-        std::string device;
+        shared_text device;
         std::string evidence;
         json_text cause;  // an object: what the detector saw, for readers of the JSON
         std::optional<source_location> location;  // the primary place (the first of locations)
         std::vector<cause_location> locations;     // every place that caused it
         shared_text recommendation;
         std::optional<double> savings_ms;
-        std::string kind = "diagnosis";  // "diagnosis" or "advisory"
-        std::string guide;               // references/mechanisms.md anchor
-        std::string lever;               // the run-time lever that would fix it ("" when none)
+        shared_text kind = "diagnosis";  // "diagnosis" or "advisory"
+        shared_text guide;               // references/mechanisms.md anchor
+        shared_text lever;               // the run-time lever that would fix it ("" when none)
         nlohmann::json measured;         // its lever's what-if replay: {verdict, saving_ms, band_ms, samples, reason}
     };
 
