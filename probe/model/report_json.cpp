@@ -475,21 +475,16 @@ namespace xwarp
             void value(const json& j)
             {
                 const std::string text = j.dump(m_indent, ' ', false, json::error_handler_t::replace);
-                if (m_indent < 0 || m_level == 0)
+                if (m_stream && text.size() >= stream_block)
                 {
-                    m_out += text;
+                    // a large value (a finding whose cause lists 50,000 modules: megabytes) goes
+                    // straight to the stream: copied into the buffer, the buffer kept its size
+                    flush();
+                    write_shifted(text, [this](const char* data, std::size_t n)
+                                  { m_stream->write(data, static_cast<std::streamsize>(n)); });
                     return;
                 }
-                // dump() indents from column 0: shift its lines to this depth (a JSON string
-                // never holds a raw newline, so every newline is dump's own)
-                for (const char c : text)
-                {
-                    m_out += c;
-                    if (c == '\n')
-                    {
-                        m_out.append(static_cast<std::size_t>(m_level * m_indent), ' ');
-                    }
-                }
+                write_shifted(text, [this](const char* data, std::size_t n) { m_out.append(data, n); });
             }
 
             // An array, each element written by `write`.
@@ -572,6 +567,27 @@ namespace xwarp
             }
 
         private:
+            // dump() indents from column 0: its lines shifted to this depth (a JSON string never
+            // holds a raw newline, so every newline is dump's own), a line at a time.
+            template <typename Put>
+            void write_shifted(const std::string& text, Put put)
+            {
+                if (m_indent < 0 || m_level == 0)
+                {
+                    put(text.data(), text.size());
+                    return;
+                }
+                const std::string shift(static_cast<std::size_t>(m_level * m_indent), ' ');
+                std::size_t from = 0;
+                for (auto nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from))
+                {
+                    put(text.data() + from, nl + 1 - from);
+                    put(shift.data(), shift.size());
+                    from = nl + 1;
+                }
+                put(text.data() + from, text.size() - from);
+            }
+
             void newline()
             {
                 if (m_indent >= 0)

@@ -96,6 +96,17 @@ TEST(JsonRoundTrip, TheStreamedTextIsTheSameText)
         gpu.samples.back().index = i;
     }
     analyze(gpu);
+    // a finding larger than a block (a cause listing thousands of modules) is written straight
+    // to the stream, its lines shifted to its depth there
+    finding big;
+    big.mechanism = "CS-4";
+    nlohmann::json modules = nlohmann::json::array();
+    for (int m = 0; m < 8000; ++m)
+    {
+        modules.push_back("pkg.module_" + std::to_string(m));
+    }
+    big.cause = json_text(nlohmann::json{{"modules", modules}});
+    gpu.findings.push_back(big);
     for (const int indent : {-1, 2})
     {
         std::ostringstream streamed;
