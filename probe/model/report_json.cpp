@@ -252,6 +252,19 @@ namespace xwarp
         fields_but_records::from_json(j, t);
         t.spans = j.value("spans", std::vector<timeline_span>{});
     }
+    summary summary_without_tables(const summary& s)
+    {
+        summary out;
+        json head;
+        fields_but_records::to_json(head, s);
+        fields_but_records::from_json(head, out);
+        json timeline_head;
+        fields_but_records::to_json(timeline_head, s.timeline);
+        fields_but_records::from_json(timeline_head, out.timeline);
+        out.modules = s.modules;
+        return out;
+    }
+
     void to_json(json& j, const summary& s)
     {
         fields_but_records::to_json(j, s);

@@ -1,5 +1,7 @@
 #include "xwarp/render/printable.hpp"
 
+#include "xwarp/model/json_io.hpp"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -199,38 +201,9 @@ namespace xwarp
         }
         else
         {
-            // field by field but the four tables: at 100,000 identities they are most of the
-            // analysis, and the text renderer prints them from the report a row at a time
-            const summary& from = original.result;
-            summary& to = r.result;
-            to.valid = from.valid;
-            to.samples_total = from.samples_total;
-            to.samples_ok = from.samples_ok;
-            to.cold_wall_ms = from.cold_wall_ms;
-            to.warm_wall_ms = from.warm_wall_ms;
-            to.compile_elapsed_ms = from.compile_elapsed_ms;
-            to.cold_module_ms = from.cold_module_ms;
-            to.warm_module_ms = from.warm_module_ms;
-            to.native_ms = from.native_ms;
-            to.overlap_factor = from.overlap_factor;
-            to.overlap_note = from.overlap_note;
-            to.identity_count = from.identity_count;
-            to.source_bytes = from.source_bytes;
-            to.lto_artifacts = from.lto_artifacts;
-            to.launch_count = from.launch_count;
-            to.compile_share = from.compile_share;
-            to.identities_consistent = from.identities_consistent;
-            to.identities_per_sample = from.identities_per_sample;
-            to.modules = from.modules;
-            to.flags = from.flags;
-            to.timeline.sample = from.timeline.sample;
-            to.timeline.pass = from.timeline.pass;
-            to.timeline.wall_ms = from.timeline.wall_ms;
-            to.timeline.lanes = from.timeline.lanes;
-            to.load_source = from.load_source;
-            to.module_ms_source = from.module_ms_source;
-            to.native_ms_source = from.native_ms_source;
-            to.warnings = from.warnings;
+            // at 100,000 identities the tables are most of the analysis, and the text renderer
+            // prints them from the report a row at a time
+            r.result = summary_without_tables(original.result);
         }
         r.findings.assign(original.findings.begin(),
                           original.findings.begin() + static_cast<long>(std::min(findings_kept, original.findings.size())));

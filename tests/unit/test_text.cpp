@@ -6,6 +6,8 @@
 
 #include "builders.hpp"
 #include "xwarp/analysis/summarize.hpp"
+#include "xwarp/model/json_io.hpp"
+#include "xwarp/render/printable.hpp"
 #include "xwarp/render/text.hpp"
 
 using namespace xwarp;
@@ -70,4 +72,33 @@ TEST(Text, FindingsBeyondTheListedAreCountedFromTheWholeReport)
               std::string::npos);
     EXPECT_NE(text.find("\n  500. ["), std::string::npos);
     EXPECT_EQ(text.find("\n  501. ["), std::string::npos);
+}
+
+// The outline's summary is every field but the four large tables (summary_without_tables).
+TEST(Text, TheOutlineKeepsEveryFieldOfTheSummaryButItsTables)
+{
+    report r;
+    auto a = load("m", "aaaa1111", 3000, load_status::compiled, 1, {"k"});
+    auto b = load("m", "bbbb2222", 400, load_status::compiled, 1, {"k", "k2"});
+    a.seq = 1;
+    b.seq = 2;
+    r.samples.push_back(make_sample(1, pass(9000, {a, b}), pass(8500, {b})));
+    r.samples.push_back(make_sample(2, pass(100, {}), pass(100, {})));
+    r.samples.back().cold.exit_code = 1;
+    analyze(r);
+    ASSERT_FALSE(r.result.warnings.empty());
+    ASSERT_FALSE(r.result.flags.empty());
+    auto without_tables = [](const report& of)
+    {
+        nlohmann::json j = report_to_json(of)["summary"];
+        for (const char* table : {"identities", "rebuilt", "launch_kernels"})
+        {
+            j.erase(table);
+        }
+        j["timeline"].erase("spans");
+        return j;
+    };
+    const report outline = printable_outline(r, 0, false);
+    EXPECT_TRUE(outline.result.identities.empty() && outline.result.rebuilt.empty() && outline.findings.empty());
+    EXPECT_EQ(without_tables(outline), without_tables(printable_copy(r)));
 }

@@ -70,6 +70,10 @@ namespace xwarp
     // The same text written to `out` a block at a time, never held whole (report --format json).
     void write_report_json(std::ostream& out, const report& r, int indent = -1);
 
+    // A copy of the summary without its per-identity tables (identities, rebuilt groups,
+    // launches per kernel, timeline spans): every other field, as the report's JSON has them.
+    summary summary_without_tables(const summary& s);
+
     // Writes report_json_text(r, 2) and a newline atomically, as save_json writes a tree; the
     // text is streamed to the file, never held whole.
     void save_report_json(const std::string& path, const report& r);
