@@ -3,8 +3,8 @@
 #include <csignal>
 #include <filesystem>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
+#include <system_error>
 
 #include <unistd.h>
 
@@ -786,18 +786,22 @@ int main(int argc, char** argv)
                     xwarp::write_html_page(out, "warp-probe report " + r.label, [&](std::ostream& page)
                                            { xwarp::render_html(page, r, guide, history ? &*history : nullptr); });
                 }
-                return static_cast<bool>(out.flush());
             };
             if (report_out.empty())
             {
                 write(std::cout);
+                std::cout.flush();
             }
             else
             {
-                std::ofstream out(report_out, std::ios::binary | std::ios::trunc);
-                if (!out || !write(out))
+                // beside the file, then renamed over it: a failure leaves the old file whole
+                try
                 {
-                    return fail(xwarp::exit_code::cannot_write, "cannot write " + report_out);
+                    xwarp::save_streamed(report_out, write);
+                }
+                catch (const std::system_error& e)
+                {
+                    return fail(xwarp::exit_code::cannot_write, e.what());
                 }
             }
             leave_to_exit(r);

@@ -1119,44 +1119,52 @@ namespace xwarp
         }
     }
 
-    namespace
+    void save_streamed(const std::string& path, const std::function<void(std::ostream&)>& write)
     {
-        // Writes text and a newline to path through a temporary file and a rename.
-        // Writes the file beside its place and renames it there: a reader never sees it half
-        // written, and a failed write leaves the old file as it was.
-        void save_text(const std::string& path, const std::function<void(std::ostream&)>& write)
+        const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
         {
-            std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+            if (!out)
             {
-                std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-                if (!out)
-                {
-                    throw std::system_error(errno, std::generic_category(), "cannot write " + path);
-                }
-                write(out);
-                out << '\n';
-                if (!out.flush())
-                {
-                    std::remove(tmp.c_str());
-                    throw std::system_error(errno, std::generic_category(), "cannot write " + path);
-                }
+                throw std::system_error(errno, std::generic_category(), "cannot write " + path);
             }
-            if (std::rename(tmp.c_str(), path.c_str()) != 0)
+            try
             {
-                int err = errno;
+                write(out);
+            }
+            catch (...)
+            {
+                out.close();
+                std::remove(tmp.c_str());  // the old file stays as it was, and nothing is left beside it
+                throw;
+            }
+            if (!out.flush())
+            {
+                const int err = errno;
+                out.close();
                 std::remove(tmp.c_str());
                 throw std::system_error(err, std::generic_category(), "cannot write " + path);
             }
+        }
+        if (std::rename(tmp.c_str(), path.c_str()) != 0)
+        {
+            const int err = errno;
+            std::remove(tmp.c_str());
+            throw std::system_error(err, std::generic_category(), "cannot write " + path);
         }
     }
 
     void save_json(const std::string& path, const json& j)
     {
-        save_text(path, [&](std::ostream& out) { out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); });
+        save_streamed(path, [&](std::ostream& out) { out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n'; });
     }
 
     void save_report_json(const std::string& path, const report& r)
     {
-        save_text(path, [&](std::ostream& out) { write_report_json(out, r, 2); });
+        save_streamed(path, [&](std::ostream& out)
+                      {
+                          write_report_json(out, r, 2);
+                          out << '\n';
+                      });
     }
 }

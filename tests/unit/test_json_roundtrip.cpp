@@ -123,6 +123,28 @@ TEST(JsonRoundTrip, TheStreamedTextIsTheSameText)
     std::filesystem::remove_all(dir);
 }
 
+// A write that fails or throws half way leaves the file it was to replace as it was, and
+// nothing beside it.
+TEST(JsonRoundTrip, AFailedSaveLeavesTheOldFileAndNothingBesideIt)
+{
+    const auto dir = std::filesystem::temp_directory_path() / ("xwarp-saved-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / "out.html").string();
+    save_streamed(path, [](std::ostream& out) { out << "the old page"; });
+    EXPECT_THROW(save_streamed(path,
+                               [](std::ostream& out)
+                               {
+                                   out << std::string(200000, 'x');
+                                   throw std::runtime_error("the renderer failed");
+                               }),
+                 std::runtime_error);
+    std::ifstream in(path, std::ios::binary);
+    EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), "the old page");
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), 1);
+    EXPECT_THROW(save_streamed((dir / "no-such-dir" / "x.json").string(), [](std::ostream&) {}), std::system_error);
+    std::filesystem::remove_all(dir);
+}
+
 TEST(JsonRoundTrip, RejectsOtherSchemaVersion)
 {
     nlohmann::json j = report_to_json(sample_report());

@@ -2,6 +2,7 @@
 #ifndef XWARP_MODEL_JSON_IO_HPP
 #define XWARP_MODEL_JSON_IO_HPP
 
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <stdexcept>
@@ -98,6 +99,11 @@ namespace xwarp
 
     // Writes atomically (temp file + rename) so an interrupted write never leaves half a report.
     void save_json(const std::string& path, const nlohmann::json& j);
+
+    // Writes what `write` writes to a file beside `path` and renames it over `path`: a reader
+    // never sees it half written. When the write fails or throws, the file beside is removed
+    // and `path` is left as it was (the exception goes on).
+    void save_streamed(const std::string& path, const std::function<void(std::ostream&)>& write);
 }
 
 #endif
