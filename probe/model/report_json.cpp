@@ -1121,6 +1121,24 @@ namespace xwarp
 
     void save_streamed(const std::string& path, const std::function<void(std::ostream&)>& write)
     {
+        std::error_code ec;
+        const auto kind = std::filesystem::status(path, ec).type();
+        if (!ec && kind != std::filesystem::file_type::regular && kind != std::filesystem::file_type::not_found)
+        {
+            // /dev/stdout, /dev/null, a pipe: written in place. A file renamed over one would
+            // replace it (as root, /dev/null itself).
+            std::ofstream out(path, std::ios::binary);
+            if (!out)
+            {
+                throw std::system_error(errno, std::generic_category(), "cannot write " + path);
+            }
+            write(out);
+            if (!out.flush())
+            {
+                throw std::system_error(errno, std::generic_category(), "cannot write " + path);
+            }
+            return;
+        }
         const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
         {
             std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

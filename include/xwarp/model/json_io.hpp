@@ -102,7 +102,8 @@ namespace xwarp
 
     // Writes what `write` writes to a file beside `path` and renames it over `path`: a reader
     // never sees it half written. When the write fails or throws, the file beside is removed
-    // and `path` is left as it was (the exception goes on).
+    // and `path` is left as it was (the exception goes on). A path that is there and is not a
+    // regular file (/dev/stdout, /dev/null, a pipe) is written in place.
     void save_streamed(const std::string& path, const std::function<void(std::ostream&)>& write);
 }
 
