@@ -1121,30 +1121,25 @@ namespace xwarp
 
     void save_streamed(const std::string& path, const std::function<void(std::ostream&)>& write)
     {
+        // /dev/stdout, /dev/null, a pipe: written in place. A file renamed over one would
+        // replace it (as root, /dev/null itself).
         std::error_code ec;
         const auto kind = std::filesystem::status(path, ec).type();
-        if (!ec && kind != std::filesystem::file_type::regular && kind != std::filesystem::file_type::not_found)
+        const bool in_place = !ec && kind != std::filesystem::file_type::regular && kind != std::filesystem::file_type::not_found;
+        const std::string written = in_place ? path : path + ".tmp-" + std::to_string(::getpid());
+        const auto discard = [&]
         {
-            // /dev/stdout, /dev/null, a pipe: written in place. A file renamed over one would
-            // replace it (as root, /dev/null itself).
-            std::ofstream out(path, std::ios::binary);
+            if (!in_place)
+            {
+                std::remove(written.c_str());  // the old file stays as it was, and nothing is left beside it
+            }
+        };
+        const auto error = [&](int err) { return std::system_error(err, std::generic_category(), "cannot write " + path); };
+        {
+            std::ofstream out(written, std::ios::binary | std::ios::trunc);
             if (!out)
             {
-                throw std::system_error(errno, std::generic_category(), "cannot write " + path);
-            }
-            write(out);
-            if (!out.flush())
-            {
-                throw std::system_error(errno, std::generic_category(), "cannot write " + path);
-            }
-            return;
-        }
-        const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-        {
-            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-            if (!out)
-            {
-                throw std::system_error(errno, std::generic_category(), "cannot write " + path);
+                throw error(errno);
             }
             try
             {
@@ -1153,22 +1148,22 @@ namespace xwarp
             catch (...)
             {
                 out.close();
-                std::remove(tmp.c_str());  // the old file stays as it was, and nothing is left beside it
+                discard();
                 throw;
             }
             if (!out.flush())
             {
                 const int err = errno;
                 out.close();
-                std::remove(tmp.c_str());
-                throw std::system_error(err, std::generic_category(), "cannot write " + path);
+                discard();
+                throw error(err);
             }
         }
-        if (std::rename(tmp.c_str(), path.c_str()) != 0)
+        if (!in_place && std::rename(written.c_str(), path.c_str()) != 0)
         {
             const int err = errno;
-            std::remove(tmp.c_str());
-            throw std::system_error(err, std::generic_category(), "cannot write " + path);
+            discard();
+            throw error(err);
         }
     }
 
