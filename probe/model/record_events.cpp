@@ -506,16 +506,14 @@ namespace xwarp::detail
                 }
                 if (is(field, load_field::config_mismatch) && object)
                 {
-                    start_tree(nullptr, true);
-                    m_text_target = &m_load.config_mismatch;
+                    start_text_tree(&m_load.config_mismatch, true);
                     return true;
                 }
                 return false;
             case frame_kind::launch:
                 if (is(field, launch_field::dim) && !object)
                 {
-                    start_tree(nullptr, false);
-                    m_text_target = &m_launch.dim;
+                    start_text_tree(&m_launch.dim, false);
                     return true;
                 }
                 if (is(field, launch_field::dtypes) && !object)
@@ -590,6 +588,12 @@ namespace xwarp::detail
                 return true;
             default: m_frames.pop_back(); return true;
         }
+    }
+
+    void record_events::start_text_tree(json_text* into, bool object)
+    {
+        start_tree(nullptr, object);
+        m_text_target = into;
     }
 
     void record_events::start_tree(json* into, bool object)

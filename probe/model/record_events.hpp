@@ -96,6 +96,7 @@ namespace xwarp::detail
         bool set_lto(int field, const scalar& v);
         bool set_phase(int field, const scalar& v);
         void start_tree(nlohmann::json* into, bool object);
+        void start_text_tree(json_text* into, bool object);  // the tree kept as its compact text
 
         record_kind m_kind;
         bool m_started = false;  // the record's object opened (a second one is refused)
