@@ -56,7 +56,7 @@ namespace xwarp::detect
                 for (const auto& [bd, l] : last)
                 {
                     bds.push_back(bd);
-                    std::set<std::string> keys;
+                    std::set<std::string, std::less<>> keys;  // looked up by the launches' views
                     for (const auto& k : l->snapshot->kernels)
                     {
                         keys.insert(k.key);
@@ -66,7 +66,7 @@ namespace xwarp::detect
                     {
                         for (const auto& k : lit->second.at(bd))
                         {
-                            if (keys.count(std::string(k)))
+                            if (keys.count(k))
                             {
                                 used.emplace(k);
                             }
