@@ -333,7 +333,7 @@ int main(int argc, char** argv)
     rep->add_option("--format,-f", report_format,
                     "text, html (a self-contained page), json, or trace (the build timeline as Chrome trace-event JSON)")
         ->check(CLI::IsMember({"text", "html", "json", "trace"}));
-    rep->add_option("--output,-o", report_out, "write to this file instead of stdout");
+    rep->add_option("--output,-o", report_out, "write to this file instead of stdout (beside it first, then renamed over it: a failed write leaves the old file; a device or pipe is written in place)");
 
     // compare
     std::string cmp_before;
