@@ -1,6 +1,7 @@
 // Values held compactly in the report model: a finding's cause as JSON text and the texts that
 // findings repeat, held once (see report.hpp).
 #include <array>
+#include <cstdio>
 #include <ostream>
 
 #include "xwarp/model/report.hpp"
@@ -71,6 +72,67 @@ namespace xwarp
         t.m_text = std::move(text);
         t.m_text.shrink_to_fit();
         return t;
+    }
+
+    void append_json_string(std::string& out, std::string_view s)
+    {
+        for (const char c : s)
+        {
+            if (static_cast<unsigned char>(c) >= 0x80)
+            {
+                // Beyond ASCII (and any invalid UTF-8 in it, replaced): dump() itself.
+                out += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+                return;
+            }
+        }
+        out += '"';
+        for (const char c : s)
+        {
+            switch (c)
+            {
+                case '"': out += "\\\""; break;
+                case '\\': out += "\\\\"; break;
+                case '\b': out += "\\b"; break;
+                case '\f': out += "\\f"; break;
+                case '\n': out += "\\n"; break;
+                case '\r': out += "\\r"; break;
+                case '\t': out += "\\t"; break;
+                default:
+                    if (static_cast<unsigned char>(c) < 0x20)
+                    {
+                        std::array<char, 8> code{};
+                        std::snprintf(code.data(), code.size(), "\\u%04x", static_cast<unsigned>(c));
+                        out += code.data();
+                    }
+                    else
+                    {
+                        out += c;
+                    }
+            }
+        }
+        out += '"';
+    }
+
+    std::string json_string_array(const std::vector<std::string_view>& names)
+    {
+        std::size_t size = 2;
+        for (const auto n : names)
+        {
+            size += n.size() + 3;
+        }
+        std::string out;
+        out.reserve(size);
+        out += '[';
+        for (std::size_t i = 0; i < names.size(); ++i)
+        {
+            if (i != 0)
+            {
+                out += ',';
+            }
+            append_json_string(out, names[i]);
+        }
+        out += ']';
+        return out;
     }
 
     nlohmann::json json_text::value() const

@@ -445,3 +445,24 @@ TEST(CompactValues, EqualTextsAreHeldOnce)
     EXPECT_EQ(nlohmann::json(advice).get<shared_text>(), advice);
     EXPECT_EQ("[CS-1] " + other, "[CS-1] Preload them together");
 }
+
+// Causes listing thousands of module names are put together as text: each name must read as
+// json_text would have written it, or the report's JSON would differ by how it was made.
+TEST(CompactValues, NamesWrittenAsTextAreWhatTheTreeWouldDump)
+{
+    std::vector<std::string> names = {"", "pkg.sub0.module_0", "quote\"d", "back\\slash", "slash/ok", "tab\tnew\nline",
+                                      "bell\x07" "del\x7f", "\b\f\r", "caf\xc3\xa9", "bad\xff.py", "\xe2\x82\xac"};
+    for (int c = 0; c < 0x20; ++c)
+    {
+        names.push_back(std::string("c") + static_cast<char>(c));
+    }
+    std::vector<std::string_view> views(names.begin(), names.end());
+    EXPECT_EQ(json_string_array(views), json_text(nlohmann::json(names)).text());
+    for (const auto& n : names)
+    {
+        std::string one = "x";
+        append_json_string(one, n);
+        EXPECT_EQ(one, "x" + json_text(nlohmann::json(n)).text()) << n;
+    }
+    EXPECT_EQ(json_string_array({}), "[]");
+}

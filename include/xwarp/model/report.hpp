@@ -122,6 +122,13 @@ namespace xwarp
     void to_json(nlohmann::json& j, const json_text& t);
     void from_json(const nlohmann::json& j, json_text& t);
 
+    // Appends a string as json_text writes it (quoted, escaped as dump() escapes), for causes put
+    // together from parts: a cause listing 50,000 module names was a tree of 50,000 copies
+    // dumped once.
+    void append_json_string(std::string& out, std::string_view s);
+    // ["a","b",...] from names, as above.
+    std::string json_string_array(const std::vector<std::string_view>& names);
+
     // One LTO artifact a module build asked for (MathDx tiles on CUDA).
     struct lto_artifact
     {
