@@ -1,6 +1,8 @@
 // CS-10: modules generated backward (adjoint) code, and the run launched no adjoint kernel and
 // recorded no wp.Tape. An opportunity to measure, never an instruction.
 #include <algorithm>
+#include <string_view>
+#include <unordered_set>
 
 #include "detector.hpp"
 #include "xwarp/model/format.hpp"
@@ -25,7 +27,9 @@ namespace xwarp::detect
             {
                 return;
             }
-            unique_names built;
+            // each module once, in first-built order, as views of the loads' strings
+            std::unordered_set<std::string_view> seen;
+            std::vector<std::string_view> modules;
             double ms = 0.0;
             for (const auto& l : run.module_loads)
             {
@@ -36,17 +40,20 @@ namespace xwarp::detect
                 const auto eb = l.snapshot->options->find("enable_backward");
                 if (eb != l.snapshot->options->end() && eb->is_boolean() && eb->get<bool>())
                 {
-                    built.add(l.module);
+                    if (seen.insert(l.module).second)
+                    {
+                        modules.emplace_back(l.module);
+                    }
                     ms += l.work_ms();
                 }
             }
-            if (built.empty())
+            if (modules.empty())
             {
                 return;
             }
-            const auto& modules = built.names();
             finding f = make_finding("CS-10", join(modules), "");
-            f.cause = json_text(nlohmann::json{{"modules", modules}, {"adjoint_launches", 0}, {"tapes", 0}});
+            // members in the order dump() writes them (sorted); the names as text, not a tree of copies
+            f.cause = json_text::of_compact_text("{\"adjoint_launches\":0,\"modules\":" + json_string_array(modules) + ",\"tapes\":0}");
             f.evidence = std::to_string(modules.size()) + " module(s) generated backward (adjoint) code (" + format_ms(ms)
                          + " of builds) but this run launched no adjoint kernel and created no wp.Tape";
             f.recommendation = "An opportunity to measure, not an instruction: if this application never needs "

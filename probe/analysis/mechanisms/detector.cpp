@@ -65,14 +65,41 @@ namespace xwarp::detect
         }
     }
 
+    namespace
+    {
+        // A separator before every part but while nothing is written yet (parts that are empty
+        // at the start add none), as the lists in findings always read. Sized first: a
+        // list of every module of a large report is a megabyte.
+        template <class Parts>
+        std::string join_parts(const Parts& v, const std::string& sep)
+        {
+            std::size_t size = 0;
+            for (const auto& x : v)
+            {
+                size += x.size() + sep.size();
+            }
+            std::string s;
+            s.reserve(size);
+            for (const auto& x : v)
+            {
+                if (!s.empty())
+                {
+                    s += sep;
+                }
+                s += x;
+            }
+            return s;
+        }
+    }
+
     std::string join(const std::vector<std::string>& v, const std::string& sep)
     {
-        std::string s;
-        for (const auto& x : v)
-        {
-            s += (s.empty() ? "" : sep) + x;
-        }
-        return s;
+        return join_parts(v, sep);
+    }
+
+    std::string join(const std::vector<std::string_view>& v, const std::string& sep)
+    {
+        return join_parts(v, sep);
     }
 
     bool is_warp_internal(const std::string& module)

@@ -49,6 +49,43 @@ namespace xwarp::detect
         const std::string& device() const { return after->device; }
     };
 
+    // Modules that could merge: module="unique" modules with one kernel, and small named modules
+    // (at most two kernels), of one pass. A merge keeps every kernel's block_dim and options, so
+    // only modules with the same process, device, block_dim and options (block_dim aside) group;
+    // a module built at several block_dims groups with none.
+    struct module_group
+    {
+        std::int64_t pid = 0;
+        std::string device;
+        int block_dim = -1;
+        std::vector<const module_load*> modules;  // one load per module: its last build
+    };
+
+    struct granular_modules
+    {
+        std::vector<module_group> unique;
+        std::vector<module_group> small;
+        std::vector<std::string> spread_small;  // small modules built at several block_dims
+        double smallest_ms = 0.0;               // the cheapest build among them (header aside)
+    };
+
+    granular_modules granular(const run_result& run);
+
+    // Loads of one (process, module, device, block_dim) each, in load order: sequence q is
+    // loads[starts[q]] up to loads[starts[q + 1]] (one vector: a vector per sequence was an
+    // allocation per module).
+    struct load_sequences
+    {
+        std::vector<const module_load*> loads;
+        std::vector<std::size_t> starts{0};
+        std::size_t size() const { return starts.size() - 1; }
+        const module_load* const* begin(std::size_t q) const { return loads.data() + starts[q]; }
+        std::size_t length(std::size_t q) const { return starts[q + 1] - starts[q]; }
+    };
+    // (pid, module, device, block_dim), views of the report's strings -> its sequence
+    using sequence_key = std::tuple<std::int64_t, std::string_view, std::string_view, int>;
+    using sequence_index = std::unordered_map<sequence_key, std::size_t, tuple_hash>;
+
     class context
     {
     public:
@@ -71,6 +108,9 @@ namespace xwarp::detect
             return m_launched;
         }
 
+        // The merge candidates of each good sample's cold pass (CS-4 and CS-9 both read them).
+        const granular_modules& granular_of(std::size_t good_index) const { return m_granular[good_index]; }
+
         // A load a preload made at a block_dim no launch of its module used (preload-block-dim).
         bool unused_preload_variant(const module_load& l) const;
 
@@ -80,11 +120,10 @@ namespace xwarp::detect
                                                 int block_dim) const;
 
     private:
-        // (pid, module, device, block_dim), views of the report's strings
-        std::unordered_map<std::tuple<std::int64_t, std::string_view, std::string_view, int>, std::vector<std::string>,
-                           tuple_hash>
-            m_sequences;
+        load_sequences m_first_sequences;  // of the first good cold pass
+        sequence_index m_first_index;
         launched_map m_launched;
+        std::vector<granular_modules> m_granular;
     };
 
     struct sink
@@ -122,6 +161,7 @@ namespace xwarp::detect
                       const std::string& what);
 
     std::string join(const std::vector<std::string>& v, const std::string& sep = ", ");
+    std::string join(const std::vector<std::string_view>& v, const std::string& sep = ", ");
 
     // Names in first-seen order, each once: linear however many (reports can hold 100,000).
     class unique_names
@@ -173,28 +213,6 @@ namespace xwarp::detect
     // The cache causes in one pass. `other`, the sample's other pass, tells a per-run directory
     // (a value that differs between the passes) from a fixed one.
     std::vector<cache_cause> cache_causes(const run_result& run, const run_result* other);
-
-    // Modules that could merge: module="unique" modules with one kernel, and small named modules
-    // (at most two kernels), of one pass. A merge keeps every kernel's block_dim and options, so
-    // only modules with the same process, device, block_dim and options (block_dim aside) group;
-    // a module built at several block_dims groups with none.
-    struct module_group
-    {
-        std::int64_t pid = 0;
-        std::string device;
-        int block_dim = -1;
-        std::vector<const module_load*> modules;  // one load per module: its last build
-    };
-
-    struct granular_modules
-    {
-        std::vector<module_group> unique;
-        std::vector<module_group> small;
-        std::vector<std::string> spread_small;  // small modules built at several block_dims
-        double smallest_ms = 0.0;               // the cheapest build among them (header aside)
-    };
-
-    granular_modules granular(const run_result& run);
 
     // The share of a one-kernel CPU module's build that is per-build fixed cost (clang set-up,
     // object emission, JIT load), measured on Warp 1.19 by merging one-kernel modules: 0.56 to

@@ -1,7 +1,6 @@
 // The candidates of CS-4 and CS-9: modules small enough that their per-build fixed cost is
 // what merging would save, grouped by what a merge must keep equal.
 #include <limits>
-#include <map>
 #include <tuple>
 #include <unordered_map>
 
@@ -32,37 +31,45 @@ namespace xwarp::detect
 {
     granular_modules granular(const run_result& run)
     {
+        // Per (pid, device, module), in first-seen order: its last build, and whether it built at
+        // more than one block_dim. Keys are views of the loads' strings; a report of 100,000
+        // identities passes 50,000 modules through here, and copies of their names (and a set
+        // per module) were most of CS-4's and CS-9's time.
         struct per_module
         {
             const module_load* last = nullptr;
-            std::set<int> block_dims;
+            int block_dim = -1;
+            bool several_block_dims = false;
         };
-        using pid_device_name = std::tuple<std::int64_t, std::string_view, std::string_view>;  // views of the loads'
-        std::unordered_map<pid_device_name, per_module, tuple_hash> modules;
-        std::vector<pid_device_name> order;
+        using pid_device_name = std::tuple<std::int64_t, std::string_view, std::string_view>;
+        std::unordered_map<pid_device_name, std::size_t, tuple_hash> index_of;
+        std::vector<per_module> modules;
         for (const auto& l : run.module_loads)
         {
             if (l.status != load_status::compiled || !l.snapshot || is_warp_internal(l.module))
             {
                 continue;
             }
-            const pid_device_name key(l.pid, l.device, l.module);
-            auto it = modules.find(key);
-            if (it == modules.end())
+            const int bd = l.block_dim.value_or(-1);
+            const auto [it, first] = index_of.try_emplace(pid_device_name(l.pid, l.device, l.module), modules.size());
+            if (first)
             {
-                order.push_back(key);
-                it = modules.emplace(key, per_module{}).first;
+                modules.push_back({&l, bd, false});
+                continue;
             }
-            it->second.last = &l;
-            it->second.block_dims.insert(l.block_dim.value_or(-1));
+            per_module& m = modules[it->second];
+            m.last = &l;
+            m.several_block_dims = m.several_block_dims || m.block_dim != bd;
         }
         granular_modules out;
         double smallest = std::numeric_limits<double>::infinity();
-        std::map<std::tuple<std::int64_t, std::string, int, std::string>, std::size_t> unique_index, small_index;
+        // (pid, device, block_dim, options without block_dim): views of the loads' devices and of
+        // the option texts below, which live until the groups are made
+        using group_key = std::tuple<std::int64_t, std::string_view, int, std::string_view>;
+        std::unordered_map<group_key, std::size_t, tuple_hash> unique_index, small_index;
         std::unordered_map<const nlohmann::json*, std::string> options_text;  // without block_dim
-        for (const auto& key : order)
+        for (const auto& m : modules)
         {
-            const auto& m = modules.at(key);
             const module_load& l = *m.last;
             const auto& ks = l.snapshot->kernels;
             const std::string_view kernel = unique_module_kernel(l.module);
@@ -72,7 +79,7 @@ namespace xwarp::detect
             {
                 continue;
             }
-            if (m.block_dims.size() > 1)
+            if (m.several_block_dims)
             {
                 if (small)
                 {
@@ -93,13 +100,11 @@ namespace xwarp::detect
                 written->second = options.dump();
             }
             const int bd = l.block_dim.value_or(-1);
-            auto gkey = std::make_tuple(l.pid, l.device, bd, written->second);
             auto& index = unique ? unique_index : small_index;
             auto& groups = unique ? out.unique : out.small;
-            auto it = index.find(gkey);
-            if (it == index.end())
+            const auto [it, new_group] = index.try_emplace(group_key(l.pid, l.device, bd, written->second), groups.size());
+            if (new_group)
             {
-                it = index.emplace(gkey, groups.size()).first;
                 groups.push_back({l.pid, l.device, bd, {}});
             }
             groups[it->second].modules.push_back(&l);

@@ -299,13 +299,12 @@ namespace xwarp
     {
         namespace
         {
-            // Loads of one (process, module, device, block_dim), in the order they happened.
-            std::vector<std::vector<const module_load*>> sequences(const run_result& run)
+            // Loads of one (process, module, device, block_dim), in the order they happened, the
+            // sequences in the order they first appear. The index says which sequence a key is.
+            load_sequences sequences(const run_result& run, sequence_index& index)
             {
-                std::vector<std::vector<const module_load*>> out;
-                std::unordered_map<std::tuple<std::int64_t, std::string_view, std::string_view, int>, std::size_t, tuple_hash>
-                    index;
                 std::vector<const module_load*> ordered;
+                ordered.reserve(run.module_loads.size());
                 for (const auto& l : run.module_loads)
                 {
                     ordered.push_back(&l);
@@ -314,17 +313,31 @@ namespace xwarp
                                  ordered.end(),
                                  [](const module_load* a, const module_load* b)
                                  { return a->pid == b->pid ? a->seq < b->seq : false; });
-                for (const auto* l : ordered)
+                std::vector<std::size_t> sequence_of(ordered.size());
+                std::vector<std::size_t> sizes;
+                for (std::size_t i = 0; i < ordered.size(); ++i)
                 {
-                    const auto key = std::make_tuple(l->pid, std::string_view(l->module), std::string_view(l->device),
-                                                     l->block_dim.value_or(-1));
-                    auto it = index.find(key);
-                    if (it == index.end())
+                    const module_load* l = ordered[i];
+                    const auto [it, first] = index.try_emplace(
+                        sequence_key(l->pid, l->module, l->device, l->block_dim.value_or(-1)), sizes.size());
+                    if (first)
                     {
-                        it = index.emplace(key, out.size()).first;
-                        out.emplace_back();
+                        sizes.push_back(0);
                     }
-                    out[it->second].push_back(l);
+                    sequence_of[i] = it->second;
+                    ++sizes[it->second];
+                }
+                load_sequences out;
+                out.starts.resize(sizes.size() + 1, 0);
+                for (std::size_t q = 0; q < sizes.size(); ++q)
+                {
+                    out.starts[q + 1] = out.starts[q] + sizes[q];
+                }
+                out.loads.resize(ordered.size());
+                std::vector<std::size_t> next(out.starts.begin(), out.starts.end() - 1);
+                for (std::size_t i = 0; i < ordered.size(); ++i)
+                {
+                    out.loads[next[sequence_of[i]]++] = ordered[i];
                 }
                 return out;
             }
@@ -341,13 +354,15 @@ namespace xwarp
                 return std::any_of(first, last, [&](const dirty_event& d) { return d.module == after.module && d.trigger == "kernel"; });
             }
 
-            std::vector<hash_move> moves_of(const run_result& run)
+            std::vector<hash_move> moves_of(const run_result& run, const load_sequences& sequences)
             {
                 std::vector<hash_move> out;
-                for (const auto& seq : sequences(run))
+                for (std::size_t q = 0; q < sequences.size(); ++q)
                 {
-                    std::vector<std::string> seen{seq.front()->hash};
-                    for (std::size_t i = 1; i < seq.size(); ++i)
+                    const module_load* const* seq = sequences.begin(q);
+                    const std::size_t length = sequences.length(q);
+                    std::vector<std::string> seen{seq[0]->hash};
+                    for (std::size_t i = 1; i < length; ++i)
                     {
                         const module_load* prev = seq[i - 1];
                         const module_load* l = seq[i];
@@ -397,24 +412,21 @@ namespace xwarp
                     good.push_back(&s);
                 }
             }
-            for (const auto* s : good)
+            for (std::size_t gi = 0; gi < good.size(); ++gi)
             {
-                moves.push_back(moves_of(s->cold));
+                // the first good cold pass's sequences are kept (first_sequence reads them)
+                sequence_index other;
+                sequence_index& index = gi == 0 ? m_first_index : other;
+                load_sequences seqs = sequences(good[gi]->cold, index);
+                moves.push_back(moves_of(good[gi]->cold, seqs));
+                if (gi == 0)
+                {
+                    m_first_sequences = std::move(seqs);
+                }
+                m_granular.push_back(granular(good[gi]->cold));
             }
             if (!good.empty())
             {
-                for (const auto& seq : sequences(first_cold()))
-                {
-                    auto& hashes = m_sequences[{seq.front()->pid, std::string_view(seq.front()->module),
-                                                std::string_view(seq.front()->device), seq.front()->block_dim.value_or(-1)}];
-                    for (const auto* l : seq)
-                    {
-                        if (hashes.empty() || hashes.back() != l->short_hash())
-                        {
-                            hashes.push_back(l->short_hash());
-                        }
-                    }
-                }
                 for (const auto& l : first_cold().launches)
                 {
                     m_launched[{std::string_view(l.module), std::string_view(l.device)}][l.block_dim].insert(l.kernel);
@@ -425,8 +437,24 @@ namespace xwarp
         std::vector<std::string> context::first_sequence(std::int64_t pid, const std::string& module,
                                                          const std::string& device, int block_dim) const
         {
-            auto it = m_sequences.find({pid, std::string_view(module), std::string_view(device), block_dim});
-            return it == m_sequences.end() ? std::vector<std::string>{} : it->second;
+            // Made when asked: held for every sequence, the short hashes were a vector of strings
+            // per module through every detector.
+            std::vector<std::string> hashes;
+            auto it = m_first_index.find(sequence_key(pid, module, device, block_dim));
+            if (it == m_first_index.end())
+            {
+                return hashes;
+            }
+            const module_load* const* seq = m_first_sequences.begin(it->second);
+            for (std::size_t i = 0; i < m_first_sequences.length(it->second); ++i)
+            {
+                std::string h = seq[i]->short_hash();
+                if (hashes.empty() || hashes.back() != h)
+                {
+                    hashes.push_back(std::move(h));
+                }
+            }
+            return hashes;
         }
 
         bool context::unused_preload_variant(const module_load& l) const
