@@ -102,11 +102,11 @@ namespace xwarp
         }
 
         // The bar chart of module build time: the renderer scales measured ms to pixels.
-        std::string chart(const std::vector<identity>& ids)
+        void chart(std::ostream& o, const std::vector<identity>& ids)
         {
             if (ids.empty())
             {
-                return {};
+                return;
             }
             const std::size_t n = std::min<std::size_t>(ids.size(), 15);
             double top = 0.0;
@@ -116,13 +116,12 @@ namespace xwarp
             }
             if (top <= 0.0)
             {
-                return {};
+                return;
             }
             const int row = 18;
             const int label_w = 260;
             const int bar_w = 420;
             const int height = static_cast<int>(n) * row + 4;
-            std::ostringstream o;
             o << "<svg data-xwarp=\"chart\" role=\"img\" aria-label=\"module build time\" width=\"" << label_w + bar_w + 90
               << "\" height=\"" << height << "\" viewBox=\"0 0 " << label_w + bar_w + 90 << " " << height
               << "\" style=\"display:block;margin:4px 0 8px 0;\">";
@@ -144,7 +143,6 @@ namespace xwarp
                   << html_escape(format_ms(id.ms)) << "</text>";
             }
             o << "</svg>";
-            return o.str();
         }
 
         std::string phase_rgb(const std::string& kind)
@@ -168,7 +166,7 @@ namespace xwarp
         // the order it loaded, and on each arrow why the next one was needed, as the analysis
         // classified it. The mental model drawn from this run: identity = kernels x options x
         // block_dim x generic instances.
-        std::string identity_map_svg(const summary& s)
+        void identity_map_svg(std::ostream& o, const summary& s)
         {
             struct box
             {
@@ -251,7 +249,7 @@ namespace xwarp
             }
             if (rows.empty())
             {
-                return {};
+                return;
             }
             const int label_w = 190;
             const int box_w = 150;
@@ -264,7 +262,6 @@ namespace xwarp
             }
             const int width = label_w + static_cast<int>(widest) * (box_w + gap) - gap + 70;
             const int height = static_cast<int>(rows.size()) * row_h + 8;
-            std::ostringstream o;
             o << "<svg data-xwarp=\"identity-map\" role=\"img\" aria-label=\"module identities and why each was built\" width=\""
               << width << "\" height=\"" << height << "\" viewBox=\"0 0 " << width << " " << height
               << "\" style=\"display:block;margin:4px 0 8px 0;font-family:ui-monospace,monospace;\">";
@@ -308,12 +305,11 @@ namespace xwarp
                 }
             }
             o << "</svg>";
-            return o.str();
         }
 
         // The build timeline: one lane per process and thread, each load a bar (its colour its
         // status) with its phases beneath, hover titles; measured ms scaled to pixels only.
-        std::string timeline_svg(const build_timeline& t)
+        void timeline_svg(std::ostream& o, const build_timeline& t)
         {
             double end = t.wall_ms;
             for (const auto& sp : t.spans)
@@ -322,7 +318,7 @@ namespace xwarp
             }
             if (t.spans.empty() || end <= 0.0)
             {
-                return {};
+                return;
             }
             constexpr std::size_t max_loads = 400;  // a larger run is summarised in the trace export
             const int label_w = 170;
@@ -331,7 +327,6 @@ namespace xwarp
             const int top = 18;
             const int height = top + static_cast<int>(t.lanes.size()) * lane_h + 4;
             auto x = [&](double ms) { return label_w + plot_w * ms / end; };
-            std::ostringstream o;
             o << "<svg data-xwarp=\"timeline\" role=\"img\" aria-label=\"build timeline\" width=\"" << label_w + plot_w + 10
               << "\" height=\"" << height << "\" viewBox=\"0 0 " << label_w + plot_w + 10 << " " << height
               << "\" style=\"display:block;margin:4px 0 8px 0;font-family:ui-monospace,monospace;\">";
@@ -401,7 +396,6 @@ namespace xwarp
               << badge("lto", phase_rgb("lto"))
               << (loads > max_loads ? " &middot; the first " + std::to_string(max_loads) + " loads (warp-probe report --format trace has all)" : "")
               << "</div>";
-            return o.str();
         }
 
         std::string summary_rows(const summary& s)
@@ -433,9 +427,8 @@ namespace xwarp
         constexpr std::size_t max_module_rows = 500;
         constexpr std::size_t max_launch_rows = 200;
 
-        std::string identities_table(const summary& s)
+        void identities_table(std::ostream& o, const summary& s)
         {
-            std::ostringstream o;
             o << "<table data-xwarp=\"identities\" style=\"" << k_table << "\"><thead><tr>" << th("ms") << th("builds")
               << th("status") << th("module") << th("hash") << th("device") << th("block_dim") << th("kernels")
               << th("samples") << "</tr></thead><tbody>";
@@ -534,15 +527,13 @@ namespace xwarp
                 }
                 o << "</details>";
             }
-            return o.str();
         }
 
         constexpr std::size_t max_full_findings = 30;
         constexpr std::size_t max_finding_rows = 500;
 
-        std::string findings_html(const std::vector<finding>& findings, const guide_sections& guide)
+        void findings_html(std::ostream& o, const std::vector<finding>& findings, const guide_sections& guide)
         {
-            std::ostringstream o;
             std::size_t n = 0;
             for (const auto& f : findings)
             {
@@ -618,16 +609,15 @@ namespace xwarp
                 }
                 o << "</details>";
             }
-            return o.str();
         }
 
-        std::string launches_table(const summary& s)
+        void launches_table(std::ostream& o, const summary& s)
         {
             if (s.launch_kernels.empty())
             {
-                return "<div style=\"" + std::string(k_muted) + "\">no launches recorded</div>";
+                o << "<div style=\"" << k_muted << "\">no launches recorded</div>";
+                return;
             }
-            std::ostringstream o;
             o << "<table data-xwarp=\"launches\" style=\"" << k_table << "\"><thead><tr>" << th("kernel") << th("module")
               << th("device") << th("launches") << th("block_dims") << th("adjoint") << "</tr></thead><tbody>";
             std::size_t rows = 0;
@@ -651,7 +641,6 @@ namespace xwarp
                 o << "<div style=\"" << k_muted << "\">the first " << max_launch_rows << " of " << s.launch_kernels.size()
                   << " kernels (the JSON report has all)</div>";
             }
-            return o.str();
         }
 
         std::string header(const report& r)
@@ -856,7 +845,7 @@ namespace xwarp
         {
             o << "<div style=\"" << k_muted << "\">no mechanism found: every module loaded under one identity</div>";
         }
-        o << findings_html(r.findings, guide);
+        findings_html(o, r.findings, guide);
 
         if (!r.whatif.empty())
         {
@@ -928,22 +917,24 @@ namespace xwarp
         }
         else
         {
-            o << identities_table(s);
-            o << chart(s.identities);
+            identities_table(o, s);
+            chart(o, s.identities);
             o << "<div style=\"" << k_h << "\">Identity map <span style=\"" << k_muted
               << "font-weight:400;\">each module's identities in load order; an arrow says why the next one was "
-                 "built (identity = kernels &#215; options &#215; block_dim &#215; generic instances)</span></div>"
-              << identity_map_svg(s);
+                 "built (identity = kernels &#215; options &#215; block_dim &#215; generic instances)</span></div>";
+            identity_map_svg(o, s);
         }
         if (!s.timeline.spans.empty())
         {
-            o << "<div style=\"" << k_h << "\">Build timeline</div>" << timeline_svg(s.timeline);
+            o << "<div style=\"" << k_h << "\">Build timeline</div>";
+            timeline_svg(o, s.timeline);
         }
         if (history && !history->trend.runs.empty())
         {
             o << history_section(*history);
         }
-        o << "<div style=\"" << k_h << "\">Launches</div>" << launches_table(s);
+        o << "<div style=\"" << k_h << "\">Launches</div>";
+        launches_table(o, s);
         o << "<div style=\"" << k_muted << "margin-top:6px;font-size:11px;\">sources: module loads from "
           << html_escape(s.load_source) << ", module ms from " << html_escape(s.module_ms_source) << ", native ms from "
           << html_escape(s.native_ms_source) << " &middot; " << html_escape(r.env.cpu_model) << " &middot; warp-probe "
