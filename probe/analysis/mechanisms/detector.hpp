@@ -100,13 +100,12 @@ namespace xwarp::detect
 
         // Block_dims the launches of the first good cold pass used, per (module, device), with
         // the kernels launched at each: views of the launches' strings, which outlive the context
-        // (copies were a fifth of its memory at 50,000 launched modules).
+        // (copies were a fifth of its memory at 50,000 launched modules). Made when first asked:
+        // only modules built at several block_dims or preloaded are looked up, and a map of
+        // every launched module was a megabyte per 5,000 held through every detector.
         using launched_map =
             std::map<std::pair<std::string_view, std::string_view>, std::map<int, std::set<std::string_view>>>;
-        const launched_map& launched() const
-        {
-            return m_launched;
-        }
+        const launched_map& launched() const;
 
         // The merge candidates of each good sample's cold pass (CS-4 and CS-9 both read them).
         const granular_modules& granular_of(std::size_t good_index) const { return m_granular[good_index]; }
@@ -122,7 +121,7 @@ namespace xwarp::detect
     private:
         load_sequences m_first_sequences;  // of the first good cold pass
         sequence_index m_first_index;
-        launched_map m_launched;
+        mutable std::optional<launched_map> m_launched;
         std::vector<granular_modules> m_granular;
     };
 

@@ -425,13 +425,22 @@ namespace xwarp
                 }
                 m_granular.push_back(granular(good[gi]->cold));
             }
-            if (!good.empty())
+        }
+
+        const context::launched_map& context::launched() const
+        {
+            if (!m_launched)
             {
-                for (const auto& l : first_cold().launches)
+                m_launched.emplace();
+                if (!good.empty())
                 {
-                    m_launched[{std::string_view(l.module), std::string_view(l.device)}][l.block_dim].insert(l.kernel);
+                    for (const auto& l : first_cold().launches)
+                    {
+                        (*m_launched)[{std::string_view(l.module), std::string_view(l.device)}][l.block_dim].insert(l.kernel);
+                    }
                 }
             }
+            return *m_launched;
         }
 
         std::vector<std::string> context::first_sequence(std::int64_t pid, const std::string& module,
@@ -463,8 +472,8 @@ namespace xwarp
             {
                 return false;
             }
-            auto it = m_launched.find({l.module, l.device});
-            return it == m_launched.end() || !it->second.count(*l.block_dim);
+            auto it = launched().find({l.module, l.device});
+            return it == launched().end() || !it->second.count(*l.block_dim);
         }
     }
 }
