@@ -444,7 +444,13 @@ namespace xwarp
             // (module, device, hash) as views of the summary's strings: an ordered map of copies
             // grew faster than the report (long shared module-name prefixes compared at every step)
             using module_device_hash = std::tuple<std::string_view, std::string_view, std::string_view>;
+            std::size_t hashes = 0;
+            for (const auto& g : s.rebuilt)
+            {
+                hashes += g.hashes.size();
+            }
             std::unordered_map<module_device_hash, std::size_t, tuple_hash> group_of;
+            group_of.reserve(hashes);
             for (std::size_t gi = 0; gi < s.rebuilt.size(); ++gi)
             {
                 for (const auto& h : s.rebuilt[gi].hashes)
@@ -452,45 +458,59 @@ namespace xwarp
                     group_of.emplace(module_device_hash(s.rebuilt[gi].module, s.rebuilt[gi].device, h), gi);
                 }
             }
-            std::unordered_map<std::size_t, std::vector<const identity*>> members;
-            for (const auto& id : s.identities)
-            {
-                auto it = group_of.find(module_device_hash(id.module, id.device, id.hash));
-                if (it != group_of.end())
-                {
-                    members[it->second].push_back(&id);
-                }
-            }
+            // The rows first, heaviest first: an identity, or the group its heaviest member heads.
+            constexpr std::size_t no_group = static_cast<std::size_t>(-1);
+            std::vector<std::pair<const identity*, std::size_t>> table_rows;  // (identity, its group or no_group)
             std::set<std::size_t> shown_groups;
             std::set<std::pair<std::string_view, std::string_view>> shown_modules;
-            std::size_t rows = 0;
             for (const auto& id : s.identities)
             {
-                if (rows >= max_identity_rows)
+                if (table_rows.size() >= max_identity_rows)
                 {
                     break;
                 }
                 auto it = group_of.find(module_device_hash(id.module, id.device, id.hash));
                 if (it == group_of.end())
                 {
-                    id_row(id, "");
+                    table_rows.emplace_back(&id, no_group);
                     shown_modules.insert({id.module, id.device});
-                    ++rows;
-                    continue;
                 }
-                if (!shown_groups.insert(it->second).second)
+                else if (shown_groups.insert(it->second).second)
+                {
+                    table_rows.emplace_back(&id, it->second);
+                    shown_modules.insert({s.rebuilt[it->second].module, s.rebuilt[it->second].device});
+                }
+            }
+            // The members of the groups shown, in identity order. Only identities of a shown
+            // group's (module, device) are looked up among every group's hashes: listing every
+            // group's members was most of the page's time at 100,000 identities.
+            std::map<std::size_t, std::vector<const identity*>> members;
+            for (const auto& id : s.identities)
+            {
+                if (!shown_modules.count({id.module, id.device}))
                 {
                     continue;
                 }
-                ++rows;
-                const rebuild_group* g = &s.rebuilt[it->second];
-                shown_modules.insert({g->module, g->device});
+                auto it = group_of.find(module_device_hash(id.module, id.device, id.hash));
+                if (it != group_of.end() && shown_groups.count(it->second))
+                {
+                    members[it->second].push_back(&id);
+                }
+            }
+            for (const auto& [row, group] : table_rows)
+            {
+                if (group == no_group)
+                {
+                    id_row(*row, "");
+                    continue;
+                }
+                const rebuild_group* g = &s.rebuilt[group];
                 std::string what = g->kind == "hash-churn" ? "hash churn" : "block_dim spread";
                 o << "<tr data-xwarp=\"group\">" << td(html_escape(format_fixed(g->ms, 1)), k_num) << td(std::to_string(g->builds), k_num)
                   << td(badge(what, "230,126,34")) << "<td colspan=\"6\" style=\"" << k_td << "\"><details><summary>"
                   << mono(g->module) << " on " << html_escape(g->device) << ": " << g->hashes.size() << " identities"
                   << "</summary><table style=\"" << k_table << "\"><tbody>";
-                for (const auto* other : members[it->second])
+                for (const auto* other : members[group])
                 {
                     o << "<tr>" << td(html_escape(format_fixed(other->ms, 1)), k_num) << td(badge(other->status, status_rgb(other->status)))
                       << td(mono(other->hash.substr(0, 7))) << td("block_dim " + (other->block_dim ? std::to_string(*other->block_dim) : std::string("?")))
