@@ -26,12 +26,21 @@ namespace xwarp
             {
                 return;
             }
-            // A finding per churning module and per rebuilt group is the most a large report
-            // makes; more grow the vector as usual. Its unused end is never written (no page).
-            std::size_t expected = 32 + r.result.rebuilt.size();
-            for (const auto& moves : ctx.moves)
+            // Room for what the detectors can make, nearly at most: a churn finding per hash move
+            // of the first good sample (only that sample's moves make findings), one per block_dim
+            // spread and per identity compiled more than once, and a few about the whole run. More
+            // grow the vector as usual. Room for every sample's moves and every rebuilt group (a
+            // hash churn group is those moves again) was twice the findings of a churning report,
+            // and the heap handed back pages already written: a megabyte resident at 10,000
+            // identities.
+            std::size_t expected = 32 + ctx.moves.front().size();
+            for (const auto& g : r.result.rebuilt)
             {
-                expected += moves.size();
+                expected += g.kind == "block-dim-spread" ? 1 : 0;
+            }
+            for (const auto& id : r.result.identities)
+            {
+                expected += id.builds > 1 ? 1 : 0;
             }
             out.findings.reserve(expected);
             for (const auto* d : detect::detectors())
