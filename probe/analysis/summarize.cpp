@@ -361,7 +361,8 @@ namespace xwarp
         // 100,000 identities hash and compare every load's strings half a dozen times).
         std::unordered_map<identity_key, std::size_t, tuple_hash> index_of;
         std::vector<identity> ident;                      // first-seen order
-        std::vector<std::vector<double>> ms_per_sample;   // one entry per sample seen
+        std::vector<std::vector<double>> ms_by_sample;    // per good sample, by identity index
+        std::vector<std::vector<char>> seen_by_sample;    // per good sample: which identities it loaded
         std::vector<const module_load*> first_load_of;    // the first cold load of each
         std::vector<std::size_t> first_sample_ids;        // sorted
         bool consistent = true;
@@ -376,6 +377,21 @@ namespace xwarp
         bool native_log = false;
         bool any_process = false;
         bool launch_hook = false;
+
+        // Modules that loaded under several identities: per (module, device), split into hash
+        // churn (several hashes at one block_dim) and block_dim spread (several block_dims).
+        // Gathered as the loads are counted, by identity index: looked up again by their
+        // strings, a report of 100,000 identities hashed every load's strings twice more.
+        struct group_acc
+        {
+            std::map<int, std::vector<std::size_t>> identities_by_bd;  // in first-seen order
+            std::vector<int> bds;
+            bool sets_known = true;
+        };
+        // keyed by views of the loads' (module, device), which outlive these tables
+        using module_device = std::pair<std::string_view, std::string_view>;
+        std::unordered_map<module_device, group_acc, tuple_hash> groups;
+        std::vector<module_device> group_order;
 
         for (std::size_t gi = 0; gi < good.size(); ++gi)
         {
@@ -461,9 +477,21 @@ namespace xwarp
                     id.kernels = l.snapshot ? static_cast<int>(l.snapshot->kernels.size()) : -1;
                     id.builds = 0;
                     ident.push_back(std::move(id));
-                    ms_per_sample.emplace_back();
                     first_load_of.push_back(&l);
                 }
+                auto [group, new_group] = groups.try_emplace(module_device{l.module, l.device});
+                if (new_group)
+                {
+                    group_order.push_back(group->first);
+                }
+                group_acc& g = group->second;
+                const int bd = l.block_dim.value_or(-1);
+                if (std::find(g.bds.begin(), g.bds.end(), bd) == g.bds.end())
+                {
+                    g.bds.push_back(bd);
+                }
+                add_unique(g.identities_by_bd[bd], i);
+                g.sets_known = g.sets_known && l.snapshot.has_value();
                 if (in_here.size() < ident.size())
                 {
                     in_here.resize(ident.size(), 0);
@@ -481,9 +509,10 @@ namespace xwarp
                     here_builds[i]++;
                 }
             }
+            here_ms.resize(ident.size(), 0.0);
+            in_here.resize(ident.size(), 0);
             for (const std::size_t i : here)
             {
-                ms_per_sample[i].push_back(here_ms[i]);
                 ident[i].samples_seen++;
                 if (gi == 0)
                 {
@@ -501,6 +530,8 @@ namespace xwarp
             }
             ids.push_back(static_cast<double>(here.size()));
             s.identities_per_sample.push_back(static_cast<int>(here.size()));
+            ms_by_sample.push_back(std::move(here_ms));
+            seen_by_sample.push_back(std::move(in_here));
         }
 
         s.cold_wall_ms = make_stat(cold_wall);
@@ -522,12 +553,27 @@ namespace xwarp
         s.identities_consistent = consistent;
 
         s.identities.reserve(ident.size());
-        for (std::size_t i = 0; i < ident.size(); ++i)
+        std::vector<double> ms_of(ident.size());  // by identity index: the median over the samples that loaded it
         {
-            // moved: below, ident only answers each identity's build count (an int, kept)
-            identity id = std::move(ident[i]);
-            id.ms = median(ms_per_sample[i]).value_or(0.0);
-            s.identities.push_back(std::move(id));
+            std::vector<double> per_sample;
+            for (std::size_t i = 0; i < ident.size(); ++i)
+            {
+                per_sample.clear();
+                for (std::size_t gi = 0; gi < ms_by_sample.size(); ++gi)
+                {
+                    if (i < seen_by_sample[gi].size() && seen_by_sample[gi][i])
+                    {
+                        per_sample.push_back(ms_by_sample[gi][i]);
+                    }
+                }
+                ms_of[i] = median(per_sample).value_or(0.0);
+                // moved: below, ident only answers each identity's build count (an int, kept)
+                identity id = std::move(ident[i]);
+                id.ms = ms_of[i];
+                s.identities.push_back(std::move(id));
+            }
+            ms_by_sample = {};
+            seen_by_sample = {};
         }
         std::stable_sort(s.identities.begin(),
                          s.identities.end(),
@@ -553,83 +599,31 @@ namespace xwarp
             std::stable_sort(s.modules.begin(), s.modules.end(), [](const module_total& a, const module_total& b) { return a.ms > b.ms; });
         }
 
-        // Modules that loaded under several identities: per (module, device), split into hash
-        // churn (several hashes at one block_dim) and block_dim spread (several block_dims).
-        struct group_acc
-        {
-            std::map<int, std::vector<std::string_view>> hashes_by_bd;  // in first-seen order
-            std::vector<int> bds;
-            bool sets_known = true;
-        };
-        // keyed by views of the loads' (module, device), which outlive these tables
-        using module_device = std::pair<std::string_view, std::string_view>;
-        std::unordered_map<module_device, group_acc, tuple_hash> groups;
-        std::vector<module_device> group_order;
-        for (const auto* smp : good)
-        {
-            for (const auto& l : smp->cold.module_loads)
-            {
-                const module_device gk{l.module, l.device};
-                auto [at, added] = groups.try_emplace(gk);
-                if (added)
-                {
-                    group_order.push_back(gk);
-                }
-                auto& g = at->second;
-                int bd = l.block_dim.value_or(-1);
-                if (std::find(g.bds.begin(), g.bds.end(), bd) == g.bds.end())
-                {
-                    g.bds.push_back(bd);
-                }
-                add_unique(g.hashes_by_bd[bd], std::string_view(l.hash));
-                g.sets_known = g.sets_known && l.snapshot.has_value();
-            }
-        }
-        auto identity_ms = [&](std::string_view module, std::string_view hash, std::string_view device, int bd)
-        {
-            auto it = index_of.find(identity_key{module, hash, device, bd});
-            if (it == index_of.end())
-            {
-                return std::make_pair(0.0, 0);
-            }
-            return std::make_pair(median(ms_per_sample[it->second]).value_or(0.0), ident[it->second].builds);
-        };
-        auto first_load = [&](std::string_view module, std::string_view device, int bd,
-                              std::string_view hash) -> const module_load*
-        {
-            // the first cold load of each identity, kept by index: a scan per lookup made the
-            // report quadratic in the identities (100k took 2 minutes)
-            auto it = index_of.find(identity_key{module, hash, device, bd});
-            return it == index_of.end() ? nullptr : first_load_of[it->second];
-        };
         for (const auto& gk : group_order)
         {
             const auto& g = groups.at(gk);
             for (int bd : g.bds)
             {
-                const auto& hs = g.hashes_by_bd.at(bd);
-                if (hs.size() > 1)
+                const auto& members = g.identities_by_bd.at(bd);
+                if (members.size() > 1)
                 {
                     rebuild_group rg;
                     rg.module = gk.first;
                     rg.device = std::string(gk.second);
                     rg.kind = "hash-churn";
-                    rg.hashes.assign(hs.begin(), hs.end());
                     rg.block_dims = {bd};
                     rg.kernel_sets_known = g.sets_known;
-                    for (const auto& h : hs)
+                    for (const std::size_t i : members)
                     {
-                        auto [ms, b] = identity_ms(gk.first, h, gk.second, bd);
-                        rg.ms += ms;
-                        rg.builds += b;
+                        rg.hashes.push_back(first_load_of[i]->hash);
+                        rg.ms += ms_of[i];
+                        rg.builds += ident[i].builds;
                     }
-                    // Why each hash gave way to the next, from the loads' content snapshots.
-                    for (std::size_t i = 0; i + 1 < hs.size(); ++i)
+                    // Why each hash gave way to the next, from their first loads' content snapshots.
+                    for (std::size_t k = 0; k + 1 < members.size(); ++k)
                     {
-                        const module_load* before = first_load(gk.first, gk.second, bd, hs[i]);
-                        const module_load* after = first_load(gk.first, gk.second, bd, hs[i + 1]);
-                        rg.moves.push_back(before && after ? describe_hash_change(classify_hash_change(*before, *after))
-                                                           : std::string());
+                        rg.moves.push_back(describe_hash_change(
+                            classify_hash_change(*first_load_of[members[k]], *first_load_of[members[k + 1]])));
                     }
                     s.rebuilt.push_back(std::move(rg));
                 }
@@ -644,12 +638,11 @@ namespace xwarp
                 rg.kernel_sets_known = g.sets_known;
                 for (int bd : g.bds)
                 {
-                    for (const auto& h : g.hashes_by_bd.at(bd))
+                    for (const std::size_t i : g.identities_by_bd.at(bd))
                     {
-                        rg.hashes.emplace_back(h);
-                        auto [ms, b] = identity_ms(gk.first, h, gk.second, bd);
-                        rg.ms += ms;
-                        rg.builds += b;
+                        rg.hashes.push_back(first_load_of[i]->hash);
+                        rg.ms += ms_of[i];
+                        rg.builds += ident[i].builds;
                     }
                 }
                 s.rebuilt.push_back(std::move(rg));
