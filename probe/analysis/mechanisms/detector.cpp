@@ -407,6 +407,8 @@ namespace xwarp::detect
             std::string changes;
             std::vector<std::string> what;
             std::vector<double> per_sample;  // one entry per sample that showed it
+            double sample_cost = 0.0;        // of the sample being read
+            bool costed = false;             // this sample's moves cost it something
             std::map<int, std::vector<std::string>> sequence_by_bd;  // first sample, short hashes
         };
         using module_device = std::tuple<std::string_view, std::string_view>;  // views of the moves' strings
@@ -414,7 +416,9 @@ namespace xwarp::detect
         std::vector<module_device> order;
         for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
         {
-            std::unordered_map<module_device, double, tuple_hash> cost;
+            // The groups this sample's moves cost something, summed in the group (nodes do not
+            // move): a table of costs per sample was a second lookup and node per move.
+            std::vector<group*> costed;
             for (const auto& m : ctx.moves[gi])
             {
                 if (m.mechanism != mechanism)
@@ -422,20 +426,29 @@ namespace xwarp::detect
                     continue;
                 }
                 const module_device key(m.module(), m.device());
+                auto it = groups.find(key);
+                if (it == groups.end())
+                {
+                    if (gi != 0)
+                    {
+                        continue;  // a module the first sample did not show churning: no finding to add to
+                    }
+                    order.push_back(key);
+                    it = groups.emplace(key, group{out.findings.size(), {}, {}, {}, 0.0, false, {}}).first;
+                    out.findings.push_back(make_finding(mechanism, m.module(), m.device()));
+                }
+                auto& g = it->second;
                 // the build this change forced, minus what the fix still pays once
-                cost[key] += m.returning ? m.after->work_ms() : removable(*m.before);
+                if (!g.costed)
+                {
+                    g.costed = true;
+                    costed.push_back(&g);
+                }
+                g.sample_cost += m.returning ? m.after->work_ms() : removable(*m.before);
                 if (gi != 0)
                 {
                     continue;
                 }
-                auto it = groups.find(key);
-                if (it == groups.end())
-                {
-                    order.push_back(key);
-                    it = groups.emplace(key, group{out.findings.size(), {}, {}, {}, {}}).first;
-                    out.findings.push_back(make_finding(mechanism, m.module(), m.device()));
-                }
-                auto& g = it->second;
                 finding& f = out.findings[g.finding];
                 auto& seq = g.sequence_by_bd[m.block_dim];
                 if (seq.empty())
@@ -507,13 +520,11 @@ namespace xwarp::detect
                 }
                 g.changes += change;
             }
-            for (const auto& [key, ms] : cost)
+            for (group* g : costed)
             {
-                auto it = groups.find(key);
-                if (it != groups.end())
-                {
-                    it->second.per_sample.push_back(ms);
-                }
+                g->per_sample.push_back(g->sample_cost);
+                g->sample_cost = 0.0;
+                g->costed = false;
             }
         }
         for (const auto& key : order)
