@@ -6,10 +6,13 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <unordered_map>
 
 #include "xwarp/analysis/stats.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/model/format.hpp"
+#include "xwarp/model/tuple_hash.hpp"
 
 namespace xwarp
 {
@@ -303,30 +306,43 @@ namespace xwarp
             return c;
         }
 
-        using id_set = std::set<identity_key>;
-
-        id_set identities_of(const run_result& run)
+        // A pass's identities, sorted and each once (views of its loads' strings).
+        std::vector<identity_key> identities_of(const run_result& run)
         {
-            id_set s;
+            std::vector<identity_key> ids;
+            ids.reserve(run.module_loads.size());
             for (const auto& l : run.module_loads)
             {
-                s.insert(key_of(l));
+                ids.push_back(key_of(l));
             }
-            return s;
+            std::sort(ids.begin(), ids.end());
+            ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+            return ids;
         }
 
-        std::map<std::pair<std::string, std::string>, std::vector<std::string>> hashes_by_module(const run_result& run)
+        // Per (module, device), its hashes in load order, each once; sorted by (module, device).
+        // Views of the pass's strings: a tree of copies per load was most of compare's own time
+        // on 100,000 identities.
+        using module_device_view = std::pair<std::string_view, std::string_view>;
+        std::vector<std::pair<module_device_view, std::vector<std::string_view>>> hashes_by_module(const run_result& run)
         {
-            std::map<std::pair<std::string, std::string>, std::vector<std::string>> m;
+            std::vector<std::pair<module_device_view, std::vector<std::string_view>>> modules;
+            std::unordered_map<module_device_view, std::size_t, tuple_hash> index;
             for (const auto& l : run.module_loads)
             {
-                auto& v = m[{l.module, l.device}];
-                if (std::find(v.begin(), v.end(), l.hash) == v.end())
+                const auto [it, added] = index.try_emplace(module_device_view(l.module, l.device), modules.size());
+                if (added)
                 {
-                    v.push_back(l.hash);
+                    modules.push_back({it->first, {}});
+                }
+                auto& v = modules[it->second].second;
+                if (std::find(v.begin(), v.end(), std::string_view(l.hash)) == v.end())
+                {
+                    v.emplace_back(l.hash);
                 }
             }
-            return m;
+            std::sort(modules.begin(), modules.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+            return modules;
         }
 
         std::optional<double> count_if_loads(const run_result& run, load_status st)
@@ -526,46 +542,44 @@ namespace xwarp
         c.workload = check_workload(b, a);
 
         // Receipts and structure.
-        auto hb = hashes_by_module(b);
-        auto ha = hashes_by_module(a);
-        std::set<std::pair<std::string, std::string>> keys;
-        for (const auto& [k, v] : hb)
+        const auto hb = hashes_by_module(b);
+        const auto ha = hashes_by_module(a);
         {
-            keys.insert(k);
-        }
-        for (const auto& [k, v] : ha)
-        {
-            keys.insert(k);
-        }
-        for (const auto& k : keys)
-        {
-            hash_receipt r;
-            r.module = k.first;
-            r.device = k.second;
-            if (hb.count(k))
+            // both sides' (module, device) in order, merged
+            auto as_set = [](std::vector<std::string_view> v)
             {
-                r.before = hb[k];
-            }
-            if (ha.count(k))
+                std::sort(v.begin(), v.end());
+                v.erase(std::unique(v.begin(), v.end()), v.end());
+                return v;
+            };
+            std::size_t ib = 0;
+            std::size_t ia = 0;
+            while (ib < hb.size() || ia < ha.size())
             {
-                r.after = ha[k];
+                const bool take_b = ib < hb.size() && (ia >= ha.size() || !(ha[ia].first < hb[ib].first));
+                const bool take_a = ia < ha.size() && (ib >= hb.size() || !(hb[ib].first < ha[ia].first));
+                const module_device_view& k = take_b ? hb[ib].first : ha[ia].first;
+                hash_receipt r;
+                r.module = k.first;
+                r.device = k.second;
+                if (take_b)
+                {
+                    r.before.assign(hb[ib].second.begin(), hb[ib].second.end());
+                }
+                if (take_a)
+                {
+                    r.after.assign(ha[ia].second.begin(), ha[ia].second.end());
+                }
+                r.changed = as_set(take_b ? hb[ib].second : std::vector<std::string_view>{})
+                            != as_set(take_a ? ha[ia].second : std::vector<std::string_view>{});
+                c.receipts.push_back(std::move(r));
+                ib += take_b ? 1 : 0;
+                ia += take_a ? 1 : 0;
             }
-            r.changed = std::set<std::string>(r.before.begin(), r.before.end())
-                        != std::set<std::string>(r.after.begin(), r.after.end());
-            c.receipts.push_back(r);
         }
-        auto module_count = [](const run_result& run)
-        {
-            std::set<std::pair<std::string, std::string>> m;
-            for (const auto& l : run.module_loads)
-            {
-                m.insert({l.module, l.device});
-            }
-            return static_cast<double>(m.size());
-        };
         c.structure = {
             {"identities", before.result.identity_count.median, after.result.identity_count.median},
-            {"modules", module_count(b), module_count(a)},
+            {"modules", static_cast<double>(hb.size()), static_cast<double>(ha.size())},
             {"builds (compiled loads)", count_if_loads(b, load_status::compiled), count_if_loads(a, load_status::compiled)},
             {"generated source bytes", before.result.source_bytes.median, after.result.source_bytes.median},
             {"LTO artifacts", before.result.lto_artifacts.median, after.result.lto_artifacts.median},
