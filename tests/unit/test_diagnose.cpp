@@ -113,6 +113,34 @@ TEST(Diagnose, LateKernelGetsCs1WithLocationAndSavings)
     EXPECT_EQ(f->cause.value()["sequences"]["1"], f->cause.value()["sequence"]);
 }
 
+// A module churning at several block_dims: its cause lists each block_dim's sequence under the
+// block_dim's name, and those names are written in the order a tree's dump writes them (as
+// text: "1024" < "128" < "64"), not in block_dim order.
+TEST(Diagnose, ChurnAtSeveralBlockDimsIsOneCauseWrittenAsItsTreeWouldBe)
+{
+    report r;
+    std::vector<module_load> loads;
+    for (int bd : {64, 128, 1024})
+    {
+        loads.push_back(load("m", "a" + std::to_string(bd), 900, load_status::compiled, bd, {"k1"}));
+        loads.push_back(load("m", "b" + std::to_string(bd), 300, load_status::compiled, bd, {"k1", "k2"}));
+    }
+    for (std::size_t i = 0; i < loads.size(); ++i)
+    {
+        loads[i].seq = static_cast<std::int64_t>(i);
+    }
+    r.samples.push_back(make_sample(1, pass(4000, loads), pass(500, {})));
+    analyze(r);
+    const finding* f = find(r, "CS-1");
+    ASSERT_NE(f, nullptr);
+    const nlohmann::json cause = f->cause.value();
+    EXPECT_EQ(f->cause.text(), cause.dump());
+    EXPECT_EQ(cause["block_dims"], nlohmann::json({64, 128, 1024}));
+    EXPECT_EQ(cause["sequences"]["1024"], nlohmann::json({"a1024", "b1024"}));
+    EXPECT_EQ(cause["sequence"], cause["sequences"]["64"]);
+    EXPECT_EQ(cause["changes"].size(), 3u);
+}
+
 TEST(Diagnose, HashReturningToAnEarlierValueIsThrash)
 {
     report r;

@@ -533,23 +533,35 @@ namespace xwarp::detect
             auto& g = node->second;
             auto& f = out.findings[g.finding];
             std::vector<std::string> sequences;
-            json block_dims = json::array();
-            json seq_json = json::object();
+            std::string block_dims;
+            // {"<block_dim>": [short hashes]}: an object's members are written sorted by their
+            // names, which sort as text ("-1" < "128" < "64")
+            std::vector<std::pair<std::string, std::string>> seq_members;
+            auto hashes_text = [](const std::vector<std::string>& seq)
+            {
+                return json_string_array(std::vector<std::string_view>(seq.begin(), seq.end()));
+            };
             for (const auto& [bd, seq] : g.sequence_by_bd)
             {
                 sequences.push_back("at block_dim " + std::to_string(bd) + ": " + join(seq, " -> "));
-                block_dims.push_back(bd);
-                seq_json[std::to_string(bd)] = seq;
+                block_dims += (block_dims.empty() ? "" : ",") + std::to_string(bd);
+                seq_members.emplace_back(std::to_string(bd), hashes_text(seq));
             }
+            std::sort(seq_members.begin(), seq_members.end());
+            std::string seq_object;
+            for (const auto& [name, hashes] : seq_members)
+            {
+                seq_object += (seq_object.empty() ? "{\"" : ",\"") + name + "\":" + hashes;
+            }
+            seq_object += seq_object.empty() ? "{}" : "}";
             // The cause's text is spliced from its parts, its changes already text: parsing them
-            // back into a tree to dump it again was half of this detector's time. Members in
-            // the order dump() writes them (sorted); block_dim and sequence are kept for readers
-            // of the first schema (the first block_dim's sequence).
+            // back into a tree to dump it again was half of this detector's time, and a tree per
+            // part most of the rest. Members in the order dump() writes them (sorted); block_dim
+            // and sequence are kept for readers of the first schema (the first block_dim's sequence).
             f.cause = json_text::of_compact_text(
-                "{\"block_dim\":" + std::to_string(g.sequence_by_bd.begin()->first) + ",\"block_dims\":"
-                + json_text(block_dims).text() + ",\"changes\":[" + g.changes + "],\"sequence\":"
-                + json_text(json(g.sequence_by_bd.begin()->second)).text() + ",\"sequences\":" + json_text(seq_json).text()
-                + "}");
+                "{\"block_dim\":" + std::to_string(g.sequence_by_bd.begin()->first) + ",\"block_dims\":[" + block_dims
+                + "],\"changes\":[" + g.changes + "],\"sequence\":" + hashes_text(g.sequence_by_bd.begin()->second)
+                + ",\"sequences\":" + seq_object + "}");
             f.savings_ms = median(g.per_sample);
             if (mechanism == "hash-thrash")
             {
