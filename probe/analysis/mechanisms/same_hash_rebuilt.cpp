@@ -1,6 +1,7 @@
 // same-hash-rebuilt: one module identity compiled more than once in one pass: the cache was
 // bypassed or cleared between the loads, or processes built it at the same time.
 #include <map>
+#include <unordered_map>
 
 #include "detector.hpp"
 #include "xwarp/analysis/stats.hpp"
@@ -16,12 +17,29 @@ namespace xwarp::detect
             std::map<identity_key, int> builds_first;
             for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
             {
-                std::map<identity_key, std::vector<const module_load*>> compiled;
-                for (const auto& l : ctx.good[gi]->cold.module_loads)
+                // Counted first in a hash table: an ordered map of every compiled identity
+                // compared module names a dozen times per load; only identities compiled more
+                // than once are kept, in order, with their loads.
+                const auto& loads = ctx.good[gi]->cold.module_loads;
+                std::unordered_map<identity_key, int, tuple_hash> builds;
+                builds.reserve(loads.size());
+                for (const auto& l : loads)
                 {
                     if (l.status == load_status::compiled && !l.hash.empty())
                     {
-                        compiled[key_of(l)].push_back(&l);
+                        ++builds[key_of(l)];
+                    }
+                }
+                std::map<identity_key, std::vector<const module_load*>> compiled;
+                for (const auto& l : loads)
+                {
+                    if (l.status == load_status::compiled && !l.hash.empty())
+                    {
+                        const identity_key key = key_of(l);
+                        if (builds[key] > 1)
+                        {
+                            compiled[key].push_back(&l);
+                        }
                     }
                 }
                 for (const auto& [k, v] : compiled)
