@@ -17,29 +17,27 @@ namespace xwarp::detect
             std::map<identity_key, int> builds_first;
             for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
             {
-                // Counted first in a hash table: an ordered map of every compiled identity
-                // compared module names a dozen times per load; only identities compiled more
-                // than once are kept, in order, with their loads.
-                const auto& loads = ctx.good[gi]->cold.module_loads;
-                std::unordered_map<identity_key, int, tuple_hash> builds;
-                builds.reserve(loads.size());
-                for (const auto& l : loads)
-                {
-                    if (l.status == load_status::compiled && !l.hash.empty())
-                    {
-                        ++builds[key_of(l)];
-                    }
-                }
+                // Each identity's first compiled load in a hash table, and in order only those
+                // compiled again, with all their loads: an ordered map of every compiled identity
+                // compared module names a dozen times per load.
+                std::unordered_map<identity_key, const module_load*, tuple_hash> first_build;
+                first_build.reserve(ctx.good[gi]->cold.module_loads.size());
                 std::map<identity_key, std::vector<const module_load*>> compiled;
-                for (const auto& l : loads)
+                for (const auto& l : ctx.good[gi]->cold.module_loads)
                 {
-                    if (l.status == load_status::compiled && !l.hash.empty())
+                    if (l.status != load_status::compiled || l.hash.empty())
                     {
-                        const identity_key key = key_of(l);
-                        if (builds[key] > 1)
+                        continue;
+                    }
+                    const auto [first, added] = first_build.try_emplace(key_of(l), &l);
+                    if (!added)
+                    {
+                        auto& builds = compiled[first->first];
+                        if (builds.empty())
                         {
-                            compiled[key].push_back(&l);
+                            builds.push_back(first->second);
                         }
+                        builds.push_back(&l);
                     }
                 }
                 for (const auto& [k, v] : compiled)
