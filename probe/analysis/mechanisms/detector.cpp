@@ -453,7 +453,7 @@ namespace xwarp::detect
                 auto& seq = g.sequence_by_bd[m.block_dim];
                 if (seq.empty())
                 {
-                    seq = ctx.first_sequence(m.pid, m.module(), m.device(), m.block_dim);
+                    seq = ctx.first_sequence(m);
                 }
                 // The change as compact JSON text, members in the order dump() writes them
                 // (sorted), put together from its parts: a tree per move, dumped, was most of

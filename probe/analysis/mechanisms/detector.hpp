@@ -42,6 +42,7 @@ namespace xwarp::detect
         const module_load* after = nullptr;  // its module and device are the move's (not copied: a
                                              // report of 100,000 identities makes 50,000 moves)
         bool returning = false;  // back to a hash this sequence had before (thrash)
+        std::size_t sequence = 0;  // its (process, module, device, block_dim) among its pass's sequences
         held_change change;      // empty kind when returning
         std::string mechanism;   // the mechanism the move is attributed to
 
@@ -113,14 +114,12 @@ namespace xwarp::detect
         // A load a preload made at a block_dim no launch of its module used (preload-block-dim).
         bool unused_preload_variant(const module_load& l) const;
 
-        // The short hashes one (process, module, device, block_dim) went through in the first
-        // good cold pass, repeats merged.
-        std::vector<std::string> first_sequence(std::int64_t pid, const std::string& module, const std::string& device,
-                                                int block_dim) const;
+        // The short hashes the (process, module, device, block_dim) of a move of the first good
+        // cold pass went through in that pass, repeats merged.
+        std::vector<std::string> first_sequence(const hash_move& first_pass_move) const;
 
     private:
         load_sequences m_first_sequences;  // of the first good cold pass
-        sequence_index m_first_index;
         mutable std::optional<launched_map> m_launched;
         std::vector<granular_modules> m_granular;
     };

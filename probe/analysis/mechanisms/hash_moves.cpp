@@ -301,8 +301,9 @@ namespace xwarp
         {
             // Loads of one (process, module, device, block_dim), in the order they happened, the
             // sequences in the order they first appear. The index says which sequence a key is.
-            load_sequences sequences(const run_result& run, sequence_index& index)
+            load_sequences sequences(const run_result& run)
             {
+                sequence_index index;
                 std::vector<const module_load*> ordered;
                 ordered.reserve(run.module_loads.size());
                 for (const auto& l : run.module_loads)
@@ -375,6 +376,7 @@ namespace xwarp
                         m.block_dim = l->block_dim.value_or(-1);
                         m.before = prev;
                         m.after = l;
+                        m.sequence = q;
                         m.returning = std::find(seen.begin(), seen.end(), l->hash) != seen.end();
                         if (m.returning)
                         {
@@ -415,9 +417,7 @@ namespace xwarp
             for (std::size_t gi = 0; gi < good.size(); ++gi)
             {
                 // the first good cold pass's sequences are kept (first_sequence reads them)
-                sequence_index other;
-                sequence_index& index = gi == 0 ? m_first_index : other;
-                load_sequences seqs = sequences(good[gi]->cold, index);
+                load_sequences seqs = sequences(good[gi]->cold);
                 moves.push_back(moves_of(good[gi]->cold, seqs));
                 if (gi == 0)
                 {
@@ -443,19 +443,15 @@ namespace xwarp
             return *m_launched;
         }
 
-        std::vector<std::string> context::first_sequence(std::int64_t pid, const std::string& module,
-                                                         const std::string& device, int block_dim) const
+        std::vector<std::string> context::first_sequence(const hash_move& first_pass_move) const
         {
             // Made when asked: held for every sequence, the short hashes were a vector of strings
-            // per module through every detector.
+            // per module through every detector. By the move's sequence: looked up by its
+            // strings, each cost a hash of its module's name.
             std::vector<std::string> hashes;
-            auto it = m_first_index.find(sequence_key(pid, module, device, block_dim));
-            if (it == m_first_index.end())
-            {
-                return hashes;
-            }
-            const module_load* const* seq = m_first_sequences.begin(it->second);
-            for (std::size_t i = 0; i < m_first_sequences.length(it->second); ++i)
+            const std::size_t q = first_pass_move.sequence;
+            const module_load* const* seq = m_first_sequences.begin(q);
+            for (std::size_t i = 0; i < m_first_sequences.length(q); ++i)
             {
                 std::string h = seq[i]->short_hash();
                 if (hashes.empty() || hashes.back() != h)
