@@ -360,6 +360,9 @@ namespace xwarp
         // known of it is kept in vectors by that index (a hash table per figure made a report of
         // 100,000 identities hash and compare every load's strings half a dozen times).
         std::unordered_map<identity_key, std::size_t, tuple_hash> index_of;
+        // sized for the first sample's loads: grown by doubling, a table of 100,000 identities
+        // was walked again at every growth
+        index_of.reserve(good.empty() ? 0 : good.front()->cold.module_loads.size());
         std::vector<identity> ident;                      // first-seen order
         std::vector<std::vector<double>> ms_by_sample;    // per good sample, by identity index
         std::vector<std::vector<char>> seen_by_sample;    // per good sample: which identities it loaded
@@ -391,6 +394,7 @@ namespace xwarp
         // keyed by views of the loads' (module, device), which outlive these tables
         using module_device = std::pair<std::string_view, std::string_view>;
         std::unordered_map<module_device, group_acc, tuple_hash> groups;
+        groups.reserve(good.front()->cold.module_loads.size());
         std::vector<module_device> group_order;
 
         for (std::size_t gi = 0; gi < good.size(); ++gi)
@@ -655,6 +659,7 @@ namespace xwarp
         // Launches per kernel, as the first good sample's cold pass made them.
         using kernel_key = std::tuple<std::string_view, std::string_view, std::string_view>;  // views of the launches
         std::unordered_map<kernel_key, std::size_t, tuple_hash> kernel_index;
+        kernel_index.reserve(good.front()->cold.launches.size());
         for (const auto& l : good.front()->cold.launches)
         {
             auto [pos, inserted] = kernel_index.try_emplace(kernel_key(l.kernel, l.module, l.device), s.launch_kernels.size());

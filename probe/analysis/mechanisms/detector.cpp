@@ -413,6 +413,7 @@ namespace xwarp::detect
         };
         using module_device = std::tuple<std::string_view, std::string_view>;  // views of the moves' strings
         std::unordered_map<module_device, group, tuple_hash> groups;
+        groups.reserve(ctx.moves.front().size());  // at most a group per move of the first sample
         std::vector<module_device> order;
         for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
         {

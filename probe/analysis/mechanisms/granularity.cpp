@@ -43,6 +43,7 @@ namespace xwarp::detect
         };
         using pid_device_name = std::tuple<std::int64_t, std::string_view, std::string_view>;
         std::unordered_map<pid_device_name, std::size_t, tuple_hash> index_of;
+        index_of.reserve(run.module_loads.size());
         std::vector<per_module> modules;
         for (const auto& l : run.module_loads)
         {

@@ -304,6 +304,7 @@ namespace xwarp
             load_sequences sequences(const run_result& run)
             {
                 sequence_index index;
+                index.reserve(run.module_loads.size());
                 std::vector<const module_load*> ordered;
                 ordered.reserve(run.module_loads.size());
                 for (const auto& l : run.module_loads)
