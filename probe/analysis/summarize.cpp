@@ -126,7 +126,7 @@ namespace xwarp
             }
             for (const auto& trace : run.nvrtc_traces)
             {
-                if (trace.hash_prefix.empty() || l.hash.rfind(trace.hash_prefix, 0) != 0 || trace.events.empty())
+                if (trace.hash_prefix.empty() || l.hash.str().rfind(trace.hash_prefix, 0) != 0 || trace.events.empty())
                 {
                     continue;
                 }
@@ -612,8 +612,8 @@ namespace xwarp
                 if (members.size() > 1)
                 {
                     rebuild_group rg;
-                    rg.module = gk.first;
-                    rg.device = std::string(gk.second);
+                    rg.module = first_load_of[members.front()]->module;  // shared, not copied
+                    rg.device = first_load_of[members.front()]->device;
                     rg.kind = "hash-churn";
                     rg.block_dims = {bd};
                     rg.kernel_sets_known = g.sets_known;
@@ -635,8 +635,9 @@ namespace xwarp
             if (g.bds.size() > 1)
             {
                 rebuild_group rg;
-                rg.module = gk.first;
-                rg.device = std::string(gk.second);
+                const module_load* first = first_load_of[g.identities_by_bd.at(g.bds.front()).front()];
+                rg.module = first->module;  // shared, not copied
+                rg.device = first->device;
                 rg.kind = "block-dim-spread";
                 rg.block_dims = g.bds;
                 rg.kernel_sets_known = g.sets_known;

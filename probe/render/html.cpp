@@ -205,7 +205,7 @@ namespace xwarp
                         if (g.kind == "hash-churn" && g.module == m.module && g.device == m.device && !g.block_dims.empty()
                             && g.block_dims[0] == bd)
                         {
-                            chain = g.hashes;
+                            chain.assign(g.hashes.begin(), g.hashes.end());
                             moves = g.moves;
                         }
                     }

@@ -377,7 +377,9 @@ namespace xwarp
             }
             for (auto& g : s.rebuilt)
             {
-                shorten(g.module);
+                std::string module = g.module;
+                shorten(module);
+                g.module = std::move(module);
             }
             for (auto& k : s.launch_kernels)
             {

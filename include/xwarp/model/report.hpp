@@ -82,7 +82,11 @@ namespace xwarp
         operator const std::string&() const { return *m_text; }
         operator std::string_view() const noexcept { return *m_text; }  // for keys of views
         bool empty() const { return m_text->empty(); }
+        std::size_t size() const { return m_text->size(); }
+        std::string::const_iterator begin() const { return m_text->begin(); }
+        std::string::const_iterator end() const { return m_text->end(); }
         std::size_t find(const std::string& what) const { return m_text->find(what); }
+        std::string substr(std::size_t pos, std::size_t n = std::string::npos) const { return m_text->substr(pos, n); }
 
         // Friends found only through a shared_text argument: JSON converts to anything with a
         // from_json, and free operators would make its comparisons with strings ambiguous.
@@ -188,8 +192,11 @@ namespace xwarp
     // and a report of 100,000 identities holds 100,000 loads through every step.
     struct module_load
     {
-        std::string module;
-        std::string hash;  // full hex from hooks; 7 hex when parsed from Warp's log
+        // Shared with the identities, spans and groups the summary makes from this load (a name
+        // and a hash past the small-string limit were copied into each), and a name with the
+        // loads of the same module next to it.
+        shared_text module;
+        shared_text hash;  // full hex from hooks; 7 hex when parsed from Warp's log
         shared_text device;
         std::optional<int> block_dim;
         load_status status = load_status::unknown;
@@ -220,7 +227,7 @@ namespace xwarp
 
         // The figure used for "module work": Warp's own timer when it ran, else the wrapper's.
         double work_ms() const;
-        std::string short_hash() const { return hash.substr(0, 7); }
+        std::string short_hash() const { return hash.str().substr(0, 7); }
     };
 
     // Something that dirtied an already-loaded module, with the user statement that did it.
@@ -377,8 +384,8 @@ namespace xwarp
     // A distinct (module, hash, device, block_dim) seen in the cold passes.
     struct identity
     {
-        std::string module;
-        std::string hash;
+        shared_text module;  // its first load's (shared)
+        shared_text hash;
         shared_text device;
         std::optional<int> block_dim;
         double ms = 0.0;       // median over the samples that built it
@@ -391,10 +398,10 @@ namespace xwarp
     // A module (per device) that loaded under more than one identity in one cold pass.
     struct rebuild_group
     {
-        std::string module;
+        shared_text module;
         shared_text device;
         shared_text kind;  // "hash-churn" or "block-dim-spread"
-        std::vector<std::string> hashes;  // in load order
+        std::vector<shared_text> hashes;  // in load order, its identities' (shared)
         std::vector<int> block_dims;
         int builds = 0;
         double ms = 0.0;
@@ -408,7 +415,7 @@ namespace xwarp
     // (reports summarise the modules beyond their first rows with these).
     struct module_total
     {
-        std::string module;
+        shared_text module;
         shared_text device;
         int identities = 0;
         int builds = 0;
@@ -437,8 +444,8 @@ namespace xwarp
         std::int64_t pid = 0;
         shared_text thread;
         shared_text kind;  // load, codegen, compile, header, lto, nvrtc (a phase NVRTC traced inside compile)
-        std::string module;
-        std::string hash;
+        shared_text module;  // its load's (shared)
+        shared_text hash;
         shared_text device;
         std::optional<int> block_dim;
         shared_text status;        // of the load
