@@ -1049,10 +1049,20 @@ namespace xwarp
                 {
                     continue;
                 }
-                run->module_loads.insert(run->module_loads.end(), std::make_move_iterator(recs.loads.begin()),
-                                         std::make_move_iterator(recs.loads.end()));
-                run->launches.insert(run->launches.end(), std::make_move_iterator(recs.launches.begin()),
-                                     std::make_move_iterator(recs.launches.end()));
+                // Taken whole where the pass has none yet (it never has: the skeleton holds no
+                // records): moved element by element, the records were held twice at the end of
+                // reading, the reader's peak.
+                auto take = [](auto& into, auto& records)
+                {
+                    if (into.empty())
+                    {
+                        into = std::move(records);
+                        return;
+                    }
+                    into.insert(into.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
+                };
+                take(run->module_loads, recs.loads);
+                take(run->launches, recs.launches);
             }
             return r;
         }
