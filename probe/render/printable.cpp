@@ -358,10 +358,10 @@ namespace xwarp
         {
             for (auto& f : r.findings)
             {
-                for (std::string* x : {&f.evidence, &f.module})
-                {
-                    shorten(*x);
-                }
+                shorten(f.evidence);
+                std::string module = f.module;
+                shorten(module);
+                f.module = std::move(module);
                 std::string recommendation = f.recommendation;
                 shorten(recommendation);
                 f.recommendation = std::move(recommendation);

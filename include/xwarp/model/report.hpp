@@ -145,7 +145,7 @@ namespace xwarp
     {
         std::string key;
         std::string hash;  // kernel content hash, 16 hex
-        std::string sig;   // generic instance signature, empty for plain kernels
+        shared_text sig;   // generic instance signature, empty for plain kernels (most: one empty text)
         bool generic = false;
         nlohmann::json types;  // a generic instance's argument types as data (for preregister-overloads)
     };
@@ -175,7 +175,7 @@ namespace xwarp
         std::vector<kernel_entry> kernels;
         std::map<std::string, std::string> functions;  // user @wp.func key -> deep hash
         shared_options options;      // resolved module options
-        std::string options_source;  // "resolved" (Warp >= 1.13) or "module"
+        shared_text options_source;  // "resolved" (Warp >= 1.13) or "module": one text for many loads
     };
 
     // A part of a load's time: code generation, the native compile, a MathDx LTO artifact,
@@ -521,7 +521,7 @@ namespace xwarp
     {
         shared_text mechanism;  // CS-1..CS-13, option-not-arrived, ...
         shared_text title;
-        std::string module;
+        shared_text module;  // a churning module's is its loads' (shared); a list of modules for some
         shared_text device;
         std::string evidence;
         json_text cause;  // an object: what the detector saw, for readers of the JSON

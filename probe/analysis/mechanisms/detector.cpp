@@ -11,11 +11,11 @@ namespace xwarp::detect
 {
     using nlohmann::json;
 
-    finding make_finding(const std::string& mechanism, const std::string& module, const std::string& device)
+    finding make_finding(const std::string& mechanism, shared_text module, const std::string& device)
     {
         finding f;
         f.mechanism = mechanism;
-        f.module = module;
+        f.module = std::move(module);
         f.device = device;
         if (const auto* m = find_mechanism(mechanism))
         {

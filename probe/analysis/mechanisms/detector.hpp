@@ -28,7 +28,7 @@ namespace xwarp::detect
     // every detector; only the churn detector reads a detail, to write it into a cause.
     struct held_change
     {
-        std::string kind;  // empty when the move returns to an earlier hash
+        shared_text kind;  // empty when the move returns to an earlier hash; one of a few words
         json_text detail;
     };
 
@@ -44,9 +44,9 @@ namespace xwarp::detect
         bool returning = false;  // back to a hash this sequence had before (thrash)
         std::size_t sequence = 0;  // its (process, module, device, block_dim) among its pass's sequences
         held_change change;      // empty kind when returning
-        std::string mechanism;   // the mechanism the move is attributed to
+        shared_text mechanism;   // the mechanism the move is attributed to
 
-        const std::string& module() const { return after->module; }
+        const shared_text& module() const { return after->module; }
         const std::string& device() const { return after->device; }
     };
 
@@ -151,7 +151,7 @@ namespace xwarp::detect
     // ---- helpers ------------------------------------------------------------------------------
 
     // A finding with the registry's title, kind, guide anchor and lever filled in.
-    finding make_finding(const std::string& mechanism, const std::string& module, const std::string& device);
+    finding make_finding(const std::string& mechanism, shared_text module, const std::string& device);
     declined_lever make_declined(const std::string& mechanism, const std::string& module, const std::string& device);
 
     // Records one place that caused the finding; the first becomes the primary location.
