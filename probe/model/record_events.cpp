@@ -188,7 +188,18 @@ namespace xwarp::detail
         }
     }
 
-    record_events::record_events(record_kind kind) : m_kind(kind) {}
+    shared_text name_pool::get(const std::string& name)
+    {
+        if (auto it = m_names.find(name); it != m_names.end())
+        {
+            return it->second;
+        }
+        shared_text held(name);
+        m_names.emplace(std::string_view(held.str()), held);
+        return held;
+    }
+
+    record_events::record_events(record_kind kind, name_pool* names) : m_kind(kind), m_names(names) {}
 
     bool record_events::null()
     {
@@ -295,12 +306,22 @@ namespace xwarp::detail
         }
     }
 
+    bool record_events::take_module(const scalar& v, shared_text& out)
+    {
+        if (!m_names || v.t != type::string)
+        {
+            return take(v, out);
+        }
+        out = m_names->get(*v.s);
+        return true;
+    }
+
     bool record_events::set_load(int field, const scalar& v)
     {
         module_load& l = m_load;
         switch (static_cast<load_field>(field))
         {
-            case load_field::module: return take(v, l.module);
+            case load_field::module: return take_module(v, l.module);
             case load_field::hash: return take(v, l.hash);
             case load_field::device: return take(v, l.device);
             case load_field::block_dim: return take(v, l.block_dim);
@@ -355,7 +376,7 @@ namespace xwarp::detail
         switch (static_cast<launch_field>(field))
         {
             case launch_field::kernel: return take(v, l.kernel);
-            case launch_field::module: return take(v, l.module);
+            case launch_field::module: return take_module(v, l.module);
             case launch_field::dim:
                 if (v.t != type::null && v.t != type::integer && v.t != type::unsigned_integer)
                 {

@@ -15,6 +15,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -42,12 +44,25 @@ namespace xwarp::detail
         nlohmann::json* m_member = nullptr;
     };
 
+    // The module names read from one report, each held once: a module's loads and launches, and
+    // the warm pass's launches again, name it record after record, and a name past the
+    // small-string limit was a copy in each.
+    class name_pool
+    {
+    public:
+        shared_text get(const std::string& name);
+
+    private:
+        std::unordered_map<std::string_view, shared_text> m_names;  // keys view the texts held
+    };
+
     class record_events
     {
     public:
         struct scalar;  // one value event
 
-        explicit record_events(record_kind kind);
+        // names: where module names are shared from (none: each record holds its own)
+        explicit record_events(record_kind kind, name_pool* names = nullptr);
 
         // The parser's events from the record's opening brace to its closing one. Each
         // returns false when the record is not one this parser converts (it gave up).
@@ -90,6 +105,7 @@ namespace xwarp::detail
         bool value(const scalar& v);
         bool open(bool object);
         bool set_load(int field, const scalar& v);
+        bool take_module(const scalar& v, shared_text& out);  // from the pool when there is one
         bool set_launch(int field, const scalar& v);
         bool set_snapshot(int field, const scalar& v);
         bool set_kernel(int field, const scalar& v);
@@ -99,6 +115,7 @@ namespace xwarp::detail
         void start_text_tree(json_text* into, bool object);  // the tree kept as its compact text
 
         record_kind m_kind;
+        name_pool* m_names;
         bool m_started = false;  // the record's object opened (a second one is refused)
         std::vector<frame> m_frames;
         module_load m_load;

@@ -857,6 +857,7 @@ namespace xwarp
             std::vector<frame> m_frames;
             std::optional<detail::json_tree_builder> m_record;  // read checked: the record's tree
             std::optional<detail::record_events> m_direct;      // read directly (made anew for each record)
+            detail::name_pool m_names;                           // the module names of the records read directly
             std::size_t m_direct_depth = 0;  // inside a record read directly: its nesting (no frames kept)
             std::size_t m_record_depth = 0;
             record_kind m_kind = record_kind::module_load;
@@ -921,7 +922,7 @@ namespace xwarp
                     m_kind = m_frames[3].key == "module_loads" ? record_kind::module_load : record_kind::launch;
                     if (m_how == record_reading::direct)
                     {
-                        m_direct.emplace(m_kind);
+                        m_direct.emplace(m_kind, &m_names);
                         m_direct_depth = 1;
                         return direct(m_direct->start_object());
                     }

@@ -354,17 +354,22 @@ namespace xwarp
                 }
             }
         };
+        auto shorten_shared = [&](shared_text& held)  // a new text only where it changed
+        {
+            std::string text = held;
+            shorten(text);
+            if (text != held.str())
+            {
+                held = shared_text(std::move(text));
+            }
+        };
         if (!long_names.empty())
         {
             for (auto& f : r.findings)
             {
                 shorten(f.evidence);
-                std::string module = f.module;
-                shorten(module);
-                f.module = std::move(module);
-                std::string recommendation = f.recommendation;
-                shorten(recommendation);
-                f.recommendation = std::move(recommendation);
+                shorten_shared(f.module);
+                shorten_shared(f.recommendation);
                 for (auto& l : f.locations)
                 {
                     shorten(l.what);
@@ -377,13 +382,11 @@ namespace xwarp
             }
             for (auto& g : s.rebuilt)
             {
-                std::string module = g.module;
-                shorten(module);
-                g.module = std::move(module);
+                shorten_shared(g.module);
             }
             for (auto& k : s.launch_kernels)
             {
-                shorten(k.module);
+                shorten_shared(k.module);
             }
             for (auto& w : s.warnings)
             {

@@ -229,6 +229,44 @@ TEST(JsonRoundTrip, EqualModuleOptionsAreHeldOnce)
     EXPECT_EQ(&*loads[0].snapshot->options, &*loads[1].snapshot->options);
 }
 
+// A module's name is held once by what the reader reads (its loads, its launches in both
+// passes) and by what the summary makes of its loads: past the small-string limit, each record
+// held a copy, most of a large report's memory after the records themselves.
+TEST(JsonRoundTrip, AModulesNameIsHeldOnceByTheReaderAndTheSummary)
+{
+    const std::string name = "package.subpackage.kernels_of_a_long_module_name";
+    std::vector<module_load> loads{load(name, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 10)};
+    for (int i = 0; i < 12; ++i)  // more modules between than a recent-text memory would span
+    {
+        loads.push_back(load("package.other_module_number_" + std::to_string(i), "b" + std::to_string(i), 10));
+    }
+    loads.push_back(load(name, "cccccccccccccccccccccccccccccccccccccccc", 10));
+    report r;
+    r.samples.push_back(make_sample(1, pass(500, loads), pass(100, {})));
+    for (auto* run : {&r.samples[0].cold, &*r.samples[0].warm})
+    {
+        run->launches[0].module = name;
+    }
+    report back = report_from_text(report_json_text(r));
+    const auto& cold = back.samples[0].cold;
+    const std::string* held = &cold.module_loads.front().module.str();
+    EXPECT_EQ(*held, name);
+    EXPECT_EQ(&cold.module_loads.back().module.str(), held);
+    EXPECT_EQ(&cold.launches.at(0).module.str(), held);
+    EXPECT_EQ(&back.samples[0].warm->launches.at(0).module.str(), held);
+    summarize(back);
+    for (const auto& id : back.result.identities)
+    {
+        if (id.module == name)
+        {
+            EXPECT_EQ(&id.module.str(), held);
+        }
+    }
+    ASSERT_FALSE(back.result.rebuilt.empty());
+    EXPECT_EQ(&back.result.rebuilt.front().module.str(), held);
+    EXPECT_EQ(&back.result.launch_kernels.at(0).module.str(), held);
+}
+
 namespace
 {
     // Every value in a record, each replaced in turn by a value of every JSON type.

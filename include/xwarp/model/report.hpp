@@ -303,7 +303,7 @@ namespace xwarp
     struct launch_record
     {
         std::string kernel;
-        std::string module;
+        shared_text module;  // held once per module by the report reader
         json_text dim = json_text::of_compact_text("null");
         shared_text device;
         std::vector<shared_text> dtypes;
@@ -426,7 +426,7 @@ namespace xwarp
     struct launch_kernel_count
     {
         std::string kernel;
-        std::string module;
+        shared_text module;  // its launches' (shared)
         shared_text device;
         std::int64_t count = 0;
         std::vector<int> block_dims;
