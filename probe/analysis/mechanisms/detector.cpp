@@ -409,7 +409,10 @@ namespace xwarp::detect
             std::vector<double> per_sample;  // one entry per sample that showed it
             double sample_cost = 0.0;        // of the sample being read
             bool costed = false;             // this sample's moves cost it something
-            std::map<int, std::vector<std::string>> sequence_by_bd;  // first sample, short hashes
+            // per block_dim, its first move in the first sample, whose sequence the cause lists
+            // (the short hashes are made with the finding: held here, they were a vector of
+            // strings per group while every group waited)
+            std::map<int, const hash_move*> first_move_by_bd;
         };
         using module_device = std::tuple<std::string_view, std::string_view>;  // views of the moves' strings
         std::unordered_map<module_device, group, tuple_hash> groups;
@@ -451,10 +454,10 @@ namespace xwarp::detect
                     continue;
                 }
                 finding& f = out.findings[g.finding];
-                auto& seq = g.sequence_by_bd[m.block_dim];
-                if (seq.empty())
+                auto& first_move = g.first_move_by_bd[m.block_dim];
+                if (!first_move)
                 {
-                    seq = ctx.first_sequence(m);
+                    first_move = &m;
                 }
                 // The change as compact JSON text, members in the order dump() writes them
                 // (sorted), put together from its parts: a tree per move, dumped, was most of
@@ -542,8 +545,14 @@ namespace xwarp::detect
             {
                 return json_string_array(std::vector<std::string_view>(seq.begin(), seq.end()));
             };
-            for (const auto& [bd, seq] : g.sequence_by_bd)
+            std::string first_sequence;  // the first block_dim's, for readers of the first schema
+            for (const auto& [bd, move] : g.first_move_by_bd)
             {
+                const std::vector<std::string> seq = ctx.first_sequence(*move);
+                if (first_sequence.empty())
+                {
+                    first_sequence = hashes_text(seq);
+                }
                 sequences.push_back("at block_dim " + std::to_string(bd) + ": " + join(seq, " -> "));
                 block_dims += (block_dims.empty() ? "" : ",") + std::to_string(bd);
                 seq_members.emplace_back(std::to_string(bd), hashes_text(seq));
@@ -560,8 +569,8 @@ namespace xwarp::detect
             // part most of the rest. Members in the order dump() writes them (sorted); block_dim
             // and sequence are kept for readers of the first schema (the first block_dim's sequence).
             f.cause = json_text::of_compact_text(
-                "{\"block_dim\":" + std::to_string(g.sequence_by_bd.begin()->first) + ",\"block_dims\":[" + block_dims
-                + "],\"changes\":[" + g.changes + "],\"sequence\":" + hashes_text(g.sequence_by_bd.begin()->second)
+                "{\"block_dim\":" + std::to_string(g.first_move_by_bd.begin()->first) + ",\"block_dims\":[" + block_dims
+                + "],\"changes\":[" + g.changes + "],\"sequence\":" + first_sequence
                 + ",\"sequences\":" + seq_object + "}");
             f.savings_ms = median(g.per_sample);
             if (mechanism == "hash-thrash")
@@ -576,6 +585,7 @@ namespace xwarp::detect
             }
             f.evidence += format_ms(f.savings_ms.value_or(0.0)) + " (median of " + std::to_string(g.per_sample.size())
                           + " sample(s))";
+            f.evidence.shrink_to_fit();  // grown by appending: a third of it was spare room, kept with the report
             f.recommendation = recommend(f);
             groups.erase(node);  // as each finding is made: its group's changes are in the finding now
         }
