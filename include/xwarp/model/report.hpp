@@ -214,7 +214,7 @@ namespace xwarp
         double t_start_ms = 0.0;  // since the process's shim started
         std::int64_t seq = 0;     // order inside its process record
         shared_text source;       // "hook" or "log": where this record came from
-        std::optional<std::string> error;
+        std::optional<shared_text> error;
         std::optional<content_snapshot> snapshot;
         // Warp config values that differ from what the module was built with (an object), as
         // text: "{}" on nearly every load, and an empty JSON object was an allocation per load.
