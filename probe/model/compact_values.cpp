@@ -74,6 +74,51 @@ namespace xwarp
         return t;
     }
 
+    namespace
+    {
+        const std::shared_ptr<const std::vector<shared_text>>& empty_list()
+        {
+            static const auto empty = std::make_shared<const std::vector<shared_text>>();
+            return empty;
+        }
+    }
+
+    shared_text_list::shared_text_list() : m_items(empty_list()) {}
+
+    shared_text_list::shared_text_list(std::vector<shared_text> items)
+    {
+        if (items.empty())
+        {
+            m_items = empty_list();
+            return;
+        }
+        // equal to one of the last few lists made on this thread: share it (launch records of
+        // one program repeat a handful of signatures)
+        thread_local std::array<std::shared_ptr<const std::vector<shared_text>>, remembered_texts> recent;
+        thread_local std::size_t next = 0;
+        for (const auto& held : recent)
+        {
+            if (held && *held == items)
+            {
+                m_items = held;
+                return;
+            }
+        }
+        m_items = std::make_shared<const std::vector<shared_text>>(std::move(items));
+        recent[next] = m_items;
+        next = (next + 1) % remembered_texts;
+    }
+
+    void to_json(nlohmann::json& j, const shared_text_list& l)
+    {
+        j = l.items();
+    }
+
+    void from_json(const nlohmann::json& j, shared_text_list& l)
+    {
+        l = shared_text_list(j.get<std::vector<shared_text>>());
+    }
+
     void append_json_string(std::string& out, std::string_view s)
     {
         for (const char c : s)

@@ -299,7 +299,7 @@ namespace xwarp::detail
                 {
                     return false;
                 }
-                m_launch.dtypes.push_back(std::move(dtype));
+                m_dtypes.push_back(std::move(dtype));
                 return true;
             }
             default: return false;  // a scalar where the schema has an object
@@ -539,7 +539,8 @@ namespace xwarp::detail
                 }
                 if (is(field, launch_field::dtypes) && !object)
                 {
-                    m_launch.dtypes.clear();
+                    m_dtypes.clear();
+                    m_launch.dtypes = {};
                     m_frames.push_back({frame_kind::dtype_list});
                     return true;
                 }
@@ -606,6 +607,11 @@ namespace xwarp::detail
                 {
                     m_frames.pop_back();
                 }
+                return true;
+            case frame_kind::dtype_list:
+                m_launch.dtypes = shared_text_list(std::move(m_dtypes));
+                m_dtypes.clear();
+                m_frames.pop_back();
                 return true;
             default: m_frames.pop_back(); return true;
         }

@@ -126,6 +126,7 @@ namespace xwarp::detail
         json_text* m_text_target = nullptr;       // a field held as compact JSON text (config_mismatch, dim)
         json_tree_builder m_tree;
         std::string m_function_key;  // snapshot.functions: the key whose hash comes next
+        std::vector<shared_text> m_dtypes;  // a launch's types, until their list closes
         int m_skip_depth = 0;
     };
 }

@@ -124,6 +124,16 @@ namespace xwarp
             }
         }
 
+        void clean(shared_text_list& list)  // a new list only where a text changed
+        {
+            std::vector<shared_text> items = list.items();
+            clean(items);
+            if (items != list.items())
+            {
+                list = shared_text_list(std::move(items));
+            }
+        }
+
         void clean(std::vector<std::string>& v)
         {
             for (auto& s : v)

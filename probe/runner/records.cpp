@@ -281,10 +281,12 @@ namespace xwarp
                         lr.module = val<std::string>(s, "module", "");
                         lr.dim = json_text(s.value("dim", json()));
                         lr.device = val<std::string>(s, "device", "");
+                        std::vector<shared_text> dtypes;
                         for (auto& t : val<std::vector<std::string>>(s, "dtypes", {}))
                         {
-                            lr.dtypes.emplace_back(std::move(t));
+                            dtypes.emplace_back(std::move(t));
                         }
+                        lr.dtypes = shared_text_list(std::move(dtypes));
                         lr.block_dim = val<int>(s, "block_dim", 0);
                         lr.adjoint = val<bool>(s, "adjoint", false);
                         lr.pid = proc.pid;

@@ -349,7 +349,13 @@ TEST(Compare, EveryPartOfALaunchSignatureCounts)
     EXPECT_EQ(status([](launch_record& l) { l.dim = json_text(nlohmann::json::array({2.0, 3})); }), "changed");
     EXPECT_EQ(status([](launch_record& l) { l.dim = json_text(nlohmann::json::array({3, 2})); }), "changed");
     EXPECT_EQ(status([](launch_record& l) { l.device = "cuda:1"; }), "changed");
-    EXPECT_EQ(status([](launch_record& l) { l.dtypes.push_back("float64"); }), "changed");
+    EXPECT_EQ(status([](launch_record& l)
+                     {
+                         std::vector<shared_text> types = l.dtypes.items();
+                         types.push_back("float64");
+                         l.dtypes = shared_text_list(std::move(types));
+                     }),
+              "changed");
     EXPECT_EQ(status([](launch_record& l) { l.block_dim += 1; }), "changed");
     EXPECT_EQ(status([](launch_record& l) { l.adjoint = !l.adjoint; }), "changed");
 }

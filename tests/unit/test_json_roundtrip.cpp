@@ -246,6 +246,7 @@ TEST(JsonRoundTrip, AModulesNameIsHeldOnceByTheReaderAndTheSummary)
     for (auto* run : {&r.samples[0].cold, &*r.samples[0].warm})
     {
         run->launches[0].module = name;
+        run->launches[0].dtypes = std::vector<shared_text>{"array[float32,1]", "int32"};
     }
     report back = report_from_text(report_json_text(r));
     const auto& cold = back.samples[0].cold;
@@ -254,6 +255,9 @@ TEST(JsonRoundTrip, AModulesNameIsHeldOnceByTheReaderAndTheSummary)
     EXPECT_EQ(&cold.module_loads.back().module.str(), held);
     EXPECT_EQ(&cold.launches.at(0).module.str(), held);
     EXPECT_EQ(&back.samples[0].warm->launches.at(0).module.str(), held);
+    // and the launches' argument types, one list for both
+    EXPECT_EQ(cold.launches.at(0).dtypes.size(), 2u);
+    EXPECT_EQ(&cold.launches.at(0).dtypes.items(), &back.samples[0].warm->launches.at(0).dtypes.items());
     summarize(back);
     for (const auto& id : back.result.identities)
     {

@@ -103,6 +103,32 @@ namespace xwarp
     void to_json(nlohmann::json& j, const shared_text& t);
     void from_json(const nlohmann::json& j, shared_text& t);
 
+    // A list of texts that record after record repeats whole (a launch's argument types), held
+    // once like a shared_text: each launch record held a vector of its own, an allocation per
+    // record for the same one or two types. Read-only: a new list is a new value.
+    class shared_text_list
+    {
+    public:
+        shared_text_list();  // empty
+        shared_text_list(std::vector<shared_text> items);  // implicit, as the vector it replaces
+        const std::vector<shared_text>& items() const { return *m_items; }
+        std::vector<shared_text>::const_iterator begin() const { return m_items->begin(); }
+        std::vector<shared_text>::const_iterator end() const { return m_items->end(); }
+        std::size_t size() const { return m_items->size(); }
+        bool empty() const { return m_items->empty(); }
+        const shared_text& operator[](std::size_t i) const { return (*m_items)[i]; }
+        friend bool operator==(const shared_text_list& a, const shared_text_list& b)
+        {
+            return a.m_items == b.m_items || *a.m_items == *b.m_items;
+        }
+        friend bool operator!=(const shared_text_list& a, const shared_text_list& b) { return !(a == b); }
+
+    private:
+        std::shared_ptr<const std::vector<shared_text>> m_items;
+    };
+    void to_json(nlohmann::json& j, const shared_text_list& l);
+    void from_json(const nlohmann::json& j, shared_text_list& l);
+
     // A JSON value held as its compact text and parsed when read. A finding's cause is made
     // once and read rarely (the what-if planner, a few detectors), and as a tree each one took
     // about ten times its text: 5,000 churn findings of a 10,000-identity report held 12 MB of
@@ -306,7 +332,7 @@ namespace xwarp
         shared_text module;  // held once per module by the report reader
         json_text dim = json_text::of_compact_text("null");
         shared_text device;
-        std::vector<shared_text> dtypes;
+        shared_text_list dtypes;  // held once among launches with the same types
         int block_dim = 0;
         bool adjoint = false;
         std::int64_t count = 1;
