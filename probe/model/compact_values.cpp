@@ -1,6 +1,8 @@
 // Values held compactly in the report model: a finding's cause as JSON text and the texts that
 // findings repeat, held once (see report.hpp).
+#include <algorithm>
 #include <array>
+#include <map>
 #include <cstdio>
 #include <ostream>
 
@@ -117,6 +119,50 @@ namespace xwarp
     void from_json(const nlohmann::json& j, shared_text_list& l)
     {
         l = shared_text_list(j.get<std::vector<shared_text>>());
+    }
+
+    function_hashes::function_hashes(std::initializer_list<entry> entries)
+    {
+        for (const auto& [key, hash] : entries)
+        {
+            (*this)[key] = hash;
+        }
+    }
+
+    std::string& function_hashes::operator[](const std::string& key)
+    {
+        auto at = std::lower_bound(m_entries.begin(), m_entries.end(), key,
+                                   [](const entry& e, const std::string& k) { return e.first < k; });
+        if (at == m_entries.end() || at->first != key)
+        {
+            at = m_entries.insert(at, entry(key, std::string()));
+        }
+        return at->second;
+    }
+
+    function_hashes::const_iterator function_hashes::find(const std::string& key) const
+    {
+        const auto at = std::lower_bound(m_entries.begin(), m_entries.end(), key,
+                                         [](const entry& e, const std::string& k) { return e.first < k; });
+        return at != m_entries.end() && at->first == key ? at : m_entries.end();
+    }
+
+    void to_json(nlohmann::json& j, const function_hashes& f)
+    {
+        j = nlohmann::json::object();
+        for (const auto& [key, hash] : f)
+        {
+            j[key] = hash;
+        }
+    }
+
+    void from_json(const nlohmann::json& j, function_hashes& f)
+    {
+        f.clear();
+        for (const auto& [key, hash] : j.get<std::map<std::string, std::string>>())
+        {
+            f[key] = hash;
+        }
     }
 
     void append_json_string(std::string& out, std::string_view s)

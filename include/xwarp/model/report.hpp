@@ -195,11 +195,36 @@ namespace xwarp
     void to_json(nlohmann::json& j, const shared_options& o);
     void from_json(const nlohmann::json& j, shared_options& o);
 
+    // A snapshot's user functions, key -> deep hash, kept sorted by key in one vector: a map took
+    // 48 bytes in every load, with functions or (nearly always) without, and a node per entry.
+    class function_hashes
+    {
+    public:
+        using entry = std::pair<std::string, std::string>;
+        using const_iterator = std::vector<entry>::const_iterator;
+        function_hashes() = default;
+        function_hashes(std::initializer_list<entry> entries);
+        std::string& operator[](const std::string& key);  // the key's hash, added in order when new
+        const_iterator find(const std::string& key) const;
+        std::size_t count(const std::string& key) const { return find(key) == end() ? 0 : 1; }
+        const_iterator begin() const { return m_entries.begin(); }
+        const_iterator end() const { return m_entries.end(); }
+        std::size_t size() const { return m_entries.size(); }
+        bool empty() const { return m_entries.empty(); }
+        void clear() { m_entries.clear(); }
+        friend bool operator==(const function_hashes& a, const function_hashes& b) { return a.m_entries == b.m_entries; }
+
+    private:
+        std::vector<entry> m_entries;
+    };
+    void to_json(nlohmann::json& j, const function_hashes& f);
+    void from_json(const nlohmann::json& j, function_hashes& f);
+
     // What a module identity was made of when it loaded (recorded by the shim's hooks).
     struct content_snapshot
     {
         std::vector<kernel_entry> kernels;
-        std::map<std::string, std::string> functions;  // user @wp.func key -> deep hash
+        function_hashes functions;  // user @wp.func key -> deep hash
         shared_options options;      // resolved module options
         shared_text options_source;  // "resolved" (Warp >= 1.13) or "module": one text for many loads
     };
