@@ -300,7 +300,7 @@ namespace xwarp
         namespace
         {
             // Loads of one (process, module, device, block_dim), in the order they happened, the
-            // sequences in the order they first appear. The index says which sequence a key is.
+            // sequences in the order they first appear (a hash move keeps its sequence's index).
             load_sequences sequences(const run_result& run)
             {
                 sequence_index index;
