@@ -165,6 +165,16 @@ namespace xwarp
         }
     }
 
+    void to_json(nlohmann::json& j, const short_text& t)
+    {
+        j = t.str();
+    }
+
+    void from_json(const nlohmann::json& j, short_text& t)
+    {
+        t = short_text(j.get<std::string>());
+    }
+
     void append_json_string(std::string& out, std::string_view s)
     {
         for (const char c : s)

@@ -110,6 +110,16 @@ namespace xwarp::detail
             return true;
         }
 
+        bool take(const scalar& v, short_text& out)
+        {
+            if (v.t != type::string)
+            {
+                return false;
+            }
+            out = short_text(*v.s);
+            return true;
+        }
+
         bool take(const scalar& v, shared_text& out)
         {
             if (v.t != type::string)

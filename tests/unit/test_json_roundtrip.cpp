@@ -508,3 +508,31 @@ TEST(CompactValues, NamesWrittenAsTextAreWhatTheTreeWouldDump)
     }
     EXPECT_EQ(json_string_array({}), "[]");
 }
+
+// A kernel's hash is held inline up to 23 characters and on the heap past that; both read and
+// copy as the text they hold, and a moved-from one is empty.
+TEST(CompactValues, ShortTextsHoldAnyLengthWholeAndCopyAndMoveAsValues)
+{
+    const std::string hex16 = "0123456789abcdef";
+    const std::string long_text(100, 'x');
+    for (const std::string& text : {std::string(), hex16, std::string(23, 'y'), std::string(24, 'z'), long_text})
+    {
+        short_text held(text);
+        EXPECT_EQ(std::string_view(held), text);
+        short_text copy = held;
+        EXPECT_EQ(copy, text);
+        short_text moved = std::move(held);
+        EXPECT_EQ(moved, text);
+        EXPECT_TRUE(held.empty());  // NOLINT(bugprone-use-after-move): moved-from is empty by design
+        copy = copy;                 // self-assignment keeps it
+        EXPECT_EQ(copy, text);
+        copy = short_text(std::string_view(copy).substr(text.size() / 2));  // a part of itself
+        EXPECT_EQ(copy, text.substr(text.size() / 2));
+        nlohmann::json j = moved;
+        EXPECT_EQ(j, text);
+        EXPECT_EQ(j.get<short_text>(), text);
+    }
+    kernel_entry k;
+    k.hash = hex16;
+    EXPECT_EQ("key|" + k.hash, "key|" + hex16);
+}

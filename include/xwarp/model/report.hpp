@@ -6,6 +6,8 @@
 #ifndef XWARP_MODEL_REPORT_HPP
 #define XWARP_MODEL_REPORT_HPP
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -159,6 +161,74 @@ namespace xwarp
     // ["a","b",...] from names, as above.
     std::string json_string_array(const std::vector<std::string_view>& names);
 
+    // A text held inline up to 23 characters, on the heap past that. A kernel's content hash is
+    // 16 hex characters, one past std::string's 15 inline: a report of 10,000 identities held
+    // 15,000 of them, each a 32-byte allocation beside its 32-byte string.
+    class short_text
+    {
+    public:
+        short_text() = default;
+        short_text(std::string_view text) { assign(text); }  // implicit, as the std::string it replaces
+        short_text(const std::string& text) : short_text(std::string_view(text)) {}
+        short_text(const char* text) : short_text(std::string_view(text)) {}
+        short_text(const short_text& other) { assign(other); }
+        short_text(short_text&& other) noexcept { take(other); }
+        short_text& operator=(const short_text& other)
+        {
+            if (this != &other)
+            {
+                assign(other);
+            }
+            return *this;
+        }
+        short_text& operator=(short_text&& other) noexcept
+        {
+            if (this != &other)
+            {
+                take(other);
+            }
+            return *this;
+        }
+        operator std::string_view() const noexcept
+        {
+            return m_long ? std::string_view(*m_long) : std::string_view(m_inline.data(), m_size);
+        }
+        std::string str() const { return std::string(std::string_view(*this)); }
+        bool empty() const noexcept { return std::string_view(*this).empty(); }
+        friend bool operator==(const short_text& a, std::string_view b) { return std::string_view(a) == b; }
+        friend bool operator!=(const short_text& a, std::string_view b) { return std::string_view(a) != b; }
+        friend std::string operator+(const std::string& a, const short_text& b) { return a + b.str(); }
+
+    private:
+        void assign(std::string_view text)
+        {
+            if (text.size() <= m_inline.size())
+            {
+                std::array<char, 23> copied{};  // the text may be this one's own
+                std::copy(text.begin(), text.end(), copied.begin());
+                m_inline = copied;
+                m_size = static_cast<std::uint8_t>(text.size());
+                m_long.reset();
+                return;
+            }
+            m_long = std::make_unique<std::string>(text);
+            m_size = 0;
+        }
+        void take(short_text& other) noexcept
+        {
+            m_inline = other.m_inline;
+            m_size = other.m_size;
+            m_long = std::move(other.m_long);
+            other.m_size = 0;
+        }
+
+        std::array<char, 23> m_inline{};
+        std::uint8_t m_size = 0;
+        std::unique_ptr<std::string> m_long;
+    };
+    void to_json(nlohmann::json& j, const short_text& t);
+    void from_json(const nlohmann::json& j, short_text& t);
+
     // One LTO artifact a module build asked for (MathDx tiles on CUDA).
     struct lto_artifact
     {
@@ -170,7 +240,7 @@ namespace xwarp
     struct kernel_entry
     {
         std::string key;
-        std::string hash;  // kernel content hash, 16 hex
+        short_text hash;  // kernel content hash, 16 hex: held inline
         shared_text sig;   // generic instance signature, empty for plain kernels (most: one empty text)
         bool generic = false;
         nlohmann::json types;  // a generic instance's argument types as data (for preregister-overloads)
