@@ -15,21 +15,6 @@ namespace xwarp::detect
         using nlohmann::json;
         constexpr std::size_t min_modules = 4;
 
-        // A group of the cause, {"block_dim":..,"modules":[..]} as JSON text: the cause lists every
-        // module twice, and as a tree of copies a report of 50,000 modules spent most of this
-        // detector's time on it.
-        void append_group(std::string& groups, int block_dim, const std::vector<const module_load*>& modules)
-        {
-            std::vector<std::string_view> names;
-            names.reserve(modules.size());
-            for (const auto* l : modules)
-            {
-                names.emplace_back(l->module);
-            }
-            groups += (groups.empty() ? "{\"block_dim\":" : ",{\"block_dim\":") + std::to_string(block_dim)
-                      + ",\"modules\":" + json_string_array(names) + "}";
-        }
-
         void detect(const context& ctx, sink& out)
         {
             std::map<std::string, std::vector<double>> per_device;
@@ -52,7 +37,7 @@ namespace xwarp::detect
                         {
                             names[grp.device].emplace_back(l->module);
                         }
-                        append_group(groups_text[grp.device], grp.block_dim, grp.modules);
+                        append_merge_group(groups_text[grp.device], grp.block_dim, grp.modules);
                     }
                 }
                 for (const auto& [d, t] : total)
@@ -109,10 +94,7 @@ namespace xwarp::detect
                                                          "block_dim with the same options) were built separately on " + device;
                 f.savings_ms = median(per_device[device]);
                 const double high = f.savings_ms.value_or(0.0) / fixed_cost_share;
-                const json estimate = {{"fixed_cost_share", fixed_cost_share}, {"upper_bound_ms", high}, {"lower_bound_ms", 0.5 * high}};
-                // members in the order dump() writes them (sorted)
-                f.cause = json_text::of_compact_text("{\"estimate\":" + json_text(estimate).text() + ",\"groups\":["
-                                                     + groups_text[device] + "],\"modules\":" + json_string_array(n) + "}");
+                f.cause = merge_cause(high, groups_text[device], n);
                 f.evidence += "; merging them saves about " + format_ms(f.savings_ms.value_or(0)) + " (between "
                               + format_ms(0.5 * high) + " and " + format_ms(high)
                               + ", depending on how much of each build is fixed cost)";

@@ -93,16 +93,11 @@ namespace xwarp::detect
                     total[grp.device] += static_cast<double>(grp.modules.size() - 1) * g.smallest_ms * fixed_cost_share;
                     if (gi == 0)
                     {
-                        std::vector<std::string_view> n;
-                        n.reserve(grp.modules.size());
                         for (const auto* l : grp.modules)
                         {
-                            n.emplace_back(l->module);
                             names[grp.device].emplace_back(l->module);
                         }
-                        auto& groups = groups_text[grp.device];
-                        groups += (groups.empty() ? "{\"block_dim\":" : ",{\"block_dim\":") + std::to_string(grp.block_dim)
-                                  + ",\"modules\":" + json_string_array(n) + "}";
+                        append_merge_group(groups_text[grp.device], grp.block_dim, grp.modules);
                     }
                 }
                 for (const auto& [d, t] : total)
@@ -117,10 +112,7 @@ namespace xwarp::detect
                                                          "were built separately on " + device;
                 f.savings_ms = median(per_device[device]);
                 const double high = f.savings_ms.value_or(0.0) / fixed_cost_share;
-                const json estimate = {{"fixed_cost_share", fixed_cost_share}, {"upper_bound_ms", high}, {"lower_bound_ms", 0.5 * high}};
-                // members in the order dump() writes them (sorted)
-                f.cause = json_text::of_compact_text("{\"estimate\":" + json_text(estimate).text() + ",\"groups\":["
-                                                     + groups_text[device] + "],\"modules\":" + json_string_array(n) + "}");
+                f.cause = merge_cause(high, groups_text[device], n);
                 f.evidence += "; merging them saves about " + format_ms(f.savings_ms.value_or(0)) + " (between "
                               + format_ms(0.5 * high) + " and " + format_ms(high)
                               + ", depending on how much of each build is fixed cost)";

@@ -72,6 +72,12 @@ namespace xwarp::detect
 
     granular_modules granular(const run_result& run);
 
+    // A merge finding's cause (CS-4, CS-9) as JSON text, written from parts: as a tree of copies
+    // it listed every module twice and was most of those detectors' time at 50,000 modules.
+    // append_merge_group adds {"block_dim":..,"modules":[..]} to the comma-joined groups.
+    void append_merge_group(std::string& groups, int block_dim, const std::vector<const module_load*>& modules);
+    json_text merge_cause(double upper_bound_ms, const std::string& groups, const std::vector<std::string_view>& modules);
+
     // Loads of one (process, module, device, block_dim) each, in load order: sequence q is
     // loads[starts[q]] up to loads[starts[q + 1]] (one vector: a vector per sequence was an
     // allocation per module).

@@ -29,6 +29,27 @@ namespace xwarp
 
 namespace xwarp::detect
 {
+    void append_merge_group(std::string& groups, int block_dim, const std::vector<const module_load*>& modules)
+    {
+        std::vector<std::string_view> names;
+        names.reserve(modules.size());
+        for (const auto* l : modules)
+        {
+            names.emplace_back(l->module);
+        }
+        groups += (groups.empty() ? "{\"block_dim\":" : ",{\"block_dim\":") + std::to_string(block_dim)
+                  + ",\"modules\":" + json_string_array(names) + "}";
+    }
+
+    json_text merge_cause(double upper_bound_ms, const std::string& groups, const std::vector<std::string_view>& modules)
+    {
+        const nlohmann::json estimate = {
+            {"fixed_cost_share", fixed_cost_share}, {"upper_bound_ms", upper_bound_ms}, {"lower_bound_ms", 0.5 * upper_bound_ms}};
+        // members in the order dump() writes them (sorted)
+        return json_text::of_compact_text("{\"estimate\":" + json_text(estimate).text() + ",\"groups\":[" + groups
+                                          + "],\"modules\":" + json_string_array(modules) + "}");
+    }
+
     granular_modules granular(const run_result& run)
     {
         // Per (pid, device, module), in first-seen order: its last build, and whether it built at
