@@ -6,16 +6,13 @@
 #include <cstdio>
 #include <ostream>
 
+#include "recent_values.hpp"
 #include "xwarp/model/report.hpp"
 
 namespace xwarp
 {
     namespace
     {
-        // The last distinct texts made on this thread: findings are made mechanism by
-        // mechanism, so a short memory finds the repeats without a table that grows.
-        constexpr std::size_t remembered_texts = 8;
-
         const std::shared_ptr<const std::string>& empty_text()
         {
             static const auto empty = std::make_shared<const std::string>();
@@ -32,19 +29,7 @@ namespace xwarp
             m_text = empty_text();
             return;
         }
-        thread_local std::array<std::shared_ptr<const std::string>, remembered_texts> recent;
-        thread_local std::size_t next = 0;
-        for (const auto& r : recent)
-        {
-            if (r && *r == text)
-            {
-                m_text = r;
-                return;
-            }
-        }
-        m_text = std::make_shared<const std::string>(std::move(text));
-        recent[next] = m_text;
-        next = (next + 1) % remembered_texts;
+        m_text = detail::share_recent(std::move(text));  // findings are made mechanism by mechanism
     }
 
     std::ostream& operator<<(std::ostream& o, const shared_text& t)
@@ -94,21 +79,7 @@ namespace xwarp
             m_items = empty_list();
             return;
         }
-        // equal to one of the last few lists made on this thread: share it (launch records of
-        // one program repeat a handful of signatures)
-        thread_local std::array<std::shared_ptr<const std::vector<shared_text>>, remembered_texts> recent;
-        thread_local std::size_t next = 0;
-        for (const auto& held : recent)
-        {
-            if (held && *held == items)
-            {
-                m_items = held;
-                return;
-            }
-        }
-        m_items = std::make_shared<const std::vector<shared_text>>(std::move(items));
-        recent[next] = m_items;
-        next = (next + 1) % remembered_texts;
+        m_items = detail::share_recent(std::move(items));  // a program's launches repeat a handful of signatures
     }
 
     void to_json(nlohmann::json& j, const shared_text_list& l)
