@@ -89,9 +89,6 @@ namespace xwarp::detect
         const module_load* const* begin(std::size_t q) const { return loads.data() + starts[q]; }
         std::size_t length(std::size_t q) const { return starts[q + 1] - starts[q]; }
     };
-    // (pid, module, device, block_dim), views of the report's strings -> its sequence
-    using sequence_key = std::tuple<std::int64_t, std::string_view, std::string_view, int>;
-    using sequence_index = std::unordered_map<sequence_key, std::size_t, tuple_hash>;
 
     class context
     {

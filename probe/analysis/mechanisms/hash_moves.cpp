@@ -299,6 +299,10 @@ namespace xwarp
     {
         namespace
         {
+            // (pid, module, device, block_dim), views of the report's strings -> its sequence
+            using sequence_key = std::tuple<std::int64_t, std::string_view, std::string_view, int>;
+            using sequence_index = std::unordered_map<sequence_key, std::size_t, tuple_hash>;
+
             // Loads of one (process, module, device, block_dim), in the order they happened, the
             // sequences in the order they first appear (a hash move keeps its sequence's index).
             load_sequences sequences(const run_result& run)
