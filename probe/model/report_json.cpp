@@ -261,7 +261,6 @@ namespace xwarp
         json timeline_head;
         fields_but_records::to_json(timeline_head, s.timeline);
         fields_but_records::from_json(timeline_head, out.timeline);
-        out.modules = s.modules;
         return out;
     }
 

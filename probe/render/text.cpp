@@ -207,10 +207,11 @@ namespace xwarp
 
     void render_text(std::ostream& out, const report& original)
     {
-        // The summary's large tables and the findings past those listed are not copied: the
-        // tables are printed from the report row by row, each name through one_line().
+        // The summary's large tables and the findings past those printed in full are not
+        // copied: they are printed from the report row by row, each name through one_line().
+        constexpr std::size_t findings_in_full = 30;  // then one line each: the JSON has every finding whole
         constexpr std::size_t findings_listed = 500;
-        const report r = printable_outline(original, findings_listed, false);
+        const report r = printable_outline(original, findings_in_full, false);
         const summary& s = r.result;
         const summary& tables = original.result;
         // Written a few lines at a time, each part through printable_block: a large report's
@@ -312,7 +313,7 @@ namespace xwarp
             std::size_t rows = 0;
             for (const auto& id : tables.identities)
             {
-                if (++rows % 1024 == 0)
+                if (++rows % 64 == 0)
                 {
                     flush();
                 }
@@ -333,7 +334,7 @@ namespace xwarp
         std::size_t groups = 0;
         for (const auto& g : tables.rebuilt)
         {
-            if (++groups % 1024 == 0)
+            if (++groups % 64 == 0)
             {
                 flush();
             }
@@ -434,23 +435,8 @@ namespace xwarp
         {
             o << "\nFindings, by time at stake\n";
             int n = 0;
-            constexpr int in_full = 30;  // then one line each: the JSON has every finding whole
             for (const auto& f : r.findings)
             {
-                if (n >= in_full)
-                {
-                    if (n == in_full)
-                    {
-                        o << "  ... " << original.findings.size() - in_full << " more, one line each:\n";
-                    }
-                    if (++n > static_cast<int>(findings_listed))
-                    {
-                        continue;
-                    }
-                    o << "  " << n << ". [" << f.mechanism << "] " << elide(f.module, 60)
-                      << (f.savings_ms ? " - saves ~" + format_ms(*f.savings_ms) : std::string()) << "\n";
-                    continue;
-                }
                 o << "  " << ++n << ". [" << f.mechanism << "] " << f.title;
                 if (!f.module.empty())
                 {
@@ -481,6 +467,17 @@ namespace xwarp
                 }
                 o << "     do:       " << f.recommendation << "\n";
                 o << "     guide:    references/mechanisms.md#" << f.guide << "\n";
+            }
+            const std::size_t listed = std::min(original.findings.size(), findings_listed);
+            if (listed > findings_in_full)
+            {
+                o << "  ... " << original.findings.size() - findings_in_full << " more, one line each:\n";
+            }
+            for (std::size_t i = findings_in_full; i < listed; ++i)
+            {
+                const finding& f = original.findings[i];
+                o << "  " << i + 1 << ". [" << f.mechanism << "] " << elide(one_line(f.module), 60)
+                  << (f.savings_ms ? " - saves ~" + format_ms(*f.savings_ms) : std::string()) << "\n";
             }
         }
 

@@ -71,8 +71,9 @@ namespace xwarp
     // The same text written to `out` a block at a time, never held whole (report --format json).
     void write_report_json(std::ostream& out, const report& r, int indent = -1);
 
-    // A copy of the summary without its per-identity tables (identities, rebuilt groups,
-    // launches per kernel, timeline spans): every other field, as the report's JSON has them.
+    // A copy of the summary without its per-identity and per-module tables (identities, rebuilt
+    // groups, module totals, launches per kernel, timeline spans): every other field, as the
+    // report's JSON has them.
     summary summary_without_tables(const summary& s);
 
     // Writes report_json_text(r, 2) and a newline atomically, as save_json writes a tree; the

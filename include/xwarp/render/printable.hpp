@@ -28,10 +28,12 @@ namespace xwarp
     // (or printable_block() for output tails): what the text renderer prints.
     report printable_copy(const report& r);
     // The same with only the first `findings_kept` findings and, without tables, none of the
-    // summary's identities, rebuilt groups, launches per kernel and timeline spans: the text
-    // renderer prints those from the report a row at a time, each name through one_line() (a
-    // module name beyond 96 characters elided but in the identities table), and a copy of them
-    // was most of its memory on a large report.
+    // summary's identities, rebuilt groups, module totals, launches per kernel and timeline
+    // spans: the text renderer prints those (and the findings it lists on one line each) from
+    // the report a row at a time, each name through one_line() (a module name beyond 96
+    // characters elided but in the identities table), and a copy of them was most of its
+    // memory on a large report. The text report prints no module totals and no finding's
+    // cause: without tables, the findings kept have none.
     report printable_outline(const report& r, std::size_t findings_kept, bool with_tables);
     comparison printable_copy(const comparison& c);
 }
