@@ -87,6 +87,33 @@ TEST(JsonRoundTrip, TheRecordByRecordTextIsTheWholeTreesDump)
     }
 }
 
+// A finding's cause is written from its compact text, re-indented as it is copied: the same
+// text as dumping its tree, whatever the cause holds (empty and nested containers, and strings
+// holding quotes, backslashes and the characters that structure JSON).
+TEST(JsonRoundTrip, ACausesTextIsWrittenAsItsTreeWouldBe)
+{
+    report r = sample_report();
+    finding f;
+    f.mechanism = "CS-1";
+    f.cause = json_text(nlohmann::json{
+        {"empty", nlohmann::json::object()},
+        {"none", nlohmann::json::array()},
+        {"nested", {{{"a", {1, -2.5, 1e300, nullptr, true, false}}, {"b", nlohmann::json::array({nlohmann::json::array()})}},
+                    nlohmann::json::object()}},
+        {"texts", {"{[,:]}", "quote \" inside", "ends in a backslash \\", "\\\"", "tab\tnew\nline", "\u00e9\u202e",
+                   std::string("nul\0byte", 8), "\x1b[2J"}},
+        {"key: with, {marks}", "x"}});
+    r.findings = {f, finding{}};
+    for (const int indent : {-1, 0, 2, 4})
+    {
+        const std::string whole = report_to_json(r).dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+        EXPECT_EQ(report_json_text(r, indent), whole) << "indent " << indent;
+        std::ostringstream streamed;
+        write_report_json(streamed, r, indent);
+        EXPECT_EQ(streamed.str(), whole) << "indent " << indent;
+    }
+}
+
 // Files get the same text streamed a block at a time (report --format json, --json): the GPU
 // report is several blocks long, so the text is cut mid-array more than once.
 TEST(JsonRoundTrip, TheStreamedTextIsTheSameText)
