@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -385,17 +386,20 @@ namespace xwarp
         // churn (several hashes at one block_dim) and block_dim spread (several block_dims).
         // Gathered as the loads are counted, by identity index: looked up again by their
         // strings, a report of 100,000 identities hashed every load's strings twice more.
+        // A group's members are few (one per hash it loaded under): a list, not a map of lists
+        // (an allocation more per module).
         struct group_acc
         {
-            std::map<int, std::vector<std::size_t>> identities_by_bd;  // in first-seen order
-            std::vector<int> bds;
+            std::vector<int> bds;                               // in first-seen order
+            std::vector<std::pair<int, std::size_t>> members;   // (block_dim, identity), first-seen, each once
             bool sets_known = true;
         };
         // keyed by views of the loads' (module, device), which outlive these tables
         using module_device = std::pair<std::string_view, std::string_view>;
-        std::unordered_map<module_device, group_acc, tuple_hash> groups;
-        groups.reserve(good.front()->cold.module_loads.size());
-        std::vector<module_device> group_order;
+        std::unordered_map<module_device, std::size_t, tuple_hash> group_index;
+        group_index.reserve(good.front()->cold.module_loads.size());
+        std::vector<group_acc> groups;          // first-seen order
+        std::vector<std::size_t> group_of;      // by identity index: its (module, device) group
 
         for (std::size_t gi = 0; gi < good.size(); ++gi)
         {
@@ -470,8 +474,15 @@ namespace xwarp
             {
                 const auto [at, added] = index_of.try_emplace(key_of(l), ident.size());
                 const std::size_t i = at->second;
+                const auto [group_at, new_group] = group_index.try_emplace(module_device{l.module, l.device}, groups.size());
+                if (new_group)
+                {
+                    groups.emplace_back();
+                }
+                group_acc& g = groups[group_at->second];
                 if (added)
                 {
+                    group_of.push_back(group_at->second);
                     identity id;
                     id.module = l.module;
                     id.hash = l.hash;
@@ -483,18 +494,12 @@ namespace xwarp
                     ident.push_back(std::move(id));
                     first_load_of.push_back(&l);
                 }
-                auto [group, new_group] = groups.try_emplace(module_device{l.module, l.device});
-                if (new_group)
-                {
-                    group_order.push_back(group->first);
-                }
-                group_acc& g = group->second;
                 const int bd = l.block_dim.value_or(-1);
                 if (std::find(g.bds.begin(), g.bds.end(), bd) == g.bds.end())
                 {
                     g.bds.push_back(bd);
                 }
-                add_unique(g.identities_by_bd[bd], i);
+                add_unique(g.members, std::pair<int, std::size_t>(bd, i));
                 g.sets_known = g.sets_known && l.snapshot.has_value();
                 if (in_here.size() < ident.size())
                 {
@@ -571,44 +576,51 @@ namespace xwarp
                     }
                 }
                 ms_of[i] = median(per_sample).value_or(0.0);
-                // moved: below, ident only answers each identity's build count (an int, kept)
-                identity id = std::move(ident[i]);
-                id.ms = ms_of[i];
-                s.identities.push_back(std::move(id));
             }
             ms_by_sample = {};
             seen_by_sample = {};
         }
-        std::stable_sort(s.identities.begin(),
-                         s.identities.end(),
-                         [](const identity& a, const identity& b) { return a.ms > b.ms; });
-
+        // The identities by time, heaviest first (ties in first-seen order), and each module's
+        // totals in the order its heaviest identity comes; a module is its identities' group.
+        std::vector<std::size_t> by_time(ident.size());
+        std::iota(by_time.begin(), by_time.end(), std::size_t{0});
+        std::stable_sort(by_time.begin(), by_time.end(), [&](std::size_t a, std::size_t b) { return ms_of[a] > ms_of[b]; });
+        s.modules.reserve(groups.size());
         {
-            std::unordered_map<std::pair<std::string_view, std::string_view>, std::size_t, tuple_hash> index;
-            for (const auto& id : s.identities)
+            constexpr std::size_t none = static_cast<std::size_t>(-1);
+            std::vector<std::size_t> module_of_group(groups.size(), none);
+            for (const std::size_t i : by_time)
             {
-                const auto key = std::pair<std::string_view, std::string_view>(id.module, id.device);
-                auto it = index.find(key);
-                if (it == index.end())
+                // moved: below, ident only answers each identity's build count (an int, kept)
+                identity id = std::move(ident[i]);
+                id.ms = ms_of[i];
+                std::size_t& m = module_of_group[group_of[i]];
+                if (m == none)
                 {
-                    it = index.emplace(key, s.modules.size()).first;
+                    m = s.modules.size();
                     s.modules.push_back({id.module, id.device, 0, 0, 0.0});
                 }
-                auto& m = s.modules[it->second];
-                m.identities++;
-                m.builds += id.builds;
-                m.ms += id.ms;
+                s.modules[m].identities++;
+                s.modules[m].builds += id.builds;
+                s.modules[m].ms += id.ms;
+                s.identities.push_back(std::move(id));
             }
-            s.modules.shrink_to_fit();  // these three are grown by doubling and kept: not up to twice their items
-            std::stable_sort(s.modules.begin(), s.modules.end(), [](const module_total& a, const module_total& b) { return a.ms > b.ms; });
         }
+        std::stable_sort(s.modules.begin(), s.modules.end(), [](const module_total& a, const module_total& b) { return a.ms > b.ms; });
 
-        for (const auto& gk : group_order)
+        for (const group_acc& g : groups)
         {
-            const auto& g = groups.at(gk);
+            std::vector<std::size_t> members;
             for (int bd : g.bds)
             {
-                const auto& members = g.identities_by_bd.at(bd);
+                members.clear();
+                for (const auto& [member_bd, i] : g.members)
+                {
+                    if (member_bd == bd)
+                    {
+                        members.push_back(i);
+                    }
+                }
                 if (members.size() > 1)
                 {
                     rebuild_group rg;
@@ -635,7 +647,8 @@ namespace xwarp
             if (g.bds.size() > 1)
             {
                 rebuild_group rg;
-                const module_load* first = first_load_of[g.identities_by_bd.at(g.bds.front()).front()];
+                // the first member is the first of the first block_dim
+                const module_load* first = first_load_of[g.members.front().second];
                 rg.module = first->module;  // shared, not copied
                 rg.device = first->device;
                 rg.kind = "block-dim-spread";
@@ -643,11 +656,14 @@ namespace xwarp
                 rg.kernel_sets_known = g.sets_known;
                 for (int bd : g.bds)
                 {
-                    for (const std::size_t i : g.identities_by_bd.at(bd))
+                    for (const auto& [member_bd, i] : g.members)
                     {
-                        rg.hashes.push_back(first_load_of[i]->hash);
-                        rg.ms += ms_of[i];
-                        rg.builds += ident[i].builds;
+                        if (member_bd == bd)
+                        {
+                            rg.hashes.push_back(first_load_of[i]->hash);
+                            rg.ms += ms_of[i];
+                            rg.builds += ident[i].builds;
+                        }
                     }
                 }
                 s.rebuilt.push_back(std::move(rg));
