@@ -141,6 +141,40 @@ TEST(Diagnose, ChurnAtSeveralBlockDimsIsOneCauseWrittenAsItsTreeWouldBe)
     EXPECT_EQ(cause["changes"].size(), 3u);
 }
 
+// A pass's loads are put in each process's order of loading before hash moves are read: here
+// two processes' loads are recorded interleaved, and process 1's out of order.
+TEST(Diagnose, HashMovesFollowEachProcesssLoadOrderNotTheRecordsOrder)
+{
+    report r;
+    auto a = load("m", "A", 900, load_status::compiled, 1, {"k1"});
+    auto b = load("m", "B", 300, load_status::compiled, 1, {"k1", "k2"});
+    auto c = load("m", "C", 900, load_status::compiled, 1, {"k1"});
+    auto d = load("m", "D", 300, load_status::compiled, 1, {"k1", "k3"});
+    a.seq = 1;
+    b.seq = 2;
+    c.pid = 2;
+    c.seq = 1;
+    d.pid = 2;
+    d.seq = 2;
+    r.samples.push_back(make_sample(1, pass(4000, {b, c, a, d}), pass(500, {})));
+    analyze(r);
+    std::vector<std::string> added;
+    for (const auto& f : r.findings)
+    {
+        if (f.mechanism == "CS-1")
+        {
+            const nlohmann::json cause = f.cause.value();
+            for (const auto& change : cause["changes"])
+            {
+                added.push_back(change["detail"]["added"][0].get<std::string>());
+            }
+        }
+    }
+    std::sort(added.begin(), added.end());
+    // A -> B added k2 and C -> D added k3; read in the records' order, B -> A would add none
+    EXPECT_EQ(added, (std::vector<std::string>{"k2", "k3"}));
+}
+
 TEST(Diagnose, HashReturningToAnEarlierValueIsThrash)
 {
     report r;

@@ -315,10 +315,29 @@ namespace xwarp
                 {
                     ordered.push_back(&l);
                 }
-                std::stable_sort(ordered.begin(),
-                                 ordered.end(),
-                                 [](const module_load* a, const module_load* b)
-                                 { return a->pid == b->pid ? a->seq < b->seq : false; });
+                // A pass's loads are recorded a process at a time, each in order: then the sort
+                // below would move none, and it walked them log n times.
+                bool recorded_in_order = true;
+                std::vector<std::int64_t> pids;
+                for (std::size_t i = 0; i < ordered.size() && recorded_in_order; ++i)
+                {
+                    if (i == 0 || ordered[i]->pid != ordered[i - 1]->pid)
+                    {
+                        recorded_in_order = std::find(pids.begin(), pids.end(), ordered[i]->pid) == pids.end();
+                        pids.push_back(ordered[i]->pid);
+                    }
+                    else
+                    {
+                        recorded_in_order = ordered[i]->seq >= ordered[i - 1]->seq;
+                    }
+                }
+                if (!recorded_in_order)
+                {
+                    std::stable_sort(ordered.begin(),
+                                     ordered.end(),
+                                     [](const module_load* a, const module_load* b)
+                                     { return a->pid == b->pid ? a->seq < b->seq : false; });
+                }
                 std::vector<std::size_t> sequence_of(ordered.size());
                 std::vector<std::size_t> sizes;
                 for (std::size_t i = 0; i < ordered.size(); ++i)
@@ -367,7 +386,11 @@ namespace xwarp
                 {
                     const module_load* const* seq = sequences.begin(q);
                     const std::size_t length = sequences.length(q);
-                    std::vector<std::string> seen{seq[0]->hash};
+                    if (length < 2)
+                    {
+                        continue;  // most modules load once: no move, and nothing to remember
+                    }
+                    std::vector<std::string_view> seen{seq[0]->hash};  // views of the loads' hashes
                     for (std::size_t i = 1; i < length; ++i)
                     {
                         const module_load* prev = seq[i - 1];
@@ -400,7 +423,7 @@ namespace xwarp
                             }
                             m.mechanism = mechanism_of_change(change.kind);
                             m.change = {std::move(change.kind), json_text(change.detail)};
-                            seen.push_back(l->hash);
+                            seen.emplace_back(l->hash);
                         }
                         out.push_back(std::move(m));
                     }
