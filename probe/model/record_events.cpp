@@ -200,12 +200,18 @@ namespace xwarp::detail
 
     shared_text name_pool::get(const std::string& name)
     {
+        // a module's loads and launches often come one after another: the last name first
+        if (m_last && m_last->str() == name)
+        {
+            return *m_last;
+        }
         if (auto it = m_names.find(name); it != m_names.end())
         {
+            m_last = &it->second;
             return it->second;
         }
         shared_text held(name);
-        m_names.emplace(std::string_view(held.str()), held);
+        m_last = &m_names.emplace(std::string_view(held.str()), held).first->second;
         return held;
     }
 

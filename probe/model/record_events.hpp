@@ -54,6 +54,7 @@ namespace xwarp::detail
 
     private:
         std::unordered_map<std::string_view, shared_text> m_names;  // keys view the texts held
+        const shared_text* m_last = nullptr;  // the name returned last (a node's: rehashing keeps it)
     };
 
     class record_events

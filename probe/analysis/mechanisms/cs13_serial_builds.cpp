@@ -57,7 +57,11 @@ namespace xwarp::detect
                 mods.reserve(v.size());
                 for (const auto* l : v)
                 {
-                    mods.emplace_back(l->module);
+                    // a module's builds often follow each other: those are dropped before the sort
+                    if (mods.empty() || mods.back() != std::string_view(l->module))
+                    {
+                        mods.emplace_back(l->module);
+                    }
                 }
                 std::sort(mods.begin(), mods.end());
                 mods.erase(std::unique(mods.begin(), mods.end()), mods.end());
