@@ -652,19 +652,22 @@ int main(int argc, char** argv)
         {
             xwarp::report before;
             xwarp::report after;
-            if (int code = xwarp::cli::load_report_arg(cmp_before, history_option, before))
-            {
-                return code;
-            }
-            if (int code = xwarp::cli::load_report_arg(cmp_after, history_option, after))
-            {
-                return code;
-            }
             xwarp::comparison c;
+            // each side's id in the history, once stored
+            std::optional<std::int64_t> before_id;
+            std::optional<std::int64_t> after_id;
             try
             {
                 if (cmp_until_settled)
                 {
+                    if (int code = xwarp::cli::load_report_arg(cmp_before, history_option, before))
+                    {
+                        return code;
+                    }
+                    if (int code = xwarp::cli::load_report_arg(cmp_after, history_option, after))
+                    {
+                        return code;
+                    }
                     auto before_options = xwarp::rerun_options(before, "the before report (" + cmp_before + ")");
                     auto after_options = xwarp::rerun_options(after, "the after report (" + cmp_after + ")");
                     before_options.shim_dir = after_options.shim_dir = xwarp::default_shim_dir();
@@ -677,10 +680,38 @@ int main(int argc, char** argv)
                         std::cerr << "warp-probe: interrupted; temporary caches removed\n";
                         return 128 + (g_signal ? static_cast<int>(g_signal) : SIGINT);
                     }
+                    // both sides, with the samples added, go to the history; a side already
+                    // stored keeps its id
+                    before_id = xwarp::cli::store_run(history_option, before, "compare", true);
+                    after_id = xwarp::cli::store_run(history_option, after, "compare", true);
                 }
                 else
                 {
-                    c = xwarp::compare_reports(before, after, cmp_before, cmp_after);
+                    // One side at a time: read, analysed, stored in the history (a side already
+                    // stored keeps its id), then kept only as far as the comparison reads it
+                    // while the other is read. Two large reports whole were twice one's memory.
+                    const auto take_side = [&](const std::string& arg, xwarp::report& side,
+                                               std::optional<std::int64_t>& id) -> int
+                    {
+                        if (int code = xwarp::cli::load_report_arg(arg, history_option, side))
+                        {
+                            return code;
+                        }
+                        xwarp::analyze(side);
+                        xwarp::require_comparable(side, arg);
+                        id = xwarp::cli::store_run(history_option, side, "compare", true);
+                        xwarp::keep_what_compare_reads(side);  // the page shows its figures only
+                        return 0;
+                    };
+                    if (int code = take_side(cmp_before, before, before_id))
+                    {
+                        return code;
+                    }
+                    if (int code = take_side(cmp_after, after, after_id))
+                    {
+                        return code;
+                    }
+                    c = xwarp::compare_analyzed(before, after, cmp_before, cmp_after);
                 }
                 c.exit_code = xwarp::exit_code_for(c.verdict);
             }
@@ -699,16 +730,11 @@ int main(int argc, char** argv)
                     return rc;
                 }
             }
+            if (before_id && after_id)
             {
-                // Both sides and the verdict go to the history; a side already stored keeps its id.
-                const auto before_id = xwarp::cli::store_run(history_option, before, "compare", true);
-                const auto after_id = xwarp::cli::store_run(history_option, after, "compare", true);
-                if (before_id && after_id)
-                {
-                    xwarp::cli::store_comparison(history_option, *before_id, *after_id, c.verdict,
-                                                 xwarp::comparison_to_json(c).dump(-1, ' ', false,
-                                                                                   nlohmann::json::error_handler_t::replace));
-                }
+                xwarp::cli::store_comparison(history_option, *before_id, *after_id, c.verdict,
+                                             xwarp::comparison_to_json(c).dump(-1, ' ', false,
+                                                                               nlohmann::json::error_handler_t::replace));
             }
             if (!cmp_html.empty())
             {

@@ -458,18 +458,38 @@ namespace xwarp
         return "";
     }
 
+    void require_comparable(const report& r, const std::string& name)
+    {
+        if (!r.result.valid)
+        {
+            throw compare_input_error(name + ": the measured run failed (no sample succeeded): nothing to compare");
+        }
+    }
+
+    void keep_what_compare_reads(report& r)
+    {
+        r.findings = {};
+        r.declined = {};
+        summary& s = r.result;
+        s.identities = {};
+        s.rebuilt = {};
+        s.modules = {};
+        s.launch_kernels = {};
+        s.timeline.spans = {};
+    }
+
     comparison compare_reports(report& before, report& after, const std::string& before_name, const std::string& after_name)
     {
         analyze(before);
         analyze(after);
-        for (const auto* side : {&before, &after})
-        {
-            if (!side->result.valid)
-            {
-                throw compare_input_error((side == &before ? before_name : after_name)
-                                          + ": the measured run failed (no sample succeeded): nothing to compare");
-            }
-        }
+        return compare_analyzed(before, after, before_name, after_name);
+    }
+
+    comparison compare_analyzed(const report& before, const report& after, const std::string& before_name,
+                                const std::string& after_name)
+    {
+        require_comparable(before, before_name);
+        require_comparable(after, after_name);
         comparison c;
         c.created_utc = utc_timestamp();
         c.before = side_of(before, before_name);

@@ -6,6 +6,8 @@
 #include "builders.hpp"
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/runner/runner.hpp"
 
 using namespace xwarp;
 using namespace xwarp::testing;
@@ -358,4 +360,57 @@ TEST(Compare, EveryPartOfALaunchSignatureCounts)
               "changed");
     EXPECT_EQ(status([](launch_record& l) { l.block_dim += 1; }), "changed");
     EXPECT_EQ(status([](launch_record& l) { l.adjoint = !l.adjoint; }), "changed");
+}
+
+// compare keeps the first side of a comparison only as far as a comparison reads it while it
+// reads the second (keep_what_compare_reads): the verdict, receipts, option checks and every
+// other part are the same as from the whole reports, on recorded runs of several mechanisms.
+TEST(Compare, ASideKeptOnlyAsFarAsCompareReadsGivesTheSameComparison)
+{
+    const auto recorded = [](const std::string& name)
+    {
+        report r = load_recorded_run(std::string(XWARP_FIXTURES_DIR) + "/streams/" + name + "-warp1.19.0");
+        analyze(r);
+        return r;
+    };
+    const auto text = [](const comparison& c)
+    {
+        nlohmann::json j = comparison_to_json(c);
+        j.erase("created_utc");
+        return j.dump();
+    };
+    std::vector<std::tuple<std::string, report, report>> pairs;
+    for (const auto& [b, a] : std::vector<std::pair<std::string, std::string>>{
+             {"cs1_late", "clean"}, {"cs3_option", "option_late"}, {"clean", "cs4_granular"}, {"cs6_generic", "cs6_generic"}})
+    {
+        pairs.emplace_back(b + " vs " + a, recorded(b), recorded(a));
+    }
+    // and an option set in the after run that never reached its module
+    report option_after = make({3000, 3000, 3000}, {"a"});
+    for (auto& s : option_after.samples)
+    {
+        config_set_event ev;
+        ev.key = "enable_backward";
+        ev.old_value = true;
+        ev.new_value = false;
+        s.cold.processes[0].config_sets.push_back(ev);
+    }
+    analyze(option_after);
+    report option_before = make({3000, 3000, 3000}, {"a"});
+    analyze(option_before);
+    pairs.emplace_back("an option that never arrived", option_before, option_after);
+    for (const auto& [name, before, after] : pairs)
+    {
+        report kept_before = before;
+        report kept_after = after;
+        keep_what_compare_reads(kept_before);
+        keep_what_compare_reads(kept_after);
+        EXPECT_TRUE(kept_before.findings.empty() && kept_before.result.identities.empty()
+                    && kept_before.result.timeline.spans.empty()) << name;
+        EXPECT_EQ(kept_before.result.cold_module_ms.median, before.result.cold_module_ms.median);
+        EXPECT_EQ(text(compare_analyzed(kept_before, kept_after, "b", "a")), text(compare_analyzed(before, after, "b", "a")))
+            << name;
+    }
+    EXPECT_FALSE(std::get<1>(pairs.front()).findings.empty());
+    EXPECT_EQ(compare_analyzed(option_before, option_after, "b", "a").option_checks.size(), 1u);
 }

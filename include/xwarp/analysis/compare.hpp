@@ -34,6 +34,23 @@ namespace xwarp
                                report& after,
                                const std::string& before_name,
                                const std::string& after_name);
+
+    // The same for two reports analysed already (analyze()), and perhaps since given only what
+    // a comparison reads (keep_what_compare_reads).
+    comparison compare_analyzed(const report& before,
+                                const report& after,
+                                const std::string& before_name,
+                                const std::string& after_name);
+
+    // Throws compare_input_error, naming the side, when an analysed report has no successful
+    // sample: checked by compare_analyzed, and by a front before it keeps a side.
+    void require_comparable(const report& r, const std::string& name);
+
+    // Frees what a comparison never reads of an analysed report: its findings and declined
+    // levers, and the summary's per-identity tables (identities, rebuilt groups, module totals,
+    // launches per kernel, timeline spans). The figures, flags and samples stay. A front that
+    // compares two large reports holds the first so while it reads and analyses the second.
+    void keep_what_compare_reads(report& r);
 }
 
 #endif
