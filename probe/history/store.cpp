@@ -1,10 +1,15 @@
 #include "xwarp/history/store.hpp"
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <ostream>
+#include <streambuf>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -120,20 +125,112 @@ namespace xwarp
 
         constexpr int busy_timeout_ms = 15000;
 
-        // FNV-1a, 64 bits: a store key for "this report was stored already", not a security
-        // property (a collision only merges two runs' rows).
-        std::string digest_of(const std::string& text)
+        // A report's text (its compact JSON) is never held whole here: at 10,000 identities it
+        // is 22 MB, and SQLite copied it once more into the row it wrote. It is written twice
+        // instead, as write_report_json writes it: once to be digested and measured, once into
+        // the row's blob, a block at a time.
+
+        // FNV-1a, 64 bits, of what is written, and how many bytes: a store key for "this report
+        // was stored already", not a security property (a collision only merges two runs' rows).
+        class digesting_buffer : public std::streambuf
         {
-            std::uint64_t h = 1469598103934665603ULL;
-            for (unsigned char c : text)
+        public:
+            std::uint64_t hash = 1469598103934665603ULL;
+            std::uint64_t bytes = 0;
+
+        protected:
+            int_type overflow(int_type c) override
             {
-                h ^= c;
-                h *= 1099511628211ULL;
+                if (!traits_type::eq_int_type(c, traits_type::eof()))
+                {
+                    add(traits_type::to_char_type(c));
+                }
+                return traits_type::not_eof(c);
             }
-            char buf[17];
-            std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-            return buf;
+            std::streamsize xsputn(const char* s, std::streamsize n) override
+            {
+                for (std::streamsize i = 0; i < n; ++i)
+                {
+                    add(s[i]);
+                }
+                return n;
+            }
+
+        private:
+            void add(char c)
+            {
+                hash ^= static_cast<unsigned char>(c);
+                hash *= 1099511628211ULL;
+                ++bytes;
+            }
+        };
+
+        struct text_digest
+        {
+            std::string digest;  // 16 hex digits
+            std::uint64_t bytes = 0;
+        };
+
+        text_digest digest_of(const report& r)
+        {
+            digesting_buffer text;
+            std::ostream out(&text);
+            write_report_json(out, r);
+            char hex[17];
+            std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(text.hash));
+            return {hex, text.bytes};
         }
+
+        // Writes into an open blob from its start, a block at a time; never past its end.
+        class blob_buffer : public std::streambuf
+        {
+        public:
+            explicit blob_buffer(sqlite3_blob* blob) : m_blob(blob), m_block(1 << 16)
+            {
+                setp(m_block.data(), m_block.data() + m_block.size());
+            }
+            // What is left in the block, into the blob; false when a write failed.
+            bool finish()
+            {
+                return write_block();
+            }
+            std::uint64_t written() const { return m_offset; }
+
+        protected:
+            int_type overflow(int_type c) override
+            {
+                if (!write_block())
+                {
+                    return traits_type::eof();
+                }
+                if (!traits_type::eq_int_type(c, traits_type::eof()))
+                {
+                    *pptr() = traits_type::to_char_type(c);
+                    pbump(1);
+                }
+                return traits_type::not_eof(c);
+            }
+            int sync() override { return write_block() ? 0 : -1; }
+
+        private:
+            bool write_block()
+            {
+                const auto n = static_cast<int>(pptr() - pbase());
+                if (m_failed || (n > 0 && sqlite3_blob_write(m_blob, pbase(), n, static_cast<int>(m_offset)) != SQLITE_OK))
+                {
+                    m_failed = true;
+                    return false;
+                }
+                m_offset += static_cast<std::uint64_t>(n);
+                setp(m_block.data(), m_block.data() + m_block.size());
+                return true;
+            }
+
+            sqlite3_blob* m_blob;
+            std::vector<char> m_block;
+            std::uint64_t m_offset = 0;
+            bool m_failed = false;
+        };
 
         bool is_corruption(const SQLite::Exception& e)
         {
@@ -360,8 +457,8 @@ namespace xwarp
 
     std::int64_t history_store::add_report(const report& r, const std::string& kind)
     {
-        const std::string text = report_json_text(r);
-        const std::string digest = digest_of(text);
+        const text_digest text = digest_of(r);
+        const std::string& digest = text.digest;
         const history_run row = run_row_of(r, kind);
         const auto ids = identity_rows_of(r);
         return guarded(
@@ -380,7 +477,7 @@ namespace xwarp
                                       "INSERT INTO runs (digest, created_utc, stored_utc, kind, machine, cpu, gpu, driver, "
                                       "toolkit, warp, python, probe, command, label, git_commit, status, samples, "
                                       "cold_module_ms, cold_module_mad_ms, cold_wall_ms, identities, builds, whatif, report) "
-                                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,zeroblob(?))");
                 int c = 1;
                 ins.bind(c++, digest);
                 ins.bind(c++, row.created_utc.empty() ? utc_timestamp() : row.created_utc);
@@ -407,9 +504,26 @@ namespace xwarp
                 ins.bind(c++, row.identities);
                 ins.bind(c++, row.builds);
                 ins.bind(c++, row.whatif);
-                ins.bindNoCopy(c++, text);  // the report's text (tens of MB at scale) outlives exec(): no copy
+                ins.bind(c++, static_cast<std::int64_t>(text.bytes));  // room for the text, written below
                 ins.exec();
                 const std::int64_t id = db_->getLastInsertRowid();
+                {
+                    sqlite3_blob* blob = nullptr;
+                    if (const int rc = sqlite3_blob_open(db_->getHandle(), "main", "runs", "report", id, 1, &blob))
+                    {
+                        throw SQLite::Exception(db_->getHandle(), rc);
+                    }
+                    blob_buffer into(blob);
+                    std::ostream out(&into);
+                    write_report_json(out, r);
+                    const bool whole = out.flush() && into.finish() && into.written() == text.bytes;
+                    sqlite3_blob_close(blob);
+                    if (!whole)
+                    {
+                        // the transaction is rolled back: no row is left half written
+                        throw history_error("the report's text could not be written into the history store " + path_);
+                    }
+                }
                 SQLite::Statement id_row(*db_,
                                          "INSERT INTO identities (run_id, module, hash, device, block_dim, builds, ms, kernels, "
                                          "source_bytes) VALUES (?,?,?,?,?,?,?,?,?)");
@@ -594,7 +708,7 @@ namespace xwarp
 
     std::optional<std::int64_t> history_store::find(const report& r)
     {
-        const std::string digest = digest_of(report_json_text(r));
+        const std::string digest = digest_of(r).digest;
         return guarded(
             [&]() -> std::optional<std::int64_t>
             {

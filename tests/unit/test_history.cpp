@@ -190,6 +190,39 @@ TEST(Store, KeepsARunOnceAndReadsItBack)
     }
 }
 
+// The report's text goes into its row a block at a time, never held whole: what is read back
+// is report_json_text's text to the byte, for a report several blocks long, and its digest is
+// the FNV-1a of that text, the key rows stored by earlier versions were given (found again).
+TEST(Store, TheTextIsStoredWholeAcrossBlocksUnderTheDigestEarlierVersionsGave)
+{
+    temp_folder tmp;
+    history_store store((tmp.path / "h.sqlite3").string(), nullptr);
+    report r = recorded("cs1_late");
+    for (int i = 2; i <= 40; ++i)  // several 64 KB blocks of text
+    {
+        r.samples.push_back(r.samples.front());
+        r.samples.back().index = i;
+    }
+    analyze(r);
+    const std::string text = report_json_text(r);
+    ASSERT_GT(text.size(), 3u * 65536u);
+    const auto id = store.add_report(r, "measure");
+    EXPECT_EQ(store.report_json(id), text);
+    std::uint64_t h = 1469598103934665603ULL;
+    for (const unsigned char c : text)
+    {
+        h = (h ^ c) * 1099511628211ULL;
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    SQLite::Database db((tmp.path / "h.sqlite3").string());
+    SQLite::Statement q(db, "SELECT digest, length(report) FROM runs WHERE id = ?");
+    q.bind(1, id);
+    ASSERT_TRUE(q.executeStep());
+    EXPECT_EQ(q.getColumn(0).getString(), hex);
+    EXPECT_EQ(q.getColumn(1).getInt64(), static_cast<std::int64_t>(text.size()));
+}
+
 TEST(Store, ACorruptFileIsMovedAsideAndAFreshStoreStarts)
 {
     temp_folder tmp;
