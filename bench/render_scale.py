@@ -5,7 +5,8 @@ sample, half of the modules churning, 1,000,000 launches in run-length records),
 report with itself, with the history store off and then on (a fresh store: compare's default
 path stores both sides).
 Prints, per size, the wall time (the median of --repeat runs), the peak memory (the largest
-max RSS of those runs) over the JSON size, and the HTML size; then the 100k / 10k time ratio
+max RSS of those runs) over the JSON size (for compare, also over the two files it reads), and
+the HTML size; then the 100k / 10k time ratio
 (linear is 10). The reports are generated in a child process, and the least peak this harness
 can show (a command that exits at once) is printed first: a figure at that floor says nothing.
 
@@ -131,8 +132,9 @@ def main():
             print(f"{n:>7} identities: JSON {json_bytes / 2**20:7.1f} MB | html {t_html:6.2f} s, "
                   f"{html.stat().st_size / 2**20:5.2f} MB, peak {peak_html / json_bytes:4.1f} x JSON | "
                   f"text {t_text:6.2f} s, peak {peak_text / json_bytes:4.1f} x | json {t_json:6.2f} s, "
-                  f"peak {peak_json / json_bytes:4.1f} x | compare {t_cmp:6.2f} s, peak {peak_cmp / json_bytes:4.1f} x JSON | "
-                  f"with the history {t_hist:6.2f} s, peak {peak_hist / json_bytes:4.1f} x JSON", flush=True)
+                  f"peak {peak_json / json_bytes:4.1f} x | compare {t_cmp:6.2f} s, peak {peak_cmp / json_bytes:4.1f} x JSON "
+                  f"({peak_cmp / (2 * json_bytes):3.1f} x its two inputs) | with the history {t_hist:6.2f} s, "
+                  f"peak {peak_hist / json_bytes:4.1f} x JSON ({peak_hist / (2 * json_bytes):3.1f} x)", flush=True)
     if 10000 in results and 100000 in results:
         print(f"time 100k / 10k (linear: 10): html render {results[100000][0] / results[10000][0]:.1f}, "
               f"compare {results[100000][1] / results[10000][1]:.1f}")

@@ -690,6 +690,9 @@ int main(int argc, char** argv)
                     // One side at a time: read, analysed, stored in the history (a side already
                     // stored keeps its id), then kept only as far as the comparison reads it
                     // while the other is read. Two large reports whole were twice one's memory.
+                    // A comparison reads a side's figures, not its findings: those are made only
+                    // for the report the history keeps.
+                    const bool stored = !xwarp::locate_history(history_option).off;
                     const auto take_side = [&](const std::string& arg, xwarp::report& side,
                                                std::optional<std::int64_t>& id) -> int
                     {
@@ -697,7 +700,14 @@ int main(int argc, char** argv)
                         {
                             return code;
                         }
-                        xwarp::analyze(side);
+                        if (stored)
+                        {
+                            xwarp::analyze(side);
+                        }
+                        else
+                        {
+                            xwarp::summarize_figures(side);
+                        }
                         xwarp::require_comparable(side, arg);
                         id = xwarp::cli::store_run(history_option, side, "compare", true);
                         xwarp::keep_what_compare_reads(side);  // the page shows its figures only
