@@ -98,11 +98,25 @@ def timed(cmd, repeat, env_for=lambda i: None):
     return statistics.median(t for t, _ in runs), max(p for _, p in runs)
 
 
+def instructions(cmd, tmp):
+    """Instructions one run of cmd executes (callgrind's total)."""
+    out = Path(tmp) / "callgrind.out"
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for line in out.read_text().splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    sys.exit(f"{out}: no instruction total")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--probe", default=str(ROOT / "build" / "warp-probe"))
     ap.add_argument("--repeat", type=int, default=3, help="runs per figure: the median time, the largest peak")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count the instructions of the 10k and 100k HTML renders under valgrind's callgrind "
+                         "(minutes): their ratio is the work's, without the memory system's share of the time")
     ap.add_argument("--write-report", nargs=2, metavar=("IDENTITIES", "PATH"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.write_report:
@@ -113,6 +127,7 @@ def main():
     print(f"peak floor of this harness: {floor / 2**20:.1f} MB (a command that exits at once)", flush=True)
     sizes = [int(x) for x in a.sizes.split(",")]
     results = {}
+    counts = {}
     with tempfile.TemporaryDirectory(prefix="xwarp-scale-") as tmp:
         for n in sizes:
             src = Path(tmp) / f"r{n}.json"
@@ -129,6 +144,8 @@ def main():
             t_hist, peak_hist = timed([a.probe, "compare", str(src), str(src)], a.repeat,
                                       lambda i: dict(os.environ, XWARP_HISTORY=str(Path(tmp) / f"history-{n}-{i}.sqlite3")))
             results[n] = (t_html, t_cmp)
+            if a.instructions and n in (10000, 100000):
+                counts[n] = instructions([a.probe, "report", str(src), "--format", "html", "-o", str(html)], Path(tmp))
             print(f"{n:>7} identities: JSON {json_bytes / 2**20:7.1f} MB | html {t_html:6.2f} s, "
                   f"{html.stat().st_size / 2**20:5.2f} MB, peak {peak_html / json_bytes:4.1f} x JSON | "
                   f"text {t_text:6.2f} s, peak {peak_text / json_bytes:4.1f} x | json {t_json:6.2f} s, "
@@ -138,6 +155,9 @@ def main():
     if 10000 in results and 100000 in results:
         print(f"time 100k / 10k (linear: 10): html render {results[100000][0] / results[10000][0]:.1f}, "
               f"compare {results[100000][1] / results[10000][1]:.1f}")
+    if 10000 in counts and 100000 in counts:
+        print(f"instructions 100k / 10k (callgrind, html render): {counts[100000] / counts[10000]:.2f} "
+              f"({counts[100000] / 1e9:.2f} G / {counts[10000] / 1e9:.2f} G)")
 
 
 if __name__ == "__main__":

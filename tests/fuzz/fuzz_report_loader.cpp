@@ -1,7 +1,8 @@
 // libFuzzer target for the report loader and everything a loaded report flows into:
 // analysis, the text renderer and compare. Any input must give a report or a report_error,
 // never a crash, a hang or another exception type. Reading records directly from the
-// parser's events must give up or give what the schema-checked reading gives.
+// parser's events must give up or give what the schema-checked reading gives, and the JSON
+// written record by record must be what dumping the report's tree gives.
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -45,7 +46,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         xwarp::analyze(r);
         (void)xwarp::render_text(r);
         (void)xwarp::render_html(r);
-        (void)xwarp::report_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        for (const int indent : {-1, 2})
+        {
+            // written record by record (a finding's cause re-indented from its text): the tree's dump
+            if (xwarp::report_json_text(r, indent)
+                != xwarp::report_to_json(r).dump(indent, ' ', false, nlohmann::json::error_handler_t::replace))
+            {
+                std::abort();
+            }
+        }
         try
         {
             auto other = r;
