@@ -399,6 +399,7 @@ namespace xwarp
         std::unordered_map<module_device, std::size_t, tuple_hash> group_index;
         group_index.reserve(good.front()->cold.module_loads.size());
         std::vector<group_acc> groups;          // first-seen order
+        groups.reserve(good.front()->cold.module_loads.size());
         std::vector<std::size_t> group_of;      // by identity index: its (module, device) group
 
         for (std::size_t gi = 0; gi < good.size(); ++gi)
@@ -543,6 +544,11 @@ namespace xwarp
             seen_by_sample.push_back(std::move(in_here));
         }
 
+        // The two hash tables are done with: freed now, before the tables the summary keeps are
+        // made, those take the holes instead of leaving them between them (at 10,000 identities
+        // the diagnosis then grew the heap by 0.7 MB more).
+        index_of = {};
+        group_index = {};
         s.cold_wall_ms = make_stat(cold_wall);
         s.warm_wall_ms = make_stat(warm_wall);
         s.compile_elapsed_ms = make_stat(elapsed);
