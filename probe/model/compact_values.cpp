@@ -11,25 +11,33 @@
 
 namespace xwarp
 {
-    namespace
+    const detail::counted_text* detail::counted_text::empty()
     {
-        const std::shared_ptr<const std::string>& empty_text()
-        {
-            static const auto empty = std::make_shared<const std::string>();
-            return empty;
-        }
+        static const counted_text none{std::string()};  // held from the start: never deleted
+        return &none;
     }
 
-    shared_text::shared_text() : m_text(empty_text()) {}
+    // the recent memory's reading of a held text (found by argument lookup)
+    const std::string& value_of(const shared_text& held)
+    {
+        return held.str();
+    }
 
-    shared_text::shared_text(std::string text)
+    shared_text::shared_text(std::string text) : shared_text()
     {
         if (text.empty())
         {
-            m_text = empty_text();
             return;
         }
-        m_text = detail::share_recent(std::move(text));  // findings are made mechanism by mechanism
+        // findings are made mechanism by mechanism
+        *this = detail::share_recent<shared_text>(std::move(text),
+                                                  [](std::string&& t)
+                                                  {
+                                                      shared_text made;
+                                                      made.m_text->let_go();
+                                                      made.m_text = new detail::counted_text(std::move(t));  // held once
+                                                      return made;
+                                                  });
     }
 
     std::ostream& operator<<(std::ostream& o, const shared_text& t)

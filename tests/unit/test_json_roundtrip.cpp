@@ -1,7 +1,9 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -513,6 +515,53 @@ TEST(CompactValues, EqualTextsAreHeldOnce)
     EXPECT_EQ(nlohmann::json(a), advice);
     EXPECT_EQ(nlohmann::json(advice).get<shared_text>(), advice);
     EXPECT_EQ("[CS-1] " + other, "[CS-1] Preload them together");
+}
+
+// A shared_text is one pointer to a text that counts its holders: copies share it, the last
+// holder lets it go (the copies made on other threads count too), a moved-from one reads "".
+TEST(CompactValues, ASharedTextIsOnePointerThatItsLastHolderLetsGo)
+{
+    EXPECT_EQ(sizeof(shared_text), sizeof(void*));
+    const std::string name(40, 'm');
+    std::optional<shared_text> first(std::in_place, name);
+    shared_text copy = *first;
+    EXPECT_EQ(&copy.str(), &first->str());
+    first.reset();
+    for (int i = 0; i < 20; ++i)  // past the recent memory: only the copy holds the text now
+    {
+        shared_text filler("filler " + std::to_string(i));
+    }
+    EXPECT_EQ(copy, name);
+    shared_text moved = std::move(copy);
+    EXPECT_EQ(moved, name);
+    EXPECT_TRUE(copy.empty());  // NOLINT(bugprone-use-after-move): moved-from is "" by design
+    copy = moved;
+    shared_text other("other");
+    other = std::move(copy);  // NOLINT(bugprone-use-after-move)
+    EXPECT_TRUE(copy.empty());  // NOLINT(bugprone-use-after-move): moved-from is "" however it was moved
+    copy = other;
+    moved = moved;  // NOLINT: self-assignment keeps it
+    moved = std::move(moved);  // NOLINT: and so does a self-move
+    EXPECT_EQ(moved, name);
+    EXPECT_EQ(&copy.str(), &moved.str());
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+    {
+        threads.emplace_back([&moved] {
+            for (int i = 0; i < 20000; ++i)
+            {
+                shared_text held = moved;
+                std::vector<shared_text> more(3, held);
+                more.clear();
+            }
+        });
+    }
+    for (auto& t : threads)
+    {
+        t.join();
+    }
+    EXPECT_EQ(moved, name);
+    EXPECT_EQ(copy, name);
 }
 
 // Causes listing thousands of module names are put together as text: each name must read as

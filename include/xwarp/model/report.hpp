@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -70,25 +71,78 @@ namespace xwarp
         return v ? nlohmann::json(*v) : nlohmann::json();
     }
 
+    namespace detail
+    {
+        // An immutable text with its own count of holders: a shared_text is one pointer to it
+        // (a std::shared_ptr is two), and a report of 100,000 identities holds a few million
+        // of them (eight in a load, six in a span, three in an identity...).
+        class counted_text
+        {
+        public:
+            explicit counted_text(std::string text) : m_text(std::move(text)) {}
+            const std::string& str() const noexcept { return m_text; }
+            void hold() const noexcept { m_holders.fetch_add(1, std::memory_order_relaxed); }
+            // The last holder deletes it; the one empty text is never let go (it starts held).
+            void let_go() const noexcept
+            {
+                if (m_holders.fetch_sub(1, std::memory_order_acq_rel) == 1)
+                {
+                    delete this;
+                }
+            }
+            static const counted_text* empty();
+
+        private:
+            mutable std::atomic<std::uint32_t> m_holders{1};
+            const std::string m_text;
+        };
+    }
+
     // Text that many findings or spans repeat word for word (a mechanism's title, a
     // recommendation, a thread's name), held once: 50,000 churn findings of a 100,000-identity report carried 50,000 copies of one
     // 416-character recommendation. A text equal to one of the last few made on this thread
-    // shares that one's copy. Read-only: a new text is a new value.
+    // shares that one's copy. Read-only: a new text is a new value; a moved-from one is "".
     class shared_text
     {
     public:
-        shared_text();  // ""
+        shared_text() noexcept : m_text(detail::counted_text::empty()) { m_text->hold(); }
         shared_text(std::string text);  // implicit, as the std::string it replaces
         shared_text(const char* text) : shared_text(std::string(text)) {}
-        const std::string& str() const { return *m_text; }
-        operator const std::string&() const { return *m_text; }
-        operator std::string_view() const noexcept { return *m_text; }  // for keys of views
-        bool empty() const { return m_text->empty(); }
-        std::size_t size() const { return m_text->size(); }
-        std::string::const_iterator begin() const { return m_text->begin(); }
-        std::string::const_iterator end() const { return m_text->end(); }
-        std::size_t find(const std::string& what) const { return m_text->find(what); }
-        std::string substr(std::size_t pos, std::size_t n = std::string::npos) const { return m_text->substr(pos, n); }
+        shared_text(const shared_text& other) noexcept : m_text(other.m_text) { m_text->hold(); }
+        shared_text(shared_text&& other) noexcept : m_text(other.m_text)
+        {
+            other.m_text = detail::counted_text::empty();
+            other.m_text->hold();
+        }
+        shared_text& operator=(const shared_text& other) noexcept
+        {
+            other.m_text->hold();  // first: other may be this
+            m_text->let_go();
+            m_text = other.m_text;
+            return *this;
+        }
+        shared_text& operator=(shared_text&& other) noexcept
+        {
+            if (this != &other)
+            {
+                m_text->let_go();
+                m_text = other.m_text;
+                other.m_text = detail::counted_text::empty();
+                other.m_text->hold();
+            }
+            return *this;
+        }
+        ~shared_text() { m_text->let_go(); }
+
+        const std::string& str() const { return m_text->str(); }
+        operator const std::string&() const { return m_text->str(); }
+        operator std::string_view() const noexcept { return m_text->str(); }  // for keys of views
+        bool empty() const { return str().empty(); }
+        std::size_t size() const { return str().size(); }
+        std::string::const_iterator begin() const { return str().begin(); }
+        std::string::const_iterator end() const { return str().end(); }
+        std::size_t find(const std::string& what) const { return str().find(what); }
+        std::string substr(std::size_t pos, std::size_t n = std::string::npos) const { return str().substr(pos, n); }
 
         // Friends found only through a shared_text argument: JSON converts to anything with a
         // from_json, and free operators would make its comparisons with strings ambiguous.
@@ -100,7 +154,7 @@ namespace xwarp
         friend std::ostream& operator<<(std::ostream& o, const shared_text& t);
 
     private:
-        std::shared_ptr<const std::string> m_text;
+        const detail::counted_text* m_text;  // held: never null
     };
     void to_json(nlohmann::json& j, const shared_text& t);
     void from_json(const nlohmann::json& j, shared_text& t);
