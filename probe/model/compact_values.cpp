@@ -13,7 +13,7 @@ namespace xwarp
 {
     const detail::counted_text* detail::counted_text::empty()
     {
-        static const counted_text none{std::string()};  // held from the start: never deleted
+        static const counted_text none{forever_tag{}};  // never counted, never deleted
         return &none;
     }
 

@@ -81,11 +81,18 @@ namespace xwarp
         public:
             explicit counted_text(std::string text) : m_text(std::move(text)) {}
             const std::string& str() const noexcept { return m_text; }
-            void hold() const noexcept { m_holders.fetch_add(1, std::memory_order_relaxed); }
-            // The last holder deletes it; the one empty text is never let go (it starts held).
+            void hold() const noexcept
+            {
+                if (!m_forever)
+                {
+                    m_holders.fetch_add(1, std::memory_order_relaxed);
+                }
+            }
+            // The last holder deletes it. The one empty text is not counted: every default and
+            // moved-from shared_text holds it, and counting it cost two atomic operations a move.
             void let_go() const noexcept
             {
-                if (m_holders.fetch_sub(1, std::memory_order_acq_rel) == 1)
+                if (!m_forever && m_holders.fetch_sub(1, std::memory_order_acq_rel) == 1)
                 {
                     delete this;
                 }
@@ -93,7 +100,13 @@ namespace xwarp
             static const counted_text* empty();
 
         private:
+            struct forever_tag
+            {
+            };
+            counted_text(forever_tag) : m_forever(true) {}
+
             mutable std::atomic<std::uint32_t> m_holders{1};
+            const bool m_forever = false;
             const std::string m_text;
         };
     }
