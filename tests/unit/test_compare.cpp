@@ -41,6 +41,24 @@ namespace
         }
         return r;
     }
+
+    // A report whose every sample sets wp.config.enable_backward = False (at /p/app.py:4)
+    // after module "m" copied it: the option never reaches the module.
+    report option_that_never_arrives()
+    {
+        report r = make({3000, 3000, 3000}, {"a"});
+        for (auto& s : r.samples)
+        {
+            config_set_event ev;
+            ev.key = "enable_backward";
+            ev.old_value = true;
+            ev.new_value = false;
+            ev.file = "/p/app.py";
+            ev.line = 4;
+            s.cold.processes[0].config_sets.push_back(ev);
+        }
+        return r;
+    }
 }
 
 TEST(Compare, ImprovedBeyondBandAndSignificant)
@@ -248,17 +266,7 @@ TEST(Compare, FailedSamplesMakeItInvalidAndAFailedRunIsAnInputError)
 TEST(Compare, OptionThatNeverArrivedIsCalledOut)
 {
     auto before = make({3000, 3000, 3000}, {"a"});
-    auto after = make({3000, 3000, 3000}, {"a"});
-    for (auto& s : after.samples)
-    {
-        config_set_event ev;
-        ev.key = "enable_backward";
-        ev.old_value = true;
-        ev.new_value = false;
-        ev.file = "/p/app.py";
-        ev.line = 4;
-        s.cold.processes[0].config_sets.push_back(ev);
-    }
+    auto after = option_that_never_arrives();
     auto c = compare_reports(before, after, "b", "a");
     ASSERT_EQ(c.option_checks.size(), 1u);
     EXPECT_EQ(c.option_checks[0].option, "enable_backward");
@@ -384,16 +392,7 @@ TEST(Compare, ASideKeptOnlyAsFarAsCompareReadsGivesTheSameComparison)
         pairs.emplace_back(b + " vs " + a, recorded(b), recorded(a));
     }
     // and an option set in the after run that never reached its module
-    report option_after = make({3000, 3000, 3000}, {"a"});
-    for (auto& s : option_after.samples)
-    {
-        config_set_event ev;
-        ev.key = "enable_backward";
-        ev.old_value = true;
-        ev.new_value = false;
-        s.cold.processes[0].config_sets.push_back(ev);
-    }
-    pairs.emplace_back("an option that never arrived", make({3000, 3000, 3000}, {"a"}), option_after);
+    pairs.emplace_back("an option that never arrived", make({3000, 3000, 3000}, {"a"}), option_that_never_arrives());
     for (const auto& [name, read_before, read_after] : pairs)
     {
         report before = read_before;
