@@ -387,11 +387,10 @@ namespace xwarp
         // Gathered as the loads are counted, by identity index: looked up again by their
         // strings, a report of 100,000 identities hashed every load's strings twice more.
         // A group's members are few (one per hash it loaded under): a list, not a map of lists
-        // (an allocation more per module).
+        // (an allocation more per module); its block_dims are its members', in first-seen order.
         struct group_acc
         {
-            std::vector<int> bds;                               // in first-seen order
-            std::vector<std::pair<int, std::size_t>> members;   // (block_dim, identity), first-seen, each once
+            std::vector<std::pair<int, std::size_t>> members;  // (block_dim, identity), first-seen, each once
             bool sets_known = true;
         };
         // keyed by views of the loads' (module, device), which outlive these tables
@@ -495,12 +494,7 @@ namespace xwarp
                     ident.push_back(std::move(id));
                     first_load_of.push_back(&l);
                 }
-                const int bd = l.block_dim.value_or(-1);
-                if (std::find(g.bds.begin(), g.bds.end(), bd) == g.bds.end())
-                {
-                    g.bds.push_back(bd);
-                }
-                add_unique(g.members, std::pair<int, std::size_t>(bd, i));
+                add_unique(g.members, std::pair<int, std::size_t>(l.block_dim.value_or(-1), i));
                 g.sets_known = g.sets_known && l.snapshot.has_value();
                 if (in_here.size() < ident.size())
                 {
@@ -616,8 +610,13 @@ namespace xwarp
 
         for (const group_acc& g : groups)
         {
+            std::vector<int> bds;  // in first-seen order
+            for (const auto& [bd, i] : g.members)
+            {
+                add_unique(bds, bd);
+            }
             std::vector<std::size_t> members;
-            for (int bd : g.bds)
+            for (int bd : bds)
             {
                 members.clear();
                 for (const auto& [member_bd, i] : g.members)
@@ -650,7 +649,7 @@ namespace xwarp
                     s.rebuilt.push_back(std::move(rg));
                 }
             }
-            if (g.bds.size() > 1)
+            if (bds.size() > 1)
             {
                 rebuild_group rg;
                 // the first member is the first of the first block_dim
@@ -658,9 +657,9 @@ namespace xwarp
                 rg.module = first->module;  // shared, not copied
                 rg.device = first->device;
                 rg.kind = "block-dim-spread";
-                rg.block_dims = g.bds;
+                rg.block_dims = bds;
                 rg.kernel_sets_known = g.sets_known;
-                for (int bd : g.bds)
+                for (int bd : bds)
                 {
                     for (const auto& [member_bd, i] : g.members)
                     {
