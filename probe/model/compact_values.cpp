@@ -2,8 +2,8 @@
 // findings repeat, held once (see report.hpp).
 #include <algorithm>
 #include <array>
-#include <map>
 #include <cstdio>
+#include <map>
 #include <ostream>
 
 #include "recent_values.hpp"

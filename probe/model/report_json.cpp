@@ -1138,20 +1138,11 @@ namespace xwarp
                 {
                     continue;
                 }
-                // Taken whole where the pass has none yet (it never has: the skeleton holds no
-                // records): moved element by element, the records were held twice at the end of
-                // reading, the reader's peak.
-                auto take = [](auto& into, auto& records)
-                {
-                    if (into.empty())
-                    {
-                        into = std::move(records);
-                        return;
-                    }
-                    into.insert(into.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
-                };
-                take(run->module_loads, recs.loads);
-                take(run->launches, recs.launches);
+                // Taken whole: the skeleton holds no records, and each (sample, pass) is read once.
+                // Moved element by element, the records were held twice at the end of reading, the
+                // reader's peak.
+                run->module_loads = std::move(recs.loads);
+                run->launches = std::move(recs.launches);
             }
             return r;
         }

@@ -1,7 +1,4 @@
 // Module options shared between the loads that carry equal ones (see report.hpp).
-#include <array>
-#include <cstddef>
-
 #include "recent_values.hpp"
 #include "xwarp/model/report.hpp"
 
