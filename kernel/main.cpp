@@ -6,7 +6,9 @@
 #include <memory>
 #include <string>
 
+#include <execinfo.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include <pybind11/embed.h>
 
@@ -23,6 +25,38 @@ namespace py = pybind11;
 
 namespace
 {
+    // A kernel that crashes is seen by Jupyter only as "the kernel died": before dying, this
+    // one says on stderr (the Jupyter server's log) which signal killed it and where.
+    // Async-signal-safe calls only: write, backtrace (loaded once beforehand), raise.
+    void say(const char* text)
+    {
+        (void)!::write(STDERR_FILENO, text, std::strlen(text));
+    }
+
+    void report_fatal_signal(int sig)
+    {
+        say("xwarp: the kernel dies of ");
+        say(sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGILL ? "SIGILL" : sig == SIGFPE ? "SIGFPE" : "SIGABRT");
+        say("; its stack:\n");
+        void* frames[64];
+        ::backtrace_symbols_fd(frames, ::backtrace(frames, 64), STDERR_FILENO);
+        std::raise(sig);  // SA_RESETHAND put the default back: the signal ends the process
+    }
+
+    void report_fatal_signals()
+    {
+        void* warm_up[1];
+        ::backtrace(warm_up, 1);  // its first call loads libgcc: never inside the handler
+        struct sigaction on_fatal{};
+        on_fatal.sa_handler = report_fatal_signal;
+        on_fatal.sa_flags = SA_RESETHAND;
+        sigemptyset(&on_fatal.sa_mask);
+        for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
+        {
+            ::sigaction(sig, &on_fatal, nullptr);
+        }
+    }
+
     std::string connection_file(int argc, char* argv[])
     {
         for (int i = 1; i + 1 < argc; ++i)
@@ -52,6 +86,8 @@ int main(int argc, char* argv[])
         std::cerr << "xwarp: usage: xwarp -f CONNECTION_FILE (started by Jupyter from its kernelspec)\n";
         return 64;
     }
+
+    report_fatal_signals();
 
     // A Jupyter started with SIGINT ignored (nohup, "jupyter lab &" from a script) passes the
     // ignore on, and Python installs its KeyboardInterrupt handler only over the default: the

@@ -29,7 +29,7 @@ if [ "$QUICK" = 1 ]; then
     echo "[test] GoogleTest"
     ctest --test-dir "$ROOT/build" --output-on-failure
     echo "[test] Python suite, quick part"
-    exec /usr/bin/python3 -m pytest "$ROOT/tests/python" -m quick -v -rs --junitxml="$ARTIFACTS/pytest-quick.xml" "$@"
+    exec /usr/bin/python3 -m pytest "$ROOT/tests/python" -m quick -v -rfEs --junitxml="$ARTIFACTS/pytest-quick.xml" "$@"
 fi
 
 # Test-only installs: an older Warp minor for the version matrix.
@@ -59,4 +59,4 @@ echo "[test] GoogleTest"
 ctest --test-dir "$ROOT/build" --output-on-failure
 
 echo "[test] Python suite"
-/usr/bin/python3 -m pytest "$ROOT/tests/python" -v -rs --durations=30 --junitxml="$ARTIFACTS/pytest.xml" "$@"
+/usr/bin/python3 -m pytest "$ROOT/tests/python" -v -rfEs --durations=30 --junitxml="$ARTIFACTS/pytest.xml" "$@"

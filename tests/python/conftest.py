@@ -3,7 +3,10 @@
 import json
 import os
 import shutil
+import signal
 import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import jsonschema
@@ -35,6 +38,33 @@ def private_history(tmp_path_factory):
     path = tmp_path_factory.mktemp("history") / "history.sqlite3"
     os.environ["XWARP_HISTORY"] = str(path)
     yield path
+
+
+def execute_notebook(nb, kernel_name, folder, timeout):
+    """Runs every cell of `nb` in a real kernel over the real protocol (nbclient), in `folder`.
+    A kernel that dies fails the test with how it ended (the signal) and the end of its stderr
+    (where the xwarp kernel writes its stack): nbclient says only "Kernel died"."""
+    from jupyter_client.manager import KernelManager
+    from nbclient import NotebookClient
+    from nbclient.exceptions import DeadKernelError
+
+    km = KernelManager(kernel_name=kernel_name)  # ours, so that it is still there after a death
+    with tempfile.TemporaryFile() as stderr:  # never in the notebook's folder
+        try:
+            NotebookClient(nb, km=km, timeout=timeout, resources={"metadata": {"path": str(folder)}}).execute(stderr=stderr)
+        except DeadKernelError:
+            process = km.provisioner.process if km.provisioner else None
+            code = process.poll() if process else None
+            how = (f"killed by {signal.Signals(-code).name}" if code is not None and code < 0
+                   else f"exit status {code}")
+            stderr.seek(0)
+            tail = stderr.read()[-6000:].decode(errors="replace")
+            raise AssertionError(f"the {kernel_name} kernel died ({how}); its stderr ends:\n{tail}") from None
+        finally:
+            if km.has_kernel:
+                km.shutdown_kernel(now=True)
+            stderr.seek(0)
+            sys.stderr.write(stderr.read().decode(errors="replace"))  # pytest shows it with a failure
 
 
 def validate_report(report):

@@ -14,10 +14,11 @@ import unittest
 from pathlib import Path
 
 import jupyter_kernel_test
+import nbformat
 import pytest
 from jupyter_client.manager import KernelManager
 
-from conftest import BUILD, TARGETS, validate_report
+from conftest import BUILD, TARGETS, execute_notebook, validate_report
 
 # The build tree's kernelspec (build/share/jupyter/kernels/xwarp) comes first.
 os.environ["JUPYTER_PATH"] = str(BUILD / "share" / "jupyter") + os.pathsep + os.environ.get("JUPYTER_PATH", "")
@@ -389,3 +390,18 @@ def test_expect_shows_met_or_not_met_and_strict_fails_the_cell(session):
 
     reply, _ = session.execute("%%warp_probe --expect 'identities=<1'\npass\n")
     assert reply["status"] == "error" and "--expect" in reply["evalue"]
+
+
+def test_a_kernel_that_crashes_says_which_signal_killed_it_and_where(tmp_path):
+    # Jupyter sees only "the kernel died"; the kernel writes the signal and its stack to stderr
+    # first, and the suite's notebook runner puts both in the failure (CI shows nothing else).
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)")]
+    with pytest.raises(AssertionError) as died:
+        execute_notebook(nb, "xwarp", tmp_path, timeout=120)
+    said = str(died.value)
+    assert "the xwarp kernel died (killed by SIGSEGV)" in said, said
+    stack = said.split("xwarp: the kernel dies of SIGSEGV; its stack:\n", 1)
+    assert len(stack) == 2, said
+    frames = stack[1].splitlines()
+    assert any("/xwarp(" in f for f in frames) and any("libpython" in f for f in frames), said

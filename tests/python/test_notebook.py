@@ -13,10 +13,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from conftest import BUILD, ROOT, validate_report
+from conftest import BUILD, ROOT, execute_notebook, validate_report
 
 os.environ["JUPYTER_PATH"] = str(BUILD / "share" / "jupyter") + os.pathsep + os.environ.get("JUPYTER_PATH", "")
 ARTIFACTS = Path(os.environ.get("XWARP_TEST_ARTIFACTS", ROOT / "test-artifacts"))
@@ -61,7 +60,7 @@ def executed(tmp_path_factory):
         nbformat.v4.new_code_cell("%warp_compare late hoisted --until-settled --max-samples 2"),
     ]
     before = sorted(p.name for p in folder.iterdir())
-    NotebookClient(nb, kernel_name="xwarp", timeout=900, resources={"metadata": {"path": str(folder)}}).execute()
+    execute_notebook(nb, "xwarp", folder, timeout=900)
     assert sorted(p.name for p in folder.iterdir()) == before, "the probe wrote into the notebook's folder"
     path = folder / "executed.ipynb"
     nbformat.write(nb, path)

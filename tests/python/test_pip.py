@@ -16,7 +16,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 import zipfile
 from pathlib import Path
@@ -24,9 +23,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
 
-from conftest import BUILD, ROOT
+from conftest import BUILD, ROOT, execute_notebook
 
 WARP_VERSION = os.environ.get("XWARP_WARP_VERSION", "1.19.0")
 REPORT_MIME = "application/vnd.xwarp.report+json"
@@ -158,8 +156,7 @@ def test_load_ext_in_a_stock_ipykernel_notebook_shows_the_report(user_venv, tmp_
     old = os.environ.get("JUPYTER_PATH")
     os.environ["JUPYTER_PATH"] = jupyter_path
     try:
-        NotebookClient(nb, kernel_name="pip-venv", timeout=600,
-                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+        execute_notebook(nb, "pip-venv", tmp_path, timeout=600)
     finally:
         if old is None:
             os.environ.pop("JUPYTER_PATH")

@@ -16,9 +16,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from conftest import BUILD, ROOT, validate_report
+from conftest import BUILD, ROOT, execute_notebook, validate_report
 
 os.environ["JUPYTER_PATH"] = str(BUILD / "share" / "jupyter") + os.pathsep + os.environ.get("JUPYTER_PATH", "")
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -98,7 +97,7 @@ def test_notebook_shows_what_it_teaches(path, tmp_path):
     shutil.copy2(path, tmp_path / path.name)
     nb = nbformat.read(tmp_path / path.name, as_version=4)
     expect = nb.metadata["xwarp"]["expect"]
-    NotebookClient(nb, kernel_name="xwarp", timeout=1800, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    execute_notebook(nb, "xwarp", tmp_path, timeout=1800)
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name], "the notebook's probes wrote into its folder"
     EXECUTED[path.stem] = nb
     displays, text = outputs_of(nb)
@@ -165,7 +164,7 @@ def test_the_executed_lessons_export_to_static_html_that_chromium_opens(tmp_path
     executed.mkdir()
     if not EXECUTED:  # run alone (-k): execute one lesson here
         nb = nbformat.read(ROOT / "notebooks" / "cs3_option_after_load.ipynb", as_version=4)
-        NotebookClient(nb, kernel_name="xwarp", timeout=1800, resources={"metadata": {"path": str(tmp_path)}}).execute()
+        execute_notebook(nb, "xwarp", tmp_path, timeout=1800)
         EXECUTED["cs3_option_after_load"] = nb
     for name, nb in EXECUTED.items():
         nbformat.write(nb, executed / f"{name}.ipynb")
