@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -57,6 +58,8 @@ namespace xwarp
         // (seen on an H200 with driver 580): the probe's own query must leave the user's
         // compute cache alone, so the driver starts with a private one, removed afterwards.
         // The driver reads CUDA_CACHE_PATH once, at its first initialisation in the process.
+        // setenv is not thread-safe (a getenv on another thread can read the array it frees):
+        // it is made and dropped on the thread that asks for the facts, never on the query's.
         class private_compute_cache
         {
         public:
@@ -88,9 +91,10 @@ namespace xwarp
             std::optional<std::string> m_previous;
         };
 
+        // The driver must start under a private_compute_cache (its caller's: environment
+        // variables are set and put back only on the thread that starts the query).
         void collect_cuda(environment& env)
         {
-            private_compute_cache driver_cache;
             int major = 0;
             int minor = 0;
             // NVRTC is opened when asked, not linked: loading and relocating the library at
@@ -268,41 +272,59 @@ namespace xwarp
 #endif
     }
 
+    namespace
+    {
+        // Under the compute cache its caller set up (when the build has CUDA).
+        environment collect_host_environment_as_set_up()
+        {
+            environment env;
+            env.probe_version = XWARP_VERSION;
+            struct utsname u{};
+            if (::uname(&u) == 0)
+            {
+                env.os = std::string(u.sysname) + " " + u.release;
+                env.machine = u.machine;
+                env.host = u.nodename;
+            }
+            std::ifstream osr("/etc/os-release");
+            std::string line;
+            while (std::getline(osr, line))
+            {
+                if (line.rfind("PRETTY_NAME=", 0) == 0)
+                {
+                    auto v = line.substr(12);
+                    if (v.size() >= 2 && v.front() == '"')
+                    {
+                        v = v.substr(1, v.size() - 2);
+                    }
+                    env.os = v + " (" + env.os + ")";
+                }
+            }
+            env.cpu_model = cpu_model();
+            env.cpu_count = static_cast<int>(std::thread::hardware_concurrency());
+            env.sources["os"] = "uname, /etc/os-release";
+            env.sources["cpu_model"] = "/proc/cpuinfo";
+#ifdef XWARP_HAVE_CUDA
+            collect_cuda(env);
+#else
+            env.cuda_status = "warp-probe was built without the CUDA toolkit: CUDA facts not collected";
+#endif
+            return env;
+        }
+
+#ifdef XWARP_HAVE_CUDA
+        using driver_cache_scope = private_compute_cache;
+#else
+        struct driver_cache_scope
+        {
+        };
+#endif
+    }
+
     environment collect_host_environment()
     {
-        environment env;
-        env.probe_version = XWARP_VERSION;
-        struct utsname u{};
-        if (::uname(&u) == 0)
-        {
-            env.os = std::string(u.sysname) + " " + u.release;
-            env.machine = u.machine;
-            env.host = u.nodename;
-        }
-        std::ifstream osr("/etc/os-release");
-        std::string line;
-        while (std::getline(osr, line))
-        {
-            if (line.rfind("PRETTY_NAME=", 0) == 0)
-            {
-                auto v = line.substr(12);
-                if (v.size() >= 2 && v.front() == '"')
-                {
-                    v = v.substr(1, v.size() - 2);
-                }
-                env.os = v + " (" + env.os + ")";
-            }
-        }
-        env.cpu_model = cpu_model();
-        env.cpu_count = static_cast<int>(std::thread::hardware_concurrency());
-        env.sources["os"] = "uname, /etc/os-release";
-        env.sources["cpu_model"] = "/proc/cpuinfo";
-#ifdef XWARP_HAVE_CUDA
-        collect_cuda(env);
-#else
-        env.cuda_status = "warp-probe was built without the CUDA toolkit: CUDA facts not collected";
-#endif
-        return env;
+        driver_cache_scope driver_cache;
+        return collect_host_environment_as_set_up();
     }
 
     namespace
@@ -318,6 +340,19 @@ namespace xwarp
             static std::mutex m;
             return m;
         }
+
+        // Set up by the thread that starts the query, dropped by the first that sees it done.
+        std::unique_ptr<driver_cache_scope>& query_driver_cache()
+        {
+            static std::unique_ptr<driver_cache_scope> scope;
+            return scope;
+        }
+
+        void drop_query_driver_cache() noexcept
+        {
+            std::lock_guard<std::mutex> lock(host_facts_lock());
+            query_driver_cache().reset();
+        }
     }
 
     void start_collecting_host_environment()
@@ -325,7 +360,8 @@ namespace xwarp
         std::lock_guard<std::mutex> lock(host_facts_lock());
         if (!host_facts().valid())
         {
-            host_facts() = std::async(std::launch::async, collect_host_environment).share();
+            query_driver_cache() = std::make_unique<driver_cache_scope>();
+            host_facts() = std::async(std::launch::async, collect_host_environment_as_set_up).share();
         }
     }
 
@@ -339,6 +375,7 @@ namespace xwarp
         if (facts.valid())
         {
             facts.wait();
+            drop_query_driver_cache();
         }
     }
 
@@ -357,6 +394,8 @@ namespace xwarp
             std::lock_guard<std::mutex> lock(host_facts_lock());
             facts = host_facts();
         }
+        facts.wait();
+        drop_query_driver_cache();
         return facts.get();
     }
 

@@ -15,8 +15,8 @@ namespace xwarp
 {
     const std::string& temp_base()
     {
-        // Read once: the host facts are gathered on another thread, which sets and restores
-        // CUDA_CACHE_PATH around the driver's start, and getenv must not race with that.
+        // Read once: the environment changes while the host facts are gathered (the driver's
+        // private CUDA_CACHE_PATH), and $TMPDIR must stay where the first directory went.
         static const std::string base = []
         {
             const char* v = std::getenv("TMPDIR");

@@ -471,8 +471,9 @@ namespace xwarp
                               pc.argv[0] + ": bad interpreter: " + interpreter + ": no such file (from its #! line)");
         }
 
-        // The host facts are gathered while the first pass runs, not before it ($TMPDIR is
-        // read first: that thread sets CUDA_CACHE_PATH for a moment).
+        // The host facts are gathered while the first pass runs, not before it. The environment
+        // the passes start from was read above: until the facts are taken, CUDA_CACHE_PATH is
+        // the query's private one (each pass sets its own anyway).
         (void)temp_base();
         start_collecting_host_environment();
 

@@ -1,5 +1,7 @@
 // The subprocess layer: exit codes, signals, timeouts that kill the whole group, cancel.
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -143,4 +145,28 @@ TEST(Runner, APreparedCommandLeavingItsScopeWaitsForTheHostFactsQuery)
         EXPECT_EQ(command.exe, "/bin/true");
     }
     EXPECT_FALSE(host_environment_being_collected());
+}
+
+// The driver starts under a private CUDA_CACHE_PATH (it must leave the user's compute cache
+// alone). setenv is not thread-safe: the variable is set before the query's thread starts and
+// put back by the thread that waits for it, never changed on the query's own thread while
+// other threads (the kernel's) may read the environment. ctest runs each test in a process of
+// its own: the query here is this process's first.
+TEST(Runner, TheHostFactsQuerysCacheVariableIsSetAndPutBackByTheThreadThatAsks)
+{
+    if (!built_with_cuda_toolkit())
+    {
+        GTEST_SKIP() << "built without the CUDA toolkit: the query starts no driver";
+    }
+    ::setenv("CUDA_CACHE_PATH", "/nonexistent/the-users-cache", 1);
+    start_collecting_host_environment();
+    const char* during = std::getenv("CUDA_CACHE_PATH");  // already set when start returns
+    ASSERT_NE(during, nullptr);
+    const std::string private_dir = during;
+    EXPECT_NE(private_dir.find("/xwarp-cuda-cache-"), std::string::npos) << private_dir;
+    EXPECT_TRUE(std::filesystem::is_directory(private_dir)) << private_dir;
+    finish_collecting_host_environment();
+    EXPECT_STREQ(std::getenv("CUDA_CACHE_PATH"), "/nonexistent/the-users-cache");
+    EXPECT_FALSE(std::filesystem::exists(private_dir)) << private_dir;
+    ::unsetenv("CUDA_CACHE_PATH");
 }

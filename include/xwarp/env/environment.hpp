@@ -14,6 +14,9 @@ namespace xwarp
     // The host facts, collected once per process (they do not change while it runs) and in
     // the background from the first call on: the CUDA query initialises the driver, about
     // 0.2 s that must not delay the first pass. get() waits only if they are not ready yet.
+    // The driver starts under a private CUDA_CACHE_PATH, set by the thread that starts the
+    // query and put back by the first that takes the facts or waits for them (the query's
+    // thread changes no environment variable: setenv races with getenv on other threads).
     environment cached_host_environment();
     void start_collecting_host_environment();
 
