@@ -396,14 +396,17 @@ namespace xwarp
                                 const std::function<void(double)>& tick)
     {
         process_outcome out;
+        // set(), not operator[]: Boost 1.74's operator[] looks each name up with a comparison
+        // that reads past the end of shorter entries (AddressSanitizer: heap-buffer-overflow
+        // in basic_environment_impl::find, on every pass).
         bp::environment env;
         for (const auto& [name, value] : spec.env)
         {
-            env[name] = value;
+            env.set(name, value);
         }
 
         const std::string token = new_token();
-        env[token_name] = token;
+        env.set(token_name, token);
         subreaper_scope adopt_orphans;
         const std::set<pid_t> own_children = children_of_self();
         const pid_t parent = ::getpid();
