@@ -59,7 +59,7 @@ def execute_notebook(nb, kernel_name, folder, timeout):
                    else f"exit status {code}")
             stderr.seek(0)
             tail = stderr.read()[-6000:].decode(errors="replace")
-            raise AssertionError(f"the {kernel_name} kernel died ({how}); its stderr ends:\n{tail}") from None
+            raise AssertionError(f"{kernel_name} kernel died: {how}\nits stderr ends:\n{tail}") from None
         finally:
             if km.has_kernel:
                 km.shutdown_kernel(now=True)

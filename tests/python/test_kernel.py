@@ -400,7 +400,7 @@ def test_a_kernel_that_crashes_says_which_signal_killed_it_and_where(tmp_path):
     with pytest.raises(AssertionError) as died:
         execute_notebook(nb, "xwarp", tmp_path, timeout=120)
     said = str(died.value)
-    assert "the xwarp kernel died (killed by SIGSEGV)" in said, said
+    assert said.startswith("xwarp kernel died: killed by SIGSEGV\n"), said
     stack = said.split("xwarp: the kernel dies of SIGSEGV; its stack:\n", 1)
     assert len(stack) == 2, said
     frames = stack[1].splitlines()
