@@ -32,12 +32,7 @@ namespace xwarp
         // findings are made mechanism by mechanism
         *this = detail::share_recent<shared_text>(std::move(text),
                                                   [](std::string&& t)
-                                                  {
-                                                      shared_text made;
-                                                      made.m_text->let_go();
-                                                      made.m_text = new detail::counted_text(std::move(t));  // held once
-                                                      return made;
-                                                  });
+                                                  { return shared_text(new detail::counted_text(std::move(t))); });
     }
 
     std::ostream& operator<<(std::ostream& o, const shared_text& t)

@@ -167,6 +167,9 @@ namespace xwarp
         friend std::ostream& operator<<(std::ostream& o, const shared_text& t);
 
     private:
+        // Takes over a text made with one holder (the recent memory's maker).
+        explicit shared_text(const detail::counted_text* made) noexcept : m_text(made) {}
+
         const detail::counted_text* m_text;  // held: never null
     };
     void to_json(nlohmann::json& j, const shared_text& t);
