@@ -12,6 +12,7 @@
 #include "xwarp/analysis/stats.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/model/format.hpp"
+#include "xwarp/model/release.hpp"
 #include "xwarp/model/tuple_hash.hpp"
 
 namespace xwarp
@@ -468,14 +469,35 @@ namespace xwarp
 
     void keep_what_compare_reads(report& r)
     {
-        r.findings = {};
-        r.declined = {};
+        release(r.findings);
+        release(r.declined);
         summary& s = r.result;
-        s.identities = {};
-        s.rebuilt = {};
-        s.modules = {};
-        s.launch_kernels = {};
-        s.timeline.spans = {};
+        release(s.identities);
+        release(s.rebuilt);
+        release(s.modules);
+        release(s.launch_kernels);
+        release(s.timeline.spans);
+        // Of the passes, a comparison reads the cold loads' identities, times and options and
+        // the first good sample's launches: while the other side is read, the warm passes'
+        // records and what the loads' content snapshots and spans hold are not kept.
+        for (auto& smp : r.samples)
+        {
+            if (smp.warm)
+            {
+                release(smp.warm->module_loads);
+                release(smp.warm->launches);
+            }
+            for (auto& l : smp.cold.module_loads)
+            {
+                release(l.lto);
+                release(l.phases);
+                if (l.snapshot)
+                {
+                    release(l.snapshot->kernels);
+                    release(l.snapshot->functions);
+                }
+            }
+        }
     }
 
     comparison compare_reports(report& before, report& after, const std::string& before_name, const std::string& after_name)

@@ -17,6 +17,7 @@
 #include "xwarp/analysis/diagnose.hpp"
 #include "xwarp/analysis/stats.hpp"
 #include "xwarp/model/format.hpp"
+#include "xwarp/model/release.hpp"
 
 namespace xwarp
 {
@@ -541,8 +542,8 @@ namespace xwarp
         // The two hash tables are done with: freed now, before the tables the summary keeps are
         // made, those take the holes instead of leaving them between them (at 10,000 identities
         // the diagnosis then grew the heap by 0.7 MB more).
-        index_of = {};
-        group_index = {};
+        release(index_of);
+        release(group_index);
         s.cold_wall_ms = make_stat(cold_wall);
         s.warm_wall_ms = make_stat(warm_wall);
         s.compile_elapsed_ms = make_stat(elapsed);
@@ -577,8 +578,8 @@ namespace xwarp
                 }
                 ms_of[i] = median(per_sample).value_or(0.0);
             }
-            ms_by_sample = {};
-            seen_by_sample = {};
+            release(ms_by_sample);
+            release(seen_by_sample);
         }
         // The identities by time, heaviest first (ties in first-seen order), and each module's
         // totals in the order its heaviest identity comes; a module is its identities' group.

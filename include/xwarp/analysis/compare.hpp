@@ -47,9 +47,11 @@ namespace xwarp
     void require_comparable(const report& r, const std::string& name);
 
     // Frees what a comparison never reads of an analysed report: its findings and declined
-    // levers, and the summary's per-identity tables (identities, rebuilt groups, module totals,
-    // launches per kernel, timeline spans). The figures, flags and samples stay. A front that
-    // compares two large reports holds the first so while it reads and analyses the second.
+    // levers, the summary's per-identity tables (identities, rebuilt groups, module totals,
+    // launches per kernel, timeline spans), the warm passes' records, and the cold loads'
+    // kernels, functions, LTO artifacts and spans. The figures, flags, samples and the cold
+    // loads' identities, times and options stay. A front that compares two large reports holds
+    // the first so while it reads and analyses the second.
     void keep_what_compare_reads(report& r);
 }
 
