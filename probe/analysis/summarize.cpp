@@ -401,6 +401,11 @@ namespace xwarp
         std::vector<group_acc> groups;          // first-seen order
         groups.reserve(good.front()->cold.module_loads.size());
         std::vector<std::size_t> group_of;      // by identity index: its (module, device) group
+        // The first sample's loads bound its identities: sized once, the tables by identity are
+        // not copied as they grow (grown by doubling, the old and the new were held together).
+        ident.reserve(good.front()->cold.module_loads.size());
+        group_of.reserve(good.front()->cold.module_loads.size());
+        first_load_of.reserve(good.front()->cold.module_loads.size());
 
         for (std::size_t gi = 0; gi < good.size(); ++gi)
         {
@@ -587,12 +592,13 @@ namespace xwarp
         std::iota(by_time.begin(), by_time.end(), std::size_t{0});
         std::stable_sort(by_time.begin(), by_time.end(), [&](std::size_t a, std::size_t b) { return ms_of[a] > ms_of[b]; });
         s.modules.reserve(groups.size());
+        std::vector<int> builds_of(ident.size());  // by identity index
         {
             constexpr std::size_t none = static_cast<std::size_t>(-1);
             std::vector<std::size_t> module_of_group(groups.size(), none);
             for (const std::size_t i : by_time)
             {
-                // moved: below, ident only answers each identity's build count (an int, kept)
+                builds_of[i] = ident[i].builds;
                 identity id = std::move(ident[i]);
                 id.ms = ms_of[i];
                 std::size_t& m = module_of_group[group_of[i]];
@@ -607,6 +613,7 @@ namespace xwarp
                 s.identities.push_back(std::move(id));
             }
         }
+        release(ident);  // each moved into the summary's list; the groups below read builds_of
         std::stable_sort(s.modules.begin(), s.modules.end(), [](const module_total& a, const module_total& b) { return a.ms > b.ms; });
 
         for (const group_acc& g : groups)
@@ -639,7 +646,7 @@ namespace xwarp
                     {
                         rg.hashes.push_back(first_load_of[i]->hash);
                         rg.ms += ms_of[i];
-                        rg.builds += ident[i].builds;
+                        rg.builds += builds_of[i];
                     }
                     // Why each hash gave way to the next, from their first loads' content snapshots.
                     for (std::size_t k = 0; k + 1 < members.size(); ++k)
@@ -668,7 +675,7 @@ namespace xwarp
                         {
                             rg.hashes.push_back(first_load_of[i]->hash);
                             rg.ms += ms_of[i];
-                            rg.builds += ident[i].builds;
+                            rg.builds += builds_of[i];
                         }
                     }
                 }
@@ -681,16 +688,35 @@ namespace xwarp
 
         // Launches per kernel, as the first good sample's cold pass made them.
         using kernel_key = std::tuple<std::string_view, std::string_view, std::string_view>;  // views of the launches
-        std::unordered_map<kernel_key, std::size_t, tuple_hash> kernel_index;
-        kernel_index.reserve(good.front()->cold.launches.size());
-        for (const auto& l : good.front()->cold.launches)
+        // Each kernel's index first and then the list at its size: grown by doubling and cut
+        // to size after, the list was held twice.
+        const auto& first_launches = good.front()->cold.launches;
+        std::vector<std::size_t> kernel_of(first_launches.size());  // by launch record
         {
-            auto [pos, inserted] = kernel_index.try_emplace(kernel_key(l.kernel, l.module, l.device), s.launch_kernels.size());
-            if (inserted)
+            std::unordered_map<kernel_key, std::size_t, tuple_hash> kernel_index;
+            kernel_index.reserve(first_launches.size());
+            std::vector<std::size_t> first_record;  // by kernel index
+            for (std::size_t k = 0; k < first_launches.size(); ++k)
             {
+                const auto& l = first_launches[k];
+                const auto [pos, inserted] = kernel_index.try_emplace(kernel_key(l.kernel, l.module, l.device), first_record.size());
+                if (inserted)
+                {
+                    first_record.push_back(k);
+                }
+                kernel_of[k] = pos->second;
+            }
+            s.launch_kernels.reserve(first_record.size());
+            for (const std::size_t k : first_record)
+            {
+                const auto& l = first_launches[k];
                 s.launch_kernels.push_back({l.kernel, l.module, l.device, 0, {}, false});
             }
-            auto it = s.launch_kernels.begin() + static_cast<long>(pos->second);
+        }
+        for (std::size_t k = 0; k < first_launches.size(); ++k)
+        {
+            const auto& l = first_launches[k];
+            const auto it = s.launch_kernels.begin() + static_cast<long>(kernel_of[k]);
             it->count += l.count;
             it->adjoint = it->adjoint || l.adjoint;
             if (std::find(it->block_dims.begin(), it->block_dims.end(), l.block_dim) == it->block_dims.end())
@@ -698,8 +724,6 @@ namespace xwarp
                 it->block_dims.push_back(l.block_dim);
             }
         }
-
-        s.launch_kernels.shrink_to_fit();
 
         // Sources of the figures.
         if (load_sources.size() == 1)
