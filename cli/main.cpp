@@ -742,9 +742,10 @@ int main(int argc, char** argv)
             }
             if (before_id && after_id)
             {
-                xwarp::cli::store_comparison(history_option, *before_id, *after_id, c.verdict,
-                                             xwarp::comparison_to_json(c).dump(-1, ' ', false,
-                                                                               nlohmann::json::error_handler_t::replace));
+                // the text first: a temporary tree would live through the insert, beside SQLite's record
+                const std::string comparison_text =
+                    xwarp::comparison_to_json(c).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+                xwarp::cli::store_comparison(history_option, *before_id, *after_id, c.verdict, comparison_text);
             }
             if (!cmp_html.empty())
             {

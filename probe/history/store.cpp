@@ -588,7 +588,7 @@ namespace xwarp
                 ins.bind(2, before_run);
                 ins.bind(3, after_run);
                 ins.bind(4, verdict);
-                ins.bind(5, comparison_json);
+                ins.bindNoCopy(5, comparison_json);  // the caller's text outlives the insert: not copied
                 ins.exec();
                 return db_->getLastInsertRowid();
             });
