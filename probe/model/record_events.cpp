@@ -217,6 +217,21 @@ namespace xwarp::detail
 
     record_events::record_events(record_kind kind, name_pool* names) : m_kind(kind), m_names(names) {}
 
+    void record_events::restart(record_kind kind)
+    {
+        m_kind = kind;
+        m_started = false;
+        m_frames.clear();
+        m_load = module_load();
+        m_launch = launch_record();
+        m_tree_target = nullptr;
+        m_text_target = nullptr;
+        m_tree.restart();
+        m_function_key.clear();
+        m_dtypes.clear();
+        m_skip_depth = 0;
+    }
+
     bool record_events::null()
     {
         scalar v;
@@ -643,9 +658,16 @@ namespace xwarp::detail
     {
         m_tree_target = into;
         m_text_target = nullptr;
-        m_tree = json_tree_builder();
+        m_tree.restart();
         m_tree.open(object ? json::value_t::object : json::value_t::array);
         m_frames.push_back({frame_kind::tree});
+    }
+
+    void json_tree_builder::restart()
+    {
+        root = json();
+        m_open.clear();
+        m_member = nullptr;
     }
 
     void json_tree_builder::value(json v)

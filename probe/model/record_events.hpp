@@ -38,6 +38,7 @@ namespace xwarp::detail
         void key(const std::string& k);
         void close();
         bool complete() const { return m_open.empty(); }  // after the outermost close
+        void restart();  // for a new tree, keeping what the last one allocated for its nesting
 
     private:
         std::vector<nlohmann::json*> m_open;
@@ -64,6 +65,11 @@ namespace xwarp::detail
 
         // names: where module names are shared from (none: each record holds its own)
         explicit record_events(record_kind kind, name_pool* names = nullptr);
+
+        // For the next record, of the given kind: as newly made, but what this parser
+        // allocated for its nesting is kept (made anew for every record, that was two or three
+        // allocations a record, freed at once).
+        void restart(record_kind kind);
 
         // The parser's events from the record's opening brace to its closing one. Each
         // returns false when the record is not one this parser converts (it gave up).

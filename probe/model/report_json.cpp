@@ -944,7 +944,7 @@ namespace xwarp
             record_reading m_how;
             std::vector<frame> m_frames;
             std::optional<detail::json_tree_builder> m_record;  // read checked: the record's tree
-            std::optional<detail::record_events> m_direct;      // read directly (made anew for each record)
+            std::optional<detail::record_events> m_direct;      // read directly (restarted for each record)
             detail::name_pool m_names;                           // the module names of the records read directly
             std::size_t m_direct_depth = 0;  // inside a record read directly: its nesting (no frames kept)
             std::size_t m_record_depth = 0;
@@ -1010,7 +1010,14 @@ namespace xwarp
                     m_kind = m_frames[3].key == "module_loads" ? record_kind::module_load : record_kind::launch;
                     if (m_how == record_reading::direct)
                     {
-                        m_direct.emplace(m_kind, &m_names);
+                        if (m_direct)
+                        {
+                            m_direct->restart(m_kind);
+                        }
+                        else
+                        {
+                            m_direct.emplace(m_kind, &m_names);
+                        }
                         m_direct_depth = 1;
                         return direct(m_direct->start_object());
                     }
