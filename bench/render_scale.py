@@ -6,8 +6,9 @@ report with itself, with the history store off and then on (a fresh store: compa
 path stores both sides).
 Prints, per size, the wall time (the median of --repeat runs), the peak memory (the largest
 max RSS of those runs) over the JSON size (for compare, also over the two files it reads), and
-the HTML size; then the 100k / 10k time ratio
-(linear is 10). The reports are generated in a child process, and the least peak this harness
+the HTML size; then the 100k / 10k time ratio (linear is 10), measured in pairs: a 10k run and
+a 100k run one after the other, --repeat pairs, the median of their ratios (this machine's speed
+drifts between figures measured minutes apart). The reports are generated in a child process, and the least peak this harness
 can show (a command that exits at once) is printed first: a figure at that floor says nothing.
 
 Goals (issue 14): HTML <= 2 MB at any size; HTML render of 10k <= 0.3 s here; 100k <= 12 x 10k;
@@ -98,6 +99,17 @@ def timed(cmd, repeat, env_for=lambda i: None):
     return statistics.median(t for t, _ in runs), max(p for _, p in runs)
 
 
+def paired_ratio(small_cmd, large_cmd, repeat):
+    """The median, over `repeat` pairs, of one large run's wall time over the small run just
+    before it, with every ratio: the two sizes measured under the same conditions."""
+    ratios = []
+    for _ in range(repeat):
+        small = timed_once(small_cmd)[0]
+        large = timed_once(large_cmd)[0]
+        ratios.append(large / small)
+    return statistics.median(ratios), ratios
+
+
 def instructions(cmd, tmp):
     """Instructions one run of cmd executes (callgrind's total)."""
     out = Path(tmp) / "callgrind.out"
@@ -145,19 +157,28 @@ def main():
                                       lambda i: dict(os.environ, XWARP_HISTORY=str(Path(tmp) / f"history-{n}-{i}.sqlite3")))
             results[n] = (t_html, t_cmp)
             if a.instructions and n in (10000, 100000):
-                counts[n] = instructions([a.probe, "report", str(src), "--format", "html", "-o", str(html)], Path(tmp))
+                counts[n] = (instructions([a.probe, "report", str(src), "--format", "html", "-o", str(html)], Path(tmp)),
+                             instructions([a.probe, "compare", str(src), str(src)], Path(tmp)))
             print(f"{n:>7} identities: JSON {json_bytes / 2**20:7.1f} MB | html {t_html:6.2f} s, "
                   f"{html.stat().st_size / 2**20:5.2f} MB, peak {peak_html / json_bytes:4.1f} x JSON | "
                   f"text {t_text:6.2f} s, peak {peak_text / json_bytes:4.1f} x | json {t_json:6.2f} s, "
                   f"peak {peak_json / json_bytes:4.1f} x | compare {t_cmp:6.2f} s, peak {peak_cmp / json_bytes:4.1f} x JSON "
                   f"({peak_cmp / (2 * json_bytes):3.1f} x its two inputs) | with the history {t_hist:6.2f} s, "
                   f"peak {peak_hist / json_bytes:4.1f} x JSON ({peak_hist / (2 * json_bytes):3.1f} x)", flush=True)
-    if 10000 in results and 100000 in results:
-        print(f"time 100k / 10k (linear: 10): html render {results[100000][0] / results[10000][0]:.1f}, "
-              f"compare {results[100000][1] / results[10000][1]:.1f}")
+        if 10000 in results and 100000 in results:
+            small, large = Path(tmp) / "r10000.json", Path(tmp) / "r100000.json"
+            html_ratio, html_all = paired_ratio([a.probe, "report", str(small), "--format", "html", "-o", str(Path(tmp) / "s.html")],
+                                                [a.probe, "report", str(large), "--format", "html", "-o", str(Path(tmp) / "l.html")],
+                                                a.repeat)
+            cmp_ratio, cmp_all = paired_ratio([a.probe, "compare", str(small), str(small)],
+                                              [a.probe, "compare", str(large), str(large)], a.repeat)
+            print(f"time 100k / 10k (linear: 10), median of {a.repeat} pairs: html render {html_ratio:.1f} "
+                  f"({', '.join(f'{r:.1f}' for r in html_all)}), compare {cmp_ratio:.1f} "
+                  f"({', '.join(f'{r:.1f}' for r in cmp_all)})")
     if 10000 in counts and 100000 in counts:
-        print(f"instructions 100k / 10k (callgrind, html render): {counts[100000] / counts[10000]:.2f} "
-              f"({counts[100000] / 1e9:.2f} G / {counts[10000] / 1e9:.2f} G)")
+        print(f"instructions 100k / 10k (callgrind): html render {counts[100000][0] / counts[10000][0]:.2f} "
+              f"({counts[100000][0] / 1e9:.2f} G / {counts[10000][0] / 1e9:.2f} G), compare "
+              f"{counts[100000][1] / counts[10000][1]:.2f} ({counts[100000][1] / 1e9:.2f} G / {counts[10000][1] / 1e9:.2f} G)")
 
 
 if __name__ == "__main__":
