@@ -113,8 +113,10 @@ def paired_ratio(small_cmd, large_cmd, repeat):
 def instructions(cmd, tmp):
     """Instructions one run of cmd executes (callgrind's total)."""
     out = Path(tmp) / "callgrind.out"
-    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if done.returncode not in (0, 4):  # compare's "inconclusive" is 4
+        sys.exit(f"{cmd}: exit {done.returncode} under callgrind")
     for line in out.read_text().splitlines():
         if line.startswith(("summary:", "totals:")):
             return int(line.split()[1])
