@@ -706,7 +706,7 @@ int main(int argc, char** argv)
                         }
                         else
                         {
-                            xwarp::summarize_figures(side);
+                            xwarp::summarize_figures(side, xwarp::summary_scope::figures);
                         }
                         xwarp::require_comparable(side, arg);
                         id = xwarp::cli::store_run(history_option, side, "compare", true);

@@ -296,7 +296,7 @@ namespace xwarp
         }
     }
 
-    void summarize_figures(report& r)
+    void summarize_figures(report& r, summary_scope scope)
     {
         summary s;
         s.samples_total = static_cast<int>(r.samples.size());
@@ -567,6 +567,92 @@ namespace xwarp
         s.compile_share = make_stat(share);
         s.identities_consistent = consistent;
 
+        // Sources of the figures.
+        if (load_sources.size() == 1)
+        {
+            s.load_source = *load_sources.begin();
+        }
+        else
+        {
+            s.load_source = "mixed";
+        }
+        if (s.load_source == "log")
+        {
+            s.module_ms_source = "log";
+        }
+        else if (without_warp_ms == 0)
+        {
+            s.module_ms_source = "warp-timer";
+        }
+        else if (with_warp_ms == 0)
+        {
+            s.module_ms_source = "wrapper";
+        }
+        else
+        {
+            s.module_ms_source = "mixed";
+        }
+        s.native_ms_source = native_hook ? (native_log ? "mixed" : "hook") : (native_log ? "log" : "none");
+
+        // Flags.
+        const double med_cold_mod = s.cold_module_ms.median.value_or(0.0);
+        const double med_warm_mod = s.warm_module_ms.median.value_or(0.0);
+        if (warm_compiled_samples > 0 || (med_cold_mod > 0 && med_warm_mod > warm_reuse_threshold * med_cold_mod))
+        {
+            std::string why = warm_compiled_samples > 0
+                                  ? std::to_string(warm_compiled_samples) + " warm pass(es) compiled modules again"
+                                  : "warm module work is " + format_fixed(100.0 * med_warm_mod / med_cold_mod, 0)
+                                        + "% of cold";
+            s.flags.push_back({"CACHE_NOT_REUSED",
+                               "the warm pass did not reuse the cache the cold pass filled: " + why});
+        }
+        if (s.overlap_factor.median && *s.overlap_factor.median > overlap_flag_threshold)
+        {
+            s.flags.push_back({"BUILDS_OVERLAPPED",
+                               "summed build time is " + format_fixed(*s.overlap_factor.median, 2)
+                                   + "x the time during which a build ran: builds ran in parallel, judge changes on "
+                                     "compile elapsed"});
+        }
+        if (!any_process)
+        {
+            s.flags.push_back({"NO_WARP_PROCESS",
+                               "no process imported Warp under the shim: nothing was recorded"});
+        }
+        else if (s.launch_count.median.value_or(0.0) == 0.0)
+        {
+            s.flags.push_back({"NO_LAUNCHES",
+                               launch_hook ? "no kernel launches were recorded: compare cannot verify the workload"
+                                           : "the launch hook was not installed: launches were not recorded"});
+        }
+        if (s.compile_share.median && *s.compile_share.median < small_share_threshold)
+        {
+            s.flags.push_back({"COMPILE_SMALL_SHARE",
+                               "compilation is a small share of wall time: "
+                                   + format_fixed(100.0 * *s.compile_share.median, 1) + "% of the cold run ("
+                                   + seconds(std::max(0.0, s.compile_elapsed_ms.median.value_or(0.0))) + " of "
+                                   + seconds(s.cold_wall_ms.median.value_or(0.0))
+                                   + "); the time goes elsewhere"});
+        }
+        if (any_lto && lto_work > 0 && (lto_work - lto_native) / lto_work > link_dominated_threshold)
+        {
+            s.flags.push_back({"LINK_DOMINATED",
+                               "LTO artifacts were built and " + format_fixed(100.0 * (lto_work - lto_native) / lto_work, 0)
+                                   + "% of module work was outside the NVRTC compile (MathDx LTO generation)"});
+        }
+        if (!consistent)
+        {
+            s.flags.push_back({"SAMPLES_DISAGREE",
+                               "the samples did not load the same module identities; see identities seen in "
+                               "fewer samples than ran"});
+        }
+        if (scope == summary_scope::figures)
+        {
+            r.result = std::move(s);
+            return;
+        }
+
+        // The tables by identity: the identities heaviest first, each module's totals, the
+        // groups that rebuilt (with why each hash gave way to the next), launches per kernel.
         s.identities.reserve(ident.size());
         std::vector<double> ms_of(ident.size());  // by identity index: the median over the samples that loaded it
         {
@@ -725,84 +811,6 @@ namespace xwarp
             }
         }
 
-        // Sources of the figures.
-        if (load_sources.size() == 1)
-        {
-            s.load_source = *load_sources.begin();
-        }
-        else
-        {
-            s.load_source = "mixed";
-        }
-        if (s.load_source == "log")
-        {
-            s.module_ms_source = "log";
-        }
-        else if (without_warp_ms == 0)
-        {
-            s.module_ms_source = "warp-timer";
-        }
-        else if (with_warp_ms == 0)
-        {
-            s.module_ms_source = "wrapper";
-        }
-        else
-        {
-            s.module_ms_source = "mixed";
-        }
-        s.native_ms_source = native_hook ? (native_log ? "mixed" : "hook") : (native_log ? "log" : "none");
-
-        // Flags.
-        const double med_cold_mod = s.cold_module_ms.median.value_or(0.0);
-        const double med_warm_mod = s.warm_module_ms.median.value_or(0.0);
-        if (warm_compiled_samples > 0 || (med_cold_mod > 0 && med_warm_mod > warm_reuse_threshold * med_cold_mod))
-        {
-            std::string why = warm_compiled_samples > 0
-                                  ? std::to_string(warm_compiled_samples) + " warm pass(es) compiled modules again"
-                                  : "warm module work is " + format_fixed(100.0 * med_warm_mod / med_cold_mod, 0)
-                                        + "% of cold";
-            s.flags.push_back({"CACHE_NOT_REUSED",
-                               "the warm pass did not reuse the cache the cold pass filled: " + why});
-        }
-        if (s.overlap_factor.median && *s.overlap_factor.median > overlap_flag_threshold)
-        {
-            s.flags.push_back({"BUILDS_OVERLAPPED",
-                               "summed build time is " + format_fixed(*s.overlap_factor.median, 2)
-                                   + "x the time during which a build ran: builds ran in parallel, judge changes on "
-                                     "compile elapsed"});
-        }
-        if (!any_process)
-        {
-            s.flags.push_back({"NO_WARP_PROCESS",
-                               "no process imported Warp under the shim: nothing was recorded"});
-        }
-        else if (s.launch_count.median.value_or(0.0) == 0.0)
-        {
-            s.flags.push_back({"NO_LAUNCHES",
-                               launch_hook ? "no kernel launches were recorded: compare cannot verify the workload"
-                                           : "the launch hook was not installed: launches were not recorded"});
-        }
-        if (s.compile_share.median && *s.compile_share.median < small_share_threshold)
-        {
-            s.flags.push_back({"COMPILE_SMALL_SHARE",
-                               "compilation is a small share of wall time: "
-                                   + format_fixed(100.0 * *s.compile_share.median, 1) + "% of the cold run ("
-                                   + seconds(std::max(0.0, s.compile_elapsed_ms.median.value_or(0.0))) + " of "
-                                   + seconds(s.cold_wall_ms.median.value_or(0.0))
-                                   + "); the time goes elsewhere"});
-        }
-        if (any_lto && lto_work > 0 && (lto_work - lto_native) / lto_work > link_dominated_threshold)
-        {
-            s.flags.push_back({"LINK_DOMINATED",
-                               "LTO artifacts were built and " + format_fixed(100.0 * (lto_work - lto_native) / lto_work, 0)
-                                   + "% of module work was outside the NVRTC compile (MathDx LTO generation)"});
-        }
-        if (!consistent)
-        {
-            s.flags.push_back({"SAMPLES_DISAGREE",
-                               "the samples did not load the same module identities; see identities seen in "
-                               "fewer samples than ran"});
-        }
         r.result = std::move(s);
     }
 

@@ -372,7 +372,7 @@ TEST(Compare, EveryPartOfALaunchSignatureCounts)
 
 // compare keeps the first side of a comparison only as far as a comparison reads it while it
 // reads the second (keep_what_compare_reads), and with the history off it makes only the
-// figures (summarize_figures: no findings, no timeline): the verdict, receipts, option checks
+// figures (summarize_figures' figures scope: no findings, no timeline, no tables by identity): the verdict, receipts, option checks
 // and every other part are the same as from the whole analysed reports, on recorded runs of
 // several mechanisms and on an option that never arrived.
 TEST(Compare, ASideKeptOnlyAsFarAsCompareReadsGivesTheSameComparison)
@@ -421,8 +421,9 @@ TEST(Compare, ASideKeptOnlyAsFarAsCompareReadsGivesTheSameComparison)
         EXPECT_EQ(text(compare_analyzed(kept_before, kept_after, "b", "a")), whole) << name;
         report figures_before = read_before;
         report figures_after = read_after;
-        summarize_figures(figures_before);
-        summarize_figures(figures_after);
+        summarize_figures(figures_before, summary_scope::figures);
+        summarize_figures(figures_after, summary_scope::figures);
+        EXPECT_TRUE(figures_before.result.identities.empty() && figures_before.result.rebuilt.empty()) << name;
         keep_what_compare_reads(figures_before);
         EXPECT_EQ(text(compare_analyzed(figures_before, figures_after, "b", "a")), whole) << name;
         if (name == "an option that never arrived")

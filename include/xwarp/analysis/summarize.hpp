@@ -31,10 +31,19 @@ namespace xwarp
     // on a loaded report.
     void summarize(report& r);
 
+    // What summarize_figures makes: the figures and the tables by identity (identities, module
+    // totals, rebuilt groups and why each hash moved, launches per kernel), or the figures alone
+    // (statistics, sources, flags, warnings): all that compare reads of a side.
+    enum class summary_scope
+    {
+        whole,
+        figures,
+    };
+
     // Its two halves, for analyze: every figure but the timeline, then (from those figures) the
     // timeline of the typical sample. analyze draws the timeline after the diagnosis, which never reads it: at
     // 100,000 identities its spans (35 MB) and the detectors' context (41 MB) were held at once.
-    void summarize_figures(report& r);
+    void summarize_figures(report& r, summary_scope scope = summary_scope::whole);
     void draw_timeline(report& r);
 
     // A one-line description of why a pass failed ("exited with code 1", "timed out after 5 s").
