@@ -397,13 +397,23 @@ namespace xwarp
         // keyed by views of the loads' (module, device), which outlive these tables
         using module_device = std::pair<std::string_view, std::string_view>;
         std::unordered_map<module_device, std::size_t, tuple_hash> group_index;
-        group_index.reserve(good.front()->cold.module_loads.size());
         std::vector<group_acc> groups;          // first-seen order
-        groups.reserve(good.front()->cold.module_loads.size());
+        if (scope == summary_scope::whole)
+        {
+            group_index.reserve(good.front()->cold.module_loads.size());
+            groups.reserve(good.front()->cold.module_loads.size());
+        }
         std::vector<std::size_t> group_of;      // by identity index: its (module, device) group
         // The first sample's loads bound its identities: sized once, the tables by identity are
         // not copied as they grow (grown by doubling, the old and the new were held together).
-        ident.reserve(good.front()->cold.module_loads.size());
+        // The figures count identities and compare samples by them; only the tables hold what
+        // each one is, and the groups only feed the tables.
+        const bool tables = scope == summary_scope::whole;
+        std::size_t known = 0;  // identities seen so far (ident holds them when the tables are made)
+        if (tables)
+        {
+            ident.reserve(good.front()->cold.module_loads.size());
+        }
         group_of.reserve(good.front()->cold.module_loads.size());
         first_load_of.reserve(good.front()->cold.module_loads.size());
 
@@ -478,35 +488,39 @@ namespace xwarp
             std::vector<std::size_t> here;   // the identities this pass loaded
             for (const auto& l : cold.module_loads)
             {
-                const auto [at, added] = index_of.try_emplace(key_of(l), ident.size());
+                const auto [at, added] = index_of.try_emplace(key_of(l), known);
                 const std::size_t i = at->second;
-                const auto [group_at, new_group] = group_index.try_emplace(module_device{l.module, l.device}, groups.size());
-                if (new_group)
+                known += added ? 1 : 0;
+                if (tables)
                 {
-                    groups.emplace_back();
+                    const auto [group_at, new_group] = group_index.try_emplace(module_device{l.module, l.device}, groups.size());
+                    if (new_group)
+                    {
+                        groups.emplace_back();
+                    }
+                    group_acc& g = groups[group_at->second];
+                    if (added)
+                    {
+                        group_of.push_back(group_at->second);
+                        identity id;
+                        id.module = l.module;
+                        id.hash = l.hash;
+                        id.device = l.device;
+                        id.block_dim = l.block_dim;
+                        id.status = to_string(l.status);
+                        id.kernels = l.snapshot ? static_cast<int>(l.snapshot->kernels.size()) : -1;
+                        id.builds = 0;
+                        ident.push_back(std::move(id));
+                        first_load_of.push_back(&l);
+                    }
+                    add_unique(g.members, std::pair<int, std::size_t>(l.block_dim.value_or(-1), i));
+                    g.sets_known = g.sets_known && l.snapshot.has_value();
                 }
-                group_acc& g = groups[group_at->second];
-                if (added)
+                if (in_here.size() < known)
                 {
-                    group_of.push_back(group_at->second);
-                    identity id;
-                    id.module = l.module;
-                    id.hash = l.hash;
-                    id.device = l.device;
-                    id.block_dim = l.block_dim;
-                    id.status = to_string(l.status);
-                    id.kernels = l.snapshot ? static_cast<int>(l.snapshot->kernels.size()) : -1;
-                    id.builds = 0;
-                    ident.push_back(std::move(id));
-                    first_load_of.push_back(&l);
-                }
-                add_unique(g.members, std::pair<int, std::size_t>(l.block_dim.value_or(-1), i));
-                g.sets_known = g.sets_known && l.snapshot.has_value();
-                if (in_here.size() < ident.size())
-                {
-                    in_here.resize(ident.size(), 0);
-                    here_ms.resize(ident.size(), 0.0);
-                    here_builds.resize(ident.size(), 0);
+                    in_here.resize(known, 0);
+                    here_ms.resize(known, 0.0);
+                    here_builds.resize(known, 0);
                 }
                 if (!in_here[i])
                 {
@@ -519,14 +533,14 @@ namespace xwarp
                     here_builds[i]++;
                 }
             }
-            here_ms.resize(ident.size(), 0.0);
-            in_here.resize(ident.size(), 0);
+            here_ms.resize(known, 0.0);
+            in_here.resize(known, 0);
             for (const std::size_t i : here)
             {
-                ident[i].samples_seen++;
-                if (gi == 0)
+                if (tables)
                 {
-                    ident[i].builds = here_builds[i];
+                    ident[i].samples_seen++;
+                    ident[i].builds = gi == 0 ? here_builds[i] : ident[i].builds;
                 }
             }
             std::sort(here.begin(), here.end());
