@@ -331,13 +331,14 @@ namespace xwarp
                    || identities_of(b) == identities_of(a);
         }
 
-        // Per (module, device), its hashes in load order, each once; sorted by (module, device).
-        // Views of the pass's strings: a tree of copies per load was most of compare's own time
-        // on 100,000 identities.
+        // Per (module, device), its hashes in load order, each once, as the first load under
+        // each; sorted by (module, device). Views of the pass's strings and its loads: a tree of
+        // copies per load was most of compare's own time on 100,000 identities.
         using module_device_view = std::pair<std::string_view, std::string_view>;
-        std::vector<std::pair<module_device_view, std::vector<std::string_view>>> hashes_by_module(const run_result& run)
+        using loads_by_hash = std::vector<const module_load*>;
+        std::vector<std::pair<module_device_view, loads_by_hash>> hashes_by_module(const run_result& run)
         {
-            std::vector<std::pair<module_device_view, std::vector<std::string_view>>> modules;
+            std::vector<std::pair<module_device_view, loads_by_hash>> modules;
             std::unordered_map<module_device_view, std::size_t, tuple_hash> index;
             // sized once: grown by rehashing, a table of 50,000 modules was walked at every growth
             index.reserve(run.module_loads.size());
@@ -349,9 +350,9 @@ namespace xwarp
                     modules.push_back({it->first, {}});
                 }
                 auto& v = modules[it->second].second;
-                if (std::find(v.begin(), v.end(), std::string_view(l.hash)) == v.end())
+                if (std::none_of(v.begin(), v.end(), [&](const module_load* first) { return first->hash == l.hash; }))
                 {
-                    v.emplace_back(l.hash);
+                    v.push_back(&l);
                 }
             }
             std::sort(modules.begin(), modules.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -386,6 +387,10 @@ namespace xwarp
                         intended[c.key] = &c;
                     }
                 }
+            }
+            if (intended.empty())
+            {
+                return out;  // no option set on the after side alone: nothing can have missed its module
             }
             std::map<std::pair<std::string, std::string>, bool> changed;
             for (const auto& r : receipts)
@@ -600,11 +605,24 @@ namespace xwarp
         const auto ha = hashes_by_module(a);
         {
             // both sides' (module, device) in order, merged
-            auto as_set = [](std::vector<std::string_view> v)
+            const auto hashes = [](const loads_by_hash* firsts)
             {
-                std::sort(v.begin(), v.end());
-                v.erase(std::unique(v.begin(), v.end()), v.end());
+                std::vector<shared_text> v;
+                if (firsts)
+                {
+                    v.reserve(firsts->size());
+                    for (const module_load* l : *firsts)
+                    {
+                        v.push_back(l->hash);
+                    }
+                }
                 return v;
+            };
+            const auto as_set = [](const std::vector<shared_text>& hashes)
+            {
+                std::vector<std::string_view> v(hashes.begin(), hashes.end());
+                std::sort(v.begin(), v.end());
+                return v;  // each hash is once already
             };
             std::size_t ib = 0;
             std::size_t ia = 0;
@@ -612,20 +630,14 @@ namespace xwarp
             {
                 const bool take_b = ib < hb.size() && (ia >= ha.size() || !(ha[ia].first < hb[ib].first));
                 const bool take_a = ia < ha.size() && (ib >= hb.size() || !(hb[ib].first < ha[ia].first));
-                const module_device_view& k = take_b ? hb[ib].first : ha[ia].first;
+                const module_load& first = *(take_b ? hb[ib].second : ha[ia].second).front();
                 hash_receipt r;
-                r.module = k.first;
-                r.device = k.second;
-                if (take_b)
-                {
-                    r.before.assign(hb[ib].second.begin(), hb[ib].second.end());
-                }
-                if (take_a)
-                {
-                    r.after.assign(ha[ia].second.begin(), ha[ia].second.end());
-                }
-                r.changed = as_set(take_b ? hb[ib].second : std::vector<std::string_view>{})
-                            != as_set(take_a ? ha[ia].second : std::vector<std::string_view>{});
+                r.module = first.module;
+                r.device = first.device;
+                r.before = hashes(take_b ? &hb[ib].second : nullptr);
+                r.after = hashes(take_a ? &ha[ia].second : nullptr);
+                // the same hashes in the same order mostly: sorted only when not
+                r.changed = r.before != r.after && as_set(r.before) != as_set(r.after);
                 c.receipts.push_back(std::move(r));
                 ib += take_b ? 1 : 0;
                 ia += take_a ? 1 : 0;

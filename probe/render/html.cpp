@@ -1063,12 +1063,12 @@ namespace xwarp
           << "\"><thead><tr>" << th("module") << th("device") << th("before") << th("after") << th("") << "</tr></thead><tbody>";
         for (const auto& r : c.receipts)
         {
-            auto hashes = [](const std::vector<std::string>& v)
+            auto hashes = [](const std::vector<shared_text>& v)
             {
                 std::string s;
                 for (const auto& h : v)
                 {
-                    s += (s.empty() ? "" : " ") + h.substr(0, 7);
+                    s += (s.empty() ? "" : " ") + h.str().substr(0, 7);
                 }
                 return s.empty() ? std::string("-") : s;
             };

@@ -626,12 +626,12 @@ namespace xwarp
         o << "\nHash receipts\n";
         for (const auto& r : c.receipts)
         {
-            auto join = [](const std::vector<std::string>& v)
+            auto join = [](const std::vector<shared_text>& v)
             {
                 std::string s;
                 for (const auto& h : v)
                 {
-                    s += (s.empty() ? "" : " ") + h.substr(0, 7);
+                    s += (s.empty() ? "" : " ") + one_line(h.str().substr(0, 7));  // a newline in a hash would break its row
                 }
                 return s.empty() ? std::string("-") : s;
             };

@@ -81,8 +81,8 @@ TEST(Compare, ImprovedBeyondBandAndSignificant)
     // receipts: module m lost hash a
     ASSERT_EQ(c.receipts.size(), 1u);
     EXPECT_TRUE(c.receipts[0].changed);
-    EXPECT_EQ(c.receipts[0].before, (std::vector<std::string>{"a", "b"}));
-    EXPECT_EQ(c.receipts[0].after, (std::vector<std::string>{"b"}));
+    EXPECT_EQ(c.receipts[0].before, (std::vector<shared_text>{"a", "b"}));
+    EXPECT_EQ(c.receipts[0].after, (std::vector<shared_text>{"b"}));
 }
 
 TEST(Compare, RegressedIsExitOne)

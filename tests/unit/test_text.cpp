@@ -102,3 +102,23 @@ TEST(Text, TheOutlineKeepsEveryFieldOfTheSummaryButItsTables)
     EXPECT_TRUE(outline.result.identities.empty() && outline.result.rebuilt.empty() && outline.findings.empty());
     EXPECT_EQ(without_tables(outline), without_tables(printable_copy(r)));
 }
+
+// A comparison's hash receipts are a report's texts too: module, device and each hash's
+// prefix are printed on one line, inert (the page as a whole keeps its newlines, so a newline
+// in a hash broke its row before).
+TEST(Text, AComparisonPrintsItsReceiptsOnOneLineInert)
+{
+    comparison c;
+    c.verdict = "inconclusive";
+    hash_receipt r;
+    r.module = "mod\x1b]0;x\a";
+    r.device = "cpu\n";
+    r.before = {shared_text("ab\ncdefgh")};
+    r.after = {shared_text("1234567890")};
+    r.changed = true;
+    c.receipts.push_back(r);
+    const std::string text = render_compare_text(c);
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+    EXPECT_EQ(text.find('\a'), std::string::npos) << text;
+    EXPECT_NE(text.find("changed    mod\\x1b]0;x\\x07 on cpu\\n: ab\\ncdef -> 1234567\n"), std::string::npos) << text;
+}

@@ -78,12 +78,14 @@ namespace xwarp
         std::string note;  // how the values were taken, when it matters
     };
 
+    // Its texts are the loads' own (shared): a report of 100,000 identities has a receipt per
+    // module, and copies of their names and hashes were most of the comparison's allocations.
     struct hash_receipt
     {
-        std::string module;
-        std::string device;
-        std::vector<std::string> before;  // hashes in load order (first good sample, cold pass)
-        std::vector<std::string> after;
+        shared_text module;
+        shared_text device;
+        std::vector<shared_text> before;  // hashes in load order (first good sample, cold pass)
+        std::vector<shared_text> after;
         bool changed = false;
     };
 
