@@ -102,17 +102,29 @@ namespace xwarp
             return out;
         }
 
+        // Whether one_line would change the text: most texts are printable ASCII, and a copy
+        // of each to find that out was an allocation per name (100,000 on a large comparison).
+        bool needs_escaping(std::string_view text)
+        {
+            return std::any_of(text.begin(), text.end(), [](char ch) {
+                const auto c = static_cast<unsigned char>(ch);
+                return c < 0x20 || c >= 0x7F;
+            });
+        }
+
         void clean(std::string& s)
         {
-            s = one_line(s);
+            if (needs_escaping(s))
+            {
+                s = one_line(s);
+            }
         }
 
         void clean(shared_text& t)
         {
-            std::string s = one_line(t.str());
-            if (s != t.str())
+            if (needs_escaping(t.str()))
             {
-                t = shared_text(std::move(s));
+                t = shared_text(one_line(t.str()));
             }
         }
 
@@ -138,7 +150,7 @@ namespace xwarp
         {
             for (auto& s : v)
             {
-                s = one_line(s);
+                clean(s);
             }
         }
 
