@@ -398,24 +398,23 @@ namespace xwarp
         using module_device = std::pair<std::string_view, std::string_view>;
         std::unordered_map<module_device, std::size_t, tuple_hash> group_index;
         std::vector<group_acc> groups;          // first-seen order
-        if (scope == summary_scope::whole)
-        {
-            group_index.reserve(good.front()->cold.module_loads.size());
-            groups.reserve(good.front()->cold.module_loads.size());
-        }
         std::vector<std::size_t> group_of;      // by identity index: its (module, device) group
-        // The first sample's loads bound its identities: sized once, the tables by identity are
-        // not copied as they grow (grown by doubling, the old and the new were held together).
+
         // The figures count identities and compare samples by them; only the tables hold what
         // each one is, and the groups only feed the tables.
         const bool tables = scope == summary_scope::whole;
         std::size_t known = 0;  // identities seen so far (ident holds them when the tables are made)
         if (tables)
         {
-            ident.reserve(good.front()->cold.module_loads.size());
+            // The first sample's loads bound its identities: sized once, the tables are not
+            // copied as they grow (grown by doubling, the old and the new were held together).
+            const std::size_t loads = good.front()->cold.module_loads.size();
+            group_index.reserve(loads);
+            groups.reserve(loads);
+            ident.reserve(loads);
+            group_of.reserve(loads);
+            first_load_of.reserve(loads);
         }
-        group_of.reserve(good.front()->cold.module_loads.size());
-        first_load_of.reserve(good.front()->cold.module_loads.size());
 
         for (std::size_t gi = 0; gi < good.size(); ++gi)
         {
@@ -540,7 +539,10 @@ namespace xwarp
                 if (tables)
                 {
                     ident[i].samples_seen++;
-                    ident[i].builds = gi == 0 ? here_builds[i] : ident[i].builds;
+                    if (gi == 0)
+                    {
+                        ident[i].builds = here_builds[i];
+                    }
                 }
             }
             std::sort(here.begin(), here.end());
@@ -659,7 +661,7 @@ namespace xwarp
                                "the samples did not load the same module identities; see identities seen in "
                                "fewer samples than ran"});
         }
-        if (scope == summary_scope::figures)
+        if (!tables)
         {
             r.result = std::move(s);
             return;
