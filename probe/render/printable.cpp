@@ -45,19 +45,23 @@ namespace xwarp
                    || (cp >= 0x2066 && cp <= 0x2069);
         }
 
+        // Printable ASCII (and, in a block, its newlines and tabs): copied as it is.
+        bool kept_as_is(char ch, bool keep_lines)
+        {
+            const auto c = static_cast<unsigned char>(ch);
+            return (c >= 0x20 && c < 0x7F) || (keep_lines && (c == '\n' || c == '\t'));
+        }
+
         std::string escape(std::string_view text, bool keep_lines)
         {
-            const auto kept_as_is = [keep_lines](char ch) {
-                const auto c = static_cast<unsigned char>(ch);
-                return (c >= 0x20 && c < 0x7F) || (keep_lines && (c == '\n' || c == '\t'));
-            };
+            const auto kept = [keep_lines](char ch) { return kept_as_is(ch, keep_lines); };
             std::string out;
             out.reserve(text.size());
             for (std::size_t i = 0; i < text.size();)
             {
                 // Most text is printable ASCII: copied a run at a time, not a character at a time.
                 const std::size_t run_end =
-                    static_cast<std::size_t>(std::find_if_not(text.begin() + static_cast<long>(i), text.end(), kept_as_is) - text.begin());
+                    static_cast<std::size_t>(std::find_if_not(text.begin() + static_cast<long>(i), text.end(), kept) - text.begin());
                 out.append(text.substr(i, run_end - i));
                 i = run_end;
                 if (i == text.size())
@@ -106,10 +110,7 @@ namespace xwarp
         // of each to find that out was an allocation per name (100,000 on a large comparison).
         bool needs_escaping(std::string_view text)
         {
-            return std::any_of(text.begin(), text.end(), [](char ch) {
-                const auto c = static_cast<unsigned char>(ch);
-                return c < 0x20 || c >= 0x7F;
-            });
+            return !std::all_of(text.begin(), text.end(), [](char ch) { return kept_as_is(ch, false); });
         }
 
         void clean(std::string& s)
