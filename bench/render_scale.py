@@ -140,7 +140,6 @@ def main():
     floor = timed_once(["/bin/true"])[1]
     print(f"peak floor of this harness: {floor / 2**20:.1f} MB (a command that exits at once)", flush=True)
     sizes = [int(x) for x in a.sizes.split(",")]
-    results = {}
     counts = {}
     with tempfile.TemporaryDirectory(prefix="xwarp-scale-") as tmp:
         for n in sizes:
@@ -157,7 +156,6 @@ def main():
             # a fresh store each run: a second run would find both sides stored already
             t_hist, peak_hist = timed([a.probe, "compare", str(src), str(src)], a.repeat,
                                       lambda i: dict(os.environ, XWARP_HISTORY=str(Path(tmp) / f"history-{n}-{i}.sqlite3")))
-            results[n] = (t_html, t_cmp)
             if a.instructions and n in (10000, 100000):
                 counts[n] = (instructions([a.probe, "report", str(src), "--format", "html", "-o", str(html)], Path(tmp)),
                              instructions([a.probe, "compare", str(src), str(src)], Path(tmp)))
@@ -167,7 +165,7 @@ def main():
                   f"peak {peak_json / json_bytes:4.1f} x | compare {t_cmp:6.2f} s, peak {peak_cmp / json_bytes:4.1f} x JSON "
                   f"({peak_cmp / (2 * json_bytes):3.1f} x its two inputs) | with the history {t_hist:6.2f} s, "
                   f"peak {peak_hist / json_bytes:4.1f} x JSON ({peak_hist / (2 * json_bytes):3.1f} x)", flush=True)
-        if 10000 in results and 100000 in results:
+        if 10000 in sizes and 100000 in sizes:
             small, large = Path(tmp) / "r10000.json", Path(tmp) / "r100000.json"
             html_ratio, html_all = paired_ratio([a.probe, "report", str(small), "--format", "html", "-o", str(Path(tmp) / "s.html")],
                                                 [a.probe, "report", str(large), "--format", "html", "-o", str(Path(tmp) / "l.html")],
