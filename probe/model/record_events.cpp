@@ -201,18 +201,57 @@ namespace xwarp::detail
     shared_text name_pool::get(const std::string& name)
     {
         // a module's loads and launches often come one after another: the last name first
-        if (m_last && m_last->str() == name)
+        if (m_has_last && m_slots[m_last].text.str() == name)
         {
-            return *m_last;
+            return m_slots[m_last].text;
         }
-        if (auto it = m_names.find(name); it != m_names.end())
+        if (name.empty())
         {
-            m_last = &it->second;
-            return it->second;
+            return shared_text();
         }
-        shared_text held(name);
-        m_last = &m_names.emplace(std::string_view(held.str()), held).first->second;
-        return held;
+        if (2 * (m_used + 1) > m_slots.size())
+        {
+            grow();
+        }
+        const std::size_t hash = std::hash<std::string_view>{}(name);
+        const std::size_t mask = m_slots.size() - 1;
+        std::size_t i = hash & mask;
+        while (!m_slots[i].text.empty())
+        {
+            if (m_slots[i].hash == hash && m_slots[i].text.str() == name)
+            {
+                m_last = i;
+                m_has_last = true;
+                return m_slots[i].text;
+            }
+            i = (i + 1) & mask;
+        }
+        m_slots[i] = {hash, shared_text(name)};
+        ++m_used;
+        m_last = i;
+        m_has_last = true;
+        return m_slots[i].text;
+    }
+
+    void name_pool::grow()
+    {
+        std::vector<slot> old;
+        old.swap(m_slots);
+        m_slots.resize(old.empty() ? 64 : 2 * old.size());
+        const std::size_t mask = m_slots.size() - 1;
+        for (auto& s : old)
+        {
+            if (!s.text.empty())
+            {
+                std::size_t i = s.hash & mask;
+                while (!m_slots[i].text.empty())
+                {
+                    i = (i + 1) & mask;
+                }
+                m_slots[i] = std::move(s);
+            }
+        }
+        m_has_last = false;  // its slot moved
     }
 
     record_events::record_events(record_kind kind, name_pool* names) : m_kind(kind), m_names(names) {}

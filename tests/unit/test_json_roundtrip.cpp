@@ -265,7 +265,10 @@ TEST(JsonRoundTrip, AModulesNameIsHeldOnceByTheReaderAndTheSummary)
 {
     const std::string name = "package.subpackage.kernels_of_a_long_module_name";
     std::vector<module_load> loads{load(name, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 10)};
-    for (int i = 0; i < 12; ++i)  // more modules between than a recent-text memory would span
+    // more modules between than a recent-text memory would span, and than the reader's table
+    // of names holds before it grows (several times)
+    const int others = 300;
+    for (int i = 0; i < others; ++i)
     {
         loads.push_back(load("package.other_module_number_" + std::to_string(i), "b" + std::to_string(i), 10));
     }
@@ -284,6 +287,11 @@ TEST(JsonRoundTrip, AModulesNameIsHeldOnceByTheReaderAndTheSummary)
     EXPECT_EQ(&cold.module_loads.back().module.str(), held);
     EXPECT_EQ(&cold.launches.at(0).module.str(), held);
     EXPECT_EQ(&back.samples[0].warm->launches.at(0).module.str(), held);
+    ASSERT_EQ(cold.module_loads.size(), static_cast<std::size_t>(others + 2));
+    for (int i = 0; i < others; ++i)
+    {
+        EXPECT_EQ(cold.module_loads[static_cast<std::size_t>(i) + 1].module, "package.other_module_number_" + std::to_string(i));
+    }
     // and the launches' argument types, one list for both
     EXPECT_EQ(cold.launches.at(0).dtypes.size(), 2u);
     EXPECT_EQ(&cold.launches.at(0).dtypes.items(), &back.samples[0].warm->launches.at(0).dtypes.items());
