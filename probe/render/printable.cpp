@@ -172,6 +172,18 @@ namespace xwarp
         return escape(text, false);
     }
 
+    void append_one_line(std::string& out, std::string_view text)
+    {
+        if (needs_escaping(text))
+        {
+            out += escape(text, false);
+        }
+        else
+        {
+            out.append(text);
+        }
+    }
+
     std::string printable_block(std::string_view text)
     {
         return escape(text, true);
@@ -429,9 +441,27 @@ namespace xwarp
         return r;
     }
 
-    comparison printable_copy(const comparison& original)
+    comparison printable_outline(const comparison& original)
     {
-        comparison c = original;
+        // every member but the receipts (a hash list per module)
+        comparison c;
+        c.schema_version = original.schema_version;
+        c.tool = original.tool;
+        c.created_utc = original.created_utc;
+        c.before = original.before;
+        c.after = original.after;
+        c.verdict = original.verdict;
+        c.exit_code = original.exit_code;
+        c.reasons = original.reasons;
+        c.notes = original.notes;
+        c.workload = original.workload;
+        c.clocks = original.clocks;
+        c.judged_on = original.judged_on;
+        c.decided_by = original.decided_by;
+        c.same_structure = original.same_structure;
+        c.structure = original.structure;
+        c.option_checks = original.option_checks;
+        c.until_settled = original.until_settled;
         for (auto* side : {&c.before, &c.after})
         {
             clean(side->path);
@@ -470,11 +500,6 @@ namespace xwarp
         for (auto& k : c.clocks)
         {
             clean(k.note);
-        }
-        for (auto& r : c.receipts)
-        {
-            clean(r.module);
-            clean(r.device);
         }
         for (auto& o : c.option_checks)
         {

@@ -546,7 +546,7 @@ namespace xwarp
 
     std::string render_compare_text(const comparison& original)
     {
-        const comparison c = printable_copy(original);
+        const comparison c = printable_outline(original);
         std::ostringstream o;
         auto side = [&](const char* name, const compare_side& s)
         {
@@ -624,19 +624,39 @@ namespace xwarp
         o << "  judged on " << c.judged_on << "\n";
 
         o << "\nHash receipts\n";
-        for (const auto& r : c.receipts)
         {
-            auto join = [](const std::vector<shared_text>& v)
+            // written row by row into one text: 50,000 modules are as many rows
+            std::string rows;
+            const auto hash_prefixes = [&rows](const std::vector<shared_text>& hashes)
             {
-                std::string s;
-                for (const auto& h : v)
+                const std::size_t start = rows.size();
+                for (const auto& h : hashes)
                 {
-                    s += (s.empty() ? "" : " ") + one_line(h.str().substr(0, 7));  // a newline in a hash would break its row
+                    if (rows.size() > start)
+                    {
+                        rows += ' ';
+                    }
+                    // a newline in a hash would break its row
+                    append_one_line(rows, std::string_view(h.str()).substr(0, 7));
                 }
-                return s.empty() ? std::string("-") : s;
+                if (rows.size() == start)
+                {
+                    rows += '-';
+                }
             };
-            o << "  " << (r.changed ? "changed    " : "unchanged  ") << r.module << " on " << r.device << ": "
-              << join(r.before) << " -> " << join(r.after) << "\n";
+            for (const auto& r : original.receipts)
+            {
+                rows += r.changed ? "  changed    " : "  unchanged  ";
+                append_one_line(rows, r.module.str());
+                rows += " on ";
+                append_one_line(rows, r.device.str());
+                rows += ": ";
+                hash_prefixes(r.before);
+                rows += " -> ";
+                hash_prefixes(r.after);
+                rows += '\n';
+            }
+            o << rows;
         }
 
         o << "\nStructure\n";
