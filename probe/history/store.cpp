@@ -460,7 +460,6 @@ namespace xwarp
         const text_digest text = digest_of(r);
         const std::string& digest = text.digest;
         const history_run row = run_row_of(r, kind);
-        const auto ids = identity_rows_of(r);
         return guarded(
             [&]() -> std::int64_t
             {
@@ -527,7 +526,7 @@ namespace xwarp
                 SQLite::Statement id_row(*db_,
                                          "INSERT INTO identities (run_id, module, hash, device, block_dim, builds, ms, kernels, "
                                          "source_bytes) VALUES (?,?,?,?,?,?,?,?,?)");
-                for (const auto& i : ids)
+                for_each_identity_row(r, [&](const history_identity& i)
                 {
                     id_row.bind(1, id);
                     id_row.bind(2, i.module);
@@ -547,7 +546,7 @@ namespace xwarp
                     id_row.bind(9, i.source_bytes);
                     id_row.exec();
                     id_row.reset();
-                }
+                });
                 SQLite::Statement w_row(*db_, "INSERT INTO whatif (run_id, lever, verdict, saving_ms, judged_on, samples) "
                                               "VALUES (?,?,?,?,?,?)");
                 for (const auto& w : r.whatif)

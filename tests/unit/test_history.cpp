@@ -179,6 +179,26 @@ TEST(Store, KeepsARunOnceAndReadsItBack)
     EXPECT_EQ(runs[0].identities, static_cast<int>(r.result.identities.size()));
     EXPECT_EQ(runs[0].fp.command, series_command(r));
     EXPECT_EQ(store.identities(id).size(), r.result.identities.size());
+    // each identity's source bytes are those of its first load that has them
+    int with_bytes = 0;
+    for (const auto& row : store.identities(id))
+    {
+        std::int64_t first = -1;
+        for (const auto& s : r.samples)
+        {
+            for (const auto& l : s.cold.module_loads)
+            {
+                if (s.ok() && first < 0 && l.source_bytes && l.module == row.module && l.hash == row.hash
+                    && l.device == row.device)
+                {
+                    first = *l.source_bytes;
+                }
+            }
+        }
+        EXPECT_EQ(row.source_bytes, first) << row.module << " " << row.hash;
+        with_bytes += first >= 0 ? 1 : 0;
+    }
+    EXPECT_GT(with_bytes, 0);
     EXPECT_EQ(store.find(r), id);
     const report back = report_from_text(store.report_json(id));
     EXPECT_EQ(back.result.identities.size(), r.result.identities.size());

@@ -4,6 +4,7 @@
 #ifndef XWARP_ANALYSIS_TREND_HPP
 #define XWARP_ANALYSIS_TREND_HPP
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,8 +23,10 @@ namespace xwarp
     // The store's row for an analysed report (id and stored_utc left for the store).
     history_run run_row_of(const report& r, const std::string& kind);
 
-    // One row per identity, with the source bytes of its first load when the shim saw them.
-    std::vector<history_identity> identity_rows_of(const report& r);
+    // One row per identity, with the source bytes of its first load when the shim saw them
+    // (-1 when not), handed to `take` one at a time in the summary's order: the store inserts
+    // each before the next is made.
+    void for_each_identity_row(const report& r, const std::function<void(const history_identity&)>& take);
 
     // Fingerprint fields that differ from `before` to `after`, in words ("Warp 1.18.1 -> 1.19.0").
     // Machine and command are the series' own and are never listed.
