@@ -441,27 +441,9 @@ namespace xwarp
         return r;
     }
 
-    comparison printable_outline(const comparison& original)
+    comparison_outline printable_outline(const comparison& original)
     {
-        // every member but the receipts (a hash list per module)
-        comparison c;
-        c.schema_version = original.schema_version;
-        c.tool = original.tool;
-        c.created_utc = original.created_utc;
-        c.before = original.before;
-        c.after = original.after;
-        c.verdict = original.verdict;
-        c.exit_code = original.exit_code;
-        c.reasons = original.reasons;
-        c.notes = original.notes;
-        c.workload = original.workload;
-        c.clocks = original.clocks;
-        c.judged_on = original.judged_on;
-        c.decided_by = original.decided_by;
-        c.same_structure = original.same_structure;
-        c.structure = original.structure;
-        c.option_checks = original.option_checks;
-        c.until_settled = original.until_settled;
+        comparison_outline c = original;  // every member but the receipts
         for (auto* side : {&c.before, &c.after})
         {
             clean(side->path);

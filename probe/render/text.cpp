@@ -546,7 +546,7 @@ namespace xwarp
 
     std::string render_compare_text(const comparison& original)
     {
-        const comparison c = printable_outline(original);
+        const comparison_outline c = printable_outline(original);
         std::ostringstream o;
         auto side = [&](const char* name, const compare_side& s)
         {

@@ -29,3 +29,42 @@ TEST(Printable, ABlockKeepsItsLinesAndTabs)
     const std::string long_plain(100000, 'x');
     EXPECT_EQ(printable_block(long_plain + "\n\xe2\x80\xae" + long_plain), long_plain + "\n\\u202e" + long_plain);
 }
+
+// The text page copies a comparison without its receipts (a row per module) to escape it: what
+// the copy holds is the comparison but the receipts, its texts made inert.
+TEST(Printable, AComparisonsOutlineIsAllButItsReceiptsAndInert)
+{
+    comparison c;
+    c.created_utc = "2026-12-04T00:00:00Z";
+    c.before.path = "before.json";
+    c.after.path = "after\x1b[2J.json";
+    c.verdict = "improved";
+    c.exit_code = 3;
+    c.reasons = {"a reason"};
+    c.notes = {"a note"};
+    c.workload.status = "same";
+    c.clocks.emplace_back();
+    c.clocks[0].clock = "cold_module_ms";
+    c.judged_on = "cold module work";
+    c.decided_by = "cold_module_ms";
+    c.same_structure = true;
+    c.structure.push_back({"identities", 1.0, 2.0});
+    c.option_checks.emplace_back();
+    c.option_checks[0].message = "an option";
+    c.until_settled = settling{1, 2, 10, true, "settled"};
+    hash_receipt r;
+    r.module = "m";
+    r.before = {shared_text("0123456789")};
+    c.receipts.push_back(r);
+
+    comparison from_outline;
+    static_cast<comparison_outline&>(from_outline) = printable_outline(c);
+    EXPECT_EQ(from_outline.after.path, "after\\x1b[2J.json");
+    c.after.path = from_outline.after.path;  // the one text that needed its escape
+    auto whole = comparison_to_json(c);
+    whole.erase("receipts");
+    auto outline = comparison_to_json(from_outline);
+    EXPECT_EQ(outline["receipts"], nlohmann::json::array());
+    outline.erase("receipts");
+    EXPECT_EQ(outline, whole);
+}

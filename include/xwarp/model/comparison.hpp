@@ -108,7 +108,10 @@ namespace xwarp
     };
 
     // compare --until-settled: the samples it added to each side and why it stopped.
-    struct comparison
+    // A comparison but its hash receipts: what stays the same size however many modules the
+    // program has (the text page copies this much to escape it, and prints the receipts, a
+    // row per module, one at a time).
+    struct comparison_outline
     {
         int schema_version = comparison_schema_version;
         std::string tool = "warp-probe compare";
@@ -124,10 +127,14 @@ namespace xwarp
         std::string judged_on;  // which clock decided, and why
         std::string decided_by; // that clock's id (clocks[].clock)
         bool same_structure = false;  // identities, hashes and source bytes identical
-        std::vector<hash_receipt> receipts;
         std::vector<structure_delta> structure;
         std::vector<option_check> option_checks;
         std::optional<settling> until_settled;
+    };
+
+    struct comparison : comparison_outline
+    {
+        std::vector<hash_receipt> receipts;  // one per (module, device) of either side
     };
 
     nlohmann::json comparison_to_json(const comparison& c);

@@ -41,7 +41,7 @@ namespace xwarp
     // A comparison's copy likewise, without its hash receipts: the text renderer prints each
     // receipt's module, device and hash prefixes from the comparison through one_line(). A copy
     // of them was a third of the text page's time at 50,000 modules.
-    comparison printable_outline(const comparison& c);
+    comparison_outline printable_outline(const comparison& c);
 }
 
 #endif
