@@ -189,6 +189,15 @@ namespace xwarp
         return escape(text, true);
     }
 
+    std::string printable_page(std::string text)
+    {
+        if (std::all_of(text.begin(), text.end(), [](char ch) { return kept_as_is(ch, true); }))
+        {
+            return std::move(text);
+        }
+        return escape(text, true);
+    }
+
     std::string elide(std::string_view text, std::size_t max_chars)
     {
         if (text.size() <= max_chars)

@@ -159,7 +159,7 @@ namespace xwarp
                   << (d.module.empty() ? "" : " - " + elide(d.module)) << ": " << d.reason << "\n";
             }
         }
-        return printable_block(o.str());
+        return printable_page(o.str());
     }
 
     std::string format_stat_ms(const stat& s)
@@ -220,7 +220,7 @@ namespace xwarp
         std::ostringstream o;
         const auto flush = [&]
         {
-            out << printable_block(o.str());
+            out << printable_page(o.str());
             o.str("");
         };
         o << "warp-probe measure" << (r.label.empty() ? "" : " [" + r.label + "]") << "\n";
@@ -625,38 +625,39 @@ namespace xwarp
 
         o << "\nHash receipts\n";
         {
-            // written row by row into one text: 50,000 modules are as many rows
-            std::string rows;
-            const auto hash_prefixes = [&rows](const std::vector<shared_text>& hashes)
+            // a row at a time into one reused text: 50,000 modules are as many rows, and the
+            // page's other copies already hold them several times
+            std::string row;
+            const auto hash_prefixes = [&row](const std::vector<shared_text>& hashes)
             {
-                const std::size_t start = rows.size();
+                const std::size_t start = row.size();
                 for (const auto& h : hashes)
                 {
-                    if (rows.size() > start)
+                    if (row.size() > start)
                     {
-                        rows += ' ';
+                        row += ' ';
                     }
                     // a newline in a hash would break its row
-                    append_one_line(rows, std::string_view(h.str()).substr(0, 7));
+                    append_one_line(row, std::string_view(h.str()).substr(0, 7));
                 }
-                if (rows.size() == start)
+                if (row.size() == start)
                 {
-                    rows += '-';
+                    row += '-';
                 }
             };
             for (const auto& r : original.receipts)
             {
-                rows += r.changed ? "  changed    " : "  unchanged  ";
-                append_one_line(rows, r.module.str());
-                rows += " on ";
-                append_one_line(rows, r.device.str());
-                rows += ": ";
+                row = r.changed ? "  changed    " : "  unchanged  ";
+                append_one_line(row, r.module.str());
+                row += " on ";
+                append_one_line(row, r.device.str());
+                row += ": ";
                 hash_prefixes(r.before);
-                rows += " -> ";
+                row += " -> ";
                 hash_prefixes(r.after);
-                rows += '\n';
+                row += '\n';
+                o << row;
             }
-            o << rows;
         }
 
         o << "\nStructure\n";
@@ -697,6 +698,6 @@ namespace xwarp
             }
             o << "  - " << n << "\n";
         }
-        return printable_block(o.str());
+        return printable_page(o.str());
     }
 }

@@ -68,3 +68,13 @@ TEST(Printable, AComparisonsOutlineIsAllButItsReceiptsAndInert)
     outline.erase("receipts");
     EXPECT_EQ(outline, whole);
 }
+
+// A page taken over is escaped as printable_block escapes it, and kept as it is when clean.
+TEST(Printable, APageTakenOverIsEscapedAsABlock)
+{
+    for (const std::string text : {"", "two\nlines\tand a tab\n", "a \x1b[2J clear", "bidi \xe2\x80\xae here",
+                                   "not utf-8 \xff", "caf\xc3\xa9\n"})
+    {
+        EXPECT_EQ(printable_page(text), printable_block(text)) << text;
+    }
+}

@@ -22,6 +22,9 @@ namespace xwarp
 
     // A block of lines (a stderr tail): newlines and tabs kept, everything else escaped.
     std::string printable_block(std::string_view text);
+    // printable_block of a page just made, taken over: given back as it is, not copied, when
+    // nothing in it needs an escape (a 10,000-identity report's text page is 2 MB).
+    std::string printable_page(std::string page);
 
     // A long name shortened for a heading ("first...last (10000 characters)"); the full name
     // is shown once elsewhere (the identities table).
