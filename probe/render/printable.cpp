@@ -189,13 +189,13 @@ namespace xwarp
         return escape(text, true);
     }
 
-    std::string printable_page(std::string text)
+    std::string printable_page(std::string page)
     {
-        if (std::all_of(text.begin(), text.end(), [](char ch) { return kept_as_is(ch, true); }))
+        if (std::all_of(page.begin(), page.end(), [](char ch) { return kept_as_is(ch, true); }))
         {
-            return std::move(text);
+            return page;
         }
-        return escape(text, true);
+        return escape(page, true);
     }
 
     std::string elide(std::string_view text, std::size_t max_chars)

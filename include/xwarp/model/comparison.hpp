@@ -107,7 +107,6 @@ namespace xwarp
         std::string message;
     };
 
-    // compare --until-settled: the samples it added to each side and why it stopped.
     // A comparison but its hash receipts: what stays the same size however many modules the
     // program has (the text page copies this much to escape it, and prints the receipts, a
     // row per module, one at a time).
