@@ -106,11 +106,12 @@ namespace xwarp
             return out;
         }
 
-        // Whether one_line would change the text: most texts are printable ASCII, and a copy
-        // of each to find that out was an allocation per name (100,000 on a large comparison).
-        bool needs_escaping(std::string_view text)
+        // Whether escaping would change the text (one_line's, or a block's): most texts are
+        // printable ASCII, and a copy of each to find that out was an allocation per name
+        // (100,000 on a large comparison).
+        bool needs_escaping(std::string_view text, bool keep_lines = false)
         {
-            return !std::all_of(text.begin(), text.end(), [](char ch) { return kept_as_is(ch, false); });
+            return !std::all_of(text.begin(), text.end(), [keep_lines](char ch) { return kept_as_is(ch, keep_lines); });
         }
 
         void clean(std::string& s)
@@ -191,7 +192,7 @@ namespace xwarp
 
     std::string printable_page(std::string page)
     {
-        if (std::all_of(page.begin(), page.end(), [](char ch) { return kept_as_is(ch, true); }))
+        if (!needs_escaping(page, true))
         {
             return page;
         }
