@@ -1,4 +1,5 @@
-// The subprocess layer: exit codes, signals, timeouts that kill the whole group, cancel.
+// The subprocess layer: exit codes, signals, timeouts that kill the whole group, cancel; and
+// the file stamps that tell a file read twice from one changed in between.
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -6,10 +7,12 @@
 #include <thread>
 
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <gtest/gtest.h>
 
 #include "xwarp/env/environment.hpp"
+#include "xwarp/os/file_stamp.hpp"
 #include "xwarp/os/process.hpp"
 #include "xwarp/os/tempdir.hpp"
 #include "xwarp/runner/runner.hpp"
@@ -133,6 +136,46 @@ TEST(TempDir, RemovedOnScopeExit)
 // exit while that thread is still starting the driver: exit's cudart teardown crashed
 // warp-probe (SIGSEGV). ctest runs each test in a process of its own, so the query here is
 // this process's first.
+TEST(FileStamp, ChangesWithAFileWrittenInPlaceOrReplacedAndIsNoneForWhatIsReadOnce)
+{
+    scoped_temp_dir tmp("xwarp-test-");
+    const std::string path = tmp.path() + "/report.json";
+    const auto write = [](const std::string& to, const std::string& text)
+    {
+        std::ofstream(to, std::ios::binary | std::ios::trunc) << text;
+    };
+    write(path, "{\"a\": 1}");
+    const auto first = stamp_regular_file(path);
+    ASSERT_TRUE(first.has_value());
+    EXPECT_EQ(first->size, 8);
+    EXPECT_EQ(stamp_regular_file(path), first);  // read again, unchanged
+
+    // the same size written again: only its time tells
+    std::filesystem::last_write_time(path, std::filesystem::last_write_time(path) - std::chrono::seconds(5));
+    const auto backdated = stamp_regular_file(path);
+    EXPECT_NE(backdated, first);
+    write(path, "{\"a\": 2}");
+    EXPECT_NE(stamp_regular_file(path), backdated);
+
+    // another file renamed over it, with the same size and time: its inode tells
+    const std::string other = tmp.path() + "/other.json";
+    write(other, "{\"a\": 2}");
+    const auto now = stamp_regular_file(path);
+    std::filesystem::last_write_time(other, std::filesystem::last_write_time(path));
+    std::filesystem::rename(other, path);
+    const auto replaced = stamp_regular_file(path);
+    ASSERT_TRUE(replaced.has_value());
+    EXPECT_EQ(replaced->size, now->size);
+    EXPECT_EQ(replaced->modified_ns, now->modified_ns);
+    EXPECT_NE(replaced, now);
+
+    const std::string fifo = tmp.path() + "/pipe";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    EXPECT_FALSE(stamp_regular_file(fifo).has_value());
+    EXPECT_FALSE(stamp_regular_file(tmp.path()).has_value());
+    EXPECT_FALSE(stamp_regular_file(tmp.path() + "/missing.json").has_value());
+}
+
 TEST(Runner, APreparedCommandLeavingItsScopeWaitsForTheHostFactsQuery)
 {
     scoped_temp_dir shim("xwarp-test-shim-");
