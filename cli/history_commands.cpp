@@ -165,6 +165,15 @@ namespace xwarp::cli
         }
     }
 
+    std::optional<file_stamp> stamp_report_arg(const std::string& arg)
+    {
+        if (parse_history_ref(arg))
+        {
+            return file_stamp{};
+        }
+        return stamp_regular_file(arg);
+    }
+
     std::optional<std::int64_t> store_run(const std::string& history_option, const report& r, const std::string& kind,
                                           bool quiet)
     {

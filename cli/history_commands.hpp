@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "xwarp/model/report.hpp"
+#include "xwarp/os/file_stamp.hpp"
 
 namespace xwarp::cli
 {
@@ -25,6 +26,11 @@ namespace xwarp::cli
     // Reads a report from a path, or from the store when `arg` is "@ID". Returns 0, or the
     // exit code after printing the error.
     int load_report_arg(const std::string& arg, const std::string& history_option, report& out);
+
+    // What tells a second reading of `arg` whether it is still what load_report_arg read the
+    // first time: a regular file's stamp, or an empty one for "@ID" (a stored run does not
+    // change). nullopt for what can be read only once (standard input, a pipe) or not at all.
+    std::optional<file_stamp> stamp_report_arg(const std::string& arg);
 
     // Stores an analysed run (measure, whatif, compare's sides). Notes (a store moved aside,
     // a store that could not be written) always go to stderr; "stored as @N" unless quiet.

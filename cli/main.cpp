@@ -22,6 +22,7 @@
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/options.hpp"
 #include "xwarp/model/json_io.hpp"
+#include "xwarp/model/release.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/printable.hpp"
 #include "xwarp/render/text.hpp"
@@ -237,7 +238,8 @@ namespace
   history   0 printed; import: 65/66 when a file could not be read (the others are stored)
   compare   0 improved, 1 regressed, 2 invalid (workload changed, errors or failed samples),
             3 unverified (no launches recorded), 4 inconclusive (inside the noise band or not
-            significant), 5 not-comparable (different Warp version, device or command)
+            significant), 5 not-comparable (different Warp version, device or command),
+            65 also for a report file that changed between compare's two readings of it
   whatif    0 replayed (each lever's verdict is in the output, not in the exit code)
   report    0 rendered
   doctor    0 facts printed (a missing Python or Warp is reported, not an error)
@@ -687,20 +689,58 @@ int main(int argc, char** argv)
                 }
                 else
                 {
-                    // One side at a time: read, analysed, stored in the history (a side already
-                    // stored keeps its id), then kept only as far as the comparison reads it
-                    // while the other is read. Two large reports whole were twice one's memory.
-                    // A comparison reads a side's figures, not its findings: those are made only
-                    // for the report the history keeps.
+                    // One report at a time. With the history on, each side is first read,
+                    // analysed, stored (a side already stored keeps its id) and dropped; the
+                    // comparison then reads each side again for its figures only, as with the
+                    // history off, keeping the first only as far as it reads it while the second
+                    // is read. An analysed side kept beside the other was what put compare over
+                    // 4 x a 10k file. Standard input or a pipe can be read once only: then each
+                    // side is analysed, stored and kept as far as the comparison reads it.
                     const bool stored = !xwarp::locate_history(history_option).off;
-                    const auto take_side = [&](const std::string& arg, xwarp::report& side,
-                                               std::optional<std::int64_t>& id) -> int
+                    xwarp::keep_large_blocks_mapped();  // the second side's records, after the first's are freed
+                    const auto before_stamp = xwarp::cli::stamp_report_arg(cmp_before);
+                    const auto after_stamp = xwarp::cli::stamp_report_arg(cmp_after);
+                    const bool stored_first = stored && before_stamp && after_stamp;
+                    if (stored_first)
+                    {
+                        const auto store_side = [&](const std::string& arg, std::optional<std::int64_t>& id) -> int
+                        {
+                            xwarp::report side;
+                            if (int code = xwarp::cli::load_report_arg(arg, history_option, side))
+                            {
+                                return code;
+                            }
+                            xwarp::analyze(side);
+                            xwarp::require_comparable(side, arg);
+                            id = xwarp::cli::store_run(history_option, side, "compare", true);
+                            return 0;
+                        };
+                        if (int code = store_side(cmp_before, before_id))
+                        {
+                            return code;
+                        }
+                        xwarp::give_back_freed_pages();
+                        if (int code = store_side(cmp_after, after_id))
+                        {
+                            return code;
+                        }
+                        xwarp::give_back_freed_pages();
+                    }
+                    const auto take_side = [&](const std::string& arg, const std::optional<xwarp::file_stamp>& stamp,
+                                               xwarp::report& side, std::optional<std::int64_t>& id) -> int
                     {
                         if (int code = xwarp::cli::load_report_arg(arg, history_option, side))
                         {
                             return code;
                         }
-                        if (stored)
+                        if (stored_first && xwarp::cli::stamp_report_arg(arg) != stamp)
+                        {
+                            return fail(xwarp::exit_code::bad_input,
+                                        arg + ": changed between compare's two readings of it; run compare again");
+                        }
+                        // A comparison reads a side's figures, not its findings: those are made
+                        // only for the report the history keeps.
+                        if (stored && !stored_first)
                         {
                             xwarp::analyze(side);
                         }
@@ -709,15 +749,18 @@ int main(int argc, char** argv)
                             xwarp::summarize_figures(side, xwarp::summary_scope::figures);
                         }
                         xwarp::require_comparable(side, arg);
-                        id = xwarp::cli::store_run(history_option, side, "compare", true);
+                        if (!stored_first)
+                        {
+                            id = xwarp::cli::store_run(history_option, side, "compare", true);
+                        }
                         xwarp::keep_what_compare_reads(side);  // the page shows its figures only
                         return 0;
                     };
-                    if (int code = take_side(cmp_before, before, before_id))
+                    if (int code = take_side(cmp_before, before_stamp, before, before_id))
                     {
                         return code;
                     }
-                    if (int code = take_side(cmp_after, after, after_id))
+                    if (int code = take_side(cmp_after, after_stamp, after, after_id))
                     {
                         return code;
                     }
@@ -739,6 +782,13 @@ int main(int argc, char** argv)
                 {
                     return rc;
                 }
+            }
+            if (before_id && after_id && cmp_html.empty())
+            {
+                // only the HTML page reads the sides again: the comparison's text and its
+                // insert below take their place
+                before = xwarp::report{};
+                after = xwarp::report{};
             }
             if (before_id && after_id)
             {

@@ -8,6 +8,7 @@ import re
 import shutil
 import sqlite3
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -164,6 +165,93 @@ def test_a_corrupt_or_newer_store_is_moved_aside_and_the_report_kept(tmp_path):
     unwritable = warp_probe("compare", report, report, "--history", blocked / "h.sqlite3")
     assert unwritable.returncode == off.returncode and unwritable.stdout == off.stdout
     assert "not stored" in unwritable.stderr, unwritable.stderr
+
+
+def stored_rows(store):
+    """A store's runs (kind, identities, report as JSON), identity rows and comparisons."""
+    with sqlite3.connect(store) as db:
+        runs = [(kind, identities, json.loads(report))
+                for kind, identities, report in db.execute("SELECT kind, identities, report FROM runs ORDER BY id")]
+        identities = db.execute("SELECT run_id, module, hash, device, block_dim, builds, ms, kernels, source_bytes "
+                                "FROM identities ORDER BY rowid").fetchall()
+        comparisons = db.execute("SELECT before_run, after_run, verdict, comparison FROM comparisons ORDER BY id").fetchall()
+    return runs, identities, [(b, a, verdict, json.loads(text)) for b, a, verdict, text in comparisons]
+
+
+def two_reports(tmp_path):
+    """Two different recorded runs as report files (a late kernel and a clean program)."""
+    streams = ROOT / "tests" / "fixtures" / "streams"
+    paths = []
+    for name in ("cs1_late-warp1.19.0", "clean-warp1.19.0"):
+        path = tmp_path / f"{name}.json"
+        made = warp_probe("report", streams / name, "--format", "json", "--history", "off")
+        assert made.returncode == 0, made.stderr
+        path.write_text(made.stdout)
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.quick
+def test_compare_stores_each_side_analysed_once_whether_read_from_a_file_or_a_pipe(tmp_path):
+    # With the history on, compare reads each file twice (stored whole first, then compared
+    # from its figures) and a pipe once; what it prints and what it stores is the same.
+    before, after = two_reports(tmp_path)
+    off = warp_probe("compare", before, after, "--history", "off")
+    assert off.returncode == 2 and "VERDICT: invalid" in off.stdout, off.stdout + off.stderr
+
+    from_files = tmp_path / "files.sqlite3"
+    files = warp_probe("compare", before, after, "--history", from_files)
+    assert (files.returncode, files.stdout, files.stderr) == (off.returncode, off.stdout, "")
+    runs, identities, comparisons = stored_rows(from_files)
+    # each side is stored as `report --format json` writes it: analysed whole, findings included
+    for (kind, count, stored), path in zip(runs, (before, after)):
+        written = json.loads(warp_probe("report", path, "--format", "json", "--history", "off").stdout)
+        assert kind == "compare" and stored == written and count == len(written["summary"]["identities"])
+    assert runs[0][2]["findings"], "the late kernel's findings are stored with its run"
+    assert sorted({row[0] for row in identities}) == [1, 2]
+    assert [(b, a, verdict) for b, a, verdict, _ in comparisons] == [(1, 2, "invalid")]
+
+    from_pipe = tmp_path / "pipe.sqlite3"
+    piped = subprocess.run([str(PROBE), "compare", "/dev/stdin", str(after), "--history", str(from_pipe)],
+                           input=before.read_text(), capture_output=True, text=True, timeout=300)
+    assert (piped.returncode, piped.stderr) == (off.returncode, "")
+    assert piped.stdout == off.stdout.replace(str(before), "/dev/stdin")
+    piped_runs, piped_identities, piped_comparisons = stored_rows(from_pipe)
+    assert (piped_runs, piped_identities) == (runs, identities)
+    for comparison in (piped_comparisons[0][3], comparisons[0][3]):
+        comparison.pop("created_utc")
+        comparison["before"].pop("path")
+    assert piped_comparisons == comparisons
+
+
+@pytest.mark.quick
+def test_compare_refuses_a_file_that_changed_between_its_two_readings(tmp_path):
+    # The file is rewritten while compare waits for the store (held locked here), after its
+    # first reading and before its second: the comparison is refused, the first reading stays
+    # stored, and nothing is left half written.
+    before, after = two_reports(tmp_path)
+    store = tmp_path / "history.sqlite3"
+    assert warp_probe("compare", after, after, "--history", store).returncode == 4  # makes the store
+    db = sqlite3.connect(store, isolation_level=None, timeout=60)
+    db.execute("BEGIN EXCLUSIVE")
+    probe = subprocess.Popen([str(PROBE), "compare", str(before), str(after), "--history", str(store)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.5)  # compare has stamped its inputs and waits on the lock
+        assert probe.poll() is None, "compare did not wait for the locked store"
+        original = before.read_text()
+        before.write_text(json.dumps(dict(json.loads(original), label="rewritten")))
+    finally:
+        db.execute("ROLLBACK")
+        db.close()
+    out, err = probe.communicate(timeout=300)
+    assert probe.returncode == 65, out + err
+    assert f"{before}: changed between compare's two readings of it" in err and "VERDICT" not in out, out + err
+    runs, _, comparisons = stored_rows(store)
+    assert len(runs) == 2 and len(comparisons) == 1, "each side's first reading is stored, and no comparison"
+    (tmp_path / "original.json").write_text(original)
+    written = warp_probe("report", tmp_path / "original.json", "--format", "json", "--history", "off")
+    assert runs[1][2] == json.loads(written.stdout)
 
 
 def fenced_block(guide, marker):
