@@ -701,30 +701,38 @@ int main(int argc, char** argv)
                     const auto before_stamp = xwarp::cli::stamp_report_arg(cmp_before);
                     const auto after_stamp = xwarp::cli::stamp_report_arg(cmp_after);
                     const bool stored_first = stored && before_stamp && after_stamp;
+                    // Analysed whole and stored, or its figures only: all a comparison reads of
+                    // a side (its findings are made only for the report the history keeps).
+                    const auto analyse_side = [&](const std::string& arg, xwarp::report& side, bool to_store,
+                                                  std::optional<std::int64_t>& id)
+                    {
+                        if (to_store)
+                        {
+                            xwarp::analyze(side);
+                        }
+                        else
+                        {
+                            xwarp::summarize_figures(side, xwarp::summary_scope::figures);
+                        }
+                        xwarp::require_comparable(side, arg);
+                        if (to_store)
+                        {
+                            id = xwarp::cli::store_run(history_option, side, "compare", true);
+                        }
+                    };
                     if (stored_first)
                     {
-                        const auto store_side = [&](const std::string& arg, std::optional<std::int64_t>& id) -> int
+                        for (auto [arg, id] : {std::pair(&cmp_before, &before_id), std::pair(&cmp_after, &after_id)})
                         {
                             xwarp::report side;
-                            if (int code = xwarp::cli::load_report_arg(arg, history_option, side))
+                            if (int code = xwarp::cli::load_report_arg(*arg, history_option, side))
                             {
                                 return code;
                             }
-                            xwarp::analyze(side);
-                            xwarp::require_comparable(side, arg);
-                            id = xwarp::cli::store_run(history_option, side, "compare", true);
-                            return 0;
-                        };
-                        if (int code = store_side(cmp_before, before_id))
-                        {
-                            return code;
+                            analyse_side(*arg, side, true, *id);
+                            side = xwarp::report{};  // dropped, and its pages handed back before the next is read
+                            xwarp::give_back_freed_pages();
                         }
-                        xwarp::give_back_freed_pages();
-                        if (int code = store_side(cmp_after, after_id))
-                        {
-                            return code;
-                        }
-                        xwarp::give_back_freed_pages();
                     }
                     const auto take_side = [&](const std::string& arg, const std::optional<xwarp::file_stamp>& stamp,
                                                xwarp::report& side, std::optional<std::int64_t>& id) -> int
@@ -738,21 +746,7 @@ int main(int argc, char** argv)
                             return fail(xwarp::exit_code::bad_input,
                                         arg + ": changed between compare's two readings of it; run compare again");
                         }
-                        // A comparison reads a side's figures, not its findings: those are made
-                        // only for the report the history keeps.
-                        if (stored && !stored_first)
-                        {
-                            xwarp::analyze(side);
-                        }
-                        else
-                        {
-                            xwarp::summarize_figures(side, xwarp::summary_scope::figures);
-                        }
-                        xwarp::require_comparable(side, arg);
-                        if (!stored_first)
-                        {
-                            id = xwarp::cli::store_run(history_option, side, "compare", true);
-                        }
+                        analyse_side(arg, side, stored && !stored_first, id);
                         xwarp::keep_what_compare_reads(side);  // the page shows its figures only
                         return 0;
                     };

@@ -180,11 +180,10 @@ def stored_rows(store):
 
 def two_reports(tmp_path):
     """Two different recorded runs as report files (a late kernel and a clean program)."""
-    streams = ROOT / "tests" / "fixtures" / "streams"
     paths = []
     for name in ("cs1_late-warp1.19.0", "clean-warp1.19.0"):
         path = tmp_path / f"{name}.json"
-        made = warp_probe("report", streams / name, "--format", "json", "--history", "off")
+        made = warp_probe("report", STREAM.parent / name, "--format", "json", "--history", "off")
         assert made.returncode == 0, made.stderr
         path.write_text(made.stdout)
         paths.append(path)
