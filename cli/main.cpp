@@ -613,7 +613,8 @@ int main(int argc, char** argv)
         {
             if (mechanisms_json)
             {
-                std::cout << xwarp::mechanisms_to_json().dump(2) << "\n";
+                std::cout << nlohmann::json{{"mechanisms", xwarp::mechanisms_to_json()}, {"levers", xwarp::levers_to_json()}}.dump(2)
+                          << "\n";
                 return xwarp::exit_code::ok;
             }
             std::cout << "Mechanisms (references/mechanisms.md has a section for each)\n";

@@ -875,18 +875,7 @@ namespace xwarp
               << th("saving") << th("band") << th("n") << th("estimate") << th("why") << "</tr></thead><tbody>";
             for (const auto& w : r.whatif)
             {
-                std::optional<double> saving = w.saving_cold_module_ms;
-                std::string clock = "cold module work";
-                if (w.judged_on.rfind("compile elapsed", 0) == 0)
-                {
-                    saving = w.saving_compile_elapsed_ms;
-                    clock = "compile elapsed";
-                }
-                else if (w.judged_on.rfind("warm module work", 0) == 0)
-                {
-                    saving = w.saving_warm_module_ms;
-                    clock = "warm module work";
-                }
+                const auto [clock, saving] = w.quoted();
                 const bool measured = w.verdict != "not-applied" && w.verdict != "not-run";
                 std::string why = w.reason;
                 for (const auto& [kernel, t] : w.steady_state.items())

@@ -100,20 +100,9 @@ namespace xwarp
         for (const auto& w : r.whatif)
         {
             nlohmann::json m = {{"verdict", w.verdict}, {"samples", w.samples}, {"band_ms", nullable(w.band_ms)}};
-            std::optional<double> saving = w.saving_cold_module_ms;
-            std::string clock = "cold module work";
-            if (w.judged_on.rfind("compile elapsed", 0) == 0)
-            {
-                saving = w.saving_compile_elapsed_ms;
-                clock = "compile elapsed";
-            }
-            else if (w.judged_on.rfind("warm module work", 0) == 0)
-            {
-                saving = w.saving_warm_module_ms;
-                clock = "warm module work";
-            }
-            m["saving_ms"] = nullable(saving);
-            m["clock"] = clock;
+            const auto quoted = w.quoted();
+            m["saving_ms"] = nullable(quoted.ms);
+            m["clock"] = quoted.clock;
             o << "  " << pad(w.lever, 22) << pad(w.mechanism.empty() ? "-" : w.mechanism, 20) << measured_words(m) << "\n";
             if (w.estimate_ms)
             {

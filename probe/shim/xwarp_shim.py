@@ -48,6 +48,10 @@ _SNAPSHOT_OPTION_KEYS = (
 
 _LAUNCH_CAP = 2_000_000  # ordered launches kept; beyond this only the total grows
 
+# The record contract this shim writes: probe/schema/shim_records.schema.json describes every
+# record below, and its x-contract-version is this number (a test holds them equal).
+_CONTRACT = 2
+
 _rec = None  # the process's recorder
 _tls = None  # threading.local(), from the moment Warp is imported
 
@@ -76,41 +80,8 @@ def _hex(value, n=None):
 
 # -- what-if levers -----------------------------------------------------------------------------
 #
-# warp-probe's what-if replays run the unmodified command with one lever applied here, in the
-# replayed processes only ($XWARP_WHATIF: {"lever": NAME, "params": {...}}). A lever changes how
-# Warp compiles the program, never what it computes; every change it makes is counted and
-# written with the process's exit record, so the engine can tell "applied" from "nothing to move".
-
-_WHATIF_SHARED_MODULE = "xwarp_whatif_shared"
-_WHATIF_MERGED_MODULE = "xwarp_whatif_merged"
-
-
-class _Lever:
-    # config keys each lever holds at a value, whatever the program assigns
-    PINNED = {
-        "backward-off": {"enable_backward": False},
-        "pch-off": {"use_precompiled_headers": False},
-        "mathdx-off": {"enable_mathdx_gemm": False, "enable_mathdx_fft": False, "enable_mathdx_solver": False},
-        "keep-cache": {"cache_kernels": True},
-    }
-
-    def __init__(self, spec):
-        self.name = str(spec.get("lever") or "")
-        self.params = spec.get("params") or {}
-        self.applied = {}
-        self.pinned = dict(self.PINNED.get(self.name, {}))
-        self.preloaded = False
-        self.registered_modules = set()
-
-    def count(self, what, n=1):
-        self.applied[what] = self.applied.get(what, 0) + n
-
-    def holds(self, key):
-        """True when a program's assignment to wp.config.<key> must not land."""
-        if key in self.pinned:
-            return True
-        return self.name == "keep-cache" and key == "kernel_cache_dir"
-
+# In a what-if replay ($XWARP_WHATIF set) the active lever (xwarp_levers.py, imported only then):
+# the hooks below call its methods, and the exit record carries what it changed.
 
 _lever = None
 
@@ -123,7 +94,9 @@ def _load_lever():
     try:
         import json
 
-        _lever = _Lever(json.loads(raw))
+        import xwarp_levers
+
+        _lever = xwarp_levers.make(json.loads(raw))
     except Exception:
         _lever = None
 
@@ -171,6 +144,7 @@ class _Recorder:
         self._write(
             {
                 "type": "process",
+                "contract": _CONTRACT,
                 "pid": self.pid,
                 "ppid": os.getppid(),
                 "argv": list(sys.argv),
@@ -448,7 +422,7 @@ def _install(warp):
             hooks["warp_timer"] = _hook_timer(getattr(utils, "ScopedTimer", None))
         hooks["launch"] = _hook_launch(warp, ctx)
         if _lever is not None:
-            _apply_lever_at_import(warp, cfg)
+            _lever.at_import(warp, cfg)
         if os.environ.get("XWARP_NVRTC_TRACE") == "1":
             hooks["nvrtc_trace"] = _turn_on_compile_time_trace(cfg)
         hooks["config"] = _hook_config(cfg)
@@ -490,8 +464,8 @@ def _hook_load(Module):
     rec = _rec
 
     def load(self, device, block_dim=None, *args, **kwargs):
-        if _lever is not None and _lever.name == "preregister-overloads" and not self.execs:
-            _preregister(self)
+        if _lever is not None and not self.execs:
+            _lever.before_first_load(self)
         # Read the requested block_dim before the call: Warp <= 1.14 writes it into
         # self.options during load.
         options = self.options
@@ -927,8 +901,8 @@ def _hook_module_init(Module):
 
     def __init__(self, *args, **kwargs):
         orig(self, *args, **kwargs)
-        if _lever is not None and _lever.name == "options-at-creation":
-            _options_at_creation(self)
+        if _lever is not None:
+            _lever.on_module_created(self)
         try:
             _, frames, file, line = rec.user_frame(skip=2)
             del frames
@@ -954,7 +928,7 @@ def _hook_config(cfg):
 
     def __setattr__(self, name, value):
         old = self.__dict__.get(name, None)
-        if _lever is not None and _lever.holds(name):
+        if _lever is not None and _lever.holds_config(name):
             try:
                 chain, frames, file, line = rec.user_frame(skip=2)
                 del frames
@@ -1062,9 +1036,9 @@ def _hook_calls(warp, ctx, build):
                 except Exception:
                     pass
                 if _lever is not None:
-                    held = _lever_call(name, args, kwargs)
+                    held = _lever.on_call(name, args, kwargs)
                     if held is not None:
-                        if held is _SKIP_CALL:
+                        if held is _lever_skip_call():
                             return None
                         args, kwargs = held
                 if preload:
@@ -1107,25 +1081,10 @@ def _hook_calls(warp, ctx, build):
     return wrapped
 
 
-_SKIP_CALL = object()
+def _lever_skip_call():
+    import xwarp_levers
 
-
-def _lever_call(name, args, kwargs):
-    """What a lever does to a recorded Warp call: keep-cache skips cache clears; levers that
-    pin an option take it out of set_module_options. None: the call goes through unchanged."""
-    lever = _lever
-    if lever.name == "keep-cache" and name in ("clear_kernel_cache", "clear_lto_cache"):
-        lever.count(name + "_skipped")
-        return _SKIP_CALL
-    if name == "set_module_options" and lever.pinned:
-        options = args[0] if args else kwargs.get("options")
-        if isinstance(options, dict) and any(k in lever.pinned for k in options):
-            kept = {k: v for k, v in options.items() if k not in lever.pinned}
-            lever.count("module_options_held", len(options) - len(kept))
-            if args:
-                return (kept,) + tuple(args[1:]), kwargs
-            return args, dict(kwargs, options=kept)
-    return None
+    return xwarp_levers.SKIP_CALL
 
 
 def _caller_module(frame):
@@ -1176,9 +1135,9 @@ def _hook_launch(warp, ctx):
         return kwargs.get(name, default)
 
     def launch(*args, **kwargs):
-        if _lever is not None and _lever.name == "parallel-preload" and not _lever.preloaded:
-            _lever.preloaded = True
-            _parallel_preload(warp, ctx)
+        if _lever is not None and _lever.wants_first_launch:
+            _lever.wants_first_launch = False
+            _lever.at_first_launch(warp, ctx, _preload_depth)
         try:
             kernel = args[0] if args else kwargs.get("kernel")
             dim = arg(args, kwargs, p_dim, "dim", None)
@@ -1303,7 +1262,7 @@ def _hook_kernel_decorator(warp):
     rec = _rec
 
     def kernel(f=None, *args, **kwargs):
-        moving = _lever is not None and _lever.name in ("shared-module", "merge-modules")
+        moving = _lever is not None and _lever.moves_kernels
         if kwargs.get("module") != "unique" and not moving:
             return orig(f, *args, **kwargs)
         decl = None
@@ -1316,7 +1275,7 @@ def _hook_kernel_decorator(warp):
         def declare(func):
             options = dict(kwargs)
             if moving:
-                target = _module_for_lever(func, options)
+                target = _lever.kernel_module(func, options)
                 if target is not None:
                     options["module"] = target
                     options.pop("module_options", None)
@@ -1353,7 +1312,7 @@ def _hook_environ(rec):
     base = type(os.environ)
 
     def __setitem__(self, key, value):
-        if key in _WATCHED_ENV and _lever is not None and _lever.name == "keep-cache" and key != "CUDA_CACHE_MAXSIZE":
+        if key in _WATCHED_ENV and _lever is not None and _lever.holds_environ(key):
             _lever.count("environment_assignments_held")
             return
         base.__setitem__(self, key, value)
@@ -1374,33 +1333,12 @@ def _hook_environ(rec):
     return True
 
 
-# -- levers: what each one does -----------------------------------------------------------------
+# -- timing and tracing switches ---------------------------------------------------------------
 
 # Kernels (by key) whose launches are timed at steady state: the mathdx-off replay and the
 # baseline samples it interleaves with time the same kernels, whether or not they use LTO.
 _time_kernels = frozenset(k for k in os.environ.get("XWARP_TIME_LAUNCHES", "").split(",") if k)
 _LAUNCH_TIMES_CAP = 1000  # per kernel
-
-
-def _apply_lever_at_import(warp, cfg):
-    """Right after `import warp`, before the program defines a kernel (so before any of its
-    modules copies wp.config): the config values the lever pins, and for keep-cache the
-    driver's compute cache back on when the command's environment turned it off."""
-    lever = _lever
-    for key, value in lever.pinned.items():
-        if cfg is not None and hasattr(cfg, key):
-            try:
-                if getattr(cfg, key) != value:
-                    lever.count("config_set")
-                type(cfg).__setattr__(cfg, key, value)
-            except Exception:
-                pass
-    if lever.name == "keep-cache" and os.environ.get("CUDA_CACHE_DISABLE"):
-        try:
-            del os.environ["CUDA_CACHE_DISABLE"]
-            lever.count("environment_restored")
-        except Exception:
-            pass
 
 
 def _turn_on_compile_time_trace(cfg):
@@ -1416,18 +1354,6 @@ def _turn_on_compile_time_trace(cfg):
         return False
 
 
-def _options_at_creation(module):
-    """Each module named by the lever starts with the options it ended with in the baseline."""
-    try:
-        options = (_lever.params.get("modules") or {}).get(getattr(module, "name", None))
-        if options:
-            module.options.update(options)
-            _lever.count("modules")
-            _lever.count("options", len(options))
-    except Exception:
-        pass
-
-
 def _type_spec(t):
     """A generic instance's argument type as data the replay can turn back into the type."""
     if not isinstance(t, type) and getattr(t, "dtype", None) is not None and hasattr(t, "ndim"):
@@ -1435,99 +1361,6 @@ def _type_spec(t):
         # wp.array(dtype=...) in an annotation is a private class; the public name builds it
         return {"array": "array" if kind.startswith("_") else kind, "dtype": _type_spec(t.dtype), "ndim": t.ndim}
     return {"type": getattr(t, "__name__", repr(t))}
-
-
-def _from_spec(spec, warp):
-    import builtins
-
-    if "array" in spec:
-        cls = getattr(warp, "array" if spec["array"].startswith("_") else spec["array"], None)
-        dtype = _from_spec(spec["dtype"], warp)
-        if cls is None or dtype is None:
-            return None
-        return cls(dtype=dtype, ndim=spec["ndim"])
-    name = spec.get("type")
-    found = getattr(warp, name, None) if name else None
-    if found is None and name in ("float", "int", "bool"):
-        found = getattr(builtins, name)
-    return found
-
-
-def _preregister(module):
-    """Register, before the module's first load, the generic instances the baseline built."""
-    lever = _lever
-    name = getattr(module, "name", None)
-    if name in lever.registered_modules:
-        return
-    lever.registered_modules.add(name)
-    try:
-        import warp
-
-        for inst in lever.params.get("instances") or ():
-            if inst.get("module") != name:
-                continue
-            kernel = module.kernels.get(inst.get("kernel"))
-            types = [_from_spec(t, warp) for t in inst.get("types") or ()]
-            if kernel is None or any(t is None for t in types):
-                lever.count("instances_not_rebuilt")
-                continue
-            if kernel.get_overload(types) is None:
-                kernel.add_overload(types)
-                lever.count("instances_registered")
-    except Exception:
-        lever.count("errors")
-
-
-def _parallel_preload(warp, ctx):
-    """At the first launch: preload the modules the baseline built, at the block_dims it used,
-    with the lever's number of workers, through Warp's own force_load."""
-    lever = _lever
-    force_load = getattr(warp, "force_load", None)
-    force_load = getattr(force_load, "__wrapped__", force_load)
-    user_modules = getattr(ctx, "user_modules", {}) or {}
-    workers = int(lever.params.get("workers") or 1)
-    for group in lever.params.get("groups") or ():
-        modules = [user_modules.get(n) for n in group.get("modules") or ()]
-        found = [m for m in modules if m is not None]
-        lever.count("modules_missing", len(modules) - len(found))
-        if not found or force_load is None:
-            continue
-        try:
-            _preload_depth[0] += 1
-            force_load(device=group.get("device"), modules=found, block_dim=group.get("block_dim"), max_workers=workers)
-            lever.count("modules_preloaded", len(found))
-        except Exception as exc:
-            lever.count("errors")
-            lever.applied["error"] = repr(exc)[:300]
-        finally:
-            _preload_depth[0] -= 1
-    lever.applied["workers"] = workers
-
-
-def _module_for_lever(f, kwargs):
-    """shared-module and merge-modules: the module a kernel declaration goes to instead."""
-    lever = _lever
-    try:
-        import re
-
-        key = kwargs.get("name") or re.sub("[^0-9a-zA-Z_]+", "", f.__qualname__.replace(".", "__"))
-        if lever.name == "shared-module" and kwargs.get("module") == "unique" and not kwargs.get("module_options"):
-            if key in (lever.params.get("kernels") or ()):
-                lever.count("kernels_moved")
-                return _WHATIF_SHARED_MODULE
-        if lever.name == "merge-modules":
-            # a kernel in a listed Python module's default module, or one declared with
-            # module="NAME" for a listed name (and no options of its own)
-            named = kwargs.get("module")
-            listed = lever.params.get("modules") or ()
-            if (named is None and getattr(f, "__module__", None) in listed) or (
-                isinstance(named, str) and named != "unique" and named in listed and not kwargs.get("module_options")
-            ):
-                lever.count("kernels_moved")
-                return _WHATIF_MERGED_MODULE
-    except Exception:
-        pass
-    return None
 
 
 def _timed_launch(rec, warp, orig, args, kwargs):

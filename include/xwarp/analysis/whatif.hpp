@@ -12,14 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "xwarp/analysis/levers.hpp"
 #include "xwarp/model/comparison.hpp"
 #include "xwarp/model/report.hpp"
 
 namespace xwarp
 {
-    // Every lever the shim can apply, in the order `--help` lists them.
-    const std::vector<std::string>& known_levers();
-
     // A lever name that is not one of known_levers(): one line for the user.
     class unknown_lever : public std::invalid_argument
     {

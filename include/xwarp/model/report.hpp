@@ -758,6 +758,26 @@ namespace xwarp
         std::string reason;
         nlohmann::json steady_state = nlohmann::json::object();  // mathdx-off: kernel -> {baseline_ms, replay_ms}
         std::optional<settling> until_settled;  // added_before: baseline samples (shared by the levers)
+
+        // The saving a replay is quoted with: the one on the clock it was judged on. Decided
+        // here once, for the findings, the text and the HTML alike.
+        struct quoted_saving
+        {
+            std::string clock;  // "cold module work", "compile elapsed" or "warm module work"
+            std::optional<double> ms;
+        };
+        quoted_saving quoted() const
+        {
+            if (judged_on.rfind("compile elapsed", 0) == 0)
+            {
+                return {"compile elapsed", saving_compile_elapsed_ms};
+            }
+            if (judged_on.rfind("warm module work", 0) == 0)
+            {
+                return {"warm module work", saving_warm_module_ms};
+            }
+            return {"cold module work", saving_cold_module_ms};
+        }
     };
 
     // A lever the analysis considered for what it saw and rejected, with the numbers that

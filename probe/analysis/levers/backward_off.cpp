@@ -1,0 +1,69 @@
+// backward-off: wp.config.enable_backward held at False from `import warp` on, so no module
+// generates adjoint code (CS-10). Invalid for a program that differentiates.
+#include "lever.hpp"
+
+namespace xwarp::levers
+{
+    namespace
+    {
+        void plan(lever_plan& p, const plan_input& in)
+        {
+            for (const auto& l : in.cold.module_loads)
+            {
+                if (l.status == load_status::compiled && l.snapshot && !is_warp_internal(l.module)
+                    && field_or(*l.snapshot->options, "enable_backward", false) == true)
+                {
+                    add_unique(p.modules, l.module);
+                }
+            }
+            if (p.modules.empty())
+            {
+                p.not_applicable = "no module was built with backward code";
+            }
+        }
+
+        // A replay that launched an adjoint kernel or recorded a tape needed its backward code:
+        // its figures measure a program that no longer works.
+        bool differentiates(whatif_result& w, const lever_plan&, const report&, const report& replay)
+        {
+            for (const auto& s : replay.samples)
+            {
+                for (const auto& l : s.cold.launches)
+                {
+                    if (l.adjoint)
+                    {
+                        w.verdict = "invalid";
+                        w.reason = "kernel " + l.kernel + " is launched with adjoint=True: the program needs its "
+                                   "backward code";
+                        return true;
+                    }
+                }
+                for (const auto& p : s.cold.processes)
+                {
+                    for (const auto& call : p.calls)
+                    {
+                        if (call.function == "Tape")
+                        {
+                            w.verdict = "invalid";
+                            w.reason = "a wp.Tape records gradients"
+                                       + (call.file ? " at " + *call.file + ":" + std::to_string(call.line.value_or(0))
+                                                    : std::string())
+                                       + ": the program differentiates, so it needs backward code";
+                            return true;
+                        }
+                    }
+                }
+            }
+            return false;
+        }
+    }
+
+    extern const lever_def backward_off{
+        {"backward-off", "holds wp.config.enable_backward at False from import warp on, and takes it out of "
+                         "set_module_options calls: no module generates adjoint code",
+         "backward_off.cpp"},
+        &plan,
+        {"config_set", "config_assignments_held", "module_options_held"},
+        &differentiates,
+        nullptr};
+}

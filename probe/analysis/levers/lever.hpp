@@ -1,0 +1,63 @@
+// What every lever shares: a registry row (what the lever changes at run time, how it is planned
+// from a baseline, what its replay must show to be valid, the shim's counters that say it moved
+// something) and small helpers. Private to the analysis layer, like the detectors' header.
+// Adding a lever: one file here, one row in registry.cpp, one class in the shim's lever table
+// (probe/shim/xwarp_shim.py, _LEVERS), a test checks the two tables name the same levers.
+#ifndef XWARP_ANALYSIS_LEVERS_LEVER_HPP
+#define XWARP_ANALYSIS_LEVERS_LEVER_HPP
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "xwarp/analysis/levers.hpp"
+#include "xwarp/analysis/whatif.hpp"
+#include "xwarp/model/report.hpp"
+
+namespace xwarp::levers
+{
+    // What a plan is made from: the analysed baseline, its first good sample's passes and the
+    // findings that name the lever (none when the lever was asked for by name).
+    struct plan_input
+    {
+        const report& baseline;
+        const run_result& cold;
+        const run_result& warm;
+        const std::vector<const finding*>& findings;
+    };
+
+    // Fills the plan's modules and params (what $XWARP_WHATIF hands the shim), or its
+    // not_applicable reason when the baseline holds nothing for the lever to move.
+    using plan_fn = void (*)(lever_plan&, const plan_input&);
+
+    // What the lever itself requires of a judged replay, beyond compare's rules. `before`
+    // runs before the applied check (it may decide the verdict, and returns true when it did);
+    // `after` annotates a replay that applied something. Either may be null.
+    using require_fn = bool (*)(whatif_result&, const lever_plan&, const report& baseline, const report& replay);
+
+    struct lever_def
+    {
+        lever_info info;
+        plan_fn plan;
+        // The shim's counters (exit record, whatif.applied) that say the lever changed something;
+        // any other counter it writes (workers, misses, errors) is context.
+        std::vector<std::string> effects;
+        require_fn before = nullptr;
+        require_fn after = nullptr;
+    };
+
+    // Every lever, in the order --help lists them (registry.cpp).
+    const std::vector<const lever_def*>& table();
+    const lever_def* find(const std::string& name);
+
+    // ---- helpers ------------------------------------------------------------------------------
+
+    bool is_warp_internal(const std::string& module);
+    void add_unique(std::vector<std::string>& v, const std::string& s);
+    std::vector<std::string> strings_of(const nlohmann::json& j);
+    // The modules the findings' causes list ("modules": [...]).
+    std::vector<std::string> cause_modules(const std::vector<const finding*>& findings);
+}
+
+#endif

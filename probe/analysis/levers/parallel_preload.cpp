@@ -1,0 +1,73 @@
+// parallel-preload: at the first launch, the modules the baseline built are loaded through
+// Warp's force_load with several workers (CS-13), per device and block_dim.
+#include <algorithm>
+#include <map>
+
+#include "lever.hpp"
+
+namespace xwarp::levers
+{
+    namespace
+    {
+        using nlohmann::json;
+
+        void plan(lever_plan& p, const plan_input& in)
+        {
+            std::map<std::pair<std::string, int>, std::vector<std::string>> groups;
+            for (const auto& l : in.cold.module_loads)
+            {
+                if (l.status == load_status::compiled && !is_warp_internal(l.module))
+                {
+                    add_unique(groups[{l.device, l.block_dim.value_or(-1)}], l.module);
+                }
+            }
+            json g = json::array();
+            for (const auto& [k, mods] : groups)
+            {
+                if (mods.size() >= 2)
+                {
+                    g.push_back({{"device", k.first}, {"block_dim", k.second}, {"modules", mods}});
+                    for (const auto& m : mods)
+                    {
+                        add_unique(p.modules, m);
+                    }
+                }
+            }
+            p.params["groups"] = g;
+            p.params["workers"] = std::max(1, std::min(4, in.baseline.env.cpu_count));
+            if (g.empty())
+            {
+                p.not_applicable = "fewer than two modules were built on any device: nothing to overlap";
+            }
+        }
+
+        // A preload of fewer than two modules overlapped nothing: the modules were created after
+        // the first launch, which the preload cannot move.
+        bool overlapped(whatif_result& w, const lever_plan&, const report&, const report&)
+        {
+            if (w.verdict == "invalid")
+            {
+                return false;
+            }
+            const double preloaded = field_or(w.applied, "modules_preloaded", 0.0);
+            if (preloaded >= 2)
+            {
+                return false;
+            }
+            w.verdict = "not-applied";
+            w.reason = "only " + std::to_string(static_cast<int>(preloaded)) + " module(s) existed at the first launch ("
+                       + std::to_string(static_cast<int>(field_or(w.applied, "modules_missing", 0.0)))
+                       + " were created later): a preload had nothing to overlap";
+            return true;
+        }
+    }
+
+    extern const lever_def parallel_preload{
+        {"parallel-preload", "at the first launch, loads the modules the baseline built through wp.force_load with "
+                             "several workers, at the device and block_dim each was launched with",
+         "parallel_preload.cpp"},
+        &plan,
+        {"modules_preloaded"},
+        &overlapped,
+        nullptr};
+}

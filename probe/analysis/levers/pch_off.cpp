@@ -1,0 +1,29 @@
+// pch-off: wp.config.use_precompiled_headers held at False (CS-12): no per-thread header is
+// written, each build parses the headers itself.
+#include <algorithm>
+
+#include "lever.hpp"
+
+namespace xwarp::levers
+{
+    namespace
+    {
+        void plan(lever_plan& p, const plan_input& in)
+        {
+            const auto& loads = in.cold.module_loads;
+            const bool header = std::any_of(loads.begin(), loads.end(), [](const module_load& l)
+                                            { return l.pch_ms.has_value() || l.native_kind == "cuda"; });
+            if (!header)
+            {
+                p.not_applicable = "no build used a precompiled header";
+            }
+        }
+    }
+
+    extern const lever_def pch_off{
+        {"pch-off", "holds wp.config.use_precompiled_headers at False from import warp on: no build writes or "
+                    "reads a precompiled header",
+         "pch_off.cpp"},
+        &plan,
+        {"config_set", "config_assignments_held", "module_options_held"}};
+}

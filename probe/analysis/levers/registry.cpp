@@ -1,0 +1,135 @@
+// The lever table: every lever, in the order --help lists them. Adding a lever means a file
+// here, one row below and one class in the shim's _LEVERS table (a test checks both list it).
+#include <algorithm>
+
+#include "lever.hpp"
+
+namespace xwarp
+{
+    namespace levers
+    {
+        extern const lever_def backward_off;
+        extern const lever_def pch_off;
+        extern const lever_def parallel_preload;
+        extern const lever_def options_at_creation;
+        extern const lever_def preregister_overloads;
+        extern const lever_def shared_module;
+        extern const lever_def merge_modules;
+        extern const lever_def keep_cache;
+        extern const lever_def mathdx_off;
+
+        const std::vector<const lever_def*>& table()
+        {
+            static const std::vector<const lever_def*> rows = {
+                &backward_off,
+                &pch_off,
+                &parallel_preload,
+                &options_at_creation,
+                &preregister_overloads,
+                &shared_module,
+                &merge_modules,
+                &keep_cache,
+                &mathdx_off,
+            };
+            return rows;
+        }
+
+        const lever_def* find(const std::string& name)
+        {
+            for (const auto* d : table())
+            {
+                if (d->info.name == name)
+                {
+                    return d;
+                }
+            }
+            return nullptr;
+        }
+
+        bool is_warp_internal(const std::string& module)
+        {
+            return module == "warp" || module.rfind("warp.", 0) == 0;
+        }
+
+        void add_unique(std::vector<std::string>& v, const std::string& s)
+        {
+            if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end())
+            {
+                v.push_back(s);
+            }
+        }
+
+        std::vector<std::string> strings_of(const nlohmann::json& j)
+        {
+            std::vector<std::string> out;
+            for (const auto& x : j.is_array() ? j : nlohmann::json::array())
+            {
+                if (x.is_string())
+                {
+                    out.push_back(x.get<std::string>());
+                }
+            }
+            return out;
+        }
+
+        std::vector<std::string> cause_modules(const std::vector<const finding*>& findings)
+        {
+            std::vector<std::string> out;
+            for (const auto* f : findings)
+            {
+                for (const auto& m : strings_of(field_or(f->cause.value(), "modules", nlohmann::json::array())))
+                {
+                    add_unique(out, m);
+                }
+            }
+            return out;
+        }
+    }
+
+    const std::vector<lever_info>& lever_registry()
+    {
+        static const std::vector<lever_info> infos = []
+        {
+            std::vector<lever_info> v;
+            for (const auto* d : levers::table())
+            {
+                v.push_back(d->info);
+            }
+            return v;
+        }();
+        return infos;
+    }
+
+    const std::vector<std::string>& known_levers()
+    {
+        static const std::vector<std::string> names = []
+        {
+            std::vector<std::string> v;
+            for (const auto& l : lever_registry())
+            {
+                v.push_back(l.name);
+            }
+            return v;
+        }();
+        return names;
+    }
+
+    const lever_info* find_lever(const std::string& name)
+    {
+        const auto* d = levers::find(name);
+        return d ? &d->info : nullptr;
+    }
+
+    nlohmann::json levers_to_json()
+    {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto* d : levers::table())
+        {
+            out.push_back({{"name", d->info.name},
+                           {"changes", d->info.changes},
+                           {"effects", d->effects},
+                           {"source", "probe/analysis/levers/" + d->info.source}});
+        }
+        return out;
+    }
+}

@@ -1,0 +1,303 @@
+"""xwarp what-if levers: what each lever changes inside a replayed process.
+
+warp-probe's what-if replays run the unmodified command with one lever applied, in the
+replayed processes only ($XWARP_WHATIF: {"lever": NAME, "params": {...}}). The shim imports
+this file only then. A lever changes how Warp compiles the program, never what it computes;
+every change it makes is counted (`applied`) and written with the process's exit record, so
+the engine can tell "applied" from "nothing to move".
+
+The shim's hooks call the active lever's methods; no hook tests a lever's name. Each lever is
+one class below and one entry in _LEVERS; the engine's table (probe/analysis/levers/) lists the
+same names, with what each plans from a baseline and what its replay must show.
+"""
+
+import os
+
+SHARED_MODULE = "xwarp_whatif_shared"
+MERGED_MODULE = "xwarp_whatif_merged"
+
+# What on_call returns for a call the lever swallows.
+SKIP_CALL = object()
+
+
+class Lever:
+    """The hook methods, each doing nothing: a lever overrides the ones it needs."""
+
+    name = ""
+    pinned = {}  # wp.config keys held at a value, whatever the program assigns
+    moves_kernels = False  # kernel declarations go through kernel_module()
+    wants_first_launch = False  # at_first_launch() runs once, at the first wp.launch
+
+    def __init__(self, params):
+        self.params = params or {}
+        self.applied = {}
+
+    def count(self, what, n=1):
+        self.applied[what] = self.applied.get(what, 0) + n
+
+    # -- import warp: right after, before the program defines a kernel --------------------------
+
+    def at_import(self, warp, cfg):
+        """Pin the config values the lever holds (modules copy them when created)."""
+        for key, value in self.pinned.items():
+            if cfg is not None and hasattr(cfg, key):
+                try:
+                    if getattr(cfg, key) != value:
+                        self.count("config_set")
+                    type(cfg).__setattr__(cfg, key, value)
+                except Exception:
+                    pass
+
+    # -- assignments the program makes ---------------------------------------------------------
+
+    def holds_config(self, key):
+        """True when the program's assignment to wp.config.<key> must not land."""
+        return key in self.pinned
+
+    def holds_environ(self, key):
+        """True when the program's os.environ[key] = ... must not land (cache variables)."""
+        return False
+
+    # -- recorded Warp calls -------------------------------------------------------------------
+
+    def on_call(self, name, args, kwargs):
+        """None: the call goes through unchanged; SKIP_CALL: it is skipped; (args, kwargs):
+        it goes through with these. Pinned options are taken out of set_module_options."""
+        if name != "set_module_options" or not self.pinned:
+            return None
+        options = args[0] if args else kwargs.get("options")
+        if not isinstance(options, dict) or not any(k in self.pinned for k in options):
+            return None
+        kept = {k: v for k, v in options.items() if k not in self.pinned}
+        self.count("module_options_held", len(options) - len(kept))
+        if args:
+            return (kept,) + tuple(args[1:]), kwargs
+        return args, dict(kwargs, options=kept)
+
+    # -- modules and kernels -------------------------------------------------------------------
+
+    def on_module_created(self, module):
+        pass
+
+    def before_first_load(self, module):
+        pass
+
+    def at_first_launch(self, warp, ctx, preload_depth):
+        pass
+
+    def kernel_module(self, func, kwargs):
+        """The module a kernel declaration goes to instead, or None."""
+        return None
+
+
+class BackwardOff(Lever):
+    name = "backward-off"
+    pinned = {"enable_backward": False}
+
+
+class PchOff(Lever):
+    name = "pch-off"
+    pinned = {"use_precompiled_headers": False}
+
+
+class MathdxOff(Lever):
+    name = "mathdx-off"
+    pinned = {"enable_mathdx_gemm": False, "enable_mathdx_fft": False, "enable_mathdx_solver": False}
+
+
+_CACHE_ENV = ("CUDA_CACHE_DISABLE", "CUDA_CACHE_PATH", "WARP_CACHE_PATH")
+
+
+class KeepCache(Lever):
+    """The program's cache destroyers held: cache clears skipped, the cache settings and
+    variables kept as the probe set them, the driver's compute cache back on."""
+
+    name = "keep-cache"
+    pinned = {"cache_kernels": True}
+
+    def at_import(self, warp, cfg):
+        Lever.at_import(self, warp, cfg)
+        if os.environ.get("CUDA_CACHE_DISABLE"):
+            try:
+                del os.environ["CUDA_CACHE_DISABLE"]
+                self.count("environment_restored")
+            except Exception:
+                pass
+
+    def holds_config(self, key):
+        return key in self.pinned or key == "kernel_cache_dir"
+
+    def holds_environ(self, key):
+        return key in _CACHE_ENV
+
+    def on_call(self, name, args, kwargs):
+        if name in ("clear_kernel_cache", "clear_lto_cache"):
+            self.count(name + "_skipped")
+            return SKIP_CALL
+        return Lever.on_call(self, name, args, kwargs)
+
+
+class OptionsAtCreation(Lever):
+    """Each module the params name starts with the options it ended with in the baseline."""
+
+    name = "options-at-creation"
+
+    def on_module_created(self, module):
+        try:
+            options = (self.params.get("modules") or {}).get(getattr(module, "name", None))
+            if options:
+                module.options.update(options)
+                self.count("modules")
+                self.count("options", len(options))
+        except Exception:
+            pass
+
+
+class PreregisterOverloads(Lever):
+    """Before a module's first load, the generic instances the baseline built are registered."""
+
+    name = "preregister-overloads"
+
+    def __init__(self, params):
+        Lever.__init__(self, params)
+        self.registered_modules = set()
+
+    def before_first_load(self, module):
+        name = getattr(module, "name", None)
+        if name in self.registered_modules:
+            return
+        self.registered_modules.add(name)
+        try:
+            import warp
+
+            for inst in self.params.get("instances") or ():
+                if inst.get("module") != name:
+                    continue
+                kernel = module.kernels.get(inst.get("kernel"))
+                types = [_type_from_spec(t, warp) for t in inst.get("types") or ()]
+                if kernel is None or any(t is None for t in types):
+                    self.count("instances_not_rebuilt")
+                    continue
+                if kernel.get_overload(types) is None:
+                    kernel.add_overload(types)
+                    self.count("instances_registered")
+        except Exception:
+            self.count("errors")
+
+
+class ParallelPreload(Lever):
+    """At the first launch: the modules the baseline built, at the block_dims it used, loaded
+    through Warp's own force_load with the params' number of workers."""
+
+    name = "parallel-preload"
+    wants_first_launch = True
+
+    def at_first_launch(self, warp, ctx, preload_depth):
+        force_load = getattr(warp, "force_load", None)
+        force_load = getattr(force_load, "__wrapped__", force_load)
+        user_modules = getattr(ctx, "user_modules", {}) or {}
+        workers = int(self.params.get("workers") or 1)
+        for group in self.params.get("groups") or ():
+            modules = [user_modules.get(n) for n in group.get("modules") or ()]
+            found = [m for m in modules if m is not None]
+            self.count("modules_missing", len(modules) - len(found))
+            if not found or force_load is None:
+                continue
+            try:
+                preload_depth[0] += 1
+                force_load(device=group.get("device"), modules=found, block_dim=group.get("block_dim"), max_workers=workers)
+                self.count("modules_preloaded", len(found))
+            except Exception as exc:
+                self.count("errors")
+                self.applied["error"] = repr(exc)[:300]
+            finally:
+                preload_depth[0] -= 1
+        self.applied["workers"] = workers
+
+
+def _kernel_key(func, kwargs):
+    import re
+
+    return kwargs.get("name") or re.sub("[^0-9a-zA-Z_]+", "", func.__qualname__.replace(".", "__"))
+
+
+class SharedModule(Lever):
+    """The module="unique" kernels the params name are declared in one shared module."""
+
+    name = "shared-module"
+    moves_kernels = True
+
+    def kernel_module(self, func, kwargs):
+        try:
+            if kwargs.get("module") == "unique" and not kwargs.get("module_options"):
+                if _kernel_key(func, kwargs) in (self.params.get("kernels") or ()):
+                    self.count("kernels_moved")
+                    return SHARED_MODULE
+        except Exception:
+            pass
+        return None
+
+
+class MergeModules(Lever):
+    """Kernels of the listed small modules are declared in one merged module: those in a
+    listed Python module's default module, or declared with module="NAME" for a listed name
+    (and no options of their own)."""
+
+    name = "merge-modules"
+    moves_kernels = True
+
+    def kernel_module(self, func, kwargs):
+        try:
+            named = kwargs.get("module")
+            listed = self.params.get("modules") or ()
+            if (named is None and getattr(func, "__module__", None) in listed) or (
+                isinstance(named, str) and named != "unique" and named in listed and not kwargs.get("module_options")
+            ):
+                self.count("kernels_moved")
+                return MERGED_MODULE
+        except Exception:
+            pass
+        return None
+
+
+_LEVERS = {
+    cls.name: cls
+    for cls in (
+        BackwardOff,
+        PchOff,
+        ParallelPreload,
+        OptionsAtCreation,
+        PreregisterOverloads,
+        SharedModule,
+        MergeModules,
+        KeepCache,
+        MathdxOff,
+    )
+}
+
+
+def make(spec):
+    """The lever a $XWARP_WHATIF spec asks for. An unknown name gets a lever that changes
+    nothing (the engine then judges the replay not-applied)."""
+    name = str(spec.get("lever") or "")
+    lever = _LEVERS.get(name, Lever)(spec.get("params") or {})
+    lever.name = name
+    return lever
+
+
+def _type_from_spec(spec, warp):
+    """A generic instance's argument type, from the data the shim's snapshot recorded."""
+    import builtins
+
+    if "array" in spec:
+        cls = getattr(warp, "array" if spec["array"].startswith("_") else spec["array"], None)
+        dtype = _type_from_spec(spec["dtype"], warp)
+        if cls is None or dtype is None:
+            return None
+        return cls(dtype=dtype, ndim=spec["ndim"])
+    name = spec.get("type")
+    found = getattr(warp, name, None) if name else None
+    if found is None and name in ("float", "int", "bool"):
+        found = getattr(builtins, name)
+    return found
+
