@@ -1,5 +1,7 @@
 #include "xwarp/runner/records.hpp"
 
+#include "xwarp/model/shim_contract.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -161,11 +163,195 @@ namespace xwarp
         }
     }
 
+    namespace
+    {
+        // One process's stream as it is read: the process record and its launches so far.
+        struct stream_state
+        {
+            process_record proc;
+            bool have_proc = false;
+            std::vector<launch_record> launches;
+        };
+
+        template <class Event>
+        Event placed(const json& j)
+        {
+            Event e;
+            e.file = opt_file(j);
+            e.line = opt<int>(j, "line");
+            e.seq = val<std::int64_t>(j, "seq", 0);
+            e.t_ms = val<double>(j, "t_ms", 0.0);
+            return e;
+        }
+
+        void read_process(const json& j, stream_state& st)
+        {
+            auto& proc = st.proc;
+            st.have_proc = true;
+            proc.pid = val<std::int64_t>(j, "pid", 0);
+            proc.ppid = val<std::int64_t>(j, "ppid", 0);
+            proc.argv = val<std::vector<std::string>>(j, "argv", {});
+            proc.executable = val<std::string>(j, "executable", "");
+            proc.python = val<std::string>(j, "python", "");
+            proc.started_unix = val<double>(j, "started_unix", 0.0);
+        }
+
+        void read_warp(const json& j, stream_state& st)
+        {
+            st.proc.warp_version = val<std::string>(j, "version", "");
+            if (auto it = j.find("hooks"); it != j.end() && it->is_object())
+            {
+                st.proc.hooks = *it;
+            }
+            st.proc.log_fallback = val<bool>(j, "log_fallback", false);
+        }
+
+        void read_dirty(const json& j, stream_state& st)
+        {
+            auto d = placed<dirty_event>(j);
+            d.module = val<std::string>(j, "module", "");
+            d.trigger = val<std::string>(j, "trigger", "other");
+            if (auto it = j.find("detail"); it != j.end() && it->is_object())
+            {
+                d.detail = *it;
+            }
+            st.proc.dirty_events.push_back(std::move(d));
+        }
+
+        void read_config_set(const json& j, stream_state& st)
+        {
+            auto c = placed<config_set_event>(j);
+            c.key = val<std::string>(j, "key", "");
+            c.old_value = j.value("old", json());
+            c.new_value = j.value("new", json());
+            st.proc.config_sets.push_back(std::move(c));
+        }
+
+        void read_module(const json& j, stream_state& st)
+        {
+            auto m = placed<module_created_event>(j);
+            m.module = val<std::string>(j, "module", "");
+            st.proc.modules_created.push_back(std::move(m));
+        }
+
+        void read_call(const json& j, stream_state& st)
+        {
+            auto c = placed<api_call_event>(j);
+            c.function = val<std::string>(j, "function", "");
+            if (auto it = j.find("args"); it != j.end() && it->is_object())
+            {
+                c.args = *it;
+            }
+            st.proc.calls.push_back(std::move(c));
+        }
+
+        // The exit record's launches: interned signatures, and the order as runs of indices.
+        void read_launches(const json& j, stream_state& st)
+        {
+            std::vector<launch_record> sigs;
+            if (auto it = j.find("launch_signatures"); it != j.end() && it->is_array())
+            {
+                for (const auto& s : *it)
+                {
+                    launch_record lr;
+                    lr.kernel = val<std::string>(s, "kernel", "");
+                    lr.module = val<std::string>(s, "module", "");
+                    lr.dim = json_text(s.value("dim", json()));
+                    lr.device = val<std::string>(s, "device", "");
+                    std::vector<shared_text> dtypes;
+                    for (auto& t : val<std::vector<std::string>>(s, "dtypes", {}))
+                    {
+                        dtypes.emplace_back(std::move(t));
+                    }
+                    lr.dtypes = shared_text_list(std::move(dtypes));
+                    lr.block_dim = val<int>(s, "block_dim", 0);
+                    lr.adjoint = val<bool>(s, "adjoint", false);
+                    lr.pid = st.proc.pid;
+                    sigs.push_back(std::move(lr));
+                }
+            }
+            if (auto it = j.find("launch_runs"); it != j.end() && it->is_array())
+            {
+                for (const auto& r : *it)
+                {
+                    if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer())
+                    {
+                        continue;
+                    }
+                    auto idx = r[0].get<std::int64_t>();
+                    if (idx < 0 || idx >= static_cast<std::int64_t>(sigs.size()))
+                    {
+                        continue;
+                    }
+                    launch_record lr = sigs[static_cast<std::size_t>(idx)];
+                    lr.count = r[1].get<std::int64_t>();
+                    st.launches.push_back(std::move(lr));
+                }
+            }
+        }
+
+        void read_exit(const json& j, stream_state& st, shim_records& out)
+        {
+            auto& proc = st.proc;
+            proc.exited_cleanly = true;
+            for (auto [key, into] : {std::pair("runtime", &proc.runtime), std::pair("whatif", &proc.whatif),
+                                     std::pair("launch_times", &proc.launch_times)})
+            {
+                if (auto it = j.find(key); it != j.end() && it->is_object())
+                {
+                    *into = *it;
+                }
+            }
+            read_launches(j, st);
+            out.launch_total += val<std::int64_t>(j, "launch_total", 0);
+            out.launches_truncated = out.launches_truncated || val<bool>(j, "launches_truncated", false);
+        }
+
+        // One record of the contract, into the process's state (or the pass's loads).
+        void read_record(const std::string& type, const json& j, stream_state& st, shim_records& out)
+        {
+            if (type == "process")
+            {
+                read_process(j, st);
+            }
+            else if (type == "warp")
+            {
+                read_warp(j, st);
+            }
+            else if (type == "load")
+            {
+                out.loads.push_back(load_from(j, st.proc.pid));
+            }
+            else if (type == "dirty")
+            {
+                read_dirty(j, st);
+            }
+            else if (type == "config_set")
+            {
+                read_config_set(j, st);
+            }
+            else if (type == "module")
+            {
+                read_module(j, st);
+            }
+            else if (type == "call")
+            {
+                read_call(j, st);
+            }
+            else if (type == "exit")
+            {
+                read_exit(j, st, out);
+            }
+            else if (type == "shim_error")
+            {
+                st.proc.shim_errors.push_back(val<std::string>(j, "where", "?") + ": " + val<std::string>(j, "error", ""));
+            }
+        }
+    }
+
     void read_shim_stream(std::istream& in, shim_records& out)
     {
-        process_record proc;
-        bool have_proc = false;
-        std::vector<launch_record> launches;
+        stream_state st;
         std::string line;
         while (std::getline(in, line))
         {
@@ -179,151 +365,29 @@ namespace xwarp
                 ++out.malformed_lines;
                 continue;
             }
-            const std::string type = val<std::string>(j, "type", "");
-            const std::int64_t seq = val<std::int64_t>(j, "seq", 0);
-            const double t_ms = val<double>(j, "t_ms", 0.0);
-            if (type == "process")
+            // Every record is checked against the shim contract before it is read: one outside
+            // it is named and left out, never read by guesswork.
+            if (std::string why = shim_record_violation(j); !why.empty())
             {
-                have_proc = true;
-                proc.pid = val<std::int64_t>(j, "pid", 0);
-                proc.ppid = val<std::int64_t>(j, "ppid", 0);
-                proc.argv = val<std::vector<std::string>>(j, "argv", {});
-                proc.executable = val<std::string>(j, "executable", "");
-                proc.python = val<std::string>(j, "python", "");
-                proc.started_unix = val<double>(j, "started_unix", 0.0);
-            }
-            else if (type == "warp")
-            {
-                proc.warp_version = val<std::string>(j, "version", "");
-                if (auto it = j.find("hooks"); it != j.end() && it->is_object())
+                if (out.rejected.size() < shim_records::rejected_kept)
                 {
-                    proc.hooks = *it;
+                    out.rejected.push_back(std::move(why));
                 }
-                proc.log_fallback = val<bool>(j, "log_fallback", false);
+                ++out.rejected_count;
+                continue;
             }
-            else if (type == "load")
+            if (j["type"] == "process" && j.value("contract", 1) > shim_contract_version()
+                && out.newer_contract == 0)
             {
-                out.loads.push_back(load_from(j, proc.pid));
+                out.newer_contract = j.value("contract", 1);
             }
-            else if (type == "dirty")
-            {
-                dirty_event d;
-                d.module = val<std::string>(j, "module", "");
-                d.trigger = val<std::string>(j, "trigger", "other");
-                if (auto it = j.find("detail"); it != j.end() && it->is_object())
-                {
-                    d.detail = *it;
-                }
-                d.file = opt_file(j);
-                d.line = opt<int>(j, "line");
-                d.seq = seq;
-                d.t_ms = t_ms;
-                proc.dirty_events.push_back(std::move(d));
-            }
-            else if (type == "config_set")
-            {
-                config_set_event c;
-                c.key = val<std::string>(j, "key", "");
-                c.old_value = j.value("old", json());
-                c.new_value = j.value("new", json());
-                c.file = opt_file(j);
-                c.line = opt<int>(j, "line");
-                c.seq = seq;
-                c.t_ms = t_ms;
-                proc.config_sets.push_back(std::move(c));
-            }
-            else if (type == "module")
-            {
-                module_created_event m;
-                m.module = val<std::string>(j, "module", "");
-                m.file = opt_file(j);
-                m.line = opt<int>(j, "line");
-                m.seq = seq;
-                m.t_ms = t_ms;
-                proc.modules_created.push_back(std::move(m));
-            }
-            else if (type == "call")
-            {
-                api_call_event c;
-                c.function = val<std::string>(j, "function", "");
-                if (auto it = j.find("args"); it != j.end() && it->is_object())
-                {
-                    c.args = *it;
-                }
-                c.file = opt_file(j);
-                c.line = opt<int>(j, "line");
-                c.seq = seq;
-                c.t_ms = t_ms;
-                proc.calls.push_back(std::move(c));
-            }
-            else if (type == "exit")
-            {
-                proc.exited_cleanly = true;
-                if (auto it = j.find("runtime"); it != j.end() && it->is_object())
-                {
-                    proc.runtime = *it;
-                }
-                if (auto it = j.find("whatif"); it != j.end() && it->is_object())
-                {
-                    proc.whatif = *it;
-                }
-                if (auto it = j.find("launch_times"); it != j.end() && it->is_object())
-                {
-                    proc.launch_times = *it;
-                }
-                std::vector<launch_record> sigs;
-                if (auto it = j.find("launch_signatures"); it != j.end() && it->is_array())
-                {
-                    for (const auto& s : *it)
-                    {
-                        launch_record lr;
-                        lr.kernel = val<std::string>(s, "kernel", "");
-                        lr.module = val<std::string>(s, "module", "");
-                        lr.dim = json_text(s.value("dim", json()));
-                        lr.device = val<std::string>(s, "device", "");
-                        std::vector<shared_text> dtypes;
-                        for (auto& t : val<std::vector<std::string>>(s, "dtypes", {}))
-                        {
-                            dtypes.emplace_back(std::move(t));
-                        }
-                        lr.dtypes = shared_text_list(std::move(dtypes));
-                        lr.block_dim = val<int>(s, "block_dim", 0);
-                        lr.adjoint = val<bool>(s, "adjoint", false);
-                        lr.pid = proc.pid;
-                        sigs.push_back(std::move(lr));
-                    }
-                }
-                if (auto it = j.find("launch_runs"); it != j.end() && it->is_array())
-                {
-                    for (const auto& r : *it)
-                    {
-                        if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer())
-                        {
-                            continue;
-                        }
-                        auto idx = r[0].get<std::int64_t>();
-                        if (idx < 0 || idx >= static_cast<std::int64_t>(sigs.size()))
-                        {
-                            continue;
-                        }
-                        launch_record lr = sigs[static_cast<std::size_t>(idx)];
-                        lr.count = r[1].get<std::int64_t>();
-                        launches.push_back(std::move(lr));
-                    }
-                }
-                out.launch_total += val<std::int64_t>(j, "launch_total", 0);
-                out.launches_truncated = out.launches_truncated || val<bool>(j, "launches_truncated", false);
-            }
-            else if (type == "shim_error")
-            {
-                proc.shim_errors.push_back(val<std::string>(j, "where", "?") + ": " + val<std::string>(j, "error", ""));
-            }
+            read_record(j["type"].get<std::string>(), j, st, out);
         }
-        if (have_proc)
+        if (st.have_proc)
         {
-            out.processes.push_back(std::move(proc));
+            out.processes.push_back(std::move(st.proc));
         }
-        for (auto& l : launches)
+        for (auto& l : st.launches)
         {
             out.launches.push_back(std::move(l));
         }
@@ -362,6 +426,15 @@ namespace xwarp
         for (auto& p : parts)
         {
             out.malformed_lines += p.malformed_lines;
+            out.rejected_count += p.rejected_count;
+            out.newer_contract = std::max(out.newer_contract, p.newer_contract);
+            for (auto& why : p.rejected)
+            {
+                if (out.rejected.size() < shim_records::rejected_kept)
+                {
+                    out.rejected.push_back(std::move(why));
+                }
+            }
             out.launch_total += p.launch_total;
             out.launches_truncated = out.launches_truncated || p.launches_truncated;
             for (auto& x : p.processes)

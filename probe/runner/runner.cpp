@@ -1,5 +1,7 @@
 #include "xwarp/runner/runner.hpp"
 
+#include "xwarp/model/shim_contract.hpp"
+
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
@@ -167,6 +169,22 @@ namespace xwarp
         {
             run.notes.push_back(std::to_string(rec.malformed_lines) + " unreadable record line(s) (a process "
                                                                       "killed while writing?)");
+        }
+        if (rec.rejected_count > 0)
+        {
+            std::string named;
+            for (const auto& why : rec.rejected)
+            {
+                named += (named.empty() ? "" : "; ") + why;
+            }
+            run.notes.push_back(std::to_string(rec.rejected_count) + " shim record(s) outside the record contract, left "
+                                "out: " + named);
+        }
+        if (rec.newer_contract > 0)
+        {
+            run.notes.push_back("the shim wrote records under contract " + std::to_string(rec.newer_contract)
+                                + ", newer than this warp-probe reads (" + std::to_string(shim_contract_version())
+                                + "): a field it added is not read");
         }
         for (const auto& p : rec.processes)
         {

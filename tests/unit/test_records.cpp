@@ -1,5 +1,6 @@
 // The shim's JSON-lines records -> the model. The fixture was recorded from a real Warp 1.19
 // run of a program that defines a second kernel after the first launch (paths anonymised).
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -56,40 +57,112 @@ TEST(Records, LateKernelFixture)
     EXPECT_EQ(rec.launch_total, 2);
 }
 
+namespace
+{
+    const char* const process_line =
+        "{\"type\":\"process\",\"contract\":2,\"pid\":7,\"ppid\":1,\"argv\":[\"a.py\"],\"executable\":\"/py\","
+        "\"python\":\"3.11.2\",\"started_unix\":1.0,\"seq\":0,\"t_ms\":0}\n";
+
+    std::string load_line(const std::string& warp_ms)
+    {
+        return "{\"type\":\"load\",\"module\":\"m\",\"hash\":\"ab\",\"device\":\"cpu\",\"block_dim\":1,"
+               "\"status\":\"compiled\",\"warp_ms\":" + warp_ms + ",\"total_ms\":5,\"t_start_ms\":1,"
+               "\"thread\":\"MainThread\",\"seq\":1,\"t_ms\":6}\n";
+    }
+}
+
 TEST(Records, MalformedLinesAreCountedNotFatal)
 {
-    std::istringstream in(
-        "{\"type\":\"process\",\"pid\":7,\"started_unix\":1.0,\"seq\":0,\"t_ms\":0}\n"
-        "not json\n"
-        "[1,2]\n"
-        "{\"type\":\"load\",\"module\":\"m\",\"hash\":\"ab\",\"status\":\"compiled\",\"warp_ms\":\"oops\"}\n"
-        "{\"type\":\"load\",\"module\":");  // a process killed mid-write
+    std::istringstream in(std::string(process_line) + "not json\n[1,2]\n" + load_line("4.5")
+                          + "{\"type\":\"load\",\"module\":");  // a process killed mid-write
     shim_records rec;
     read_shim_stream(in, rec);
     EXPECT_EQ(rec.malformed_lines, 3);
     ASSERT_EQ(rec.loads.size(), 1u);
-    EXPECT_FALSE(rec.loads[0].warp_ms);  // wrong type: dropped, not thrown
+    EXPECT_EQ(*rec.loads[0].warp_ms, 4.5);
     EXPECT_EQ(rec.loads[0].pid, 7);
     ASSERT_EQ(rec.processes.size(), 1u);
     EXPECT_FALSE(rec.processes[0].exited_cleanly);
+    EXPECT_EQ(rec.rejected_count, 0);
+}
+
+TEST(Records, ARecordOutsideTheContractIsRejectedByName)
+{
+    std::istringstream in(std::string(process_line) + load_line("\"oops\"")
+                          + "{\"type\":\"telemetry\",\"seq\":2,\"t_ms\":7}\n"
+                          + "{\"type\":\"dirty\",\"module\":\"m\",\"trigger\":\"kernel\",\"detail\":{},\"file\":3,"
+                            "\"line\":8,\"seq\":3,\"t_ms\":8}\n"
+                          + load_line("2.0"));
+    shim_records rec;
+    read_shim_stream(in, rec);
+    ASSERT_EQ(rec.loads.size(), 1u);  // the good load only: a retyped field is not guessed at
+    EXPECT_EQ(*rec.loads[0].warp_ms, 2.0);
+    EXPECT_TRUE(rec.processes.at(0).dirty_events.empty());
+    EXPECT_EQ(rec.rejected_count, 3);
+    ASSERT_EQ(rec.rejected.size(), 3u);
+    EXPECT_NE(rec.rejected[0].find("load record: at /warp_ms"), std::string::npos) << rec.rejected[0];
+    EXPECT_NE(rec.rejected[1].find("record type 'telemetry' is not in the shim contract"), std::string::npos)
+        << rec.rejected[1];
+    EXPECT_NE(rec.rejected[2].find("dirty record: at /file"), std::string::npos) << rec.rejected[2];
+}
+
+TEST(Records, ANewerContractIsNoted)
+{
+    std::string newer = process_line;
+    newer.replace(newer.find("\"contract\":2"), 12, "\"contract\":9");
+    std::istringstream in(newer);
+    shim_records rec;
+    read_shim_stream(in, rec);
+    EXPECT_EQ(rec.newer_contract, 9);
+    ASSERT_EQ(rec.processes.size(), 1u);
 }
 
 TEST(Records, LaunchRunsExpandAgainstSignatures)
 {
     std::istringstream in(
-        "{\"type\":\"process\",\"pid\":3}\n"
-        "{\"type\":\"exit\",\"launch_signatures\":[{\"kernel\":\"a\",\"module\":\"m\",\"dim\":4,\"device\":\"cpu\","
+        std::string("{\"type\":\"process\",\"pid\":3,\"ppid\":1,\"argv\":[],\"executable\":\"/py\",\"python\":\"3\","
+                    "\"started_unix\":1.0,\"seq\":0,\"t_ms\":0}\n")
+        + "{\"type\":\"exit\",\"launch_signatures\":[{\"kernel\":\"a\",\"module\":\"m\",\"dim\":4,\"device\":\"cpu\","
         "\"dtypes\":[\"array[float32,1]\"],\"block_dim\":1,\"adjoint\":false},"
         "{\"kernel\":\"b\",\"module\":\"m\",\"dim\":[2,2],\"device\":\"cpu\",\"dtypes\":[],\"block_dim\":1,"
         "\"adjoint\":true}],"
-        "\"launch_runs\":[[0,5],[1,1],[0,2],[9,1],[\"x\",1]],\"launch_total\":8}\n");
+        "\"launch_runs\":[[0,5],[1,1],[0,2],[9,1]],\"launch_total\":8,\"launches_truncated\":false,"
+        "\"runtime\":{},\"seq\":1,\"t_ms\":2}\n");
     shim_records rec;
     read_shim_stream(in, rec);
-    ASSERT_EQ(rec.launches.size(), 3u);  // out-of-range and malformed runs are skipped
+    ASSERT_EQ(rec.launches.size(), 3u);  // an out-of-range run is skipped
     EXPECT_EQ(rec.launches[0].count, 5);
     EXPECT_TRUE(rec.launches[1].adjoint);
     EXPECT_EQ(rec.launches[1].dim.value(), nlohmann::json::array({2, 2}));
     EXPECT_EQ(rec.launches[2].count, 2);
     EXPECT_EQ(rec.launch_total, 8);
     EXPECT_EQ(rec.launches[0].pid, 3);
+}
+
+// Every recorded stream, the GPU ones written under contract 1 (before the process record
+// carried a version) among them, is inside the contract: nothing is left out reading them.
+TEST(Records, EveryRecordedStreamIsInsideTheContract)
+{
+    namespace fs = std::filesystem;
+    int files = 0;
+    int old_contract = 0;
+    for (const auto& e : fs::recursive_directory_iterator(std::string(XWARP_FIXTURES_DIR) + "/streams"))
+    {
+        if (e.path().extension() != ".jsonl")
+        {
+            continue;
+        }
+        std::ifstream in(e.path());
+        std::string first;
+        std::getline(in, first);
+        old_contract += first.find("\"contract\"") == std::string::npos;
+        in.seekg(0);
+        shim_records rec;
+        read_shim_stream(in, rec);
+        ++files;
+        EXPECT_EQ(rec.rejected_count, 0) << e.path() << ": " << (rec.rejected.empty() ? "" : rec.rejected[0]);
+        EXPECT_EQ(rec.malformed_lines, 0) << e.path();
+    }
+    EXPECT_GT(files, 40);
+    EXPECT_GT(old_contract, 0);  // the streams of contract 1 are still read
 }

@@ -21,6 +21,12 @@ namespace xwarp
         std::int64_t launch_total = 0;
         bool launches_truncated = false;
         int malformed_lines = 0;  // a process killed mid-write leaves a partial last line
+        // Records outside the shim contract (probe/schema/shim_records.schema.json), each named
+        // with why: left out, never read by guesswork. The first few are kept with the count.
+        static constexpr std::size_t rejected_kept = 5;
+        std::vector<std::string> rejected;
+        int rejected_count = 0;
+        int newer_contract = 0;  // a process record's contract, when newer than this reader's
     };
 
     shim_records read_shim_records(const std::string& dir);
