@@ -401,3 +401,34 @@ TEST(Diagnose, GranularityEstimateTakesEachSamplesSmallestBuild)
     EXPECT_DOUBLE_EQ(*f->savings_ms, 450.0);
     EXPECT_DOUBLE_EQ(f->cause.value()["estimate"]["upper_bound_ms"].get<double>(), 600.0);
 }
+
+// CS-11 is a note: a module with a large generated source is listed as considered and declined,
+// with the measured reason, and never becomes a finding.
+TEST(Diagnose, LargeGeneratedSourceIsANoteNeverARecommendation)
+{
+    report r;
+    auto big = load("big", "b1", 3000);
+    big.source_bytes = 300 * 1024;
+    auto small = load("small", "s1", 500);
+    small.source_bytes = 40 * 1024;
+    r.samples.push_back(make_sample(1, pass(4000, {big, small}), pass(400, {})));
+    analyze(r);
+    for (const auto& f : r.findings)
+    {
+        EXPECT_NE(f.mechanism, "CS-11");
+    }
+    int notes = 0;
+    for (const auto& d : r.declined)
+    {
+        if (d.mechanism == "CS-11")
+        {
+            ++notes;
+            EXPECT_EQ(d.module, "big");
+            EXPECT_NE(d.reason.find("measured not to shorten the build"), std::string::npos) << d.reason;
+            EXPECT_TRUE(d.recommendation.empty());
+        }
+    }
+    EXPECT_EQ(notes, 1);
+    ASSERT_NE(find_mechanism("CS-11"), nullptr);
+    EXPECT_EQ(find_mechanism("CS-11")->kind, "note");
+}

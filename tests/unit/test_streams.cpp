@@ -425,6 +425,16 @@ TEST(Streams, GpuSerialModulesGetAParallelPreloadCeiling)
     EXPECT_GT(*f.savings_ms, 0.0);
 }
 
+TEST(Streams, UnrolledLoopsInflateTheSourceAndGetANoteNotAFinding)
+{
+    report r = stream("unroll_heavy");
+    const declined_lever* d = declined(r, "CS-11");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->module, "__main__");
+    EXPECT_GT(d->numbers["source_bytes"].get<double>(), 256.0 * 1024.0);
+    EXPECT_TRUE(all(r, "CS-11").empty());
+}
+
 TEST(Streams, EveryMechanismOfTheRegistryIsExercisedHere)
 {
     // The detectors these tests reach, CPU and CUDA streams together.
@@ -432,7 +442,8 @@ TEST(Streams, EveryMechanismOfTheRegistryIsExercisedHere)
     for (const char* name : {"cs1_late", "cs1_factory", "cs3_option", "cs6_generic", "cs9_unique", "cs4_granular",
                              "generic_block_dims", "cache_many_causes", "unique_factory", "option_late", "preload_cpu",
                              "func_redefined", "option_thrash", "same_hash_rebuilt", "compile_small_share",
-                             "cs1_late_log_only", "gpu_block_dims", "gpu_lto_cleared", "gpu_ptx", "gpu_serial"})
+                             "cs1_late_log_only", "unroll_heavy", "gpu_block_dims", "gpu_lto_cleared", "gpu_ptx",
+                             "gpu_serial"})
     {
         report r = stream(name);
         for (const auto& f : r.findings)

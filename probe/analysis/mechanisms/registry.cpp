@@ -23,6 +23,7 @@ namespace xwarp
         extern const detector cs09_unique_modules;
         extern const detector cs04_granular_modules;
         extern const detector cs10_unused_backward;
+        extern const detector cs11_unroll_budget;
         extern const detector cs12_precompiled_header;
         extern const detector cs13_serial_builds;
         extern const detector cs07_mathdx_lto;
@@ -50,6 +51,7 @@ namespace xwarp
                 &cs09_unique_modules,
                 &cs04_granular_modules,
                 &cs10_unused_backward,
+                &cs11_unroll_budget,
                 &cs12_precompiled_header,
                 &cs13_serial_builds,
                 &cs07_mathdx_lto,
