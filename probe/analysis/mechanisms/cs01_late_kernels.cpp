@@ -24,5 +24,6 @@ namespace xwarp::detect
         {"CS-1", "kernels defined after their module loaded", "diagnosis", "cs-1", "",
          "moving a definition before the first launch changes the program's source; no run-time switch does it",
          "cs01_late_kernels.cpp"},
-        &detect};
+        &detect,
+        {"kernel-set-change", "kernel-instances-added", "kernel-content-change"}};
 }

@@ -21,5 +21,6 @@ namespace xwarp::detect
         {"dependency-change", "a called function changed after load", "diagnosis", "dependency-change", "",
          "the changed function is the program's own code; no run-time switch keeps it stable",
          "dependency_change.cpp"},
-        &detect};
+        &detect,
+        {"dependency-change"}};
 }

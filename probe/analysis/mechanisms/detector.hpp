@@ -141,12 +141,19 @@ namespace xwarp::detect
 
     using detect_fn = void (*)(const context&, sink&);
 
-    // A registry row: what the mechanism is, and the function that finds it.
+    // A registry row: what the mechanism is, and the function that finds it. A churn mechanism
+    // also names the kinds of hash change it explains (classify_hash_change's words; "returning"
+    // for a hash that came back, "*" for any kind no other claims): the moves are attributed by
+    // asking the registry, not a table beside it.
     struct detector
     {
         mechanism_info info;
         detect_fn detect;
+        std::vector<std::string> change_kinds = {};
     };
+
+    // The mechanism whose detector claims this kind of hash change.
+    const std::string& mechanism_of_change(const std::string& kind);
 
     // Every detector, in the order they run (registry.cpp).
     const std::vector<const detector*>& detectors();

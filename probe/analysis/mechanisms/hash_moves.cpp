@@ -274,27 +274,6 @@ namespace xwarp
         return "";
     }
 
-    static std::string mechanism_of_change(const std::string& kind)
-    {
-        if (kind == "option-change")
-        {
-            return "CS-3";
-        }
-        if (kind == "generic-instance")
-        {
-            return "CS-6";
-        }
-        if (kind == "kernel-set-change" || kind == "kernel-instances-added" || kind == "kernel-content-change")
-        {
-            return "CS-1";
-        }
-        if (kind == "dependency-change")
-        {
-            return "dependency-change";
-        }
-        return "unexplained-rebuild";
-    }
-
     namespace detect
     {
         namespace
@@ -408,7 +387,7 @@ namespace xwarp
                         m.returning = std::find(seen.begin(), seen.end(), l->hash) != seen.end();
                         if (m.returning)
                         {
-                            m.mechanism = "hash-thrash";
+                            m.mechanism = mechanism_of_change("returning");
                         }
                         else
                         {

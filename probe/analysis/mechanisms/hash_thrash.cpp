@@ -19,5 +19,6 @@ namespace xwarp::detect
     extern const detector hash_thrash{
         {"hash-thrash", "module hash returned to an earlier value", "diagnosis", "hash-thrash", "",
          "the alternating sets are the program's structure; splitting them is a code change", "hash_thrash.cpp"},
-        &detect};
+        &detect,
+        {"returning"}};
 }

@@ -1,5 +1,7 @@
 // The registry: the one table of detectors, in the order they run. Adding a mechanism means a
 // detector file, one row here and a section in references/mechanisms.md (a test checks it).
+#include <map>
+
 #include "detector.hpp"
 
 namespace xwarp
@@ -59,6 +61,29 @@ namespace xwarp
             };
             return table;
         }
+    }
+
+    const std::string& detect::mechanism_of_change(const std::string& kind)
+    {
+        // the claims, indexed once: every hash move of a report asks (50,000 in a large one)
+        static const auto claims = []
+        {
+            std::map<std::string, const std::string*> by_kind;
+            for (const auto* d : detect::detectors())
+            {
+                for (const auto& k : d->change_kinds)
+                {
+                    by_kind.emplace(k, &d->info.id);
+                }
+            }
+            return by_kind;
+        }();
+        const auto it = claims.find(kind);
+        if (it != claims.end())
+        {
+            return *it->second;
+        }
+        return *claims.at("*");
     }
 
     const std::vector<mechanism_info>& mechanism_registry()

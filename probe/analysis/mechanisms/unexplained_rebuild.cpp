@@ -20,5 +20,6 @@ namespace xwarp::detect
     extern const detector unexplained_rebuild{
         {"unexplained-rebuild", "module rebuilt for a reason the records do not show", "diagnosis",
          "unexplained-rebuild", "", "the cause is not known, so there is nothing to switch", "unexplained_rebuild.cpp"},
-        &detect};
+        &detect,
+        {"*"}};
 }
