@@ -6,7 +6,7 @@
 
 #include "xwarp/env/environment.hpp"
 #include "xwarp/os/process.hpp"
-#include "xwarp/runner/records.hpp"
+#include "xwarp/os/file_tail.hpp"
 #include "xwarp/os/tempdir.hpp"
 
 extern char** environ;

@@ -1,6 +1,7 @@
 #include "xwarp/runner/runner.hpp"
 
 #include "xwarp/model/shim_contract.hpp"
+#include "xwarp/os/file_tail.hpp"
 
 #include <algorithm>
 #include <ctime>

@@ -67,9 +67,6 @@ namespace xwarp
     // The last line of a file that a Python traceback ends with ("ValueError: ..."), whole,
     // wherever it is in the file; empty when there is none.
     std::string last_error_line(const std::string& path);
-
-    // The last max_bytes of a file, cut at a line start when possible.
-    std::string file_tail(const std::string& path, std::size_t max_bytes);
 }
 
 #endif
