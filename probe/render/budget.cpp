@@ -1,4 +1,5 @@
 #include "xwarp/render/budget.hpp"
+#include "xwarp/render/styles.hpp"
 
 #include <algorithm>
 #include <sstream>
@@ -30,13 +31,14 @@ namespace xwarp
     {
         const bool over = any_over(results);
         std::ostringstream o;
+        const char* rgb = over ? style::bad_rgb : style::good_rgb;
         o << "<div data-xwarp=\"expect\" data-met=\"" << (over ? "false" : "true")
-          << "\" style=\"margin:6px 0;padding:6px 10px;border-left:4px solid rgb(" << (over ? "192,57,43" : "39,174,96")
-          << ");background:rgba(" << (over ? "192,57,43" : "39,174,96") << ",0.08);font-size:13px;\">"
-          << "<div style=\"font-weight:600;\">" << html_escape(title) << (over ? ": not met" : ": met") << "</div>";
+          << "\" style=\"margin:6px 0;padding:6px 10px;border-left:4px solid rgb(" << rgb << ");background:rgba(" << rgb
+          << ",0.08);" << style::small_text << "\"><div style=\"" << style::strong << "\">" << html_escape(title)
+          << (over ? ": not met" : ": met") << "</div>";
         for (const auto& b : results)
         {
-            o << "<div style=\"font-family:ui-monospace,monospace;\">" << (b.exceeded ? (b.at_least ? "UNDER " : "OVER ") : "ok&nbsp;&nbsp;&nbsp;")
+            o << "<div style=\"" << style::mono << "\">" << (b.exceeded ? (b.at_least ? "UNDER " : "OVER ") : "ok&nbsp;&nbsp;&nbsp;")
               << html_escape(b.message) << "</div>";
         }
         o << "</div>";

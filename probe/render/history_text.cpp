@@ -1,4 +1,5 @@
 #include "xwarp/render/history.hpp"
+#include "xwarp/render/styles.hpp"
 
 #include <cmath>
 #include <sstream>
@@ -86,17 +87,16 @@ namespace xwarp
     std::string render_history_list_html(const std::vector<history_run>& runs, const std::string& store)
     {
         std::ostringstream o;
-        o << "<div data-xwarp=\"history-list\" style=\"font-size:13px;\"><div style=\"margin-bottom:4px;\">History "
+        o << "<div data-xwarp=\"history-list\" style=\"" << style::small_text << "\"><div>History "
           << html_escape(store) << " (" << runs.size() << " run(s), newest first)</div>";
         if (runs.empty())
         {
             return o.str() + "</div>";
         }
-        const char* cell = "padding:2px 10px 2px 0;border-bottom:1px solid rgba(128,128,128,0.2);";
-        o << "<table style=\"border-collapse:collapse;\"><thead><tr>";
+        o << "<table style=\"" << style::table << "\"><thead><tr>";
         for (const char* h : {"id", "measured", "kind", "machine", "cold work", "identities", "label", "command"})
         {
-            o << "<th style=\"text-align:left;" << cell << "\">" << h << "</th>";
+            o << style::th_html(h);
         }
         o << "</tr></thead><tbody>";
         for (const auto& r : runs)
@@ -106,7 +106,7 @@ namespace xwarp
                                          ms_or_dash(r.cold_module_ms), std::to_string(r.identities), elide(r.fp.label, 60),
                                          elide(r.fp.command, 160) + (r.whatif.empty() ? "" : " [what-if: " + r.whatif + "]")})
             {
-                o << "<td style=\"" << cell << "\">" << html_escape(c) << "</td>";
+                o << style::td_html(html_escape(c));
             }
             o << "</tr>";
         }
@@ -276,6 +276,65 @@ namespace xwarp
             o << "\n";
         }
         o << "  (cold build ms of the module's identities, [identities])\n";
+        return o.str();
+    }
+
+    namespace
+    {
+        std::vector<std::string> session_row(const std::string& name, const report& r)
+        {
+            const auto& s = r.result;
+            const auto ms = [](const stat& v) { return v.median ? format_ms(*v.median) : std::string("n/a"); };
+            return {name,
+                    r.created_utc,
+                    std::to_string(s.samples_ok) + "/" + std::to_string(s.samples_total),
+                    ms(s.cold_wall_ms),
+                    ms(s.compile_elapsed_ms),
+                    s.identity_count.median ? std::to_string(static_cast<int>(*s.identity_count.median)) : "n/a",
+                    r.findings.empty() ? "-" : r.findings[0].mechanism + " " + r.findings[0].title};
+        }
+
+        const char* const session_headers[] = {"name", "created", "samples ok", "cold wall", "compile elapsed",
+                                               "identities", "top finding"};
+    }
+
+    std::string render_session_runs(const std::vector<std::pair<std::string, report>>& runs)
+    {
+        std::ostringstream o;
+        if (runs.empty())
+        {
+            o << "no runs yet: %%warp_probe a cell first\n";
+        }
+        for (const auto& [name, r] : runs)
+        {
+            for (const auto& c : session_row(name, r))
+            {
+                o << one_line(c) << "  ";
+            }
+            o << "\n";
+        }
+        return o.str();
+    }
+
+    std::string render_session_runs_html(const std::vector<std::pair<std::string, report>>& runs)
+    {
+        std::ostringstream o;
+        o << "<table data-xwarp=\"history\" style=\"" << style::table << style::small_text << "\"><thead><tr>";
+        for (const char* h : session_headers)
+        {
+            o << style::th_html(h);
+        }
+        o << "</tr></thead><tbody>";
+        for (const auto& [name, r] : runs)
+        {
+            o << "<tr>";
+            for (const auto& c : session_row(name, r))
+            {
+                o << style::td_html(html_escape(c));
+            }
+            o << "</tr>";
+        }
+        o << "</tbody></table>";
         return o.str();
     }
 }

@@ -12,32 +12,16 @@
 
 #include "xwarp/model/tuple_hash.hpp"
 #include "xwarp/render/printable.hpp"
+#include "xwarp/render/styles.hpp"
 #include "xwarp/render/text.hpp"
 
 namespace xwarp
 {
     namespace
     {
-        // Colours with transparency read on light and dark backgrounds alike; text keeps the
-        // page's own colour (inherit).
-        const char* k_root = "font-family:system-ui,-apple-system,'Segoe UI',sans-serif;font-size:13px;line-height:1.45;"
-                             "color:inherit;max-width:1100px;";
-        const char* k_h = "font-size:14px;font-weight:600;margin:14px 0 6px 0;";
-        const char* k_table = "border-collapse:collapse;margin:4px 0 8px 0;font-variant-numeric:tabular-nums;";
-        const char* k_th = "text-align:left;padding:3px 10px 3px 0;border-bottom:1px solid rgba(128,128,128,0.5);"
-                           "font-weight:600;white-space:nowrap;";
-        const char* k_td = "padding:3px 10px 3px 0;border-bottom:1px solid rgba(128,128,128,0.2);vertical-align:top;";
-        const char* k_num = "padding:3px 10px 3px 0;border-bottom:1px solid rgba(128,128,128,0.2);text-align:right;"
-                            "white-space:nowrap;vertical-align:top;";
-        const char* k_mono = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;";
-        const char* k_muted = "opacity:0.75;";
-        const char* k_box = "border:1px solid rgba(128,128,128,0.35);border-radius:6px;padding:8px 10px;margin:6px 0;";
-
         std::string badge(const std::string& text, const std::string& rgb)
         {
-            return "<span style=\"display:inline-block;padding:1px 7px;border-radius:9px;font-size:11px;font-weight:600;"
-                   "background:rgba("
-                   + rgb + ",0.18);border:1px solid rgba(" + rgb + ",0.6);\">" + html_escape(text) + "</span>";
+            return style::badge_html(html_escape(text), rgb);
         }
 
         std::string status_rgb(const std::string& status)
@@ -74,21 +58,21 @@ namespace xwarp
             return "128,128,128";
         }
 
-        std::string td(const std::string& inner, const char* style = k_td)
+        std::string td(const std::string& inner, const char* css = style::td)
         {
-            return std::string("<td style=\"") + style + "\">" + inner + "</td>";
+            return style::td_html(inner, css);
         }
 
         std::string th(const std::string& inner)
         {
-            return std::string("<th style=\"") + k_th + "\">" + inner + "</th>";
+            return style::th_html(inner);
         }
 
         // A name from the measured program: isolated (<bdi>), so right-to-left text in it never
         // reorders the report's own words around it.
         std::string mono(const std::string& text)
         {
-            return std::string("<bdi style=\"") + k_mono + "\">" + html_escape(text) + "</bdi>";
+            return std::string("<bdi style=\"") + style::mono + "\">" + html_escape(text) + "</bdi>";
         }
 
         std::string stat_cell(const stat& s)
@@ -389,7 +373,7 @@ namespace xwarp
                 }
             }
             o << "</svg>";
-            o << "<div style=\"" << k_muted << "font-size:11px;\">sample " << t.sample << ", " << html_escape(t.pass)
+            o << "<div style=\"" << style::muted << "font-size:11px;\">sample " << t.sample << ", " << html_escape(t.pass)
               << " pass, from the first process's start; bars: loads (" << badge("compiled", status_rgb("compiled")) << " "
               << badge("cached", status_rgb("cached")) << "), beneath them " << badge("codegen", phase_rgb("codegen")) << " "
               << badge("compile", phase_rgb("compile")) << " " << badge("header", phase_rgb("header")) << " "
@@ -403,8 +387,8 @@ namespace xwarp
             std::ostringstream o;
             auto row = [&](const std::string& name, const std::string& value, const std::string& note)
             {
-                o << "<tr>" << td(html_escape(name)) << td(value, k_num)
-                  << td("<span style=\"" + std::string(k_muted) + "\">" + html_escape(note) + "</span>") << "</tr>";
+                o << "<tr>" << td(html_escape(name)) << td(value, style::num)
+                  << td("<span style=\"" + std::string(style::muted) + "\">" + html_escape(note) + "</span>") << "</tr>";
             };
             row("cold wall", stat_cell(s.cold_wall_ms), "");
             row("warm wall", stat_cell(s.warm_wall_ms), "");
@@ -429,16 +413,16 @@ namespace xwarp
 
         void identities_table(std::ostream& o, const summary& s)
         {
-            o << "<table data-xwarp=\"identities\" style=\"" << k_table << "\"><thead><tr>" << th("ms") << th("builds")
+            o << "<table data-xwarp=\"identities\" style=\"" << style::table << "\"><thead><tr>" << th("ms") << th("builds")
               << th("status") << th("module") << th("hash") << th("device") << th("block_dim") << th("kernels")
               << th("samples") << "</tr></thead><tbody>";
             auto id_row = [&](const identity& id, const std::string& indent)
             {
-                o << "<tr>" << td(html_escape(format_fixed(id.ms, 1)), k_num) << td(std::to_string(id.builds), k_num)
+                o << "<tr>" << td(html_escape(format_fixed(id.ms, 1)), style::num) << td(std::to_string(id.builds), style::num)
                   << td(badge(id.status, status_rgb(id.status))) << td(indent + mono(id.module)) << td(mono(id.hash.substr(0, 7)))
-                  << td(html_escape(id.device)) << td(id.block_dim ? std::to_string(*id.block_dim) : "?", k_num)
-                  << td(id.kernels >= 0 ? std::to_string(id.kernels) : "?", k_num)
-                  << td(std::to_string(id.samples_seen) + "/" + std::to_string(s.samples_ok), k_num) << "</tr>";
+                  << td(html_escape(id.device)) << td(id.block_dim ? std::to_string(*id.block_dim) : "?", style::num)
+                  << td(id.kernels >= 0 ? std::to_string(id.kernels) : "?", style::num)
+                  << td(std::to_string(id.samples_seen) + "/" + std::to_string(s.samples_ok), style::num) << "</tr>";
             };
             // Modules built more than once are collapsed into one group row each.
             // (module, device, hash) as views of the summary's strings: an ordered map of copies
@@ -506,13 +490,13 @@ namespace xwarp
                 }
                 const rebuild_group* g = &s.rebuilt[group];
                 std::string what = g->kind == "hash-churn" ? "hash churn" : "block_dim spread";
-                o << "<tr data-xwarp=\"group\">" << td(html_escape(format_fixed(g->ms, 1)), k_num) << td(std::to_string(g->builds), k_num)
-                  << td(badge(what, "230,126,34")) << "<td colspan=\"6\" style=\"" << k_td << "\"><details><summary>"
+                o << "<tr data-xwarp=\"group\">" << td(html_escape(format_fixed(g->ms, 1)), style::num) << td(std::to_string(g->builds), style::num)
+                  << td(badge(what, "230,126,34")) << "<td colspan=\"6\" style=\"" << style::td << "\"><details><summary>"
                   << mono(g->module) << " on " << html_escape(g->device) << ": " << g->hashes.size() << " identities"
-                  << "</summary><table style=\"" << k_table << "\"><tbody>";
+                  << "</summary><table style=\"" << style::table << "\"><tbody>";
                 for (const auto* other : members[group])
                 {
-                    o << "<tr>" << td(html_escape(format_fixed(other->ms, 1)), k_num) << td(badge(other->status, status_rgb(other->status)))
+                    o << "<tr>" << td(html_escape(format_fixed(other->ms, 1)), style::num) << td(badge(other->status, status_rgb(other->status)))
                       << td(mono(other->hash.substr(0, 7))) << td("block_dim " + (other->block_dim ? std::to_string(*other->block_dim) : std::string("?")))
                       << td((other->kernels >= 0 ? std::to_string(other->kernels) : std::string("?")) + " kernels") << "</tr>";
                 }
@@ -532,18 +516,18 @@ namespace xwarp
             {
                 o << "<details data-xwarp=\"more-modules\"><summary>" << rest.size()
                   << " more module(s), lighter than those above (the JSON report has every identity)</summary><table style=\""
-                  << k_table << "\"><thead><tr>" << th("ms") << th("identities") << th("builds") << th("module") << th("device")
+                  << style::table << "\"><thead><tr>" << th("ms") << th("identities") << th("builds") << th("module") << th("device")
                   << "</tr></thead><tbody>";
                 for (std::size_t i = 0; i < rest.size() && i < max_module_rows; ++i)
                 {
-                    o << "<tr>" << td(html_escape(format_fixed(rest[i]->ms, 1)), k_num) << td(std::to_string(rest[i]->identities), k_num)
-                      << td(std::to_string(rest[i]->builds), k_num) << td(mono(rest[i]->module)) << td(html_escape(rest[i]->device))
+                    o << "<tr>" << td(html_escape(format_fixed(rest[i]->ms, 1)), style::num) << td(std::to_string(rest[i]->identities), style::num)
+                      << td(std::to_string(rest[i]->builds), style::num) << td(mono(rest[i]->module)) << td(html_escape(rest[i]->device))
                       << "</tr>";
                 }
                 o << "</tbody></table>";
                 if (rest.size() > max_module_rows)
                 {
-                    o << "<div style=\"" << k_muted << "\">and " << rest.size() - max_module_rows << " more</div>";
+                    o << "<div style=\"" << style::muted << "\">and " << rest.size() - max_module_rows << " more</div>";
                 }
                 o << "</details>";
             }
@@ -561,7 +545,7 @@ namespace xwarp
                 {
                     break;
                 }
-                o << "<div data-xwarp=\"finding\" style=\"" << k_box << "\">";
+                o << "<div data-xwarp=\"finding\" style=\"" << style::box << "\">";
                 o << badge(f.mechanism, f.kind == "advisory" ? "52,152,219" : "230,126,34") << " <b>" << html_escape(f.title)
                   << "</b>";
                 if (!f.module.empty())
@@ -574,12 +558,12 @@ namespace xwarp
                 }
                 if (f.kind == "advisory")
                 {
-                    o << " <span style=\"" << k_muted << "\">(advisory: measure before acting)</span>";
+                    o << " <span style=\"" << style::muted << "\">(advisory: measure before acting)</span>";
                 }
                 o << "<div style=\"margin-top:4px;\">" << html_escape(f.evidence) << "</div>";
                 if (f.locations.size() > 1)
                 {
-                    o << "<div style=\"margin-top:2px;\"><span style=\"" << k_muted << "\">where</span><ul data-xwarp=\"locations\" style=\"margin:2px 0;padding-left:18px;\">";
+                    o << "<div style=\"margin-top:2px;\"><span style=\"" << style::muted << "\">where</span><ul data-xwarp=\"locations\" style=\"margin:2px 0;padding-left:18px;\">";
                     for (const auto& l : f.locations)
                     {
                         o << "<li>" << mono(l.file + ":" + std::to_string(l.line)) << " " << html_escape(l.what) << "</li>";
@@ -588,26 +572,26 @@ namespace xwarp
                 }
                 else if (f.location)
                 {
-                    o << "<div style=\"margin-top:2px;\"><span style=\"" << k_muted << "\">where</span> "
+                    o << "<div style=\"margin-top:2px;\"><span style=\"" << style::muted << "\">where</span> "
                       << mono(f.location->file + ":" + std::to_string(f.location->line)) << "</div>";
                 }
                 if (f.measured.is_object())
                 {
                     const std::string verdict = field_or(f.measured, "verdict", std::string());
-                    o << "<div data-xwarp=\"measured\" style=\"margin-top:2px;\"><span style=\"" << k_muted
+                    o << "<div data-xwarp=\"measured\" style=\"margin-top:2px;\"><span style=\"" << style::muted
                       << "\">measured</span> " << mono(f.lever) << " "
                       << badge(verdict, verdict == "improved" ? "39,174,96" : verdict == "regressed" || verdict == "invalid" ? "231,76,60" : "128,128,128")
                       << " " << html_escape(measured_words(f.measured)) << "</div>";
                 }
-                o << "<div style=\"margin-top:2px;\"><span style=\"" << k_muted << "\">do</span> "
+                o << "<div style=\"margin-top:2px;\"><span style=\"" << style::muted << "\">do</span> "
                   << html_escape(f.recommendation) << "</div>";
                 auto g = guide.find(f.guide);
-                o << "<div style=\"margin-top:2px;" << k_muted << "\">guide: references/mechanisms.md#" << html_escape(f.guide)
+                o << "<div style=\"margin-top:2px;" << style::muted << "\">guide: references/mechanisms.md#" << html_escape(f.guide)
                   << "</div>";
                 if (g != guide.end() && !g->second.empty())
                 {
                     o << "<details style=\"margin-top:2px;\"><summary>the mechanism in full</summary><div style=\"white-space:pre-wrap;"
-                      << k_muted << "\">" << html_escape(g->second) << "</div></details>";
+                      << style::muted << "\">" << html_escape(g->second) << "</div></details>";
                 }
                 o << "</div>";
             }
@@ -624,7 +608,7 @@ namespace xwarp
                 o << "</ul>";
                 if (findings.size() > max_full_findings + max_finding_rows)
                 {
-                    o << "<div style=\"" << k_muted << "\">and " << findings.size() - max_full_findings - max_finding_rows
+                    o << "<div style=\"" << style::muted << "\">and " << findings.size() - max_full_findings - max_finding_rows
                       << " more (the JSON report has all)</div>";
                 }
                 o << "</details>";
@@ -635,10 +619,10 @@ namespace xwarp
         {
             if (s.launch_kernels.empty())
             {
-                o << "<div style=\"" << k_muted << "\">no launches recorded</div>";
+                o << "<div style=\"" << style::muted << "\">no launches recorded</div>";
                 return;
             }
-            o << "<table data-xwarp=\"launches\" style=\"" << k_table << "\"><thead><tr>" << th("kernel") << th("module")
+            o << "<table data-xwarp=\"launches\" style=\"" << style::table << "\"><thead><tr>" << th("kernel") << th("module")
               << th("device") << th("launches") << th("block_dims") << th("adjoint") << "</tr></thead><tbody>";
             std::size_t rows = 0;
             for (const auto& k : s.launch_kernels)
@@ -653,12 +637,12 @@ namespace xwarp
                     bds += (bds.empty() ? "" : ", ") + std::to_string(b);
                 }
                 o << "<tr>" << td(mono(k.kernel)) << td(mono(k.module)) << td(html_escape(k.device))
-                  << td(std::to_string(k.count), k_num) << td(html_escape(bds)) << td(k.adjoint ? "yes" : "") << "</tr>";
+                  << td(std::to_string(k.count), style::num) << td(html_escape(bds)) << td(k.adjoint ? "yes" : "") << "</tr>";
             }
             o << "</tbody></table>";
             if (s.launch_kernels.size() > max_launch_rows)
             {
-                o << "<div style=\"" << k_muted << "\">the first " << max_launch_rows << " of " << s.launch_kernels.size()
+                o << "<div style=\"" << style::muted << "\">the first " << max_launch_rows << " of " << s.launch_kernels.size()
                   << " kernels (the JSON report has all)</div>";
             }
         }
@@ -673,7 +657,7 @@ namespace xwarp
                 o << " &middot; <b>" << html_escape(r.label) << "</b>";
             }
             o << " &middot; " << badge(r.status, status_rgb_) << "</div>";
-            o << "<div style=\"" << k_muted << "\">";
+            o << "<div style=\"" << style::muted << "\">";
             if (r.cell_code)
             {
                 o << "notebook cell" << (r.setup_code ? " after its %%warp_setup code" : "");
@@ -766,7 +750,7 @@ namespace xwarp
         {
             const history_trend& t = v.trend;
             std::ostringstream o;
-            o << "<div style=\"" << k_h << "\">History <span style=\"" << k_muted << "font-weight:400;\">"
+            o << "<div style=\"" << style::heading << "\">History <span style=\"" << style::muted << "font-weight:400;\">"
               << t.runs.size() << " runs of this command on " << html_escape(t.machine)
               << (v.this_run ? ", this run is @" + std::to_string(v.this_run) : std::string()) << " &middot; "
               << html_escape(v.store) << "</span></div>";
@@ -779,7 +763,7 @@ namespace xwarp
                   << badge(this_one ? "this run is a step" : "step", this_one ? "230,126,34" : "128,128,128") << " "
                   << html_escape(step_line(st)) << "</div>";
             }
-            o << "<table style=\"" << k_table << "\"><thead><tr>" << th("module") << th("device") << th("cold ms over runs")
+            o << "<table style=\"" << style::table << "\"><thead><tr>" << th("module") << th("device") << th("cold ms over runs")
               << th("latest") << th("steps") << "</tr></thead><tbody>";
             constexpr std::size_t shown = 20;
             for (std::size_t i = 0; i < t.modules.size() && i < shown; ++i)
@@ -791,13 +775,13 @@ namespace xwarp
                     steps += (steps.empty() ? "" : "<br>") + html_escape(step_line(st));
                 }
                 o << "<tr>" << td(mono(elide(m.module, 80))) << td(mono(m.device)) << td(sparkline(m.points, v.this_run))
-                  << td(html_escape(format_ms(m.points.back().cold_ms)) + " [" + std::to_string(m.points.back().identities) + "]", k_num)
+                  << td(html_escape(format_ms(m.points.back().cold_ms)) + " [" + std::to_string(m.points.back().identities) + "]", style::num)
                   << td(steps) << "</tr>";
             }
             o << "</tbody></table>";
             if (t.modules.size() > shown)
             {
-                o << "<div style=\"" << k_muted << "\">" << t.modules.size() - shown
+                o << "<div style=\"" << style::muted << "\">" << t.modules.size() - shown
                   << " more modules: warp-probe history trend shows them</div>";
             }
             o << "</div>";
@@ -815,11 +799,11 @@ namespace xwarp
     void render_html(std::ostream& o, const report& r, const guide_sections& guide, const history_view* history)
     {
         const summary& s = r.result;
-        o << "<div class=\"xwarp-report\" data-xwarp=\"report\" style=\"" << k_root << "\">";
+        o << "<div class=\"xwarp-report\" data-xwarp=\"report\" style=\"" << style::root << "\">";
         o << header(r);
         for (const auto& e : r.errors)
         {
-            o << "<div data-xwarp=\"error\" style=\"" << k_box << "border-color:rgba(231,76,60,0.7);\"><b>error</b> "
+            o << "<div data-xwarp=\"error\" style=\"" << style::box << "border-color:rgba(231,76,60,0.7);\"><b>error</b> "
               << html_escape(e) << "</div>";
         }
         if (!s.flags.empty())
@@ -842,14 +826,14 @@ namespace xwarp
         }
         if (!s.valid)
         {
-            o << "<div style=\"" << k_box << "\">No statistics: no sample succeeded.";
+            o << "<div style=\"" << style::box << "\">No statistics: no sample succeeded.";
             for (const auto& smp : r.samples)
             {
                 const auto& bad = smp.cold.ok() || !smp.warm ? smp.cold : *smp.warm;
                 if (!bad.stderr_tail.empty())
                 {
-                    o << "<div style=\"" << k_muted << "margin-top:4px;\">stderr of sample " << smp.index
-                      << ":</div><pre style=\"" << k_mono << "white-space:pre-wrap;margin:2px 0;\">" << html_escape(bad.stderr_tail)
+                    o << "<div style=\"" << style::muted << "margin-top:4px;\">stderr of sample " << smp.index
+                      << ":</div><pre style=\"" << style::mono << "white-space:pre-wrap;margin:2px 0;\">" << html_escape(bad.stderr_tail)
                       << "</pre>";
                     break;
                 }
@@ -857,21 +841,21 @@ namespace xwarp
             o << "</div></div>";
             return;
         }
-        o << "<div style=\"" << k_h << "\">Summary <span style=\"" << k_muted << "font-weight:400;\">median &plusmn; MAD</span></div>";
-        o << "<table data-xwarp=\"summary\" style=\"" << k_table << "\"><tbody>" << summary_rows(s) << "</tbody></table>";
+        o << "<div style=\"" << style::heading << "\">Summary <span style=\"" << style::muted << "font-weight:400;\">median &plusmn; MAD</span></div>";
+        o << "<table data-xwarp=\"summary\" style=\"" << style::table << "\"><tbody>" << summary_rows(s) << "</tbody></table>";
 
-        o << "<div style=\"" << k_h << "\">Findings</div>";
+        o << "<div style=\"" << style::heading << "\">Findings</div>";
         if (r.findings.empty())
         {
-            o << "<div style=\"" << k_muted << "\">no mechanism found: every module loaded under one identity</div>";
+            o << "<div style=\"" << style::muted << "\">no mechanism found: every module loaded under one identity</div>";
         }
         findings_html(o, r.findings, guide);
 
         if (!r.whatif.empty())
         {
-            o << "<div style=\"" << k_h << "\">What-if replays <span style=\"" << k_muted
+            o << "<div style=\"" << style::heading << "\">What-if replays <span style=\"" << style::muted
               << "font-weight:400;\">the unmodified command with one lever applied, lever and baseline samples interleaved</span></div>";
-            o << "<table data-xwarp=\"whatif\" style=\"" << k_table << "\"><thead><tr>" << th("lever") << th("for") << th("verdict")
+            o << "<table data-xwarp=\"whatif\" style=\"" << style::table << "\"><thead><tr>" << th("lever") << th("for") << th("verdict")
               << th("saving") << th("band") << th("n") << th("estimate") << th("why") << "</tr></thead><tbody>";
             for (const auto& w : r.whatif)
             {
@@ -888,16 +872,16 @@ namespace xwarp
                 }
                 o << "<tr>" << td(mono(w.lever)) << td(html_escape(w.mechanism.empty() ? "-" : w.mechanism))
                   << td(badge(w.verdict, w.verdict == "improved" ? "39,174,96" : w.verdict == "regressed" || w.verdict == "invalid" ? "231,76,60" : "128,128,128"))
-                  << td(measured && saving ? html_escape((*saving >= 0 ? "-" : "+") + format_ms(std::fabs(*saving)) + " " + clock) : "", k_num)
-                  << td(measured && w.band_ms ? html_escape(format_ms(*w.band_ms)) : "", k_num)
-                  << td(measured ? std::to_string(w.samples) : "", k_num)
-                  << td(w.estimate_ms ? html_escape(format_ms(*w.estimate_ms)) : "", k_num);
+                  << td(measured && saving ? html_escape((*saving >= 0 ? "-" : "+") + format_ms(std::fabs(*saving)) + " " + clock) : "", style::num)
+                  << td(measured && w.band_ms ? html_escape(format_ms(*w.band_ms)) : "", style::num)
+                  << td(measured ? std::to_string(w.samples) : "", style::num)
+                  << td(w.estimate_ms ? html_escape(format_ms(*w.estimate_ms)) : "", style::num);
                 std::string settled;
                 if (w.until_settled)
                 {
                     const auto& st = *w.until_settled;
                     settled = "<div data-xwarp=\"until-settled\" data-settled=\"" + std::string(st.settled ? "true" : "false")
-                              + "\" style=\"" + k_muted + "\">until settled: added " + std::to_string(st.added_before)
+                              + "\" style=\"" + style::muted + "\">until settled: added " + std::to_string(st.added_before)
                               + " baseline and " + std::to_string(st.added_after) + " replay sample(s), at most "
                               + std::to_string(st.max_samples) + " a side; " + (st.settled ? "settled: " : "not settled: ")
                               + html_escape(st.stopped_because) + "</div>";
@@ -909,7 +893,7 @@ namespace xwarp
 
         if (!r.declined.empty())
         {
-            o << "<div style=\"" << k_h << "\">Considered and declined</div><ul data-xwarp=\"declined\" style=\"margin:4px 0;padding-left:18px;\">";
+            o << "<div style=\"" << style::heading << "\">Considered and declined</div><ul data-xwarp=\"declined\" style=\"margin:4px 0;padding-left:18px;\">";
             for (const auto& d : r.declined)
             {
                 o << "<li>" << badge(d.mechanism, "128,128,128") << (d.lever.empty() ? "" : " " + mono(d.lever))
@@ -918,33 +902,33 @@ namespace xwarp
             o << "</ul>";
         }
 
-        o << "<div style=\"" << k_h << "\">Module identities <span style=\"" << k_muted
+        o << "<div style=\"" << style::heading << "\">Module identities <span style=\"" << style::muted
           << "font-weight:400;\">by build time; modules built more than once are grouped</span></div>";
         if (s.identities.empty())
         {
-            o << "<div style=\"" << k_muted << "\">no module loads recorded</div>";
+            o << "<div style=\"" << style::muted << "\">no module loads recorded</div>";
         }
         else
         {
             identities_table(o, s);
             chart(o, s.identities);
-            o << "<div style=\"" << k_h << "\">Identity map <span style=\"" << k_muted
+            o << "<div style=\"" << style::heading << "\">Identity map <span style=\"" << style::muted
               << "font-weight:400;\">each module's identities in load order; an arrow says why the next one was "
                  "built (identity = kernels &#215; options &#215; block_dim &#215; generic instances)</span></div>";
             identity_map_svg(o, s);
         }
         if (!s.timeline.spans.empty())
         {
-            o << "<div style=\"" << k_h << "\">Build timeline</div>";
+            o << "<div style=\"" << style::heading << "\">Build timeline</div>";
             timeline_svg(o, s.timeline);
         }
         if (history && !history->trend.runs.empty())
         {
             o << history_section(*history);
         }
-        o << "<div style=\"" << k_h << "\">Launches</div>";
+        o << "<div style=\"" << style::heading << "\">Launches</div>";
         launches_table(o, s);
-        o << "<div style=\"" << k_muted << "margin-top:6px;font-size:11px;\">sources: module loads from "
+        o << "<div style=\"" << style::muted << "margin-top:6px;font-size:11px;\">sources: module loads from "
           << html_escape(s.load_source) << ", module ms from " << html_escape(s.module_ms_source) << ", native ms from "
           << html_escape(s.native_ms_source) << " &middot; " << html_escape(r.env.cpu_model) << " &middot; warp-probe "
           << html_escape(r.env.probe_version) << "</div>";
@@ -954,10 +938,10 @@ namespace xwarp
     std::string render_compare_html(const comparison& c, const report* before, const report* after)
     {
         std::ostringstream o;
-        o << "<div class=\"xwarp-compare\" data-xwarp=\"compare\" style=\"" << k_root << "\">";
-        o << "<div data-xwarp=\"verdict\" style=\"" << k_box << "border-color:rgba(" << verdict_rgb(c.verdict)
+        o << "<div class=\"xwarp-compare\" data-xwarp=\"compare\" style=\"" << style::root << "\">";
+        o << "<div data-xwarp=\"verdict\" style=\"" << style::box << "border-color:rgba(" << verdict_rgb(c.verdict)
           << ",0.8);background:rgba(" << verdict_rgb(c.verdict) << ",0.10);\"><b style=\"font-size:15px;\">"
-          << html_escape(c.verdict) << "</b> <span style=\"" << k_muted << "\">exit " << c.exit_code << "</span>";
+          << html_escape(c.verdict) << "</b> <span style=\"" << style::muted << "\">exit " << c.exit_code << "</span>";
         o << "<ul style=\"margin:4px 0 0 0;padding-left:18px;\">";
         for (const auto& r : c.reasons)
         {
@@ -968,7 +952,7 @@ namespace xwarp
         {
             const auto& s = *c.until_settled;
             o << "<div data-xwarp=\"until-settled\" data-settled=\"" << (s.settled ? "true" : "false") << "\" style=\""
-              << k_muted << "\">until settled: added " << s.added_before << " sample(s) before and " << s.added_after
+              << style::muted << "\">until settled: added " << s.added_before << " sample(s) before and " << s.added_after
               << " after (now " << c.before.samples_total << " and " << c.after.samples_total << ", at most "
               << s.max_samples << " a side); " << (s.settled ? "settled: " : "not settled: ")
               << html_escape(s.stopped_because) << "</div>";
@@ -976,10 +960,10 @@ namespace xwarp
         o << "</div>";
 
         // The two runs side by side.
-        o << "<table data-xwarp=\"sides\" style=\"" << k_table << "\"><thead><tr>" << th("") << th("before: " + html_escape(c.before.label.empty() ? c.before.path : c.before.label))
+        o << "<table data-xwarp=\"sides\" style=\"" << style::table << "\"><thead><tr>" << th("") << th("before: " + html_escape(c.before.label.empty() ? c.before.path : c.before.label))
           << th("after: " + html_escape(c.after.label.empty() ? c.after.path : c.after.label)) << "</tr></thead><tbody>";
         auto side_row = [&](const std::string& name, const std::string& b, const std::string& a)
-        { o << "<tr>" << td(html_escape(name)) << td(b, k_num) << td(a, k_num) << "</tr>"; };
+        { o << "<tr>" << td(html_escape(name)) << td(b, style::num) << td(a, style::num) << "</tr>"; };
         side_row("samples ok", std::to_string(c.before.samples_ok) + "/" + std::to_string(c.before.samples_total),
                  std::to_string(c.after.samples_ok) + "/" + std::to_string(c.after.samples_total));
         if (before && after)
@@ -1001,9 +985,9 @@ namespace xwarp
         }
         o << "</tbody></table>";
 
-        o << "<div style=\"" << k_h << "\">Clocks <span style=\"" << k_muted
+        o << "<div style=\"" << style::heading << "\">Clocks <span style=\"" << style::muted
           << "font-weight:400;\">band = max(1% of before, 2 &times; before MAD)</span></div>";
-        o << "<table data-xwarp=\"clocks\" style=\"" << k_table << "\"><thead><tr>" << th("clock") << th("delta") << th("band")
+        o << "<table data-xwarp=\"clocks\" style=\"" << style::table << "\"><thead><tr>" << th("clock") << th("delta") << th("band")
           << th("p") << th("samples") << th("outcome") << "</tr></thead><tbody>";
         for (const auto& k : c.clocks)
         {
@@ -1012,9 +996,9 @@ namespace xwarp
             {
                 delta += " (" + format_fixed(*k.delta_pct, 1) + "%)";
             }
-            o << "<tr>" << td(clock_label(k.clock)) << td(html_escape(delta), k_num)
-              << td(k.band_ms ? html_escape(format_ms(*k.band_ms)) : "n/a", k_num)
-              << td(k.p_value ? format_fixed(*k.p_value, 4) : "-", k_num) << td(std::to_string(k.n_before) + " / " + std::to_string(k.n_after), k_num)
+            o << "<tr>" << td(clock_label(k.clock)) << td(html_escape(delta), style::num)
+              << td(k.band_ms ? html_escape(format_ms(*k.band_ms)) : "n/a", style::num)
+              << td(k.p_value ? format_fixed(*k.p_value, 4) : "-", style::num) << td(std::to_string(k.n_before) + " / " + std::to_string(k.n_after), style::num)
               << td(html_escape(k.outcome) + (k.samples_needed ? " (about " + std::to_string(*k.samples_needed) + " a side would settle it)" : ""))
               << "</tr>";
         }
@@ -1023,13 +1007,13 @@ namespace xwarp
         {
             if (!k.note.empty())
             {
-                o << "<div style=\"" << k_muted << "\">" << clock_label(k.clock)
+                o << "<div style=\"" << style::muted << "\">" << clock_label(k.clock)
                   << ": " << html_escape(k.note) << "</div>";
             }
         }
-        o << "<div style=\"" << k_muted << "\">judged on " << html_escape(c.judged_on) << "</div>";
+        o << "<div style=\"" << style::muted << "\">judged on " << html_escape(c.judged_on) << "</div>";
 
-        o << "<div style=\"" << k_h << "\">Workload: " << html_escape(c.workload.status) << "</div><div>"
+        o << "<div style=\"" << style::heading << "\">Workload: " << html_escape(c.workload.status) << "</div><div>"
           << html_escape(c.workload.reason) << "</div>";
         for (const auto& r : c.workload.renames)
         {
@@ -1048,7 +1032,7 @@ namespace xwarp
             o << "<div>launches of " << mono(m.kernel) << ": " << m.before << " &rarr; " << m.after << "</div>";
         }
 
-        o << "<div style=\"" << k_h << "\">Hash receipts</div><table data-xwarp=\"receipts\" style=\"" << k_table
+        o << "<div style=\"" << style::heading << "\">Hash receipts</div><table data-xwarp=\"receipts\" style=\"" << style::table
           << "\"><thead><tr>" << th("module") << th("device") << th("before") << th("after") << th("") << "</tr></thead><tbody>";
         for (const auto& r : c.receipts)
         {
@@ -1068,7 +1052,7 @@ namespace xwarp
         o << "</tbody></table>";
         for (const auto& oc : c.option_checks)
         {
-            o << "<div data-xwarp=\"option-check\" style=\"" << k_box << "border-color:rgba(231,76,60,0.7);\"><b>option did not arrive</b> "
+            o << "<div data-xwarp=\"option-check\" style=\"" << style::box << "border-color:rgba(231,76,60,0.7);\"><b>option did not arrive</b> "
               << html_escape(oc.message) << (oc.set_at ? " (" + mono(oc.set_at->file + ":" + std::to_string(oc.set_at->line)) + ")" : "")
               << "</div>";
         }
@@ -1077,11 +1061,22 @@ namespace xwarp
             bool is_option = std::any_of(c.option_checks.begin(), c.option_checks.end(), [&](const option_check& oc) { return oc.message == n; });
             if (!is_option)
             {
-                o << "<div style=\"" << k_muted << "\">note: " << html_escape(n) << "</div>";
+                o << "<div style=\"" << style::muted << "\">note: " << html_escape(n) << "</div>";
             }
         }
         o << "</div>";
         return o.str();
+    }
+
+    std::string render_preformatted_html(const std::string& text)
+    {
+        return std::string("<pre style=\"") + style::pre + "\">" + html_escape(text) + "</pre>";
+    }
+
+    std::string render_provisional_html(const std::string& banner, const std::string& report_html)
+    {
+        return std::string("<div data-xwarp=\"provisional\" style=\"opacity:0.8;\"><div style=\"") + style::strong
+               + "\">" + html_escape(banner) + "</div>" + report_html + "</div>";
     }
 
     std::string html_page(const std::string& title, const std::string& fragment)

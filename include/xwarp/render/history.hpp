@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include <utility>
+
 #include "xwarp/model/history.hpp"
+#include "xwarp/model/report.hpp"
 
 namespace xwarp
 {
@@ -18,6 +21,9 @@ namespace xwarp
     std::string render_trend(const history_trend& t, std::size_t modules = 20);
     std::string render_history_diff(const history_diff& d);
     std::string render_machine_table(const machine_table& t);
+    // %warp_history --session: a kernel's runs by name, oldest first, with their top finding.
+    std::string render_session_runs(const std::vector<std::pair<std::string, report>>& runs);
+    std::string render_session_runs_html(const std::vector<std::pair<std::string, report>>& runs);
     // One line per step: "step at run @17 (3rd of 5): identities 1 -> 2; commit 1a2b -> 3c4d".
     std::string step_line(const trend_step& s);
 }

@@ -31,6 +31,11 @@ namespace xwarp
                      const history_view* history = nullptr);
     std::string render_compare_html(const comparison& c, const report* before = nullptr, const report* after = nullptr);
 
+    // Text shown as it is (a magic's message, its help), escaped, in a <pre>.
+    std::string render_preformatted_html(const std::string& text);
+    // The findings so far, under a banner, dimmed: replaced by the final report when it comes.
+    std::string render_provisional_html(const std::string& banner, const std::string& report_html);
+
     // A whole HTML page around a fragment (for `warp-probe report --format html`).
     std::string html_page(const std::string& title, const std::string& fragment);
     // The page written to `out`, with the fragment writer called between its head and its end.

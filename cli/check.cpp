@@ -1,0 +1,65 @@
+// warp-probe check REPORT|@ID --budget LIMITS: the CI gate on a saved report.
+#include "command.hpp"
+#include "shared.hpp"
+#include "xwarp/analysis/budget.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/fronts/exit_codes.hpp"
+
+namespace xwarp::cli
+{
+    namespace
+    {
+        class check_cmd : public subcommand
+        {
+        public:
+            CLI::App* add(CLI::App& app) override
+            {
+                std::string metrics;
+                for (const auto& m : budget_metrics())
+                {
+                    metrics += (metrics.empty() ? "" : ", ") + m;
+                }
+                auto* sub = app.add_subcommand(
+                    "check",
+                    "Check a report against a budget, for a CI gate: exits 8 when a limit is exceeded and names the "
+                    "module that broke it.\nUsage: warp-probe check REPORT.json|@ID --budget "
+                    "'identities<=12,builds-per-module<=1'");
+                sub->add_option("report", m_report, "a JSON report, or a stored run (@ID)")->required();
+                sub->add_option("--budget", m_budget,
+                                "LIMIT[,LIMIT...], LIMIT = METRIC<=NUMBER or METRIC>=NUMBER, METRIC: " + metrics)
+                    ->required();
+                add_history_option(sub, m_history);
+                return sub;
+            }
+
+            int run() override
+            {
+                try
+                {
+                    parse_budget(m_budget);
+                }
+                catch (const budget_error& e)
+                {
+                    return fail(exit_code::usage, e.what());
+                }
+                report r;
+                if (int code = load_report_arg(m_report, m_history, r))
+                {
+                    return code;
+                }
+                analyze(r);
+                return print_budget(r, m_budget);
+            }
+
+        private:
+            std::string m_report;
+            std::string m_budget;
+            std::string m_history;
+        };
+    }
+
+    std::unique_ptr<subcommand> check_command()
+    {
+        return std::make_unique<check_cmd>();
+    }
+}

@@ -1,0 +1,318 @@
+#include "shared.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include <unistd.h>
+
+#include "xwarp/analysis/budget.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/fronts/exit_codes.hpp"
+#include "xwarp/history/store.hpp"
+#include "xwarp/model/format.hpp"
+#include "xwarp/model/json_io.hpp"
+#include "xwarp/render/budget.hpp"
+#include "xwarp/render/printable.hpp"
+
+namespace xwarp::cli
+{
+    namespace
+    {
+        volatile std::sig_atomic_t g_signal = 0;
+
+        extern "C" void on_signal(int sig)
+        {
+            g_signal = sig;
+        }
+    }
+
+    int fail(int code, const std::string& message)
+    {
+        std::cerr << "warp-probe: " << one_line(message) << "\n";
+        return code;
+    }
+
+    void print_notes(const std::vector<std::string>& notes)
+    {
+        for (const auto& n : notes)
+        {
+            std::cerr << "warp-probe: " << one_line(n) << "\n";
+        }
+    }
+
+    int exit_code_of(const probe_error& e)
+    {
+        using k = probe_error::kind;
+        switch (e.which())
+        {
+            case k::command_not_found:
+                return exit_code::command_not_found;
+            case k::not_executable:
+                return exit_code::not_executable;
+            case k::cwd_missing:
+                return exit_code::no_input;
+            case k::usage:
+                return exit_code::usage;
+            default:
+                return exit_code::software;
+        }
+    }
+
+    void add_history_option(CLI::App* sub, std::string& target)
+    {
+        sub->add_option("--history", target,
+                        "the history store: a SQLite file, or off (default: $XWARP_HISTORY, else "
+                        "$XDG_DATA_HOME/xwarp/history.sqlite3)");
+    }
+
+    std::unique_ptr<history_store> open_store(const std::string& option, bool create, int& code,
+                                              std::vector<std::string>& notes)
+    {
+        const history_location where = locate_history(option);
+        if (where.off)
+        {
+            code = fail(exit_code::usage, "the history is off (" + where.origin
+                                              + "): give --history PATH or set XWARP_HISTORY to a file");
+            return nullptr;
+        }
+        std::error_code ec;
+        if (!create && !std::filesystem::exists(where.path, ec))
+        {
+            code = fail(exit_code::no_input, "no history at " + where.path
+                                                 + " yet: measure, compare, whatif and the magics store their runs there");
+            return nullptr;
+        }
+        try
+        {
+            auto store = std::make_unique<history_store>(where.path, &notes);
+            print_notes(notes);
+            notes.clear();
+            return store;
+        }
+        catch (const std::exception& e)
+        {
+            print_notes(notes);
+            code = fail(exit_code::cannot_write, e.what());
+            return nullptr;
+        }
+    }
+
+    int load_report_arg(const std::string& arg, const std::string& history_option, report& out)
+    {
+        if (const auto id = parse_history_ref(arg))
+        {
+            std::vector<std::string> notes;
+            int code = 0;
+            auto store = open_store(history_option, false, code, notes);
+            if (!store)
+            {
+                return code;
+            }
+            try
+            {
+                out = report_from_text(store->report_json(*id));
+                return exit_code::ok;
+            }
+            catch (const history_error& e)
+            {
+                return fail(exit_code::no_input, e.what());
+            }
+            catch (const report_error& e)
+            {
+                return fail(exit_code::bad_input, arg + " in " + store->path() + ": " + e.what());
+            }
+        }
+        try
+        {
+            out = load_report(arg);
+            return exit_code::ok;
+        }
+        catch (const report_error& e)
+        {
+            return fail(e.which() == report_error::kind::missing ? exit_code::no_input : exit_code::bad_input, e.what());
+        }
+    }
+
+    std::optional<file_stamp> stamp_report_arg(const std::string& arg)
+    {
+        if (parse_history_ref(arg))
+        {
+            return file_stamp{};
+        }
+        return stamp_regular_file(arg);
+    }
+
+    std::optional<std::int64_t> store_run(const std::string& history_option, const report& r, const std::string& kind,
+                                          bool quiet)
+    {
+        const history_location where = locate_history(history_option);
+        std::vector<std::string> notes;
+        const auto id = remember_run(where, r, kind, notes);
+        print_notes(notes);
+        if (id && !quiet)
+        {
+            std::cerr << "warp-probe: stored as @" << *id << " in " << one_line(where.path) << "\n";
+        }
+        return id;
+    }
+
+    void store_comparison(const std::string& history_option, std::int64_t before_run, std::int64_t after_run,
+                          const std::string& verdict, const std::string& comparison_json)
+    {
+        const history_location where = locate_history(history_option);
+        if (where.off)
+        {
+            return;
+        }
+        std::vector<std::string> notes;
+        try
+        {
+            history_store store(where.path, &notes);
+            store.add_comparison(before_run, after_run, verdict, comparison_json);
+        }
+        catch (const std::exception& e)
+        {
+            notes.push_back(std::string("the comparison was not stored in the history: ") + e.what());
+        }
+        print_notes(notes);
+    }
+
+    int print_budget(const report& r, const std::string& spec)
+    {
+        const auto results = check_budget(r, parse_budget(spec));
+        std::cout << render_budget_text(results, "Budget");
+        return budget_exceeded(results) ? exit_code::over_budget : exit_code::ok;
+    }
+
+    void install_signal_handlers()
+    {
+        struct sigaction sa{};
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, nullptr);
+        sigaction(SIGTERM, &sa, nullptr);
+        sigaction(SIGHUP, &sa, nullptr);
+    }
+
+    cancel_check interrupt_check()
+    {
+        return [] { return g_signal != 0; };
+    }
+
+    int interrupted_exit()
+    {
+        std::cerr << "warp-probe: interrupted; temporary caches removed\n";
+        return 128 + (g_signal ? static_cast<int>(g_signal) : SIGINT);
+    }
+
+    progress::progress(bool quiet) : m_quiet(quiet), m_tty(::isatty(STDERR_FILENO) == 1) {}
+
+    void progress::pass_started(int sample, int samples, const std::string& phase)
+    {
+        if (!m_quiet && m_tty)
+        {
+            std::fprintf(stderr, "\r\033[K[%d/%d] %s pass ...", sample, samples, phase.c_str());
+            std::fflush(stderr);
+        }
+    }
+
+    void progress::pass_running(int sample, int samples, const std::string& phase, double elapsed_ms)
+    {
+        if (!m_quiet && m_tty)
+        {
+            std::fprintf(stderr, "\r\033[K[%d/%d] %s pass %.1f s", sample, samples, phase.c_str(), elapsed_ms / 1000.0);
+            std::fflush(stderr);
+        }
+    }
+
+    void progress::pass_finished(int sample, int samples, const std::string& phase, const run_result& pass)
+    {
+        if (m_quiet)
+        {
+            return;
+        }
+        int compiled = 0;
+        for (const auto& l : pass.module_loads)
+        {
+            compiled += l.status == load_status::compiled;
+        }
+        std::fprintf(stderr, "%s[%d/%d] %s pass %s, %s, %zu module load(s), %d compiled\n", m_tty ? "\r\033[K" : "",
+                     sample, samples, phase.c_str(), format_ms(pass.wall_ms).c_str(),
+                     one_line(describe_failure(pass, std::nullopt)).c_str(), pass.module_loads.size(), compiled);
+    }
+
+    // The findings after the first sample, marked provisional: the answer before the last
+    // sample (the final report follows on stdout).
+    void progress::sample_finished(int sample, int samples, const report& so_far)
+    {
+        if (m_quiet || sample != 1)
+        {
+            return;
+        }
+        report r = so_far;
+        analyze(r);
+        std::string text = std::string(m_tty ? "\r\033[K" : "") + "[provisional after sample 1 of "
+                           + std::to_string(samples) + "] ";
+        if (r.findings.empty())
+        {
+            text += "no finding so far\n";
+        }
+        else
+        {
+            text += std::to_string(r.findings.size()) + " finding(s):\n";
+            for (std::size_t i = 0; i < r.findings.size() && i < 5; ++i)
+            {
+                const auto& f = r.findings[i];
+                text += "  [" + f.mechanism + "] " + f.title + (f.module.empty() ? "" : " - " + elide(f.module, 60))
+                        + (f.savings_ms ? " - ~" + format_ms(*f.savings_ms) : "") + "\n";
+            }
+        }
+        std::fputs(printable_block(text).c_str(), stderr);
+        std::fflush(stderr);
+    }
+
+    int write_or_fail(const std::function<void()>& write)
+    {
+        try
+        {
+            write();
+        }
+        catch (const std::exception& e)
+        {
+            return fail(exit_code::cannot_write, e.what());
+        }
+        return 0;
+    }
+
+    int write_json_or_fail(const std::string& path, const nlohmann::json& j)
+    {
+        return write_or_fail([&] { save_json(path, j); });
+    }
+
+    int write_report_or_fail(const std::string& path, const report& r)
+    {
+        return write_or_fail([&] { save_report_json(path, r); });
+    }
+
+    int write_text(const std::string& path, const std::string& text)
+    {
+        if (path.empty())
+        {
+            std::cout << text;
+            return exit_code::ok;
+        }
+        FILE* f = std::fopen(path.c_str(), "wb");
+        if (!f)
+        {
+            return fail(exit_code::cannot_write, "cannot write " + path);
+        }
+        const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+        if (std::fclose(f) != 0 || !written)
+        {
+            return fail(exit_code::cannot_write, "cannot write " + path);
+        }
+        return exit_code::ok;
+    }
+}

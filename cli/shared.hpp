@@ -1,0 +1,104 @@
+// What warp-probe's subcommands share: printing an error with its exit code, --history and the
+// runs it stores, reading "@ID" where a report path goes, progress on stderr, interrupts, and
+// writing an output file. The engine lives below, behind fronts/use_cases.hpp.
+#ifndef XWARP_CLI_SHARED_HPP
+#define XWARP_CLI_SHARED_HPP
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "xwarp/history/store.hpp"
+#include "xwarp/model/report.hpp"
+#include "xwarp/os/file_stamp.hpp"
+#include "xwarp/runner/runner.hpp"
+
+namespace xwarp::cli
+{
+    // Prints "warp-probe: MESSAGE" (one line) on stderr and returns `code`: every front error.
+    int fail(int code, const std::string& message);
+
+    // Prints each note as "warp-probe: NOTE" on stderr.
+    void print_notes(const std::vector<std::string>& notes);
+
+    // The exit code of a request the engine refused before running anything.
+    int exit_code_of(const probe_error& e);
+
+    // Adds --history PATH|off to a subcommand.
+    void add_history_option(CLI::App* sub, std::string& target);
+
+    // The store the history commands read: it must be on, and (unless `create`) exist. Sets
+    // `code` (an exit code, after printing why) when there is none to read.
+    std::unique_ptr<history_store> open_store(const std::string& option, bool create, int& code,
+                                              std::vector<std::string>& notes);
+
+    // Reads a report from a path, or from the store when `arg` is "@ID". Returns 0, or the
+    // exit code after printing the error.
+    int load_report_arg(const std::string& arg, const std::string& history_option, report& out);
+
+    // What tells a second reading of `arg` whether it is still what load_report_arg read the
+    // first time: a regular file's stamp, or an empty one for "@ID" (a stored run does not
+    // change). nullopt for what can be read only once (standard input, a pipe) or not at all.
+    std::optional<file_stamp> stamp_report_arg(const std::string& arg);
+
+    // Stores an analysed run (measure, whatif, compare's sides). Notes (a store moved aside,
+    // a store that could not be written) always go to stderr; "stored as @N" unless quiet.
+    std::optional<std::int64_t> store_run(const std::string& history_option, const report& r, const std::string& kind,
+                                          bool quiet);
+
+    // Stores a comparison of two stored runs (quietly: compare's output is its verdict).
+    void store_comparison(const std::string& history_option, std::int64_t before_run, std::int64_t after_run,
+                          const std::string& verdict, const std::string& comparison_json);
+
+    // Checks a budget against an analysed report and prints one line per limit. Returns 0, or
+    // exit_code::over_budget.
+    int print_budget(const report& r, const std::string& spec);
+
+    // SIGINT, SIGTERM and SIGHUP set a flag the engine polls (its processes are then killed and
+    // its temporary files removed); interrupted_exit() says so and returns 128 + the signal.
+    void install_signal_handlers();
+    cancel_check interrupt_check();
+    int interrupted_exit();
+
+    // Progress on stderr: rewritten in place on a terminal, one line per pass otherwise; after
+    // the first sample, the findings so far, marked provisional.
+    class progress : public run_observer
+    {
+    public:
+        explicit progress(bool quiet);
+        void pass_started(int sample, int samples, const std::string& phase) override;
+        void pass_running(int sample, int samples, const std::string& phase, double elapsed_ms) override;
+        void pass_finished(int sample, int samples, const std::string& phase, const run_result& pass) override;
+        void sample_finished(int sample, int samples, const report& so_far) override;
+
+    private:
+        bool m_quiet;
+        bool m_tty;
+    };
+
+    // Runs a write: 0, or exit code 73 with its message.
+    int write_or_fail(const std::function<void()>& write);
+    int write_json_or_fail(const std::string& path, const nlohmann::json& j);
+    // A report, written a record at a time (its whole JSON tree is several times its text).
+    int write_report_or_fail(const std::string& path, const report& r);
+    // Text to a file, or to stdout when path is empty.
+    int write_text(const std::string& path, const std::string& text);
+
+    // The command is done and the process exits next, which gives its memory back whole.
+    // Freeing a large report record by record first took 6 % of `report` on 10,000 identities
+    // (bench/render_scale.py) for nothing, so it is left to the exit, as compilers leave their
+    // syntax trees. Only for what a subcommand itself holds at its last step.
+    template <typename T>
+    void leave_to_exit(T& value)
+    {
+        static_cast<void>(new T(std::move(value)));  // never deleted, on purpose
+    }
+}
+
+#endif

@@ -1,0 +1,65 @@
+#include "xwarp/fronts/probe_options.hpp"
+
+#include "xwarp/analysis/levers.hpp"
+#include "xwarp/fronts/options.hpp"
+
+namespace xwarp
+{
+    std::string lever_names()
+    {
+        std::string names;
+        for (const auto& l : known_levers())
+        {
+            names += (names.empty() ? "" : ", ") + l;
+        }
+        return names;
+    }
+
+    void add_probe_options(CLI::App& app, probe_request& r, front f)
+    {
+        app.add_option("--samples,-n", r.samples,
+                       "samples, each a cold and a warm pass: a number, or auto (until the measurement settles; with "
+                       "--whatif, from two a side until each replay's verdict settles; the report says why it stopped)")
+            ->default_str("3")
+            ->check(sample_count(1, 1000));
+        app.add_option("--max-samples", r.max_samples,
+                       "with --samples auto: the most samples it takes (a side, with --whatif; default 10)")
+            ->default_val(default_max_samples)
+            ->check(whole_number(2, 1000));
+        app.add_option("--timeout", r.timeout_s, "seconds each pass may run before its processes are killed")
+            ->check(positive_seconds());
+        auto* whatif = app.add_option("--whatif", r.whatif,
+                                      "replay levers on the unmodified program and measure each: auto (the levers of "
+                                      "the findings"
+                                          + std::string(f == front::notebook ? "; the default when given bare" : "")
+                                          + ") or LEVER[,LEVER...] (" + lever_names() + ")");
+        if (f == front::notebook)
+        {
+            whatif->expected(0, 1)->default_str("auto");
+        }
+        app.add_option("--whatif-budget", r.whatif_budget, "seconds of replays allowed (default: 6 x one cold run)")
+            ->check(positive_seconds());
+        app.add_flag("--nvrtc-trace", r.nvrtc_trace,
+                     "turn Warp's compile_time_trace on in the measured processes (Warp 1.8+, CUDA builds through NVRTC "
+                     "from CUDA 12.8) and keep NVRTC's per-module traces (in the JSON, and merged into the build "
+                     "timeline's trace export); module hashes then differ from a run without it");
+    }
+
+    void add_replay_options(CLI::App& app, replay_request& r)
+    {
+        app.add_option("--samples,-n", r.samples, "samples a side (default: the run's)")->check(whole_number(1, 1000));
+        app.add_flag("--until-settled", r.until_settled,
+                     "after --samples a side, add a baseline sample and one of each lever whose verdict could still "
+                     "change, round by round, until every verdict settled, --max-samples or the budget (compare "
+                     "--until-settled's rule; each lever's result says how many it added and why it stopped)");
+        app.add_option("--max-samples", r.max_samples, "with --until-settled: the most samples a side (default 10)")
+            ->check(whole_number(2, 1000));
+        app.add_flag("--reuse-baseline", r.reuse_baseline,
+                     "judge the replays against the run's own samples, not fresh baseline samples (half the runs; the "
+                     "machine may have changed since the run was measured)");
+        app.add_option("--budget", r.budget_s, "seconds of replays allowed (default: 6 x one cold run)")
+            ->check(positive_seconds());
+        app.add_option("--timeout", r.timeout_s, "seconds each pass may run before its process group is killed")
+            ->check(positive_seconds());
+    }
+}

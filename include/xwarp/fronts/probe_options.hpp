@@ -1,0 +1,58 @@
+// The options the probing fronts share, with their help texts, defined once: measure and the
+// probe magics (--samples, --max-samples, --timeout, --whatif, --whatif-budget, --nvrtc-trace),
+// whatif and %warp_whatif (the replay options).
+#ifndef XWARP_FRONTS_PROBE_OPTIONS_HPP
+#define XWARP_FRONTS_PROBE_OPTIONS_HPP
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "xwarp/whatif/adaptive.hpp"
+
+namespace xwarp
+{
+    // Which front an option is added to: where they differ (a notebook's --whatif may be given
+    // bare, meaning auto), the help says so.
+    enum class front
+    {
+        cli,
+        notebook,
+    };
+
+    struct probe_request
+    {
+        std::string samples = "3";  // a number, or "auto" (until the measurement settles)
+        int max_samples = default_max_samples;
+        double timeout_s = 0.0;     // 0: none
+        std::string whatif;         // "": no replays; "auto", LEVER[,LEVER...] or both
+        double whatif_budget = 0.0; // 0: the default
+        bool nvrtc_trace = false;
+
+        bool auto_samples() const { return samples == "auto"; }
+    };
+
+    void add_probe_options(CLI::App& app, probe_request& request, front f);
+
+    // whatif REPORT and %warp_whatif RUN: the levers and how their replays are sampled.
+    struct replay_request
+    {
+        std::vector<std::string> levers;  // none, or "auto" among them: the levers of the findings
+        int samples = 0;                  // a side; 0: the run's own
+        double budget_s = 0.0;            // 0: the default
+        double timeout_s = 0.0;
+        bool reuse_baseline = false;
+        bool until_settled = false;
+        int max_samples = default_max_samples;
+    };
+
+    // The options after the run (--samples, --until-settled, --max-samples, --reuse-baseline,
+    // --budget, --timeout); the levers are a positional the front adds after its run argument.
+    void add_replay_options(CLI::App& app, replay_request& request);
+
+    // "backward-off, pch-off, ...": the levers, for help texts.
+    std::string lever_names();
+}
+
+#endif

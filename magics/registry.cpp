@@ -1,0 +1,60 @@
+// The warp magics, one file each beside this one, registered here one line each (as xeus-cling
+// registers its magics), sharing one session.
+#include "xwarp/magics/magics.hpp"
+
+namespace xwarp
+{
+    std::shared_ptr<cell_magic> make_warp_probe_cell(std::shared_ptr<probe_session> session);
+    std::shared_ptr<line_magic> make_warp_probe_line(std::shared_ptr<probe_session> session);
+    std::shared_ptr<cell_magic> make_warp_setup(std::shared_ptr<probe_session> session);
+    std::shared_ptr<line_magic> make_warp_compare(std::shared_ptr<probe_session> session);
+    std::shared_ptr<line_magic> make_warp_whatif(std::shared_ptr<probe_session> session);
+    std::shared_ptr<line_magic> make_warp_history(std::shared_ptr<probe_session> session);
+    std::shared_ptr<line_magic> make_warp_export(std::shared_ptr<probe_session> session);
+
+    void magic_registry::add(const std::string& name, std::shared_ptr<line_magic> magic)
+    {
+        m_line[name] = std::move(magic);
+    }
+
+    void magic_registry::add(const std::string& name, std::shared_ptr<cell_magic> magic)
+    {
+        m_cell[name] = std::move(magic);
+    }
+
+    const report* probe_session::find(const std::string& name) const
+    {
+        for (auto it = history.rbegin(); it != history.rend(); ++it)
+        {
+            if (it->first == name)
+            {
+                return &it->second;
+            }
+        }
+        return nullptr;
+    }
+
+    void probe_session::store(const std::string& name, const report& r)
+    {
+        for (auto& [n, rep] : history)
+        {
+            if (n == name)
+            {
+                rep = r;
+                return;
+            }
+        }
+        history.emplace_back(name, r);
+    }
+
+    void register_warp_magics(magic_registry& registry, std::shared_ptr<probe_session> session)
+    {
+        registry.add("warp_probe", make_warp_probe_cell(session));
+        registry.add("warp_probe", make_warp_probe_line(session));
+        registry.add("warp_setup", make_warp_setup(session));
+        registry.add("warp_compare", make_warp_compare(session));
+        registry.add("warp_whatif", make_warp_whatif(session));
+        registry.add("warp_history", make_warp_history(session));
+        registry.add("warp_export", make_warp_export(session));
+    }
+}
