@@ -524,29 +524,12 @@ namespace xwarp
         return compare_analyzed(before, after, before_name, after_name);
     }
 
-    comparison compare_analyzed(const report& before, const report& after, const std::string& before_name,
-                                const std::string& after_name)
+    namespace
     {
-        require_comparable(before, before_name);
-        require_comparable(after, after_name);
-        comparison c;
-        c.created_utc = utc_timestamp();
-        c.before = side_of(before, before_name);
-        c.after = side_of(after, after_name);
-        const run_result& b = first_good(before)->cold;
-        const run_result& a = first_good(after)->cold;
-
-        // Same machine, same Warp, same command?
-        std::vector<std::string> not_comparable;
-        if (!before.env.warp_version.empty() && !after.env.warp_version.empty()
-            && before.env.warp_version != after.env.warp_version)
+        // Same machine, same Warp, same command? The reasons they are not (empty: comparable).
+        std::vector<std::string> comparability(const report& before, const report& after, comparison& c)
         {
-            not_comparable.push_back("different Warp versions: " + before.env.warp_version + " vs "
-                                     + after.env.warp_version);
-        }
-        if (!c.before.devices.empty() && !c.after.devices.empty() && c.before.devices != c.after.devices)
-        {
-            auto join = [](const std::vector<std::string>& v)
+            const auto join = [](const std::vector<std::string>& v)
             {
                 std::string s;
                 for (const auto& x : v)
@@ -555,23 +538,34 @@ namespace xwarp
                 }
                 return s;
             };
-            not_comparable.push_back("different devices: " + join(c.before.devices) + " vs " + join(c.after.devices));
-        }
-        std::vector<std::string> gb, ga;
-        for (const auto& g : before.env.gpus)
-        {
-            gb.push_back(g.name);
-        }
-        for (const auto& g : after.env.gpus)
-        {
-            ga.push_back(g.name);
-        }
-        if (gb != ga)
-        {
-            not_comparable.push_back("different GPUs on the two machines");
-        }
-        if (before.command != after.command)
-        {
+            std::vector<std::string> not_comparable;
+            if (!before.env.warp_version.empty() && !after.env.warp_version.empty()
+                && before.env.warp_version != after.env.warp_version)
+            {
+                not_comparable.push_back("different Warp versions: " + before.env.warp_version + " vs "
+                                         + after.env.warp_version);
+            }
+            if (!c.before.devices.empty() && !c.after.devices.empty() && c.before.devices != c.after.devices)
+            {
+                not_comparable.push_back("different devices: " + join(c.before.devices) + " vs " + join(c.after.devices));
+            }
+            std::vector<std::string> gb, ga;
+            for (const auto& g : before.env.gpus)
+            {
+                gb.push_back(g.name);
+            }
+            for (const auto& g : after.env.gpus)
+            {
+                ga.push_back(g.name);
+            }
+            if (gb != ga)
+            {
+                not_comparable.push_back("different GPUs on the two machines");
+            }
+            if (before.command == after.command)
+            {
+                return not_comparable;
+            }
             bool scripts_only = before.command.size() == after.command.size();
             std::vector<std::string> diffs;
             for (std::size_t i = 0; scripts_only && i < before.command.size(); ++i)
@@ -596,15 +590,13 @@ namespace xwarp
             {
                 not_comparable.push_back("different commands");
             }
+            return not_comparable;
         }
 
-        c.workload = check_workload(b, a);
-
-        // Receipts and structure.
-        const auto hb = hashes_by_module(b);
-        const auto ha = hashes_by_module(a);
+        // Both sides' (module, device) in order, merged: each one's hashes before and after.
+        template <class Hashes>
+        void hash_receipts(const Hashes& hb, const Hashes& ha, comparison& c)
         {
-            // both sides' (module, device) in order, merged
             const auto hashes = [](const loads_by_hash* firsts)
             {
                 std::vector<shared_text> v;
@@ -643,36 +635,24 @@ namespace xwarp
                 ia += take_a ? 1 : 0;
             }
         }
-        c.structure = {
-            {"identities", before.result.identity_count.median, after.result.identity_count.median},
-            {"modules", static_cast<double>(hb.size()), static_cast<double>(ha.size())},
-            {"builds (compiled loads)", count_if_loads(b, load_status::compiled), count_if_loads(a, load_status::compiled)},
-            {"generated source bytes", before.result.source_bytes.median, after.result.source_bytes.median},
-            {"LTO artifacts", before.result.lto_artifacts.median, after.result.lto_artifacts.median},
-            {"launches", static_cast<double>(b.launch_total), static_cast<double>(a.launch_total)},
-        };
-        c.same_structure = same_identities(b, a)
-                           && before.result.source_bytes.median == after.result.source_bytes.median;
-        c.option_checks = check_options(b, a, c.receipts);
 
-        // Clocks. A process writes its precompiled header(s) once whatever it builds: when both
-        // sides wrote as many in every sample, module work is judged without them (on CPU
-        // they are most of the first build and most of its noise).
-        auto header_writes = [](const report& r)
+        // A process writes its precompiled header(s) once whatever it builds: the counts of such
+        // writes per good cold pass, and the module work without them.
+        std::set<int> header_writes(const report& r)
         {
             std::set<int> counts;
             for (const auto& s : r.samples)
             {
                 if (s.ok())
                 {
-                    counts.insert(static_cast<int>(std::count_if(s.cold.module_loads.begin(),
-                                                                 s.cold.module_loads.end(),
+                    counts.insert(static_cast<int>(std::count_if(s.cold.module_loads.begin(), s.cold.module_loads.end(),
                                                                  [](const module_load& l) { return l.pch_ms.has_value(); })));
                 }
             }
             return counts;
-        };
-        auto work_without_headers = [](const report& r)
+        }
+
+        std::vector<double> work_without_headers(const report& r)
         {
             std::vector<double> v;
             for (const auto& s : r.samples)
@@ -688,81 +668,80 @@ namespace xwarp
                 }
             }
             return v;
-        };
-        const auto headers_before = header_writes(before);
-        const auto headers_after = header_writes(after);
-        clock_judgement module_clock;
-        if (headers_before.size() == 1 && headers_before == headers_after && *headers_before.begin() > 0)
-        {
-            module_clock = judge("cold_module_ms", make_stat(work_without_headers(before)), make_stat(work_without_headers(after)));
-            module_clock.note = "precompiled-header writes left out: both sides wrote " + std::to_string(*headers_before.begin())
-                                + " per cold pass";
-        }
-        else
-        {
-            module_clock = judge("cold_module_ms", before.result.cold_module_ms, after.result.cold_module_ms);
-        }
-        auto elapsed_clock = judge("compile_elapsed_ms", before.result.compile_elapsed_ms, after.result.compile_elapsed_ms);
-        auto warm_clock = judge("warm_module_ms", before.result.warm_module_ms, after.result.warm_module_ms);
-        c.clocks = {module_clock, elapsed_clock, warm_clock};
-        auto overlapped = [](const report& r)
-        {
-            return std::any_of(r.result.flags.begin(), r.result.flags.end(), [](const flag& f) { return f.id == "BUILDS_OVERLAPPED"; });
-        };
-        const clock_judgement* decide = &c.clocks[0];
-        auto flagged = [](const report& r, const char* id)
-        { return std::any_of(r.result.flags.begin(), r.result.flags.end(), [&](const flag& f) { return f.id == id; }); };
-        if (flagged(before, "CACHE_NOT_REUSED") || flagged(after, "CACHE_NOT_REUSED"))
-        {
-            decide = &c.clocks[2];
-            c.judged_on = "warm module work: a cache that was not reused shows in the warm pass, where cold wall - warm "
-                          "wall hides it";
-        }
-        else if (c.same_structure)
-        {
-            decide = &c.clocks[1];
-            c.judged_on = "compile elapsed: identities, hashes and generated source are identical, so a change in "
-                          "summed module work is contention, not compilation";
-        }
-        else if (overlapped(before) || overlapped(after))
-        {
-            decide = &c.clocks[1];
-            c.judged_on = "compile elapsed: builds overlapped, so summed module work overstates the time waited";
-        }
-        else
-        {
-            c.judged_on = "cold module work: builds were serial and the compiled structure changed";
         }
 
-        c.decided_by = decide->clock;
-
-        // Verdict, most fundamental problem first.
-        if (!not_comparable.empty())
+        bool flagged(const report& r, const char* id)
         {
-            c.verdict = "not-comparable";
-            c.reasons = not_comparable;
+            return std::any_of(r.result.flags.begin(), r.result.flags.end(), [&](const flag& f) { return f.id == id; });
         }
-        else
+
+        // The three clocks, and the one the verdict is decided on (with why, in judged_on). When
+        // both sides wrote as many headers in every sample, module work is judged without them
+        // (on the CPU they are most of the first build and most of its noise).
+        std::size_t judge_clocks(const report& before, const report& after, comparison& c)
+        {
+            const auto headers_before = header_writes(before);
+            const auto headers_after = header_writes(after);
+            clock_judgement module_clock;
+            if (headers_before.size() == 1 && headers_before == headers_after && *headers_before.begin() > 0)
+            {
+                module_clock = judge("cold_module_ms", make_stat(work_without_headers(before)),
+                                     make_stat(work_without_headers(after)));
+                module_clock.note = "precompiled-header writes left out: both sides wrote "
+                                    + std::to_string(*headers_before.begin()) + " per cold pass";
+            }
+            else
+            {
+                module_clock = judge("cold_module_ms", before.result.cold_module_ms, after.result.cold_module_ms);
+            }
+            c.clocks = {module_clock,
+                        judge("compile_elapsed_ms", before.result.compile_elapsed_ms, after.result.compile_elapsed_ms),
+                        judge("warm_module_ms", before.result.warm_module_ms, after.result.warm_module_ms)};
+            std::size_t decide = 0;
+            if (flagged(before, "CACHE_NOT_REUSED") || flagged(after, "CACHE_NOT_REUSED"))
+            {
+                decide = 2;
+                c.judged_on = "warm module work: a cache that was not reused shows in the warm pass, where cold wall - "
+                              "warm wall hides it";
+            }
+            else if (c.same_structure)
+            {
+                decide = 1;
+                c.judged_on = "compile elapsed: identities, hashes and generated source are identical, so a change in "
+                              "summed module work is contention, not compilation";
+            }
+            else if (flagged(before, "BUILDS_OVERLAPPED") || flagged(after, "BUILDS_OVERLAPPED"))
+            {
+                decide = 1;
+                c.judged_on = "compile elapsed: builds overlapped, so summed module work overstates the time waited";
+            }
+            else
+            {
+                c.judged_on = "cold module work: builds were serial and the compiled structure changed";
+            }
+            c.decided_by = c.clocks[decide].clock;
+            return decide;
+        }
+
+        // Failed samples, failed builds and a changed workload: what makes a comparison invalid.
+        std::vector<std::string> invalid_reasons(const report& before, const report& after, const comparison& c)
         {
             std::vector<std::string> invalid;
             for (const auto* side : {&before, &after})
             {
+                const std::string name = side == &before ? "before" : "after";
                 if (side->result.samples_ok < side->result.samples_total)
                 {
-                    invalid.push_back(std::string(side == &before ? "before" : "after") + ": "
-                                      + std::to_string(side->result.samples_total - side->result.samples_ok) + " of "
-                                      + std::to_string(side->result.samples_total) + " samples failed");
+                    invalid.push_back(name + ": " + std::to_string(side->result.samples_total - side->result.samples_ok)
+                                      + " of " + std::to_string(side->result.samples_total) + " samples failed");
                 }
                 for (const auto& s : side->samples)
                 {
-                    for (const auto& l : s.cold.module_loads)
+                    const auto failed = std::find_if(s.cold.module_loads.begin(), s.cold.module_loads.end(),
+                                                     [](const module_load& l) { return l.status == load_status::error; });
+                    if (failed != s.cold.module_loads.end())
                     {
-                        if (l.status == load_status::error)
-                        {
-                            invalid.push_back(std::string(side == &before ? "before" : "after") + ": module "
-                                              + l.module + " failed to build");
-                            break;
-                        }
+                        invalid.push_back(name + ": module " + failed->module + " failed to build");
                     }
                 }
             }
@@ -770,76 +749,125 @@ namespace xwarp
             {
                 invalid.insert(invalid.begin(), "the workload changed: " + c.workload.reason);
             }
-            if (!invalid.empty())
+            return invalid;
+        }
+
+        // Why an inconclusive verdict is so: how many samples would settle it, or why more cannot.
+        void inconclusive_reasons(const clock_judgement& d, comparison& c)
+        {
+            if (d.samples_needed)
             {
-                c.verdict = "invalid";
-                c.reasons = invalid;
+                c.reasons.push_back("about " + std::to_string(*d.samples_needed) + " samples a side would settle it (now "
+                                    + std::to_string(d.n_before) + " and " + std::to_string(d.n_after) + ")");
+                return;
             }
-            else if (c.workload.status == "unverified")
+            if (d.outcome != "within-noise")
             {
-                c.verdict = "unverified";
-                c.reasons.push_back("the workload cannot be verified: " + c.workload.reason
-                                    + "; no gain is credited without it");
+                return;
+            }
+            // The band is max(1% of the baseline, 2 x its MAD). Neither shrinks with more samples
+            // in expectation, but a MAD of two to four samples is itself noisy: one disturbed
+            // sample widens it, and more samples can narrow it again.
+            const int n = std::min(d.n_before, d.n_after);
+            const bool band_is_spread =
+                d.band_ms && d.before_median && *d.band_ms > noise_floor_fraction * std::fabs(*d.before_median);
+            if (band_is_spread && n < static_cast<int>(rank_test_min_samples))
+            {
+                c.reasons.push_back("the band is twice the spread of only " + std::to_string(n)
+                                    + " samples a side, which one disturbed sample widens: more samples (compare "
+                                      "--until-settled) can narrow it");
             }
             else
             {
-                const auto& d = *decide;
-                const std::string clock_name = d.clock == "compile_elapsed_ms" ? "compile elapsed"
-                                               : d.clock == "warm_module_ms"   ? "warm module work"
-                                                                               : "cold module work";
-                std::string detail = clock_name + " " + (d.delta_ms && *d.delta_ms < 0 ? "fell " : "rose ")
-                                     + format_ms(std::fabs(d.delta_ms.value_or(0.0)))
-                                     + (d.delta_pct ? " (" + format_fixed(*d.delta_pct, 1) + "%)" : "") + " against a noise band of "
-                                     + format_ms(d.band_ms.value_or(0.0))
-                                     + (d.p_value ? ", p = " + format_fixed(*d.p_value, 4) : "");
-                if (d.outcome == "improved" || d.outcome == "regressed")
+                c.reasons.push_back("more samples cannot credit a difference this small: the band (1% of the baseline, or "
+                                    "twice its spread when larger) does not shrink with more samples; reduce the noise (a "
+                                    "quieter machine) or measure a larger change");
+            }
+        }
+
+        // The verdict of a valid, verified comparison: the deciding clock's outcome.
+        void clock_verdict(std::size_t decide, comparison& c)
+        {
+            const auto& d = c.clocks[decide];
+            const std::string clock_name = d.clock == "compile_elapsed_ms" ? "compile elapsed"
+                                           : d.clock == "warm_module_ms"   ? "warm module work"
+                                                                           : "cold module work";
+            const std::string detail = clock_name + " " + (d.delta_ms && *d.delta_ms < 0 ? "fell " : "rose ")
+                                       + format_ms(std::fabs(d.delta_ms.value_or(0.0)))
+                                       + (d.delta_pct ? " (" + format_fixed(*d.delta_pct, 1) + "%)" : "")
+                                       + " against a noise band of " + format_ms(d.band_ms.value_or(0.0))
+                                       + (d.p_value ? ", p = " + format_fixed(*d.p_value, 4) : "");
+            if (d.outcome == "improved" || d.outcome == "regressed")
+            {
+                c.verdict = d.outcome;
+                c.reasons.push_back(detail);
+            }
+            else
+            {
+                c.verdict = "inconclusive";
+                c.reasons.push_back(detail + (d.outcome == "within-noise" ? ": inside the noise band"
+                                                                          : ": beyond the band but not significant"));
+                inconclusive_reasons(d, c);
+            }
+            for (std::size_t k = 0; k < c.clocks.size(); ++k)
+            {
+                const auto& other = c.clocks[k];
+                if (k != decide && other.clock != "warm_module_ms"
+                    && (other.outcome == "improved" || other.outcome == "regressed") && other.outcome != d.outcome)
                 {
-                    c.verdict = d.outcome;
-                    c.reasons.push_back(detail);
-                }
-                else
-                {
-                    c.verdict = "inconclusive";
-                    c.reasons.push_back(detail + (d.outcome == "within-noise" ? ": inside the noise band"
-                                                                              : ": beyond the band but not significant"));
-                    if (d.samples_needed)
-                    {
-                        c.reasons.push_back("about " + std::to_string(*d.samples_needed)
-                                            + " samples a side would settle it (now " + std::to_string(d.n_before)
-                                            + " and " + std::to_string(d.n_after) + ")");
-                    }
-                    else if (d.outcome == "within-noise")
-                    {
-                        // The band is max(1% of the baseline, 2 x its MAD). Neither shrinks with more
-                        // samples in expectation, but a MAD of two to four samples is itself noisy: one
-                        // disturbed sample widens it, and more samples can narrow it again.
-                        const int n = std::min(d.n_before, d.n_after);
-                        const bool band_is_spread = d.band_ms && d.before_median
-                                                    && *d.band_ms > noise_floor_fraction * std::fabs(*d.before_median);
-                        if (band_is_spread && n < static_cast<int>(rank_test_min_samples))
-                        {
-                            c.reasons.push_back("the band is twice the spread of only " + std::to_string(n)
-                                                + " samples a side, which one disturbed sample widens: more samples "
-                                                  "(compare --until-settled) can narrow it");
-                        }
-                        else
-                        {
-                            c.reasons.push_back("more samples cannot credit a difference this small: the band (1% of "
-                                                "the baseline, or twice its spread when larger) does not shrink with "
-                                                "more samples; reduce the noise (a quieter machine) or measure a "
-                                                "larger change");
-                        }
-                    }
-                }
-                for (const auto& other : c.clocks)
-                {
-                    if (&other != decide && other.clock != "warm_module_ms"
-                        && (other.outcome == "improved" || other.outcome == "regressed") && other.outcome != d.outcome)
-                    {
-                        c.notes.push_back("another clock (" + other.clock + ") " + other.outcome);
-                    }
+                    c.notes.push_back("another clock (" + other.clock + ") " + other.outcome);
                 }
             }
+        }
+    }
+
+    comparison compare_analyzed(const report& before, const report& after, const std::string& before_name,
+                                const std::string& after_name)
+    {
+        require_comparable(before, before_name);
+        require_comparable(after, after_name);
+        comparison c;
+        c.created_utc = utc_timestamp();
+        c.before = side_of(before, before_name);
+        c.after = side_of(after, after_name);
+        const run_result& b = first_good(before)->cold;
+        const run_result& a = first_good(after)->cold;
+        const std::vector<std::string> not_comparable = comparability(before, after, c);
+        c.workload = check_workload(b, a);
+        const auto hb = hashes_by_module(b);
+        const auto ha = hashes_by_module(a);
+        hash_receipts(hb, ha, c);
+        c.structure = {
+            {"identities", before.result.identity_count.median, after.result.identity_count.median},
+            {"modules", static_cast<double>(hb.size()), static_cast<double>(ha.size())},
+            {"builds (compiled loads)", count_if_loads(b, load_status::compiled), count_if_loads(a, load_status::compiled)},
+            {"generated source bytes", before.result.source_bytes.median, after.result.source_bytes.median},
+            {"LTO artifacts", before.result.lto_artifacts.median, after.result.lto_artifacts.median},
+            {"launches", static_cast<double>(b.launch_total), static_cast<double>(a.launch_total)},
+        };
+        c.same_structure = same_identities(b, a) && before.result.source_bytes.median == after.result.source_bytes.median;
+        c.option_checks = check_options(b, a, c.receipts);
+        const std::size_t decide = judge_clocks(before, after, c);
+        // Verdict, most fundamental problem first.
+        std::vector<std::string> invalid;
+        if (!not_comparable.empty())
+        {
+            c.verdict = "not-comparable";
+            c.reasons = not_comparable;
+        }
+        else if (!(invalid = invalid_reasons(before, after, c)).empty())
+        {
+            c.verdict = "invalid";
+            c.reasons = invalid;
+        }
+        else if (c.workload.status == "unverified")
+        {
+            c.verdict = "unverified";
+            c.reasons.push_back("the workload cannot be verified: " + c.workload.reason + "; no gain is credited without it");
+        }
+        else
+        {
+            clock_verdict(decide, c);
         }
         for (const auto& oc : c.option_checks)
         {

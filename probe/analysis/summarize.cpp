@@ -296,474 +296,459 @@ namespace xwarp
         }
     }
 
-    void summarize_figures(report& r, summary_scope scope)
+    namespace
     {
-        summary s;
-        s.samples_total = static_cast<int>(r.samples.size());
-        std::vector<const sample*> good;
-        for (const auto& smp : r.samples)
+        // What summarize_figures makes, a step at a time: the good samples (and why the others
+        // failed), every load counted by identity, the statistics and where each figure came
+        // from, the flags, and with the whole scope the tables by identity.
+        class figures
         {
-            if (smp.ok())
+            // Modules that loaded under several identities, gathered as the loads are counted,
+            // by identity index: looked up again by their strings, a report of 100,000
+            // identities hashed every load's strings twice more. A group's members are few
+            // (one per hash it loaded under): a list, not a map of lists (an allocation more per
+            // module); its block_dims are its members', in first-seen order.
+            struct group_acc
             {
-                good.push_back(&smp);
-            }
-            else
+                std::vector<std::pair<int, std::size_t>> members;  // (block_dim, identity), first-seen, each once
+                bool sets_known = true;
+            };
+            // keyed by views of the loads' (module, device), which outlive these tables
+            using module_device = std::pair<std::string_view, std::string_view>;
+
+        public:
+            figures(report& r, summary_scope scope) : m_r(r), m_tables(scope == summary_scope::whole) {}
+
+            void make()
             {
-                std::string why;
-                if (!smp.cold.ok())
+                split_samples();
+                if (!m_s.valid)
                 {
-                    why = "cold pass " + describe_failure(smp.cold, r.run_settings.timeout_s);
+                    if (m_s.samples_total > 0)
+                    {
+                        m_s.flags.push_back({"ALL_SAMPLES_FAILED",
+                                             "every sample failed: there is no measurement (see the warnings and the "
+                                             "command's output)"});
+                    }
+                    m_r.result = std::move(m_s);
+                    return;
                 }
-                else if (!smp.warm)
+                if (m_tables)
                 {
-                    why = "no warm pass was recorded";
+                    // The first sample's loads bound its identities: sized once, the tables are
+                    // not copied as they grow (grown by doubling, the old and the new were held
+                    // together).
+                    const std::size_t loads = m_good.front()->cold.module_loads.size();
+                    m_group_index.reserve(loads);
+                    m_groups.reserve(loads);
+                    m_ident.reserve(loads);
+                    m_group_of.reserve(loads);
+                    m_first_load_of.reserve(loads);
+                }
+                // sized for the first sample's loads: grown by doubling, a table of 100,000
+                // identities was walked again at every growth
+                m_index_of.reserve(m_good.front()->cold.module_loads.size());
+                for (std::size_t gi = 0; gi < m_good.size(); ++gi)
+                {
+                    count_sample(gi);
+                }
+                // The two hash tables are done with: freed now, before the tables the summary
+                // keeps are made, those take the holes instead of leaving them between them (at
+                // 10,000 identities the diagnosis then grew the heap by 0.7 MB more).
+                release(m_index_of);
+                release(m_group_index);
+                statistics();
+                sources();
+                flags();
+                if (m_tables)
+                {
+                    identity_tables();
+                    rebuilt_groups();
+                    launches_per_kernel();
+                }
+                m_r.result = std::move(m_s);
+            }
+
+        private:
+            // The good samples; a warning for each other one, and every pass's notes.
+            void split_samples()
+            {
+                m_s.samples_total = static_cast<int>(m_r.samples.size());
+                for (const auto& smp : m_r.samples)
+                {
+                    if (smp.ok())
+                    {
+                        m_good.push_back(&smp);
+                    }
+                    else
+                    {
+                        std::string why;
+                        if (!smp.cold.ok())
+                        {
+                            why = "cold pass " + describe_failure(smp.cold, m_r.run_settings.timeout_s);
+                        }
+                        else if (!smp.warm)
+                        {
+                            why = "no warm pass was recorded";
+                        }
+                        else
+                        {
+                            why = "warm pass " + describe_failure(*smp.warm, m_r.run_settings.timeout_s);
+                        }
+                        m_s.warnings.push_back("sample " + std::to_string(smp.index) + ": " + why);
+                    }
+                    for (const auto* run : {&smp.cold, smp.warm ? &*smp.warm : nullptr})
+                    {
+                        if (!run)
+                        {
+                            continue;
+                        }
+                        for (const auto& n : run->notes)
+                        {
+                            add_unique(m_s.warnings, n);
+                        }
+                    }
+                }
+                m_s.samples_ok = static_cast<int>(m_good.size());
+                m_s.valid = !m_good.empty();
+                if (m_s.valid && m_s.samples_ok < m_s.samples_total)
+                {
+                    m_s.warnings.insert(m_s.warnings.begin(),
+                                        std::to_string(m_s.samples_total - m_s.samples_ok) + " of "
+                                            + std::to_string(m_s.samples_total) + " samples failed; statistics use the "
+                                            + std::to_string(m_s.samples_ok) + " good one(s)");
+                }
+            }
+
+            // One good sample's clocks and counts.
+            void count_figures(const sample& smp)
+            {
+                const run_result& cold = smp.cold;
+                const run_result& warm = *smp.warm;
+                m_cold_wall.push_back(cold.wall_ms);
+                m_warm_wall.push_back(warm.wall_ms);
+                const double el = cold.wall_ms - warm.wall_ms;
+                m_elapsed.push_back(el);
+                const double cm = sum_work(cold);
+                m_cold_mod.push_back(cm);
+                m_warm_mod.push_back(sum_work(warm));
+                double nat = 0.0;
+                double bytes = 0.0;
+                bool have_bytes = false;
+                for (const auto& l : cold.module_loads)
+                {
+                    nat += l.native_ms.value_or(0.0);
+                    if (l.source_bytes)
+                    {
+                        bytes += static_cast<double>(*l.source_bytes);
+                        have_bytes = true;
+                    }
+                    (l.warp_ms ? m_with_warp_ms : m_without_warp_ms)++;
+                    if (l.native_ms)
+                    {
+                        (l.source == "log" ? m_native_log : m_native_hook) = true;
+                    }
+                }
+                m_native.push_back(nat);
+                std::string no_overlap;
+                if (auto o = overlap_of(cold, no_overlap))
+                {
+                    m_overlap.push_back(*o);
+                }
+                else if (m_s.overlap_note.empty())
+                {
+                    m_s.overlap_note = no_overlap;
+                }
+                // Compile elapsed misses builds the warm pass repeats (a cache thrown away), and
+                // module work over-counts parallel builds: take the larger, capped at the wall.
+                m_share.push_back(cold.wall_ms > 0 ? std::max(el, std::min(cm, cold.wall_ms)) / cold.wall_ms : 0.0);
+                m_src.push_back(have_bytes ? bytes : static_cast<double>(cold.cache.source_bytes));
+                m_lto.push_back(static_cast<double>(cold.cache.lto_files));
+                m_launches.push_back(static_cast<double>(cold.launch_total));
+                m_load_sources.insert(cold.load_source);
+                m_any_process = m_any_process || !cold.processes.empty();
+                for (const auto& p : cold.processes)
+                {
+                    m_launch_hook = m_launch_hook || field_or(p.hooks, "launch", false);
+                }
+                if (cold.cache.lto_files > 0)
+                {
+                    m_any_lto = true;
+                    m_lto_work += cm;
+                    m_lto_native += nat;
+                }
+                if (std::any_of(warm.module_loads.begin(), warm.module_loads.end(),
+                                [](const module_load& l) { return l.status == load_status::compiled; }))
+                {
+                    ++m_warm_compiled_samples;
+                }
+            }
+
+            // A load's identity (and with the tables, its module's group), added when new.
+            std::size_t identity_of(const module_load& l, std::size_t& known)
+            {
+                const auto [at, added] = m_index_of.try_emplace(key_of(l), known);
+                const std::size_t i = at->second;
+                known += added ? 1 : 0;
+                if (!m_tables)
+                {
+                    return i;
+                }
+                const auto [group_at, new_group] =
+                    m_group_index.try_emplace(module_device{l.module, l.device}, m_groups.size());
+                if (new_group)
+                {
+                    m_groups.emplace_back();
+                }
+                group_acc& g = m_groups[group_at->second];
+                if (added)
+                {
+                    m_group_of.push_back(group_at->second);
+                    identity id;
+                    id.module = l.module;
+                    id.hash = l.hash;
+                    id.device = l.device;
+                    id.block_dim = l.block_dim;
+                    id.status = to_string(l.status);
+                    id.kernels = l.snapshot ? static_cast<int>(l.snapshot->kernels.size()) : -1;
+                    id.builds = 0;
+                    m_ident.push_back(std::move(id));
+                    m_first_load_of.push_back(&l);
+                }
+                add_unique(g.members, std::pair<int, std::size_t>(l.block_dim.value_or(-1), i));
+                g.sets_known = g.sets_known && l.snapshot.has_value();
+                return i;
+            }
+
+            void count_sample(std::size_t gi)
+            {
+                const sample& smp = *m_good[gi];
+                count_figures(smp);
+                std::vector<char> in_here;  // by identity index
+                std::vector<double> here_ms;
+                std::vector<int> here_builds;
+                std::vector<std::size_t> here;  // the identities this pass loaded
+                for (const auto& l : smp.cold.module_loads)
+                {
+                    const std::size_t i = identity_of(l, m_known);
+                    if (in_here.size() < m_known)
+                    {
+                        in_here.resize(m_known, 0);
+                        here_ms.resize(m_known, 0.0);
+                        here_builds.resize(m_known, 0);
+                    }
+                    if (!in_here[i])
+                    {
+                        in_here[i] = 1;
+                        here.push_back(i);
+                    }
+                    here_ms[i] += l.work_ms();
+                    here_builds[i] += l.status == load_status::compiled ? 1 : 0;
+                }
+                here_ms.resize(m_known, 0.0);
+                in_here.resize(m_known, 0);
+                for (const std::size_t i : here)
+                {
+                    if (m_tables)
+                    {
+                        m_ident[i].samples_seen++;
+                        if (gi == 0)
+                        {
+                            m_ident[i].builds = here_builds[i];
+                        }
+                    }
+                }
+                std::sort(here.begin(), here.end());
+                if (gi == 0)
+                {
+                    m_first_sample_ids = here;
+                }
+                else if (here != m_first_sample_ids)
+                {
+                    m_consistent = false;
+                }
+                m_ids.push_back(static_cast<double>(here.size()));
+                m_s.identities_per_sample.push_back(static_cast<int>(here.size()));
+                m_ms_by_sample.push_back(std::move(here_ms));
+                m_seen_by_sample.push_back(std::move(in_here));
+            }
+
+            void statistics()
+            {
+                m_s.cold_wall_ms = make_stat(m_cold_wall);
+                m_s.warm_wall_ms = make_stat(m_warm_wall);
+                m_s.compile_elapsed_ms = make_stat(m_elapsed);
+                m_s.cold_module_ms = make_stat(m_cold_mod);
+                m_s.warm_module_ms = make_stat(m_warm_mod);
+                m_s.native_ms = make_stat(m_native);
+                m_s.overlap_factor = make_stat(m_overlap);
+                if (!m_overlap.empty())
+                {
+                    m_s.overlap_note.clear();
+                }
+                m_s.identity_count = make_stat(m_ids);
+                m_s.source_bytes = make_stat(m_src);
+                m_s.lto_artifacts = make_stat(m_lto);
+                m_s.launch_count = make_stat(m_launches);
+                m_s.compile_share = make_stat(m_share);
+                m_s.identities_consistent = m_consistent;
+            }
+
+            // Where the figures came from: the shim's hooks, Warp's log, or both.
+            void sources()
+            {
+                m_s.load_source = m_load_sources.size() == 1 ? *m_load_sources.begin() : "mixed";
+                if (m_s.load_source == "log")
+                {
+                    m_s.module_ms_source = "log";
+                }
+                else if (m_without_warp_ms == 0)
+                {
+                    m_s.module_ms_source = "warp-timer";
+                }
+                else if (m_with_warp_ms == 0)
+                {
+                    m_s.module_ms_source = "wrapper";
                 }
                 else
                 {
-                    why = "warm pass " + describe_failure(*smp.warm, r.run_settings.timeout_s);
+                    m_s.module_ms_source = "mixed";
                 }
-                s.warnings.push_back("sample " + std::to_string(smp.index) + ": " + why);
+                m_s.native_ms_source = m_native_hook ? (m_native_log ? "mixed" : "hook") : (m_native_log ? "log" : "none");
             }
-            for (const auto* run : {&smp.cold, smp.warm ? &*smp.warm : nullptr})
+
+            void flags()
             {
-                if (run)
+                auto& s = m_s;
+                const double med_cold_mod = s.cold_module_ms.median.value_or(0.0);
+                const double med_warm_mod = s.warm_module_ms.median.value_or(0.0);
+                if (m_warm_compiled_samples > 0 || (med_cold_mod > 0 && med_warm_mod > warm_reuse_threshold * med_cold_mod))
                 {
-                    for (const auto& n : run->notes)
+                    std::string why = m_warm_compiled_samples > 0
+                                          ? std::to_string(m_warm_compiled_samples) + " warm pass(es) compiled modules again"
+                                          : "warm module work is " + format_fixed(100.0 * med_warm_mod / med_cold_mod, 0)
+                                                + "% of cold";
+                    s.flags.push_back({"CACHE_NOT_REUSED", "the warm pass did not reuse the cache the cold pass filled: " + why});
+                }
+                if (s.overlap_factor.median && *s.overlap_factor.median > overlap_flag_threshold)
+                {
+                    s.flags.push_back({"BUILDS_OVERLAPPED",
+                                       "summed build time is " + format_fixed(*s.overlap_factor.median, 2)
+                                           + "x the time during which a build ran: builds ran in parallel, judge changes "
+                                             "on compile elapsed"});
+                }
+                if (!m_any_process)
+                {
+                    s.flags.push_back({"NO_WARP_PROCESS", "no process imported Warp under the shim: nothing was recorded"});
+                }
+                else if (s.launch_count.median.value_or(0.0) == 0.0)
+                {
+                    s.flags.push_back({"NO_LAUNCHES", m_launch_hook
+                                                          ? "no kernel launches were recorded: compare cannot verify the workload"
+                                                          : "the launch hook was not installed: launches were not recorded"});
+                }
+                if (s.compile_share.median && *s.compile_share.median < small_share_threshold)
+                {
+                    s.flags.push_back({"COMPILE_SMALL_SHARE",
+                                       "compilation is a small share of wall time: "
+                                           + format_fixed(100.0 * *s.compile_share.median, 1) + "% of the cold run ("
+                                           + seconds(std::max(0.0, s.compile_elapsed_ms.median.value_or(0.0))) + " of "
+                                           + seconds(s.cold_wall_ms.median.value_or(0.0)) + "); the time goes elsewhere"});
+                }
+                if (m_any_lto && m_lto_work > 0 && (m_lto_work - m_lto_native) / m_lto_work > link_dominated_threshold)
+                {
+                    s.flags.push_back({"LINK_DOMINATED",
+                                       "LTO artifacts were built and "
+                                           + format_fixed(100.0 * (m_lto_work - m_lto_native) / m_lto_work, 0)
+                                           + "% of module work was outside the NVRTC compile (MathDx LTO generation)"});
+                }
+                if (!m_consistent)
+                {
+                    s.flags.push_back({"SAMPLES_DISAGREE", "the samples did not load the same module identities; see "
+                                                           "identities seen in fewer samples than ran"});
+                }
+            }
+
+            // The identities heaviest first (ties in first-seen order), each with the median of
+            // its ms over the samples that loaded it, and each module's totals in the order its
+            // heaviest identity comes; a module is its identities' group.
+            void identity_tables()
+            {
+                m_ms_of.resize(m_ident.size());
+                std::vector<double> per_sample;
+                for (std::size_t i = 0; i < m_ident.size(); ++i)
+                {
+                    per_sample.clear();
+                    for (std::size_t gi = 0; gi < m_ms_by_sample.size(); ++gi)
                     {
-                        add_unique(s.warnings, n);
+                        if (i < m_seen_by_sample[gi].size() && m_seen_by_sample[gi][i])
+                        {
+                            per_sample.push_back(m_ms_by_sample[gi][i]);
+                        }
                     }
+                    m_ms_of[i] = median(per_sample).value_or(0.0);
                 }
-            }
-        }
-        s.samples_ok = static_cast<int>(good.size());
-        s.valid = !good.empty();
-        if (s.valid && s.samples_ok < s.samples_total)
-        {
-            s.warnings.insert(s.warnings.begin(),
-                              std::to_string(s.samples_total - s.samples_ok) + " of " + std::to_string(s.samples_total)
-                                  + " samples failed; statistics use the " + std::to_string(s.samples_ok)
-                                  + " good one(s)");
-        }
-        if (!s.valid)
-        {
-            if (s.samples_total > 0)
-            {
-                s.flags.push_back({"ALL_SAMPLES_FAILED",
-                                   "every sample failed: there is no measurement (see the warnings and the "
-                                   "command's output)"});
-            }
-            r.result = std::move(s);
-            return;
-        }
-
-        std::vector<double> cold_wall, warm_wall, elapsed, cold_mod, warm_mod, native, overlap, ids, src, lto,
-            launches, share;
-        // Each identity is looked up once per load, for its index in first-seen order; what is
-        // known of it is kept in vectors by that index (a hash table per figure made a report of
-        // 100,000 identities hash and compare every load's strings half a dozen times).
-        std::unordered_map<identity_key, std::size_t, tuple_hash> index_of;
-        // sized for the first sample's loads: grown by doubling, a table of 100,000 identities
-        // was walked again at every growth
-        index_of.reserve(good.empty() ? 0 : good.front()->cold.module_loads.size());
-        std::vector<identity> ident;                      // first-seen order
-        std::vector<std::vector<double>> ms_by_sample;    // per good sample, by identity index
-        std::vector<std::vector<char>> seen_by_sample;    // per good sample: which identities it loaded
-        std::vector<const module_load*> first_load_of;    // the first cold load of each
-        std::vector<std::size_t> first_sample_ids;        // sorted
-        bool consistent = true;
-        int warm_compiled_samples = 0;
-        bool any_lto = false;
-        double lto_work = 0.0;
-        double lto_native = 0.0;
-        std::set<std::string> load_sources;
-        int with_warp_ms = 0;
-        int without_warp_ms = 0;
-        bool native_hook = false;
-        bool native_log = false;
-        bool any_process = false;
-        bool launch_hook = false;
-
-        // Modules that loaded under several identities: per (module, device), split into hash
-        // churn (several hashes at one block_dim) and block_dim spread (several block_dims).
-        // Gathered as the loads are counted, by identity index: looked up again by their
-        // strings, a report of 100,000 identities hashed every load's strings twice more.
-        // A group's members are few (one per hash it loaded under): a list, not a map of lists
-        // (an allocation more per module); its block_dims are its members', in first-seen order.
-        struct group_acc
-        {
-            std::vector<std::pair<int, std::size_t>> members;  // (block_dim, identity), first-seen, each once
-            bool sets_known = true;
-        };
-        // keyed by views of the loads' (module, device), which outlive these tables
-        using module_device = std::pair<std::string_view, std::string_view>;
-        std::unordered_map<module_device, std::size_t, tuple_hash> group_index;
-        std::vector<group_acc> groups;          // first-seen order
-        std::vector<std::size_t> group_of;      // by identity index: its (module, device) group
-
-        // The figures count identities and compare samples by them; only the tables hold what
-        // each one is, and the groups only feed the tables.
-        const bool tables = scope == summary_scope::whole;
-        std::size_t known = 0;  // identities seen so far (ident holds them when the tables are made)
-        if (tables)
-        {
-            // The first sample's loads bound its identities: sized once, the tables are not
-            // copied as they grow (grown by doubling, the old and the new were held together).
-            const std::size_t loads = good.front()->cold.module_loads.size();
-            group_index.reserve(loads);
-            groups.reserve(loads);
-            ident.reserve(loads);
-            group_of.reserve(loads);
-            first_load_of.reserve(loads);
-        }
-
-        for (std::size_t gi = 0; gi < good.size(); ++gi)
-        {
-            const sample& smp = *good[gi];
-            const run_result& cold = smp.cold;
-            const run_result& warm = *smp.warm;
-            cold_wall.push_back(cold.wall_ms);
-            warm_wall.push_back(warm.wall_ms);
-            const double el = cold.wall_ms - warm.wall_ms;
-            elapsed.push_back(el);
-            const double cm = sum_work(cold);
-            cold_mod.push_back(cm);
-            const double wm = sum_work(warm);
-            warm_mod.push_back(wm);
-            double nat = 0.0;
-            double bytes = 0.0;
-            bool have_bytes = false;
-            for (const auto& l : cold.module_loads)
-            {
-                nat += l.native_ms.value_or(0.0);
-                if (l.source_bytes)
+                release(m_ms_by_sample);
+                release(m_seen_by_sample);
+                std::vector<std::size_t> by_time(m_ident.size());
+                std::iota(by_time.begin(), by_time.end(), std::size_t{0});
+                std::stable_sort(by_time.begin(), by_time.end(), [&](std::size_t a, std::size_t b) { return m_ms_of[a] > m_ms_of[b]; });
+                m_s.identities.reserve(m_ident.size());
+                m_s.modules.reserve(m_groups.size());
+                m_builds_of.resize(m_ident.size());
+                constexpr std::size_t none = static_cast<std::size_t>(-1);
+                std::vector<std::size_t> module_of_group(m_groups.size(), none);
+                for (const std::size_t i : by_time)
                 {
-                    bytes += static_cast<double>(*l.source_bytes);
-                    have_bytes = true;
-                }
-                (l.warp_ms ? with_warp_ms : without_warp_ms)++;
-                if (l.native_ms)
-                {
-                    (l.source == "log" ? native_log : native_hook) = true;
-                }
-            }
-            native.push_back(nat);
-            std::string no_overlap;
-            if (auto o = overlap_of(cold, no_overlap))
-            {
-                overlap.push_back(*o);
-            }
-            else if (s.overlap_note.empty())
-            {
-                s.overlap_note = no_overlap;
-            }
-            // Compile elapsed misses builds the warm pass repeats (a cache thrown away), and
-            // module work over-counts parallel builds: take the larger, capped at the wall.
-            share.push_back(cold.wall_ms > 0 ? std::max(el, std::min(cm, cold.wall_ms)) / cold.wall_ms : 0.0);
-            src.push_back(have_bytes ? bytes : static_cast<double>(cold.cache.source_bytes));
-            lto.push_back(static_cast<double>(cold.cache.lto_files));
-            launches.push_back(static_cast<double>(cold.launch_total));
-            load_sources.insert(cold.load_source);
-            any_process = any_process || !cold.processes.empty();
-            for (const auto& p : cold.processes)
-            {
-                launch_hook = launch_hook || field_or(p.hooks, "launch", false);
-            }
-            if (cold.cache.lto_files > 0)
-            {
-                any_lto = true;
-                lto_work += cm;
-                lto_native += nat;
-            }
-            if (std::any_of(warm.module_loads.begin(),
-                            warm.module_loads.end(),
-                            [](const module_load& l) { return l.status == load_status::compiled; }))
-            {
-                ++warm_compiled_samples;
-            }
-
-            std::vector<char> in_here;       // by identity index
-            std::vector<double> here_ms;
-            std::vector<int> here_builds;
-            std::vector<std::size_t> here;   // the identities this pass loaded
-            for (const auto& l : cold.module_loads)
-            {
-                const auto [at, added] = index_of.try_emplace(key_of(l), known);
-                const std::size_t i = at->second;
-                known += added ? 1 : 0;
-                if (tables)
-                {
-                    const auto [group_at, new_group] = group_index.try_emplace(module_device{l.module, l.device}, groups.size());
-                    if (new_group)
+                    m_builds_of[i] = m_ident[i].builds;
+                    identity id = std::move(m_ident[i]);
+                    id.ms = m_ms_of[i];
+                    std::size_t& m = module_of_group[m_group_of[i]];
+                    if (m == none)
                     {
-                        groups.emplace_back();
+                        m = m_s.modules.size();
+                        m_s.modules.push_back({id.module, id.device, 0, 0, 0.0});
                     }
-                    group_acc& g = groups[group_at->second];
-                    if (added)
-                    {
-                        group_of.push_back(group_at->second);
-                        identity id;
-                        id.module = l.module;
-                        id.hash = l.hash;
-                        id.device = l.device;
-                        id.block_dim = l.block_dim;
-                        id.status = to_string(l.status);
-                        id.kernels = l.snapshot ? static_cast<int>(l.snapshot->kernels.size()) : -1;
-                        id.builds = 0;
-                        ident.push_back(std::move(id));
-                        first_load_of.push_back(&l);
-                    }
-                    add_unique(g.members, std::pair<int, std::size_t>(l.block_dim.value_or(-1), i));
-                    g.sets_known = g.sets_known && l.snapshot.has_value();
+                    m_s.modules[m].identities++;
+                    m_s.modules[m].builds += id.builds;
+                    m_s.modules[m].ms += id.ms;
+                    m_s.identities.push_back(std::move(id));
                 }
-                if (in_here.size() < known)
-                {
-                    in_here.resize(known, 0);
-                    here_ms.resize(known, 0.0);
-                    here_builds.resize(known, 0);
-                }
-                if (!in_here[i])
-                {
-                    in_here[i] = 1;
-                    here.push_back(i);
-                }
-                here_ms[i] += l.work_ms();
-                if (l.status == load_status::compiled)
-                {
-                    here_builds[i]++;
-                }
+                release(m_ident);  // each moved into the summary's list; the groups read m_builds_of
+                std::stable_sort(m_s.modules.begin(), m_s.modules.end(),
+                                 [](const module_total& a, const module_total& b) { return a.ms > b.ms; });
             }
-            here_ms.resize(known, 0.0);
-            in_here.resize(known, 0);
-            for (const std::size_t i : here)
-            {
-                if (tables)
-                {
-                    ident[i].samples_seen++;
-                    if (gi == 0)
-                    {
-                        ident[i].builds = here_builds[i];
-                    }
-                }
-            }
-            std::sort(here.begin(), here.end());
-            if (gi == 0)
-            {
-                first_sample_ids = here;
-            }
-            else if (here != first_sample_ids)
-            {
-                consistent = false;
-            }
-            ids.push_back(static_cast<double>(here.size()));
-            s.identities_per_sample.push_back(static_cast<int>(here.size()));
-            ms_by_sample.push_back(std::move(here_ms));
-            seen_by_sample.push_back(std::move(in_here));
-        }
 
-        // The two hash tables are done with: freed now, before the tables the summary keeps are
-        // made, those take the holes instead of leaving them between them (at 10,000 identities
-        // the diagnosis then grew the heap by 0.7 MB more).
-        release(index_of);
-        release(group_index);
-        s.cold_wall_ms = make_stat(cold_wall);
-        s.warm_wall_ms = make_stat(warm_wall);
-        s.compile_elapsed_ms = make_stat(elapsed);
-        s.cold_module_ms = make_stat(cold_mod);
-        s.warm_module_ms = make_stat(warm_mod);
-        s.native_ms = make_stat(native);
-        s.overlap_factor = make_stat(overlap);
-        if (!overlap.empty())
-        {
-            s.overlap_note.clear();
-        }
-        s.identity_count = make_stat(ids);
-        s.source_bytes = make_stat(src);
-        s.lto_artifacts = make_stat(lto);
-        s.launch_count = make_stat(launches);
-        s.compile_share = make_stat(share);
-        s.identities_consistent = consistent;
-
-        // Sources of the figures.
-        if (load_sources.size() == 1)
-        {
-            s.load_source = *load_sources.begin();
-        }
-        else
-        {
-            s.load_source = "mixed";
-        }
-        if (s.load_source == "log")
-        {
-            s.module_ms_source = "log";
-        }
-        else if (without_warp_ms == 0)
-        {
-            s.module_ms_source = "warp-timer";
-        }
-        else if (with_warp_ms == 0)
-        {
-            s.module_ms_source = "wrapper";
-        }
-        else
-        {
-            s.module_ms_source = "mixed";
-        }
-        s.native_ms_source = native_hook ? (native_log ? "mixed" : "hook") : (native_log ? "log" : "none");
-
-        // Flags.
-        const double med_cold_mod = s.cold_module_ms.median.value_or(0.0);
-        const double med_warm_mod = s.warm_module_ms.median.value_or(0.0);
-        if (warm_compiled_samples > 0 || (med_cold_mod > 0 && med_warm_mod > warm_reuse_threshold * med_cold_mod))
-        {
-            std::string why = warm_compiled_samples > 0
-                                  ? std::to_string(warm_compiled_samples) + " warm pass(es) compiled modules again"
-                                  : "warm module work is " + format_fixed(100.0 * med_warm_mod / med_cold_mod, 0)
-                                        + "% of cold";
-            s.flags.push_back({"CACHE_NOT_REUSED",
-                               "the warm pass did not reuse the cache the cold pass filled: " + why});
-        }
-        if (s.overlap_factor.median && *s.overlap_factor.median > overlap_flag_threshold)
-        {
-            s.flags.push_back({"BUILDS_OVERLAPPED",
-                               "summed build time is " + format_fixed(*s.overlap_factor.median, 2)
-                                   + "x the time during which a build ran: builds ran in parallel, judge changes on "
-                                     "compile elapsed"});
-        }
-        if (!any_process)
-        {
-            s.flags.push_back({"NO_WARP_PROCESS",
-                               "no process imported Warp under the shim: nothing was recorded"});
-        }
-        else if (s.launch_count.median.value_or(0.0) == 0.0)
-        {
-            s.flags.push_back({"NO_LAUNCHES",
-                               launch_hook ? "no kernel launches were recorded: compare cannot verify the workload"
-                                           : "the launch hook was not installed: launches were not recorded"});
-        }
-        if (s.compile_share.median && *s.compile_share.median < small_share_threshold)
-        {
-            s.flags.push_back({"COMPILE_SMALL_SHARE",
-                               "compilation is a small share of wall time: "
-                                   + format_fixed(100.0 * *s.compile_share.median, 1) + "% of the cold run ("
-                                   + seconds(std::max(0.0, s.compile_elapsed_ms.median.value_or(0.0))) + " of "
-                                   + seconds(s.cold_wall_ms.median.value_or(0.0))
-                                   + "); the time goes elsewhere"});
-        }
-        if (any_lto && lto_work > 0 && (lto_work - lto_native) / lto_work > link_dominated_threshold)
-        {
-            s.flags.push_back({"LINK_DOMINATED",
-                               "LTO artifacts were built and " + format_fixed(100.0 * (lto_work - lto_native) / lto_work, 0)
-                                   + "% of module work was outside the NVRTC compile (MathDx LTO generation)"});
-        }
-        if (!consistent)
-        {
-            s.flags.push_back({"SAMPLES_DISAGREE",
-                               "the samples did not load the same module identities; see identities seen in "
-                               "fewer samples than ran"});
-        }
-        if (!tables)
-        {
-            r.result = std::move(s);
-            return;
-        }
-
-        // The tables by identity: the identities heaviest first, each module's totals, the
-        // groups that rebuilt (with why each hash gave way to the next), launches per kernel.
-        s.identities.reserve(ident.size());
-        std::vector<double> ms_of(ident.size());  // by identity index: the median over the samples that loaded it
-        {
-            std::vector<double> per_sample;
-            for (std::size_t i = 0; i < ident.size(); ++i)
+            // Several hashes at one block_dim: hash churn, with why each hash gave way to the next
+            // (from their first loads' content snapshots).
+            void churn_group(const std::vector<std::size_t>& members, int bd, const group_acc& g)
             {
-                per_sample.clear();
-                for (std::size_t gi = 0; gi < ms_by_sample.size(); ++gi)
+                rebuild_group rg;
+                rg.module = m_first_load_of[members.front()]->module;  // shared, not copied
+                rg.device = m_first_load_of[members.front()]->device;
+                rg.kind = "hash-churn";
+                rg.block_dims = {bd};
+                rg.kernel_sets_known = g.sets_known;
+                for (const std::size_t i : members)
                 {
-                    if (i < seen_by_sample[gi].size() && seen_by_sample[gi][i])
-                    {
-                        per_sample.push_back(ms_by_sample[gi][i]);
-                    }
+                    rg.hashes.push_back(m_first_load_of[i]->hash);
+                    rg.ms += m_ms_of[i];
+                    rg.builds += m_builds_of[i];
                 }
-                ms_of[i] = median(per_sample).value_or(0.0);
-            }
-            release(ms_by_sample);
-            release(seen_by_sample);
-        }
-        // The identities by time, heaviest first (ties in first-seen order), and each module's
-        // totals in the order its heaviest identity comes; a module is its identities' group.
-        std::vector<std::size_t> by_time(ident.size());
-        std::iota(by_time.begin(), by_time.end(), std::size_t{0});
-        std::stable_sort(by_time.begin(), by_time.end(), [&](std::size_t a, std::size_t b) { return ms_of[a] > ms_of[b]; });
-        s.modules.reserve(groups.size());
-        std::vector<int> builds_of(ident.size());  // by identity index
-        {
-            constexpr std::size_t none = static_cast<std::size_t>(-1);
-            std::vector<std::size_t> module_of_group(groups.size(), none);
-            for (const std::size_t i : by_time)
-            {
-                builds_of[i] = ident[i].builds;
-                identity id = std::move(ident[i]);
-                id.ms = ms_of[i];
-                std::size_t& m = module_of_group[group_of[i]];
-                if (m == none)
+                for (std::size_t k = 0; k + 1 < members.size(); ++k)
                 {
-                    m = s.modules.size();
-                    s.modules.push_back({id.module, id.device, 0, 0, 0.0});
+                    rg.moves.push_back(describe_hash_change(
+                        classify_hash_change(*m_first_load_of[members[k]], *m_first_load_of[members[k + 1]])));
                 }
-                s.modules[m].identities++;
-                s.modules[m].builds += id.builds;
-                s.modules[m].ms += id.ms;
-                s.identities.push_back(std::move(id));
+                m_s.rebuilt.push_back(std::move(rg));
             }
-        }
-        release(ident);  // each moved into the summary's list; the groups below read builds_of
-        std::stable_sort(s.modules.begin(), s.modules.end(), [](const module_total& a, const module_total& b) { return a.ms > b.ms; });
 
-        for (const group_acc& g : groups)
-        {
-            std::vector<int> bds;  // in first-seen order
-            for (const auto& [bd, i] : g.members)
-            {
-                add_unique(bds, bd);
-            }
-            std::vector<std::size_t> members;
-            for (int bd : bds)
-            {
-                members.clear();
-                for (const auto& [member_bd, i] : g.members)
-                {
-                    if (member_bd == bd)
-                    {
-                        members.push_back(i);
-                    }
-                }
-                if (members.size() > 1)
-                {
-                    rebuild_group rg;
-                    rg.module = first_load_of[members.front()]->module;  // shared, not copied
-                    rg.device = first_load_of[members.front()]->device;
-                    rg.kind = "hash-churn";
-                    rg.block_dims = {bd};
-                    rg.kernel_sets_known = g.sets_known;
-                    for (const std::size_t i : members)
-                    {
-                        rg.hashes.push_back(first_load_of[i]->hash);
-                        rg.ms += ms_of[i];
-                        rg.builds += builds_of[i];
-                    }
-                    // Why each hash gave way to the next, from their first loads' content snapshots.
-                    for (std::size_t k = 0; k + 1 < members.size(); ++k)
-                    {
-                        rg.moves.push_back(describe_hash_change(
-                            classify_hash_change(*first_load_of[members[k]], *first_load_of[members[k + 1]])));
-                    }
-                    s.rebuilt.push_back(std::move(rg));
-                }
-            }
-            if (bds.size() > 1)
+            // Several block_dims of one module: block_dim spread.
+            void spread_group(const std::vector<int>& bds, const group_acc& g)
             {
                 rebuild_group rg;
                 // the first member is the first of the first block_dim
-                const module_load* first = first_load_of[g.members.front().second];
+                const module_load* first = m_first_load_of[g.members.front().second];
                 rg.module = first->module;  // shared, not copied
                 rg.device = first->device;
                 rg.kind = "block-dim-spread";
@@ -775,59 +760,136 @@ namespace xwarp
                     {
                         if (member_bd == bd)
                         {
-                            rg.hashes.push_back(first_load_of[i]->hash);
-                            rg.ms += ms_of[i];
-                            rg.builds += builds_of[i];
+                            rg.hashes.push_back(m_first_load_of[i]->hash);
+                            rg.ms += m_ms_of[i];
+                            rg.builds += m_builds_of[i];
                         }
                     }
                 }
-                s.rebuilt.push_back(std::move(rg));
+                m_s.rebuilt.push_back(std::move(rg));
             }
-        }
-        s.rebuilt.shrink_to_fit();
-        std::stable_sort(
-            s.rebuilt.begin(), s.rebuilt.end(), [](const rebuild_group& a, const rebuild_group& b) { return a.ms > b.ms; });
 
-        // Launches per kernel, as the first good sample's cold pass made them.
-        using kernel_key = std::tuple<std::string_view, std::string_view, std::string_view>;  // views of the launches
-        // Each kernel's index first and then the list at its size: grown by doubling and cut
-        // to size after, the list was held twice.
-        const auto& first_launches = good.front()->cold.launches;
-        std::vector<std::size_t> kernel_of(first_launches.size());  // by launch record
-        {
-            std::unordered_map<kernel_key, std::size_t, tuple_hash> kernel_index;
-            kernel_index.reserve(first_launches.size());
-            std::vector<std::size_t> first_record;  // by kernel index
-            for (std::size_t k = 0; k < first_launches.size(); ++k)
+            // Modules that loaded under several identities, per (module, device).
+            void rebuilt_groups()
             {
-                const auto& l = first_launches[k];
-                const auto [pos, inserted] = kernel_index.try_emplace(kernel_key(l.kernel, l.module, l.device), first_record.size());
-                if (inserted)
+                for (const group_acc& g : m_groups)
                 {
-                    first_record.push_back(k);
+                    std::vector<int> bds;  // in first-seen order
+                    for (const auto& [bd, i] : g.members)
+                    {
+                        add_unique(bds, bd);
+                    }
+                    std::vector<std::size_t> members;
+                    for (int bd : bds)
+                    {
+                        members.clear();
+                        for (const auto& [member_bd, i] : g.members)
+                        {
+                            if (member_bd == bd)
+                            {
+                                members.push_back(i);
+                            }
+                        }
+                        if (members.size() > 1)
+                        {
+                            churn_group(members, bd, g);
+                        }
+                    }
+                    if (bds.size() > 1)
+                    {
+                        spread_group(bds, g);
+                    }
                 }
-                kernel_of[k] = pos->second;
+                m_s.rebuilt.shrink_to_fit();
+                std::stable_sort(m_s.rebuilt.begin(), m_s.rebuilt.end(),
+                                 [](const rebuild_group& a, const rebuild_group& b) { return a.ms > b.ms; });
             }
-            s.launch_kernels.reserve(first_record.size());
-            for (const std::size_t k : first_record)
-            {
-                const auto& l = first_launches[k];
-                s.launch_kernels.push_back({l.kernel, l.module, l.device, 0, {}, false});
-            }
-        }
-        for (std::size_t k = 0; k < first_launches.size(); ++k)
-        {
-            const auto& l = first_launches[k];
-            const auto it = s.launch_kernels.begin() + static_cast<long>(kernel_of[k]);
-            it->count += l.count;
-            it->adjoint = it->adjoint || l.adjoint;
-            if (std::find(it->block_dims.begin(), it->block_dims.end(), l.block_dim) == it->block_dims.end())
-            {
-                it->block_dims.push_back(l.block_dim);
-            }
-        }
 
-        r.result = std::move(s);
+            // Launches per kernel, as the first good sample's cold pass made them. Each kernel's
+            // index first and then the list at its size: grown by doubling and cut to size
+            // after, the list was held twice.
+            void launches_per_kernel()
+            {
+                using kernel_key = std::tuple<std::string_view, std::string_view, std::string_view>;  // views of the launches
+                const auto& first_launches = m_good.front()->cold.launches;
+                std::vector<std::size_t> kernel_of(first_launches.size());  // by launch record
+                {
+                    std::unordered_map<kernel_key, std::size_t, tuple_hash> kernel_index;
+                    kernel_index.reserve(first_launches.size());
+                    std::vector<std::size_t> first_record;  // by kernel index
+                    for (std::size_t k = 0; k < first_launches.size(); ++k)
+                    {
+                        const auto& l = first_launches[k];
+                        const auto [pos, inserted] =
+                            kernel_index.try_emplace(kernel_key(l.kernel, l.module, l.device), first_record.size());
+                        if (inserted)
+                        {
+                            first_record.push_back(k);
+                        }
+                        kernel_of[k] = pos->second;
+                    }
+                    m_s.launch_kernels.reserve(first_record.size());
+                    for (const std::size_t k : first_record)
+                    {
+                        const auto& l = first_launches[k];
+                        m_s.launch_kernels.push_back({l.kernel, l.module, l.device, 0, {}, false});
+                    }
+                }
+                for (std::size_t k = 0; k < first_launches.size(); ++k)
+                {
+                    const auto& l = first_launches[k];
+                    const auto it = m_s.launch_kernels.begin() + static_cast<long>(kernel_of[k]);
+                    it->count += l.count;
+                    it->adjoint = it->adjoint || l.adjoint;
+                    if (std::find(it->block_dims.begin(), it->block_dims.end(), l.block_dim) == it->block_dims.end())
+                    {
+                        it->block_dims.push_back(l.block_dim);
+                    }
+                }
+            }
+
+            report& m_r;
+            // The figures count identities and compare samples by them; only the tables hold
+            // what each one is, and the groups only feed the tables.
+            const bool m_tables;
+            summary m_s;
+            std::vector<const sample*> m_good;
+            std::vector<double> m_cold_wall, m_warm_wall, m_elapsed, m_cold_mod, m_warm_mod, m_native, m_overlap, m_ids,
+                m_src, m_lto, m_launches, m_share;
+            // Each identity is looked up once per load, for its index in first-seen order; what
+            // is known of it is kept in vectors by that index (a hash table per figure made a
+            // report of 100,000 identities hash and compare every load's strings half a dozen
+            // times).
+            std::unordered_map<identity_key, std::size_t, tuple_hash> m_index_of;
+            std::size_t m_known = 0;                         // identities seen so far
+            std::vector<identity> m_ident;                   // first-seen order (with the tables)
+            std::vector<std::vector<double>> m_ms_by_sample; // per good sample, by identity index
+            std::vector<std::vector<char>> m_seen_by_sample; // per good sample: which identities it loaded
+            std::vector<const module_load*> m_first_load_of; // the first cold load of each
+            std::vector<std::size_t> m_first_sample_ids;     // sorted
+            std::vector<double> m_ms_of;                     // by identity index: the median ms
+            std::vector<int> m_builds_of;                    // by identity index
+            std::unordered_map<module_device, std::size_t, tuple_hash> m_group_index;
+            std::vector<group_acc> m_groups;                 // first-seen order
+            std::vector<std::size_t> m_group_of;             // by identity index: its (module, device) group
+            bool m_consistent = true;
+            int m_warm_compiled_samples = 0;
+            bool m_any_lto = false;
+            double m_lto_work = 0.0;
+            double m_lto_native = 0.0;
+            std::set<std::string> m_load_sources;
+            int m_with_warp_ms = 0;
+            int m_without_warp_ms = 0;
+            bool m_native_hook = false;
+            bool m_native_log = false;
+            bool m_any_process = false;
+            bool m_launch_hook = false;
+        };
+    }
+
+    void summarize_figures(report& r, summary_scope scope)
+    {
+        figures(r, scope).make();
     }
 
     std::string sampling_settled(const std::vector<sample>& samples)

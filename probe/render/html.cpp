@@ -12,6 +12,7 @@
 
 #include "xwarp/model/tuple_hash.hpp"
 #include "xwarp/render/printable.hpp"
+#include "xwarp/render/sections.hpp"
 #include "xwarp/render/styles.hpp"
 #include "xwarp/render/text.hpp"
 
@@ -796,143 +797,269 @@ namespace xwarp
         return o.str();
     }
 
+    namespace
+    {
+        std::string heading(const std::string& title, const std::string& note = "")
+        {
+            return std::string("<div style=\"") + style::heading + "\">" + title
+                   + (note.empty() ? "" : std::string(" <span style=\"") + style::muted + "font-weight:400;\">" + note + "</span>")
+                   + "</div>";
+        }
+
+        std::string whatif_row(const whatif_result& w)
+        {
+            const auto [clock, saving] = w.quoted();
+            const bool measured = w.verdict != "not-applied" && w.verdict != "not-run";
+            std::string why = w.reason;
+            for (const auto& [kernel, t] : w.steady_state.items())
+            {
+                const auto b = t.find("baseline_ms");
+                const auto a = t.find("replay_ms");
+                why += (why.empty() ? "" : "; ") + std::string("steady-state launch of ") + kernel + ": "
+                       + (b != t.end() && b->is_number() ? format_ms(b->get<double>()) : std::string("n/a")) + " -> "
+                       + (a != t.end() && a->is_number() ? format_ms(a->get<double>()) : std::string("n/a"));
+            }
+            const std::string rgb = w.verdict == "improved"                              ? style::good_rgb
+                                    : w.verdict == "regressed" || w.verdict == "invalid" ? style::bad_rgb
+                                                                                         : style::grey_rgb;
+            std::ostringstream o;
+            o << "<tr>" << td(mono(w.lever)) << td(html_escape(w.mechanism.empty() ? "-" : w.mechanism))
+              << td(badge(w.verdict, rgb))
+              << td(measured && saving ? html_escape((*saving >= 0 ? "-" : "+") + format_ms(std::fabs(*saving)) + " " + clock) : "",
+                    style::num)
+              << td(measured && w.band_ms ? html_escape(format_ms(*w.band_ms)) : "", style::num)
+              << td(measured ? std::to_string(w.samples) : "", style::num)
+              << td(w.estimate_ms ? html_escape(format_ms(*w.estimate_ms)) : "", style::num);
+            std::string settled;
+            if (w.until_settled)
+            {
+                const auto& st = *w.until_settled;
+                settled = "<div data-xwarp=\"until-settled\" data-settled=\"" + std::string(st.settled ? "true" : "false")
+                          + "\" style=\"" + style::muted + "\">until settled: added " + std::to_string(st.added_before)
+                          + " baseline and " + std::to_string(st.added_after) + " replay sample(s), at most "
+                          + std::to_string(st.max_samples) + " a side; " + (st.settled ? "settled: " : "not settled: ")
+                          + html_escape(st.stopped_because) + "</div>";
+            }
+            o << td(html_escape(why) + settled) << "</tr>";
+            return o.str();
+        }
+
+        // One report's page fragment, a section at a time, in report_sections() order.
+        class html_report
+        {
+        public:
+            html_report(std::ostream& o, const report& r, const guide_sections& guide, const history_view* history)
+                : m_o(o), m_r(r), m_s(r.result), m_guide(guide), m_history(history)
+            {
+            }
+
+            void write()
+            {
+                m_o << "<div class=\"xwarp-report\" data-xwarp=\"report\" style=\"" << style::root << "\">";
+                for (const auto section : report_sections())
+                {
+                    if (!m_s.valid && !shown_without_statistics(section))
+                    {
+                        break;
+                    }
+                    write(section);
+                }
+                m_o << "</div>";
+            }
+
+        private:
+            void write(report_section section)
+            {
+                switch (section)
+                {
+                    case report_section::header: m_o << header(m_r); break;
+                    case report_section::errors: errors(); break;
+                    case report_section::flags: flags(); break;
+                    case report_section::warnings: warnings(); break;
+                    case report_section::no_statistics: no_statistics(); break;
+                    case report_section::summary: summary_table(); break;
+                    case report_section::findings: findings(); break;
+                    case report_section::whatif: whatif(); break;
+                    case report_section::declined: declined(); break;
+                    case report_section::identities: identities(); break;
+                    case report_section::rebuilt: break;  // grouped in the identities table and drawn in the identity map
+                    case report_section::timeline: timeline(); break;
+                    case report_section::history: history(); break;
+                    case report_section::launches: launches(); break;
+                    case report_section::sources: sources(); break;
+                }
+            }
+
+            void errors()
+            {
+                for (const auto& e : m_r.errors)
+                {
+                    m_o << "<div data-xwarp=\"error\" style=\"" << style::box << "border-color:rgba(" << style::bad_rgb
+                        << ",0.7);\"><b>error</b> " << html_escape(e) << "</div>";
+                }
+            }
+
+            void flags()
+            {
+                if (m_s.flags.empty())
+                {
+                    return;
+                }
+                m_o << "<div data-xwarp=\"flags\" style=\"margin:6px 0;\">";
+                for (const auto& f : m_s.flags)
+                {
+                    m_o << "<div style=\"margin:2px 0;\">" << badge(f.id, style::warn_rgb) << " " << html_escape(f.message)
+                        << "</div>";
+                }
+                m_o << "</div>";
+            }
+
+            void warnings()
+            {
+                if (m_s.warnings.empty())
+                {
+                    return;
+                }
+                m_o << "<ul data-xwarp=\"warnings\" style=\"margin:4px 0;padding-left:18px;\">";
+                for (const auto& w : m_s.warnings)
+                {
+                    m_o << "<li>" << html_escape(w) << "</li>";
+                }
+                m_o << "</ul>";
+            }
+
+            void no_statistics()
+            {
+                if (m_s.valid)
+                {
+                    return;
+                }
+                m_o << "<div style=\"" << style::box << "\">No statistics: no sample succeeded.";
+                for (const auto& smp : m_r.samples)
+                {
+                    const auto& bad = smp.cold.ok() || !smp.warm ? smp.cold : *smp.warm;
+                    if (!bad.stderr_tail.empty())
+                    {
+                        m_o << "<div style=\"" << style::muted << "margin-top:4px;\">stderr of sample " << smp.index
+                            << ":</div><pre style=\"" << style::mono << "white-space:pre-wrap;margin:2px 0;\">"
+                            << html_escape(bad.stderr_tail) << "</pre>";
+                        break;
+                    }
+                }
+                m_o << "</div>";
+            }
+
+            void summary_table()
+            {
+                m_o << heading("Summary", "median &plusmn; MAD");
+                m_o << "<table data-xwarp=\"summary\" style=\"" << style::table << "\"><tbody>" << summary_rows(m_s)
+                    << "</tbody></table>";
+            }
+
+            void findings()
+            {
+                m_o << heading("Findings");
+                if (m_r.findings.empty())
+                {
+                    m_o << "<div style=\"" << style::muted << "\">no mechanism found: every module loaded under one identity</div>";
+                }
+                findings_html(m_o, m_r.findings, m_guide);
+            }
+
+            void whatif()
+            {
+                if (m_r.whatif.empty())
+                {
+                    return;
+                }
+                m_o << heading("What-if replays",
+                               "the unmodified command with one lever applied, lever and baseline samples interleaved");
+                m_o << "<table data-xwarp=\"whatif\" style=\"" << style::table << "\"><thead><tr>" << th("lever") << th("for")
+                    << th("verdict") << th("saving") << th("band") << th("n") << th("estimate") << th("why")
+                    << "</tr></thead><tbody>";
+                for (const auto& w : m_r.whatif)
+                {
+                    m_o << whatif_row(w);
+                }
+                m_o << "</tbody></table>";
+            }
+
+            void declined()
+            {
+                if (m_r.declined.empty())
+                {
+                    return;
+                }
+                m_o << heading("Considered and declined")
+                    << "<ul data-xwarp=\"declined\" style=\"margin:4px 0;padding-left:18px;\">";
+                for (const auto& d : m_r.declined)
+                {
+                    m_o << "<li>" << badge(d.mechanism, style::grey_rgb) << (d.lever.empty() ? "" : " " + mono(d.lever))
+                        << (d.module.empty() ? "" : " &middot; " + mono(d.module)) << " " << html_escape(d.reason) << "</li>";
+                }
+                m_o << "</ul>";
+            }
+
+            void identities()
+            {
+                m_o << heading("Module identities", "by build time; modules built more than once are grouped");
+                if (m_s.identities.empty())
+                {
+                    m_o << "<div style=\"" << style::muted << "\">no module loads recorded</div>";
+                    return;
+                }
+                identities_table(m_o, m_s);
+                chart(m_o, m_s.identities);
+                m_o << heading("Identity map",
+                               "each module's identities in load order; an arrow says why the next one was built "
+                               "(an identity is a module's kernels and the functions they call, its options, its "
+                               "block_dim and its generic instances)");
+                identity_map_svg(m_o, m_s);
+            }
+
+            void timeline()
+            {
+                if (!m_s.timeline.spans.empty())
+                {
+                    m_o << heading("Build timeline");
+                    timeline_svg(m_o, m_s.timeline);
+                }
+            }
+
+            void history()
+            {
+                if (m_history && !m_history->trend.runs.empty())
+                {
+                    m_o << history_section(*m_history);
+                }
+            }
+
+            void launches()
+            {
+                m_o << heading("Launches");
+                launches_table(m_o, m_s);
+            }
+
+            void sources()
+            {
+                m_o << "<div style=\"" << style::muted << "margin-top:6px;font-size:11px;\">sources: module loads from "
+                    << html_escape(m_s.load_source) << ", module ms from " << html_escape(m_s.module_ms_source)
+                    << ", native ms from " << html_escape(m_s.native_ms_source) << " &middot; "
+                    << html_escape(m_r.env.cpu_model) << " &middot; warp-probe " << html_escape(m_r.env.probe_version)
+                    << "</div>";
+            }
+
+            std::ostream& m_o;
+            const report& m_r;
+            const summary& m_s;
+            const guide_sections& m_guide;
+            const history_view* m_history;
+        };
+    }
+
     void render_html(std::ostream& o, const report& r, const guide_sections& guide, const history_view* history)
     {
-        const summary& s = r.result;
-        o << "<div class=\"xwarp-report\" data-xwarp=\"report\" style=\"" << style::root << "\">";
-        o << header(r);
-        for (const auto& e : r.errors)
-        {
-            o << "<div data-xwarp=\"error\" style=\"" << style::box << "border-color:rgba(231,76,60,0.7);\"><b>error</b> "
-              << html_escape(e) << "</div>";
-        }
-        if (!s.flags.empty())
-        {
-            o << "<div data-xwarp=\"flags\" style=\"margin:6px 0;\">";
-            for (const auto& f : s.flags)
-            {
-                o << "<div style=\"margin:2px 0;\">" << badge(f.id, "230,126,34") << " " << html_escape(f.message) << "</div>";
-            }
-            o << "</div>";
-        }
-        if (!s.warnings.empty())
-        {
-            o << "<ul data-xwarp=\"warnings\" style=\"margin:4px 0;padding-left:18px;\">";
-            for (const auto& w : s.warnings)
-            {
-                o << "<li>" << html_escape(w) << "</li>";
-            }
-            o << "</ul>";
-        }
-        if (!s.valid)
-        {
-            o << "<div style=\"" << style::box << "\">No statistics: no sample succeeded.";
-            for (const auto& smp : r.samples)
-            {
-                const auto& bad = smp.cold.ok() || !smp.warm ? smp.cold : *smp.warm;
-                if (!bad.stderr_tail.empty())
-                {
-                    o << "<div style=\"" << style::muted << "margin-top:4px;\">stderr of sample " << smp.index
-                      << ":</div><pre style=\"" << style::mono << "white-space:pre-wrap;margin:2px 0;\">" << html_escape(bad.stderr_tail)
-                      << "</pre>";
-                    break;
-                }
-            }
-            o << "</div></div>";
-            return;
-        }
-        o << "<div style=\"" << style::heading << "\">Summary <span style=\"" << style::muted << "font-weight:400;\">median &plusmn; MAD</span></div>";
-        o << "<table data-xwarp=\"summary\" style=\"" << style::table << "\"><tbody>" << summary_rows(s) << "</tbody></table>";
-
-        o << "<div style=\"" << style::heading << "\">Findings</div>";
-        if (r.findings.empty())
-        {
-            o << "<div style=\"" << style::muted << "\">no mechanism found: every module loaded under one identity</div>";
-        }
-        findings_html(o, r.findings, guide);
-
-        if (!r.whatif.empty())
-        {
-            o << "<div style=\"" << style::heading << "\">What-if replays <span style=\"" << style::muted
-              << "font-weight:400;\">the unmodified command with one lever applied, lever and baseline samples interleaved</span></div>";
-            o << "<table data-xwarp=\"whatif\" style=\"" << style::table << "\"><thead><tr>" << th("lever") << th("for") << th("verdict")
-              << th("saving") << th("band") << th("n") << th("estimate") << th("why") << "</tr></thead><tbody>";
-            for (const auto& w : r.whatif)
-            {
-                const auto [clock, saving] = w.quoted();
-                const bool measured = w.verdict != "not-applied" && w.verdict != "not-run";
-                std::string why = w.reason;
-                for (const auto& [kernel, t] : w.steady_state.items())
-                {
-                    const auto b = t.find("baseline_ms");
-                    const auto a = t.find("replay_ms");
-                    why += (why.empty() ? "" : "; ") + std::string("steady-state launch of ") + kernel + ": "
-                           + (b != t.end() && b->is_number() ? format_ms(b->get<double>()) : std::string("n/a")) + " -> "
-                           + (a != t.end() && a->is_number() ? format_ms(a->get<double>()) : std::string("n/a"));
-                }
-                o << "<tr>" << td(mono(w.lever)) << td(html_escape(w.mechanism.empty() ? "-" : w.mechanism))
-                  << td(badge(w.verdict, w.verdict == "improved" ? "39,174,96" : w.verdict == "regressed" || w.verdict == "invalid" ? "231,76,60" : "128,128,128"))
-                  << td(measured && saving ? html_escape((*saving >= 0 ? "-" : "+") + format_ms(std::fabs(*saving)) + " " + clock) : "", style::num)
-                  << td(measured && w.band_ms ? html_escape(format_ms(*w.band_ms)) : "", style::num)
-                  << td(measured ? std::to_string(w.samples) : "", style::num)
-                  << td(w.estimate_ms ? html_escape(format_ms(*w.estimate_ms)) : "", style::num);
-                std::string settled;
-                if (w.until_settled)
-                {
-                    const auto& st = *w.until_settled;
-                    settled = "<div data-xwarp=\"until-settled\" data-settled=\"" + std::string(st.settled ? "true" : "false")
-                              + "\" style=\"" + style::muted + "\">until settled: added " + std::to_string(st.added_before)
-                              + " baseline and " + std::to_string(st.added_after) + " replay sample(s), at most "
-                              + std::to_string(st.max_samples) + " a side; " + (st.settled ? "settled: " : "not settled: ")
-                              + html_escape(st.stopped_because) + "</div>";
-                }
-                o << td(html_escape(why) + settled) << "</tr>";
-            }
-            o << "</tbody></table>";
-        }
-
-        if (!r.declined.empty())
-        {
-            o << "<div style=\"" << style::heading << "\">Considered and declined</div><ul data-xwarp=\"declined\" style=\"margin:4px 0;padding-left:18px;\">";
-            for (const auto& d : r.declined)
-            {
-                o << "<li>" << badge(d.mechanism, "128,128,128") << (d.lever.empty() ? "" : " " + mono(d.lever))
-                  << (d.module.empty() ? "" : " &middot; " + mono(d.module)) << " " << html_escape(d.reason) << "</li>";
-            }
-            o << "</ul>";
-        }
-
-        o << "<div style=\"" << style::heading << "\">Module identities <span style=\"" << style::muted
-          << "font-weight:400;\">by build time; modules built more than once are grouped</span></div>";
-        if (s.identities.empty())
-        {
-            o << "<div style=\"" << style::muted << "\">no module loads recorded</div>";
-        }
-        else
-        {
-            identities_table(o, s);
-            chart(o, s.identities);
-            o << "<div style=\"" << style::heading << "\">Identity map <span style=\"" << style::muted
-              << "font-weight:400;\">each module's identities in load order; an arrow says why the next one was "
-                 "built (identity = kernels &#215; options &#215; block_dim &#215; generic instances)</span></div>";
-            identity_map_svg(o, s);
-        }
-        if (!s.timeline.spans.empty())
-        {
-            o << "<div style=\"" << style::heading << "\">Build timeline</div>";
-            timeline_svg(o, s.timeline);
-        }
-        if (history && !history->trend.runs.empty())
-        {
-            o << history_section(*history);
-        }
-        o << "<div style=\"" << style::heading << "\">Launches</div>";
-        launches_table(o, s);
-        o << "<div style=\"" << style::muted << "margin-top:6px;font-size:11px;\">sources: module loads from "
-          << html_escape(s.load_source) << ", module ms from " << html_escape(s.module_ms_source) << ", native ms from "
-          << html_escape(s.native_ms_source) << " &middot; " << html_escape(r.env.cpu_model) << " &middot; warp-probe "
-          << html_escape(r.env.probe_version) << "</div>";
-        o << "</div>";
+        html_report(o, r, guide, history).write();
     }
 
     std::string render_compare_html(const comparison& c, const report* before, const report* after)

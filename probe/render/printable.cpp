@@ -225,49 +225,9 @@ namespace xwarp
         return printable_outline(original, original.findings.size(), true);
     }
 
-    report printable_outline(const report& original, std::size_t findings_kept, bool with_tables)
+    namespace
     {
-        // Everything but the samples' records, which the text report never prints: of each
-        // pass only its outcome, messages and output tails.
-        report r;
-        r.schema_version = original.schema_version;
-        r.tool = original.tool;
-        r.created_utc = original.created_utc;
-        r.label = original.label;
-        r.command = original.command;
-        r.cwd = original.cwd;
-        r.run_settings = original.run_settings;
-        r.setup_code = original.setup_code;
-        r.cell_code = original.cell_code;
-        r.env = original.env;
-        if (with_tables)
-        {
-            r.result = original.result;
-        }
-        else
-        {
-            // at 100,000 identities the tables are most of the analysis, and the text renderer
-            // prints them from the report a row at a time
-            r.result = summary_without_tables(original.result);
-        }
-        const std::size_t kept = std::min(findings_kept, original.findings.size());
-        r.findings.reserve(kept);
-        for (std::size_t i = 0; i < kept; ++i)
-        {
-            r.findings.push_back(original.findings[i]);
-            if (!with_tables)
-            {
-                // the text report prints no cause, and a CS-4 or CS-13 cause names every module
-                // it merges: thirty of them at 10,000 identities were 0.4 MB
-                r.findings.back().cause = json_text();
-            }
-        }
-        r.declined = original.declined;
-        r.whatif = original.whatif;
-        r.warnings = original.warnings;
-        r.errors = original.errors;
-        r.status = original.status;
-        auto outcome = [](const run_result& from)
+        run_result outcome_of(const run_result& from)
         {
             run_result to;
             to.wall_ms = from.wall_ms;
@@ -281,173 +241,243 @@ namespace xwarp
             to.error_line = from.error_line;
             to.notes = from.notes;
             return to;
-        };
-        for (const auto& smp : original.samples)
+        }
+
+        report outline_copy(const report& original, std::size_t findings_kept, bool with_tables)
         {
-            sample copy;
-            copy.index = smp.index;
-            copy.cold = outcome(smp.cold);
-            if (smp.warm)
+            // Everything but the samples' records, which the text report never prints: of each
+            // pass only its outcome, messages and output tails.
+            report r;
+            r.schema_version = original.schema_version;
+            r.tool = original.tool;
+            r.created_utc = original.created_utc;
+            r.label = original.label;
+            r.command = original.command;
+            r.cwd = original.cwd;
+            r.run_settings = original.run_settings;
+            r.setup_code = original.setup_code;
+            r.cell_code = original.cell_code;
+            r.env = original.env;
+            if (with_tables)
             {
-                copy.warm = outcome(*smp.warm);
+                r.result = original.result;
             }
-            r.samples.push_back(std::move(copy));
-        }
-        clean(r.label);
-        clean(r.command);
-        clean(r.cwd);
-        clean(r.warnings);
-        clean(r.errors);
-        for (std::string* s : {&r.env.warp_version, &r.env.python_version, &r.env.cpu_model, &r.env.cuda_status,
-                               &r.env.os, &r.env.machine, &r.env.probe_version, &r.env.host, &r.env.project_commit})
-        {
-            clean(*s);
-        }
-        for (auto& smp : r.samples)
-        {
-            clean_run(smp.cold);
-            if (smp.warm)
+            else
             {
-                clean_run(*smp.warm);
+                // at 100,000 identities the tables are most of the analysis, and the text renderer
+                // prints them from the report a row at a time
+                r.result = summary_without_tables(original.result);
             }
-        }
-        auto& s = r.result;
-        clean(s.warnings);
-        clean(s.overlap_note);
-        for (auto& f : s.flags)
-        {
-            clean(f.message);
-        }
-        for (auto& id : s.identities)
-        {
-            clean(id.module);
-            clean(id.device);
-        }
-        for (auto& g : s.rebuilt)
-        {
-            clean(g.module);
-            clean(g.device);
-        }
-        for (auto& k : s.launch_kernels)
-        {
-            clean(k.kernel);
-            clean(k.module);
-            clean(k.device);
-        }
-        clean(s.timeline.lanes);
-        for (auto& sp : s.timeline.spans)
-        {
-            clean(sp.module);
-            clean(sp.thread);
-            clean(sp.triggered_by);
-            clean(sp.device);
-        }
-        for (auto& f : r.findings)
-        {
-            clean(f.module);
-            clean(f.device);
-            clean(f.evidence);
-            clean(f.title);
-            clean(f.recommendation);
-            if (f.location)
+            const std::size_t kept = std::min(findings_kept, original.findings.size());
+            r.findings.reserve(kept);
+            for (std::size_t i = 0; i < kept; ++i)
             {
-                clean(f.location->file);
-            }
-            for (auto& l : f.locations)
-            {
-                clean(l.file);
-                clean(l.what);
-            }
-            if (f.measured.is_object())
-            {
-                for (const char* key : {"reason", "judged_on"})
+                r.findings.push_back(original.findings[i]);
+                if (!with_tables)
                 {
-                    if (f.measured.contains(key) && f.measured[key].is_string())
-                    {
-                        f.measured[key] = one_line(f.measured[key].get<std::string>());
-                    }
+                    // the text report prints no cause, and a CS-4 or CS-13 cause names every module
+                    // it merges: thirty of them at 10,000 identities were 0.4 MB
+                    r.findings.back().cause = json_text();
                 }
             }
-        }
-        for (auto& d : r.declined)
-        {
-            for (std::string* x : {&d.mechanism, &d.lever, &d.module, &d.device, &d.reason})
+            r.declined = original.declined;
+            r.whatif = original.whatif;
+            r.warnings = original.warnings;
+            r.errors = original.errors;
+            r.status = original.status;
+            for (const auto& smp : original.samples)
             {
-                clean(*x);
-            }
-        }
-        for (auto& w : r.whatif)
-        {
-            clean(w.reason);
-            clean(w.mechanism);
-            clean(w.modules);
-        }
-        // A very long module name is shown whole once, in the identities table; everywhere
-        // else (sentences, headings, groups) it is shortened.
-        std::vector<std::string> long_names;
-        for (const auto& id : original.result.identities)
-        {
-            if (id.module.size() <= 96
-                && std::all_of(id.module.begin(), id.module.end(), [](char c) { return c >= 0x20 && c < 0x7F; }))
-            {
-                continue;  // short, and one_line() keeps it as it is
-            }
-            std::string name = one_line(id.module);
-            if (name.size() > 96 && std::find(long_names.begin(), long_names.end(), name) == long_names.end())
-            {
-                long_names.push_back(std::move(name));
-            }
-        }
-        auto shorten = [&](std::string& text)
-        {
-            for (const auto& name : long_names)
-            {
-                const std::string short_name = elide(name);
-                for (auto pos = text.find(name); pos != std::string::npos; pos = text.find(name, pos + short_name.size()))
+                sample copy;
+                copy.index = smp.index;
+                copy.cold = outcome_of(smp.cold);
+                if (smp.warm)
                 {
-                    text.replace(pos, name.size(), short_name);
+                    copy.warm = outcome_of(*smp.warm);
                 }
+                r.samples.push_back(std::move(copy));
             }
-        };
-        auto shorten_shared = [&](shared_text& held)  // a new text only where it changed
+            return r;
+        }
+
+        void clean_summary(summary& s)
         {
-            std::string text = held;
-            shorten(text);
-            if (text != held.str())
+            clean(s.warnings);
+            clean(s.overlap_note);
+            for (auto& f : s.flags)
             {
-                held = shared_text(std::move(text));
+                clean(f.message);
             }
-        };
-        if (!long_names.empty())
+            for (auto& id : s.identities)
+            {
+                clean(id.module);
+                clean(id.device);
+            }
+            for (auto& g : s.rebuilt)
+            {
+                clean(g.module);
+                clean(g.device);
+            }
+            for (auto& k : s.launch_kernels)
+            {
+                clean(k.kernel);
+                clean(k.module);
+                clean(k.device);
+            }
+            clean(s.timeline.lanes);
+            for (auto& sp : s.timeline.spans)
+            {
+                clean(sp.module);
+                clean(sp.thread);
+                clean(sp.triggered_by);
+                clean(sp.device);
+            }
+        }
+
+        void clean_findings(report& r)
         {
             for (auto& f : r.findings)
             {
-                shorten(f.evidence);
-                shorten_shared(f.module);
-                shorten_shared(f.recommendation);
+                clean(f.module);
+                clean(f.device);
+                clean(f.evidence);
+                clean(f.title);
+                clean(f.recommendation);
+                if (f.location)
+                {
+                    clean(f.location->file);
+                }
                 for (auto& l : f.locations)
                 {
-                    shorten(l.what);
+                    clean(l.file);
+                    clean(l.what);
+                }
+                if (f.measured.is_object())
+                {
+                    for (const char* key : {"reason", "judged_on"})
+                    {
+                        if (f.measured.contains(key) && f.measured[key].is_string())
+                        {
+                            f.measured[key] = one_line(f.measured[key].get<std::string>());
+                        }
+                    }
                 }
             }
             for (auto& d : r.declined)
             {
-                shorten(d.reason);
-                shorten(d.module);
+                for (std::string* x : {&d.mechanism, &d.lever, &d.module, &d.device, &d.reason})
+                {
+                    clean(*x);
+                }
             }
-            for (auto& g : s.rebuilt)
+            for (auto& w : r.whatif)
             {
-                shorten_shared(g.module);
-            }
-            for (auto& k : s.launch_kernels)
-            {
-                shorten_shared(k.module);
-            }
-            for (auto& w : s.warnings)
-            {
-                shorten(w);
+                clean(w.reason);
+                clean(w.mechanism);
+                clean(w.modules);
             }
         }
+
+        void clean_outline(report& r)
+        {
+            clean(r.label);
+            clean(r.command);
+            clean(r.cwd);
+            clean(r.warnings);
+            clean(r.errors);
+            for (std::string* s : {&r.env.warp_version, &r.env.python_version, &r.env.cpu_model, &r.env.cuda_status,
+                                   &r.env.os, &r.env.machine, &r.env.probe_version, &r.env.host, &r.env.project_commit})
+            {
+                clean(*s);
+            }
+            for (auto& smp : r.samples)
+            {
+                clean_run(smp.cold);
+                if (smp.warm)
+                {
+                    clean_run(*smp.warm);
+                }
+            }
+            clean_summary(r.result);
+            clean_findings(r);
+        }
+
+        // A very long module name is shown whole once, in the identities table; everywhere
+        // else (sentences, headings, groups) it is shortened.
+        void shorten_long_names(report& r, const report& original)
+        {
+            auto& s = r.result;
+            std::vector<std::string> long_names;
+            for (const auto& id : original.result.identities)
+            {
+                if (id.module.size() <= 96
+                    && std::all_of(id.module.begin(), id.module.end(), [](char c) { return c >= 0x20 && c < 0x7F; }))
+                {
+                    continue;  // short, and one_line() keeps it as it is
+                }
+                std::string name = one_line(id.module);
+                if (name.size() > 96 && std::find(long_names.begin(), long_names.end(), name) == long_names.end())
+                {
+                    long_names.push_back(std::move(name));
+                }
+            }
+            auto shorten = [&](std::string& text)
+            {
+                for (const auto& name : long_names)
+                {
+                    const std::string short_name = elide(name);
+                    for (auto pos = text.find(name); pos != std::string::npos; pos = text.find(name, pos + short_name.size()))
+                    {
+                        text.replace(pos, name.size(), short_name);
+                    }
+                }
+            };
+            auto shorten_shared = [&](shared_text& held)  // a new text only where it changed
+            {
+                std::string text = held;
+                shorten(text);
+                if (text != held.str())
+                {
+                    held = shared_text(std::move(text));
+                }
+            };
+            if (!long_names.empty())
+            {
+                for (auto& f : r.findings)
+                {
+                    shorten(f.evidence);
+                    shorten_shared(f.module);
+                    shorten_shared(f.recommendation);
+                    for (auto& l : f.locations)
+                    {
+                        shorten(l.what);
+                    }
+                }
+                for (auto& d : r.declined)
+                {
+                    shorten(d.reason);
+                    shorten(d.module);
+                }
+                for (auto& g : s.rebuilt)
+                {
+                    shorten_shared(g.module);
+                }
+                for (auto& k : s.launch_kernels)
+                {
+                    shorten_shared(k.module);
+                }
+                for (auto& w : s.warnings)
+                {
+                    shorten(w);
+                }
+            }
+        }
+    }
+
+    report printable_outline(const report& original, std::size_t findings_kept, bool with_tables)
+    {
+        report r = outline_copy(original, findings_kept, with_tables);
+        clean_outline(r);
+        shorten_long_names(r, original);
         return r;
     }
 

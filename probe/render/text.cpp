@@ -1,6 +1,7 @@
 #include "xwarp/render/text.hpp"
 
 #include "xwarp/render/printable.hpp"
+#include "xwarp/render/sections.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -131,6 +132,28 @@ namespace xwarp
         return o.str();
     }
 
+    // " - saves ~1.2 s" after a finding's title: its estimate.
+    std::string finding_headline_text(const finding& f)
+    {
+        return f.savings_ms ? " - saves ~" + format_ms(*f.savings_ms) : std::string();
+    }
+
+    std::string declined_section_text(const report& r)
+    {
+        if (r.declined.empty())
+        {
+            return {};
+        }
+        std::ostringstream o;
+        o << "\nConsidered and declined\n";
+        for (const auto& d : r.declined)
+        {
+            o << "  - [" << d.mechanism << "]" << (d.lever.empty() ? "" : " " + d.lever)
+              << (d.module.empty() ? "" : " - " + elide(d.module)) << ": " << d.reason << "\n";
+        }
+        return o.str();
+    }
+
     std::string render_whatif_text(const report& original)
     {
         const report r = printable_copy(original);
@@ -139,15 +162,7 @@ namespace xwarp
         o << "  command  " << command_line(r.command) << "\n";
         o << whatif_section_text(r);
 
-        if (!r.declined.empty())
-        {
-            o << "\nConsidered and declined\n";
-            for (const auto& d : r.declined)
-            {
-                o << "  - [" << d.mechanism << "]" << (d.lever.empty() ? "" : " " + d.lever)
-                  << (d.module.empty() ? "" : " - " + elide(d.module)) << ": " << d.reason << "\n";
-            }
-        }
+        o << declined_section_text(r);
         return printable_page(o.str());
     }
 
@@ -194,200 +209,332 @@ namespace xwarp
         return o.str();
     }
 
-    void render_text(std::ostream& out, const report& original)
+    namespace
     {
-        // The summary's large tables and the findings past those printed in full are not
-        // copied: they are printed from the report row by row, each name through one_line().
-        constexpr std::size_t findings_in_full = 30;  // then one line each: the JSON has every finding whole
-        constexpr std::size_t findings_listed = 500;
-        const report r = printable_outline(original, findings_in_full, false);
-        const summary& s = r.result;
-        const summary& tables = original.result;
-        // Written a few lines at a time, each part through printable_block: a large report's
-        // text was held three times (the stream, its string, the escaped copy). Parts end at a
-        // line's end, where no UTF-8 sequence is cut.
-        std::ostringstream o;
-        const auto flush = [&]
+        // One report's text, a section at a time, in report_sections() order. Written a few
+        // lines at a time, each part through printable_block: a large report's text was held
+        // three times (the stream, its string, the escaped copy). Parts end at a line's end,
+        // where no UTF-8 sequence is cut. The summary's large tables and the findings past those
+        // printed in full are not copied: they are printed from the report row by row, each
+        // name through one_line().
+        class text_page
         {
-            out << printable_page(o.str());
-            o.str("");
-        };
-        o << "warp-probe measure" << (r.label.empty() ? "" : " [" + r.label + "]") << "\n";
-        o << "  command  " << command_line(r.command) << "\n";
-        if (r.cell_code)
-        {
-            o << "  cell     notebook cell (" << std::count(r.cell_code->begin(), r.cell_code->end(), '\n') + 1
-              << " lines)" << (r.setup_code ? " after its %%warp_setup code" : "") << "\n";
-        }
-        o << "  cwd      " << r.cwd << "\n";
-        o << "  samples  " << s.samples_total << " (" << s.samples_ok << " ok), each cold then warm on private "
-          << "Warp and CUDA caches\n";        if (!r.run_settings.stopped_because.empty())
-        {
-            o << "           --samples " << r.run_settings.sampling << ": " << r.run_settings.stopped_because << "\n";
-        }
-        o << "  machine  Warp " << (r.env.warp_version.empty() ? "?" : r.env.warp_version) << ", Python "
-          << (r.env.python_version.empty() ? "?" : r.env.python_version) << ", " << r.env.cpu_model << " ("
-          << r.env.cpu_count << " CPUs), " << r.env.cuda_status << "\n";
-        o << "  status   " << r.status << "\n";
+        public:
+            static constexpr std::size_t findings_in_full = 30;  // then one line each: the JSON has every finding whole
+            static constexpr std::size_t findings_listed = 500;
 
-        for (const auto& e : r.errors)
-        {
-            o << "\nERROR: " << e << "\n";
-        }
-        if (!s.warnings.empty())
-        {
-            o << "\nWarnings\n";
-            for (const auto& w : s.warnings)
+            text_page(std::ostream& out, const report& original)
+                : m_out(out), m_original(original), m_r(printable_outline(original, findings_in_full, false)),
+                  m_s(m_r.result), m_tables(original.result)
             {
-                o << "  - " << w << "\n";
             }
-        }
-        for (const auto& w : r.warnings)
-        {
-            o << "  - " << w << "\n";
-        }
-        if (!s.valid)
-        {
-            o << "\nNo statistics: no sample succeeded.\n";
-            for (const auto& smp : r.samples)
+
+            void write()
             {
-                const auto& bad = smp.cold.ok() || !smp.warm ? smp.cold : *smp.warm;
-                if (!bad.stderr_tail.empty())
+                for (const auto section : report_sections())
                 {
-                    o << "\nLast lines of stderr (sample " << smp.index << "):\n" << bad.stderr_tail;
+                    if (!m_s.valid && !shown_without_statistics(section))
+                    {
+                        break;
+                    }
+                    write(section);
+                }
+                flush();
+            }
+
+        private:
+            void flush()
+            {
+                m_out << printable_page(m_o.str());
+                m_o.str("");
+            }
+
+            void write(report_section section)
+            {
+                switch (section)
+                {
+                    case report_section::header: header(); break;
+                    case report_section::errors: errors(); break;
+                    case report_section::flags: flags(); break;
+                    case report_section::warnings: warnings(); break;
+                    case report_section::no_statistics: no_statistics(); break;
+                    case report_section::summary: summary_rows(); break;
+                    case report_section::findings: findings(); break;
+                    case report_section::whatif: m_o << whatif_section_text(m_r); break;
+                    case report_section::declined: declined(); break;
+                    case report_section::identities: identities(); break;
+                    case report_section::rebuilt: rebuilt(); break;
+                    case report_section::timeline: timeline(); break;
+                    case report_section::history: break;   // sparklines: the HTML's
+                    case report_section::launches: break;  // per kernel: the HTML's and the JSON's
+                    case report_section::sources: sources(); break;
+                }
+            }
+
+            void header()
+            {
+                const report& r = m_r;
+                m_o << "warp-probe measure" << (r.label.empty() ? "" : " [" + r.label + "]") << "\n";
+                m_o << "  command  " << command_line(r.command) << "\n";
+                if (r.cell_code)
+                {
+                    m_o << "  cell     notebook cell (" << std::count(r.cell_code->begin(), r.cell_code->end(), '\n') + 1
+                        << " lines)" << (r.setup_code ? " after its %%warp_setup code" : "") << "\n";
+                }
+                m_o << "  cwd      " << r.cwd << "\n";
+                m_o << "  samples  " << m_s.samples_total << " (" << m_s.samples_ok << " ok), each cold then warm on private "
+                    << "Warp and CUDA caches\n";
+                if (!r.run_settings.stopped_because.empty())
+                {
+                    m_o << "           --samples " << r.run_settings.sampling << ": " << r.run_settings.stopped_because << "\n";
+                }
+                m_o << "  machine  Warp " << (r.env.warp_version.empty() ? "?" : r.env.warp_version) << ", Python "
+                    << (r.env.python_version.empty() ? "?" : r.env.python_version) << ", " << r.env.cpu_model << " ("
+                    << r.env.cpu_count << " CPUs), " << r.env.cuda_status << "\n";
+                m_o << "  status   " << r.status << "\n";
+            }
+
+            void errors()
+            {
+                for (const auto& e : m_r.errors)
+                {
+                    m_o << "\nERROR: " << e << "\n";
+                }
+            }
+
+            void flags()
+            {
+                if (!m_s.flags.empty())
+                {
+                    m_o << "\nFlags\n";
+                    for (const auto& f : m_s.flags)
+                    {
+                        m_o << "  " << pad(f.id, 20) << f.message << "\n";
+                    }
+                }
+            }
+
+            void warnings()
+            {
+                if (!m_s.warnings.empty())
+                {
+                    m_o << "\nWarnings\n";
+                    for (const auto& w : m_s.warnings)
+                    {
+                        m_o << "  - " << w << "\n";
+                    }
+                }
+                for (const auto& w : m_r.warnings)
+                {
+                    m_o << "  - " << w << "\n";
+                }
+            }
+
+            void no_statistics()
+            {
+                if (m_s.valid)
+                {
+                    return;
+                }
+                m_o << "\nNo statistics: no sample succeeded.\n";
+                for (const auto& smp : m_r.samples)
+                {
+                    const auto& bad = smp.cold.ok() || !smp.warm ? smp.cold : *smp.warm;
+                    if (bad.stderr_tail.empty())
+                    {
+                        continue;
+                    }
+                    m_o << "\nLast lines of stderr (sample " << smp.index << "):\n" << bad.stderr_tail;
                     if (bad.stderr_tail.back() != '\n')
                     {
-                        o << "\n";
+                        m_o << "\n";
                     }
                     if (!bad.error_line.empty() && bad.stderr_tail.find(bad.error_line) == std::string::npos)
                     {
-                        o << "  (the error, earlier in the output: " << bad.error_line << ")\n";
+                        m_o << "  (the error, earlier in the output: " << bad.error_line << ")\n";
                     }
                     break;
                 }
             }
-            flush();
-            return;
-        }
 
-        o << "\n                      median ± MAD\n";
-        auto row = [&](const std::string& name, const std::string& value, const std::string& note)
-        { o << "  " << pad(name, 20) << pad(value, 22) << note << "\n"; };
-        row("cold wall", format_stat_ms(s.cold_wall_ms), "");
-        row("warm wall", format_stat_ms(s.warm_wall_ms), "");
-        row("compile elapsed", format_stat_ms(s.compile_elapsed_ms), "cold wall - warm wall");
-        row("module work, cold", format_stat_ms(s.cold_module_ms), std::string("from ") + source_words(s.module_ms_source));
-        row("module work, warm", format_stat_ms(s.warm_module_ms), "");
-        row("native compile", format_stat_ms(s.native_ms), std::string("from ") + source_words(s.native_ms_source));
-        row("overlap factor",
-            s.overlap_factor.median ? format_fixed(*s.overlap_factor.median, 2) : "n/a",
-            s.overlap_factor.median ? "summed build time / time a build was running"
-                                    : "not available: " + s.overlap_note);
-        row("identities", s.identity_count.median ? format_fixed(*s.identity_count.median, 0) : "n/a", "");
-        row("generated source", s.source_bytes.median ? format_bytes(*s.source_bytes.median) : "n/a", "");
-        row("LTO artifacts", s.lto_artifacts.median ? format_fixed(*s.lto_artifacts.median, 0) : "n/a", "");
-        row("launches", s.launch_count.median ? format_fixed(*s.launch_count.median, 0) : "n/a", "");
-
-        o << "\nModule identities (" << tables.identities.size() << "), by build time"
-          << (s.identities_consistent ? "" : "  [samples disagree]") << "\n";
-        if (tables.identities.empty())
-        {
-            o << "  (no module loads recorded)\n";
-        }
-        else
-        {
-            o << "  " << pad("ms", 10, true) << "  " << pad("builds", 6, true) << "  " << pad("status", 9)
-              << pad("module", 28) << pad("hash", 9) << pad("device", 8) << pad("block_dim", 10, true)
-              << pad("kernels", 8, true) << pad("samples", 9, true) << "\n";
-            std::size_t rows = 0;
-            for (const auto& id : tables.identities)
+            void summary_rows()
             {
-                if (++rows % 64 == 0)
-                {
-                    flush();
-                }
-                o << "  " << pad(format_fixed(id.ms, 1), 10, true) << "  " << pad(std::to_string(id.builds), 6, true) << "  "
-                  << pad(id.status, 9) << pad(one_line(id.module), 28) << pad(id.hash.substr(0, 7), 9) << pad(one_line(id.device), 8)
-                  << pad(id.block_dim ? std::to_string(*id.block_dim) : "?", 10, true)
-                  << pad(id.kernels >= 0 ? std::to_string(id.kernels) : "?", 8, true)
-                  << pad(std::to_string(id.samples_seen) + "/" + std::to_string(s.samples_ok), 9, true) << "\n";
+                const summary& s = m_s;
+                m_o << "\n                      median ± MAD\n";
+                auto row = [&](const std::string& name, const std::string& value, const std::string& note)
+                { m_o << "  " << pad(name, 20) << pad(value, 22) << note << "\n"; };
+                row("cold wall", format_stat_ms(s.cold_wall_ms), "");
+                row("warm wall", format_stat_ms(s.warm_wall_ms), "");
+                row("compile elapsed", format_stat_ms(s.compile_elapsed_ms), "cold wall - warm wall");
+                row("module work, cold", format_stat_ms(s.cold_module_ms), std::string("from ") + source_words(s.module_ms_source));
+                row("module work, warm", format_stat_ms(s.warm_module_ms), "");
+                row("native compile", format_stat_ms(s.native_ms), std::string("from ") + source_words(s.native_ms_source));
+                row("overlap factor", s.overlap_factor.median ? format_fixed(*s.overlap_factor.median, 2) : "n/a",
+                    s.overlap_factor.median ? "summed build time / time a build was running"
+                                            : "not available: " + s.overlap_note);
+                row("identities", s.identity_count.median ? format_fixed(*s.identity_count.median, 0) : "n/a", "");
+                row("generated source", s.source_bytes.median ? format_bytes(*s.source_bytes.median) : "n/a", "");
+                row("LTO artifacts", s.lto_artifacts.median ? format_fixed(*s.lto_artifacts.median, 0) : "n/a", "");
+                row("launches", s.launch_count.median ? format_fixed(*s.launch_count.median, 0) : "n/a", "");
             }
-        }
 
-        flush();
-        o << "\nModules built more than once\n";
-        if (tables.rebuilt.empty())
-        {
-            o << "  none: every module loaded under one identity\n";
-        }
-        std::size_t groups = 0;
-        for (const auto& g : tables.rebuilt)
-        {
-            if (++groups % 64 == 0)
+            void finding_in_full(std::size_t n, const finding& f)
+            {
+                m_o << "  " << n << ". [" << f.mechanism << "] " << f.title;
+                if (!f.module.empty())
+                {
+                    m_o << " - " << elide(f.module, 160);
+                }
+                m_o << finding_headline_text(f) << "\n";
+                m_o << "     evidence: " << f.evidence << "\n";
+                if (f.locations.size() > 1)
+                {
+                    for (std::size_t i = 0; i < f.locations.size(); ++i)
+                    {
+                        const auto& l = f.locations[i];
+                        m_o << (i == 0 ? "     where:    " : "               ") << l.file << ":" << l.line << "  " << l.what
+                            << "\n";
+                    }
+                }
+                else if (f.location)
+                {
+                    m_o << "     where:    " << f.location->file << ":" << f.location->line << "\n";
+                }
+                if (f.measured.is_object())
+                {
+                    m_o << "     measured: " << f.lever << ": " << measured_words(f.measured) << "\n";
+                }
+                m_o << "     do:       " << f.recommendation << "\n";
+                m_o << "     guide:    references/mechanisms.md#" << f.guide << "\n";
+            }
+
+            void findings()
+            {
+                const auto& all = m_original.findings;
+                if (!m_r.findings.empty())
+                {
+                    m_o << "\nFindings, by time at stake\n";
+                    std::size_t n = 0;
+                    for (const auto& f : m_r.findings)
+                    {
+                        finding_in_full(++n, f);
+                    }
+                    const std::size_t listed = std::min(all.size(), findings_listed);
+                    if (listed > findings_in_full)
+                    {
+                        m_o << "  ... " << all.size() - findings_in_full << " more, one line each:\n";
+                    }
+                    for (std::size_t i = findings_in_full; i < listed; ++i)
+                    {
+                        const finding& f = all[i];
+                        m_o << "  " << i + 1 << ". [" << f.mechanism << "] " << elide(one_line(f.module), 60)
+                            << finding_headline_text(f) << "\n";
+                    }
+                }
+                if (all.size() > findings_listed)
+                {
+                    m_o << "  ... and " << all.size() - findings_listed << " more (the JSON report has all)\n";
+                }
+            }
+
+            void declined()
+            {
+                m_o << declined_section_text(m_r);
+            }
+
+            void identities()
             {
                 flush();
+                const auto& ids = m_tables.identities;
+                m_o << "\nModule identities (" << ids.size() << "), by build time"
+                    << (m_s.identities_consistent ? "" : "  [samples disagree]") << "\n";
+                if (ids.empty())
+                {
+                    m_o << "  (no module loads recorded)\n";
+                    return;
+                }
+                m_o << "  " << pad("ms", 10, true) << "  " << pad("builds", 6, true) << "  " << pad("status", 9)
+                    << pad("module", 28) << pad("hash", 9) << pad("device", 8) << pad("block_dim", 10, true)
+                    << pad("kernels", 8, true) << pad("samples", 9, true) << "\n";
+                std::size_t rows = 0;
+                for (const auto& id : ids)
+                {
+                    if (++rows % 64 == 0)
+                    {
+                        flush();
+                    }
+                    m_o << "  " << pad(format_fixed(id.ms, 1), 10, true) << "  " << pad(std::to_string(id.builds), 6, true)
+                        << "  " << pad(id.status, 9) << pad(one_line(id.module), 28) << pad(id.hash.substr(0, 7), 9)
+                        << pad(one_line(id.device), 8) << pad(id.block_dim ? std::to_string(*id.block_dim) : "?", 10, true)
+                        << pad(id.kernels >= 0 ? std::to_string(id.kernels) : "?", 8, true)
+                        << pad(std::to_string(id.samples_seen) + "/" + std::to_string(m_s.samples_ok), 9, true) << "\n";
+                }
             }
-            // shown whole only in the identities table
-            std::string module = one_line(g.module);
-            if (module.size() > 96)
+
+            void rebuilt_group(const rebuild_group& g)
             {
-                module = elide(module);
-            }
-            const std::string device = one_line(g.device);
-            std::string hashes;
-            for (const auto& h : g.hashes)
-            {
-                hashes += (hashes.empty() ? "" : " -> ") + h.substr(0, 7);
-            }
-            if (g.kind == "hash-churn")
-            {
-                o << "  hash churn        " << module << " on " << device << " (block_dim "
-                  << (g.block_dims.empty() ? -1 : g.block_dims[0]) << "): " << g.hashes.size() << " hashes "
-                  << hashes << ", " << g.builds << " builds, " << format_ms(g.ms) << "\n";
+                // shown whole only in the identities table
+                std::string module = one_line(g.module);
+                if (module.size() > 96)
+                {
+                    module = elide(module);
+                }
+                const std::string device = one_line(g.device);
+                std::string hashes;
+                for (const auto& h : g.hashes)
+                {
+                    hashes += (hashes.empty() ? "" : " -> ") + h.substr(0, 7);
+                }
+                if (g.kind != "hash-churn")
+                {
+                    std::string bds;
+                    for (int b : g.block_dims)
+                    {
+                        bds += (bds.empty() ? "" : ", ") + std::to_string(b);
+                    }
+                    m_o << "  block_dim spread  " << module << " on " << device << ": block_dims " << bds << ", " << g.builds
+                        << " builds, " << format_ms(g.ms) << (g.kernel_sets_known ? "" : " (kernel sets not recorded)")
+                        << "\n";
+                    return;
+                }
+                m_o << "  hash churn        " << module << " on " << device << " (block_dim "
+                    << (g.block_dims.empty() ? -1 : g.block_dims[0]) << "): " << g.hashes.size() << " hashes " << hashes
+                    << ", " << g.builds << " builds, " << format_ms(g.ms) << "\n";
                 for (std::size_t i = 0; i < g.moves.size() && i + 1 < g.hashes.size(); ++i)
                 {
                     if (!g.moves[i].empty())
                     {
-                        o << "                    " << g.hashes[i].substr(0, 7) << " -> " << g.hashes[i + 1].substr(0, 7)
-                          << ": " << one_line(g.moves[i]) << "\n";
+                        m_o << "                    " << g.hashes[i].substr(0, 7) << " -> " << g.hashes[i + 1].substr(0, 7)
+                            << ": " << one_line(g.moves[i]) << "\n";
                     }
                 }
             }
-            else
-            {
-                std::string bds;
-                for (int b : g.block_dims)
-                {
-                    bds += (bds.empty() ? "" : ", ") + std::to_string(b);
-                }
-                o << "  block_dim spread  " << module << " on " << device << ": block_dims " << bds << ", "
-                  << g.builds << " builds, " << format_ms(g.ms)
-                  << (g.kernel_sets_known ? "" : " (kernel sets not recorded)") << "\n";
-            }
-        }
 
-        flush();
-        const auto& spans = tables.timeline.spans;
-        if (!spans.empty())
-        {
-            o << "\nBuild timeline (sample " << s.timeline.sample << ", " << s.timeline.pass
-              << " pass; from the first process's start)\n";
-            constexpr std::size_t shown = 40;
-            std::size_t loads = 0;
-            for (std::size_t i = 0; i < spans.size(); ++i)
+            void rebuilt()
             {
-                const auto& sp = spans[i];
-                if (sp.kind != "load")
+                flush();
+                m_o << "\nModules built more than once\n";
+                if (m_tables.rebuilt.empty())
                 {
-                    continue;
+                    m_o << "  none: every module loaded under one identity\n";
                 }
-                if (++loads > shown)
+                std::size_t groups = 0;
+                for (const auto& g : m_tables.rebuilt)
                 {
-                    continue;
+                    if (++groups % 64 == 0)
+                    {
+                        flush();
+                    }
+                    rebuilt_group(g);
                 }
+            }
+
+            // A load's phases, in words, for its timeline line.
+            static std::string phase_words(const std::vector<timeline_span>& spans, std::size_t load)
+            {
                 std::string parts;
                 std::size_t nvrtc_phases = 0;
-                for (std::size_t k = i + 1; k < spans.size() && spans[k].kind != "load"; ++k)
+                for (std::size_t k = load + 1; k < spans.size() && spans[k].kind != "load"; ++k)
                 {
                     const auto& ph = spans[k];
                     if (ph.kind == "nvrtc")
@@ -401,95 +548,61 @@ namespace xwarp
                 {
                     parts += (parts.empty() ? "" : ", ") + std::to_string(nvrtc_phases) + " NVRTC phases in --format trace";
                 }
-                o << "  +" << pad(format_ms(sp.start_ms), 10) << pad(format_ms(sp.ms), 10) << pad(elide(one_line(sp.module), 60), 24) << " "
-                  << pad(sp.hash, 8) << pad(sp.status, 9) << (parts.empty() ? "" : "[" + parts + "]")
-                  << (sp.triggered_by.empty() ? "" : " waited by the launch of " + elide(one_line(sp.triggered_by.str()), 60)) << "\n";
+                return parts;
             }
-            if (loads > shown)
-            {
-                o << "  ... and " << loads - shown << " more load(s) (the JSON and warp-probe report --format trace have all)\n";
-            }
-        }
 
-        if (!s.flags.empty())
-        {
-            o << "\nFlags\n";
-            for (const auto& f : s.flags)
+            void timeline()
             {
-                o << "  " << pad(f.id, 20) << f.message << "\n";
-            }
-        }
-
-        if (!r.findings.empty())
-        {
-            o << "\nFindings, by time at stake\n";
-            int n = 0;
-            for (const auto& f : r.findings)
-            {
-                o << "  " << ++n << ". [" << f.mechanism << "] " << f.title;
-                if (!f.module.empty())
+                flush();
+                const auto& spans = m_tables.timeline.spans;
+                if (spans.empty())
                 {
-                    o << " - " << elide(f.module, 160);
+                    return;
                 }
-                if (f.savings_ms)
+                m_o << "\nBuild timeline (sample " << m_s.timeline.sample << ", " << m_s.timeline.pass
+                    << " pass; from the first process's start)\n";
+                constexpr std::size_t shown = 40;
+                std::size_t loads = 0;
+                for (std::size_t i = 0; i < spans.size(); ++i)
                 {
-                    o << " - saves ~" << format_ms(*f.savings_ms);
-                }
-                o << "\n";
-                o << "     evidence: " << f.evidence << "\n";
-                if (f.locations.size() > 1)
-                {
-                    for (std::size_t i = 0; i < f.locations.size(); ++i)
+                    const auto& sp = spans[i];
+                    if (sp.kind != "load" || ++loads > shown)
                     {
-                        const auto& l = f.locations[i];
-                        o << (i == 0 ? "     where:    " : "               ") << l.file << ":" << l.line << "  " << l.what
-                          << "\n";
+                        continue;
                     }
+                    const std::string parts = phase_words(spans, i);
+                    m_o << "  +" << pad(format_ms(sp.start_ms), 10) << pad(format_ms(sp.ms), 10)
+                        << pad(elide(one_line(sp.module), 60), 24) << " " << pad(sp.hash, 8) << pad(sp.status, 9)
+                        << (parts.empty() ? "" : "[" + parts + "]")
+                        << (sp.triggered_by.empty() ? "" : " waited by the launch of " + elide(one_line(sp.triggered_by.str()), 60))
+                        << "\n";
                 }
-                else if (f.location)
+                if (loads > shown)
                 {
-                    o << "     where:    " << f.location->file << ":" << f.location->line << "\n";
+                    m_o << "  ... and " << loads - shown
+                        << " more load(s) (the JSON and warp-probe report --format trace have all)\n";
                 }
-                if (f.measured.is_object())
-                {
-                    o << "     measured: " << f.lever << ": " << measured_words(f.measured) << "\n";
-                }
-                o << "     do:       " << f.recommendation << "\n";
-                o << "     guide:    references/mechanisms.md#" << f.guide << "\n";
             }
-            const std::size_t listed = std::min(original.findings.size(), findings_listed);
-            if (listed > findings_in_full)
-            {
-                o << "  ... " << original.findings.size() - findings_in_full << " more, one line each:\n";
-            }
-            for (std::size_t i = findings_in_full; i < listed; ++i)
-            {
-                const finding& f = original.findings[i];
-                o << "  " << i + 1 << ". [" << f.mechanism << "] " << elide(one_line(f.module), 60)
-                  << (f.savings_ms ? " - saves ~" + format_ms(*f.savings_ms) : std::string()) << "\n";
-            }
-        }
 
-        if (original.findings.size() > findings_listed)
-        {
-            o << "  ... and " << original.findings.size() - findings_listed << " more (the JSON report has all)\n";
-        }
-        o << whatif_section_text(r);
-
-        if (!r.declined.empty())
-        {
-            o << "\nConsidered and declined\n";
-            for (const auto& d : r.declined)
+            void sources()
             {
-                o << "  - [" << d.mechanism << "]" << (d.lever.empty() ? "" : " " + d.lever)
-                  << (d.module.empty() ? "" : " - " + elide(d.module)) << ": " << d.reason << "\n";
+                m_o << "\nSources: module loads from " << source_words(m_s.load_source) << "; module ms from "
+                    << source_words(m_s.module_ms_source) << "; native compile ms from "
+                    << source_words(m_s.native_ms_source) << ".\n";
             }
-        }
 
-        o << "\nSources: module loads from " << source_words(s.load_source) << "; module ms from "
-          << source_words(s.module_ms_source) << "; native compile ms from " << source_words(s.native_ms_source)
-          << ".\n";
-        flush();
+            std::ostream& m_out;
+            std::ostringstream m_o;
+            const report& m_original;
+            const report m_r;
+            const summary& m_s;
+            const summary& m_tables;
+        };
+    }
+
+    void render_text(std::ostream& out, const report& original)
+    {
+        text_page(out, original).write();
     }
 }
 
@@ -533,89 +646,98 @@ namespace xwarp
         }
     }
 
-    std::string render_compare_text(const comparison& original)
+    namespace
     {
-        const comparison_outline c = printable_outline(original);
-        std::ostringstream o;
-        auto side = [&](const char* name, const compare_side& s)
+        void compare_header(std::ostream& o, const comparison_outline& c)
         {
-            o << "  " << name << "  " << s.path << (s.label.empty() ? "" : " [" + s.label + "]") << ": "
-              << s.samples_ok << "/" << s.samples_total << " samples ok, Warp "
-              << (s.warp_version.empty() ? "?" : s.warp_version) << ", " << command_line(s.command) << "\n";
-        };
-        o << "warp-probe compare\n";
-        side("before", c.before);
-        side("after ", c.after);
-        o << "\nVERDICT: " << c.verdict << " (exit " << c.exit_code << ")\n";
-        for (const auto& r : c.reasons)
-        {
-            o << "  - " << r << "\n";
-        }
-        if (c.until_settled)
-        {
-            const auto& s = *c.until_settled;
-            o << "  until settled: added " << s.added_before << " sample(s) before and " << s.added_after << " after (now "
-              << c.before.samples_total << " and " << c.after.samples_total << ", at most " << s.max_samples
-              << " a side); " << (s.settled ? "settled: " : "not settled: ") << s.stopped_because << "\n";
-        }
-
-        o << "\nWorkload: " << c.workload.status << " - " << c.workload.reason << "\n";
-        for (const auto& r : c.workload.renames)
-        {
-            o << "  renamed kernel: " << r.before << " -> " << r.after << "\n";
-        }
-        if (c.workload.first_divergence)
-        {
-            const auto& d = *c.workload.first_divergence;
-            o << "  first divergence at launch #" << d.index + 1 << ":\n    before: " << launch_words(d.before)
-              << "\n    after:  " << launch_words(d.after) << "\n";
-        }
-        for (const auto& m : c.workload.moved_counts)
-        {
-            o << "  launches of " << m.kernel << ": " << m.before << " -> " << m.after << "\n";
-        }
-
-        o << "\nClocks (median; band = max(1% of before, 2 x before MAD))\n";
-        o << "  " << pad_to("clock", 18) << pad_to("before", 12) << pad_to("after", 12) << pad_to("delta", 18)
-          << pad_to("band", 10) << pad_to("p", 8) << "outcome\n";
-        for (const auto& k : c.clocks)
-        {
-            std::string delta = k.delta_ms ? format_ms(*k.delta_ms) : "n/a";
-            if (k.delta_pct)
+            auto side = [&](const char* name, const compare_side& s)
             {
-                std::ostringstream p;
+                o << "  " << name << "  " << s.path << (s.label.empty() ? "" : " [" + s.label + "]") << ": "
+                  << s.samples_ok << "/" << s.samples_total << " samples ok, Warp "
+                  << (s.warp_version.empty() ? "?" : s.warp_version) << ", " << command_line(s.command) << "\n";
+            };
+            o << "warp-probe compare\n";
+            side("before", c.before);
+            side("after ", c.after);
+            o << "\nVERDICT: " << c.verdict << " (exit " << c.exit_code << ")\n";
+            for (const auto& r : c.reasons)
+            {
+                o << "  - " << r << "\n";
+            }
+            if (c.until_settled)
+            {
+                const auto& s = *c.until_settled;
+                o << "  until settled: added " << s.added_before << " sample(s) before and " << s.added_after << " after (now "
+                  << c.before.samples_total << " and " << c.after.samples_total << ", at most " << s.max_samples
+                  << " a side); " << (s.settled ? "settled: " : "not settled: ") << s.stopped_because << "\n";
+            }
+        }
+
+        void compare_workload(std::ostream& o, const comparison_outline& c)
+        {
+            o << "\nWorkload: " << c.workload.status << " - " << c.workload.reason << "\n";
+            for (const auto& r : c.workload.renames)
+            {
+                o << "  renamed kernel: " << r.before << " -> " << r.after << "\n";
+            }
+            if (c.workload.first_divergence)
+            {
+                const auto& d = *c.workload.first_divergence;
+                o << "  first divergence at launch #" << d.index + 1 << ":\n    before: " << launch_words(d.before)
+                  << "\n    after:  " << launch_words(d.after) << "\n";
+            }
+            for (const auto& m : c.workload.moved_counts)
+            {
+                o << "  launches of " << m.kernel << ": " << m.before << " -> " << m.after << "\n";
+            }
+        }
+
+        std::string fixed_text(double v, int precision, bool fixed)
+        {
+            std::ostringstream p;
+            if (fixed)
+            {
                 p.setf(std::ios::fixed);
-                p.precision(1);
-                p << *k.delta_pct;
-                delta += " (" + p.str() + "%)";
             }
-            std::string p = "-";
-            if (k.p_value)
-            {
-                std::ostringstream ps;
-                ps.precision(3);
-                ps << *k.p_value;
-                p = ps.str();
-            }
-            o << "  " << pad_to(clock_label(k.clock), 18)
-              << pad_to(k.before_median ? format_ms(*k.before_median) : "n/a", 12)
-              << pad_to(k.after_median ? format_ms(*k.after_median) : "n/a", 12) << pad_to(delta, 18)
-              << pad_to(k.band_ms ? format_ms(*k.band_ms) : "n/a", 10) << pad_to(p, 8) << k.outcome
-              << " [n=" << k.n_before << "/" << k.n_after << "]\n";
+            p.precision(precision);
+            p << v;
+            return p.str();
         }
-        for (const auto& k : c.clocks)
-        {
-            if (!k.note.empty())
-            {
-                o << "  " << (clock_label(k.clock)) << ": " << k.note << "\n";
-            }
-        }
-        o << "  judged on " << c.judged_on << "\n";
 
-        o << "\nHash receipts\n";
+        void compare_clocks(std::ostream& o, const comparison_outline& c)
         {
-            // a row at a time into one reused text: 50,000 modules are as many rows, and the
-            // page's other copies already hold them several times
+            o << "\nClocks (median; band = max(1% of before, 2 x before MAD))\n";
+            o << "  " << pad_to("clock", 18) << pad_to("before", 12) << pad_to("after", 12) << pad_to("delta", 18)
+              << pad_to("band", 10) << pad_to("p", 8) << "outcome\n";
+            for (const auto& k : c.clocks)
+            {
+                std::string delta = k.delta_ms ? format_ms(*k.delta_ms) : "n/a";
+                if (k.delta_pct)
+                {
+                    delta += " (" + fixed_text(*k.delta_pct, 1, true) + "%)";
+                }
+                const std::string p = k.p_value ? fixed_text(*k.p_value, 3, false) : "-";
+                o << "  " << pad_to(clock_label(k.clock), 18)
+                  << pad_to(k.before_median ? format_ms(*k.before_median) : "n/a", 12)
+                  << pad_to(k.after_median ? format_ms(*k.after_median) : "n/a", 12) << pad_to(delta, 18)
+                  << pad_to(k.band_ms ? format_ms(*k.band_ms) : "n/a", 10) << pad_to(p, 8) << k.outcome
+                  << " [n=" << k.n_before << "/" << k.n_after << "]\n";
+            }
+            for (const auto& k : c.clocks)
+            {
+                if (!k.note.empty())
+                {
+                    o << "  " << (clock_label(k.clock)) << ": " << k.note << "\n";
+                }
+            }
+            o << "  judged on " << c.judged_on << "\n";
+        }
+
+        // A row at a time into one reused text: 50,000 modules are as many rows, and the page's
+        // other copies already hold them several times.
+        void compare_receipts(std::ostream& o, const comparison& original)
+        {
+            o << "\nHash receipts\n";
             std::string row;
             const auto hash_prefixes = [&row](const std::vector<shared_text>& hashes)
             {
@@ -649,44 +771,55 @@ namespace xwarp
             }
         }
 
-        o << "\nStructure\n";
-        for (const auto& s : c.structure)
+        void compare_structure(std::ostream& o, const comparison_outline& c)
         {
-            bool bytes = s.name == "generated source bytes";
-            o << "  " << pad_to(s.name, 26) << opt_num(s.before, bytes) << " -> " << opt_num(s.after, bytes) << "\n";
-        }
-        if (!c.option_checks.empty())
-        {
-            o << "\nOptions that did not arrive\n";
-            for (const auto& oc : c.option_checks)
+            o << "\nStructure\n";
+            for (const auto& s : c.structure)
             {
-                o << "  ! " << oc.message;
-                if (oc.set_at)
+                bool bytes = s.name == "generated source bytes";
+                o << "  " << pad_to(s.name, 26) << opt_num(s.before, bytes) << " -> " << opt_num(s.after, bytes) << "\n";
+            }
+            if (!c.option_checks.empty())
+            {
+                o << "\nOptions that did not arrive\n";
+                for (const auto& oc : c.option_checks)
                 {
-                    o << " (set at " << oc.set_at->file << ":" << oc.set_at->line << ")";
+                    o << "  ! " << oc.message;
+                    if (oc.set_at)
+                    {
+                        o << " (set at " << oc.set_at->file << ":" << oc.set_at->line << ")";
+                    }
+                    o << "\n";
                 }
-                o << "\n";
+            }
+            bool notes_header = false;
+            for (const auto& n : c.notes)
+            {
+                const bool is_option = std::any_of(c.option_checks.begin(), c.option_checks.end(),
+                                                   [&](const auto& oc) { return oc.message == n; });
+                if (is_option)
+                {
+                    continue;
+                }
+                if (!notes_header)
+                {
+                    o << "\nNotes\n";
+                    notes_header = true;
+                }
+                o << "  - " << n << "\n";
             }
         }
-        bool notes_header = false;
-        for (const auto& n : c.notes)
-        {
-            bool is_option = false;
-            for (const auto& oc : c.option_checks)
-            {
-                is_option = is_option || oc.message == n;
-            }
-            if (is_option)
-            {
-                continue;
-            }
-            if (!notes_header)
-            {
-                o << "\nNotes\n";
-                notes_header = true;
-            }
-            o << "  - " << n << "\n";
-        }
+    }
+
+    std::string render_compare_text(const comparison& original)
+    {
+        const comparison_outline c = printable_outline(original);
+        std::ostringstream o;
+        compare_header(o, c);
+        compare_workload(o, c);
+        compare_clocks(o, c);
+        compare_receipts(o, original);
+        compare_structure(o, c);
         return printable_page(o.str());
     }
 }

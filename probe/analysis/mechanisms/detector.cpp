@@ -390,56 +390,87 @@ namespace xwarp::detect
         }
     }
 
-    void churn_findings(const context& ctx,
-                        const std::string& mechanism,
-                        const std::vector<std::string>& triggers,
-                        const std::function<std::string(const finding&)>& recommend,
-                        sink& out)
+    namespace
     {
-        // A group's finding waits in `out` (reserved by diagnose), in the order the groups were
-        // first seen: held in the group, every finding was held twice while the groups lived.
-        struct group
+        // The hash moves one churn mechanism is attributed, grouped per (module, device): each
+        // group's finding, its changes and what each sample's moves cost. A group's finding
+        // waits in `out` (reserved by diagnose), in the order the groups were first seen: held
+        // in the group, every finding was held twice while the groups lived.
+        class churn_groups
         {
-            std::size_t finding = 0;  // its index in out.findings
-            // Its changes as compact JSON text, comma-separated, until the finding is made (a
-            // group holds one per hash move, and every group lives until the last sample is
-            // read), with their words.
-            std::string changes;
-            std::vector<std::string> what;
-            std::vector<double> per_sample;  // one entry per sample that showed it
-            double sample_cost = 0.0;        // of the sample being read
-            bool costed = false;             // this sample's moves cost it something
-            // per block_dim, its first move in the first sample, whose sequence the cause lists
-            // (the short hashes are made with the finding: held here, they were a vector of
-            // strings per group while every group waited)
-            std::map<int, const hash_move*> first_move_by_bd;
-        };
-        using module_device = std::tuple<std::string_view, std::string_view>;  // views of the moves' strings
-        std::unordered_map<module_device, group, tuple_hash> groups;
-        groups.reserve(ctx.moves.front().size());  // at most a group per move of the first sample
-        std::vector<module_device> order;
-        for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
-        {
-            // The groups this sample's moves cost something, summed in the group (nodes do not
-            // move): a table of costs per sample was a second lookup and node per move.
-            std::vector<group*> costed;
-            for (const auto& m : ctx.moves[gi])
+        public:
+            churn_groups(const context& ctx, const std::string& mechanism, const std::vector<std::string>& triggers,
+                         sink& out)
+                : m_ctx(ctx), m_mechanism(mechanism), m_triggers(triggers), m_out(out)
             {
-                if (m.mechanism != mechanism)
+                m_groups.reserve(ctx.moves.front().size());  // at most a group per move of the first sample
+            }
+
+            void read_samples()
+            {
+                for (std::size_t gi = 0; gi < m_ctx.good.size(); ++gi)
                 {
-                    continue;
+                    // The groups this sample's moves cost something, summed in the group (nodes do
+                    // not move): a table of costs per sample was a second lookup and node per move.
+                    std::vector<group*> costed;
+                    for (const auto& m : m_ctx.moves[gi])
+                    {
+                        if (m.mechanism == m_mechanism)
+                        {
+                            read_move(m, gi, costed);
+                        }
+                    }
+                    for (group* g : costed)
+                    {
+                        g->per_sample.push_back(g->sample_cost);
+                        g->sample_cost = 0.0;
+                        g->costed = false;
+                    }
                 }
+            }
+
+            void make_findings(const std::function<std::string(const finding&)>& recommend)
+            {
+                for (const auto& key : m_order)
+                {
+                    const auto node = m_groups.find(key);
+                    finish(node->second, recommend);
+                    m_groups.erase(node);  // as each finding is made: its group's changes are in the finding now
+                }
+            }
+
+        private:
+            struct group
+            {
+                std::size_t finding = 0;  // its index in out.findings
+                // Its changes as compact JSON text, comma-separated, until the finding is made (a
+                // group holds one per hash move, and every group lives until the last sample is
+                // read), with their words.
+                std::string changes;
+                std::vector<std::string> what;
+                std::vector<double> per_sample;  // one entry per sample that showed it
+                double sample_cost = 0.0;        // of the sample being read
+                bool costed = false;             // this sample's moves cost it something
+                // per block_dim, its first move in the first sample, whose sequence the cause
+                // lists (the short hashes are made with the finding: held here, they were a
+                // vector of strings per group while every group waited)
+                std::map<int, const hash_move*> first_move_by_bd;
+            };
+            using module_device = std::tuple<std::string_view, std::string_view>;  // views of the moves' strings
+
+            void read_move(const hash_move& m, std::size_t gi, std::vector<group*>& costed)
+            {
                 const module_device key(m.module(), m.device());
-                auto it = groups.find(key);
-                if (it == groups.end())
+                auto it = m_groups.find(key);
+                if (it == m_groups.end())
                 {
                     if (gi != 0)
                     {
-                        continue;  // a module the first sample did not show churning: no finding to add to
+                        return;  // a module the first sample did not show churning: no finding to add to
                     }
-                    order.push_back(key);
-                    it = groups.emplace(key, group{out.findings.size(), {}, {}, {}, 0.0, false, {}}).first;
-                    out.findings.push_back(make_finding(mechanism, m.module(), m.device()));
+                    m_order.push_back(key);
+                    it = m_groups.emplace(key, group{m_out.findings.size(), {}, {}, {}, 0.0, false, {}}).first;
+                    m_out.findings.push_back(make_finding(m_mechanism, m.module(), m.device()));
                 }
                 auto& g = it->second;
                 // the build this change forced, minus what the fix still pays once
@@ -451,17 +482,32 @@ namespace xwarp::detect
                 g.sample_cost += m.returning ? m.after->work_ms() : removable(*m.before);
                 if (gi != 0)
                 {
-                    continue;
+                    return;
                 }
-                finding& f = out.findings[g.finding];
                 auto& first_move = g.first_move_by_bd[m.block_dim];
                 if (!first_move)
                 {
                     first_move = &m;
                 }
-                // The change as compact JSON text, members in the order dump() writes them
-                // (sorted), put together from its parts: a tree per move, dumped, was most of
-                // this detector's time.
+                const std::string change = change_text(m, m_out.findings[g.finding]);
+                if (!m.returning)
+                {
+                    for (auto& w : change_words(m.change.kind, m.change.detail.value()))
+                    {
+                        if (std::find(g.what.begin(), g.what.end(), w) == g.what.end())
+                        {
+                            g.what.push_back(std::move(w));
+                        }
+                    }
+                }
+                g.changes += (g.changes.empty() ? "" : ",") + change;
+            }
+
+            // The change as compact JSON text, members in the order dump() writes them (sorted),
+            // put together from its parts: a tree per move, dumped, was most of this detector's
+            // time. The dirtying event that caused it gives the finding its locations.
+            std::string change_text(const hash_move& m, finding& f) const
+            {
                 std::string change = "{\"block_dim\":" + std::to_string(m.block_dim);
                 if (!m.returning)
                 {
@@ -475,9 +521,8 @@ namespace xwarp::detect
                     append_json_string(change, m.change.kind);
                 }
                 std::string trigger;
-                const process_record* proc = process_of(ctx.first_cold(), m.pid);
-                const dirty_event* d = dirty_between(proc, m.module(), m.before->seq, m.after->seq, triggers);
-                if (d)
+                const process_record* proc = process_of(m_ctx.first_cold(), m.pid);
+                if (const dirty_event* d = dirty_between(proc, m.module(), m.before->seq, m.after->seq, m_triggers))
                 {
                     trigger = ",\"trigger\":";
                     append_json_string(trigger, d->trigger);
@@ -487,107 +532,108 @@ namespace xwarp::detect
                         change += ",\"location\":{\"file\":";
                         append_json_string(change, *d->file);
                         change += ",\"line\":" + std::to_string(*d->line) + "}";
-                        std::string what = d->trigger;
-                        if (auto k = d->detail.find("kernel"); k != d->detail.end() && k->is_string())
-                        {
-                            what += " " + k->get<std::string>();
-                        }
-                        add_location(f, d->file, d->line, what);
                     }
-                    // A kernel made by a factory: the statement that called the factory too.
-                    if (auto cf = d->detail.find("called_from"); cf != d->detail.end() && cf->is_object())
-                    {
-                        auto file = cf->find("file");
-                        auto line = cf->find("line");
-                        if (file != cf->end() && file->is_string() && line != cf->end() && line->is_number_integer())
-                        {
-                            add_location(f, file->get<std::string>(), line->get<int>(), "the factory called here");
-                        }
-                    }
+                    locate(*d, f);
                 }
                 change += ",\"to\":";
                 append_json_string(change, m.after->short_hash());
-                change += trigger + "}";
-                if (!m.returning)
+                return change + trigger + "}";
+            }
+
+            static void locate(const dirty_event& d, finding& f)
+            {
+                if (d.file && d.line)
                 {
-                    for (auto& w : change_words(m.change.kind, m.change.detail.value()))
+                    std::string what = d.trigger;
+                    if (auto k = d.detail.find("kernel"); k != d.detail.end() && k->is_string())
                     {
-                        if (std::find(g.what.begin(), g.what.end(), w) == g.what.end())
-                        {
-                            g.what.push_back(std::move(w));
-                        }
+                        what += " " + k->get<std::string>();
+                    }
+                    add_location(f, d.file, d.line, what);
+                }
+                // A kernel made by a factory: the statement that called the factory too.
+                if (auto cf = d.detail.find("called_from"); cf != d.detail.end() && cf->is_object())
+                {
+                    auto file = cf->find("file");
+                    auto line = cf->find("line");
+                    if (file != cf->end() && file->is_string() && line != cf->end() && line->is_number_integer())
+                    {
+                        add_location(f, file->get<std::string>(), line->get<int>(), "the factory called here");
                     }
                 }
-                if (!g.changes.empty())
-                {
-                    g.changes += ',';
-                }
-                g.changes += change;
             }
-            for (group* g : costed)
-            {
-                g->per_sample.push_back(g->sample_cost);
-                g->sample_cost = 0.0;
-                g->costed = false;
-            }
-        }
-        for (const auto& key : order)
-        {
-            const auto node = groups.find(key);
-            auto& g = node->second;
-            auto& f = out.findings[g.finding];
-            std::vector<std::string> sequences;
-            std::string block_dims;
-            // {"<block_dim>": [short hashes]}: an object's members are written sorted by their
-            // names, which sort as text ("-1" < "128" < "64")
-            std::vector<std::pair<std::string, std::string>> seq_members;
-            auto hashes_text = [](const std::vector<std::string>& seq)
-            {
-                return json_string_array(std::vector<std::string_view>(seq.begin(), seq.end()));
-            };
-            std::string first_sequence;  // the first block_dim's, for readers of the first schema
-            for (const auto& [bd, move] : g.first_move_by_bd)
-            {
-                const std::vector<std::string> seq = ctx.first_sequence(*move);
-                if (first_sequence.empty())
-                {
-                    first_sequence = hashes_text(seq);
-                }
-                sequences.push_back("at block_dim " + std::to_string(bd) + ": " + join(seq, " -> "));
-                block_dims += (block_dims.empty() ? "" : ",") + std::to_string(bd);
-                seq_members.emplace_back(std::to_string(bd), hashes_text(seq));
-            }
-            std::sort(seq_members.begin(), seq_members.end());
-            std::string seq_object;
-            for (const auto& [name, hashes] : seq_members)
-            {
-                seq_object += (seq_object.empty() ? "{\"" : ",\"") + name + "\":" + hashes;
-            }
-            seq_object += seq_object.empty() ? "{}" : "}";
+
             // The cause's text is spliced from its parts, its changes already text: parsing them
             // back into a tree to dump it again was half of this detector's time, and a tree per
             // part most of the rest. Members in the order dump() writes them (sorted); block_dim
-            // and sequence are kept for readers of the first schema (the first block_dim's sequence).
-            f.cause = json_text::of_compact_text(
-                "{\"block_dim\":" + std::to_string(g.first_move_by_bd.begin()->first) + ",\"block_dims\":[" + block_dims
-                + "],\"changes\":[" + g.changes + "],\"sequence\":" + first_sequence
-                + ",\"sequences\":" + seq_object + "}");
-            f.savings_ms = median(g.per_sample);
-            if (mechanism == "hash-thrash")
+            // and sequence are kept for readers of the first schema (the first block_dim's
+            // sequence). {"<block_dim>": [short hashes]}: an object's members are written sorted
+            // by their names, which sort as text ("-1" < "128" < "64").
+            void finish(group& g, const std::function<std::string(const finding&)>& recommend)
             {
-                f.evidence = "module " + f.module + " on " + f.device + " went back to an earlier hash ("
-                             + join(sequences, "; ") + "); the returning loads cost ";
+                auto& f = m_out.findings[g.finding];
+                std::vector<std::string> sequences;
+                std::string block_dims;
+                std::vector<std::pair<std::string, std::string>> seq_members;
+                const auto hashes_text = [](const std::vector<std::string>& seq)
+                { return json_string_array(std::vector<std::string_view>(seq.begin(), seq.end())); };
+                std::string first_sequence;  // the first block_dim's, for readers of the first schema
+                for (const auto& [bd, move] : g.first_move_by_bd)
+                {
+                    const std::vector<std::string> seq = m_ctx.first_sequence(*move);
+                    if (first_sequence.empty())
+                    {
+                        first_sequence = hashes_text(seq);
+                    }
+                    sequences.push_back("at block_dim " + std::to_string(bd) + ": " + join(seq, " -> "));
+                    block_dims += (block_dims.empty() ? "" : ",") + std::to_string(bd);
+                    seq_members.emplace_back(std::to_string(bd), hashes_text(seq));
+                }
+                std::sort(seq_members.begin(), seq_members.end());
+                std::string seq_object;
+                for (const auto& [name, hashes] : seq_members)
+                {
+                    seq_object += (seq_object.empty() ? "{\"" : ",\"") + name + "\":" + hashes;
+                }
+                seq_object += seq_object.empty() ? "{}" : "}";
+                f.cause = json_text::of_compact_text("{\"block_dim\":" + std::to_string(g.first_move_by_bd.begin()->first)
+                                                     + ",\"block_dims\":[" + block_dims + "],\"changes\":[" + g.changes
+                                                     + "],\"sequence\":" + first_sequence + ",\"sequences\":" + seq_object
+                                                     + "}");
+                f.savings_ms = median(g.per_sample);
+                if (m_mechanism == "hash-thrash")
+                {
+                    f.evidence = "module " + f.module + " on " + f.device + " went back to an earlier hash ("
+                                 + join(sequences, "; ") + "); the returning loads cost ";
+                }
+                else
+                {
+                    f.evidence = "module " + f.module + " on " + f.device + " changed hash after it loaded ("
+                                 + join(sequences, "; ") + "): " + join(g.what, "; ") + "; the builds it forced cost ";
+                }
+                f.evidence += format_ms(f.savings_ms.value_or(0.0)) + " (median of " + std::to_string(g.per_sample.size())
+                              + " sample(s))";
+                f.evidence.shrink_to_fit();  // grown by appending: a third of it was spare room, kept with the report
+                f.recommendation = recommend(f);
             }
-            else
-            {
-                f.evidence = "module " + f.module + " on " + f.device + " changed hash after it loaded ("
-                             + join(sequences, "; ") + "): " + join(g.what, "; ") + "; the builds it forced cost ";
-            }
-            f.evidence += format_ms(f.savings_ms.value_or(0.0)) + " (median of " + std::to_string(g.per_sample.size())
-                          + " sample(s))";
-            f.evidence.shrink_to_fit();  // grown by appending: a third of it was spare room, kept with the report
-            f.recommendation = recommend(f);
-            groups.erase(node);  // as each finding is made: its group's changes are in the finding now
-        }
+
+            const context& m_ctx;
+            const std::string& m_mechanism;
+            const std::vector<std::string>& m_triggers;
+            sink& m_out;
+            std::unordered_map<module_device, group, tuple_hash> m_groups;
+            std::vector<module_device> m_order;
+        };
+    }
+
+    void churn_findings(const context& ctx,
+                        const std::string& mechanism,
+                        const std::vector<std::string>& triggers,
+                        const std::function<std::string(const finding&)>& recommend,
+                        sink& out)
+    {
+        churn_groups groups(ctx, mechanism, triggers, out);
+        groups.read_samples();
+        groups.make_findings(recommend);
     }
 }

@@ -51,6 +51,128 @@ namespace xwarp
     // (a changed callee when the callees' hashes moved: dependency-change),
     // new generic instances (CS-6, whether or not the generic kernel had an instance before),
     // kernels gone, and last a changed callee.
+    namespace
+    {
+        // Two loads' kernel entries compared: plain kernel definitions new to the module, plain
+        // kernels with new content under a known key, new generic instances, keys gone, and each
+        // side's plain keys with multiplicity (a factory's closures share a key). Views into
+        // the two snapshots, which outlive it: no key is copied, and the sets are sorted vectors
+        // (this runs for every hash move, tens of thousands of times in a large report, where
+        // node-based sets made two dozen allocations a call).
+        struct kernel_diff
+        {
+            std::vector<std::string> added;
+            std::vector<std::string> changed;
+            json instances = json::array();  // {kernel, signature}
+            std::vector<std::string> removed;
+            std::vector<std::string_view> plain_a, plain_b;  // sorted
+
+            std::size_t count_a(std::string_view key) const { return count(plain_a, key); }
+            std::size_t count_b(std::string_view key) const { return count(plain_b, key); }
+
+            static std::size_t count(const std::vector<std::string_view>& v, std::string_view x)
+            {
+                const auto [first, last] = std::equal_range(v.begin(), v.end(), x);
+                return static_cast<std::size_t>(last - first);
+            }
+        };
+
+        kernel_diff diff_kernels(const content_snapshot& a, const content_snapshot& b)
+        {
+            using entry = std::tuple<std::string_view, std::string_view, std::string_view>;
+            kernel_diff d;
+            std::vector<std::string_view> keys_a, keys_b;
+            std::vector<entry> entries_a;
+            keys_a.reserve(a.kernels.size());
+            entries_a.reserve(a.kernels.size());
+            for (const auto& k : a.kernels)
+            {
+                keys_a.push_back(k.key);
+                entries_a.emplace_back(k.key, k.hash, k.sig);
+                if (!k.generic)
+                {
+                    d.plain_a.push_back(k.key);
+                }
+            }
+            keys_b.reserve(b.kernels.size());
+            for (const auto& k : b.kernels)
+            {
+                keys_b.push_back(k.key);
+                if (!k.generic)
+                {
+                    d.plain_b.push_back(k.key);
+                }
+            }
+            const auto sort_unique = [](std::vector<std::string_view>& v)
+            {
+                std::sort(v.begin(), v.end());
+                v.erase(std::unique(v.begin(), v.end()), v.end());
+            };
+            sort_unique(keys_a);
+            sort_unique(keys_b);
+            std::sort(entries_a.begin(), entries_a.end());
+            std::sort(d.plain_a.begin(), d.plain_a.end());
+            std::sort(d.plain_b.begin(), d.plain_b.end());
+            const auto has = [](const std::vector<std::string_view>& v, std::string_view x)
+            { return std::binary_search(v.begin(), v.end(), x); };
+            std::vector<std::string_view> seen_added;  // sorted
+            for (const auto& k : b.kernels)
+            {
+                if (std::binary_search(entries_a.begin(), entries_a.end(), entry(k.key, k.hash, k.sig)))
+                {
+                    continue;
+                }
+                if (k.generic)
+                {
+                    d.instances.push_back({{"kernel", k.key}, {"signature", k.sig}});
+                }
+                else if (!has(keys_a, k.key))
+                {
+                    const auto at = std::lower_bound(seen_added.begin(), seen_added.end(), std::string_view(k.key));
+                    if (at == seen_added.end() || *at != k.key)
+                    {
+                        seen_added.insert(at, k.key);
+                        d.added.push_back(k.key);
+                    }
+                }
+                else if (d.count_b(k.key) <= d.count_a(k.key))
+                {
+                    d.changed.push_back(k.key);
+                }
+            }
+            for (const auto key : keys_a)
+            {
+                if (!has(keys_b, key))
+                {
+                    d.removed.emplace_back(key);
+                }
+            }
+            return d;
+        }
+
+        // User functions whose recorded hash moved, came or went.
+        std::vector<std::string> changed_functions(const content_snapshot& a, const content_snapshot& b)
+        {
+            std::vector<std::string> funcs;
+            for (const auto& [k, h] : b.functions)
+            {
+                auto it = a.functions.find(k);
+                if (it == a.functions.end() || it->second != h)
+                {
+                    funcs.push_back(k);
+                }
+            }
+            for (const auto& [k, h] : a.functions)
+            {
+                if (!b.functions.count(k))
+                {
+                    funcs.push_back(k);
+                }
+            }
+            return funcs;
+        }
+    }
+
     hash_change classify_hash_change(const module_load& before, const module_load& after)
     {
         if (!before.snapshot || !after.snapshot)
@@ -64,142 +186,47 @@ namespace xwarp
         {
             return {"option-change", {{"options", opts}}};
         }
-        // Views into the two snapshots, which outlive this call: no key is copied, and the sets
-        // are sorted vectors (this runs for every hash move, tens of thousands of times in a
-        // large report, where node-based sets made two dozen allocations a call).
-        using entry = std::tuple<std::string_view, std::string_view, std::string_view>;
-        std::vector<std::string_view> plain_a, plain_b;  // keys of non-generic entries, with multiplicity
-        std::vector<std::string_view> keys_a, keys_b;
-        std::vector<entry> entries_a;
-        keys_a.reserve(a.kernels.size());
-        entries_a.reserve(a.kernels.size());
-        for (const auto& k : a.kernels)
+        kernel_diff d = diff_kernels(a, b);
+        if (!d.added.empty())
         {
-            keys_a.push_back(k.key);
-            entries_a.emplace_back(k.key, k.hash, k.sig);
-            if (!k.generic)
+            json detail = {{"added", std::move(d.added)}, {"removed", d.removed}};
+            if (!d.instances.empty())
             {
-                plain_a.push_back(k.key);
+                detail["generic_instances"] = std::move(d.instances);
             }
+            return {"kernel-set-change", std::move(detail)};
         }
-        keys_b.reserve(b.kernels.size());
-        for (const auto& k : b.kernels)
+        for (const auto& key : d.plain_b)
         {
-            keys_b.push_back(k.key);
-            if (!k.generic)
-            {
-                plain_b.push_back(k.key);
-            }
-        }
-        const auto sort_unique = [](std::vector<std::string_view>& v) {
-            std::sort(v.begin(), v.end());
-            v.erase(std::unique(v.begin(), v.end()), v.end());
-        };
-        sort_unique(keys_a);
-        sort_unique(keys_b);
-        std::sort(entries_a.begin(), entries_a.end());
-        std::sort(plain_a.begin(), plain_a.end());
-        std::sort(plain_b.begin(), plain_b.end());
-        const auto has = [](const std::vector<std::string_view>& v, std::string_view x) {
-            return std::binary_search(v.begin(), v.end(), x);
-        };
-        const auto count = [](const std::vector<std::string_view>& v, std::string_view x) {
-            const auto [first, last] = std::equal_range(v.begin(), v.end(), x);
-            return static_cast<std::size_t>(last - first);
-        };
-        std::vector<std::string> added;    // plain kernel definitions new to the module
-        std::vector<std::string> changed;  // plain kernels with new content under a known key
-        json instances = json::array();    // new generic instances: {kernel, signature}
-        std::vector<std::string_view> seen_added;  // sorted
-        for (const auto& k : b.kernels)
-        {
-            if (std::binary_search(entries_a.begin(), entries_a.end(), entry(k.key, k.hash, k.sig)))
-            {
-                continue;
-            }
-            if (k.generic)
-            {
-                instances.push_back({{"kernel", k.key}, {"signature", k.sig}});
-            }
-            else if (!has(keys_a, k.key))
-            {
-                const auto at = std::lower_bound(seen_added.begin(), seen_added.end(), std::string_view(k.key));
-                if (at == seen_added.end() || *at != k.key)
-                {
-                    seen_added.insert(at, k.key);
-                    added.push_back(k.key);
-                }
-            }
-            else if (count(plain_b, k.key) <= count(plain_a, k.key))
-            {
-                changed.push_back(k.key);
-            }
-        }
-        std::vector<std::string> removed;
-        for (const auto key : keys_a)
-        {
-            if (!has(keys_b, key))
-            {
-                removed.emplace_back(key);
-            }
-        }
-
-        if (!added.empty())
-        {
-            json d = {{"added", std::move(added)}, {"removed", std::move(removed)}};
-            if (!instances.empty())
-            {
-                d["generic_instances"] = std::move(instances);
-            }
-            return {"kernel-set-change", std::move(d)};
-        }
-        for (const auto& key : plain_b)
-        {
-            if (count(plain_b, key) > count(plain_a, key))
+            if (d.count_b(key) > d.count_a(key))
             {
                 return {"kernel-instances-added",
-                        {{"kernel", std::string(key)}, {"instances_before", count(plain_a, key)}, {"instances_after", count(plain_b, key)}}};
+                        {{"kernel", std::string(key)}, {"instances_before", d.count_a(key)}, {"instances_after", d.count_b(key)}}};
             }
         }
         // A callee that changed shows as new content of every kernel calling it (Warp hashes
         // callees deeply): when the recorded callee hashes moved too, the callee is the cause.
-        std::vector<std::string> funcs;
-        for (const auto& [k, h] : b.functions)
-        {
-            auto it = a.functions.find(k);
-            if (it == a.functions.end() || it->second != h)
-            {
-                funcs.push_back(k);
-            }
-        }
-        for (const auto& [k, h] : a.functions)
-        {
-            if (!b.functions.count(k))
-            {
-                funcs.push_back(k);
-            }
-        }
-        if (!changed.empty())
+        const std::vector<std::string> funcs = changed_functions(a, b);
+        if (!d.changed.empty())
         {
             if (!funcs.empty())
             {
-                return {"dependency-change", {{"functions", funcs}, {"kernels", changed}}};
+                return {"dependency-change", {{"functions", funcs}, {"kernels", d.changed}}};
             }
-            return {"kernel-content-change", {{"kernels", changed}}};
+            return {"kernel-content-change", {{"kernels", d.changed}}};
         }
-        if (!instances.empty())
+        if (!d.instances.empty())
         {
             std::vector<std::string> signatures;
-            for (const auto& i : instances)
+            for (const auto& i : d.instances)
             {
                 signatures.push_back(i["signature"].get<std::string>());
             }
-            return {"generic-instance",
-                    {{"kernel", instances[0]["kernel"]}, {"signatures", signatures}, {"instances", instances}}};
+            return {"generic-instance", {{"kernel", d.instances[0]["kernel"]}, {"signatures", signatures}, {"instances", d.instances}}};
         }
-        if (!removed.empty())
+        if (!d.removed.empty())
         {
-            return {"kernel-set-change", {{"added", json::array()}, {"removed", removed}}};
+            return {"kernel-set-change", {{"added", json::array()}, {"removed", d.removed}}};
         }
         if (!funcs.empty())
         {
