@@ -7,20 +7,14 @@
 
 namespace xwarp
 {
-    report measure_until_settled(const measure_options& options,
-                                 int max_samples,
-                                 run_observer* observer,
-                                 const cancel_check& cancelled)
+    report measure_until_settled(sampler& source, int max_samples, run_observer* observer, const cancel_check& cancelled)
     {
         max_samples = std::max(2, max_samples);
-        measure_options opts = options;
-        opts.samples = max_samples;  // what the observer shows as "of N": the most it may take
-        const prepared_command command = prepare_command(opts);
         std::vector<sample> samples;
         std::string why;
         for (int i = 1; i <= max_samples; ++i)
         {
-            samples.push_back(run_sample(command, i, {}, "", observer, cancelled));
+            samples.push_back(source.run(i, {}, "", observer, cancelled));
             if (stop_sampling(samples.back(), cancelled))
             {
                 why = "interrupted";
@@ -33,7 +27,7 @@ namespace xwarp
             }
             if (observer && i < max_samples)
             {
-                observer->sample_finished(i, max_samples, make_report(command, samples));
+                observer->sample_finished(i, max_samples, source.report_of(samples));
             }
         }
         if (why.empty())
@@ -41,11 +35,22 @@ namespace xwarp
             why = "reached --max-samples " + std::to_string(max_samples) + " without settling (the identities "
                   "differ between samples, or the median is not yet known to within compare's band)";
         }
-        report r = make_report(command, std::move(samples));
+        report r = source.report_of(std::move(samples));
         r.run_settings.sampling = "auto (2 to " + std::to_string(max_samples) + ")";
         r.run_settings.stopped_because = why;
         analyze(r);
         return r;
+    }
+
+    report measure_until_settled(const measure_options& options,
+                                 int max_samples,
+                                 run_observer* observer,
+                                 const cancel_check& cancelled)
+    {
+        measure_options opts = options;
+        opts.samples = std::max(2, max_samples);  // what the observer shows as "of N": the most it may take
+        command_sampler source(opts);
+        return measure_until_settled(source, max_samples, observer, cancelled);
     }
 
     measure_options rerun_settings(const report& saved)
@@ -76,20 +81,11 @@ namespace xwarp
         return rerun_settings(saved);
     }
 
-    comparison compare_until_settled(report& before,
-                                     report& after,
-                                     const measure_options& before_options,
-                                     const measure_options& after_options,
-                                     int max_samples,
-                                     const std::string& before_name,
-                                     const std::string& after_name,
-                                     run_observer* observer,
-                                     const cancel_check& cancelled)
+    comparison compare_until_settled(report& before, report& after, sampler& before_source, sampler& after_source,
+                                     int max_samples, const std::string& before_name, const std::string& after_name,
+                                     run_observer* observer, const cancel_check& cancelled)
     {
         max_samples = std::max(2, max_samples);
-        // Both commands are checked before anything runs: a missing folder fails at once.
-        const prepared_command before_command = prepare_command(before_options);
-        const prepared_command after_command = prepare_command(after_options);
         comparison c = compare_reports(before, after, before_name, after_name);
         settling s;
         s.max_samples = max_samples;
@@ -112,9 +108,8 @@ namespace xwarp
                     continue;
                 }
                 const bool is_before = side == &before;
-                side->samples.push_back(run_sample(is_before ? before_command : after_command,
-                                                   static_cast<int>(side->samples.size()) + 1, {}, "", observer,
-                                                   cancelled));
+                side->samples.push_back((is_before ? before_source : after_source)
+                                            .run(static_cast<int>(side->samples.size()) + 1, {}, "", observer, cancelled));
                 ++(is_before ? s.added_before : s.added_after);
                 interrupted = stop_sampling(side->samples.back(), cancelled);
             }
@@ -135,5 +130,22 @@ namespace xwarp
         }
         c.until_settled = s;
         return c;
+    }
+
+    comparison compare_until_settled(report& before,
+                                     report& after,
+                                     const measure_options& before_options,
+                                     const measure_options& after_options,
+                                     int max_samples,
+                                     const std::string& before_name,
+                                     const std::string& after_name,
+                                     run_observer* observer,
+                                     const cancel_check& cancelled)
+    {
+        // Both commands are checked before anything runs: a missing folder fails at once.
+        command_sampler before_source(before_options);
+        command_sampler after_source(after_options);
+        return compare_until_settled(before, after, before_source, after_source, max_samples, before_name, after_name,
+                                     observer, cancelled);
     }
 }

@@ -70,7 +70,7 @@ namespace xwarp
 
         // Baseline sample i (when from_baseline <= i), then each lever's sample i, for i in 1..n.
         // False when interrupted.
-        bool interleave(const prepared_command& command,
+        bool interleave(sampler& command,
                         std::vector<sample>& baseline,
                         int from_baseline,
                         std::vector<lever_run>& runs,
@@ -83,7 +83,7 @@ namespace xwarp
             {
                 if (i >= from_baseline)
                 {
-                    baseline.push_back(run_sample(command, i, baseline_env, "", observer, cancelled));
+                    baseline.push_back(command.run(i, baseline_env, "", observer, cancelled));
                     if (stop_sampling(baseline.back(), cancelled))
                     {
                         return false;
@@ -91,7 +91,7 @@ namespace xwarp
                 }
                 for (auto& r : runs)
                 {
-                    r.samples.push_back(run_sample(command, i, r.plan.environment(), r.plan.lever, observer, cancelled));
+                    r.samples.push_back(command.run(i, r.plan.environment(), r.plan.lever, observer, cancelled));
                     if (stop_sampling(r.samples.back(), cancelled))
                     {
                         return false;
@@ -104,7 +104,7 @@ namespace xwarp
         // After the planned samples: rounds of one baseline sample, then one sample of each lever
         // whose verdict could still change, until none could, each reached max_samples, or the
         // budget (replay time, as select() counts it) ran out. False when interrupted.
-        bool settle(const prepared_command& command,
+        bool settle(sampler& command,
                     std::vector<sample>& baseline,
                     std::vector<lever_run>& runs,
                     int max_samples,
@@ -129,7 +129,7 @@ namespace xwarp
                     }
                 }
                 // (judging analyses its own copies: nothing to analyse here)
-                const report base = make_report(command, baseline);
+                const report base = command.report_of(baseline);
                 std::vector<lever_run*> open;
                 for (auto& r : runs)
                 {
@@ -138,7 +138,7 @@ namespace xwarp
                     {
                         continue;
                     }
-                    const report replay = make_report(command, r.samples);
+                    const report replay = command.report_of(r.samples);
                     state.stopped_because = replay_settled_because(r.plan, base, replay, max_samples);
                     state.settled = !state.stopped_because.empty();
                     const double one_more = r.samples.empty() ? 0.0 : sample_ms(r.samples.back());
@@ -165,8 +165,7 @@ namespace xwarp
                 {
                     return true;
                 }
-                baseline.push_back(run_sample(command, static_cast<int>(baseline.size()) + 1, baseline_env, "",
-                                              observer, cancelled));
+                baseline.push_back(command.run(static_cast<int>(baseline.size()) + 1, baseline_env, "", observer, cancelled));
                 for (auto* r : open)
                 {
                     ++r->until_settled->added_before;
@@ -177,8 +176,8 @@ namespace xwarp
                 }
                 for (auto* r : open)
                 {
-                    r->samples.push_back(run_sample(command, static_cast<int>(r->samples.size()) + 1,
-                                                    r->plan.environment(), r->plan.lever, observer, cancelled));
+                    r->samples.push_back(command.run(static_cast<int>(r->samples.size()) + 1, r->plan.environment(),
+                                                     r->plan.lever, observer, cancelled));
                     ++r->until_settled->added_after;
                     if (stop_sampling(r->samples.back(), cancelled))
                     {
@@ -198,7 +197,7 @@ namespace xwarp
             return options;
         }
 
-        std::vector<whatif_result> judge(const prepared_command& command,
+        std::vector<whatif_result> judge(const sampler& command,
                                          const report& baseline,
                                          std::vector<lever_run>& runs,
                                          std::vector<whatif_result> decided,
@@ -212,7 +211,7 @@ namespace xwarp
                     out.push_back(unrun_lever(r.plan, "not-run", "interrupted before its samples were complete"));
                     continue;
                 }
-                report replay = make_report(command, std::move(r.samples));
+                report replay = command.report_of(std::move(r.samples));
                 analyze(replay);
                 out.push_back(judge_replay(r.plan, baseline, replay));
                 out.back().until_settled = r.until_settled;
@@ -255,33 +254,30 @@ namespace xwarp
         return request;
     }
 
-    report measure_with_whatif(const measure_options& options,
-                               const whatif_request& request,
-                               run_observer* observer,
+    report measure_with_whatif(sampler& command, int samples, const whatif_request& request, run_observer* observer,
                                const cancel_check& cancelled)
     {
-        const prepared_command command = prepare_command(shown_options(options, request));
         plan_levers(report{}, request.levers, false);  // an unknown lever fails before anything runs
         // With rounds, the planned samples are two a side (the fewest with a spread); the
         // rounds add the rest.
-        const int planned = request.until_settled_max > 0 ? 2 : options.samples;
+        const int planned = request.until_settled_max > 0 ? 2 : samples;
         std::vector<sample> baseline;
-        baseline.push_back(run_sample(command, 1, {}, "", observer, cancelled));
-        report first = make_report(command, baseline);
+        baseline.push_back(command.run(1, {}, "", observer, cancelled));
+        report first = command.report_of(baseline);
         if (stop_sampling(baseline.back(), cancelled) || !baseline.back().ok())
         {
             // Without a good first sample there is nothing to plan from: measure as usual.
             for (int i = 2; i <= planned && !stop_sampling(baseline.back(), cancelled); ++i)
             {
-                baseline.push_back(run_sample(command, i, {}, "", observer, cancelled));
+                baseline.push_back(command.run(i, {}, "", observer, cancelled));
             }
-            report r = make_report(command, std::move(baseline));
+            report r = command.report_of(std::move(baseline));
             analyze(r);
             return r;
         }
-        if (observer && command.options.samples > 1)
+        if (observer && command.samples() > 1)
         {
-            observer->sample_finished(1, command.options.samples, first);
+            observer->sample_finished(1, command.samples(), first);
         }
         analyze(first);
         const auto plans = plan_levers(first, request.levers, request.automatic);
@@ -294,7 +290,7 @@ namespace xwarp
         {
             completed = settle(command, baseline, runs, request.until_settled_max, budget_ms, observer, cancelled);
         }
-        report r = make_report(command, std::move(baseline));
+        report r = command.report_of(std::move(baseline));
         if (request.until_settled_max > 0)
         {
             r.run_settings.sampling = "auto (2 to " + std::to_string(request.until_settled_max)
@@ -311,13 +307,18 @@ namespace xwarp
         return r;
     }
 
-    report replay_saved(const report& saved,
-                        const measure_options& options,
-                        const whatif_request& request,
-                        run_observer* observer,
-                        const cancel_check& cancelled)
+    report measure_with_whatif(const measure_options& options,
+                               const whatif_request& request,
+                               run_observer* observer,
+                               const cancel_check& cancelled)
     {
-        const prepared_command command = prepare_command(shown_options(options, request));
+        command_sampler command(shown_options(options, request));
+        return measure_with_whatif(command, options.samples, request, observer, cancelled);
+    }
+
+    report replay_saved(const report& saved, sampler& command, int samples, const whatif_request& request,
+                        run_observer* observer, const cancel_check& cancelled)
+    {
         if (request.reuse_baseline && request.until_settled_max > 0)
         {
             throw probe_error(probe_error::kind::usage,
@@ -335,22 +336,21 @@ namespace xwarp
         const double one_sample = one_cold + analysed.result.warm_wall_ms.median.value_or(0.0);
         const double budget_ms = request.budget_s ? *request.budget_s * 1000.0 : default_budget_cold_runs * one_cold;
         std::vector<whatif_result> decided;
-        auto runs = select(plans, options.samples, one_sample, budget_ms, decided);
+        auto runs = select(plans, samples, one_sample, budget_ms, decided);
         std::vector<sample> baseline;
         // from_baseline past the last index: no fresh baseline sample, the saved ones judge
-        const int from_baseline = request.reuse_baseline ? options.samples + 1 : 1;
-        bool completed =
-            runs.empty() || interleave(command, baseline, from_baseline, runs, options.samples, observer, cancelled);
+        const int from_baseline = request.reuse_baseline ? samples + 1 : 1;
+        bool completed = runs.empty() || interleave(command, baseline, from_baseline, runs, samples, observer, cancelled);
         if (completed && request.until_settled_max > 0 && !runs.empty())
         {
             completed = settle(command, baseline, runs, request.until_settled_max, budget_ms, observer, cancelled);
         }
-        report fresh = request.reuse_baseline ? analysed : make_report(command, std::move(baseline));
+        report fresh = request.reuse_baseline ? analysed : command.report_of(std::move(baseline));
         if (request.reuse_baseline)
         {
             // the same program, re-run from where it is now (a notebook cell is written to a new
             // temporary script each time): the replays' command words are the baseline's
-            fresh.command = options.command;
+            fresh.command = command.command_words();
         }
         analyze(fresh);
         if (!runs.empty() && completed && !fresh.result.valid)
@@ -364,5 +364,15 @@ namespace xwarp
             analysed.status = "interrupted";
         }
         return analysed;
+    }
+
+    report replay_saved(const report& saved,
+                        const measure_options& options,
+                        const whatif_request& request,
+                        run_observer* observer,
+                        const cancel_check& cancelled)
+    {
+        command_sampler command(shown_options(options, request));
+        return replay_saved(saved, command, options.samples, request, observer, cancelled);
     }
 }

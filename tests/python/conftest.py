@@ -2,6 +2,7 @@
 
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -138,3 +139,18 @@ def copy_target(name, dest):
     else:
         shutil.copy2(src, dest / name)
     return dest / name
+
+
+def process_ends(pid, timeout=10.0):
+    """Waits for process `pid` to end, woken by its exit (a pidfd, not a poll of /proc), at most
+    `timeout` seconds. True when it ended (a zombie has ended); an unknown pid has too."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        waiter = select.poll()
+        waiter.register(fd, select.POLLIN)
+        return bool(waiter.poll(timeout * 1000))
+    finally:
+        os.close(fd)

@@ -178,6 +178,21 @@ def stored_rows(store):
     return runs, identities, [(b, a, verdict, json.loads(text)) for b, a, verdict, text in comparisons]
 
 
+def store_opened_by(pid, store, timeout=60.0):
+    """Waits until process `pid` has the store open (a link to it among its file descriptors),
+    at most `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    fds = Path(f"/proc/{pid}/fd")
+    while time.monotonic() < deadline:
+        try:
+            if any(os.path.realpath(fd) == os.path.realpath(store) for fd in fds.iterdir()):
+                return True
+        except (FileNotFoundError, ProcessLookupError):
+            return False
+        time.sleep(0.02)
+    return False
+
+
 def two_reports(tmp_path):
     """Two different recorded runs as report files (a late kernel and a clean program)."""
     paths = []
@@ -236,7 +251,8 @@ def test_compare_refuses_a_file_that_changed_between_its_two_readings(tmp_path):
     probe = subprocess.Popen([str(PROBE), "compare", str(before), str(after), "--history", str(store)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(1.5)  # compare has stamped its inputs and waits on the lock
+        # compare stamps its inputs before it opens the store, then waits on the lock
+        assert store_opened_by(probe.pid, store), "compare never opened the store"
         assert probe.poll() is None, "compare did not wait for the locked store"
         original = before.read_text()
         before.write_text(json.dumps(dict(json.loads(original), label="rewritten")))

@@ -18,7 +18,7 @@ import nbformat
 import pytest
 from jupyter_client.manager import KernelManager
 
-from conftest import BUILD, TARGETS, execute_notebook, validate_report
+from conftest import BUILD, TARGETS, execute_notebook, validate_report, process_ends
 
 # The build tree's kernelspec (build/share/jupyter/kernels/xwarp) comes first.
 os.environ["JUPYTER_PATH"] = str(BUILD / "share" / "jupyter") + os.pathsep + os.environ.get("JUPYTER_PATH", "")
@@ -189,14 +189,6 @@ def test_a_report_that_crashed_the_kernel_is_now_an_error_reply(session, tmp_pat
     assert reply["status"] == "ok" and stdout(out).strip() == "42"
 
 
-def _alive(pid):
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
-    except (FileNotFoundError, IndexError):
-        return False
-    return state not in ("Z", "X")
-
-
 def kernel_stacks(session):
     """Every thread's stack of a kernel that did not answer (gdb, where installed): what it waits on."""
     pid = session.km.provisioner.process.pid
@@ -260,8 +252,7 @@ def test_interrupting_a_probe_kills_it_and_leaves_nothing(session_started_ignori
     assert reply is not None, "the probe did not stop after the interrupt\n" + kernel_stacks(session)
     assert reply["status"] == "error" and "KeyboardInterrupt" in reply["ename"]
     python_pid, sleep_pid = map(int, pid_file.read_text().split())
-    time.sleep(0.3)
-    assert not _alive(python_pid) and not _alive(sleep_pid)
+    assert process_ends(python_pid) and process_ends(sleep_pid)
     assert list(session.tmp.iterdir()) == [], "temporary files were left behind"
     # the kernel survives, and an interrupt while idle does nothing
     session.km.interrupt_kernel()
@@ -314,9 +305,8 @@ def test_shutdown_is_clean(tmp_path):
     reply, _ = s.execute("x = 1")
     assert reply["status"] == "ok"
     s.close()
-    time.sleep(0.5)
+    assert process_ends(pid)
     assert not s.km.is_alive()
-    assert not _alive(pid)
 
 
 def test_kernelspec_is_installed_where_jupyter_looks():

@@ -6,7 +6,10 @@
 #include <fstream>
 #include <thread>
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <gtest/gtest.h>
@@ -34,15 +37,19 @@ namespace
     }
 
     // A killed orphan can stay a zombie until init reaps it: that is not alive.
-    bool alive(pid_t pid)
+    // Waits for pid to end, woken by its exit (a pidfd, not a poll of /proc), at most timeout_ms.
+    // True when it ended (a zombie has ended), or when no such process is left.
+    bool ends_within(pid_t pid, int timeout_ms)
     {
-        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-        std::string pid_field, comm, state;
-        if (!(stat >> pid_field >> comm >> state))
+        const int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+        if (fd < 0)
         {
-            return false;
+            return errno == ESRCH;
         }
-        return state != "Z" && state != "X";
+        pollfd waiter{fd, POLLIN, 0};
+        const int ready = poll(&waiter, 1, timeout_ms);
+        close(fd);
+        return ready > 0;
     }
 
     pid_t read_pid(const std::string& path)
@@ -86,8 +93,7 @@ TEST(Process, TimeoutKillsTheWholeGroup)
     EXPECT_LT(took, 5.0);
     pid_t gc = read_pid(tmp.path() + "/grandchild");
     ASSERT_GT(gc, 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    EXPECT_FALSE(alive(gc)) << "grandchild " << gc << " survived the timeout";
+    EXPECT_TRUE(ends_within(gc, 5000)) << "grandchild " << gc << " survived the timeout";
 }
 
 TEST(Process, BackgroundChildrenDieWhenTheCommandEnds)
@@ -97,8 +103,7 @@ TEST(Process, BackgroundChildrenDieWhenTheCommandEnds)
     EXPECT_EQ(*out.exit_code, 0);
     pid_t bg = read_pid(tmp.path() + "/bg");
     ASSERT_GT(bg, 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    EXPECT_FALSE(alive(bg));
+    EXPECT_TRUE(ends_within(bg, 5000)) << "background child " << bg << " survived the command";
 }
 
 TEST(Process, CancelStopsTheRun)

@@ -10,6 +10,7 @@
 #include "xwarp/model/comparison.hpp"
 #include "xwarp/model/report.hpp"
 #include "xwarp/runner/runner.hpp"
+#include "xwarp/runner/sampler.hpp"
 
 namespace xwarp
 {
@@ -19,6 +20,8 @@ namespace xwarp
                                  int max_samples,
                                  run_observer* observer,
                                  const cancel_check& cancelled);
+    // The loop itself, on any sampler (the unit tests script one from recorded samples).
+    report measure_until_settled(sampler& source, int max_samples, run_observer* observer, const cancel_check& cancelled);
 
     // Re-runs each side's own command (before_options, after_options: its argv, cwd, python and
     // timeout) one sample at a time, before then after, appending to the reports, which are
@@ -34,6 +37,11 @@ namespace xwarp
                                      const std::string& after_name,
                                      run_observer* observer,
                                      const cancel_check& cancelled);
+
+    // The loop itself, on any two samplers.
+    comparison compare_until_settled(report& before, report& after, sampler& before_source, sampler& after_source,
+                                     int max_samples, const std::string& before_name, const std::string& after_name,
+                                     run_observer* observer, const cancel_check& cancelled);
 
     // How a saved report was measured: its command words, folder, samples, python, label,
     // timeout and --nvrtc-trace (the caller sets shim_dir, and for a notebook cell the command).

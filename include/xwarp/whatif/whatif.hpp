@@ -10,6 +10,7 @@
 
 #include "xwarp/model/report.hpp"
 #include "xwarp/runner/runner.hpp"
+#include "xwarp/runner/sampler.hpp"
 
 namespace xwarp
 {
@@ -44,6 +45,10 @@ namespace xwarp
                                run_observer* observer,
                                const cancel_check& cancelled);
 
+    // The loop itself, on any sampler: `samples` a side planned (two with until_settled_max).
+    report measure_with_whatif(sampler& command, int samples, const whatif_request& request, run_observer* observer,
+                               const cancel_check& cancelled);
+
     // warp-probe whatif REPORT: replays the levers on a saved report's command, with fresh
     // baseline samples interleaved (the saved samples were taken at another time), or against
     // the saved samples themselves with request.reuse_baseline. Returns the saved report,
@@ -53,6 +58,8 @@ namespace xwarp
                         const whatif_request& request,
                         run_observer* observer,
                         const cancel_check& cancelled);
+    report replay_saved(const report& saved, sampler& command, int samples, const whatif_request& request,
+                        run_observer* observer, const cancel_check& cancelled);
 }
 
 #endif
