@@ -381,7 +381,7 @@ def setup_intro():
                   "that one module build is clearly visible.")
 
 
-def main():
+def lesson_overview():
     notebook(
         "overview",
         "Reading a warp-probe report",
@@ -456,6 +456,8 @@ JSON (the same format `warp-probe measure --json` writes) or as an HTML page."""
         {"findings": {"late": ["CS-1"]}, "verdict": "improved"},
     )
 
+
+def lesson_cs1_kernels_after_load():
     notebook(
         "cs1_kernels_after_load",
         "CS-1: kernels defined after their module loaded (and the kernel factory)",
@@ -502,6 +504,8 @@ that their churn stops rebuilding the stable kernels."""),
         {"findings": {"factory": ["CS-1"]}, "verdict": "improved"},
     )
 
+
+def lesson_cs2_cache_thrown_away():
     notebook(
         "cs2_cache_thrown_away",
         "CS-2: the kernel cache is never reused",
@@ -530,6 +534,8 @@ another process may be using."""),
         {"findings": {"nocache": ["CS-2"]}, "verdict": "improved"},
     )
 
+
+def lesson_cs3_option_after_load():
     notebook(
         "cs3_option_after_load",
         "CS-3: module options changed after the first load",
@@ -559,6 +565,8 @@ this mistake is setting a `wp.config` global too late: see `option_not_arrived.i
         {"findings": {"late_option": ["CS-3"]}, "verdict": "improved"},
     )
 
+
+def lesson_option_not_arrived():
     notebook(
         "option_not_arrived",
         "The import-order trap: a wp.config option that never arrives",
@@ -625,6 +633,8 @@ arrived."""),
         {"findings": {"too_late": ["option-not-arrived"]}, "verdict": "improved", "option_check": "baseline too_late"},
     )
 
+
+def lesson_cs4_many_small_modules():
     notebook(
         "cs4_many_small_modules",
         "CS-4: module boundaries too granular",
@@ -681,6 +691,8 @@ whole whenever one of its kernels changes."""),
         {"findings": {"four_modules": ["CS-4"]}, "verdict": "improved"},
     )
 
+
+def lesson_cs6_generic_after_load():
     notebook(
         "cs6_generic_after_load",
         "CS-6: generic instances created after the first load",
@@ -725,6 +737,8 @@ wp.launch(relax, dim=8, inputs=[a16])"""),
         {"findings": {"on_demand": ["CS-6"]}, "verdict": "improved"},
     )
 
+
+def lesson_cs9_unique_modules():
     notebook(
         "cs9_unique_modules",
         "CS-9: module=\"unique\" on stable kernels",
@@ -780,6 +794,8 @@ look for it hidden in factory helpers."""),
         {"findings": {"unique": ["CS-9"]}, "verdict": "improved"},
     )
 
+
+def lesson_cs10_unused_backward():
     notebook(
         "cs10_unused_backward",
         "CS-10: backward code generated but never used (with a gradient check)",
@@ -844,6 +860,8 @@ forward-only kernels from differentiable ones instead of switching a differentia
                                                                                       "backward off: [0.0, 0.0, 0.0]"]},
     )
 
+
+def lesson_cs13_serial_builds():
     notebook(
         "cs13_serial_builds",
         "CS-13: independent modules built one at a time, and a parallel preload",
@@ -896,6 +914,8 @@ CPU JIT, CS-8). Always name the modules (never `modules=None`) and the block_dim
         {"flags": {"parallel": ["BUILDS_OVERLAPPED"]}, "judged_on": "compile elapsed"},
     )
 
+
+def lesson_gpu_mechanisms():
     notebook(
         "gpu_mechanisms",
         "On a GPU: block_dim duplication (CS-5), MathDx LTO (CS-7), the precompiled header (CS-12)",
@@ -966,6 +986,8 @@ else:
         {"gpu": True},
     )
 
+
+def lesson_whatif():
     notebook(
         "whatif",
         "What-if replays: measure a lever before you change the code",
@@ -1015,6 +1037,27 @@ The fix itself (here: set `fast_math` before the first launch) is still yours to
         ],
         {"findings": {"late_option": ["CS-3"]}, "whatif": {"late_option": {"options-at-creation": "improved"}}},
     )
+
+
+NOTEBOOKS = (
+    lesson_overview,
+    lesson_cs1_kernels_after_load,
+    lesson_cs2_cache_thrown_away,
+    lesson_cs3_option_after_load,
+    lesson_option_not_arrived,
+    lesson_cs4_many_small_modules,
+    lesson_cs6_generic_after_load,
+    lesson_cs9_unique_modules,
+    lesson_cs10_unused_backward,
+    lesson_cs13_serial_builds,
+    lesson_gpu_mechanisms,
+    lesson_whatif,
+)
+
+
+def main():
+    for write in NOTEBOOKS:
+        write()
 
 
 if __name__ == "__main__":

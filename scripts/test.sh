@@ -4,9 +4,9 @@
 #   Python suite (real Warp on the CPU, the real Jupyter kernel over the real protocol,
 #   headless Chromium) with Debian's pytest.
 #
-#   scripts/test.sh            everything (22-25 minutes on 2 cores, set-up included)
+#   scripts/test.sh            everything (about 20 minutes on 2 cores once set up)
 #   scripts/test.sh --quick    ctest plus one real-Warp run per behaviour family (pytest -m quick),
-#                              under 5 minutes once set up; no browser, no older Warp
+#                              under 2 minutes once set up; no browser, no older Warp
 #   scripts/test.sh [--quick] PYTEST_ARGS...   extra arguments go to pytest (-k, -x, ...)
 #
 # Exits non-zero on any failure; pytest's "no tests collected" (exit 5) fails too.
@@ -43,15 +43,16 @@ if ! "$OLD_VENV/bin/python3" -c "import importlib.metadata as m, sys; sys.exit(m
 fi
 export XWARP_REQUIRE_OLD_WARP=1
 
-# Test-only installs: JupyterLab and Playwright for the real-browser test, in a venv of their
-# own (a newer IPython there must never reach the kernel's .venv). Playwright drives Debian's
-# chromium; it downloads no browser.
+# Test-only installs: JupyterLab and Playwright for the real-browser test, and lizard for the
+# function-size check, in a venv of their own (a newer IPython there must never reach the
+# kernel's .venv). Playwright drives Debian's chromium; it downloads no browser.
 TOOLS_VENV=$ROOT/.tools-venv
-if ! "$TOOLS_VENV/bin/python" -c "import jupyterlab, playwright" 2>/dev/null; then
-    echo "[test] creating $TOOLS_VENV with JupyterLab and Playwright"
+if ! "$TOOLS_VENV/bin/python" -c "import jupyterlab, playwright, lizard" 2>/dev/null; then
+    echo "[test] creating $TOOLS_VENV with JupyterLab, Playwright and lizard"
     rm -rf "$TOOLS_VENV"
     /usr/bin/python3 -m venv "$TOOLS_VENV"
-    "$TOOLS_VENV/bin/python" -m pip install -q --disable-pip-version-check "jupyterlab==4.6.6" "playwright==1.65.2"
+    "$TOOLS_VENV/bin/python" -m pip install -q --disable-pip-version-check "jupyterlab==4.6.6" "playwright==1.65.2" \
+        "lizard==1.24.3"
 fi
 export XWARP_REQUIRE_BROWSER=1
 
