@@ -1,0 +1,240 @@
+// What analysis makes of the records: the summary (statistics, identities, rebuilt modules,
+// the build timeline, flags), the findings, the what-if replays' results and the levers
+// considered and declined. Renderers read these and compute nothing more.
+#ifndef XWARP_MODEL_RESULTS_HPP
+#define XWARP_MODEL_RESULTS_HPP
+
+#include "xwarp/model/records.hpp"
+
+namespace xwarp
+{
+    struct stat
+    {
+        std::optional<double> median;
+        std::optional<double> mad;  // median absolute deviation, unscaled
+        std::vector<double> values;  // one per good sample
+    };
+
+    // A distinct (module, hash, device, block_dim) seen in the cold passes.
+    struct identity
+    {
+        shared_text module;  // its first load's (shared)
+        shared_text hash;
+        shared_text device;
+        std::optional<int> block_dim;
+        double ms = 0.0;       // median over the samples that built it
+        int builds = 0;        // compiled loads in the first good sample
+        int samples_seen = 0;  // good samples whose cold pass loaded it
+        shared_text status;    // status of its first load
+        int kernels = -1;      // unique kernels in its snapshot, -1 unknown
+    };
+
+    // A module (per device) that loaded under more than one identity in one cold pass.
+    struct rebuild_group
+    {
+        shared_text module;
+        shared_text device;
+        shared_text kind;  // "hash-churn" or "block-dim-spread"
+        std::vector<shared_text> hashes;  // in load order, its identities' (shared)
+        std::vector<int> block_dims;
+        int builds = 0;
+        double ms = 0.0;
+        bool kernel_sets_known = true;  // false when the loads came from log lines
+        // hash-churn: why each hash gave way to the next, in words (hashes.size() - 1 entries,
+        // "" where it cannot be told): "kernel second added", "option mode: 'release' -> 'debug'".
+        std::vector<std::string> moves;
+    };
+
+    // Per (module, device): how many identities it loaded and what they cost, heaviest first
+    // (reports summarise the modules beyond their first rows with these).
+    struct module_total
+    {
+        shared_text module;
+        shared_text device;
+        int identities = 0;
+        int builds = 0;
+        double ms = 0.0;
+    };
+
+    // Launches per kernel in the first good sample's cold pass (for reading, not for compare).
+    struct launch_kernel_count
+    {
+        std::string kernel;
+        shared_text module;  // its launches' (shared)
+        shared_text device;
+        std::int64_t count = 0;
+        std::vector<int> block_dims;
+        bool adjoint = false;
+    };
+
+    // When each build ran in one pass, for the timeline and the Chrome trace: one span per
+    // load and per phase inside it, in ms since the pass's first process started.
+    //
+    // The texts every span of a pass repeats (its thread, kind, device, status, the launch that
+    // waited, NVRTC's phase names) are shared_text: a span is one per load and phase, 100,000
+    // and more in a large report, and these six were 192 of its 288 bytes.
+    struct timeline_span
+    {
+        std::int64_t pid = 0;
+        shared_text thread;
+        shared_text kind;  // load, codegen, compile, header, lto, nvrtc (a phase NVRTC traced inside compile)
+        shared_text module;  // its load's (shared)
+        shared_text hash;
+        shared_text device;
+        std::optional<int> block_dim;
+        shared_text status;        // of the load
+        shared_text triggered_by;  // the launch that waited for the load
+        shared_text detail;        // nvrtc: NVRTC's name for the phase, and its detail
+        double start_ms = 0.0;
+        double ms = 0.0;
+    };
+
+    struct build_timeline
+    {
+        int sample = 0;            // the sample drawn: the one whose cold wall is the median
+        std::string pass = "cold";
+        double wall_ms = 0.0;
+        std::vector<std::string> lanes;  // "pid N / thread", in order of first build
+        std::vector<timeline_span> spans;
+    };
+
+    struct flag
+    {
+        std::string id;  // CACHE_NOT_REUSED, BUILDS_OVERLAPPED, NO_LAUNCHES, COMPILE_SMALL_SHARE, ...
+        std::string message;
+    };
+
+    struct summary
+    {
+        bool valid = false;  // false when no sample succeeded: no statistic is meaningful
+        int samples_total = 0;
+        int samples_ok = 0;
+        stat cold_wall_ms;
+        stat warm_wall_ms;
+        stat compile_elapsed_ms;  // cold wall - warm wall, per sample
+        stat cold_module_ms;
+        stat warm_module_ms;
+        stat native_ms;
+        stat overlap_factor;        // summed build time / time with a build running (build spans)
+        std::string overlap_note;   // why the overlap factor is not available, when it is not
+        stat identity_count;
+        stat source_bytes;
+        stat lto_artifacts;
+        stat launch_count;
+        stat compile_share;  // compile elapsed / cold wall
+        std::vector<identity> identities;
+        bool identities_consistent = true;
+        std::vector<int> identities_per_sample;
+        std::vector<rebuild_group> rebuilt;
+        std::vector<module_total> modules;
+        std::vector<launch_kernel_count> launch_kernels;
+        std::vector<flag> flags;
+        build_timeline timeline;
+        std::string load_source;        // hook, log, mixed, none
+        std::string module_ms_source;   // warp-timer, wrapper, log, mixed
+        std::string native_ms_source;   // hook, log, none
+        std::vector<std::string> warnings;
+    };
+
+    // A diagnosed mechanism (filled by analysis/diagnose).
+    struct source_location
+    {
+        std::string file;
+        int line = 0;
+    };
+
+    // One of the places that caused a finding, with what happened there.
+    struct cause_location
+    {
+        std::string file;
+        int line = 0;
+        std::string what;
+    };
+
+    struct finding
+    {
+        shared_text mechanism;  // CS-1..CS-13, option-not-arrived, ...
+        shared_text title;
+        shared_text module;  // a churning module's is its loads' (shared); a list of modules for some
+        shared_text device;
+        std::string evidence;
+        json_text cause;  // an object: what the detector saw, for readers of the JSON
+        std::optional<source_location> location;  // the primary place (the first of locations)
+        std::vector<cause_location> locations;     // every place that caused it
+        shared_text recommendation;
+        std::optional<double> savings_ms;
+        shared_text kind = "diagnosis";  // "diagnosis" or "advisory"
+        shared_text guide;               // references/mechanisms.md anchor
+        shared_text lever;               // the run-time lever that would fix it ("" when none)
+        nlohmann::json measured;         // its lever's what-if replay: {verdict, saving_ms, band_ms, samples, reason}
+    };
+
+    // Samples added until a verdict settled (compare --until-settled, what-if replays with
+    // --until-settled / --samples auto), and why adding stopped.
+    struct settling
+    {
+        int added_before = 0;
+        int added_after = 0;
+        int max_samples = 0;
+        bool settled = false;          // false: it stopped at max_samples (or was interrupted)
+        std::string stopped_because;
+    };
+
+    // One what-if replay: the unmodified command run with a lever applied by the shim, its
+    // samples interleaved with baseline samples and judged as compare judges two reports.
+    struct whatif_result
+    {
+        std::string lever;
+        std::string mechanism;             // the finding it measures (the first, when several)
+        std::vector<std::string> mechanisms;  // every finding that names this lever
+        std::vector<std::string> modules;
+        nlohmann::json params = nlohmann::json::object();   // what the shim was asked to do
+        nlohmann::json applied = nlohmann::json::object();  // what it did, with counts
+        std::string verdict;  // improved, regressed, inconclusive, invalid, not-applied, not-run
+        std::optional<double> saving_cold_module_ms;  // baseline - replay medians (positive: it saved)
+        std::optional<double> saving_compile_elapsed_ms;
+        std::optional<double> saving_warm_module_ms;  // keep-cache is judged on the warm pass
+        std::optional<double> band_ms;   // the noise band of the clock it was judged on
+        std::string judged_on;           // that clock
+        int samples = 0;                 // replay samples (as many baseline samples, interleaved)
+        std::optional<double> estimate_ms;  // the findings' estimate, kept for calibration
+        std::string reason;
+        nlohmann::json steady_state = nlohmann::json::object();  // mathdx-off: kernel -> {baseline_ms, replay_ms}
+        std::optional<settling> until_settled;  // added_before: baseline samples (shared by the levers)
+
+        // The saving a replay is quoted with: the one on the clock it was judged on. Decided
+        // here once, for the findings, the text and the HTML alike.
+        struct quoted_saving
+        {
+            std::string clock;  // "cold module work", "compile elapsed" or "warm module work"
+            std::optional<double> ms;
+        };
+        quoted_saving quoted() const
+        {
+            if (judged_on.rfind("compile elapsed", 0) == 0)
+            {
+                return {"compile elapsed", saving_compile_elapsed_ms};
+            }
+            if (judged_on.rfind("warm module work", 0) == 0)
+            {
+                return {"warm module work", saving_warm_module_ms};
+            }
+            return {"cold module work", saving_cold_module_ms};
+        }
+    };
+
+    // A lever the analysis considered for what it saw and rejected, with the numbers that
+    // decided it: shown so that a missing recommendation is never a silent one.
+    struct declined_lever
+    {
+        std::string mechanism;
+        std::string lever;
+        std::string module;
+        std::string device;
+        std::string reason;
+        nlohmann::json numbers = nlohmann::json::object();
+        std::string recommendation;  // what it would have said: used if a what-if replay measures a gain
+    };
+}
+
+#endif
