@@ -20,6 +20,7 @@ namespace
         compare_command,
         doctor_command,
         whatif_command,
+        fix_command,
         mechanisms_command,
         history_command,
         check_command,
@@ -36,6 +37,7 @@ namespace
             significant), 5 not-comparable (different Warp version, device or command),
             65 also for a report file that changed between compare's two readings of it
   whatif    0 replayed (each lever's verdict is in the output, not in the exit code)
+  fix       0 patches written (each one's verdict is in the output, not in the exit code)
   report    0 rendered
   doctor    0 facts printed (a missing Python or Warp is reported, not an error)
   mechanisms 0 listed

@@ -62,4 +62,23 @@ namespace xwarp
         app.add_option("--timeout", r.timeout_s, "seconds each pass may run before its process group is killed")
             ->check(positive_seconds());
     }
+
+    void add_fix_options(CLI::App& app, fix_options& o, front f)
+    {
+        app.add_option("--finding", o.finding, "only this finding: its number in the report (2) or its mechanism (CS-9)");
+        app.add_option("--lever", o.lever, "only the findings of this lever: " + lever_names());
+        app.add_option("--out", o.out_dir,
+                       std::string("write each patch as DIR/<mechanism>-<lever>.patch")
+                           + (f == front::cli ? " (default: ./xwarp-fixes)" : " (default: none; the patches are shown)"));
+        app.add_flag("--verify", o.verify,
+                     "prove each patch on a copy of the project (a clone sharing the repository's objects with the work "
+                     "tree's changes, or a copy of the folder): the same command measured there, samples interleaved "
+                     "with the unpatched program's, judged as compare judges (same launches, beyond the band): "
+                     "verified, no-gain, regressed or invalid");
+        app.add_flag("--all", o.all, "with --verify: the verified patches together, in ranked order, saying which stop "
+                                     "paying once the others are in");
+        app.add_flag("--apply", o.apply, "with --verify: apply the verified patches to the program's own files (nothing "
+                                         "else is ever written there)");
+        app.add_option("--samples,-n", o.samples, "with --verify: samples a side (default 2)")->check(whole_number(1, 100));
+    }
 }

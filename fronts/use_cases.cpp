@@ -65,6 +65,12 @@ namespace xwarp::fronts
         return replay_saved(saved, options, whatif, observer, cancelled);
     }
 
+    report fix(const report& saved, const measure_options& options, const fix_request& request, run_observer* observer,
+               const cancel_check& cancelled)
+    {
+        return fix_report(saved, options, request, observer, cancelled);
+    }
+
     measure_options rerun_settings(const report& saved)
     {
         return xwarp::rerun_settings(saved);

@@ -37,6 +37,8 @@ namespace xwarp::magic_parts
 
     // Findings point into the temporary script: point them at the notebook instead.
     void relabel_cell_locations(report& r, const std::string& script, int setup_lines);
+    // The other way: a stored cell run's places pointed back into a script of the cell.
+    void unrelabel_cell_locations(report& r, const std::string& script, int setup_lines);
 
     // The command that runs a cell script with the kernel's Python; a notebook imports from its
     // own folder, and so does the probed cell.

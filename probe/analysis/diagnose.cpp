@@ -9,6 +9,48 @@
 
 namespace xwarp
 {
+    namespace
+    {
+        // A file of an installed package, or outside the measured folder: not the program's own.
+        // "<cell>" and relative paths are the program's.
+        bool library_path(const std::string& file, const std::string& cwd)
+        {
+            if (file.empty() || file[0] != '/')
+            {
+                return false;
+            }
+            if (file.find("/site-packages/") != std::string::npos || file.find("/dist-packages/") != std::string::npos)
+            {
+                return true;
+            }
+            const std::string folder = cwd.empty() || cwd.back() == '/' ? cwd : cwd + "/";
+            return !folder.empty() && file.rfind(folder, 0) != 0;
+        }
+
+        // A finding caused in library code says so: what the user can do from their side, and the
+        // measurement to send the maintainers. warp-probe fix never patches it.
+        void mark_library_code(std::vector<finding>& findings, const std::string& cwd)
+        {
+            for (auto& f : findings)
+            {
+                if (!f.location || !library_path(f.location->file, cwd))
+                {
+                    continue;
+                }
+                f.library = true;
+                const std::string side =
+                    f.lever.empty() ? "From your side there is nothing to switch at run time. "
+                                    : "From your side: the what-if lever " + f.lever.str()
+                                          + " measures the change without editing anything, but only the library's "
+                                            "maintainers can make it. ";
+                f.recommendation = "This is library code (" + f.location->file + "): not yours to edit. " + side
+                                   + "Send them this finding with its measurement (the evidence above; warp-probe report "
+                                     "--format json has it whole). The change it needs: "
+                                   + f.recommendation.str();
+            }
+        }
+    }
+
     void diagnose(report& r)
     {
         r.findings.clear();
@@ -84,6 +126,7 @@ namespace xwarp
             }
             order[at] = at;
         }
+        mark_library_code(out.findings, r.cwd);
         r.findings = std::move(out.findings);
         r.declined = std::move(out.declined);
     }

@@ -106,6 +106,59 @@ namespace xwarp
         return keys;
     }
 
+    namespace
+    {
+        // The build time a lever touches in the baseline's first good cold pass: the builds of
+        // the modules it plans to move, or for a lever of the whole program (no module list)
+        // the precompiled headers and every build.
+        double build_time_touched(const lever_plan& p, const run_result& cold)
+        {
+            double ms = 0.0;
+            for (const auto& l : cold.module_loads)
+            {
+                if (l.status != load_status::compiled)
+                {
+                    continue;
+                }
+                if (p.modules.empty())
+                {
+                    ms += p.lever == "pch-off" ? l.pch_ms.value_or(0.0) : l.work_ms();
+                }
+                else if (std::find(p.modules.begin(), p.modules.end(), l.module.str()) != p.modules.end())
+                {
+                    ms += l.work_ms();
+                }
+            }
+            return ms;
+        }
+
+        lever_plan plan_one(const std::string& lever, const report& baseline, const sample* s)
+        {
+            lever_plan p;
+            p.lever = lever;
+            const auto fs = findings_for(baseline, lever);
+            for (const auto* f : fs)
+            {
+                levers::add_unique(p.mechanisms, f->mechanism);
+                if (f->savings_ms)
+                {
+                    p.estimate_ms = std::max(p.estimate_ms.value_or(0.0), *f->savings_ms);
+                }
+            }
+            if (!s)
+            {
+                p.not_applicable = "the baseline has no successful sample";
+                return p;
+            }
+            levers::find(lever)->plan(p, levers::plan_input{baseline, s->cold, *s->warm, fs});
+            // What is at stake: the estimate, or for an unestimated lever the build time it
+            // touches (CS-10's adjoint builds are most of the builds they are in).
+            p.stake_ms = p.estimate_ms ? *p.estimate_ms : build_time_touched(p, s->cold);
+            p.stake_source = p.estimate_ms ? "its estimate" : "the build time it touches";
+            return p;
+        }
+    }
+
     std::vector<lever_plan> plan_levers(const report& baseline, const std::vector<std::string>& levers, bool automatic)
     {
         for (const auto& l : levers)
@@ -120,60 +173,31 @@ namespace xwarp
                 throw unknown_lever("unknown lever '" + l + "' (levers: " + all + ")");
             }
         }
-        std::vector<std::string> chosen = levers;
-        if (automatic)
+        const sample* s = first_good(baseline);
+        std::vector<lever_plan> plans;
+        for (const auto& l : levers)
         {
-            // the levers of the findings present, largest estimate first
-            std::vector<std::pair<double, std::string>> ranked;
-            for (const auto& f : baseline.findings)
+            plans.push_back(plan_one(l, baseline, s));
+        }
+        if (!automatic)
+        {
+            return plans;
+        }
+        // The levers of the findings present, the most time at stake first: the budget goes
+        // where the most can be saved, whether or not the lever had an estimate.
+        std::vector<lever_plan> found;
+        for (const auto& f : baseline.findings)
+        {
+            const bool planned = std::any_of(plans.begin(), plans.end(), [&](const lever_plan& p) { return p.lever == f.lever.str(); })
+                                 || std::any_of(found.begin(), found.end(), [&](const lever_plan& p) { return p.lever == f.lever.str(); });
+            if (!f.lever.empty() && !planned)
             {
-                if (f.lever.empty())
-                {
-                    continue;
-                }
-                const double at_stake = f.savings_ms.value_or(-1.0);
-                auto it = std::find_if(ranked.begin(), ranked.end(), [&](const auto& x) { return x.second == f.lever; });
-                if (it == ranked.end())
-                {
-                    ranked.push_back({at_stake, f.lever});
-                }
-                else
-                {
-                    it->first = std::max(it->first, at_stake);
-                }
-            }
-            std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-            for (const auto& [ms, l] : ranked)
-            {
-                if (std::find(chosen.begin(), chosen.end(), l) == chosen.end())
-                {
-                    chosen.push_back(l);
-                }
+                found.push_back(plan_one(f.lever, baseline, s));
             }
         }
-        std::vector<lever_plan> plans;
-        const sample* s = first_good(baseline);
-        for (const auto& l : chosen)
+        std::stable_sort(found.begin(), found.end(), [](const lever_plan& a, const lever_plan& b) { return a.stake_ms > b.stake_ms; });
+        for (auto& p : found)
         {
-            lever_plan p;
-            p.lever = l;
-            const auto fs = findings_for(baseline, l);
-            for (const auto* f : fs)
-            {
-                levers::add_unique(p.mechanisms, f->mechanism);
-                if (f->savings_ms)
-                {
-                    p.estimate_ms = std::max(p.estimate_ms.value_or(0.0), *f->savings_ms);
-                }
-            }
-            if (!s)
-            {
-                p.not_applicable = "the baseline has no successful sample";
-            }
-            else
-            {
-                levers::find(l)->plan(p, levers::plan_input{baseline, s->cold, *s->warm, fs});
-            }
             plans.push_back(std::move(p));
         }
         return plans;
@@ -319,7 +343,8 @@ namespace xwarp
                              {"samples", w.samples},
                              {"judged_on", w.judged_on},
                              {"reason", w.reason},
-                             {"lever", w.lever}};
+                             {"lever", w.lever},
+                             {"needs", w.needs}};
             const bool did_not_pay = w.verdict == "regressed" || w.verdict == "inconclusive" || w.verdict == "invalid";
             bool any_finding = false;
             for (auto it = r.findings.begin(); it != r.findings.end();)
@@ -331,6 +356,11 @@ namespace xwarp
                 }
                 any_finding = true;
                 it->measured = measured;
+                if (!w.needs.empty())
+                {
+                    it->recommendation = it->recommendation.str() + " The replay showed why sharing alone did not pay: "
+                                         + w.needs + ".";
+                }
                 // An advisory is an opportunity to measure: measured and not paying, it is no
                 // longer recommended. A diagnosis stays (the rebuild happened) with its number.
                 if (it->kind == "advisory" && did_not_pay)

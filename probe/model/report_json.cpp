@@ -287,6 +287,9 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(declined_lever, mechanism, lever, module, device, reason, numbers, recommendation)
 
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(settling, added_before, added_after, max_samples, settled, stopped_because)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(fix_result, finding, mechanism, lever, module, files, patch, patch_file,
+                                                    verdict, saving_ms, clock, band_ms, samples, reason, notes, together,
+                                                    applied)
 
     void to_json(json& j, const whatif_result& w)
     {
@@ -306,7 +309,8 @@ namespace xwarp
              {"samples", w.samples},
              {"estimate_ms", w.estimate_ms},
              {"reason", w.reason},
-             {"steady_state", w.steady_state}};
+             {"steady_state", w.steady_state},
+             {"needs", w.needs}};
         if (w.until_settled)
         {
             j["until_settled"] = *w.until_settled;
@@ -332,6 +336,7 @@ namespace xwarp
         w.estimate_ms = j.value("estimate_ms", std::optional<double>{});
         w.reason = j.value("reason", std::string());
         w.steady_state = j.value("steady_state", json::object());
+        w.needs = j.value("needs", std::string());
         if (j.contains("until_settled") && j["until_settled"].is_object())
         {
             w.until_settled = j["until_settled"].get<settling>();
@@ -353,7 +358,8 @@ namespace xwarp
                                                     kind,
                                                     guide,
                                                     lever,
-                                                    measured)
+                                                    measured,
+                                                    library)
     }
 
     void to_json(json& j, const finding& f)
@@ -472,6 +478,7 @@ namespace xwarp
             j["environment"] = r.env;
             j["declined"] = r.declined;
             j["whatif"] = r.whatif;
+            j["fixes"] = r.fixes;
             j["warnings"] = r.warnings;
             j["errors"] = r.errors;
             return j;
@@ -858,6 +865,7 @@ namespace xwarp
             r.findings = j.value("findings", std::vector<finding>{});
             r.declined = j.value("declined", std::vector<declined_lever>{});
             r.whatif = j.value("whatif", std::vector<whatif_result>{});
+            r.fixes = j.value("fixes", std::vector<fix_result>{});
             r.warnings = j.value("warnings", std::vector<std::string>{});
             r.errors = j.value("errors", std::vector<std::string>{});
             return r;

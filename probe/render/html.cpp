@@ -553,9 +553,13 @@ namespace xwarp
                 {
                     o << " &middot; " << mono(elide(f.module, 160));
                 }
-                if (f.savings_ms)
+                if (const std::string headline = finding_headline_words(f); !headline.empty())
                 {
-                    o << " &middot; <b>saves ~" << html_escape(format_ms(*f.savings_ms)) << "</b>";
+                    o << " &middot; <b data-xwarp=\"headline\">" << html_escape(headline) << "</b>";
+                }
+                if (f.library)
+                {
+                    o << " " << badge("library code", style::odd_rgb);
                 }
                 if (f.kind == "advisory")
                 {
@@ -603,8 +607,9 @@ namespace xwarp
                 for (std::size_t i = max_full_findings; i < findings.size() && i < max_full_findings + max_finding_rows; ++i)
                 {
                     const auto& f = findings[i];
-                    o << "<li>" << badge(f.mechanism, "128,128,128") << " " << mono(elide(f.module, 80))
-                      << (f.savings_ms ? " &middot; saves ~" + html_escape(format_ms(*f.savings_ms)) : std::string()) << "</li>";
+                    const std::string headline = finding_headline_words(f);
+                    o << "<li>" << badge(f.mechanism, style::grey_rgb) << " " << mono(elide(f.module, 80))
+                      << (headline.empty() ? std::string() : " &middot; " + html_escape(headline)) << "</li>";
                 }
                 o << "</ul>";
                 if (findings.size() > max_full_findings + max_finding_rows)
@@ -880,6 +885,7 @@ namespace xwarp
                     case report_section::summary: summary_table(); break;
                     case report_section::findings: findings(); break;
                     case report_section::whatif: whatif(); break;
+                    case report_section::fixes: fixes(); break;
                     case report_section::declined: declined(); break;
                     case report_section::identities: identities(); break;
                     case report_section::rebuilt: break;  // grouped in the identities table and drawn in the identity map
@@ -980,6 +986,43 @@ namespace xwarp
                 for (const auto& w : m_r.whatif)
                 {
                     m_o << whatif_row(w);
+                }
+                m_o << "</tbody></table>";
+            }
+
+            void fixes()
+            {
+                if (m_r.fixes.empty())
+                {
+                    return;
+                }
+                m_o << heading("Fixes", "each finding's code form as a patch, proved on a copy of the project with compare");
+                m_o << "<table data-xwarp=\"fixes\" style=\"" << style::table << "\"><thead><tr>" << th("finding")
+                    << th("lever") << th("verdict") << th("saving") << th("band") << th("n") << th("patch")
+                    << "</tr></thead><tbody>";
+                for (const auto& f : m_r.fixes)
+                {
+                    const std::string rgb = f.verdict == "verified"                              ? style::good_rgb
+                                            : f.verdict == "regressed" || f.verdict == "invalid" ? style::bad_rgb
+                                                                                                 : style::grey_rgb;
+                    std::string detail = html_escape(f.reason);
+                    for (const auto& n : f.notes)
+                    {
+                        detail += "<div style=\"" + std::string(style::muted) + "\">" + html_escape(n) + "</div>";
+                    }
+                    if (!f.together.empty())
+                    {
+                        detail += "<div>with the others: " + html_escape(f.together) + "</div>";
+                    }
+                    if (!f.patch.empty())
+                    {
+                        detail += "<details data-xwarp=\"patch\"><summary>" + html_escape(f.patch_file.empty() ? "the patch" : f.patch_file)
+                                  + "</summary><pre style=\"" + style::pre + "\">" + html_escape(f.patch) + "</pre></details>";
+                    }
+                    m_o << "<tr>" << td(html_escape(f.finding)) << td(mono(f.lever)) << td(badge(f.verdict, rgb))
+                        << td(f.saving_ms ? html_escape((*f.saving_ms >= 0 ? "-" : "+") + format_ms(std::fabs(*f.saving_ms)) + " " + f.clock) : "", style::num)
+                        << td(f.band_ms ? html_escape(format_ms(*f.band_ms)) : "", style::num)
+                        << td(f.samples ? std::to_string(f.samples) : "", style::num) << td(detail) << "</tr>";
                 }
                 m_o << "</tbody></table>";
             }

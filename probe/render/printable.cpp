@@ -282,6 +282,7 @@ namespace xwarp
             }
             r.declined = original.declined;
             r.whatif = original.whatif;
+            r.fixes = original.fixes;
             r.warnings = original.warnings;
             r.errors = original.errors;
             r.status = original.status;
@@ -374,6 +375,15 @@ namespace xwarp
                 clean(w.reason);
                 clean(w.mechanism);
                 clean(w.modules);
+                clean(w.needs);
+            }
+            for (auto& f : r.fixes)
+            {
+                clean(f.reason);
+                clean(f.together);
+                clean(f.notes);
+                clean(f.files);
+                clean(f.patch_file);
             }
         }
 

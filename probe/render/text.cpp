@@ -132,10 +132,90 @@ namespace xwarp
         return o.str();
     }
 
-    // " - saves ~1.2 s" after a finding's title: its estimate.
-    std::string finding_headline_text(const finding& f)
+    std::string finding_headline_words(const finding& f)
     {
-        return f.savings_ms ? " - saves ~" + format_ms(*f.savings_ms) : std::string();
+        const std::string estimate = f.savings_ms ? format_ms(*f.savings_ms) : std::string();
+        switch (f.headline())
+        {
+            case finding::headline_source::measured_gain:
+                return "measured " + measured_words(f.measured) + (estimate.empty() ? "" : "; estimate ~" + estimate);
+            case finding::headline_source::measured_no_gain:
+                return "measured " + measured_words(f.measured) + "; no saving credited"
+                       + (estimate.empty() ? "" : " (the estimate was ~" + estimate + ")");
+            case finding::headline_source::estimate:
+                return "saves ~" + estimate;
+            case finding::headline_source::none:
+                break;
+        }
+        return {};
+    }
+
+    namespace
+    {
+        // " - saves ~1.2 s" (the estimate) or " - measured ..." (the replay) after a finding's title.
+        std::string finding_headline_text(const finding& f)
+        {
+            const std::string words = finding_headline_words(f);
+            return words.empty() ? words : " - " + words;
+        }
+    }
+
+    std::string fixes_section_text(const report& r)
+    {
+        if (r.fixes.empty())
+        {
+            return {};
+        }
+        std::ostringstream o;
+        o << "\nFixes (each finding's code form as a patch; verified on a copy of the project with compare)\n";
+        for (const auto& f : r.fixes)
+        {
+            o << "  " << pad(f.finding, 22) << pad(f.lever.empty() ? "-" : f.lever, 22) << f.verdict;
+            if (f.saving_ms)
+            {
+                o << ": " << (*f.saving_ms >= 0 ? "-" : "+") << format_ms(std::fabs(*f.saving_ms)) << " " << f.clock << " (n="
+                  << f.samples << (f.band_ms ? ", band " + format_ms(*f.band_ms) : std::string()) << ")";
+            }
+            o << (f.applied ? "  [applied]" : "") << "\n";
+            if (!f.reason.empty())
+            {
+                o << "      " << f.reason << "\n";
+            }
+            if (!f.together.empty())
+            {
+                o << "      with the others: " << f.together << "\n";
+            }
+            for (const auto& n : f.notes)
+            {
+                o << "      note: " << n << "\n";
+            }
+            if (!f.patch_file.empty())
+            {
+                o << "      patch: " << f.patch_file << "  (git apply, or patch -p1, in the project's root)\n";
+            }
+        }
+        return o.str();
+    }
+
+    std::string render_fix_text(const report& original)
+    {
+        const report r = printable_copy(original);
+        std::ostringstream o;
+        o << "warp-probe fix" << (r.label.empty() ? "" : " [" + r.label + "]") << "\n";
+        o << "  command  " << command_line(r.command) << "\n";
+        for (const auto& f : r.fixes)
+        {
+            if (!f.patch.empty())
+            {
+                o << "\n" << f.finding << " (" << f.lever << "), " << f.verdict << ":\n" << f.patch;
+            }
+        }
+        o << fixes_section_text(r);
+        for (const auto& w : r.warnings)
+        {
+            o << "  - " << w << "\n";
+        }
+        return printable_page(o.str());
     }
 
     std::string declined_section_text(const report& r)
@@ -261,6 +341,7 @@ namespace xwarp
                     case report_section::summary: summary_rows(); break;
                     case report_section::findings: findings(); break;
                     case report_section::whatif: m_o << whatif_section_text(m_r); break;
+                    case report_section::fixes: m_o << fixes_section_text(m_original); break;
                     case report_section::declined: declined(); break;
                     case report_section::identities: identities(); break;
                     case report_section::rebuilt: rebuilt(); break;
@@ -385,7 +466,7 @@ namespace xwarp
                 {
                     m_o << " - " << elide(f.module, 160);
                 }
-                m_o << finding_headline_text(f) << "\n";
+                m_o << finding_headline_text(f) << (f.library ? "  [library code]" : "") << "\n";
                 m_o << "     evidence: " << f.evidence << "\n";
                 if (f.locations.size() > 1)
                 {

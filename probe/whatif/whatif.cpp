@@ -46,7 +46,9 @@ namespace xwarp
                     decided.push_back(unrun_lever(p, "not-run",
                                                   "over the what-if budget: it needs about " + format_ms(cost) + ", "
                                                       + format_ms(std::max(0.0, budget_ms - spent))
-                                                      + " were left (raise it with --whatif-budget)"));
+                                                      + " were left after levers with more at stake (this one: "
+                                                      + format_ms(p.stake_ms) + ", " + p.stake_source
+                                                      + "; raise it with --whatif-budget)"));
                     continue;
                 }
                 spent += cost;

@@ -33,6 +33,8 @@ namespace xwarp
         std::vector<std::string> modules;
         nlohmann::json params = nlohmann::json::object();
         std::optional<double> estimate_ms;
+        double stake_ms = 0.0;      // what the budget ranks it by: the estimate, or the build time it touches
+        std::string stake_source;   // which of the two
         std::string not_applicable;  // non-empty: nothing for the lever to move (no replay runs)
         bool time_launches = false;  // mathdx-off: steady-state launch times on both sides
 
@@ -43,9 +45,10 @@ namespace xwarp
         std::string timed_kernels() const;
     };
 
-    // Plans for the levers asked for, or with `automatic` for the levers of the report's
-    // findings (largest estimate first, unestimated after). Needs an analysed report. Throws
-    // unknown_lever for a name that is no lever.
+    // Plans for the levers asked for, then with `automatic` for the levers of the report's
+    // findings, the most time at stake first (the estimate, or for an unestimated lever the
+    // build time it touches). Needs an analysed report. Throws unknown_lever for a name that is
+    // no lever.
     std::vector<lever_plan> plan_levers(const report& baseline, const std::vector<std::string>& levers, bool automatic);
 
     // A lever that did not run, with its reason (not applicable, or over the budget).

@@ -51,6 +51,19 @@ namespace xwarp
     // --budget, --timeout); the levers are a positional the front adds after its run argument.
     void add_replay_options(CLI::App& app, replay_request& request);
 
+    // fix and %warp_fix: which findings, where the patches go, and how they are proved.
+    struct fix_options
+    {
+        std::string finding;
+        std::string lever;
+        std::string out_dir;
+        bool verify = false;
+        bool all = false;
+        bool apply = false;
+        int samples = 2;
+    };
+    void add_fix_options(CLI::App& app, fix_options& options, front f);
+
     // "backward-off, pch-off, ...": the levers, for help texts.
     std::string lever_names();
 }

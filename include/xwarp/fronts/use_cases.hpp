@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "xwarp/fix/fix.hpp"
 #include "xwarp/fronts/probe_options.hpp"
 #include "xwarp/history/store.hpp"
 #include "xwarp/model/comparison.hpp"
@@ -26,6 +27,11 @@ namespace xwarp::fronts
     // made by rerun_settings and adjusted by the front), analysed with whatif[] filled.
     report replay(const report& saved, measure_options options, const replay_request& request, run_observer* observer,
                   const cancel_check& cancelled);
+
+    // fix, %warp_fix: each finding's code form as a patch, verified on a copy of the project with
+    // verify (options: how to re-run the command, as for replay). Throws fix_error.
+    report fix(const report& saved, const measure_options& options, const fix_request& request, run_observer* observer,
+               const cancel_check& cancelled);
 
     // How a saved report was measured (its command, folder, samples, Python, timeout), to run it
     // again; the front sets the shim and, for a notebook cell, the command.

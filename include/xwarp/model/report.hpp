@@ -70,6 +70,7 @@ namespace xwarp
         std::vector<finding> findings;
         std::vector<declined_lever> declined;
         std::vector<whatif_result> whatif;
+        std::vector<fix_result> fixes;  // warp-probe fix: a patch per finding with a code form
         std::vector<std::string> warnings;
         std::vector<std::string> errors;
         std::string status = "ok";  // ok, partial (some samples failed), failed, interrupted

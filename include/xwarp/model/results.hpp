@@ -166,7 +166,39 @@ namespace xwarp
         shared_text kind = "diagnosis";  // "diagnosis" or "advisory"
         shared_text guide;               // references/mechanisms.md anchor
         shared_text lever;               // the run-time lever that would fix it ("" when none)
-        nlohmann::json measured;         // its lever's what-if replay: {verdict, saving_ms, band_ms, samples, reason}
+        nlohmann::json measured;         // its lever's what-if replay: {verdict, saving_ms, band_ms, samples, reason, needs}
+        // The place that caused it is library code (an installed package, or outside the
+        // measured project): not the user's to edit, and never patched by warp-probe fix.
+        bool library = false;
+
+        // What a finding's headline rests on, decided here once for every renderer: the
+        // replay's measured gain once its lever was measured and paid; no saving at all when the
+        // replay regressed, was inconclusive or invalid (the estimate is then shown only as
+        // the estimate, never as "saves"); the estimate when nothing was measured.
+        enum class headline_source
+        {
+            none,
+            estimate,
+            measured_gain,
+            measured_no_gain,
+        };
+        headline_source headline() const
+        {
+            const auto verdict = measured.is_object() ? measured.find("verdict") : measured.end();
+            if (measured.is_object() && verdict != measured.end() && verdict->is_string())
+            {
+                const std::string v = verdict->get<std::string>();
+                if (v == "improved")
+                {
+                    return headline_source::measured_gain;
+                }
+                if (v == "regressed" || v == "inconclusive" || v == "invalid")
+                {
+                    return headline_source::measured_no_gain;
+                }
+            }
+            return savings_ms ? headline_source::estimate : headline_source::none;
+        }
     };
 
     // Samples added until a verdict settled (compare --until-settled, what-if replays with
@@ -201,6 +233,9 @@ namespace xwarp
         std::string reason;
         nlohmann::json steady_state = nlohmann::json::object();  // mathdx-off: kernel -> {baseline_ms, replay_ms}
         std::optional<settling> until_settled;  // added_before: baseline samples (shared by the levers)
+        // What else the fix needs, when the replay's own records show it (a shared module that
+        // rebuilt as its kernels were created between launches); "" otherwise.
+        std::string needs;
 
         // The saving a replay is quoted with: the one on the clock it was judged on. Decided
         // here once, for the findings, the text and the HTML alike.
@@ -221,6 +256,31 @@ namespace xwarp
             }
             return {"cold module work", saving_cold_module_ms};
         }
+    };
+
+    // One finding's code form, written as a patch against the program's own files by warp-probe
+    // fix, and, with --verify, measured on a copy of the project against the unpatched program.
+    struct fix_result
+    {
+        std::string finding;     // the finding's mechanism and position ("CS-1 #2")
+        std::string mechanism;
+        std::string lever;       // the lever whose code form it is, or the form's name (hoist)
+        std::string module;
+        std::vector<std::string> files;  // relative to the project root
+        std::string patch;       // a unified diff (git apply, patch -p1); "" when there is none
+        std::string patch_file;  // where it was written
+        // verified (improved beyond the band, same launches), no-gain (inside the band or not
+        // significant), regressed, invalid (the program failed or its launches changed),
+        // not-verified (no --verify), no-patch (no mechanical form, or library code: reason says)
+        std::string verdict;
+        std::optional<double> saving_ms;  // on the clock compare decided on
+        std::string clock;
+        std::optional<double> band_ms;
+        int samples = 0;                  // a side
+        std::string reason;
+        std::vector<std::string> notes;
+        std::string together;  // --all: how it did with the verified patches before it applied
+        bool applied = false;  // --apply wrote it into the program's files
     };
 
     // A lever the analysis considered for what it saw and rejected, with the numbers that

@@ -18,6 +18,7 @@ namespace xwarp
         summary,         // the clocks and counts, median +- MAD
         findings,        // by time at stake
         whatif,          // the replays
+        fixes,           // warp-probe fix's patches, with their verdicts
         declined,        // considered and declined
         identities,      // module identities by build time (the HTML adds its chart and identity map)
         rebuilt,         // modules built more than once
@@ -32,7 +33,8 @@ namespace xwarp
         static const std::vector<report_section> order = {
             report_section::header,     report_section::errors,   report_section::flags,
             report_section::warnings,   report_section::no_statistics, report_section::summary,
-            report_section::findings,   report_section::whatif,   report_section::declined,
+            report_section::findings,   report_section::whatif,   report_section::fixes,
+            report_section::declined,
             report_section::identities, report_section::rebuilt,  report_section::timeline,
             report_section::history,    report_section::launches, report_section::sources,
         };

@@ -20,8 +20,16 @@ namespace xwarp
     // warp-probe whatif: the replays and the declined ledger.
     std::string render_whatif_text(const report& r);
 
+    // warp-probe fix: each patch (the diff, then its verdict), and the table of fixes.
+    std::string render_fix_text(const report& r);
+
     // "-1.23 s cold module work, improved (n=3, band 25 ms)": a finding's measured lever.
     std::string measured_words(const nlohmann::json& measured);
+
+    // A finding's headline: "saves ~1.2 s" (the estimate), "measured -1.0 s ..., improved (n=2,
+    // band 20 ms); estimate ~1.2 s", or "measured +290 ms ..., regressed (n=2); no saving
+    // credited (the estimate was ~291 ms)"; "" without either (finding::headline decides).
+    std::string finding_headline_words(const finding& f);
 
     // Formatting shared with the HTML renderer.
     std::string format_stat_ms(const stat& s);   // "3.52 s ± 0.05 s" or "n/a"

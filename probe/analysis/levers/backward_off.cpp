@@ -58,6 +58,36 @@ namespace xwarp::levers
         }
     }
 
+    namespace
+    {
+        // Never for a program that differentiates: it needs its backward code.
+        void code_form(fix_plan& p, const fix_input& in)
+        {
+            for (const auto& proc : in.cold.processes)
+            {
+                for (const auto& c : proc.calls)
+                {
+                    if (c.function == "Tape")
+                    {
+                        p.no_form = "the program records a wp.Tape"
+                                    + (c.file ? " at " + *c.file + ":" + std::to_string(c.line.value_or(0)) : std::string())
+                                    + ": it needs its backward code";
+                        return;
+                    }
+                }
+            }
+            for (const auto& l : in.cold.launches)
+            {
+                if (l.adjoint)
+                {
+                    p.no_form = "kernel " + l.kernel + " is launched with adjoint=True: the program needs its backward code";
+                    return;
+                }
+            }
+            p.ops.push_back(config_at_entry("enable_backward", false, "this program never differentiates"));
+        }
+    }
+
     extern const lever_def backward_off{
         {"backward-off", "holds wp.config.enable_backward at False from import warp on, and takes it out of "
                          "set_module_options calls: no module generates adjoint code",
@@ -65,5 +95,6 @@ namespace xwarp::levers
         &plan,
         {"config_set", "config_assignments_held", "module_options_held"},
         &differentiates,
-        nullptr};
+        nullptr,
+        &code_form};
 }

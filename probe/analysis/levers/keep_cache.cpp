@@ -44,6 +44,29 @@ namespace xwarp::levers
         }
     }
 
+    namespace
+    {
+        // The incidental cache destroyers removed; one under a condition is a deliberate
+        // maintenance path, left as it is (the fixer names it).
+        void code_form(fix_plan& p, const fix_input& in)
+        {
+            nlohmann::json places = nlohmann::json::array();
+            for (const auto& c : field_or(in.f.cause.value(), "causes", nlohmann::json::array()))
+            {
+                if (!field_or(c, "file", std::string()).empty() && field_or(c, "line", 0) > 0)
+                {
+                    places.push_back({{"file", c["file"]}, {"line", c["line"]}, {"what", field_or(c, "what", std::string())}});
+                }
+            }
+            if (places.empty())
+            {
+                p.no_form = "the records locate no statement that throws the cache away (the environment it ran in did)";
+                return;
+            }
+            p.ops.push_back({{"op", "remove_statements"}, {"places", places}});
+        }
+    }
+
     extern const lever_def keep_cache{
         {"keep-cache", "skips clear_kernel_cache and clear_lto_cache, and holds cache_kernels, kernel_cache_dir and "
                        "the cache environment variables at the probe's values",
@@ -52,5 +75,6 @@ namespace xwarp::levers
         {"config_set", "config_assignments_held", "module_options_held", "clear_kernel_cache_skipped",
          "clear_lto_cache_skipped", "environment_assignments_held", "environment_restored"},
         nullptr,
-        &warm_builds_left};
+        &warm_builds_left,
+        &code_form};
 }

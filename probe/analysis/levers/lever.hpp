@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "xwarp/analysis/fixes.hpp"
 #include "xwarp/analysis/levers.hpp"
 #include "xwarp/analysis/whatif.hpp"
 #include "xwarp/model/report.hpp"
@@ -45,6 +46,10 @@ namespace xwarp::levers
         std::vector<std::string> effects;
         require_fn before = nullptr;
         require_fn after = nullptr;
+        // Its code form: the edit of the program that makes the lever's change for good
+        // (warp-probe fix), or why there is none.
+        code_form_fn code_form = nullptr;
+        const char* no_code_form = nullptr;
     };
 
     // Every lever, in the order --help lists them (registry.cpp).
@@ -58,6 +63,22 @@ namespace xwarp::levers
     std::vector<std::string> strings_of(const nlohmann::json& j);
     // The modules the findings' causes list ("modules": [...]).
     std::vector<std::string> cause_modules(const std::vector<const finding*>& findings);
+
+    // The first merge finding whose kernels were created between launches (its cause says
+    // created_between_launches), or nullptr.
+    const finding* created_between_launches(const std::vector<const finding*>& findings);
+
+    // When the replay built `module` (the lever's shared or merged module) more than once in a
+    // cold pass, says in w.needs what else the fix needs. Never decides the verdict (false).
+    bool note_module_rebuilt(whatif_result& w, const report& replay, const std::string& module);
+
+    // The code form that sets a wp.config option at the program's entry point, after `import
+    // warp` and before the imports that define kernels (and removes later assignments of it).
+    nlohmann::json config_at_entry(const std::string& key, const nlohmann::json& value, const std::string& why,
+                                   const nlohmann::json& remove = nlohmann::json::array());
+
+    // {"file", "line"} for a place the records give, or null.
+    nlohmann::json place(const std::optional<std::string>& file, const std::optional<int>& line);
 }
 
 #endif

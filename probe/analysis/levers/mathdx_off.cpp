@@ -109,5 +109,8 @@ namespace xwarp::levers
         &plan,
         {"config_set", "config_assignments_held", "module_options_held"},
         nullptr,
-        &steady_state};
+        &steady_state,
+        nullptr,
+        "turning MathDx off trades the build for slower tile kernels at run time: weigh the replay's steady-state "
+        "times first; not a mechanical edit"};
 }

@@ -42,10 +42,56 @@ namespace xwarp::levers
         }
     }
 
+    namespace
+    {
+        // CS-3: the module's final options set where it is created (the top of its file), and the
+        // late wp.set_module_options removed; option-not-arrived: the global set at the entry
+        // point before the import that creates the module, and the late assignment removed.
+        void code_form(fix_plan& p, const fix_input& in)
+        {
+            const json cause = in.f.cause.value();
+            if (in.f.mechanism == "option-not-arrived")
+            {
+                json remove = json::array();
+                if (!in.f.locations.empty())
+                {
+                    remove.push_back({{"file", in.f.locations[0].file}, {"line", in.f.locations[0].line}});
+                }
+                p.ops.push_back(config_at_entry(field_or(cause, "option", std::string()), field_or(cause, "config_value", json()),
+                                                "before the import that creates the module, which copies it", remove));
+                return;
+            }
+            json options = json::object();
+            json remove = json::array();
+            for (const auto& c : field_or(cause, "changes", json::array()))
+            {
+                const json changed = field_or(field_or(c, "detail", json::object()), "options", json::object());
+                for (const auto& [k, v] : changed.items())
+                {
+                    options[k] = field_or(v, "new", json());
+                }
+                if (c.contains("location") && c["location"].is_object())
+                {
+                    remove.push_back(c["location"]);
+                }
+            }
+            const std::string file = module_file(in.cold, in.f.module);
+            if (options.empty() || file.empty())
+            {
+                p.no_form = options.empty() ? "the records name no option that changed" : "the records do not say which file creates module " + in.f.module.str();
+                return;
+            }
+            p.ops.push_back({{"op", "module_options"}, {"file", file}, {"options", options}, {"remove", remove}});
+        }
+    }
+
     extern const lever_def options_at_creation{
         {"options-at-creation", "sets each named module's final options as Warp creates it, so it is never loaded "
                                 "under the options it had before",
          "options_at_creation.cpp"},
         &plan,
-        {"modules", "options"}};
+        {"modules", "options"},
+        nullptr,
+        nullptr,
+        &code_form};
 }

@@ -4,9 +4,13 @@
 #include <map>
 
 #include "lever.hpp"
+#include "../mechanisms/detector.hpp"
+#include "xwarp/analysis/mechanisms.hpp"
 
 namespace xwarp::levers
 {
+    extern const lever_def parallel_preload;
+
     namespace
     {
         using nlohmann::json;
@@ -62,6 +66,56 @@ namespace xwarp::levers
         }
     }
 
+    namespace
+    {
+        // A preload of the modules the run built, at the block_dims the launches used, with
+        // several workers, at the entry point once they exist and before anything launches.
+        void code_form(fix_plan& p, const fix_input& in)
+        {
+            lever_plan plan;
+            plan.lever = "parallel-preload";
+            const std::vector<const finding*> none;
+            levers::parallel_preload.plan(plan, plan_input{in.r, in.cold, in.cold, none});
+            if (!plan.not_applicable.empty())
+            {
+                p.no_form = plan.not_applicable;
+                return;
+            }
+            // Only modules that exist at the entry point: not a factory's unique modules, nor
+            // modules created after the first launch (a preload there cannot reach them).
+            std::vector<std::string_view> all(plan.modules.begin(), plan.modules.end());
+            const auto late = detect::created_after_first_load(in.cold, all);
+            json groups = json::array();
+            std::size_t kept = 0;
+            for (const auto& g : plan.params["groups"])
+            {
+                json modules = json::array();
+                for (const auto& m : g["modules"])
+                {
+                    const std::string name = m.get<std::string>();
+                    const bool made_late = std::any_of(late.begin(), late.end(), [&](const auto& l) { return l.module == name; });
+                    if (!made_late && unique_module_kernel(name).empty())
+                    {
+                        modules.push_back(name);
+                    }
+                }
+                kept += modules.size();
+                if (modules.size() >= 2)
+                {
+                    groups.push_back({{"device", g["device"]}, {"block_dim", g["block_dim"]}, {"modules", modules}});
+                }
+            }
+            if (groups.empty())
+            {
+                p.no_form = std::to_string(plan.modules.size() - kept) + " of the " + std::to_string(plan.modules.size())
+                            + " modules are made during the run (a factory's unique modules, or modules created after the "
+                              "first launch): a preload at the entry point cannot reach them";
+                return;
+            }
+            p.ops.push_back({{"op", "preload"}, {"groups", groups}, {"workers", plan.params["workers"]}});
+        }
+    }
+
     extern const lever_def parallel_preload{
         {"parallel-preload", "at the first launch, loads the modules the baseline built through wp.force_load with "
                              "several workers, at the device and block_dim each was launched with",
@@ -69,5 +123,6 @@ namespace xwarp::levers
         &plan,
         {"modules_preloaded"},
         &overlapped,
-        nullptr};
+        nullptr,
+        &code_form};
 }

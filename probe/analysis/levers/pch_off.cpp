@@ -20,10 +20,22 @@ namespace xwarp::levers
         }
     }
 
+    namespace
+    {
+        void code_form(fix_plan& p, const fix_input&)
+        {
+            p.ops.push_back(config_at_entry("use_precompiled_headers", false,
+                                            "few builds per thread: writing the header costs more than it saves"));
+        }
+    }
+
     extern const lever_def pch_off{
         {"pch-off", "holds wp.config.use_precompiled_headers at False from import warp on: no build writes or "
                     "reads a precompiled header",
          "pch_off.cpp"},
         &plan,
-        {"config_set", "config_assignments_held", "module_options_held"}};
+        {"config_set", "config_assignments_held", "module_options_held"},
+        nullptr,
+        nullptr,
+        &code_form};
 }

@@ -86,6 +86,61 @@ namespace xwarp
         }
     }
 
+    namespace levers
+    {
+        const finding* created_between_launches(const std::vector<const finding*>& findings)
+        {
+            for (const auto* f : findings)
+            {
+                if (field_or(f->cause.value(), "created_between_launches", false))
+                {
+                    return f;
+                }
+            }
+            return nullptr;
+        }
+
+        nlohmann::json config_at_entry(const std::string& key, const nlohmann::json& value, const std::string& why,
+                                       const nlohmann::json& remove)
+        {
+            return {{"op", "config_at_entry"}, {"key", key}, {"value", value}, {"why", why}, {"remove", remove}};
+        }
+
+        nlohmann::json place(const std::optional<std::string>& file, const std::optional<int>& line)
+        {
+            if (!file || !line)
+            {
+                return nullptr;
+            }
+            return {{"file", *file}, {"line", *line}};
+        }
+
+        bool note_module_rebuilt(whatif_result& w, const report& replay, const std::string& module)
+        {
+            for (const auto& s : replay.samples)
+            {
+                if (!s.ok())
+                {
+                    continue;
+                }
+                int builds = 0;
+                for (const auto& l : s.cold.module_loads)
+                {
+                    builds += l.module == module && l.status == load_status::compiled ? 1 : 0;
+                }
+                if (builds > 1)
+                {
+                    w.needs = "the replay built the " + std::string(module == "xwarp_whatif_shared" ? "shared" : "merged")
+                              + " module " + std::to_string(builds) + " times, once per kernel created between launches: "
+                                "the fix also needs those kernels created before the first launch (warp-probe fix writes "
+                                "both changes)";
+                }
+                break;
+            }
+            return false;
+        }
+    }
+
     const std::vector<lever_info>& lever_registry()
     {
         static const std::vector<lever_info> infos = []

@@ -2,15 +2,26 @@
 // shared module instead (their kernels keep their names and options).
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "lever.hpp"
 #include "xwarp/analysis/mechanisms.hpp"
 
 namespace xwarp::levers
 {
+    using nlohmann::json;
+
     namespace
     {
         void plan(lever_plan& p, const plan_input& in)
         {
+            if (const finding* late = created_between_launches(in.findings))
+            {
+                p.not_applicable = "the kernels of " + late->mechanism.str() + " are created between launches: shared as "
+                                   "they are, the module would rebuild at each new kernel; the fix also moves their "
+                                   "creation, which only warp-probe fix --verify can measure";
+                return;
+            }
             const std::vector<std::string> names = cause_modules(in.findings);
             std::vector<std::string> kernels;
             for (const auto& l : in.cold.module_loads)
@@ -31,10 +42,74 @@ namespace xwarp::levers
         }
     }
 
+    namespace
+    {
+        // The replay's own records: the shared module built more than once, as its kernels were
+        // created between launches.
+        bool rebuilt_as_kernels_arrived(whatif_result& w, const lever_plan&, const report&, const report& replay)
+        {
+            return note_module_rebuilt(w, replay, "xwarp_whatif_shared");
+        }
+    }
+
+    namespace
+    {
+        // A named module instead of module="unique": at the factory's keyword default when the
+        // "unique" came from one, else at each declaration; and, when the kernels were created
+        // between launches, their creation moved before the first launch.
+        void code_form(fix_plan& p, const fix_input& in)
+        {
+            const json cause = in.f.cause.value();
+            const std::vector<std::string> modules = strings_of(field_or(cause, "modules", json::array()));
+            json places = json::array();
+            std::string name;
+            for (const auto& proc : in.cold.processes)
+            {
+                for (const auto& c : proc.calls)
+                {
+                    const std::string module = field_or(c.args, "module", std::string());
+                    if (c.function != "kernel" || std::find(modules.begin(), modules.end(), module) == modules.end())
+                    {
+                        continue;
+                    }
+                    const json def = field_or(c.args, "default", json());
+                    const json at = def.is_object() ? json{{"file", def.value("file", "")}, {"line", def.value("line", 0)}}
+                                                    : place(c.file, c.line);
+                    if (!at.is_null() && std::find(places.begin(), places.end(), at) == places.end())
+                    {
+                        places.push_back(at);
+                    }
+                    if (name.empty())
+                    {
+                        const std::string in_fn = field_or(c.args, "declared_in", std::string("module"));
+                        name = def.is_object() || in_fn != "<module>" ? in_fn + "_kernels" : "shared_kernels";
+                    }
+                }
+            }
+            if (places.empty())
+            {
+                p.no_form = "the records do not say where the module=\"unique\" kernels were declared";
+                return;
+            }
+            json late = json::array();
+            for (const auto& l : field_or(cause, "late", json::array()))
+            {
+                if (l.is_object() && l.value("file", json()).is_string())
+                {
+                    late.push_back({{"file", l["file"]}, {"line", l.value("line", 0)}});
+                }
+            }
+            p.ops.push_back({{"op", "named_module"}, {"name", name}, {"places", places}, {"hoist_calls", late}});
+        }
+    }
+
     extern const lever_def shared_module{
         {"shared-module", "declares the named module=\"unique\" kernels in one shared module instead (a kernel with "
                           "module options of its own stays unique)",
          "shared_module.cpp"},
         &plan,
-        {"kernels_moved"}};
+        {"kernels_moved"},
+        nullptr,
+        &rebuilt_as_kernels_arrived,
+        &code_form};
 }

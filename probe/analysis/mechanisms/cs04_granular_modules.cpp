@@ -101,6 +101,7 @@ namespace xwarp::detect
                 f.recommendation = "Group kernels that load together into fewer named modules, by lifecycle. Keep "
                                    "apart kernels with different options, different stable block_dims or independent edit "
                                    "cycles: a bigger module also rebuilds whole on every edit.";
+                note_created_between_launches(f, created_after_first_load(ctx.first_cold(), n), n.size());
                 out.findings.push_back(std::move(f));
             }
         }

@@ -121,6 +121,7 @@ namespace xwarp::detect
                                    "instead of module=\"unique\"; keep unique for per-request or plugin kernels that would "
                                    "otherwise churn a shared module. Check factory helpers for a hidden module=\"unique\" "
                                    "default. Verify with warp-probe compare.";
+                note_created_between_launches(f, created_after_first_load(ctx.first_cold(), n), n.size());
                 out.findings.push_back(std::move(f));
             }
         }

@@ -392,6 +392,87 @@ namespace xwarp::detect
 
     namespace
     {
+        json nullable_text(const std::optional<std::string>& v)
+        {
+            return v ? json(*v) : json();
+        }
+    }
+
+    std::vector<late_creation> created_after_first_load(const run_result& run, const std::vector<std::string_view>& modules)
+    {
+        const std::set<std::string_view> wanted(modules.begin(), modules.end());
+        std::map<std::int64_t, std::int64_t> first_load;  // pid -> seq of the group's first load
+        for (const auto& l : run.module_loads)
+        {
+            if (wanted.count(std::string_view(l.module)))
+            {
+                auto [at, added] = first_load.try_emplace(l.pid, l.seq);
+                at->second = added ? l.seq : std::min(at->second, l.seq);
+            }
+        }
+        std::vector<late_creation> late;
+        for (const auto& p : run.processes)
+        {
+            const auto first = first_load.find(p.pid);
+            if (first == first_load.end())
+            {
+                continue;
+            }
+            for (const auto& c : p.calls)  // a kernel's declaration names its final module (unique ones too)
+            {
+                const std::string module = c.function == "kernel" ? field_or(c.args, "module", std::string()) : "";
+                if (c.seq <= first->second || !wanted.count(std::string_view(module)))
+                {
+                    continue;
+                }
+                late_creation lc{module, c.file, c.line};
+                const json called = field_or(c.args, "called_from", json());
+                if (called.is_object() && called.contains("file") && called.contains("line"))
+                {
+                    lc.file = field_or(called, "file", std::string());
+                    lc.line = field_or(called, "line", 0);
+                }
+                late.push_back(std::move(lc));
+            }
+            for (const auto& m : p.modules_created)
+            {
+                if (m.seq > first->second && wanted.count(std::string_view(m.module))
+                    && std::none_of(late.begin(), late.end(), [&](const late_creation& x) { return x.module == m.module; }))
+                {
+                    late.push_back({m.module, m.file, m.line});
+                }
+            }
+        }
+        return late;
+    }
+
+    void note_created_between_launches(finding& f, const std::vector<late_creation>& late, std::size_t total)
+    {
+        if (late.empty())
+        {
+            return;
+        }
+        json cause = f.cause.value();
+        cause["created_between_launches"] = true;
+        json places = json::array();
+        for (const auto& l : late)
+        {
+            places.push_back({{"module", l.module}, {"file", nullable_text(l.file)}, {"line", l.line ? json(*l.line) : json()}});
+        }
+        cause["late"] = std::move(places);
+        f.cause = json_text(cause);
+        f.evidence += "; " + std::to_string(late.size()) + " of the " + std::to_string(total)
+                      + " were created after the first of them loaded (between launches): merged as they are, one "
+                        "module would rebuild at each new kernel (CS-1), so the estimate holds only once they are "
+                        "created before the first launch";
+        f.recommendation = std::string(f.recommendation)
+                           + " Here the fix is two changes: share the module and create its kernels before the first "
+                             "launch (warp-probe fix writes both); sharing alone rebuilds the shared module at each new "
+                             "kernel.";
+    }
+
+    namespace
+    {
         // The hash moves one churn mechanism is attributed, grouped per (module, device): each
         // group's finding, its changes and what each sample's moves cost. A group's finding
         // waits in `out` (reserved by diagnose), in the order the groups were first seen: held

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "xwarp/analysis/diagnose.hpp"
+#include "xwarp/analysis/fixes.hpp"
 #include "xwarp/analysis/mechanisms.hpp"
 #include "xwarp/model/report.hpp"
 #include "xwarp/model/tuple_hash.hpp"
@@ -150,7 +151,13 @@ namespace xwarp::detect
         mechanism_info info;
         detect_fn detect;
         std::vector<std::string> change_kinds = {};
+        // For a mechanism without a lever, its code form (warp-probe fix); those with a lever
+        // keep theirs in the lever's file.
+        code_form_fn code_form = nullptr;
     };
+
+    // The detector of a mechanism id, or nullptr.
+    const detector* find_detector(const std::string& id);
 
     // The mechanism whose detector claims this kind of hash change.
     const std::string& mechanism_of_change(const std::string& kind);
@@ -230,6 +237,23 @@ namespace xwarp::detect
     // The set of kernel definitions a load carried: plain kernels by key and content hash,
     // generic kernels by key alone (their instances are what the program launched with).
     std::set<std::string> definitions(const content_snapshot& s);
+
+    // A module of a merge group created (its kernel declared, or the module made) after the
+    // first module of the group loaded in that process: its kernel came between launches. Where:
+    // the factory's call when the kernel came from one, else the declaration.
+    struct late_creation
+    {
+        std::string module;
+        std::optional<std::string> file;
+        std::optional<int> line;
+    };
+    std::vector<late_creation> created_after_first_load(const run_result& run, const std::vector<std::string_view>& modules);
+
+    // A merge finding (CS-4, CS-9) whose modules were partly created between launches: merged as
+    // they are, one module would rebuild at each new kernel (CS-1). Says so in the evidence and
+    // the recommendation (the fix is two changes), and in the cause (created_between_launches,
+    // late: the places to move), which the lever's plan and the code form read.
+    void note_created_between_launches(finding& f, const std::vector<late_creation>& late, std::size_t total);
 
     // Hash churn attributed to one mechanism, grouped per (module, device): the shared shape
     // of CS-1, CS-3, CS-6, dependency-change, unexplained-rebuild and hash-thrash. triggers are

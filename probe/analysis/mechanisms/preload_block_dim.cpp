@@ -82,9 +82,31 @@ namespace xwarp::detect
         }
     }
 
+    namespace
+    {
+        // The preload asks for the block_dim the launches use.
+        void code_form(fix_plan& p, const fix_input& in)
+        {
+            const nlohmann::json used = field_or(in.f.cause.value(), "launched_block_dims", nlohmann::json::array());
+            if (in.f.locations.empty() || !used.is_array() || used.size() != 1 || !used[0].is_number_integer())
+            {
+                p.no_form = used.is_array() && used.size() > 1
+                                ? "the launches use several block_dims: a preload builds one of them"
+                                : "the records do not locate the preload";
+                return;
+            }
+            p.ops.push_back({{"op", "preload_block_dim"},
+                             {"file", in.f.locations[0].file},
+                             {"line", in.f.locations[0].line},
+                             {"block_dim", used[0]}});
+        }
+    }
+
     extern const detector preload_block_dim{
         {"preload-block-dim", "a preload built a block_dim no launch uses", "diagnosis", "preload-block-dim", "",
          "the preload's block_dim argument is a one-word code change; the probe does not guess it",
          "preload_block_dim.cpp"},
-        &detect};
+        &detect,
+        {},
+        &code_form};
 }

@@ -63,6 +63,18 @@ namespace xwarp
         }
     }
 
+    const detect::detector* detect::find_detector(const std::string& id)
+    {
+        for (const auto* d : detectors())
+        {
+            if (d->info.id == id)
+            {
+                return d;
+            }
+        }
+        return nullptr;
+    }
+
     const std::string& detect::mechanism_of_change(const std::string& kind)
     {
         // the claims, indexed once: every hash move of a report asks (50,000 in a large one)

@@ -1,0 +1,46 @@
+// warp-probe fix: each finding's code form written as a patch against the program's own files
+// (analysis/fixes.hpp plans it; probe/fixer/xwarp_fix.py writes the diff), and with verify
+// measured on a copy of the project, interleaved with the unpatched program, and judged as
+// compare judges two reports. The user's files are touched only by apply, and then only with
+// verified patches.
+#ifndef XWARP_FIX_FIX_HPP
+#define XWARP_FIX_FIX_HPP
+
+#include <string>
+
+#include "xwarp/model/report.hpp"
+#include "xwarp/runner/runner.hpp"
+
+namespace xwarp
+{
+    struct fix_request
+    {
+        std::string finding;   // a finding's position ("2") or mechanism ("CS-9"); "" all
+        std::string lever;     // only the findings of this lever; "" all
+        std::string out_dir;   // where DIR/<id>.patch go; "" writes none
+        bool verify = false;   // measure each patch on a copy of the project
+        bool all = false;      // then the verified patches together, in ranked order
+        bool apply = false;    // then apply the verified patches to the program's files
+        int samples = 2;       // a side, when verifying
+        std::string fixer;     // xwarp_fix.py (the installed one when empty)
+        std::string root;      // the project to patch; "" finds it (the git work tree of the command's folder)
+    };
+
+    // Thrown before anything runs: a request that cannot be carried out (apply without
+    // verify, a report without a command), or a fixer that cannot run.
+    class fix_error : public std::runtime_error
+    {
+    public:
+        using std::runtime_error::runtime_error;
+    };
+
+    // The saved report, analysed, with fixes[] filled. `rerun` re-runs its command as it was
+    // measured (fronts::rerun_options; the shim set). Interrupted: the report's status says so.
+    report fix_report(const report& saved, const measure_options& rerun, const fix_request& request,
+                      run_observer* observer, const cancel_check& cancelled);
+
+    // The project a command belongs to: the git work tree holding its folder, else the folder.
+    std::string project_root(const std::string& folder);
+}
+
+#endif

@@ -1,0 +1,557 @@
+"""xwarp fixer: turns a finding's code form into a unified diff against the program's own files.
+
+warp-probe fix plans each fix from a measured report (what to change, where, to what: the
+lever registry's code forms) and runs this file with the interpreter the program ran with, so
+that the program's own syntax is what is parsed:
+
+    python xwarp_fix.py REQUEST.json RESPONSE.json
+
+Edits are located with Python's own `ast` (statement ranges, names bound and read) and made on
+whole lines, so comments and formatting outside the changed lines are kept as they are. A diff
+is written with `a/` and `b/` paths relative to the request's root: it applies with `git apply`
+and with `patch -p1`. Nothing is written but RESPONSE.json; a fix this file cannot make safely
+comes back with one sentence saying why, and no patch.
+"""
+
+import ast
+import difflib
+import io
+import json
+import os
+import sys
+import tokenize
+
+# -- reading the program ----------------------------------------------------------------------
+
+
+class Source:
+    """A file of the program: its lines, its syntax tree, and the edits a fix makes to it, as
+    (first line, last line, replacement lines) on the original's 1-based lines; an insertion
+    before line n is (n, n - 1, lines)."""
+
+    def __init__(self, path, root):
+        self.path = path
+        self.rel = os.path.relpath(path, root)
+        with open(path, "rb") as f:
+            raw = f.read()
+        self.encoding = "utf-8"
+        try:
+            self.encoding = tokenize.detect_encoding(io.BytesIO(raw).readline)[0]
+        except SyntaxError:
+            pass
+        self.text = raw.decode(self.encoding)
+        self.lines = self.text.splitlines(keepends=True)
+        self.tree = ast.parse(self.text, filename=path)
+        self.edits = []
+
+    def line(self, n):
+        return self.lines[n - 1] if 0 < n <= len(self.lines) else ""
+
+    def indent_of(self, n):
+        text = self.line(n)
+        return text[: len(text) - len(text.lstrip())]
+
+    def insert_before(self, n, new_lines):
+        self.edits.append((n, n - 1, new_lines))
+
+    def replace(self, first, last, new_lines):
+        self.edits.append((first, last, new_lines))
+
+    def delete(self, first, last):
+        self.edits.append((first, last, []))
+
+    def edited(self):
+        """The text with every edit made, bottom-up (edits never overlap: checked)."""
+        spans = sorted(self.edits, key=lambda e: (e[0], e[1]))
+        for (a_first, a_last, _), (b_first, b_last, _) in zip(spans, spans[1:]):
+            if b_first <= a_last:
+                raise FixRefused(f"two edits of {self.rel} overlap at line {b_first}")
+        lines = list(self.lines)
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        # bottom-up; at one line, the range it replaces before what is inserted above it, and
+        # insertions at one point in the order they were made
+        order = sorted(range(len(self.edits)), key=lambda i: (self.edits[i][0], self.edits[i][1], i), reverse=True)
+        for first, last, new in (self.edits[i] for i in order):
+            lines[first - 1 : last] = [x if x.endswith("\n") else x + "\n" for x in new]
+        return "".join(lines)
+
+    def diff(self):
+        after = self.edited()
+        before = self.text if self.text.endswith("\n") or not self.text else self.text + "\n"
+        out = list(
+            difflib.unified_diff(
+                before.splitlines(keepends=True),
+                after.splitlines(keepends=True),
+                fromfile="a/" + self.rel,
+                tofile="b/" + self.rel,
+            )
+        )
+        text = "".join(out)
+        if self.text and not self.text.endswith("\n") and text:
+            # the original's last line had no newline: say so where the diff quotes it
+            last = self.lines[-1]
+            text = text.replace("-" + last + "\n", "-" + last + "\n\\ No newline at end of file\n", 1)
+        return text
+
+
+class FixRefused(Exception):
+    """A fix this file will not make, with the one sentence that says why."""
+
+
+def parents(tree):
+    """node -> its parent, for the whole tree."""
+    out = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            out[child] = node
+    return out
+
+
+def first_line(node):
+    """A statement's first line, its decorators included."""
+    decorators = getattr(node, "decorator_list", None) or []
+    return min([node.lineno] + [d.lineno for d in decorators])
+
+
+def statement_at(source, line, kinds=(ast.stmt,)):
+    """The innermost statement of these kinds whose lines include `line`, with the body
+    (a list) that holds it."""
+    best = None
+    for node in ast.walk(source.tree):
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            body = getattr(node, field, None)
+            if not isinstance(body, list):
+                continue
+            for stmt in body:
+                if isinstance(stmt, kinds) and first_line(stmt) <= line <= stmt.end_lineno:
+                    if best is None or first_line(stmt) >= first_line(best[0]):
+                        best = (stmt, body)
+    return best
+
+
+def calls_launch(node):
+    """True when the statement calls something named launch (wp.launch, warp.launch, launch)."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            f = sub.func
+            if (isinstance(f, ast.Attribute) and f.attr == "launch") or (isinstance(f, ast.Name) and f.id == "launch"):
+                return True
+    return False
+
+
+def bound_names(nodes):
+    """Names the statements bind (assignments, loop targets, imports, defs, with-as)."""
+    out = set()
+    for stmt in nodes:
+        for sub in ast.walk(stmt):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+                out.add(sub.id)
+            elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(sub.name)
+            elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+                for alias in sub.names:
+                    out.add((alias.asname or alias.name).split(".")[0])
+    return out
+
+
+def read_names(node):
+    """The names a statement reads that it does not bind itself: what it needs from before it."""
+    reads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    own = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = sub.args
+            for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+                if a is not None:
+                    own.add(a.arg)
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and sub is not node:
+            own.add(sub.id)
+    return reads - own
+
+
+def attached_comments(source, line):
+    """The first line of the comment block directly above `line` (no blank line between)."""
+    n = line
+    while n > 1 and source.line(n - 1).strip().startswith("#"):
+        n -= 1
+    return n
+
+
+def warp_alias(source):
+    """The name `import warp [as X]` binds at the top of the file, or None."""
+    for stmt in source.tree.body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.name == "warp":
+                    return alias.asname or "warp"
+    return None
+
+
+def module_docstring_end(source):
+    body = source.tree.body
+    end = 0
+    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) and isinstance(
+        body[0].value.value, str
+    ):
+        end = body[0].end_lineno
+    for stmt in body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            end = stmt.end_lineno
+    return end
+
+
+def imported_modules(stmt):
+    if isinstance(stmt, ast.Import):
+        return [a.name for a in stmt.names]
+    if isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
+        return [stmt.module] + [stmt.module + "." + a.name for a in stmt.names]
+    return []
+
+
+def defines_kernels(name, kernel_modules):
+    return any(m == name or m.startswith(name + ".") or name.startswith(m + ".") for m in kernel_modules)
+
+
+def entry_point(source, kernel_modules):
+    """Where a setting must go to arrive before any kernel is defined: (line to insert before,
+    the warp alias to use, whether `import warp` must be written too). Right after `import
+    warp`, unless an import that defines kernels comes first: then before that import."""
+    alias = warp_alias(source)
+    warp_end = None
+    first_kernel_import = None
+    for stmt in source.tree.body:
+        if isinstance(stmt, ast.Import) and any(a.name == "warp" for a in stmt.names) and warp_end is None:
+            warp_end = stmt.end_lineno
+        if first_kernel_import is None and any(defines_kernels(m, kernel_modules) for m in imported_modules(stmt)):
+            first_kernel_import = stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) and first_kernel_import is None and warp_end is None:
+            first_kernel_import = stmt  # code before any import of warp: put the setting above it
+    if warp_end is not None and (first_kernel_import is None or warp_end < first_line(first_kernel_import)):
+        return warp_end + 1, alias, False
+    if first_kernel_import is not None:
+        return first_line(first_kernel_import), alias or "wp", True
+    return module_docstring_end(source) + 1, alias or "wp", True
+
+
+def literal(value):
+    return repr(value) if not isinstance(value, bool) else ("True" if value else "False")
+
+
+# -- the code forms ---------------------------------------------------------------------------
+
+
+class Fixer:
+    def __init__(self, request):
+        self.root = request["root"]
+        self.entry = request.get("entry")
+        self.kernel_modules = request.get("kernel_modules") or []
+        self.sources = {}
+        self.notes = []
+
+    def source(self, path):
+        path = os.path.realpath(path)
+        if not path.startswith(os.path.realpath(self.root) + os.sep):
+            raise FixRefused(f"{path} is outside the project ({self.root}): not the program's own file to edit")
+        if path not in self.sources:
+            try:
+                self.sources[path] = Source(path, self.root)
+            except (OSError, SyntaxError, UnicodeDecodeError) as e:
+                raise FixRefused(f"{path} cannot be read as Python here ({type(e).__name__}: {e})")
+        return self.sources[path]
+
+    def entry_source(self):
+        if not self.entry:
+            raise FixRefused("the command has no entry script (python -c, or not Python): no entry point to set this in")
+        return self.source(self.entry)
+
+    # Each op edits the program's sources; a refusal says why in one sentence.
+
+    def op_config_at_entry(self, op):
+        src = self.entry_source()
+        at, alias, with_import = entry_point(src, self.kernel_modules)
+        lines = ([f"import warp as {alias}\n"] if with_import else []) + [
+            f"{alias}.config.{op['key']} = {literal(op['value'])}  # xwarp fix: {op.get('why', 'set before any module is created')}\n"
+        ]
+        src.insert_before(at, lines)
+        for place in op.get("remove") or ():
+            self.remove_statement(place, only_if="config", key=op["key"])
+
+    def op_module_options(self, op):
+        src = self.source(op["file"])
+        alias = warp_alias(src)
+        at, alias2, with_import = entry_point(src, [])
+        alias = alias or alias2
+        options = "{" + ", ".join(f"{k!r}: {literal(v)}" for k, v in op["options"].items()) + "}"
+        lines = ([f"import warp as {alias}\n"] if with_import else []) + [
+            f"{alias}.set_module_options({options})  # xwarp fix: the module's options before its first load\n"
+        ]
+        src.insert_before(at, lines)
+        for place in op.get("remove") or ():
+            self.remove_statement(place, only_if="call", function="set_module_options")
+
+    def op_overloads(self, op):
+        src = self.source(op["file"])
+        alias = warp_alias(src) or "wp"
+        target = None
+        for stmt in ast.walk(src.tree):
+            if isinstance(stmt, ast.FunctionDef) and stmt.name == op["kernel"]:
+                target = stmt
+                break
+        if target is None:
+            raise FixRefused(f"no definition of kernel {op['kernel']} in {src.rel}")
+        lines = []
+        for types in op["instances"]:
+            code = [type_code(t, alias) for t in types]
+            if any(c is None for c in code):
+                self.notes.append(f"an instance of {op['kernel']} takes a type that exists only at run time: not registered")
+                continue
+            lines.append(f"{alias}.overload({op['kernel']}, [{', '.join(code)}])  # xwarp fix: registered before the first load\n")
+        if not lines:
+            raise FixRefused(f"no instance of {op['kernel']} has types that can be written in its file")
+        indent = src.indent_of(target.lineno)
+        src.insert_before(target.end_lineno + 1, ["\n"] + [indent + x for x in lines])
+
+    def op_named_module(self, op):
+        for place in op["places"]:
+            src = self.source(place["file"])
+            self.replace_unique(src, place["line"], op["name"])
+        for place in op.get("hoist_calls") or ():
+            self.hoist(place["file"], place["line"], None)
+
+    def op_hoist(self, op):
+        """The first of the places that can move before the first launch moves (the kernel's
+        definition in its own block, then where a factory made it); else the fallback."""
+        places = op.get("places") or [{"file": op["file"], "line": op["line"]}]
+        reasons = []
+        for place in places:
+            try:
+                self.hoist(place["file"], place["line"], None)
+                return
+            except FixRefused as e:
+                reasons.append(str(e))
+        fallback = op.get("fallback")
+        if fallback is None:
+            raise FixRefused("; ".join(reasons))
+        why = reasons[-1].split(": ", 1)[-1] if reasons else "it cannot move"
+        self.own_module(self.source(fallback["file"]), fallback["line"], fallback.get("module", "unique"), why)
+
+    def op_preload(self, op):
+        src = self.entry_source()
+        alias = warp_alias(src) or "wp"
+        at = None
+        for stmt in src.tree.body:
+            test = getattr(stmt, "test", None)
+            main_guard = isinstance(stmt, ast.If) and "__name__" in ast.unparse(test) if test is not None else False
+            if main_guard or (not isinstance(stmt, (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)) and calls_launch(stmt)):
+                at = first_line(stmt)
+                break
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                at = first_line(stmt)
+                break
+        if at is None:
+            raise FixRefused("found no statement of the entry script before which the modules exist and none has launched")
+        lines = []
+        for group in op["groups"]:
+            mods = ", ".join(f'{alias}.get_module("{m}")' for m in group["modules"])
+            bd = f", block_dim={group['block_dim']}" if group.get("block_dim") not in (None, -1, 1) else ""
+            lines.append(
+                f'{alias}.force_load(device="{group["device"]}", modules=[{mods}]{bd}, max_workers={op["workers"]})'
+                "  # xwarp fix: build the modules in parallel before the first launch\n"
+            )
+        src.insert_before(at, lines)
+
+    def op_preload_block_dim(self, op):
+        src = self.source(op["file"])
+        found = statement_at(src, op["line"])
+        if found is None:
+            raise FixRefused(f"no statement at {src.rel}:{op['line']}")
+        stmt = found[0]
+        call = next((c for c in ast.walk(stmt) if isinstance(c, ast.Call) and getattr(c.func, "attr", getattr(c.func, "id", "")) in ("load_module", "force_load")), None)
+        if call is None:
+            raise FixRefused(f"no wp.load_module or wp.force_load call at {src.rel}:{op['line']}")
+        if call.lineno != call.end_lineno:
+            raise FixRefused(f"the preload at {src.rel}:{op['line']} spans several lines: edit its block_dim by hand")
+        text = src.line(call.lineno)
+        head = text[: call.col_offset]
+        body = text[call.col_offset : call.end_col_offset]
+        tail = text[call.end_col_offset :]
+        bd = next((k for k in call.keywords if k.arg == "block_dim"), None)
+        if bd is not None:
+            body = body[: bd.value.col_offset - call.col_offset] + str(op["block_dim"]) + body[bd.value.end_col_offset - call.col_offset :]
+        else:
+            sep = ", " if (call.args or call.keywords) else ""
+            body = body[:-1] + f"{sep}block_dim={op['block_dim']})"
+        src.replace(call.lineno, call.lineno, [head + body + tail])
+
+    def op_remove_statements(self, op):
+        removed = 0
+        for place in op["places"]:
+            if self.remove_statement(place, only_if=None):
+                removed += 1
+        if not removed:
+            raise FixRefused("every place that throws the cache away is deliberate (under a condition): left as it is")
+
+    # -- shared edits ------------------------------------------------------------------------
+
+    def remove_statement(self, place, only_if, key=None, function=None):
+        """Removes the simple statement at place; leaves (and names) one under a condition: a
+        deliberate maintenance path."""
+        try:
+            src = self.source(place["file"])
+        except FixRefused as e:
+            self.notes.append(str(e))
+            return False
+        found = statement_at(src, place["line"], (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign))
+        if found is None:
+            self.notes.append(f"{src.rel}:{place['line']}: not a statement this fix can remove: left as it is")
+            return False
+        stmt, body = found
+        up = parents(src.tree)
+        node = stmt
+        while node in up:
+            node = up[node]
+            if isinstance(node, (ast.If, ast.IfExp, ast.Try)) or (isinstance(node, ast.While)):
+                self.notes.append(
+                    f"{src.rel}:{place['line']} ({place.get('what', 'this statement')}) runs under a condition: a "
+                    "deliberate path, left as it is"
+                )
+                return False
+        if only_if == "config" and f".config.{key}" not in ast.unparse(stmt):
+            return False
+        if only_if == "call" and function not in ast.unparse(stmt):
+            return False
+        first, last = first_line(stmt), stmt.end_lineno
+        if len(body) == 1:
+            src.replace(first, last, [src.indent_of(first) + "pass  # xwarp fix: removed " + place.get("what", "") + "\n"])
+        else:
+            src.delete(first, last)
+        return True
+
+    def replace_unique(self, src, line, name):
+        tokens = list(tokenize.generate_tokens(io.StringIO(src.line(line)).readline))
+        for i, tok in enumerate(tokens):
+            if tok.type == tokenize.STRING and tok.string.strip("'\"") == "unique" and i >= 2:
+                if tokens[i - 1].string == "=" and tokens[i - 2].type == tokenize.NAME:
+                    text = src.line(line)
+                    quote = tok.string[0]
+                    new = text[: tok.start[1]] + f"{quote}{name}{quote}" + text[tok.end[1] :]
+                    src.replace(line, line, [new])
+                    return
+        raise FixRefused(f'no module="unique" at {src.rel}:{line}')
+
+    def hoist(self, path, line, fallback):
+        """Moves the statement that creates a kernel at `line` (a def, or a call of a factory)
+        before the first launch of the block that holds it, when nothing it reads is bound in
+        between; otherwise gives the kernel's definition (fallback: file, line) a module of its
+        own, or refuses."""
+        src = self.source(path)
+        found = statement_at(src, line)
+        if found is None:
+            raise FixRefused(f"no statement at {src.rel}:{line}")
+        stmt, body = found
+        index = body.index(stmt)
+        launch = next((i for i, s in enumerate(body[:index]) if calls_launch(s)), None)
+        why = None
+        if launch is None:
+            why = "no launch comes before it in the block that holds it (the launch is in a loop or a caller)"
+        else:
+            needed = read_names(stmt)
+            between = bound_names(body[launch:index])
+            clash = sorted(needed & between)
+            if clash:
+                why = f"it reads {', '.join(clash)}, which the program computes after the first launch"
+        if why is None:
+            start = attached_comments(src, first_line(stmt))
+            end = stmt.end_lineno
+            moved = src.lines[start - 1 : end]
+            while end < len(src.lines) and not src.line(end + 1).strip() and end + 1 < first_line(body[-1]) + 10**9:
+                end += 1  # the blank lines after it go with it: the place it leaves keeps its spacing
+            to = attached_comments(src, first_line(body[launch]))
+            # a definition keeps the blank lines PEP 8 gives it (two at the top level, one inside)
+            gap = ["\n"] * ((2 if not src.indent_of(first_line(stmt)) else 1) if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) else 0)
+            before = gap if gap and src.line(to - 1).strip() else []
+            src.delete(start, end)
+            src.insert_before(to, before + moved + gap)
+            return
+        if fallback is None:
+            raise FixRefused(f"the kernel created at {src.rel}:{line} cannot move before the first launch: {why}")
+        self.own_module(self.source(fallback["file"]), fallback["line"], fallback.get("module", "unique"), why)
+
+    def own_module(self, src, line, name, why):
+        """@wp.kernel at `line` (the kernel's decorator, or within its def) with a module of its own."""
+        found = statement_at(src, line, (ast.FunctionDef,))
+        if found is None:
+            raise FixRefused(f"no kernel definition at {src.rel}:{line}")
+        fn = found[0]
+        for deco in fn.decorator_list:
+            text = ast.unparse(deco)
+            if not text.endswith("kernel") and "kernel(" not in text:
+                continue
+            if deco.lineno != deco.end_lineno:
+                raise FixRefused(f"the decorator at {src.rel}:{deco.lineno} spans lines: give the kernel a module by hand")
+            if isinstance(deco, ast.Call):
+                if any(k.arg == "module" for k in deco.keywords):
+                    raise FixRefused(f"the kernel at {src.rel}:{deco.lineno} names its module already")
+                row = src.line(deco.lineno)
+                head = row[: deco.end_col_offset - 1]
+                sep = ", " if (deco.args or deco.keywords) else ""
+                src.replace(deco.lineno, deco.lineno, [head + f'{sep}module="{name}")' + row[deco.end_col_offset :]])
+            else:
+                row = src.line(deco.lineno)
+                src.replace(deco.lineno, deco.lineno, [row[: deco.end_col_offset] + f'(module="{name}")' + row[deco.end_col_offset :]])
+            self.notes.append(f"the kernel's creation cannot move before the first launch ({why}): it gets a module of its own instead")
+            return
+        raise FixRefused(f"no @wp.kernel decorator on the definition at {src.rel}:{line}")
+
+
+def type_code(spec, alias):
+    """A generic instance's argument type, as the code that builds it in the kernel's file."""
+    if "array" in spec:
+        dtype = type_code(spec.get("dtype") or {}, alias)
+        if dtype is None:
+            return None
+        kind = spec["array"] if not spec["array"].startswith("_") else "array"
+        return f"{alias}.{kind}(dtype={dtype}, ndim={spec.get('ndim', 1)})"
+    name = spec.get("type")
+    if name in ("float", "int", "bool"):
+        return name
+    if isinstance(name, str) and name.isidentifier():
+        return f"{alias}.{name}"  # Warp's own type (a user struct's name is not in Warp's namespace: the replay says)
+    return None
+
+
+def make_fix(fixer, fix):
+    fixer.sources = {}
+    fixer.notes = []
+    for op in fix["ops"]:
+        getattr(fixer, "op_" + op["op"])(op)
+    patch = "".join(s.diff() for s in fixer.sources.values() if s.edits)
+    if not patch:
+        raise FixRefused("the code form changed nothing in the program's files")
+    return {
+        "id": fix["id"],
+        "patch": patch,
+        "files": sorted(s.rel for s in fixer.sources.values() if s.edits),
+        "notes": fixer.notes,
+    }
+
+
+def main():
+    with open(sys.argv[1], encoding="utf-8") as f:
+        request = json.load(f)
+    fixer = Fixer(request)
+    out = []
+    for fix in request["fixes"]:
+        try:
+            out.append(make_fix(fixer, fix))
+        except FixRefused as e:
+            out.append({"id": fix["id"], "reason": str(e), "notes": fixer.notes})
+        except Exception as e:  # a bug here must not cost the other fixes
+            out.append({"id": fix["id"], "reason": f"the fixer failed on this program ({type(e).__name__}: {e})"})
+    with open(sys.argv[2], "w", encoding="utf-8") as f:
+        json.dump({"fixes": out}, f)
+
+
+if __name__ == "__main__":
+    main()

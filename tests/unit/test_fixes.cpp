@@ -1,0 +1,233 @@
+// Recommendations that never contradict their measurement, the replay budget spent by time at
+// stake, library code marked, and each finding's code form (what warp-probe fix writes), on
+// recorded shim streams. The patches themselves are written and verified on real Warp in
+// tests/python/test_fix.py.
+#include <gtest/gtest.h>
+
+#include "builders.hpp"
+#include "xwarp/analysis/fixes.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/analysis/whatif.hpp"
+#include "xwarp/render/html.hpp"
+#include "xwarp/render/text.hpp"
+#include "xwarp/runner/runner.hpp"
+
+using namespace xwarp;
+using namespace xwarp::testing;
+
+namespace
+{
+    report stream(const std::string& name)
+    {
+        report r = load_recorded_run(std::string(XWARP_FIXTURES_DIR) + "/streams/" + name + "-warp1.19.0");
+        analyze(r);
+        return r;
+    }
+
+    const finding* first(const report& r, const std::string& mechanism)
+    {
+        for (const auto& f : r.findings)
+        {
+            if (f.mechanism == mechanism)
+            {
+                return &f;
+            }
+        }
+        return nullptr;
+    }
+
+    whatif_result replay(const std::string& lever, const std::string& verdict, double saving_ms)
+    {
+        whatif_result w;
+        w.lever = lever;
+        w.verdict = verdict;
+        w.saving_cold_module_ms = saving_ms;
+        w.judged_on = "cold module work: builds were serial and the compiled structure changed";
+        w.band_ms = 20.0;
+        w.samples = 2;
+        return w;
+    }
+
+    const fix_plan* plan_for(const std::vector<fix_plan>& plans, const std::string& mechanism)
+    {
+        for (const auto& p : plans)
+        {
+            if (p.mechanism == mechanism)
+            {
+                return &p;
+            }
+        }
+        return nullptr;
+    }
+}
+
+TEST(Fixes, AFindingWhoseReplayRegressedNeverSaysItSaves)
+{
+    report r = stream("cs9_unique");
+    ASSERT_NE(first(r, "CS-9"), nullptr);
+    ASSERT_TRUE(first(r, "CS-9")->savings_ms);  // an estimate before the replay
+    r.whatif.push_back(replay("shared-module", "regressed", -292.0));
+    analyze(r);
+    const finding* f = first(r, "CS-9");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->headline(), finding::headline_source::measured_no_gain);
+    const std::string headline = finding_headline_words(*f);
+    EXPECT_EQ(headline.find("saves"), std::string::npos) << headline;
+    EXPECT_NE(headline.find("+292 ms"), std::string::npos) << headline;
+    EXPECT_NE(headline.find("no saving credited"), std::string::npos) << headline;
+    const std::string text = render_text(r);
+    const auto line = text.substr(text.find("[CS-9]"), text.find('\n', text.find("[CS-9]")) - text.find("[CS-9]"));
+    EXPECT_EQ(line.find("saves"), std::string::npos) << line;
+    const std::string html = render_html(r);
+    EXPECT_EQ(html.find("saves ~"), std::string::npos);
+}
+
+TEST(Fixes, AMeasuredGainIsTheHeadlineAndTheEstimateStandsBesideIt)
+{
+    report r = stream("cs9_unique");
+    r.whatif.push_back(replay("shared-module", "improved", 250.0));
+    analyze(r);
+    const finding* f = first(r, "CS-9");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->headline(), finding::headline_source::measured_gain);
+    const std::string headline = finding_headline_words(*f);
+    EXPECT_EQ(headline.rfind("measured -250 ms cold module work, improved (n=2, band 20 ms); estimate ~", 0), 0u) << headline;
+}
+
+TEST(Fixes, KernelsCreatedBetweenLaunchesMakeMergingTwoChangesAndTheReplayIsNotSpentOnIt)
+{
+    report r = stream("unique_between_launches");
+    const finding* f = first(r, "CS-9");
+    ASSERT_NE(f, nullptr);
+    EXPECT_TRUE(field_or(f->cause.value(), "created_between_launches", false));
+    EXPECT_NE(f->evidence.find("created after the first of them loaded"), std::string::npos) << f->evidence;
+    EXPECT_NE(f->recommendation.str().find("the fix is two changes"), std::string::npos);
+    const auto plans = plan_levers(r, {}, true);
+    const auto shared = std::find_if(plans.begin(), plans.end(), [](const lever_plan& p) { return p.lever == "shared-module"; });
+    ASSERT_NE(shared, plans.end());
+    EXPECT_NE(shared->not_applicable.find("created between launches"), std::string::npos) << shared->not_applicable;
+    // its code form names the module and moves the two late creations before the first launch
+    const auto fixes = plan_fixes(r, "CS-9", "");
+    ASSERT_EQ(fixes.size(), 1u);
+    ASSERT_EQ(fixes[0].ops.size(), 1u);
+    EXPECT_EQ(fixes[0].ops[0]["op"], "named_module");
+    EXPECT_EQ(fixes[0].ops[0]["places"].size(), 1u);  // the factory's default, once
+    EXPECT_EQ(fixes[0].ops[0]["hoist_calls"].size(), 2u);
+}
+
+TEST(Fixes, TheBudgetGoesWhereTheMostBuildTimeIsAtStake)
+{
+    report r;
+    auto heavy_a = load("physics", "a", 20000);
+    auto heavy_b = load("contacts", "b", 20000);
+    auto small = load("small_unique_1a2b3c4d", "c", 300);
+    r.samples.push_back(make_sample(1, pass(42000, {heavy_a, heavy_b, small}), pass(500, {})));
+    summarize(r);
+    finding backward;
+    backward.mechanism = "CS-10";
+    backward.lever = "backward-off";
+    backward.kind = "advisory";  // no estimate
+    r.findings.push_back(backward);
+    finding unique;
+    unique.mechanism = "CS-9";
+    unique.lever = "shared-module";
+    unique.savings_ms = 108.0;
+    r.findings.push_back(unique);
+    const auto plans = plan_levers(r, {}, true);
+    ASSERT_EQ(plans.size(), 2u);
+    EXPECT_EQ(plans[0].lever, "backward-off");  // 40 s of builds it touches, against a 108 ms estimate
+    EXPECT_NEAR(plans[0].stake_ms, 40300.0, 1.0);  // every module it builds with backward code
+    EXPECT_EQ(plans[0].stake_source, "the build time it touches");
+    EXPECT_EQ(plans[1].lever, "shared-module");
+}
+
+TEST(Fixes, CodeInAnInstalledPackageIsMarkedAndNeverPatched)
+{
+    report r = stream("cs9_unique");
+    // the declarations as if the kernels lived in an installed engine
+    for (auto& s : r.samples)
+    {
+        for (auto& p : s.cold.processes)
+        {
+            for (auto& c : p.calls)
+            {
+                if (c.file)
+                {
+                    c.file = "/opt/venv/lib/python3.11/site-packages/engine/filters.py";
+                }
+            }
+        }
+    }
+    analyze(r);
+    const finding* f = first(r, "CS-9");
+    ASSERT_NE(f, nullptr);
+    EXPECT_TRUE(f->library);
+    EXPECT_EQ(f->recommendation.str().rfind("This is library code (/opt/venv/lib/python3.11/site-packages/engine/filters.py)", 0), 0u)
+        << f->recommendation.str();
+    EXPECT_NE(render_text(r).find("[library code]"), std::string::npos);
+    const auto fixes = plan_fixes(r, "CS-9", "");
+    ASSERT_EQ(fixes.size(), 1u);
+    EXPECT_TRUE(fixes[0].ops.empty());
+    EXPECT_NE(fixes[0].no_form.find("library code"), std::string::npos);
+}
+
+TEST(Fixes, EachLessonsFindingHasItsCodeForm)
+{
+    const auto hoist = plan_fixes(stream("cs1_late"), "CS-1", "");
+    ASSERT_EQ(hoist.size(), 1u);
+    ASSERT_EQ(hoist[0].ops.size(), 1u);
+    EXPECT_EQ(hoist[0].ops[0]["op"], "hoist");
+    EXPECT_EQ(hoist[0].id, "cs-1-hoist");
+
+    const auto factory = plan_fixes(stream("cs1_factory"), "CS-1", "");
+    ASSERT_EQ(factory.size(), 1u);
+    ASSERT_FALSE(factory[0].ops.empty());
+    // the definition, then the factory's call site; the definition gets a module of its own when neither can move
+    ASSERT_EQ(factory[0].ops[0]["places"].size(), 2u);
+    EXPECT_EQ(factory[0].ops[0]["places"][0]["line"], factory[0].ops[0]["fallback"]["line"]);
+    EXPECT_NE(factory[0].ops[0]["places"][1]["line"], factory[0].ops[0]["fallback"]["line"]);
+
+    const auto option = plan_fixes(stream("cs3_option"), "CS-3", "");
+    ASSERT_EQ(option.size(), 1u);
+    EXPECT_EQ(option[0].ops[0]["op"], "module_options");
+    EXPECT_EQ(option[0].ops[0]["options"]["fast_math"], true);
+    EXPECT_EQ(option[0].ops[0]["remove"].size(), 1u);
+
+    const auto generic = plan_fixes(stream("cs6_generic"), "CS-6", "");
+    ASSERT_EQ(generic.size(), 1u);
+    EXPECT_EQ(generic[0].ops[0]["op"], "overloads");
+    EXPECT_EQ(generic[0].ops[0]["instances"].size(), 3u);  // float32, float64, float16
+
+    const auto late_option = plan_fixes(stream("option_late"), "option-not-arrived", "");
+    ASSERT_EQ(late_option.size(), 1u);
+    EXPECT_EQ(late_option[0].ops[0]["op"], "config_at_entry");
+    EXPECT_EQ(late_option[0].ops[0]["key"], "enable_backward");
+
+    const auto cache = plan_fixes(stream("cache_many_causes"), "CS-2", "");
+    ASSERT_EQ(cache.size(), 1u);
+    EXPECT_EQ(cache[0].ops[0]["op"], "remove_statements");
+    EXPECT_GE(cache[0].ops[0]["places"].size(), 3u);
+
+    const auto preload = plan_fixes(stream("preload_cpu"), "preload-block-dim", "");
+    ASSERT_EQ(preload.size(), 1u);
+    EXPECT_EQ(preload[0].ops[0]["block_dim"], 64);
+}
+
+TEST(Fixes, NoBackwardOffPatchForAProgramThatRecordsATapeAndOneSentenceWhereNoFormExists)
+{
+    report grad = stream("grad");
+    EXPECT_EQ(first(grad, "CS-10"), nullptr);  // no advisory for a program that differentiates
+    finding forced;
+    forced.mechanism = "CS-10";
+    forced.lever = "backward-off";
+    grad.findings.push_back(forced);
+    const auto plans = plan_fixes(grad, "CS-10", "");
+    ASSERT_EQ(plans.size(), 1u);
+    EXPECT_TRUE(plans[0].ops.empty());
+    EXPECT_NE(plans[0].no_form.find("wp.Tape"), std::string::npos) << plans[0].no_form;
+
+    const auto granular = plan_fixes(stream("cs4_granular"), "CS-4", "");
+    ASSERT_EQ(granular.size(), 1u);
+    EXPECT_TRUE(granular[0].ops.empty());
+    EXPECT_NE(granular[0].no_form.find("design choice"), std::string::npos) << granular[0].no_form;
+}
