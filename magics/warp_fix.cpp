@@ -53,6 +53,7 @@ namespace xwarp
                 {
                     // the cell's findings point at its new script, which is the project to patch
                     unrelabel_cell_locations(saved, again.script, again.setup_lines);
+                    saved.cwd = again.tmp->path();  // the cell's folder is its project: its code is not library code
                     analyze(saved);
                     request.root = again.tmp->path();
                 }

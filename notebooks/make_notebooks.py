@@ -1014,7 +1014,7 @@ change to the program itself."""),
             setup_intro(),
             ("code", SETUP),
             ("md", """This cell turns `fast_math` on after the module has already loaded (CS-3), so the module
-builds twice. `--whatif` with no value replays the levers of the findings, the largest estimate
+builds twice. `--whatif` with no value replays the levers of the findings, the most time at stake
 first, within a budget of about six cold runs; what does not fit is listed as *not run*."""),
             ("code", f"""%%warp_probe --samples 2 --name late_option --whatif
 {kernel("stage_a", "1.0")}

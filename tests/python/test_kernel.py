@@ -395,3 +395,23 @@ def test_a_kernel_that_crashes_says_which_signal_killed_it_and_where(tmp_path):
     assert len(stack) == 2, said
     frames = stack[1].splitlines()
     assert any("/xwarp(" in f for f in frames) and any("libpython" in f for f in frames), said
+
+
+def test_warp_fix_writes_the_cells_patch_and_verifies_it(session):
+    # A cell that sets a module option after its module loaded (CS-3): %warp_fix writes the
+    # patch against the cell's script (setup, then the cell) and proves it on a copy.
+    reply, _ = session.execute(
+        "%%warp_probe --samples 1 --name late_opt\nimport warp as wp\nwp.config.use_precompiled_headers = False\n\n"
+        "@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[wp.tid()] = wp.sin(a[wp.tid()]) * 2.0\n\n"
+        "a = wp.zeros(8, dtype=float)\nwp.launch(k, dim=8, inputs=[a])\n"
+        "wp.set_module_options({'fast_math': True})\nwp.launch(k, dim=8, inputs=[a])\n"
+    )
+    assert reply["status"] == "ok"
+    reply, out = session.execute("%warp_fix late_opt --finding CS-3 --verify --samples 2")
+    assert reply["status"] == "ok", errors(out)
+    (bundle,) = [b for b in bundles(out) if REPORT_MIME in b]
+    (fix,) = bundle[REPORT_MIME]["fixes"]
+    assert fix["verdict"] == "verified", json.dumps(fix)
+    assert "+wp.set_module_options({'fast_math': True})" in fix["patch"] and "cell.py" in fix["patch"]
+    assert 'data-xwarp="fixes"' in bundle["text/html"] and "verified" in bundle["text/plain"]
+    assert list(session.tmp.iterdir()) == [], "temporary files were left behind"
