@@ -45,16 +45,39 @@ namespace xwarp
                    || (cp >= 0x2066 && cp <= 0x2069);
         }
 
-        // Printable ASCII (and, in a block, its newlines and tabs): copied as it is.
-        bool kept_as_is(char ch, bool keep_lines)
+        // Characters that show as nothing: two names that differ by one read the same.
+        bool is_invisible(unsigned cp)
         {
-            const auto c = static_cast<unsigned char>(ch);
-            return (c >= 0x20 && c < 0x7F) || (keep_lines && (c == '\n' || c == '\t'));
+            return cp == 0x00AD || cp == 0x034F || cp == 0x180E || (cp >= 0x200B && cp <= 0x200D)
+                   || (cp >= 0x2060 && cp <= 0x2064) || cp == 0xFEFF || (cp >= 0xFE00 && cp <= 0xFE0F)
+                   || (cp >= 0xE0000 && cp <= 0xE007F) || cp == 0x115F || cp == 0x1160 || cp == 0x3164;
         }
 
-        std::string escape(std::string_view text, bool keep_lines)
+        // Printable ASCII (and, in a block, its newlines and tabs): copied as it is. A backslash
+        // of raw text is not: one that the escapes below could be mistaken for is doubled. A page
+        // taken over whole holds texts escaped already, whose backslashes are escapes: kept.
+        bool kept_as_is(char ch, bool keep_lines, bool raw = true)
         {
-            const auto kept = [keep_lines](char ch) { return kept_as_is(ch, keep_lines); };
+            const auto c = static_cast<unsigned char>(ch);
+            return (c >= 0x20 && c < 0x7F && (c != '\\' || !raw)) || (keep_lines && (c == '\n' || c == '\t'));
+        }
+
+        // A literal backslash that starts what reads as one of this file's escapes (\x1b, \u202e,
+        // \n, or another backslash) is doubled, so that the text "\x1b" never reads as an
+        // escaped ESC; any other backslash (a regular expression's \d) is kept.
+        bool backslash_doubled(std::string_view text, std::size_t i)
+        {
+            if (i + 1 >= text.size())
+            {
+                return true;
+            }
+            const char next = text[i + 1];
+            return next == 'x' || next == 'u' || next == 'U' || next == 'n' || next == 'r' || next == 't' || next == '\\';
+        }
+
+        std::string escape(std::string_view text, bool keep_lines, bool raw = true)
+        {
+            const auto kept = [keep_lines, raw](char ch) { return kept_as_is(ch, keep_lines, raw); };
             std::string out;
             out.reserve(text.size());
             for (std::size_t i = 0; i < text.size();)
@@ -77,7 +100,11 @@ namespace xwarp
                     continue;
                 }
                 // (a block's newlines and tabs went with the run above)
-                if (cp == '\n')
+                if (cp == '\\')
+                {
+                    out += backslash_doubled(text, i) ? "\\\\" : "\\";
+                }
+                else if (cp == '\n')
                 {
                     out += "\\n";
                 }
@@ -93,9 +120,9 @@ namespace xwarp
                 {
                     out += hex_escape("\\x%02x", cp);
                 }
-                else if ((cp >= 0x80 && cp <= 0x9F) || is_bidi_control(cp) || cp == 0x2028 || cp == 0x2029)
+                else if ((cp >= 0x80 && cp <= 0x9F) || is_bidi_control(cp) || is_invisible(cp) || cp == 0x2028 || cp == 0x2029)
                 {
-                    out += hex_escape("\\u%04x", cp);
+                    out += hex_escape(cp > 0xFFFF ? "\\U%08x" : "\\u%04x", cp);
                 }
                 else
                 {
@@ -109,9 +136,9 @@ namespace xwarp
         // Whether escaping would change the text (one_line's, or a block's): most texts are
         // printable ASCII, and a copy of each to find that out was an allocation per name
         // (100,000 on a large comparison).
-        bool needs_escaping(std::string_view text, bool keep_lines = false)
+        bool needs_escaping(std::string_view text, bool keep_lines = false, bool raw = true)
         {
-            return !std::all_of(text.begin(), text.end(), [keep_lines](char ch) { return kept_as_is(ch, keep_lines); });
+            return !std::all_of(text.begin(), text.end(), [keep_lines, raw](char ch) { return kept_as_is(ch, keep_lines, raw); });
         }
 
         void clean(std::string& s)
@@ -192,11 +219,11 @@ namespace xwarp
 
     std::string printable_page(std::string page)
     {
-        if (!needs_escaping(page, true))
+        if (!needs_escaping(page, true, false))
         {
             return page;
         }
-        return escape(page, true);
+        return escape(page, true, false);
     }
 
     std::string elide(std::string_view text, std::size_t max_chars)

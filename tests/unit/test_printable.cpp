@@ -78,3 +78,20 @@ TEST(Printable, APageTakenOverIsEscapedAsABlock)
         EXPECT_EQ(printable_page(text), printable_block(text)) << text;
     }
 }
+
+TEST(Printable, InvisibleCharactersAndBackslashesCannotBeConfused)
+{
+    // A zero-width joiner (or space, or a BOM) would make two names that differ read the same.
+    EXPECT_EQ(one_line("mo\xe2\x80\x8d" "dule"), "mo\\u200ddule");
+    EXPECT_EQ(one_line("a\xe2\x80\x8b" "b\xef\xbb\xbf" "c"), "a\\u200bb\\ufeffc");
+    EXPECT_EQ(one_line("tag\xf3\xa0\x80\x81"), "tag\\U000e0001");
+    // The text \x1b (four characters) never reads like an escaped ESC (one character).
+    EXPECT_EQ(one_line("\\x1b[31m"), "\\\\x1b[31m");
+    EXPECT_EQ(one_line("\x1b[31m"), "\\x1b[31m");
+    EXPECT_NE(one_line("\\x1b"), one_line("\x1b"));
+    EXPECT_EQ(one_line("\\u202e"), "\\\\u202e");
+    EXPECT_EQ(one_line("a\\\\b"), "a\\\\\\b");  // the first doubled (a backslash follows it), the second kept
+    // a backslash that starts no escape of ours stays as it is
+    EXPECT_EQ(one_line("\\d+\\.\\w"), "\\d+\\.\\w");
+    EXPECT_EQ(printable_block("line\\n\nnext"), "line\\\\n\nnext");
+}

@@ -23,7 +23,8 @@ namespace xwarp
     // A block of lines (a stderr tail): newlines and tabs kept, everything else escaped.
     std::string printable_block(std::string_view text);
     // printable_block of a page just made, taken over: given back as it is, not copied, when
-    // nothing in it needs an escape (a 10,000-identity report's text page is 2 MB).
+    // nothing in it needs an escape (a 10,000-identity report's text page is 2 MB). Its texts
+    // from a report were escaped as they went in, so its backslashes are escapes: kept as they are.
     std::string printable_page(std::string page);
 
     // A long name shortened for a heading ("first...last (10000 characters)"); the full name
