@@ -88,6 +88,26 @@ class WarpProbeExpectationNotMet(AssertionError):
             return *cls;
         }
 
+        // What a probe whose program failed in every sample raises: a RuntimeError, as the
+        // program's own failure would have been.
+        py::object& program_failed_class()
+        {
+            static py::object* cls = []
+            {
+                py::dict scope;
+                py::exec(R"(
+class WarpProbeProgramFailed(RuntimeError):
+    """%%warp_probe: the probed program failed in every sample (see the report above)."""
+
+    def _render_traceback_(self):
+        return ["WarpProbeProgramFailed: " + str(self)]
+)",
+                         scope);
+                return new py::object(scope["WarpProbeProgramFailed"]);
+            }();
+            return *cls;
+        }
+
         class ipython_host : public magic_host
         {
         public:
@@ -148,6 +168,11 @@ class WarpProbeExpectationNotMet(AssertionError):
                 {
                     PyErr_SetNone(PyExc_KeyboardInterrupt);
                 }
+                throw py::error_already_set();
+            }
+            catch (const magic_program_failed& e)
+            {
+                PyErr_SetString(program_failed_class().ptr(), e.what());
                 throw py::error_already_set();
             }
             catch (const magic_expectation_not_met& e)

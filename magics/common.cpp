@@ -434,6 +434,9 @@ namespace xwarp::magic_parts
                        "what the run should meet, as warp-probe's --budget: LIMIT[,LIMIT...], e.g. "
                        "'identities<=1,builds-per-module<=1'; shows met or not met under the report");
         app.add_flag("--strict", o.strict, "with --expect: an expectation not met fails the cell (an error reply)");
+        app.add_flag("--allow-fail", o.allow_fail,
+                     "a program that fails in every sample still replies ok (for a lesson that fails on purpose); "
+                     "without it the cell fails after showing the report, as the CLI exits 1");
     }
 
     namespace
@@ -591,6 +594,12 @@ namespace xwarp::magic_parts
         analyze(r);
         const auto history = keep(name, r, session, progress);
         show_report(r, o, session, history, progress, host);
+        if (!r.result.valid && r.status != "interrupted" && !o.allow_fail)
+        {
+            const auto& first = r.samples.empty() ? run_result{} : r.samples.front().cold;
+            throw magic_program_failed("the program failed in every sample (" + describe_failure(first, r.run_settings.timeout_s)
+                                       + "); the report above says how. --allow-fail keeps the cell going");
+        }
         const std::string not_met = expected.empty() ? std::string() : show_expectation(r, expected, o, host);
         if (baseline)
         {

@@ -96,6 +96,7 @@ namespace xwarp::magic_parts
         std::vector<std::string> command;  // %warp_probe only
         std::string expect;                // a budget (the CI gate's grammar) the run should meet
         bool strict = false;               // an expectation not met is an error reply
+        bool allow_fail = false;           // a program that failed in every sample still replies ok
     };
     void add_probe_magic_options(CLI::App& app, probe_magic_options& o);
 

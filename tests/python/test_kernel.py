@@ -173,11 +173,26 @@ def test_usage_errors_are_error_replies_with_the_usage(session):
 
 
 def test_a_failing_quiet_probe_still_shows_its_failure(session):
-    reply, out = session.execute("%%warp_probe --samples 1 --quiet\nraise RuntimeError('boom in the cell')\n")
-    assert reply["status"] == "ok"
+    reply, out = session.execute("%%warp_probe --samples 1 --quiet --allow-fail\nraise RuntimeError('boom in the cell')\n")
+    assert reply["status"] == "ok"  # --allow-fail: a lesson that fails on purpose goes on
     (bundle,) = [b for b in bundles(out) if REPORT_MIME in b]
     assert bundle[REPORT_MIME]["status"] == "failed"
     assert "RuntimeError: boom in the cell" in bundle["text/plain"]
+
+
+@pytest.mark.parametrize("cell,why", [
+    ("raise RuntimeError('boom in the cell')", "exited with code 1"),
+    ("import sys\nsys.exit(3)", "exited with code 3"),
+    ("import ctypes\nctypes.string_at(0)", "killed by signal 11"),
+    ("import time\ntime.sleep(60)", "timed out"),
+], ids=["raises", "exits-3", "segfaults", "times-out"])
+def test_a_program_that_fails_in_every_sample_fails_the_cell_after_its_report(session, cell, why):
+    # As the CLI exits 1: Run All and nbclient stop at the cell, which still shows the report.
+    reply, out = session.execute(f"%%warp_probe --samples 1 --timeout 3\n{cell}\n")
+    assert reply["status"] == "error" and "WarpProbeProgramFailed" in reply["ename"], reply
+    assert why in errors(out)[0]["evalue"]
+    (bundle,) = [b for b in bundles(out) if REPORT_MIME in b]
+    assert bundle[REPORT_MIME]["status"] == "failed"
 
 
 def test_a_report_that_crashed_the_kernel_is_now_an_error_reply(session, tmp_path):

@@ -44,6 +44,15 @@ namespace xwarp
         using magic_error::magic_error;
     };
 
+    // The probed program failed in every sample (raised, exited non-zero, crashed, timed out):
+    // shown, then an error reply, so that Run All and nbclient stop there as the CLI's exit 1
+    // would (--allow-fail keeps the cell going, for a lesson that fails on purpose).
+    class magic_program_failed : public magic_error
+    {
+    public:
+        using magic_error::magic_error;
+    };
+
     // The user interrupted a probe; its processes are gone and its temporary files removed.
     class magic_interrupted : public std::runtime_error
     {
