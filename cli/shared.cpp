@@ -86,10 +86,20 @@ namespace xwarp::cli
         }
         try
         {
-            auto store = std::make_unique<history_store>(where.path, &notes);
+            auto store = std::make_unique<history_store>(where.path, &notes, create ? store_access::write : store_access::read);
             print_notes(notes);
             notes.clear();
             return store;
+        }
+        catch (const history_error& e)
+        {
+            print_notes(notes);
+            const auto k = e.which();
+            code = fail(k == history_error::kind::missing      ? exit_code::no_input
+                        : k == history_error::kind::unreadable ? exit_code::bad_input
+                                                               : exit_code::cannot_write,
+                        e.what());
+            return nullptr;
         }
         catch (const std::exception& e)
         {

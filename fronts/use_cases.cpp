@@ -105,7 +105,7 @@ namespace xwarp::fronts
             why = "no history store at " + where.path + " yet";
             return std::nullopt;
         }
-        history_store store(where.path, &notes);
+        history_store store(where.path, &notes, store_access::read);
         return stored_runs{store.path(), store.runs(filter)};
     }
 }

@@ -65,7 +65,7 @@ namespace xwarp::magic_parts
                 }
                 try
                 {
-                    history_store store(where.path, &notes);
+                    history_store store(where.path, &notes, store_access::read);
                     return report_from_text(store.report_json(*id));
                 }
                 catch (const std::exception& e)
@@ -79,7 +79,7 @@ namespace xwarp::magic_parts
             }
             try
             {
-                history_store store(where.path, &notes);
+                history_store store(where.path, &notes, store_access::read);
                 history_filter f;
                 f.label = what;
                 f.limit = 1;

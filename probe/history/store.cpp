@@ -243,9 +243,11 @@ namespace xwarp
         class open_lock
         {
         public:
-            explicit open_lock(const std::string& path)
+            // A reader takes the lock only where a writer made it: it moves nothing aside, and
+            // leaves no file beside a store it only reads.
+            open_lock(const std::string& path, bool reader)
             {
-                fd_ = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+                fd_ = ::open((path + ".lock").c_str(), reader ? O_RDWR | O_CLOEXEC : O_RDWR | O_CREAT | O_CLOEXEC, 0600);
                 if (fd_ >= 0)
                 {
                     while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR)
@@ -346,10 +348,18 @@ namespace xwarp
             "git_commit, status, samples, cold_module_ms, cold_module_mad_ms, cold_wall_ms, identities, builds, whatif";
     }
 
-    history_store::history_store(const std::string& path, std::vector<std::string>* notes)
-        : path_(path), notes_(notes)
+    history_store::history_store(const std::string& path, std::vector<std::string>* notes, store_access access)
+        : path_(path), notes_(notes), reader_(access == store_access::read)
     {
         std::error_code ec;
+        if (fs::is_directory(path, ec))
+        {
+            throw history_error("the history store " + path + " is a directory, not a store file", history_error::kind::missing);
+        }
+        if (reader_ && !fs::exists(path, ec))
+        {
+            throw history_error("no history store at " + path + " yet", history_error::kind::missing);
+        }
         const fs::path folder = fs::path(path).parent_path();
         if (!folder.empty())
         {
@@ -366,7 +376,7 @@ namespace xwarp
 
     void history_store::open_or_move_aside(std::vector<std::string>* notes)
     {
-        open_lock lock(path_);
+        open_lock lock(path_, reader_);
         for (int attempt = 0; attempt < 2; ++attempt)
         {
             std::string problem;
@@ -419,6 +429,12 @@ namespace xwarp
                 why = "corrupt";
             }
             db_.reset();
+            if (reader_)
+            {
+                // only a writer may move a store aside: the xwarp that wrote it still reads it
+                throw history_error("the history store " + path_ + " " + problem + ": left as it is",
+                                    history_error::kind::unreadable);
+            }
             if (attempt == 1)
             {
                 break;
@@ -447,7 +463,12 @@ namespace xwarp
                 throw history_error(std::string("history store ") + path_ + ": " + e.what());
             }
         }
-        // Damaged since it was opened: move it aside and retry once on a fresh store.
+        // Damaged since it was opened: move it aside and retry once on a fresh store (a reader
+        // says so instead).
+        if (reader_)
+        {
+            throw history_error("the history store " + path_ + " is damaged: left as it is", history_error::kind::unreadable);
+        }
         db_.reset();
         open_or_move_aside(notes_);
         try
@@ -816,7 +837,7 @@ namespace xwarp
         }
         try
         {
-            history_store store(where.path, &notes);
+            history_store store(where.path, &notes, store_access::read);
             const fingerprint fp = fingerprint_of(r);
             auto runs = store.series(fp.machine, fp.command);
             if (runs.size() < 2)

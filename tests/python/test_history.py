@@ -135,6 +135,31 @@ def test_a_planted_step_shows_at_the_right_run_with_the_commit_that_made_it(tmp_
     assert diff.returncode == 0 and "identities 1 -> 2" in diff.stdout, diff.stdout
 
 
+@pytest.mark.quick
+def test_a_reader_never_moves_a_store_aside(tmp_path):
+    # A store from a newer xwarp, or a damaged one, is that xwarp's to read: history list, trend
+    # and @ID say why they cannot, with exit 65, and leave it as it is (only a writer moves it).
+    newer = tmp_path / "newer.sqlite3"
+    with sqlite3.connect(newer) as db:
+        db.execute("PRAGMA user_version = 99")
+        db.execute("CREATE TABLE runs (id INTEGER)")
+    before = newer.read_bytes()
+    broken = tmp_path / "broken.sqlite3"
+    broken.write_bytes(b"this is not a database " * 100)
+    for store in (newer, broken):
+        for args in (("history", "list"), ("history", "trend"), ("report", "@1"), ("check", "@1", "--budget", "identities<=1")):
+            run = warp_probe(*args, "--history", store)
+            assert run.returncode == 65, (args, run.returncode, run.stderr)
+            assert "left as it is" in run.stderr, run.stderr
+    assert newer.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.sqlite3", "newer.sqlite3"]
+    # a directory where the store should be: nothing to read there (66, as for a missing file)
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    run = warp_probe("history", "list", "--history", folder)
+    assert run.returncode == 66 and "is a directory" in run.stderr, (run.returncode, run.stderr)
+
+
 def test_a_corrupt_or_newer_store_is_moved_aside_and_the_report_kept(tmp_path):
     store = tmp_path / "history.sqlite3"
     store.write_bytes(b"this is not a database " * 100)

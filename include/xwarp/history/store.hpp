@@ -31,7 +31,32 @@ namespace xwarp
     class history_error : public std::runtime_error
     {
     public:
-        using std::runtime_error::runtime_error;
+        // unusable: no store can be had there (an unwritable folder); missing: none there to read
+        // (no file, or a directory in its place); unreadable: a store this xwarp cannot read (a
+        // newer xwarp's, or damaged), left as it is by a reader.
+        enum class kind
+        {
+            unusable,
+            missing,
+            unreadable,
+        };
+        explicit history_error(const std::string& message, kind k = kind::unusable)
+            : std::runtime_error(message), m_kind(k)
+        {
+        }
+        kind which() const noexcept { return m_kind; }
+
+    private:
+        kind m_kind;
+    };
+
+    // A writer may create, migrate and move aside a store it cannot use (a corrupt or a newer
+    // xwarp's file: moved aside, a new one started). A reader (history list, @ID, trends) never
+    // moves one: it says why it cannot read it, and leaves it to the xwarp that can.
+    enum class store_access
+    {
+        write,
+        read,
     };
 
     struct history_location
@@ -57,10 +82,11 @@ namespace xwarp
     {
     public:
         // Opens the store at `path`, creating it (and its folder) or migrating it to the
-        // current schema. A corrupt or newer-schema file is moved aside first; what happened
-        // is appended to `notes`. Throws history_error when no store can be had at that path
-        // (an unwritable folder).
-        history_store(const std::string& path, std::vector<std::string>* notes);
+        // current schema. A writer moves a corrupt or newer-schema file aside first (what
+        // happened is appended to `notes`); a reader throws history_error (unreadable) and
+        // leaves it. Throws history_error when no store can be had at that path (an unwritable
+        // folder; for a reader, no file there).
+        history_store(const std::string& path, std::vector<std::string>* notes, store_access access = store_access::write);
         ~history_store();
         history_store(const history_store&) = delete;
         history_store& operator=(const history_store&) = delete;
@@ -91,6 +117,7 @@ namespace xwarp
         std::string path_;
         std::unique_ptr<SQLite::Database> db_;
         std::vector<std::string>* notes_ = nullptr;
+        bool reader_ = false;
     };
 
     // The fronts' one call after a run: store it when the store is on, never throw. Returns
