@@ -1,6 +1,7 @@
 // warp-probe: the command-line front. One file per subcommand (command.hpp), listed once in the
 // table below; this file parses and dispatches.
 #include <iostream>
+#include <new>
 
 #include <CLI/CLI.hpp>
 
@@ -42,7 +43,8 @@ namespace
   doctor    0 facts printed (a missing Python or Warp is reported, not an error)
   mechanisms 0 listed
   all       64 bad options, 65 unreadable report (not JSON, other schema, malformed),
-            66 missing file or directory, 70 internal error, 73 output not writable,
+            66 missing file or directory, 70 internal error, 71 out of memory (says while
+            reading what, and how large), 73 output not writable,
             126 command not executable, 127 command not found, 130 interrupted (SIGINT),
             128+N killed by signal N)";
 
@@ -148,6 +150,14 @@ int main(int argc, char** argv)
                 return command->run();
             }
         }
+    }
+    catch (const std::bad_alloc&)
+    {
+        // the reports read so far are freed as the stack unwinds: the message has room again
+        const std::string& doing = current_activity();
+        return fail(xwarp::exit_code::out_of_memory,
+                    "out of memory" + (doing.empty() ? std::string() : " while " + doing)
+                        + ": give warp-probe more memory (ulimit -v, the container's limit) or a smaller input");
     }
     catch (const std::exception& e)
     {

@@ -28,6 +28,25 @@ namespace xwarp::cli
         }
     }
 
+    namespace
+    {
+        std::string& activity()
+        {
+            static std::string* text = new std::string;  // never freed: read while memory runs out
+            return *text;
+        }
+    }
+
+    void note_activity(const std::string& what)
+    {
+        activity() = what;
+    }
+
+    const std::string& current_activity()
+    {
+        return activity();
+    }
+
     int fail(int code, const std::string& message)
     {
         std::cerr << "warp-probe: " << one_line(message) << "\n";
@@ -113,6 +132,7 @@ namespace xwarp::cli
     {
         if (const auto id = parse_history_ref(arg))
         {
+            note_activity("reading " + arg + " from the history");
             std::vector<std::string> notes;
             int code = 0;
             auto store = open_store(history_option, false, code, notes);
@@ -134,6 +154,9 @@ namespace xwarp::cli
                 return fail(exit_code::bad_input, arg + " in " + store->path() + ": " + e.what());
             }
         }
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(arg, ec);
+        note_activity("reading " + arg + (ec ? std::string() : " (" + format_fixed(static_cast<double>(size) / 1e6, 1) + " MB)"));
         try
         {
             out = load_report(arg);

@@ -24,6 +24,11 @@ namespace xwarp::cli
     // Prints "warp-probe: MESSAGE" (one line) on stderr and returns `code`: every front error.
     int fail(int code, const std::string& message);
 
+    // What the command is doing with which input ("reading after.json (212 MB)"), for the one
+    // message an allocation that fails can still give: out of memory while doing that.
+    void note_activity(const std::string& what);
+    const std::string& current_activity();
+
     // Prints each note as "warp-probe: NOTE" on stderr.
     void print_notes(const std::vector<std::string>& notes);
 

@@ -247,3 +247,27 @@ def test_names_that_would_spoof_the_report_are_shown_inert(probe, venv_python, t
     html = run_cli("report", report_path, "--format", "html").stdout
     assert "\u202e" not in html and "\x1b" not in html
     assert "rtl\\u202eevil" in html and "<bdi" in html
+
+
+def test_out_of_memory_says_while_reading_what_and_how_large(tmp_path):
+    import resource
+    import sys
+
+    report = tmp_path / "r10k.json"
+    subprocess.run([sys.executable, str(Path(__file__).resolve().parents[2] / "bench" / "render_scale.py"),
+                    "--write-report", "10000", str(report)], check=True)
+
+    def under(limit_bytes, *args):
+        def pre():
+            resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+        return subprocess.run([str(PROBE), *map(str, args)], capture_output=True, text=True, preexec_fn=pre, timeout=120)
+
+    # the address space warp-probe needs to start at all, found by halving; then a little more
+    low, high = 1 << 20, 1 << 30
+    while high - low > (1 << 20):
+        mid = (low + high) // 2
+        low, high = (low, mid) if under(mid, "--version").returncode == 0 else (mid, high)
+    proc = under(high + (6 << 20), "compare", report, report, "--history", "off")
+    assert proc.returncode == 71, (proc.returncode, proc.stderr)
+    assert f"out of memory while reading {report} (7.6 MB)" in proc.stderr, proc.stderr
+    assert "internal error" not in proc.stderr

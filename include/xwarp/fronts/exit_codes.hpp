@@ -26,6 +26,7 @@ namespace xwarp::exit_code
     inline constexpr int bad_input = 65;      // a report that is not JSON, another schema, malformed
     inline constexpr int no_input = 66;       // a file or directory that does not exist
     inline constexpr int software = 70;       // an internal error (a bug: please report it)
+    inline constexpr int out_of_memory = 71;  // memory ran out (the message says while doing what, with how large an input)
     inline constexpr int cannot_write = 73;   // the --json / -o output could not be written
     inline constexpr int not_executable = 126;
     inline constexpr int command_not_found = 127;
