@@ -14,6 +14,13 @@
 #include "xwarp/model/comparison.hpp"
 #include "xwarp/model/json_io.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "record_events.hpp"
 
 namespace nlohmann
@@ -1192,9 +1199,94 @@ namespace xwarp
         return read_streaming(text, how);
     }
 
+    namespace
+    {
+        // How long a FIFO may wait for its writer before a reader says there is none.
+        constexpr int fifo_writer_wait_ms = 3000;
+
+        // The whole text of what can be read once only (standard input, a FIFO, a pipe),
+        // bounded by max_report_bytes.
+        std::string read_all(int fd, const std::string& path)
+        {
+            std::string text;
+            char buf[1 << 16];
+            while (true)
+            {
+                const ssize_t n = ::read(fd, buf, sizeof buf);
+                if (n < 0 && errno == EINTR)
+                {
+                    continue;
+                }
+                if (n <= 0)
+                {
+                    break;
+                }
+                text.append(buf, static_cast<std::size_t>(n));
+                if (text.size() > max_report_bytes)
+                {
+                    throw report_error(report_error::kind::shape, path + ": larger than "
+                                                                      + std::to_string(max_report_bytes >> 20)
+                                                                      + " MiB: not a report this tool wrote");
+                }
+            }
+            return text;
+        }
+
+        // A FIFO is opened without blocking: with no writer, a reader would wait forever. Its
+        // writer has a few seconds to begin; then it is read whole (it cannot be read twice).
+        std::string read_fifo(const std::string& path)
+        {
+            const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+            if (fd < 0)
+            {
+                throw report_error(report_error::kind::missing, path + ": cannot open (" + std::strerror(errno) + ")");
+            }
+            pollfd waiter{fd, POLLIN, 0};
+            int ready = 0;
+            do
+            {
+                ready = ::poll(&waiter, 1, fifo_writer_wait_ms);
+            } while (ready < 0 && errno == EINTR);
+            if (ready <= 0 || !(waiter.revents & (POLLIN | POLLHUP)))
+            {
+                ::close(fd);
+                throw report_error(report_error::kind::missing,
+                                   path + ": a FIFO with no writer after " + std::to_string(fifo_writer_wait_ms / 1000)
+                                       + " s: nothing to read (start its writer first, or give the report on standard "
+                                         "input as -)");
+            }
+            ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+            try
+            {
+                std::string text = read_all(fd, path);
+                ::close(fd);
+                return text;
+            }
+            catch (...)
+            {
+                ::close(fd);
+                throw;
+            }
+        }
+    }
+
     report load_report(const std::string& path)
     {
         std::error_code ec;
+        if (path == "-" || std::filesystem::is_fifo(path, ec))
+        {
+            // read once, whole, then parsed as text (the reader may need a second pass)
+            const std::string text = path == "-" ? read_all(STDIN_FILENO, "standard input") : read_fifo(path);
+            const std::string name = path == "-" ? "standard input" : path;
+            try
+            {
+                return report_from_text(text);
+            }
+            catch (const report_error& e)
+            {
+                throw report_error(e.which(), name + ": " + e.what());
+            }
+        }
         if (std::filesystem::is_directory(path, ec))
         {
             throw report_error(report_error::kind::missing, path + ": is a directory, not a report");

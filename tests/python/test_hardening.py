@@ -271,3 +271,24 @@ def test_out_of_memory_says_while_reading_what_and_how_large(tmp_path):
     assert proc.returncode == 71, (proc.returncode, proc.stderr)
     assert f"out of memory while reading {report} (7.6 MB)" in proc.stderr, proc.stderr
     assert "internal error" not in proc.stderr
+
+
+def test_a_fifo_without_a_writer_is_said_so_and_standard_input_is_read_as_dash(a_report, tmp_path):
+    fifo = tmp_path / "report.fifo"
+    os.mkfifo(fifo)
+    for args in (["report", fifo], ["compare", fifo, fifo], ["check", fifo, "--budget", "identities<=9"],
+                 ["whatif", fifo], ["history", "--history", tmp_path / "h.sqlite3", "import", fifo]):
+        t0 = time.monotonic()
+        proc = run_cli(*args)
+        assert time.monotonic() - t0 < 30, args
+        assert proc.returncode == 66, (args, proc.returncode, proc.stderr)
+        assert "a FIFO with no writer" in proc.stderr, proc.stderr
+    # a writer that comes within the wait is read
+    writer = subprocess.Popen(["sh", "-c", f"sleep 1; cat > '{fifo}'"], stdin=subprocess.PIPE)
+    writer.stdin.write(json.dumps(a_report).encode())
+    writer.stdin.close()
+    proc = run_cli("check", fifo, "--budget", "identities<=9", "--history", "off")
+    writer.wait(timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    proc = subprocess.run([str(PROBE), "report", "-"], input=json.dumps(a_report), capture_output=True, text=True)
+    assert proc.returncode == 0 and "warp-probe measure" in proc.stdout, proc.stderr
