@@ -480,7 +480,7 @@ namespace xwarp
     {
         if (!r.result.valid)
         {
-            throw compare_input_error(name + ": the measured run failed (no sample succeeded): nothing to compare");
+            throw compare_input_error(name + " at /samples: the measured run failed (expected a sample that succeeded, got none): nothing to compare");
         }
     }
 

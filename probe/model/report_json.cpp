@@ -810,12 +810,20 @@ namespace xwarp
     {
         if (!j.is_object())
         {
-            throw report_error(report_error::kind::shape, "not a warp-probe report (the top level is not an object)");
+            throw report_error(report_error::kind::shape, "not a warp-probe report: at /: expected an object, got " + std::string(j.type_name()));
         }
         auto version = j.find("schema_version");
-        if (version == j.end() || !version->is_number_integer())
+        if (version == j.end())
         {
-            throw report_error(report_error::kind::shape, "not a warp-probe report (no schema_version)");
+            throw report_error(report_error::kind::shape, "not a warp-probe report: at /schema_version: required, expected a "
+                                                          "whole number");
+        }
+        if (!version->is_number_integer())
+        {
+            throw report_error(report_error::kind::schema_version,
+                               "malformed report: at /schema_version: expected a whole number from "
+                                   + std::to_string(oldest_readable_schema_version) + " to "
+                                   + std::to_string(report_schema_version) + ", got " + version->dump().substr(0, 40));
         }
         // Compared as written: 4294967297 must not wrap to 1, nor 2^64-1 to -1.
         const bool in_range = version->is_number_unsigned()
@@ -842,7 +850,7 @@ namespace xwarp
         }
         if (!j.contains("samples"))
         {
-            throw report_error(report_error::kind::shape, "not a warp-probe report (no samples)");
+            throw report_error(report_error::kind::shape, "not a warp-probe report: at /samples: required, expected a list of samples");
         }
         check_report_types(j);
         try
@@ -997,6 +1005,22 @@ namespace xwarp
                 }
             }
 
+            // The JSON pointer of the value being read, as far as the frames know it (within a
+            // record read directly, the record's own path).
+            std::string where() const
+            {
+                std::string path;
+                for (const auto& f : m_frames)
+                {
+                    path += "/" + (f.array ? std::to_string(f.count) : f.key);
+                    if (path.size() > 400)
+                    {
+                        return path + "/...";
+                    }
+                }
+                return path.empty() ? "/" : path;
+            }
+
             // samples / i / cold|warm / module_loads|launches / [here]
             bool at_record_start() const
             {
@@ -1011,8 +1035,8 @@ namespace xwarp
                 if (m_frames.size() + m_direct_depth >= static_cast<std::size_t>(max_json_depth))
                 {
                     throw report_error(report_error::kind::shape,
-                                       "nested deeper than " + std::to_string(max_json_depth)
-                                                                      + " levels: not a report this tool wrote");
+                                       "nested deeper than " + std::to_string(max_json_depth) + " levels at " + where()
+                                           + ": not a report this tool wrote");
                 }
                 if (m_direct_depth)
                 {

@@ -1,6 +1,7 @@
 // The report's field types, checked with valijson against the project's JSON Schema (its text
 // is compiled in: report_schema_text.cpp is generated from probe/schema/report.schema.json).
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -29,7 +30,11 @@ namespace xwarp
             if (s.is_object())
             {
                 s.erase("required");
-                s.erase("additionalProperties");
+                // a closed object (false) opens; a map's value type ({"type": "string"}) is kept
+                if (auto extra = s.find("additionalProperties"); extra != s.end() && !extra->is_object())
+                {
+                    s.erase(extra);
+                }
                 s.erase("$schema");
                 if (auto props = s.find("properties"); props != s.end() && props->is_object())
                 {
@@ -104,6 +109,7 @@ namespace xwarp
                 bool understood = true;
                 unsigned types = 0;  // 0: any type
                 std::vector<std::pair<std::string, std::size_t>> properties;
+                std::optional<std::size_t> other_properties;  // additionalProperties: a map's values
                 std::optional<std::size_t> items;
                 std::vector<std::size_t> any_of;
                 const json* enum_values = nullptr;
@@ -198,6 +204,10 @@ namespace xwarp
                     {
                         n.items = compile(value);
                     }
+                    else if (keyword == "additionalProperties" && value.is_object())
+                    {
+                        n.other_properties = compile(value);
+                    }
                     else if (keyword == "anyOf" && value.is_array() && !value.empty() && n.any_of.empty())
                     {
                         for (const auto& sub : value)
@@ -242,7 +252,7 @@ namespace xwarp
                 {
                     return false;
                 }
-                if (j.is_object() && !n.properties.empty())
+                if (j.is_object() && (!n.properties.empty() || n.other_properties))
                 {
                     // both sorted by name (a JSON object is a std::map): one walk, no lookups
                     auto property = n.properties.begin();
@@ -252,13 +262,15 @@ namespace xwarp
                         {
                             ++property;
                         }
-                        if (property == n.properties.end())
-                        {
-                            break;
-                        }
-                        if (property->first == name && !accepts(property->second, value))
+                        const bool named = property != n.properties.end() && property->first == name;
+                        if (named ? !accepts(property->second, value)
+                                  : n.other_properties && !accepts(*n.other_properties, value))
                         {
                             return false;
+                        }
+                        if (property == n.properties.end() && !n.other_properties)
+                        {
+                            break;
                         }
                     }
                 }
@@ -280,6 +292,143 @@ namespace xwarp
                 return true;
             }
         };
+
+        // "a number or null", from a schema node's type (through $ref and anyOf), for a message.
+        std::string type_words(const json& root, const json& node, int depth = 0)
+        {
+            if (depth > 16 || !node.is_object())
+            {
+                return {};
+            }
+            if (auto ref = node.find("$ref"); ref != node.end() && ref->is_string() && ref->get<std::string>().rfind("#/$defs/", 0) == 0)
+            {
+                const std::string def = ref->get<std::string>().substr(8);
+                return root.contains("$defs") && root["$defs"].contains(def) ? type_words(root, root["$defs"][def], depth + 1) : "";
+            }
+            std::vector<std::string> words;
+            if (auto t = node.find("type"); t != node.end())
+            {
+                for (const auto& one : t->is_array() ? *t : json::array({*t}))
+                {
+                    const std::string name = one.is_string() ? one.get<std::string>() : "";
+                    words.push_back(name == "integer" ? "a whole number" : name == "null" ? "null"
+                                    : name == "array" ? "a list" : name == "object" ? "an object" : "a " + name);
+                }
+            }
+            if (auto e = node.find("enum"); e != node.end())
+            {
+                words.push_back("one of " + e->dump());
+            }
+            for (const auto& sub : node.value("anyOf", json::array()))
+            {
+                const std::string w = type_words(root, sub, depth + 1);
+                if (!w.empty())
+                {
+                    words.push_back(w);
+                }
+            }
+            std::string out;
+            for (std::size_t i = 0; i < words.size(); ++i)
+            {
+                out += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+            }
+            return out;
+        }
+
+        // The schema node a path leads to (properties, a map's values, a list's items; through
+        // $ref, and the first branch of an anyOf that has the next step), or null.
+        const json* node_at(const json& root, const json* node, const std::string& step, int depth = 0)
+        {
+            if (!node || !node->is_object() || depth > 16)
+            {
+                return nullptr;
+            }
+            if (auto ref = node->find("$ref"); ref != node->end() && ref->is_string())
+            {
+                const std::string def = ref->get<std::string>().substr(std::min<std::size_t>(8, ref->get<std::string>().size()));
+                return root.contains("$defs") && root["$defs"].contains(def) ? node_at(root, &root["$defs"][def], step, depth + 1)
+                                                                             : nullptr;
+            }
+            if (auto props = node->find("properties"); props != node->end() && props->contains(step))
+            {
+                return &(*props)[step];
+            }
+            if (auto extra = node->find("additionalProperties"); extra != node->end() && extra->is_object())
+            {
+                return &*extra;
+            }
+            if (auto items = node->find("items"); items != node->end() && items->is_object()
+                                                 && !step.empty() && std::isdigit(static_cast<unsigned char>(step[0])))
+            {
+                return &*items;
+            }
+            if (auto any = node->find("anyOf"); any != node->end() && any->is_array())
+            {
+                for (const auto& sub : *any)  // the document's own branches: a pointer into them is returned
+                {
+                    if (const json* found = node_at(root, &sub, step, depth + 1))
+                    {
+                        return found;
+                    }
+                }
+            }
+            return nullptr;
+        }
+
+        std::string type_of_value(const json& v)
+        {
+            switch (v.type())
+            {
+                case json::value_t::null: return "null";
+                case json::value_t::boolean: return "a boolean";
+                case json::value_t::number_integer:
+                case json::value_t::number_unsigned: return "the whole number " + v.dump();
+                case json::value_t::number_float: return "the number " + v.dump();
+                case json::value_t::string: return "a string";
+                case json::value_t::array: return "a list";
+                case json::value_t::object: return "an object";
+                default: return "something else";
+            }
+        }
+
+        // "expected a number or null, got a string" for the field a validation error names.
+        std::string expected_at(const json& document, const std::vector<std::string>& context, const json& value_root)
+        {
+            const json* node = &document;
+            const json* value = &value_root;
+            for (const auto& c : context)
+            {
+                if (c.size() < 2 || c.front() != '[' || c.back() != ']')
+                {
+                    continue;
+                }
+                std::string key = c.substr(1, c.size() - 2);
+                if (key.size() >= 2 && key.front() == '"' && key.back() == '"')
+                {
+                    key = key.substr(1, key.size() - 2);
+                }
+                node = node_at(document, node, key);
+                if (value && value->is_object() && value->contains(key))
+                {
+                    value = &(*value)[key];
+                }
+                else if (value && value->is_array() && !key.empty() && std::isdigit(static_cast<unsigned char>(key[0]))
+                         && std::stoul(key) < value->size())
+                {
+                    value = &(*value)[std::stoul(key)];
+                }
+                else
+                {
+                    value = nullptr;
+                }
+            }
+            const std::string words = node ? type_words(document, *node) : std::string();
+            if (words.empty())
+            {
+                return {};
+            }
+            return "expected " + words + (value ? ", got " + type_of_value(*value) : std::string());
+        }
 
         struct compiled_schema
         {
@@ -308,7 +457,7 @@ namespace xwarp
 
         void check_against(const compiled_schema& compiled, const json& j, const std::string& at)
         {
-            valijson::Validator validator(valijson::Validator::kWeakTypes);
+            valijson::Validator validator(valijson::Validator::kStrongTypes);
             valijson::ValidationResults results;
             valijson::adapters::NlohmannJsonAdapter adapter(j);
             if (validator.validate(compiled.schema, adapter, &results))
@@ -319,8 +468,11 @@ namespace xwarp
             valijson::ValidationResults::Error error;
             results.popError(error);
             std::string path = json_path(error.context);
+            const std::string expected = expected_at(compiled.document, error.context, j);
             path = at + (path == "/" && !at.empty() ? "" : path);
-            throw report_error(report_error::kind::shape, "malformed report: at " + path + ": " + error.description);
+            throw report_error(report_error::kind::shape,
+                               "malformed report: at " + path + ": "
+                                   + (expected.empty() ? error.description : expected));
         }
 
     }

@@ -151,4 +151,4 @@ def test_bad_inputs_are_one_line_with_their_code(tmp_path, measure_version):
     failed_path.write_text(json.dumps(failed))
     f = subprocess.run([str(PROBE), "compare", str(good), str(failed_path)], capture_output=True, text=True)
     assert f.returncode == 65
-    assert f.stderr.strip() == f"warp-probe: {failed_path}: the measured run failed (no sample succeeded): nothing to compare"
+    assert f.stderr.strip() == f"warp-probe: {failed_path} at /samples: the measured run failed (expected a sample that succeeded, got none): nothing to compare"

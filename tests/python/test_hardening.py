@@ -165,7 +165,7 @@ def test_what_is_not_a_report_is_said_so(a_report, tmp_path):
     cases = {
         "huge_version.json": (dict(a_report, schema_version=4294967297), 65, "schema_version 4294967297"),
         "max_version.json": (dict(a_report, schema_version=18446744073709551615), 65, "schema_version 18446744073709551615"),
-        "bare.json": ({"schema_version": 1}, 65, "no samples"),
+        "bare.json": ({"schema_version": 1}, 65, "at /samples: required, expected a list of samples"),
     }
     for name, (doc, code, words) in cases.items():
         f = tmp_path / name
