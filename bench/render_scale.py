@@ -11,8 +11,11 @@ a 100k run one after the other, --repeat pairs, the median of their ratios (this
 drifts between figures measured minutes apart). The reports are generated in a child process, and the least peak this harness
 can show (a command that exits at once) is printed first: a figure at that floor says nothing.
 
-Goals (issue 14): HTML <= 2 MB at any size; HTML render of 10k <= 0.3 s here; 100k <= 12 x 10k;
-peak memory <= 4 x the JSON size; compare likewise. This prints numbers; it never fails on them.
+Then the wide shape (issue 33): 10 samples x 1,000 distinct identities over 10 modules, each
+module churning at every load (its identity lists are the long ones).
+
+Goals (issues 14, 33): HTML <= 2 MB at any size and shape; HTML render of 10k and of the wide
+shape <= 0.3 s here; 100k <= 12 x 10k; peak memory <= 4 x the JSON size; compare likewise. This prints numbers; it never fails on them.
 
 Usage: bench/render_scale.py [--sizes 1000,10000,100000] [--probe build/warp-probe] [--repeat 3]
 """
@@ -66,6 +69,48 @@ def make_report(identities, launches=1_000_000):
     return {"schema_version": 2, "tool": "warp-probe", "label": f"scale-{identities}", "command": ["python3", "app.py"],
             "cwd": "/tmp", "settings": {"samples": 1}, "environment": {"warp_version": "1.19.0", "cpu_count": 2},
             "samples": [{"index": 1, "cold": cold, "warm": warm}], "status": "ok"}
+
+
+def make_wide_report(samples=10, identities=1000, modules=10):
+    """The shape that found the unbounded identity map (issue 33): few modules, each loading many
+    distinct identities (a kernel set that changes at every load), in every one of many samples."""
+    per_module = identities // modules
+    def run(k):
+        loads, t = [], 0.0
+        for m in range(modules):
+            name = f"pkg.sim.stage_{m}"
+            for i in range(per_module):
+                ms = 40.0 + (m * 11 + i * 3 + k) % 300
+                loads.append({
+                    "module": name, "hash": f"{m:08x}{i:08x}{k:08x}" + "cd" * 8, "device": "cpu", "block_dim": 1,
+                    "status": "compiled", "warp_ms": ms, "total_ms": ms + 1.0, "native_ms": ms * 0.8,
+                    "native_kind": "cpu", "source": "hook", "pid": 100, "seq": m * per_module + i, "t_start_ms": t,
+                    "thread": "MainThread",
+                    "snapshot": {"kernels": [{"key": f"step_{m}_{j}", "hash": f"{m:08x}{j:08x}", "sig": "", "generic": False}
+                                             for j in range(1 + i % 8)] + [{"key": f"variant_{m}_{i}", "hash": f"{i:016x}",
+                                                                             "sig": "", "generic": False}],
+                                 "functions": {}, "options": {"block_dim": 1, "enable_backward": True},
+                                 "options_source": "resolved"},
+                })
+                t += ms + 1.0
+        return loads, t
+    launches = [{"kernel": f"step_{m}_0", "module": f"pkg.sim.stage_{m}", "dim": [1024], "device": "cpu",
+                 "dtypes": ["array[float32,1]"], "block_dim": 1, "adjoint": False, "count": 100, "pid": 100}
+                for m in range(modules)]
+    process = {"pid": 100, "ppid": 1, "argv": ["app.py"], "executable": "python3", "python": "3.11.2",
+               "started_unix": 1.7e9, "warp_version": "1.19.0", "hooks": {"launch": True, "module_load": True},
+               "exited_cleanly": True, "runtime": {}}
+    out = []
+    for k in range(samples):
+        loads, t = run(k)
+        cold = {"wall_ms": t + 5000, "exit_code": 0, "module_loads": loads, "launches": launches,
+                "launch_total": 100 * modules, "processes": [process], "load_source": "hook"}
+        warm = {"wall_ms": 4000.0 + k, "exit_code": 0, "module_loads": [], "launches": launches,
+                "launch_total": 100 * modules, "processes": [process], "load_source": "hook"}
+        out.append({"index": k + 1, "cold": cold, "warm": warm})
+    return {"schema_version": 2, "tool": "warp-probe", "label": "wide-10x1000x10", "command": ["python3", "app.py"],
+            "cwd": "/tmp", "settings": {"samples": samples}, "environment": {"warp_version": "1.19.0", "cpu_count": 2},
+            "samples": out, "status": "ok"}
 
 
 def write_report(identities, path):
@@ -134,7 +179,9 @@ def main():
     ap.add_argument("--write-report", nargs=2, metavar=("IDENTITIES", "PATH"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.write_report:
-        Path(a.write_report[1]).write_text(json.dumps(make_report(int(a.write_report[0]))))
+        shape = a.write_report[0]
+        doc = make_wide_report() if shape == "wide" else make_report(int(shape))
+        Path(a.write_report[1]).write_text(json.dumps(doc))
         return
     # the least peak any command can show here (see write_report)
     floor = timed_once(["/bin/true"])[1]
@@ -165,6 +212,15 @@ def main():
                   f"peak {peak_json / json_bytes:4.1f} x | compare {t_cmp:6.2f} s, peak {peak_cmp / json_bytes:4.1f} x JSON "
                   f"({peak_cmp / (2 * json_bytes):3.1f} x its two inputs) | with the history {t_hist:6.2f} s, "
                   f"peak {peak_hist / json_bytes:4.1f} x JSON ({peak_hist / (2 * json_bytes):3.1f} x)", flush=True)
+        # the wide shape (issue 33): 10 samples x 1,000 distinct identities over 10 modules
+        src = Path(tmp) / "wide.json"
+        write_report("wide", src)
+        html = Path(tmp) / "wide.html"
+        t_html, peak_html = timed([a.probe, "report", str(src), "--format", "html", "-o", str(html)], a.repeat)
+        t_text, _ = timed([a.probe, "report", str(src), "--format", "text", "-o", str(Path(tmp) / "w.txt")], a.repeat)
+        print(f"   wide (10 samples x 1,000 identities x 10 modules): JSON {src.stat().st_size / 2**20:5.1f} MB | "
+              f"html {t_html:5.2f} s, {html.stat().st_size / 2**20:5.2f} MB, peak {peak_html / src.stat().st_size:4.1f} x JSON | "
+              f"text {t_text:5.2f} s", flush=True)
         if 10000 in sizes and 100000 in sizes:
             small, large = Path(tmp) / "r10000.json", Path(tmp) / "r100000.json"
             html_ratio, html_all = paired_ratio([a.probe, "report", str(small), "--format", "html", "-o", str(Path(tmp) / "s.html")],

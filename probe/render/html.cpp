@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -74,6 +75,18 @@ namespace xwarp
         std::string mono(const std::string& text)
         {
             return std::string("<bdi style=\"") + style::mono + "\">" + html_escape(text) + "</bdi>";
+        }
+
+        // Every list in the page stops at a fixed number of rows and says how many it left out:
+        // a page's size and render time are bounded by these caps, not by the report's shape.
+        std::string more_rows(std::size_t total, std::size_t shown, const char* what = "more")
+        {
+            if (total <= shown)
+            {
+                return {};
+            }
+            return std::string("<div data-xwarp=\"more-rows\" style=\"") + style::muted + "\">" + std::to_string(total - shown)
+                   + " " + what + ": the JSON report has all</div>";
         }
 
         std::string stat_cell(const stat& s)
@@ -172,11 +185,20 @@ namespace xwarp
                     break;
                 }
                 std::vector<box> boxes;
+                // This module's identities, found once: looking each box up among every identity
+                // made a module that churned 1,000 times cost a second.
+                std::vector<const identity*> mine;
+                std::map<std::pair<std::string_view, int>, const identity*> by_hash;
                 std::vector<int> bds;
                 for (const auto& id : s.identities)
                 {
-                    if (id.module == m.module && id.device == m.device
-                        && std::find(bds.begin(), bds.end(), id.block_dim.value_or(-1)) == bds.end())
+                    if (id.module != m.module || id.device != m.device)
+                    {
+                        continue;
+                    }
+                    mine.push_back(&id);
+                    by_hash.emplace(std::pair<std::string_view, int>(id.hash, id.block_dim.value_or(-1)), &id);
+                    if (std::find(bds.begin(), bds.end(), id.block_dim.value_or(-1)) == bds.end())
                     {
                         bds.push_back(id.block_dim.value_or(-1));
                     }
@@ -196,11 +218,11 @@ namespace xwarp
                     }
                     if (chain.empty())
                     {
-                        for (const auto& id : s.identities)
+                        for (const identity* id : mine)
                         {
-                            if (id.module == m.module && id.device == m.device && id.block_dim.value_or(-1) == bd)
+                            if (id->block_dim.value_or(-1) == bd)
                             {
-                                chain.push_back(id.hash);
+                                chain.push_back(id->hash);
                             }
                         }
                     }
@@ -209,14 +231,10 @@ namespace xwarp
                         box b;
                         b.hash = chain[i];
                         b.block_dim = bd;
-                        for (const auto& id : s.identities)
+                        if (auto it = by_hash.find({std::string_view(chain[i]), bd}); it != by_hash.end())
                         {
-                            if (id.module == m.module && id.device == m.device && id.hash == chain[i]
-                                && id.block_dim.value_or(-1) == bd)
-                            {
-                                b.kernels = id.kernels;
-                                b.ms = id.ms;
-                            }
+                            b.kernels = it->second->kernels;
+                            b.ms = it->second->ms;
                         }
                         if (i > 0)
                         {
@@ -306,11 +324,13 @@ namespace xwarp
                 return;
             }
             constexpr std::size_t max_loads = 400;  // a larger run is summarised in the trace export
+            constexpr std::size_t max_lanes = 40;   // processes x threads: the first 40
+            const std::size_t lanes = std::min(t.lanes.size(), max_lanes);
             const int label_w = 170;
             const int plot_w = 720;
             const int lane_h = 26;
             const int top = 18;
-            const int height = top + static_cast<int>(t.lanes.size()) * lane_h + 4;
+            const int height = top + static_cast<int>(lanes) * lane_h + 4;
             auto x = [&](double ms) { return label_w + plot_w * ms / end; };
             o << "<svg data-xwarp=\"timeline\" role=\"img\" aria-label=\"build timeline\" width=\"" << label_w + plot_w + 10
               << "\" height=\"" << height << "\" viewBox=\"0 0 " << label_w + plot_w + 10 << " " << height
@@ -324,7 +344,7 @@ namespace xwarp
                   << "text-anchor=\"" << (k == 0 ? "start" : k == 4 ? "end" : "middle") << "\">" << html_escape(format_ms(ms))
                   << "</text>";
             }
-            for (std::size_t i = 0; i < t.lanes.size(); ++i)
+            for (std::size_t i = 0; i < lanes; ++i)
             {
                 o << "<text x=\"" << label_w - 6 << "\" y=\"" << top + static_cast<int>(i) * lane_h + 15
                   << "\" font-size=\"10\" text-anchor=\"end\" fill=\"currentColor\">" << html_escape(elide(t.lanes[i], 26))
@@ -334,8 +354,8 @@ namespace xwarp
             for (const auto& sp : t.spans)
             {
                 const std::string lane = "pid " + std::to_string(sp.pid) + " / " + (sp.thread.empty() ? "?" : sp.thread);
-                const auto it = std::find(t.lanes.begin(), t.lanes.end(), lane);
-                if (it == t.lanes.end())
+                const auto it = std::find(t.lanes.begin(), t.lanes.begin() + static_cast<std::ptrdiff_t>(lanes), lane);
+                if (it == t.lanes.begin() + static_cast<std::ptrdiff_t>(lanes))
                 {
                     continue;
                 }
@@ -380,6 +400,9 @@ namespace xwarp
               << badge("compile", phase_rgb("compile")) << " " << badge("header", phase_rgb("header")) << " "
               << badge("lto", phase_rgb("lto"))
               << (loads > max_loads ? " &middot; the first " + std::to_string(max_loads) + " loads (warp-probe report --format trace has all)" : "")
+              << (t.lanes.size() > lanes ? " &middot; the first " + std::to_string(lanes) + " of " + std::to_string(t.lanes.size())
+                                               + " processes and threads (the trace has all)"
+                                         : "")
               << "</div>";
         }
 
@@ -411,6 +434,7 @@ namespace xwarp
         constexpr std::size_t max_identity_rows = 100;
         constexpr std::size_t max_module_rows = 500;
         constexpr std::size_t max_launch_rows = 200;
+        constexpr std::size_t max_group_members = 25;  // a module that churned 1,000 times: its heaviest 25
 
         void identities_table(std::ostream& o, const summary& s)
         {
@@ -495,13 +519,17 @@ namespace xwarp
                   << td(badge(what, "230,126,34")) << "<td colspan=\"6\" style=\"" << style::td << "\"><details><summary>"
                   << mono(g->module) << " on " << html_escape(g->device) << ": " << g->hashes.size() << " identities"
                   << "</summary><table style=\"" << style::table << "\"><tbody>";
-                for (const auto* other : members[group])
+                const auto& group_members = members[group];
+                for (std::size_t i = 0; i < group_members.size() && i < max_group_members; ++i)
                 {
+                    const identity* other = group_members[i];
                     o << "<tr>" << td(html_escape(format_fixed(other->ms, 1)), style::num) << td(badge(other->status, status_rgb(other->status)))
                       << td(mono(other->hash.substr(0, 7))) << td("block_dim " + (other->block_dim ? std::to_string(*other->block_dim) : std::string("?")))
                       << td((other->kernels >= 0 ? std::to_string(other->kernels) : std::string("?")) + " kernels") << "</tr>";
                 }
-                o << "</tbody></table></details></td></tr>";
+                o << "</tbody></table>";
+                o << more_rows(group_members.size(), max_group_members, "more, lighter");
+                o << "</details></td></tr>";
             }
             o << "</tbody></table>";
             // The rest, module by module, collapsed: counts and time from the summary.
@@ -526,16 +554,17 @@ namespace xwarp
                       << "</tr>";
                 }
                 o << "</tbody></table>";
-                if (rest.size() > max_module_rows)
-                {
-                    o << "<div style=\"" << style::muted << "\">and " << rest.size() - max_module_rows << " more</div>";
-                }
+                o << more_rows(rest.size(), max_module_rows);
                 o << "</details>";
             }
         }
 
         constexpr std::size_t max_full_findings = 30;
         constexpr std::size_t max_finding_rows = 500;
+        constexpr std::size_t max_locations = 20;
+        // the report's own lists (a hostile or merged report can hold any number)
+        constexpr std::size_t max_message_rows = 50;  // errors, flags, warnings
+        constexpr std::size_t max_replay_rows = 100;  // what-if replays, fixes, declined
 
         void findings_html(std::ostream& o, const std::vector<finding>& findings, const guide_sections& guide)
         {
@@ -569,11 +598,12 @@ namespace xwarp
                 if (f.locations.size() > 1)
                 {
                     o << "<div style=\"margin-top:2px;\"><span style=\"" << style::muted << "\">where</span><ul data-xwarp=\"locations\" style=\"margin:2px 0;padding-left:18px;\">";
-                    for (const auto& l : f.locations)
+                    for (std::size_t i = 0; i < f.locations.size() && i < max_locations; ++i)
                     {
+                        const auto& l = f.locations[i];
                         o << "<li>" << mono(l.file + ":" + std::to_string(l.line)) << " " << html_escape(l.what) << "</li>";
                     }
-                    o << "</ul></div>";
+                    o << "</ul>" << more_rows(f.locations.size(), max_locations, "more places") << "</div>";
                 }
                 else if (f.location)
                 {
@@ -612,11 +642,7 @@ namespace xwarp
                       << (headline.empty() ? std::string() : " &middot; " + html_escape(headline)) << "</li>";
                 }
                 o << "</ul>";
-                if (findings.size() > max_full_findings + max_finding_rows)
-                {
-                    o << "<div style=\"" << style::muted << "\">and " << findings.size() - max_full_findings - max_finding_rows
-                      << " more (the JSON report has all)</div>";
-                }
+                o << more_rows(findings.size() - max_full_findings, max_finding_rows);
                 o << "</details>";
             }
         }
@@ -646,11 +672,7 @@ namespace xwarp
                   << td(std::to_string(k.count), style::num) << td(html_escape(bds)) << td(k.adjoint ? "yes" : "") << "</tr>";
             }
             o << "</tbody></table>";
-            if (s.launch_kernels.size() > max_launch_rows)
-            {
-                o << "<div style=\"" << style::muted << "\">the first " << max_launch_rows << " of " << s.launch_kernels.size()
-                  << " kernels (the JSON report has all)</div>";
-            }
+            o << more_rows(s.launch_kernels.size(), max_launch_rows, "more kernels");
         }
 
         std::string header(const report& r)
@@ -682,9 +704,12 @@ namespace xwarp
 
     std::string html_escape(const std::string& raw)
     {
+        // One text is at most 16 KB on the page (a report's label or error can be any size): the
+        // page stays bounded whatever the report holds; the JSON keeps the whole text.
+        constexpr std::size_t max_text = 16 * 1024;
         // Control and bidirectional characters become visible escapes first ("\u202e"): a
         // U+202E in a module name would otherwise reverse the report's own text after it.
-        const std::string text = printable_block(raw);
+        const std::string text = printable_block(raw.size() > max_text ? elide(raw, max_text) : raw);
         std::string out;
         out.reserve(text.size() + text.size() / 8);
         for (char c : text)
@@ -898,11 +923,12 @@ namespace xwarp
 
             void errors()
             {
-                for (const auto& e : m_r.errors)
+                for (std::size_t i = 0; i < m_r.errors.size() && i < max_message_rows; ++i)
                 {
                     m_o << "<div data-xwarp=\"error\" style=\"" << style::box << "border-color:rgba(" << style::bad_rgb
-                        << ",0.7);\"><b>error</b> " << html_escape(e) << "</div>";
+                        << ",0.7);\"><b>error</b> " << html_escape(m_r.errors[i]) << "</div>";
                 }
+                m_o << more_rows(m_r.errors.size(), max_message_rows, "more errors");
             }
 
             void flags()
@@ -912,26 +938,35 @@ namespace xwarp
                     return;
                 }
                 m_o << "<div data-xwarp=\"flags\" style=\"margin:6px 0;\">";
-                for (const auto& f : m_s.flags)
+                for (std::size_t i = 0; i < m_s.flags.size() && i < max_message_rows; ++i)
                 {
-                    m_o << "<div style=\"margin:2px 0;\">" << badge(f.id, style::warn_rgb) << " " << html_escape(f.message)
-                        << "</div>";
+                    m_o << "<div style=\"margin:2px 0;\">" << badge(m_s.flags[i].id, style::warn_rgb) << " "
+                        << html_escape(m_s.flags[i].message) << "</div>";
                 }
-                m_o << "</div>";
+                m_o << more_rows(m_s.flags.size(), max_message_rows, "more flags") << "</div>";
             }
 
+            // The analysis's warnings, then the run's own notes (shim records refused, ...).
             void warnings()
             {
-                if (m_s.warnings.empty())
+                std::vector<const std::string*> all;
+                for (const auto* list : {&m_s.warnings, &m_r.warnings})
+                {
+                    for (const auto& w : *list)
+                    {
+                        all.push_back(&w);
+                    }
+                }
+                if (all.empty())
                 {
                     return;
                 }
                 m_o << "<ul data-xwarp=\"warnings\" style=\"margin:4px 0;padding-left:18px;\">";
-                for (const auto& w : m_s.warnings)
+                for (std::size_t i = 0; i < all.size() && i < max_message_rows; ++i)
                 {
-                    m_o << "<li>" << html_escape(w) << "</li>";
+                    m_o << "<li>" << html_escape(*all[i]) << "</li>";
                 }
-                m_o << "</ul>";
+                m_o << "</ul>" << more_rows(all.size(), max_message_rows, "more warnings");
             }
 
             void no_statistics()
@@ -983,11 +1018,11 @@ namespace xwarp
                 m_o << "<table data-xwarp=\"whatif\" style=\"" << style::table << "\"><thead><tr>" << th("lever") << th("for")
                     << th("verdict") << th("saving") << th("band") << th("n") << th("estimate") << th("why")
                     << "</tr></thead><tbody>";
-                for (const auto& w : m_r.whatif)
+                for (std::size_t i = 0; i < m_r.whatif.size() && i < max_replay_rows; ++i)
                 {
-                    m_o << whatif_row(w);
+                    m_o << whatif_row(m_r.whatif[i]);
                 }
-                m_o << "</tbody></table>";
+                m_o << "</tbody></table>" << more_rows(m_r.whatif.size(), max_replay_rows, "more replays");
             }
 
             void fixes()
@@ -1000,8 +1035,9 @@ namespace xwarp
                 m_o << "<table data-xwarp=\"fixes\" style=\"" << style::table << "\"><thead><tr>" << th("finding")
                     << th("lever") << th("verdict") << th("saving") << th("band") << th("n") << th("patch")
                     << "</tr></thead><tbody>";
-                for (const auto& f : m_r.fixes)
+                for (std::size_t i = 0; i < m_r.fixes.size() && i < max_replay_rows; ++i)
                 {
+                    const auto& f = m_r.fixes[i];
                     const std::string rgb = f.verdict == "verified"                              ? style::good_rgb
                                             : f.verdict == "regressed" || f.verdict == "invalid" ? style::bad_rgb
                                                                                                  : style::grey_rgb;
@@ -1024,7 +1060,7 @@ namespace xwarp
                         << td(f.band_ms ? html_escape(format_ms(*f.band_ms)) : "", style::num)
                         << td(f.samples ? std::to_string(f.samples) : "", style::num) << td(detail) << "</tr>";
                 }
-                m_o << "</tbody></table>";
+                m_o << "</tbody></table>" << more_rows(m_r.fixes.size(), max_replay_rows, "more fixes");
             }
 
             void declined()
@@ -1035,12 +1071,13 @@ namespace xwarp
                 }
                 m_o << heading("Considered and declined")
                     << "<ul data-xwarp=\"declined\" style=\"margin:4px 0;padding-left:18px;\">";
-                for (const auto& d : m_r.declined)
+                for (std::size_t i = 0; i < m_r.declined.size() && i < max_replay_rows; ++i)
                 {
+                    const auto& d = m_r.declined[i];
                     m_o << "<li>" << badge(d.mechanism, style::grey_rgb) << (d.lever.empty() ? "" : " " + mono(d.lever))
                         << (d.module.empty() ? "" : " &middot; " + mono(d.module)) << " " << html_escape(d.reason) << "</li>";
                 }
-                m_o << "</ul>";
+                m_o << "</ul>" << more_rows(m_r.declined.size(), max_replay_rows);
             }
 
             void identities()

@@ -395,19 +395,27 @@ namespace xwarp
                 }
             }
 
+            // The analysis's warnings, then the run's own notes, under one heading.
             void warnings()
             {
-                if (!m_s.warnings.empty())
+                constexpr std::size_t max_warnings = 50;
+                const std::size_t total = m_s.warnings.size() + m_r.warnings.size();
+                if (total == 0)
                 {
-                    m_o << "\nWarnings\n";
-                    for (const auto& w : m_s.warnings)
+                    return;
+                }
+                m_o << "\nWarnings\n";
+                std::size_t shown = 0;
+                for (const auto* list : {&m_s.warnings, &m_r.warnings})
+                {
+                    for (std::size_t i = 0; i < list->size() && shown < max_warnings; ++i, ++shown)
                     {
-                        m_o << "  - " << w << "\n";
+                        m_o << "  - " << (*list)[i] << "\n";
                     }
                 }
-                for (const auto& w : m_r.warnings)
+                if (total > shown)
                 {
-                    m_o << "  - " << w << "\n";
+                    m_o << "  ... and " << total - shown << " more (the JSON report has all)\n";
                 }
             }
 
@@ -561,10 +569,16 @@ namespace xwarp
                     module = elide(module);
                 }
                 const std::string device = one_line(g.device);
+                // a module that churned 1,000 times: its first moves, then how many more
+                constexpr std::size_t max_moves = 25;
                 std::string hashes;
-                for (const auto& h : g.hashes)
+                for (std::size_t i = 0; i < g.hashes.size() && i <= max_moves; ++i)
                 {
-                    hashes += (hashes.empty() ? "" : " -> ") + h.substr(0, 7);
+                    hashes += (hashes.empty() ? "" : " -> ") + g.hashes[i].substr(0, 7);
+                }
+                if (g.hashes.size() > max_moves + 1)
+                {
+                    hashes += " -> ... (" + std::to_string(g.hashes.size() - max_moves - 1) + " more)";
                 }
                 if (g.kind != "hash-churn")
                 {
@@ -581,13 +595,18 @@ namespace xwarp
                 m_o << "  hash churn        " << module << " on " << device << " (block_dim "
                     << (g.block_dims.empty() ? -1 : g.block_dims[0]) << "): " << g.hashes.size() << " hashes " << hashes
                     << ", " << g.builds << " builds, " << format_ms(g.ms) << "\n";
-                for (std::size_t i = 0; i < g.moves.size() && i + 1 < g.hashes.size(); ++i)
+                const std::size_t moves = std::min(g.moves.size(), g.hashes.empty() ? 0 : g.hashes.size() - 1);
+                for (std::size_t i = 0; i < moves && i < max_moves; ++i)
                 {
                     if (!g.moves[i].empty())
                     {
                         m_o << "                    " << g.hashes[i].substr(0, 7) << " -> " << g.hashes[i + 1].substr(0, 7)
                             << ": " << one_line(g.moves[i]) << "\n";
                     }
+                }
+                if (moves > max_moves)
+                {
+                    m_o << "                    ... " << moves - max_moves << " more moves (the JSON report has all)\n";
                 }
             }
 

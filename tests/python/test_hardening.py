@@ -292,3 +292,53 @@ def test_a_fifo_without_a_writer_is_said_so_and_standard_input_is_read_as_dash(a
     assert proc.returncode == 0, proc.stderr
     proc = subprocess.run([str(PROBE), "report", "-"], input=json.dumps(a_report), capture_output=True, text=True)
     assert proc.returncode == 0 and "warp-probe measure" in proc.stdout, proc.stderr
+
+
+def wide_report(samples=10, identities=1000, modules=10):
+    """The shape that made a 9 MB page: few modules, each loading a new identity per load (its
+    kernel set moves every time), distinct in every sample, and many processes and threads."""
+    per_module = identities // modules
+    out = []
+    for k in range(samples):
+        loads, t = [], 0.0
+        for m in range(modules):
+            for i in range(per_module):
+                loads.append({
+                    "module": f"pkg.sim.stage_{m}", "hash": f"{m:08x}{i:08x}{k:08x}" + "cd" * 8, "device": "cpu",
+                    "block_dim": 1, "status": "compiled", "warp_ms": 40.0 + i % 50, "total_ms": 41.0 + i % 50,
+                    "source": "hook", "pid": 100 + i % 60, "seq": m * per_module + i, "t_start_ms": t,
+                    "thread": f"worker-{i % 7}",
+                    "snapshot": {"kernels": [{"key": f"variant_{m}_{i}", "hash": f"{i:016x}", "sig": "", "generic": False}],
+                                 "functions": {}, "options": {"block_dim": 1}, "options_source": "resolved"},
+                })
+                t += 41.0
+        run = {"wall_ms": t + 5000, "exit_code": 0, "module_loads": loads, "launches": [], "launch_total": 0,
+               "processes": [{"pid": 100 + p, "ppid": 1, "argv": ["app.py"], "hooks": {"module_load": True}}
+                             for p in range(60)], "load_source": "hook"}
+        out.append({"index": k + 1, "cold": run, "warm": dict(run, module_loads=[], wall_ms=4000.0)})
+    return {"schema_version": 2, "tool": "warp-probe", "label": "L" * 1_000_000, "command": ["python3", "app.py"],
+            "cwd": "/tmp", "settings": {"samples": samples}, "environment": {"warp_version": "1.19.0"},
+            "samples": out, "status": "ok", "errors": [f"error {e}: " + "x" * 200 for e in range(3000)],
+            "warnings": [f"warning {w}" for w in range(3000)]}
+
+
+def test_a_report_of_any_shape_renders_a_bounded_page(tmp_path):
+    """Every list on the page stops at a fixed number of rows and says how many it left out; one
+    text is at most 16 KB. (The time goal, under 0.3 s, is measured by bench/render_scale.py.)"""
+    src = tmp_path / "wide.json"
+    src.write_text(json.dumps(wide_report()))
+    page = tmp_path / "wide.html"
+    done = run_cli("report", str(src), "--format", "html", "-o", str(page))
+    assert done.returncode == 0, done.stderr
+    html = page.read_text()
+    assert len(html.encode()) < 2 * 2**20, f"{len(html.encode()) / 2**20:.1f} MB"
+    notes = re.findall(r'data-xwarp="more-rows"[^>]*>(\d+) ([^<]*)</div>', html)
+    said = {what: int(n) for n, what in notes}
+    assert said.get("more errors: the JSON report has all") == 3000 - 50, said
+    assert said.get("more warnings: the JSON report has all", 0) >= 3000 - 50, said
+    # each module's churn group lists its heaviest identities, then how many more (1,000 per module)
+    lighter = [int(n) for n, what in notes if what.startswith("more, lighter")]
+    assert lighter and all(n == 1000 - 25 for n in lighter), lighter
+    lanes = re.search(r"the first 40 of (\d+) processes and threads", html)
+    assert lanes and int(lanes.group(1)) == 100, "the timeline's lanes: 100 (pid, thread) pairs, the first 40 drawn"
+    assert "(1000000 characters)" in html  # the label, elided, with its length

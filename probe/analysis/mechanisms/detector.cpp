@@ -102,6 +102,16 @@ namespace xwarp::detect
         return join_parts(v, sep);
     }
 
+    std::string join_first(const std::vector<std::string>& v, const std::string& sep, std::size_t shown)
+    {
+        if (v.size() <= shown)
+        {
+            return join_parts(v, sep);
+        }
+        std::vector<std::string> first(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(shown));
+        return join_parts(first, sep) + sep + "and " + std::to_string(v.size() - shown) + " more";
+    }
+
     bool is_warp_internal(const std::string& module)
     {
         return module == "warp" || module.rfind("warp.", 0) == 0;
@@ -666,7 +676,7 @@ namespace xwarp::detect
                     {
                         first_sequence = hashes_text(seq);
                     }
-                    sequences.push_back("at block_dim " + std::to_string(bd) + ": " + join(seq, " -> "));
+                    sequences.push_back("at block_dim " + std::to_string(bd) + ": " + join_first(seq, " -> ", 12));
                     block_dims += (block_dims.empty() ? "" : ",") + std::to_string(bd);
                     seq_members.emplace_back(std::to_string(bd), hashes_text(seq));
                 }
@@ -685,12 +695,12 @@ namespace xwarp::detect
                 if (m_mechanism == "hash-thrash")
                 {
                     f.evidence = "module " + f.module + " on " + f.device + " went back to an earlier hash ("
-                                 + join(sequences, "; ") + "); the returning loads cost ";
+                                 + join_first(sequences, "; ", 12) + "); the returning loads cost ";
                 }
                 else
                 {
                     f.evidence = "module " + f.module + " on " + f.device + " changed hash after it loaded ("
-                                 + join(sequences, "; ") + "): " + join(g.what, "; ") + "; the builds it forced cost ";
+                                 + join_first(sequences, "; ", 12) + "): " + join_first(g.what, "; ", 12) + "; the builds it forced cost ";
                 }
                 f.evidence += format_ms(f.savings_ms.value_or(0.0)) + " (median of " + std::to_string(g.per_sample.size())
                               + " sample(s))";

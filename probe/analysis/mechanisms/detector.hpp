@@ -177,6 +177,9 @@ namespace xwarp::detect
 
     std::string join(const std::vector<std::string>& v, const std::string& sep = ", ");
     std::string join(const std::vector<std::string_view>& v, const std::string& sep = ", ");
+    // The first `shown` of v joined, then "and N more": evidence is prose to read, the cause
+    // keeps the whole list.
+    std::string join_first(const std::vector<std::string>& v, const std::string& sep, std::size_t shown);
 
     // Names in first-seen order, each once: linear however many (reports can hold 100,000).
     class unique_names
