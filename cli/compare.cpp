@@ -43,6 +43,7 @@ namespace xwarp::cli
                 sub->add_option("--max-samples", m_max_samples, "with --until-settled: the most samples a side (default 10)")
                     ->check(whole_number(2, 1000));
                 sub->add_flag("--quiet,-q", m_quiet, "with --until-settled: no progress lines");
+                add_run_option(sub, m_run);
                 return sub;
             }
 
@@ -85,8 +86,17 @@ namespace xwarp::cli
                 {
                     return code;
                 }
+                // what cannot be re-run at all (a notebook cell's) is said first
                 auto before_options = fronts::rerun_options(m_before_report, "the before report (" + m_before + ")");
                 auto after_options = fronts::rerun_options(m_after_report, "the after report (" + m_after + ")");
+                for (const auto& [report_, name] : {std::pair<const report&, const std::string&>(m_before_report, m_before),
+                                                    {m_after_report, m_after}})
+                {
+                    if (int code = consent_to_replay(report_, name, m_history, m_run))
+                    {
+                        return code;
+                    }
+                }
                 before_options.shim_dir = after_options.shim_dir = default_shim_dir();
                 install_signal_handlers();
                 progress observer(m_quiet);
@@ -220,6 +230,7 @@ namespace xwarp::cli
             std::string m_json;
             std::string m_html;
             bool m_until_settled = false;
+            bool m_run = false;
             int m_max_samples = default_max_samples;
             bool m_quiet = false;
             report m_before_report;

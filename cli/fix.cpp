@@ -5,6 +5,7 @@
 #include "command.hpp"
 #include "shared.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
+#include "xwarp/fronts/replay_trust.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/render/html.hpp"
@@ -32,6 +33,7 @@ namespace xwarp::cli
                 sub->add_option("--html", m_html, "write the report with its fixes as a self-contained HTML page");
                 sub->add_option("--timeout", m_timeout, "with --verify: seconds each pass may run")->check(CLI::PositiveNumber);
                 sub->add_flag("--quiet,-q", m_quiet, "no progress lines on stderr");
+                add_run_option(sub, m_run);
                 return sub;
             }
 
@@ -56,6 +58,19 @@ namespace xwarp::cli
                 try
                 {
                     measure_options options = fronts::rerun_options(saved, "the report (" + m_report + ")");
+                    if (request.verify)
+                    {
+                        if (int code = consent_to_replay(saved, m_report, m_history, m_run))
+                        {
+                            return code;
+                        }
+                    }
+                    else if (!m_run && !fronts::check_replay(saved, m_history).ran_here)
+                    {
+                        // the fixer only parses the program, but with the Python the report names:
+                        // from elsewhere, that path is data too
+                        request.fixer_python = "python3";
+                    }
                     options.shim_dir = default_shim_dir();
                     if (m_timeout > 0)
                     {
@@ -107,6 +122,7 @@ namespace xwarp::cli
             double m_timeout = 0.0;
             fix_options m_options;
             bool m_quiet = false;
+            bool m_run = false;
         };
     }
 

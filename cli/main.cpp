@@ -45,6 +45,8 @@ namespace
   all       64 bad options, 65 unreadable report (not JSON, other schema, malformed),
             66 missing file or directory, 70 internal error, 71 out of memory (says while
             reading what, and how large), 73 output not writable,
+            77 a report's command not run (whatif, fix --verify, compare --until-settled: your
+            history does not show you ran it here; it is shown, and --run runs it),
             126 command not executable, 127 command not found, 130 interrupted (SIGINT),
             128+N killed by signal N)";
 

@@ -10,11 +10,13 @@
 #include "xwarp/analysis/budget.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
+#include "xwarp/fronts/replay_trust.hpp"
 #include "xwarp/history/store.hpp"
 #include "xwarp/model/format.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/budget.hpp"
 #include "xwarp/render/printable.hpp"
+#include "xwarp/render/text.hpp"
 
 namespace xwarp::cli
 {
@@ -84,6 +86,36 @@ namespace xwarp::cli
         sub->add_option("--history", target,
                         "the history store: a SQLite file, or off (default: $XWARP_HISTORY, else "
                         "$XDG_DATA_HOME/xwarp/history.sqlite3)");
+    }
+
+    void add_run_option(CLI::App* sub, bool& target)
+    {
+        sub->add_flag("--run", target,
+                      "run the report's command even though your history does not show you ran it on this machine "
+                      "(a report is data: one from elsewhere is shown and not run without this, or a yes at a terminal)");
+    }
+
+    int consent_to_replay(const report& saved, const std::string& name, const std::string& history_option, bool run_flag)
+    {
+        const fronts::replay_check check = fronts::check_replay(saved, history_option);
+        if (check.ran_here || run_flag)
+        {
+            return 0;
+        }
+        std::cerr << "warp-probe: " << one_line(name) << " asks to run what you have not run here (" << one_line(check.why)
+                  << "):\n"
+                  << what_a_replay_runs(saved);
+        if (::isatty(STDIN_FILENO) && ::isatty(STDERR_FILENO))
+        {
+            std::cerr << "Run it? [y/N] " << std::flush;
+            std::string answer;
+            if (std::getline(std::cin, answer) && (answer == "y" || answer == "Y" || answer == "yes"))
+            {
+                return 0;
+            }
+        }
+        return fail(exit_code::not_permitted,
+                    "not run: a report is data, and this one's command is not yours until you say so; add --run to run it");
     }
 
     std::unique_ptr<history_store> open_store(const std::string& option, bool create, int& code,

@@ -52,6 +52,15 @@ namespace xwarp::cli
     // change). nullopt for what can be read only once (standard input, a pipe) or not at all.
     std::optional<file_stamp> stamp_report_arg(const std::string& arg);
 
+    // A report is data. Before a replay (whatif, fix --verify, compare --until-settled) runs the
+    // command `saved` holds: when this user did not run it here (fronts/replay_trust.hpp), shows
+    // what would run and goes on only with --run (`run_flag`) or a "y" typed at a terminal.
+    // Returns 0 to go on, or exit_code::not_permitted after saying why.
+    int consent_to_replay(const report& saved, const std::string& name, const std::string& history_option,
+                          bool run_flag);
+    // Adds --run to a subcommand that replays a report's command.
+    void add_run_option(CLI::App* sub, bool& target);
+
     // Stores an analysed run (measure, whatif, compare's sides). Notes (a store moved aside,
     // a store that could not be written) always go to stderr; "stored as @N" unless quiet.
     std::optional<std::int64_t> store_run(const std::string& history_option, const report& r, const std::string& kind,

@@ -30,6 +30,7 @@ namespace xwarp::cli
                 add_replay_options(*sub, m_request);
                 sub->add_option("--json", m_json, "write the report with its whatif[] results to this file");
                 sub->add_flag("--quiet,-q", m_quiet, "no progress lines on stderr");
+                add_run_option(sub, m_run);
                 return sub;
             }
 
@@ -37,6 +38,10 @@ namespace xwarp::cli
             {
                 report saved;
                 if (int code = load_report_arg(m_report, m_history, saved))
+                {
+                    return code;
+                }
+                if (int code = consent_to_replay(saved, m_report, m_history, m_run))
                 {
                     return code;
                 }
@@ -80,6 +85,7 @@ namespace xwarp::cli
             std::string m_json;
             replay_request m_request;
             bool m_quiet = false;
+            bool m_run = false;
         };
     }
 

@@ -3,6 +3,7 @@
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/options.hpp"
+#include "xwarp/fronts/replay_trust.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/html.hpp"
@@ -38,12 +39,21 @@ namespace xwarp
                              "the added samples");
                 app.add_option("--max-samples", max_samples, "with --until-settled: the most samples a side (default 10)")
                     ->check(whole_number(2, 1000));
+                bool run_foreign = false;
+                app.add_flag("--run", run_foreign,
+                             "with --until-settled: re-run a stored run or report file your history does not show "
+                             "you ran on this machine (a report is data: without this, its command is shown, not run)");
                 if (!parse_line(app, line, host))
                 {
                     return;
                 }
                 report before = resolve_run(*m_session, a, "%warp_compare");
                 report after = resolve_run(*m_session, b, "%warp_compare");
+                if (until_settled && !run_foreign)
+                {
+                    refuse_foreign(a, before);
+                    refuse_foreign(b, after);
+                }
                 comparison c;
                 try
                 {
@@ -76,6 +86,23 @@ namespace xwarp
             }
 
         private:
+            // A run of this notebook was made here; any other (a stored run, a file) is re-run
+            // only when the history shows this user ran it on this machine, or with --run.
+            void refuse_foreign(const std::string& name, const report& r)
+            {
+                if (m_session->find(name))
+                {
+                    return;
+                }
+                const fronts::replay_check check = fronts::check_replay(r, m_session->history_option);
+                if (!check.ran_here)
+                {
+                    throw magic_error("%warp_compare: " + name + " asks to run what you have not run here (" + check.why
+                                      + "):\n" + what_a_replay_runs(r)
+                                      + "not run: a report is data; add --run to re-run it");
+                }
+            }
+
             // Both runs re-run until the verdict settles; a run of this notebook keeps the added samples.
             comparison settled(report& before, report& after, const std::string& a, const std::string& b,
                                int max_samples, magic_host& host)

@@ -678,7 +678,7 @@ namespace xwarp
         analyze(analysed);
         const std::vector<fix_plan> plans = plan_fixes(analysed, request.finding, request.lever);
         const std::string root = request.root.empty() ? project_root(rerun.cwd) : request.root;
-        const std::string python = fixer_python(rerun);
+        const std::string python = request.fixer_python.empty() ? fixer_python(rerun) : request.fixer_python;
         const json answer = run_fixer(plans, analysed, root, python, request, cancelled);
         analysed.fixes.clear();
         for (const auto& p : plans)

@@ -747,6 +747,44 @@ namespace xwarp
             });
     }
 
+    bool history_store::ran_here(const report& r, const std::string& machine)
+    {
+        // the run's own fields, not its digest: a report stored by compare or import holds the
+        // same text as the file it came from, and is no sign that it ran here
+        return guarded(
+            [&]()
+            {
+                SQLite::Statement q(*db_, "SELECT json_extract(report, '$.command'), json_extract(report, '$.cwd'), "
+                                          "json_extract(report, '$.settings.python'), json_extract(report, '$.setup_code'), "
+                                          "json_extract(report, '$.cell_code') FROM runs WHERE machine = ? AND command = ? "
+                                          "AND kind IN ('measure', 'magic', 'whatif', 'fix') ORDER BY id DESC LIMIT 20");
+                q.bind(1, machine);
+                q.bind(2, fingerprint_of(r).command);
+                const auto text_or_null = [&](int column) -> std::optional<std::string>
+                {
+                    if (q.getColumn(column).isNull())
+                    {
+                        return std::nullopt;
+                    }
+                    return q.getColumn(column).getString();
+                };
+                while (q.executeStep())
+                {
+                    const auto command = text_or_null(0);
+                    if (!command || nlohmann::json::parse(*command, nullptr, false) != nlohmann::json(r.command))
+                    {
+                        continue;
+                    }
+                    if (text_or_null(1).value_or("") == r.cwd && text_or_null(2).value_or("") == r.run_settings.python
+                        && text_or_null(3) == r.setup_code && text_or_null(4) == r.cell_code)
+                    {
+                        return true;
+                    }
+                }
+                return false;
+            });
+    }
+
     std::vector<history_comparison> history_store::comparisons(int limit)
     {
         return guarded(

@@ -265,6 +265,34 @@ namespace xwarp
         return out;
     }
 
+    std::string what_a_replay_runs(const report& saved)
+    {
+        std::ostringstream o;
+        if (saved.cell_code)
+        {
+            // a notebook probe runs its code in a script of its own
+            const auto lines = [](const std::string& code)
+            { return std::to_string(std::count(code.begin(), code.end(), '\n') + (code.empty() || code.back() == '\n' ? 0 : 1)); };
+            if (saved.setup_code && !saved.setup_code->empty())
+            {
+                o << "  %%warp_setup code (" << lines(*saved.setup_code) << " lines):\n" << *saved.setup_code
+                  << (saved.setup_code->back() == '\n' ? "" : "\n");
+            }
+            o << "  notebook cell (" << lines(*saved.cell_code) << " lines):\n" << *saved.cell_code
+              << (saved.cell_code->empty() || saved.cell_code->back() == '\n' ? "" : "\n");
+        }
+        else
+        {
+            o << "  command  " << command_line(saved.command) << "\n";
+        }
+        o << "  in       " << (saved.cwd.empty() ? std::string("the current folder") : saved.cwd) << "\n";
+        if (!saved.run_settings.python.empty())
+        {
+            o << "  Python   " << saved.run_settings.python << "\n";
+        }
+        return printable_page(o.str());
+    }
+
     std::string clock_label(const std::string& clock)
     {
         if (clock == "cold_module_ms")

@@ -49,7 +49,7 @@ def project(tmp_path, venv_python):
 
         def measure(self, script, samples=1, name=None):
             out = tmp_path / f"{name or Path(script).stem}.json"
-            proc = subprocess.run([str(PROBE), "measure", "-q", "--samples", str(samples), "--history", "off", "--json",
+            proc = subprocess.run([str(PROBE), "measure", "-q", "--samples", str(samples), "--json",
                                    str(out), "--cwd", str(folder), "--", str(venv_python), script],
                                   capture_output=True, text=True, env=env, timeout=600)
             assert proc.returncode == 0, proc.stderr[-3000:]
@@ -57,7 +57,7 @@ def project(tmp_path, venv_python):
 
         def fix(self, report, *args):
             out = tmp_path / f"fix-{report.stem}.json"
-            proc = subprocess.run([str(PROBE), "fix", str(report), "-q", "--history", "off", "--json", str(out), *args],
+            proc = subprocess.run([str(PROBE), "fix", str(report), "-q", "--json", str(out), *args],
                                   capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
             assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
             return json.loads(out.read_text()), proc.stdout
@@ -161,7 +161,7 @@ def test_a_kernel_in_an_installed_package_gets_no_patch_and_the_library_sentence
         "for k in (engine.k0, engine.k1, engine.k2, engine.k3):\n    wp.launch(k, dim=16, inputs=[a])\n"
     )
     out = tmp_path / "app.json"
-    proc = subprocess.run([str(PROBE), "measure", "-q", "--samples", "1", "--history", "off", "--json", str(out), "--cwd",
+    proc = subprocess.run([str(PROBE), "measure", "-q", "--samples", "1", "--json", str(out), "--cwd",
                            str(project.path), "--", str(venv_python), "app.py"],
                           capture_output=True, text=True, timeout=600, env=dict(os.environ, PYTHONPATH=str(site.parent)))
     assert proc.returncode == 0, proc.stderr

@@ -342,3 +342,105 @@ def test_a_report_of_any_shape_renders_a_bounded_page(tmp_path):
     lanes = re.search(r"the first 40 of (\d+) processes and threads", html)
     assert lanes and int(lanes.group(1)) == 100, "the timeline's lanes: 100 (pid, thread) pairs, the first 40 drawn"
     assert "(1000000 characters)" in html  # the label, elided, with its length
+
+
+STREAMS = Path(__file__).resolve().parents[1] / "fixtures" / "streams"
+
+
+@pytest.fixture
+def foreign_report(tmp_path):
+    """A report from elsewhere (made from a recorded stream: it has a CS-3 finding to replay)
+    whose command appends to a marker file: the marker existing means the command ran."""
+    made = tmp_path / "made.json"
+    proc = run_cli("report", STREAMS / "cs3_option-warp1.19.0", "--format", "json", "-o", made)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(made.read_text())
+    marker = tmp_path / "ran.txt"
+    doc["command"] = ["sh", "-c", f"echo ran >> '{marker}'"]
+    doc["cwd"] = str(tmp_path)
+    theirs = tmp_path / "theirs.json"
+    theirs.write_text(json.dumps(doc))
+    return theirs, marker
+
+
+def replay_commands(report):
+    return {
+        "whatif": ["whatif", report, "options-at-creation", "--samples", "1", "-q"],
+        "fix --verify": ["fix", report, "--verify", "--samples", "1", "-q", "--out", report.parent / "fixes"],
+        "compare --until-settled": ["compare", report, report, "--until-settled", "--max-samples", "2", "-q"],
+    }
+
+
+def test_a_report_from_elsewhere_is_data_its_command_runs_only_with_run(foreign_report, tmp_path):
+    theirs, marker = foreign_report
+    store = tmp_path / "history.sqlite3"
+    # a plain compare and an import store it, and neither is a sign that it ran here
+    assert run_cli("compare", theirs, theirs, "--history", store).returncode in range(0, 6)
+    imported = run_cli("history", "--history", store, "import", theirs)
+    assert imported.returncode == 0, imported.stderr
+    run_id = re.search(r"@(\d+)", imported.stdout + imported.stderr).group(1)
+    for report in (theirs, f"@{run_id}"):
+        for what, args in replay_commands(Path(str(theirs))).items():
+            args = [report if a == theirs else a for a in args]
+            proc = subprocess.run([str(PROBE), *map(str, args), "--history", str(store)], capture_output=True, text=True,
+                                  stdin=subprocess.DEVNULL, timeout=120, cwd=tmp_path)
+            assert proc.returncode == 77, (what, proc.returncode, proc.stderr)
+            assert "command  sh -c 'echo ran >> " in proc.stderr and str(marker) in proc.stderr, (what, proc.stderr)
+            assert "add --run" in proc.stderr, (what, proc.stderr)
+            assert not marker.exists(), f"{what} ran the command of {report} without --run"
+    proc = run_cli("whatif", theirs, "options-at-creation", "--samples", "1", "-q", "--run", "--history", store)
+    assert marker.exists(), proc.stderr
+    # a fix without --verify runs nothing of the report's: its fixer runs with python3, not the report's Python
+    doc = json.loads(theirs.read_text())
+    doc["command"], doc["settings"]["python"] = ["python3", "cs3_option.py"], str(tmp_path / "their-python")
+    (tmp_path / "their-python").write_text(f"#!/bin/sh\necho ran >> '{tmp_path / 'python-ran.txt'}'\n")
+    (tmp_path / "their-python").chmod(0o755)
+    (tmp_path / "cs3_option.py").write_text("import warp as wp\n")
+    theirs.write_text(json.dumps(doc))
+    run_cli("fix", theirs, "--history", store, "--out", tmp_path / "fixes")
+    assert not (tmp_path / "python-ran.txt").exists(), "fix ran the Python a foreign report named"
+
+
+def test_a_command_run_here_replays_without_asking_and_a_terminal_can_say_yes(foreign_report, tmp_path, venv_python):
+    import pty
+
+    theirs, marker = foreign_report
+    store = tmp_path / "history.sqlite3"
+    # at a terminal the command is shown and a question asked: "n" runs nothing, "y" runs it
+    for answer, runs in (("n", False), ("y", True)):
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execv(str(PROBE), [str(PROBE), "whatif", str(theirs), "options-at-creation", "--samples", "1", "-q",
+                                  "--history", str(store)])
+        seen = b""
+        while b"[y/N]" not in seen:
+            chunk = os.read(fd, 4096)
+            assert chunk, seen
+            seen += chunk
+        assert b"echo ran" in seen
+        os.write(fd, answer.encode() + b"\n")
+        try:
+            while os.read(fd, 4096):
+                pass
+        except OSError:
+            pass  # the terminal's other end closed
+        _, status = os.waitpid(pid, 0)
+        assert marker.exists() == runs, (answer, os.waitstatus_to_exitcode(status))
+        if not runs:
+            assert os.waitstatus_to_exitcode(status) == 77
+    # what this user measured here replays without a question: measure stores it in the history
+    mine = tmp_path / "mine.json"
+    proc = run_cli("measure", "-q", "--samples", "1", "--history", store, "--json", mine, "--",
+                   venv_python, "-c", "print(1)")
+    assert proc.returncode == 0, proc.stderr
+    replay = subprocess.run([str(PROBE), "compare", str(mine), str(mine), "--until-settled", "--max-samples", "2", "-q",
+                             "--history", str(store)], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert replay.returncode == 3 and "asks to run" not in replay.stderr, replay.stderr  # unverified: no Warp in it
+    # the same report with its command changed is someone else's again
+    doc = json.loads(mine.read_text())
+    doc["command"][-1] = "print(2)"
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(doc))
+    refused = subprocess.run([str(PROBE), "compare", str(mine), str(edited), "--until-settled", "-q", "--history", str(store)],
+                             capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert refused.returncode == 77 and "print(2)" in refused.stderr, refused.stderr

@@ -18,7 +18,7 @@ import nbformat
 import pytest
 from jupyter_client.manager import KernelManager
 
-from conftest import BUILD, TARGETS, execute_notebook, validate_report, process_ends
+from conftest import BUILD, PROBE, TARGETS, execute_notebook, validate_report, process_ends
 
 # The build tree's kernelspec (build/share/jupyter/kernels/xwarp) comes first.
 os.environ["JUPYTER_PATH"] = str(BUILD / "share" / "jupyter") + os.pathsep + os.environ.get("JUPYTER_PATH", "")
@@ -202,6 +202,26 @@ def test_a_report_that_crashed_the_kernel_is_now_an_error_reply(session, tmp_pat
     assert reply["status"] == "error" and "nested deeper than 128 levels" in errors(out)[0]["evalue"]
     reply, out = session.execute("print(40 + 2)")  # the kernel is alive
     assert reply["status"] == "ok" and stdout(out).strip() == "42"
+
+
+def test_a_report_file_from_elsewhere_is_not_re_run_by_a_magic_without_run(session, tmp_path):
+    """%warp_compare --until-settled re-runs both sides: a file's command that this user did not
+    run here is shown and refused; --run lets it through."""
+    made = tmp_path / "made.json"
+    stream = Path(__file__).resolve().parents[1] / "fixtures" / "streams" / "clean-warp1.19.0"
+    assert subprocess.run([str(PROBE), "report", str(stream), "--format", "json", "-o", str(made)]).returncode == 0
+    doc = json.loads(made.read_text())
+    marker = tmp_path / "ran.txt"
+    doc["command"], doc["cwd"] = ["sh", "-c", f"echo ran >> {marker}"], str(tmp_path)
+    theirs = tmp_path / "theirs.json"
+    theirs.write_text(json.dumps(doc))
+    reply, out = session.execute(f"%warp_compare {theirs} {theirs} --until-settled --max-samples 2")
+    assert reply["status"] == "error", reply
+    said = errors(out)[0]["evalue"]
+    assert "asks to run what you have not run here" in said and f"echo ran >> {marker}" in said and "--run" in said
+    assert not marker.exists()
+    reply, out = session.execute(f"%warp_compare {theirs} {theirs} --until-settled --max-samples 2 --run")
+    assert reply["status"] == "ok", errors(out)  # asked no more (the verdict, unverified, settled at once)
 
 
 def kernel_stacks(session):

@@ -24,6 +24,9 @@ namespace xwarp
         int samples = 2;       // a side, when verifying
         std::string fixer;     // xwarp_fix.py (the installed one when empty)
         std::string root;      // the project to patch; "" finds it (the git work tree of the command's folder)
+        // the Python that runs the fixer; "" takes the program's own (the report's --python, or its
+        // command's python). A front sets python3 for a report from elsewhere: its paths are data.
+        std::string fixer_python;
     };
 
     // Thrown before anything runs: a request that cannot be carried out (apply without

@@ -103,6 +103,10 @@ namespace xwarp
         std::vector<history_identity> identities(std::int64_t run_id);
         std::string report_json(std::int64_t run_id);  // throws history_error when there is none
         std::optional<std::int64_t> find(const report& r);
+        // Whether this store holds a run that xwarp itself ran (measure, magic, whatif, fix: not
+        // an import, nor a file compare stored) on `machine`, of exactly r's command, folder,
+        // Python and notebook code: what a replay of r would run, run here before.
+        bool ran_here(const report& r, const std::string& machine);
         std::vector<history_comparison> comparisons(int limit);
 
         // The runs of one series (machine, command), oldest first.

@@ -31,6 +31,10 @@ namespace xwarp
     // credited (the estimate was ~291 ms)"; "" without either (finding::headline decides).
     std::string finding_headline_words(const finding& f);
 
+    // What replaying a report would run, to ask before running it (a report is data): its
+    // command, folder, Python and notebook code, one per line, escaped.
+    std::string what_a_replay_runs(const report& saved);
+
     // Formatting shared with the HTML renderer.
     std::string format_stat_ms(const stat& s);   // "3.52 s ± 0.05 s" or "n/a"
     std::string command_line(const std::vector<std::string>& argv);
