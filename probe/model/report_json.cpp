@@ -175,6 +175,7 @@ namespace xwarp
                                                         stderr_tail,
                                                         error_line,
                                                         stray_processes_killed,
+                                                        stray_processes_left,
                                                         nvrtc_traces,
                                                         notes)
         NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(sample, index)

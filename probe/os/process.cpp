@@ -21,6 +21,8 @@
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 
+#include "proc_table.hpp"
+#include "run_containment.hpp"
 #include "xwarp/os/tempdir.hpp"
 
 namespace bp = boost::process;
@@ -47,178 +49,76 @@ namespace xwarp
 
         constexpr const char* token_name = "XWARP_PROBE_TOKEN";
 
-        // /proc/<pid>/stat: the parent (field 4), the state (3) and the start time in clock
-        // ticks since boot (22). The command name (2) is in parentheses and may hold spaces.
-        struct proc_stat
+        // This process's descendants (through /proc/<pid>/task/<tid>/children: no scan of every
+        // process on the machine), leaving out `spare` and what descends from it, with each
+        // one's parent.
+        std::vector<std::pair<pid_t, pid_t>> own_subtree(const std::set<pid_t>& spare)
         {
-            pid_t ppid = 0;
-            char state = '?';
-            unsigned long long start = 0;
-        };
-
-        std::optional<proc_stat> stat_of(pid_t pid)
-        {
-            std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-            std::string text;
-            if (!std::getline(in, text))
+            std::vector<std::pair<pid_t, pid_t>> out;  // (pid, parent)
+            std::set<pid_t> seen;
+            std::vector<std::pair<pid_t, pid_t>> stack;
+            for (pid_t c : proc::direct_children(::getpid()))
             {
-                return std::nullopt;
+                stack.emplace_back(c, ::getpid());
             }
-            const auto close = text.rfind(')');
-            if (close == std::string::npos)
+            while (!stack.empty())
             {
-                return std::nullopt;
-            }
-            std::istringstream rest(text.substr(close + 2));
-            proc_stat st;
-            std::string field;
-            rest >> st.state >> st.ppid;
-            for (int i = 5; i < 22 && rest >> field; ++i)
-            {
-            }
-            if (!(rest >> st.start))
-            {
-                return std::nullopt;
-            }
-            return st;
-        }
-
-        std::vector<pid_t> all_pids()
-        {
-            std::vector<pid_t> out;
-            if (DIR* d = ::opendir("/proc"))
-            {
-                while (dirent* e = ::readdir(d))
+                const auto [p, parent] = stack.back();
+                stack.pop_back();
+                if (spare.count(p) || !seen.insert(p).second)
                 {
-                    char* end = nullptr;
-                    const long v = std::strtol(e->d_name, &end, 10);
-                    if (end && *end == '\0' && v > 0)
-                    {
-                        out.push_back(static_cast<pid_t>(v));
-                    }
+                    continue;
                 }
-                ::closedir(d);
-            }
-            return out;
-        }
-
-        // A process's children, from /proc/<pid>/task/<tid>/children (every thread's), or from a
-        // scan of /proc where the kernel does not offer those files.
-        std::vector<pid_t> direct_children(pid_t pid)
-        {
-            std::vector<pid_t> out;
-            bool listed = false;
-            if (DIR* d = ::opendir(("/proc/" + std::to_string(pid) + "/task").c_str()))
-            {
-                while (dirent* e = ::readdir(d))
+                out.emplace_back(p, parent);
+                for (pid_t c : proc::direct_children(p))
                 {
-                    if (e->d_name[0] == '.')
-                    {
-                        continue;
-                    }
-                    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + e->d_name + "/children");
-                    if (!in)
-                    {
-                        continue;
-                    }
-                    listed = true;
-                    long child = 0;
-                    while (in >> child)
-                    {
-                        out.push_back(static_cast<pid_t>(child));
-                    }
-                }
-                ::closedir(d);
-            }
-            if (!listed)
-            {
-                for (pid_t p : all_pids())
-                {
-                    auto st = stat_of(p);
-                    if (st && st->ppid == pid)
-                    {
-                        out.push_back(p);
-                    }
+                    stack.emplace_back(c, p);
                 }
             }
             return out;
         }
 
-        // The value of one variable in a process's environment (empty when absent or unreadable:
-        // another user's process, or a zombie).
-        std::string environ_value(pid_t pid, const std::string& name)
-        {
-            std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
-            std::string entry;
-            const std::string prefix = name + "=";
-            while (std::getline(in, entry, '\0'))
-            {
-                if (entry.compare(0, prefix.size(), prefix) == 0)
-                {
-                    return entry.substr(prefix.size());
-                }
-            }
-            return {};
-        }
-
-        // Kills every process whose token satisfies `match`, and every descendant of one,
-        // whatever its session, until none is left (a process may fork while it is killed).
-        // Reaps those that were adopted here. Returns how many were killed.
-        // own_subtree: only this process's descendants can carry the token (it is their
-        // subreaper while the run lasts), so only their environments are read.
-        template <class Match>
-        int kill_marked(Match match, const std::set<pid_t>& spare, bool own_subtree)
+        // Kills every process `is_runs` claims (given its pid, its token and its start time),
+        // and every descendant of one, whatever its session, until none is left (a process
+        // may fork while it is killed). Reaps those that were adopted here.
+        // own: only this process's descendants can be the run's (it is their subreaper while
+        // the run lasts), so only they are looked at; otherwise every process is.
+        template <class Claim>
+        void kill_claimed(Claim is_runs, const std::set<pid_t>& spare, bool own, proc::kill_tally& tally)
         {
             const pid_t self = ::getpid();
-            std::set<pid_t> killed;
             for (int round = 0; round < 50; ++round)
             {
                 std::map<pid_t, std::vector<pid_t>> children;
-                std::vector<std::pair<pid_t, char>> procs;
-                std::set<pid_t> candidates;
-                if (own_subtree)
+                std::vector<pid_t> procs;
+                if (own)
                 {
-                    // Walk down from this process through /proc/<pid>/task/<tid>/children: no
-                    // scan of every process on the machine after each pass.
-                    std::vector<pid_t> stack = direct_children(self);
-                    while (!stack.empty())
+                    for (const auto& [p, parent] : own_subtree(spare))
                     {
-                        const pid_t p = stack.back();
-                        stack.pop_back();
-                        if (spare.count(p) || !candidates.insert(p).second)
-                        {
-                            continue;
-                        }
-                        if (auto st = stat_of(p))
-                        {
-                            procs.emplace_back(p, st->state);
-                        }
-                        for (pid_t c : direct_children(p))
-                        {
-                            children[p].push_back(c);
-                            stack.push_back(c);
-                        }
+                        procs.push_back(p);
+                        children[parent].push_back(p);
                     }
                 }
                 else
                 {
-                    for (pid_t p : all_pids())
+                    for (pid_t p : proc::all_pids())
                     {
                         if (p == self || spare.count(p))
                         {
                             continue;
                         }
-                        if (auto st = stat_of(p))
+                        if (auto st = proc::stat_of(p))
                         {
                             children[st->ppid].push_back(p);
-                            procs.emplace_back(p, st->state);
+                            procs.push_back(p);
                         }
                     }
                 }
                 std::vector<pid_t> marked;
-                for (const auto& [p, state] : procs)
+                for (pid_t p : procs)
                 {
-                    if (state != 'Z' && (!own_subtree || candidates.count(p)) && match(environ_value(p, token_name)))
+                    const auto st = proc::stat_of(p);
+                    if (st && st->state != 'Z' && is_runs(p, proc::environ_value(p, token_name), st->start))
                     {
                         marked.push_back(p);
                     }
@@ -237,8 +137,8 @@ namespace xwarp
                 std::vector<pid_t> alive;
                 for (pid_t p : marked)
                 {
-                    auto st = stat_of(p);
-                    if (st && st->state != 'Z')
+                    auto st = proc::stat_of(p);
+                    if (st && st->state != 'Z' && std::find(tally.refused.begin(), tally.refused.end(), p) == tally.refused.end())
                     {
                         alive.push_back(p);
                     }
@@ -247,34 +147,27 @@ namespace xwarp
                 {
                     break;
                 }
-                for (pid_t p : alive)
-                {
-                    if (::kill(p, SIGKILL) == 0)
-                    {
-                        killed.insert(p);
-                    }
-                }
+                proc::kill_alive(alive, tally);
                 std::this_thread::sleep_for(std::chrono::milliseconds(5));
             }
             // Adopted ones are this process's children now: reap them (ECHILD for the others).
-            for (pid_t p : killed)
+            for (pid_t p : tally.killed)
             {
                 ::waitpid(p, nullptr, 0);
             }
-            return static_cast<int>(killed.size());
         }
 
         // Orphans that exited before the sweep were adopted here and wait as zombies: reap the
         // children that are not this process's own (those it had before the run started).
         void reap_adopted_zombies(const std::set<pid_t>& own_before)
         {
-            for (pid_t p : direct_children(::getpid()))
+            for (pid_t p : proc::direct_children(::getpid()))
             {
                 if (own_before.count(p))
                 {
                     continue;
                 }
-                auto st = stat_of(p);
+                auto st = proc::stat_of(p);
                 if (st && st->state == 'Z')
                 {
                     ::waitpid(p, nullptr, WNOHANG);
@@ -284,7 +177,7 @@ namespace xwarp
 
         std::set<pid_t> children_of_self()
         {
-            const auto v = direct_children(::getpid());
+            const auto v = proc::direct_children(::getpid());
             return {v.begin(), v.end()};
         }
 
@@ -332,7 +225,7 @@ namespace xwarp
     std::string owner_id()
     {
         const pid_t self = ::getpid();
-        auto st = stat_of(self);
+        auto st = proc::stat_of(self);
         return std::to_string(self) + "." + std::to_string(st ? st->start : 0);
     }
 
@@ -350,13 +243,14 @@ namespace xwarp
         {
             return false;
         }
-        auto st = stat_of(static_cast<pid_t>(pid));
+        auto st = proc::stat_of(static_cast<pid_t>(pid));
         return !st || st->start != start;
     }
 
     cleanup_result clean_after_dead_probes()
     {
         cleanup_result out;
+        proc::kill_tally tally;
         const std::string& dir = temp_base();
         std::error_code ec;
         for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
@@ -376,17 +270,23 @@ namespace xwarp
             struct stat st{};
             if (::lstat(entry.path().c_str(), &st) == 0 && st.st_uid == ::getuid())
             {
+                if (name.rfind("xwarp-run-", 0) == 0)
+                {
+                    proc::kill_what_a_dead_run_left(entry.path().string(), tally);  // its cgroup, its record
+                }
                 std::filesystem::remove_all(entry.path(), ec);
                 out.dirs_removed += ec ? 0 : 1;
             }
         }
+        const auto dead = [](const std::string& token) { return !token.empty() && owner_gone(owner_of(token)); };
+        proc::kill_dead_runs_cgroups(dead, tally);
         // A probe killed before it cleaned up always leaves its directory: only then can it
         // have left processes too, and only then is every process's environment read.
         if (out.dirs_removed > 0)
         {
-            out.processes_killed = kill_marked(
-                [](const std::string& token) { return !token.empty() && owner_gone(owner_of(token)); }, {}, false);
+            kill_claimed([&](pid_t, const std::string& token, unsigned long long) { return dead(token); }, {}, false, tally);
         }
+        out.processes_killed = static_cast<int>(tally.killed.size());
         return out;
     }
 
@@ -407,6 +307,7 @@ namespace xwarp
 
         const std::string token = new_token();
         env.set(token_name, token);
+        proc::run_containment contained(token);  // before the command starts: its cgroup, or its record
         subreaper_scope adopt_orphans;
         const std::set<pid_t> own_children = children_of_self();
         const pid_t parent = ::getpid();
@@ -423,8 +324,9 @@ namespace xwarp
                         bp::std_err > spec.stderr_path,
                         group,
                         bp::extend::on_exec_setup =
-                            [parent](auto&)
+                            [parent, &contained](auto&)
                             {
+                                contained.enter();
                                 // The child dies with the probe, even a probe killed with -9.
                                 ::prctl(PR_SET_PDEATHSIG, SIGKILL);
                                 if (::getppid() != parent)
@@ -439,9 +341,30 @@ namespace xwarp
             return out;
         }
 
+        // Every process of this subtree that started with the command or after it is the
+        // command's: an orphan adopted here is one, whatever its session or environment.
+        const auto started = proc::stat_of(child.id());
+        const unsigned long long run_start = started ? started->start : 0;
+        const auto is_runs = [&](pid_t, const std::string& t, unsigned long long start)
+        { return t == token || (run_start > 0 && start >= run_start); };
+        const auto record_tree = [&]
+        {
+            if (!contained.has_cgroup())
+            {
+                std::vector<pid_t> tree;
+                for (const auto& [p, parent_pid] : own_subtree(own_children))
+                {
+                    tree.push_back(p);
+                }
+                contained.record(tree);
+            }
+        };
+        record_tree();
+
         // Poll rather than block: the loop is what lets a timeout or an interrupt act.
         // 2 ms keeps the wall-time error far below anything Warp compiles in.
         double next_tick = 100.0;
+        double next_record = 100.0;
         while (true)
         {
             std::error_code run_ec;
@@ -465,6 +388,11 @@ namespace xwarp
                 tick(elapsed);
                 next_tick = elapsed + 100.0;
             }
+            if (elapsed >= next_record)
+            {
+                record_tree();  // without a cgroup: what a later probe kills if this one is killed
+                next_record = elapsed + 100.0;
+            }
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
         }
         out.wall_ms = ms_since(t0);
@@ -474,12 +402,20 @@ namespace xwarp
         {
             std::error_code wait_ec;
             child.wait(wait_ec);
-            out.strays_killed = kill_marked([&](const std::string& t) { return t == token; }, own_children, true);
-            reap_adopted_zombies(own_children);
+        }
+        proc::kill_tally tally;
+        kill_claimed(is_runs, own_children, true, tally);
+        contained.kill_members(tally);  // those that left this subtree too (none can leave the cgroup)
+        reap_adopted_zombies(own_children);
+        out.strays_killed = static_cast<int>(tally.killed.size());
+        for (pid_t p : tally.refused)
+        {
+            out.strays_left.push_back(proc::describe(p));
+        }
+        if (out.timed_out || out.interrupted)
+        {
             return out;
         }
-        out.strays_killed = kill_marked([&](const std::string& t) { return t == token; }, own_children, true);
-        reap_adopted_zombies(own_children);
 
         int status = child.native_exit_code();
         if (WIFEXITED(status))

@@ -388,6 +388,18 @@ namespace xwarp
                                     + " process(es) the command left running after this pass (outside its process "
                                       "group: a new session or a daemon)");
             }
+            if (!outcome.strays_left.empty())
+            {
+                run.stray_processes_left = outcome.strays_left;
+                std::string names;
+                for (const auto& p : outcome.strays_left)
+                {
+                    names += (names.empty() ? "" : ", ") + p;
+                }
+                run.notes.push_back("could not kill " + std::to_string(outcome.strays_left.size())
+                                    + " process(es) the command left running after this pass (not permitted: another "
+                                      "user's, or setuid): " + names);
+            }
             if (!pc.options.keep_records_dir.empty())
             {
                 keep_records(pc.options.keep_records_dir + "/sample-" + std::to_string(index) + "/" + phase, records,

@@ -99,6 +99,66 @@ def test_a_probe_killed_with_sigkill_takes_its_target_along_and_the_next_run_cle
         kill_all("sleep 1011")
 
 
+SESSION_OF = "cut -d' ' -f6 /proc/{}/stat"
+# A daemon that leaves the group, the session and the environment (so no token marks it): sh
+# waits until the child has its own session, so that the group kill cannot take it first.
+DAEMON = ("setsid env -i sleep {n} & until [ \"$(" + SESSION_OF.format("$!") + ")\" != \"$(" + SESSION_OF.format("$$")
+          + ")\" ]; do :; done")
+
+
+def cgroups_left():
+    return [str(p) for p in Path("/sys/fs/cgroup").glob("**/xwarp-*") if p.is_dir()] if Path("/sys/fs/cgroup").is_dir() else []
+
+
+@pytest.mark.parametrize("cgroup", ["a cgroup where one can be made", "off"])
+def test_a_daemon_with_an_empty_environment_never_outlives_a_run_nor_a_killed_probe(tmp_path, cgroup):
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmpdir))
+    if cgroup == "off":
+        env["XWARP_CGROUP"] = "off"  # the record of the tree instead
+    out = tmp_path / "r.json"
+    try:
+        done = subprocess.run([str(PROBE), "measure", "--quiet", "--samples", "1", "--history", "off", "--json", str(out),
+                               "--", "sh", "-c", DAEMON.format(n=1021)], env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert processes_running("sleep 1021") == [], "a daemon with an empty environment outlived the run"
+        sample = json.loads(out.read_text())["samples"][0]
+        assert sample["cold"]["stray_processes_killed"] == 1 and sample["warm"]["stray_processes_killed"] == 1
+        assert [p.name for p in tmpdir.iterdir()] == [] and cgroups_left() == []
+
+        # the probe killed with -9 while the daemon runs: the next run finds and kills it
+        probe = subprocess.Popen([str(PROBE), "measure", "--quiet", "--samples", "1", "--history", "off", "--",
+                                  "sh", "-c", DAEMON.format(n=1022) + "; exec sleep 1023"], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        daemon = wait_for(lambda: processes_running("sleep 1022"), what="the daemon")[0]
+
+        def kept():  # the run's cgroup, or its record naming the daemon
+            for run in tmpdir.glob("xwarp-run-*"):
+                if (run / "cgroup").exists() or ((run / "processes").exists()
+                                                  and str(daemon) in (run / "processes").read_text().split()):
+                    return True
+            return False
+
+        wait_for(kept, what="the run's cgroup or its record of the daemon")
+        assert ((cgroup == "off") == (not any((r / "cgroup").exists() for r in tmpdir.glob("xwarp-run-*")))
+                or os.geteuid() != 0), "as root a cgroup is made unless XWARP_CGROUP=off"
+        probe.send_signal(signal.SIGKILL)
+        probe.wait(timeout=30)
+        assert processes_running("sleep 1022") == [daemon], "the daemon outlived its probe: this is what to clean up"
+        nxt = subprocess.run([str(PROBE), "measure", "--quiet", "--samples", "1", "--history", "off", "--json",
+                              str(tmp_path / "next.json"), "--", "true"], env=env, capture_output=True, text=True)
+        assert nxt.returncode == 0, nxt.stderr
+        assert processes_running("sleep 1022") == [], "the next run did not find the daemon a killed probe left"
+        assert [p.name for p in tmpdir.iterdir()] == [] and cgroups_left() == []
+        warnings = json.loads((tmp_path / "next.json").read_text())["warnings"]
+        assert any("cleaned up after an earlier probe" in w for w in warnings), warnings
+    finally:
+        for n in (1021, 1022, 1023):
+            kill_all(f"sleep {n}")
+
+
 @pytest.fixture(scope="module")
 def a_report(tmp_path_factory):
     from conftest import VENV_PYTHON

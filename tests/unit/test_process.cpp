@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <gtest/gtest.h>
 
@@ -19,6 +20,8 @@
 #include "xwarp/os/process.hpp"
 #include "xwarp/os/tempdir.hpp"
 #include "xwarp/runner/runner.hpp"
+
+#include "../../probe/os/proc_table.hpp"  // the os layer's own: how a kill that is refused is counted
 
 using namespace xwarp;
 
@@ -113,6 +116,58 @@ TEST(Process, CancelStopsTheRun)
     auto out = run_process(shell("sleep 60", tmp), std::nullopt, [&] { return ++polls > 20; }, {});
     EXPECT_TRUE(out.interrupted);
     EXPECT_LT(out.wall_ms, 5000.0);
+}
+
+TEST(Process, ADaemonInANewSessionWithAnEmptyEnvironmentIsTheCommandsToo)
+{
+    // no token in its environment, not in the group, reparented here when its shell exits
+    scoped_temp_dir tmp("xwarp-test-");
+    auto out = run_process(shell("setsid env -i sleep 61 & echo $! > bg; "
+                                 "until [ \"$(cut -d' ' -f6 /proc/$!/stat)\" != \"$(cut -d' ' -f6 /proc/$$/stat)\" ]; do :; done",
+                                 tmp),
+                           std::nullopt, {}, {});
+    EXPECT_EQ(*out.exit_code, 0);
+    const pid_t bg = read_pid(tmp.path() + "/bg");
+    ASSERT_GT(bg, 0);
+    EXPECT_TRUE(ends_within(bg, 5000)) << "the daemon " << bg << " survived the command";
+    EXPECT_EQ(out.strays_killed, 1);
+    EXPECT_TRUE(out.strays_left.empty());
+}
+
+TEST(Process, AProcessThisUserMayNotKillIsNamedAsLeftNotCountedAsKilled)
+{
+    if (::geteuid() != 0)
+    {
+        GTEST_SKIP() << "making another user's process takes root";
+    }
+    const pid_t roots = ::fork();
+    ASSERT_GE(roots, 0);
+    if (roots == 0)
+    {
+        ::execlp("sleep", "sleep", "62", static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    const pid_t user = ::fork();
+    ASSERT_GE(user, 0);
+    if (user == 0)
+    {
+        // a probe run by another user: the root process is not its to kill
+        if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0)
+        {
+            ::_exit(2);
+        }
+        proc::kill_tally tally;
+        proc::kill_alive({roots}, tally);
+        const bool named = proc::describe(roots) == std::to_string(roots) + " (sleep)";
+        ::_exit(tally.killed.empty() && tally.refused == std::vector<pid_t>{roots} && named ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(user, &status, 0), user);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+    const auto st = proc::stat_of(roots);
+    EXPECT_TRUE(st && st->state != 'Z') << "the refused kill killed it";
+    ::kill(roots, SIGKILL);
+    ::waitpid(roots, nullptr, 0);
 }
 
 TEST(Process, SpawnErrorIsReported)

@@ -260,6 +260,7 @@ namespace xwarp
         std::string stderr_tail;
         std::string error_line;          // the last exception line of stderr ("ValueError: ..."), kept whole
         int stray_processes_killed = 0;  // left running outside the process group, killed after the pass
+        std::vector<std::string> stray_processes_left;  // "1234 (sleep)": left running, not permitted to kill
         std::vector<nvrtc_trace> nvrtc_traces;  // measure --nvrtc-trace, cold passes
         std::vector<std::string> notes;
 

@@ -32,6 +32,7 @@ namespace xwarp
         bool interrupted = false;
         std::string spawn_error;
         int strays_killed = 0;  // descendants left running (any session) that were killed after it
+        std::vector<std::string> strays_left;  // "1234 (sleep)": ones it was not permitted to kill
     };
 
     // Starts the child as the leader of a new process group (Boost.Process group), waits for
@@ -39,13 +40,18 @@ namespace xwarp
     // own, whatever it left running in its group is killed too: a probe run leaves nothing
     // behind. `tick` is called about every 100 ms with the elapsed time.
     //
-    // Descendants that left the group (setsid, start_new_session) are found too: every process
-    // of the run carries a token in its environment ($XWARP_PROBE_TOKEN), and while the run
-    // lasts this process is a child subreaper, so orphans are adopted here rather than by
-    // init. After the child ends, timed out or was interrupted, every process with the token
-    // (and every descendant of one) is killed and the adopted ones are reaped. The child
-    // dies with this process (PR_SET_PDEATHSIG), and the token names this process, so that a
-    // later run can kill what a killed probe left (clean_after_dead_probes).
+    // Descendants that left the group (setsid, start_new_session, an emptied environment) are
+    // found too. Where this user may make one, the command starts in a cgroup of the run's own
+    // that no descendant can leave; every process of the run carries a token in its
+    // environment ($XWARP_PROBE_TOKEN); and while the run lasts this process is a child
+    // subreaper, so orphans are adopted here rather than by init, and every process of its
+    // subtree that started with the command or later is the command's. After the child ends,
+    // timed out or was interrupted, all of them are killed and the adopted ones reaped; the
+    // ones it may not kill are named in strays_left. The child dies with this process
+    // (PR_SET_PDEATHSIG); the cgroup, or else a record of the tree (pid and start time)
+    // rewritten as it changes, is named in a directory under $TMPDIR, and the token names this
+    // process, so that a later run can kill what a probe killed with -9 left
+    // (clean_after_dead_probes). $XWARP_CGROUP=off makes no cgroup.
     process_outcome run_process(const process_spec& spec,
                                 std::optional<double> timeout_s,
                                 const cancel_check& cancelled,
