@@ -34,13 +34,9 @@ namespace xwarp::cli
 
             int run() override
             {
-                try
+                if (int code = refuse_bad_budget(m_budget))
                 {
-                    parse_budget(m_budget);
-                }
-                catch (const budget_error& e)
-                {
-                    return fail(exit_code::usage, e.what());
+                    return code;
                 }
                 report r;
                 if (int code = load_report_arg(m_report, m_history, r))

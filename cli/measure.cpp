@@ -64,13 +64,9 @@ namespace xwarp::cli
                 }
                 if (!m_budget.empty())
                 {
-                    try
+                    if (int code = refuse_bad_budget(m_budget))
                     {
-                        parse_budget(m_budget);
-                    }
-                    catch (const budget_error& e)
-                    {
-                        return fail(exit_code::usage, e.what());
+                        return code;
                     }
                 }
                 m_options.shim_dir = default_shim_dir();

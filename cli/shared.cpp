@@ -95,6 +95,23 @@ namespace xwarp::cli
                       "(a report is data: one from elsewhere is shown and not run without this, or a yes at a terminal)");
     }
 
+    int refuse_bad_budget(const std::string& spec)
+    {
+        try
+        {
+            if (judges_workload(parse_budget(spec)))
+            {
+                return fail(exit_code::usage, "--budget: workload=same needs a run to compare with; here "
+                                              "`warp-probe compare BEFORE AFTER` judges the workload (exit 2 when it changed)");
+            }
+        }
+        catch (const budget_error& e)
+        {
+            return fail(exit_code::usage, e.what());
+        }
+        return 0;
+    }
+
     int consent_to_replay(const report& saved, const std::string& name, const std::string& history_option, bool run_flag)
     {
         const fronts::replay_check check = fronts::check_replay(saved, history_option);

@@ -70,6 +70,10 @@ namespace xwarp::cli
     void store_comparison(const std::string& history_option, std::int64_t before_run, std::int64_t after_run,
                           const std::string& verdict, const std::string& comparison_json);
 
+    // 0 for a budget the CLI can check, else exit_code::usage after saying why (a malformed
+    // limit, or workload=same: compare judges the workload of two reports).
+    int refuse_bad_budget(const std::string& spec);
+
     // Checks a budget against an analysed report and prints one line per limit. Returns 0, or
     // exit_code::over_budget.
     int print_budget(const report& r, const std::string& spec);

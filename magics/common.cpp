@@ -432,7 +432,9 @@ namespace xwarp::magic_parts
         app.add_flag("--quiet,-q", o.quiet, "no live progress and no report display (use with -o or --json)");
         app.add_option("--expect", o.expect,
                        "what the run should meet, as warp-probe's --budget: LIMIT[,LIMIT...], e.g. "
-                       "'identities<=1,builds-per-module<=1'; shows met or not met under the report");
+                       "'identities<=1,builds-per-module<=1'; shows met or not met under the report. With --compare "
+                       "RUN, workload=same also requires the launches RUN made (compare's launch gate): an answer "
+                       "that deletes work is not met");
         app.add_flag("--strict", o.strict, "with --expect: an expectation not met fails the cell (an error reply)");
         app.add_flag("--allow-fail", o.allow_fail,
                      "a program that fails in every sample still replies ok (for a lesson that fails on purpose); "
@@ -484,10 +486,26 @@ namespace xwarp::magic_parts
         }
 
         // The expectation's results shown under the report; the first limit not met, or "".
+        // workload=same is compare's launch gate against the --compare run.
         std::string show_expectation(const report& r, const std::vector<budget_limit>& expected,
-                                     const probe_magic_options& o, magic_host& host)
+                                     const probe_magic_options& o, const std::string& name,
+                                     const std::optional<report>& baseline, magic_host& host)
         {
-            const auto results = check_budget(r, expected);
+            std::optional<workload_check> workload;
+            if (baseline && judges_workload(expected))
+            {
+                try
+                {
+                    report before = *baseline;
+                    report after = r;
+                    workload = compare_reports(before, after, o.compare_with, name).workload;
+                }
+                catch (const compare_input_error& e)
+                {
+                    workload = workload_check{"unverified", e.what()};
+                }
+            }
+            const auto results = check_budget(r, expected, workload ? &*workload : nullptr);
             host.show({{"text/html", render_budget_html(results, "Expectation")},
                        {"text/plain", render_budget_text(results, "Expectation")},
                        {expectation_mime, json{{"met", !budget_exceeded(results)}, {"expect", o.expect}}}},
@@ -582,6 +600,16 @@ namespace xwarp::magic_parts
         const std::string name = run_name(session, o.name);
         mo.label = name;
         const std::vector<budget_limit> expected = expectation_of(o);
+        if (judges_workload(expected) && o.compare_with.empty())
+        {
+            throw magic_error("--expect workload=same is judged against a run: add --compare RUN (the run whose "
+                              "launches must be kept)");
+        }
+        if (!o.compare_with.empty() && o.name == o.compare_with)
+        {
+            throw magic_error("--name " + o.name + " would replace the run --compare judges against: name this run "
+                              "differently (the run you compare with stays as it is)");
+        }
         // Resolve the comparison baseline first: a wrong name should not cost a probe.
         std::optional<report> baseline;
         if (!o.compare_with.empty())
@@ -600,7 +628,7 @@ namespace xwarp::magic_parts
             throw magic_program_failed("the program failed in every sample (" + describe_failure(first, r.run_settings.timeout_s)
                                        + "); the report above says how. --allow-fail keeps the cell going");
         }
-        const std::string not_met = expected.empty() ? std::string() : show_expectation(r, expected, o, host);
+        const std::string not_met = expected.empty() ? std::string() : show_expectation(r, expected, o, name, baseline, host);
         if (baseline)
         {
             show_comparison(*baseline, r, o, name, host);

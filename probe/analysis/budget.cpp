@@ -32,6 +32,17 @@ namespace xwarp
             {
                 throw budget_error("an empty limit in '" + spec + "' (write METRIC<=NUMBER[,METRIC>=NUMBER...])");
             }
+            if (part.rfind("workload", 0) == 0 && part.find_first_of("<>") == std::string::npos)
+            {
+                if (part != "workload=same")
+                {
+                    throw budget_error("'" + part + "': the workload clause is workload=same");
+                }
+                budget_limit w;
+                w.metric = "workload";
+                out.push_back(w);
+                continue;
+            }
             auto op = part.find("<=");
             budget_limit l;
             if (op == std::string::npos)
@@ -87,8 +98,9 @@ namespace xwarp
 
     namespace
     {
-        // Modules holding backward code in a cold pass (the most of any good sample), from the
-        // options each load's snapshot recorded. Unknown when no load recorded enable_backward.
+        // Modules holding backward code in a cold pass (the most of any good sample): a module
+        // whose build generated an adjoint for any kernel (the kernel's own enable_backward, else
+        // the module's). Unknown when no load recorded enable_backward.
         std::optional<double> backward_modules(const report& r, std::string& module, std::string& detail)
         {
             std::optional<double> most;
@@ -106,13 +118,13 @@ namespace xwarp
                     {
                         continue;
                     }
-                    auto opt = ld.snapshot->options->find("enable_backward");
-                    if (opt == ld.snapshot->options->end() || !opt->is_boolean())
+                    const std::optional<bool> backward = ld.snapshot->holds_backward_code();
+                    if (!backward)
                     {
                         continue;
                     }
                     known = true;
-                    if (opt->get<bool>())
+                    if (*backward)
                     {
                         with_backward.insert(ld.module + " on " + ld.device);
                     }
@@ -122,7 +134,7 @@ namespace xwarp
                     most = static_cast<double>(with_backward.size());
                     module = with_backward.empty() ? std::string() : *with_backward.begin();
                     detail = with_backward.empty() ? std::string()
-                                                   : module + " was built with enable_backward=True"
+                                                   : module + " was built with backward (adjoint) code"
                                                          + (with_backward.size() > 1 ? " (and "
                                                              + std::to_string(with_backward.size() - 1) + " more)" : "");
                 }
@@ -135,7 +147,70 @@ namespace xwarp
         }
     }
 
-    std::vector<budget_result> check_budget(const report& r, const std::vector<budget_limit>& limits)
+    namespace
+    {
+        // workload=same, from compare's launch gate: what it says when the launches differ
+        // names the launch that went missing.
+        budget_result workload_result(const workload_check* workload)
+        {
+            budget_result b;
+            b.metric = "workload";
+            if (!workload)
+            {
+                b.exceeded = true;
+                b.message = "workload: no run to compare with (workload=same is judged against --compare RUN): "
+                            "counted as not met";
+                return b;
+            }
+            b.exceeded = workload->status != "same";
+            b.message = "workload " + workload->status
+                        + (workload->reason.empty() ? std::string() : ": " + workload->reason);
+            // which launch: the first the runs disagree on, and the kernels whose counts moved
+            if (const auto& d = workload->first_divergence; b.exceeded && d)
+            {
+                if (d->before && !d->after)
+                {
+                    b.message += "; missing: " + d->before->kernel + " (launch #" + std::to_string(d->index + 1) + ")";
+                }
+                else if (d->before && d->after)
+                {
+                    b.message += "; launch #" + std::to_string(d->index + 1) + " was " + d->before->kernel + ", now "
+                                 + d->after->kernel;
+                }
+            }
+            for (const auto& moved : workload->moved_counts)
+            {
+                if (b.exceeded)
+                {
+                    b.message += "; " + moved.kernel + " launched " + std::to_string(moved.after) + " time(s), was "
+                                 + std::to_string(moved.before);
+                }
+            }
+            return b;
+        }
+    }
+
+    namespace
+    {
+        // A measured value against its limit, in one line; a value that cannot be known is not met.
+        void judge(budget_result& b, const std::string& detail)
+        {
+            if (!b.value)
+            {
+                b.exceeded = true;
+                b.message = b.metric + ": not known for this report"
+                            + (detail.empty() ? std::string() : " (" + detail + ")") + ": counted as not met";
+                return;
+            }
+            b.exceeded = b.at_least ? *b.value < b.limit : *b.value > b.limit;
+            const char* relation = b.at_least ? (b.exceeded ? " < " : " >= ") : (b.exceeded ? " > " : " <= ");
+            b.message = b.metric + " " + number_text(b.metric, *b.value) + relation + number_text(b.metric, b.limit)
+                        + (detail.empty() ? "" : ": " + detail);
+        }
+    }
+
+    std::vector<budget_result> check_budget(const report& r, const std::vector<budget_limit>& limits,
+                                            const workload_check* workload)
     {
         const summary& s = r.result;
         const bool measured = s.cold_wall_ms.median.has_value();
@@ -152,6 +227,11 @@ namespace xwarp
         std::vector<budget_result> out;
         for (const auto& l : limits)
         {
+            if (l.metric == "workload")
+            {
+                out.push_back(workload_result(workload));
+                continue;
+            }
             budget_result b;
             b.metric = l.metric;
             b.limit = l.limit;
@@ -264,21 +344,15 @@ namespace xwarp
                     detail = "the heaviest module is " + b.module + " (" + format_ms(heaviest->ms) + ")";
                 }
             }
-            if (!b.value)
-            {
-                b.exceeded = true;
-                b.message = l.metric + ": not known for this report"
-                            + (detail.empty() ? std::string() : " (" + detail + ")") + ": counted as not met";
-                out.push_back(b);
-                continue;
-            }
-            b.exceeded = l.at_least ? *b.value < l.limit : *b.value > l.limit;
-            const char* relation = l.at_least ? (b.exceeded ? " < " : " >= ") : (b.exceeded ? " > " : " <= ");
-            b.message = l.metric + " " + number_text(l.metric, *b.value) + relation
-                        + number_text(l.metric, l.limit) + (detail.empty() ? "" : ": " + detail);
+            judge(b, detail);
             out.push_back(b);
         }
         return out;
+    }
+
+    bool judges_workload(const std::vector<budget_limit>& limits)
+    {
+        return std::any_of(limits.begin(), limits.end(), [](const budget_limit& l) { return l.metric == "workload"; });
     }
 
     bool budget_exceeded(const std::vector<budget_result>& results)

@@ -83,6 +83,28 @@ namespace xwarp
         return total_ms.value_or(0.0);
     }
 
+    std::optional<bool> content_snapshot::holds_backward_code() const
+    {
+        const auto opt = options->find("enable_backward");
+        if (opt == options->end() || !opt->is_boolean())
+        {
+            return std::nullopt;
+        }
+        const bool module_default = opt->get<bool>();
+        if (kernels.empty())
+        {
+            return module_default;
+        }
+        for (const auto& k : kernels)
+        {
+            if (k.enable_backward.value_or(module_default))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     bool run_result::ok() const
     {
         return spawn_error.empty() && !timed_out && !interrupted && exit_code && *exit_code == 0;
@@ -96,7 +118,7 @@ namespace xwarp
 
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(lto_artifact, symbol, built, ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(phase_span, name, start_ms, ms)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(kernel_entry, key, hash, sig, generic, types)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(kernel_entry, key, hash, sig, generic, types, enable_backward)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(content_snapshot, kernels, functions, options, options_source)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_load,
                                                     module,
@@ -835,9 +857,10 @@ namespace xwarp
         if (!in_range)
         {
             throw report_error(report_error::kind::schema_version,
-                               "report schema_version " + version->dump() + "; this warp-probe reads schema_version "
+                               "report schema_version " + version->dump() + " at /schema_version: expected "
                                    + std::to_string(oldest_readable_schema_version) + " to "
-                                   + std::to_string(report_schema_version));
+                                   + std::to_string(report_schema_version)
+                                   + " (what this warp-probe reads; a newer xwarp wrote it?)");
         }
         if (j.contains("verdict") && j.contains("before") && j.contains("after"))
         {

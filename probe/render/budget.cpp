@@ -11,6 +11,20 @@ namespace xwarp
 {
     namespace
     {
+        // How a limit ended, in the column before its message.
+        const char* mark(const budget_result& b)
+        {
+            if (!b.exceeded)
+            {
+                return "  ok    ";
+            }
+            if (b.metric == "workload")
+            {
+                return "  CHANGED ";
+            }
+            return b.at_least ? "  UNDER " : "  OVER  ";
+        }
+
         bool any_over(const std::vector<budget_result>& results)
         {
             return std::any_of(results.begin(), results.end(), [](const budget_result& b) { return b.exceeded; });
@@ -22,7 +36,7 @@ namespace xwarp
         std::string text = title + (any_over(results) ? ": not met\n" : ": met\n");
         for (const auto& b : results)
         {
-            text += std::string(b.exceeded ? (b.at_least ? "  UNDER " : "  OVER  ") : "  ok    ") + b.message + "\n";
+            text += std::string(mark(b)) + b.message + "\n";
         }
         return printable_block(text);
     }
@@ -38,8 +52,7 @@ namespace xwarp
           << (over ? ": not met" : ": met") << "</div>";
         for (const auto& b : results)
         {
-            o << "<div style=\"" << style::mono << "\">" << (b.exceeded ? (b.at_least ? "UNDER " : "OVER ") : "ok&nbsp;&nbsp;&nbsp;")
-              << html_escape(b.message) << "</div>";
+            o << "<div style=\"" << style::mono << "\">" << html_escape(mark(b)) << html_escape(b.message) << "</div>";
         }
         o << "</div>";
         return o.str();

@@ -77,7 +77,10 @@ namespace xwarp
                                          val<std::string>(k, "hash", ""),
                                          val<std::string>(k, "sig", ""),
                                          val<bool>(k, "generic", false),
-                                         k.value("types", json())});
+                                         k.value("types", json()),
+                                         k.contains("enable_backward") && k["enable_backward"].is_boolean()
+                                             ? std::optional<bool>(k["enable_backward"].get<bool>())
+                                             : std::nullopt});
                 }
             }
             if (auto it = j.find("functions"); it != j.end() && it->is_object())

@@ -601,6 +601,11 @@ def _snapshot(module, bd):
                         item["types"] = [_type_spec(t) for t in k.adj.arg_types.values()]
                     except Exception:
                         pass
+                # A kernel's own option overrides the module's (Warp builds with module | kernel
+                # options): @wp.kernel(enable_backward=False) generates no adjoint for it.
+                own = getattr(k, "options", None)
+                if isinstance(own, dict) and isinstance(own.get("enable_backward"), bool):
+                    item["enable_backward"] = own["enable_backward"]
                 kernels.append(item)
             funcs = {}
             for f, fh in (getattr(h, "function_hashes", None) or {}).items():

@@ -489,7 +489,7 @@ TEST(Budget, BackwardModulesCountsModulesBuiltWithAdjointCode)
     ASSERT_TRUE(over[0].value);
     EXPECT_GE(*over[0].value, 1.0);
     EXPECT_TRUE(over[0].exceeded);
-    EXPECT_NE(over[0].message.find("was built with enable_backward=True"), std::string::npos) << over[0].message;
+    EXPECT_NE(over[0].message.find("was built with backward (adjoint) code"), std::string::npos) << over[0].message;
 
     // The same loads with the option recorded off: a forward-only build.
     report forward = recorded("cs1_factory");
@@ -507,9 +507,60 @@ TEST(Budget, BackwardModulesCountsModulesBuiltWithAdjointCode)
     EXPECT_FALSE(met[0].exceeded) << met[0].message;
     EXPECT_EQ(*met[0].value, 0.0);
 
+    // The module's option on, each kernel's own off (@wp.kernel(enable_backward=False)): Warp
+    // generates no adjoint for any of them, so the build is forward-only; one kernel left on
+    // brings the module's backward code back.
+    report per_kernel = recorded("cs1_factory");
+    for (auto& smp : per_kernel.samples)
+    {
+        for (auto& l : smp.cold.module_loads)
+        {
+            ASSERT_FALSE(l.snapshot->kernels.empty());
+            for (auto& k : l.snapshot->kernels)
+            {
+                k.enable_backward = false;
+            }
+        }
+    }
+    EXPECT_FALSE(check_budget(per_kernel, parse_budget("backward-modules<=0"))[0].exceeded);
+    per_kernel.samples[0].cold.module_loads[0].snapshot->kernels[0].enable_backward.reset();
+    EXPECT_TRUE(check_budget(per_kernel, parse_budget("backward-modules<=0"))[0].exceeded);
+
     // No snapshot recorded the option (Warp's log lines only): not known, counted as not met.
     report log_only = recorded("cs1_late_log_only");
     const auto unknown = check_budget(log_only, parse_budget("backward-modules<=0"));
     EXPECT_FALSE(unknown[0].value);
     EXPECT_TRUE(unknown[0].exceeded);
+}
+
+TEST(Budget, WorkloadSameIsJudgedOnTheComparisonAndNamesTheMissingLaunch)
+{
+    const auto limits = parse_budget("identities<=9,workload=same");
+    ASSERT_EQ(limits.size(), 2u);
+    EXPECT_TRUE(judges_workload(limits));
+    EXPECT_FALSE(judges_workload(parse_budget("identities<=9")));
+    EXPECT_THROW(parse_budget("workload=different"), budget_error);
+
+    const report r = recorded("cs1_factory");
+    // without a run to compare with, the clause cannot be met
+    const auto alone = check_budget(r, limits);
+    EXPECT_TRUE(alone[1].exceeded);
+    EXPECT_NE(alone[1].message.find("--compare"), std::string::npos) << alone[1].message;
+
+    workload_check same;
+    same.status = "same";
+    EXPECT_FALSE(check_budget(r, limits, &same)[1].exceeded);
+
+    workload_check changed;
+    changed.status = "changed";
+    changed.reason = "the launch sequences part at launch #2";
+    launch_divergence d;
+    d.index = 1;
+    d.before = launch_record{};
+    d.before->kernel = "damp";
+    changed.first_divergence = d;
+    const auto cheated = check_budget(r, limits, &changed);
+    EXPECT_TRUE(cheated[1].exceeded);
+    EXPECT_NE(cheated[1].message.find("missing: damp (launch #2)"), std::string::npos) << cheated[1].message;
+    EXPECT_NE(render_budget_text(cheated, "Expectation").find("CHANGED"), std::string::npos);
 }

@@ -15,6 +15,11 @@
 //                       most of any good sample: 0 is a forward-only build
 //   build-overlap       median over the cold passes of summed build time / time with a build
 //                       running: 1 is one build after another; needs the shim's build spans
+// and one clause that is not a number:
+//   workload=same       the run launched what the run it is compared with launched (compare's
+//                       launch gate): judged only where a front has that run (%%warp_probe
+//                       --compare RUN --expect ...), so that an answer cannot meet a limit by
+//                       deleting work
 #ifndef XWARP_ANALYSIS_BUDGET_HPP
 #define XWARP_ANALYSIS_BUDGET_HPP
 
@@ -24,6 +29,7 @@
 #include <vector>
 
 #include "xwarp/model/budget.hpp"
+#include "xwarp/model/comparison.hpp"
 #include "xwarp/model/report.hpp"
 
 namespace xwarp
@@ -42,7 +48,13 @@ namespace xwarp
 
     // One result per limit, in the order given. A limit whose value cannot be known (every
     // sample failed) counts as exceeded: a gate must not pass on a run that measured nothing.
-    std::vector<budget_result> check_budget(const report& r, const std::vector<budget_limit>& limits);
+    // `workload`: compare's judgement of r against the run it is compared with, for workload=same
+    // (without one, that clause is not met and says why).
+    std::vector<budget_result> check_budget(const report& r, const std::vector<budget_limit>& limits,
+                                            const workload_check* workload = nullptr);
+
+    // Whether the limits hold the workload=same clause (it needs a run to compare with).
+    bool judges_workload(const std::vector<budget_limit>& limits);
 
     // Whether any limit was exceeded.
     bool budget_exceeded(const std::vector<budget_result>& results);

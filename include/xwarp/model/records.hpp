@@ -24,6 +24,7 @@ namespace xwarp
         shared_text sig;   // generic instance signature, empty for plain kernels (most: one empty text)
         bool generic = false;
         nlohmann::json types;  // a generic instance's argument types as data (for preregister-overloads)
+        std::optional<bool> enable_backward;  // the kernel's own option (@wp.kernel(enable_backward=...)), when set
     };
 
     // A module's resolved options, read-only and shared: the loads of a program carry a few
@@ -77,6 +78,11 @@ namespace xwarp
         function_hashes functions;  // user @wp.func key -> deep hash
         shared_options options;      // resolved module options
         shared_text options_source;  // "resolved" (Warp >= 1.13) or "module": one text for many loads
+
+        // Whether the build generated adjoint (backward) code: Warp generates it for each kernel
+        // whose own enable_backward, else the module's, is true. Unknown when the module's option
+        // was not recorded.
+        std::optional<bool> holds_backward_code() const;
     };
 
     // A part of a load's time: code generation, the native compile, a MathDx LTO artifact,

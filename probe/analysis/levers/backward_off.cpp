@@ -11,7 +11,7 @@ namespace xwarp::levers
             for (const auto& l : in.cold.module_loads)
             {
                 if (l.status == load_status::compiled && l.snapshot && !is_warp_internal(l.module)
-                    && field_or(*l.snapshot->options, "enable_backward", false) == true)
+                    && l.snapshot->holds_backward_code().value_or(false))
                 {
                     add_unique(p.modules, l.module);
                 }

@@ -37,8 +37,7 @@ namespace xwarp::detect
                 {
                     continue;
                 }
-                const auto eb = l.snapshot->options->find("enable_backward");
-                if (eb != l.snapshot->options->end() && eb->is_boolean() && eb->get<bool>())
+                if (l.snapshot->holds_backward_code().value_or(false))
                 {
                     if (seen.insert(l.module).second)
                     {
@@ -59,8 +58,9 @@ namespace xwarp::detect
             f.recommendation = "An opportunity to measure, not an instruction: if this application never needs "
                                "gradients, set wp.config.enable_backward = False at its entry point, before importing "
                                "Warp libraries (never inside library code, whose other users may differentiate through "
-                               "it), then compare. Kernels that are differentiated must keep backward code: a tape "
-                               "through them gives silently wrong gradients otherwise; split forward-only and "
+                               "it), or give forward-only kernels @wp.kernel(enable_backward=False), then compare. "
+                               "Kernels that are differentiated must keep backward code: a tape through them gives "
+                               "wrong gradients otherwise (Warp logs one warning); split forward-only and "
                                "differentiable kernels instead.";
             out.findings.push_back(std::move(f));
         }
