@@ -86,6 +86,7 @@ LESSONS = {
                      "The receipt to check: one hash for the module, the same launches."],
         "exercise": {
             "task": "This simulation step defines `damp` after `integrate` has already run. Make the module build once.",
+            "hint": ('A module loads with the kernels it has at its first launch. Where must `damp` be defined for that launch to see it? Both launches must stay: the comparison with the broken run checks them.'),
             "expect": "identities<=1,builds-per-module<=1",
             "code": f'''{kernel("integrate", "0.5")}
 
@@ -101,8 +102,10 @@ wp.launch(damp, dim=64, inputs=[a, m])'''},
                   "why the verdict is judged on warm module work here"],
         "predict": ("The first probe turns `wp.config.cache_kernels` off. Its warm pass runs on the cache the cold "
                     "pass filled. How many modules will the warm pass build?",
-                    "As many as the cold pass: nothing was written to the cache, so nothing can be reused. The "
-                    "summary's warm module work is as large as the cold one, and the CS-2 finding says so."),
+                    "As many as the cold pass. With `cache_kernels=False` Warp 1.19 still writes every build into "
+                    "`kernel_cache_dir`; it only skips looking there first. Written, never read: the warm pass "
+                    "builds everything again, its module work is as large as the cold one, and the CS-2 finding "
+                    "says so."),
         "read": ("- Compare **cold wall** and **warm wall**: they are close, where a reused cache makes the warm "
                  "pass a fraction of the cold one.\n"
                  "- The CS-2 finding lists every cause it saw, each with its own line: here the `cache_kernels` "
@@ -116,6 +119,7 @@ wp.launch(damp, dim=64, inputs=[a, m])'''},
                      "`warm-builds<=0` in a budget asserts that the cache is reused."],
         "exercise": {
             "task": "A debugging leftover clears the kernel cache at start-up. Make the warm pass build nothing.",
+            "hint": ('Which line makes the cache useless for the next run? The launch of `settle` stays.'),
             "expect": "warm-builds<=0",
             "code": f'''wp.clear_kernel_cache()  # added while debugging a stale build
 
@@ -141,6 +145,7 @@ wp.launch(settle, dim=64, inputs=[a, m])'''},
                      "A `wp.config` global set too late is a quieter variant: see option_not_arrived.ipynb."],
         "exercise": {
             "task": "`fast_math` is switched on between two launches. Make the module build once, with fast_math on.",
+            "hint": ('Options are part of the identity: when must they be set so the first load already has them? Keep both launches.'),
             "expect": "identities<=1,builds-per-module<=1",
             "code": f'''{kernel("advance", "1.5")}
 
@@ -149,7 +154,7 @@ wp.set_module_options({{"fast_math": True}})
 wp.launch(advance, dim=64, inputs=[a, m])'''},
     },
     "option_not_arrived": {
-        "learn": ["which `wp.config` globals a module copies when it is created",
+        "learn": ["which `wp.config` globals a module copies when it is created, and which it reads when it loads",
                   "why setting one after importing a library changes nothing, silently",
                   "how a hash receipt proves whether an option arrived"],
         "predict": ("The second probe sets `wp.config.enable_backward = False` after importing `solver_lib`. Will "
@@ -168,6 +173,7 @@ wp.launch(advance, dim=64, inputs=[a, m])'''},
         "exercise": {
             "task": ("This entry point wants forward-only builds, yet `solver_lib`'s module is still built with "
                      "backward code. Make the option arrive (library code stays as it is)."),
+            "hint": ('A module copies `enable_backward` when it is created, at `import solver_lib`. What must come first?'),
             "expect": "backward-modules<=0",
             "code": '''import warp as wp
 import solver_lib
@@ -195,6 +201,7 @@ wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])'''},
                      "whole when one kernel changes."],
         "exercise": {
             "task": "Three small image operations live in three modules. Make them one module.",
+            "hint": ("Which decorator argument names a kernel's module? Three kernels, three launches: all stay."),
             "expect": "modules<=1",
             "code": SMALL_OPS.format(decorator='(module="scale_ops")', decorator2='(module="offset_ops")',
                                      decorator3='(module="square_ops")')},
@@ -212,11 +219,12 @@ wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])'''},
         "replay": "on_demand preregister-overloads",
         "lever": ("`%warp_whatif on_demand preregister-overloads` replays the cell with the instances the baseline "
                   "built registered before the first load."),
-        "remember": ["Register the signatures the program routinely uses before the first launch (keep the returned "
-                     "objects).",
+        "remember": ["Register the signatures the program routinely uses before the first launch (the generic "
+                     "kernel keeps the instances: the returned objects need not be kept).",
                      "Only those: every registered instance makes each build of the module bigger."],
         "exercise": {
             "task": "The solver meets float16 data first and float32 data later. Make the module build once.",
+            "hint": ("Which call registers a generic kernel's instance before anything loads? Both dtypes are still launched."),
             "expect": "identities<=1,builds-per-module<=1",
             "code": '''wp.launch(relax, dim=8, inputs=[a16])
 wp.launch(relax, dim=8, inputs=[a32])  # a second instance, after the first load'''},
@@ -237,6 +245,7 @@ wp.launch(relax, dim=8, inputs=[a32])  # a second instance, after the first load
                      "Look for it in factory helpers' defaults."],
         "exercise": {
             "task": 'Three stable kernels were given `module="unique"`. Make them share one module.',
+            "hint": ('What does `module="unique"` do to each kernel, and what happens without it?'),
             "expect": "modules<=1",
             "code": SMALL_OPS.format(decorator='(module="unique")', decorator2='(module="unique")',
                                      decorator3='(module="unique")')},
@@ -257,11 +266,14 @@ wp.launch(relax, dim=8, inputs=[a32])  # a second instance, after the first load
                   "the start; a program that records a tape makes that replay *invalid*, by design."),
         "remember": ["Turn backward code off only at the entry point of an application that never differentiates.",
                      "Never in library code; split forward-only kernels from differentiable ones instead.",
-                     "With backward off, gradients are zeros and nothing complains: check them."],
+                     "With backward off a tape's gradients are zeros. Warp 1.19 logs a warning when the tape runs "
+                     "backward through such a kernel, and a direct `adjoint=True` launch raises; a warning in a long "
+                     "log is easy to miss, so check the gradients."],
         "exercise": {
             "task": ("Start again from the first setup (backward code on, created by its `@wp.func`). These two "
                      "kernels run forward only: build their module without backward code, from this cell alone."),
             "setup": True,
+            "hint": ('The module already exists when this cell runs: the global comes too late. Which option can a kernel carry itself?'),
             "expect": "backward-modules<=0",
             "code": f'''{kernel("push", "0.5")}
 
@@ -288,8 +300,10 @@ wp.launch(pull, dim=64, inputs=[a, m])'''},
                      "Name the modules and the block_dim the launches use; with few cores there is little to overlap."],
         "exercise": {
             "task": ("Four independent modules build one after another at their first launches. Preload them with "
-                     "two workers so that their builds overlap. The limit is on overlap, not on time: how much "
+                     "two workers so that their builds overlap (this needs 2 CPU cores: on one core nothing can "
+                     "overlap, and the test suite skips it there). The limit is on overlap, not on time: how much "
                      "time that saves depends on the machine, so the verdict on time stays with `%warp_compare`."),
+            "hint": ('`wp.force_load` takes the modules (`kernel.module`), the device, the block_dim the launches use (1 on the CPU) and `max_workers`.'),
             "expect": "build-overlap>=1.3",
             "code": '''kernels = []
 for n in range(4):
@@ -309,12 +323,20 @@ MENTAL_MODEL = """## The mental model
 
 Warp compiles **modules**, not kernels. A module's **identity** is
 
-> its live kernels and functions × its options × the CUDA block_dim × its generic instances
+> its live kernels and the functions they call (in any module), the `wp.constant` and `wp.static`
+> values they read, its options and the `wp.config` build flags folded in when it loads, the CUDA
+> block_dim, and its generic instances
 
-and every new identity is a full code generation and native build of *every* kernel in the module.
+(a list, not a product: a change to any one of them is a new identity), and every new identity is a
+full code generation and native build of *every* kernel in the module.
 The report's **Identity map** draws the identities this run built, in the order they loaded; each
 arrow says why the next one was needed (a kernel added, an option changed, a generic instance, a
 new block_dim). Cold start is roughly *identities touched × the size of each*."""
+
+
+def exercise_expect(ex):
+    """An exercise's limits, and its workload kept: an answer must launch what the broken form did."""
+    return ex["expect"] + ",workload=same"
 
 
 def lesson_cells(name, cells):
@@ -340,13 +362,19 @@ def lesson_cells(name, cells):
     tail.append(("md", "## Remember\n\n" + "\n".join(f"- {x}" for x in spec["remember"])))
     if "exercise" in spec:
         ex = spec["exercise"]
-        tail += [("md", "## Exercise\n\n" + ex["task"] + "\n\nThe cell says **met** or **not met** under its report "
-                        "(`--expect` takes the same limits as `warp-probe measure --budget`). It starts not met: edit it "
-                        "until it is. Add `--strict` to make *not met* fail the cell."),
-                 ("code", f"%%warp_probe --samples 1 --name exercise --expect \"{ex['expect']}\"\n" + ex["code"])]
+        tail += [("md", "## Exercise\n\n" + ex["task"] + "\n\nFirst run the program as it is: the probe keeps it as "
+                        "`exercise_broken`. Then edit the cell after it until it says **met** under its report "
+                        "(`--expect` takes the limits of `warp-probe measure --budget`; `workload=same` checks, as "
+                        "`%warp_compare` does, that your program still launches what `exercise_broken` launched, so "
+                        "an answer that deletes work is *not met* and says which launch went missing). Add "
+                        "`--strict` to make *not met* fail the cell."),
+                 ("code", "%%warp_probe --samples 1 --name exercise_broken\n" + ex["code"]),
+                 ("md", "<details><summary>Hint</summary>\n\n" + ex["hint"] + "\n\n</details>"),
+                 ("code", f"%%warp_probe --samples 1 --name exercise --compare exercise_broken --expect "
+                          f"\"{exercise_expect(ex)}\"\n" + ex["code"])]
         if ex.get("setup"):
             # the lesson changed its setup on the way: the exercise starts again from the first one
-            tail[-1:-1] = [("code", next(c[1] for c in cells if c[0] == "code" and c[1].startswith("%%warp_setup")))]
+            tail[-4:-4] = [("code", next(c[1] for c in cells if c[0] == "code" and c[1].startswith("%%warp_setup")))]
     else:
         tail.append(("md", "## Exercise\n\n" + spec["no_exercise"]))
     return head + cells[:first_probe] + [predict, cells[first_probe], read] + cells[first_probe + 1:] + tail
@@ -363,7 +391,7 @@ def notebook(name, title, cells, expect):
             run, lever = LESSONS[name]["replay"].split()
             expect["replay"] = {run: lever}
         if "exercise" in LESSONS[name]:
-            nb.metadata["xwarp_exercise"] = {"expect": LESSONS[name]["exercise"]["expect"]}
+            nb.metadata["xwarp_exercise"] = {"expect": exercise_expect(LESSONS[name]["exercise"])}
     nb.metadata["xwarp"] = {"expect": expect}
     cells = lesson_cells(name, cells)
     nb.cells = [new_markdown_cell(f"# {title}")] + [
@@ -389,7 +417,11 @@ def lesson_overview():
             ("md", """Warp compiles **modules**, not kernels. All the kernels defined in one Python module (here,
 one notebook cell run as a script) form one Warp module. Its **identity** is:
 
-> the live kernels and functions × the module's options × the CUDA block_dim × the generic instances
+> the live kernels and the functions they call (in any module), the `wp.constant` and `wp.static`
+> values they read, the module's options and the `wp.config` build flags folded in when it loads,
+> the CUDA block_dim, and the generic instances
+
+A change to any one of them is a new identity.
 
 Each new identity is a full code generation and native build of *every* kernel in the module. So cold
 start is roughly *identities touched × the size of each*, and the waste comes from two things:
@@ -501,7 +533,8 @@ for k in stages:
 only later (plugins, user input) cannot all exist up front: put them in a module of their own, so
 that their churn stops rebuilding the stable kernels."""),
         ],
-        {"findings": {"factory": ["CS-1"]}, "verdict": "improved"},
+        {"findings": {"factory": ["CS-1"]}, "verdict": "improved",
+         "claims": [{"says": "Five times. Each call adds a kernel", "report": "factory", "identities": 5}]},
     )
 
 
@@ -531,7 +564,9 @@ here. The same holds for `wp.clear_kernel_cache()` at start-up, a temporary or t
 another process may be using."""),
             ("code", "%warp_compare nocache cached"),
         ],
-        {"findings": {"nocache": ["CS-2"]}, "verdict": "improved"},
+        {"findings": {"nocache": ["CS-2"]}, "verdict": "improved",
+         "claims": [{"says": "still writes every build into `kernel_cache_dir`", "report": "nocache", "cache_written": True,
+                     "warm_builds_at_least": 1}]},
     )
 
 
@@ -562,7 +597,8 @@ wp.launch(stage_a, dim=64, inputs=[a, m])"""),
             ("md", """If some kernels really need other options, give them a module of their own. A quieter form of
 this mistake is setting a `wp.config` global too late: see `option_not_arrived.ipynb`."""),
         ],
-        {"findings": {"late_option": ["CS-3"]}, "verdict": "improved"},
+        {"findings": {"late_option": ["CS-3"]}, "verdict": "improved",
+         "claims": [{"says": "Two: the same kernels under two option sets", "report": "late_option", "identities": 2}]},
     )
 
 
@@ -571,9 +607,12 @@ def lesson_option_not_arrived():
         "option_not_arrived",
         "The import-order trap: a wp.config option that never arrives",
         [
-            ("md", """Warp modules copy a few globals from `wp.config` **when they are created**, which happens when
+            ("md", """Warp 1.19 modules copy six globals from `wp.config` **when they are created**, which happens when
 their Python module is imported: `enable_backward`, `max_unroll`, `lineinfo`, `compile_time_trace`,
-`deterministic`. Setting the global afterwards changes nothing for those modules, silently.
+`deterministic` and `deterministic_max_records`. Setting one of those afterwards changes nothing for
+those modules, silently. Others are read when the module **loads** (builds), so setting them before
+the first launch is enough: `mode`, `optimization_level`, `use_precompiled_headers`, `verify_fp`
+(and a few more build flags, such as `line_directives` and `llvm_cuda`).
 
 The setup writes a small library to a temporary folder and puts it on the path, as if it were
 an installed package."""),
@@ -688,7 +727,8 @@ for k in (blur, sharpen, clamp01, invert):
 different stable block_dims or separate edit cycles belong apart, since a bigger module rebuilds
 whole whenever one of its kernels changes."""),
         ],
-        {"findings": {"four_modules": ["CS-4"]}, "verdict": "improved"},
+        {"findings": {"four_modules": ["CS-4"]}, "verdict": "improved",
+         "claims": [{"says": "Four, one per module", "report": "four_modules", "modules": 4}]},
     )
 
 
@@ -732,9 +772,11 @@ wp.launch(relax, dim=8, inputs=[a64])
 wp.launch(relax, dim=8, inputs=[a16])"""),
             ("code", "%warp_compare on_demand registered"),
             ("md", """Register the signatures the program routinely uses with `wp.overload` before the first launch
-(and keep the returned objects). Only those: every registered instance makes each build bigger."""),
+(the generic kernel keeps the instances it registers; the returned objects are there if you want to
+launch one by name). Only those: every registered instance makes each build bigger."""),
         ],
-        {"findings": {"on_demand": ["CS-6"]}, "verdict": "improved"},
+        {"findings": {"on_demand": ["CS-6"]}, "verdict": "improved",
+         "claims": [{"says": "Three: each new dtype adds an instance", "report": "on_demand", "identities": 3}]},
     )
 
 
@@ -791,7 +833,8 @@ for k in (blur, sharpen, clamp01, invert):
             ("md", """Keep `module="unique"` for kernels that would otherwise churn a shared module (see CS-1), and
 look for it hidden in factory helpers."""),
         ],
-        {"findings": {"unique": ["CS-9"]}, "verdict": "improved"},
+        {"findings": {"unique": ["CS-9"]}, "verdict": "improved",
+         "claims": [{"says": "Four: one per kernel", "report": "unique", "modules": 4}]},
     )
 
 
@@ -800,8 +843,9 @@ def lesson_cs10_unused_backward():
         "cs10_unused_backward",
         "CS-10: backward code generated but never used (with a gradient check)",
         [
-            ("md", """By default every kernel is compiled twice over: its forward code and its adjoint (backward)
-code, for automatic differentiation. A program that never differentiates pays for code it never
+            ("md", """By default every kernel is generated with two entry points, its forward code and its adjoint
+(backward) code for automatic differentiation, in the module's one translation unit, built once:
+a bigger build, not a second one. A program that never differentiates pays for code it never
 runs. The probe flags it as an **advisory**: an opportunity to measure, not an instruction."""),
             setup_intro(),
             ("code", SETUP),
@@ -851,11 +895,15 @@ def gradient(enable_backward):
 print("backward on: ", gradient(True))
 print("backward off:", gradient(False))
 wp.config.enable_backward = True"""),
-            ("md", """With backward off the gradient is zeros, and nothing complains. So: measure the lever, set it
+            ("md", """With backward off the gradient is zeros. Warp 1.19 does say something: the warning printed above
+("Running the tape backwards may produce incorrect gradients ... enable_backward=False"), once, at
+the default log level; a launch with `adjoint=True` of such a kernel raises. A warning among a long
+run's output is easy to miss, and the numbers are wrong either way. So: measure the lever, set it
 at the entry point of an application that never differentiates (never in library code), and split
 forward-only kernels from differentiable ones instead of switching a differentiated module off."""),
         ],
         {"findings": {"with_backward": ["CS-10"]}, "verdict": "improved", "absent": {"forward_only": ["CS-10", "option-not-arrived"]},
+         "claims": [{"says": "the warning printed above", "output": "may produce incorrect gradients"}],
          "stdout": ["backward on:  [2.0, 4.0, 6.0]",
                                                                                       "backward off: [0.0, 0.0, 0.0]"]},
     )
@@ -920,8 +968,10 @@ def lesson_gpu_mechanisms():
         "gpu_mechanisms",
         "On a GPU: block_dim duplication (CS-5), MathDx LTO (CS-7), the precompiled header (CS-12)",
         [
-            ("md", """These mechanisms only show on CUDA. This notebook probes them when a CUDA device is present and
-says so plainly when there is none."""),
+            ("md", """CS-5 (one module at several block_dims) and CS-7 (MathDx LTO) only show on CUDA. CS-12 does not:
+Warp 1.19 keeps a precompiled header per compiling thread for Clang (the CPU) and NVRTC alike, and
+its signal is measured on the CPU too (see the what-if lesson); it is here for its CUDA form. This
+notebook probes them when a CUDA device is present and says so plainly when there is none."""),
             ("code", """import warp as wp
 
 HAVE_GPU = wp.get_cuda_device_count() > 0

@@ -54,13 +54,12 @@ wp.launch(relax, dim=8, inputs=[a16])
 wp.launch(relax, dim=8, inputs=[a32])''',
     # no module="unique": the kernels share the cell's module
     "cs9_unique_modules": SMALL_OPS.format(decorator=""),
-    # the setup's @wp.func already created the module: its own option, set before the first load
-    # (a wp.config global here would come too late, which is the next lesson's trap)
-    "cs10_unused_backward": f'''wp.set_module_options({{"enable_backward": False}})
+    # the setup's @wp.func already created the module, so a wp.config global here comes too late
+    # (the next lesson's trap): each kernel carries the option itself, and Warp generates no
+    # adjoint for it (wp.set_module_options({"enable_backward": False}) first would do as well)
+    "cs10_unused_backward": f'''{stage("push", "0.5").replace("@wp.kernel", "@wp.kernel(enable_backward=False)")}
 
-{stage("push", "0.5")}
-
-{stage("pull", "0.25")}
+{stage("pull", "0.25").replace("@wp.kernel", "@wp.kernel(enable_backward=False)")}
 
 wp.launch(push, dim=64, inputs=[a, m])
 wp.launch(pull, dim=64, inputs=[a, m])''',

@@ -21,36 +21,64 @@ def exercises():
     for path in NOTEBOOKS:
         nb = nbformat.read(path, as_version=4)
         if "xwarp_exercise" in nb.metadata:
-            setup = [c.source for c in nb.cells if c.cell_type == "code" and c.source.startswith("%%warp_setup")]
-            out.append((path.stem, setup[0], nb.metadata["xwarp_exercise"]["expect"]))
+            code = [c.source for c in nb.cells if c.cell_type == "code"]
+            setup = [c for c in code if c.startswith("%%warp_setup")]
+            (broken,) = [c.split("\n", 1)[1] for c in code if c.startswith("%%warp_probe --samples 1 --name exercise_broken\n")]
+            out.append((path.stem, setup[0], nb.metadata["xwarp_exercise"]["expect"], broken))
     return out
+
+
+def without_last_launch(code):
+    """The broken form with work deleted: its last launch gone (the answer that cheats)."""
+    lines = code.splitlines()
+    last = max(i for i, line in enumerate(lines) if "wp.launch(" in line)
+    indent = len(lines[last]) - len(lines[last].lstrip())
+    lines[last] = " " * indent + "pass"
+    return "\n".join(lines)
 
 
 @pytest.mark.quick
 def test_every_exercise_has_a_solution_and_every_solution_an_exercise():
-    names = {name for name, _, _ in exercises()}
+    names = {name for name, _, _, _ in exercises()}
     assert len(names) >= 9
     assert names == set(SOLUTIONS)
+    for name, _, expect, _ in exercises():
+        assert expect.endswith(",workload=same"), (name, expect)
 
 
-def test_every_solution_meets_its_exercise(tmp_path):
+def test_every_solution_meets_its_exercise_and_deleting_work_does_not(tmp_path):
     km = KernelManager(kernel_name="xwarp")
     km.start_kernel(env=dict(os.environ, TMPDIR=str(tmp_path)), cwd=str(tmp_path))
     kc = km.client()
     kc.start_channels()
+
+    def probe(code, name, expect, strict):
+        outputs = []
+        reply = kc.execute_interactive(f'%%warp_probe --samples 1 --name {name} --compare {base} --expect "{expect}"'
+                                       + (" --strict" if strict else "") + "\n" + code,
+                                       timeout=600, output_hook=outputs.append)
+        met = [m["content"]["data"][EXPECTATION_MIME] for m in outputs
+               if m["msg_type"] == "display_data" and EXPECTATION_MIME in m["content"]["data"]]
+        texts = [m["content"]["data"].get("text/plain", "") for m in outputs if m["msg_type"] == "display_data"]
+        return reply["content"], met, "\n".join(texts)
+
     try:
         kc.wait_for_ready(timeout=60)
-        for name, setup, expect in exercises():
-            outputs = []
+        for name, setup, expect, broken in exercises():
+            if "build-overlap" in expect and (os.cpu_count() or 1) < 2:
+                continue  # the exercise says it needs 2 cores: nothing overlaps on one
             reply = kc.execute_interactive(setup, timeout=120)
             assert reply["content"]["status"] == "ok", (name, reply["content"])
-            reply = kc.execute_interactive(
-                f'%%warp_probe --samples 1 --name {name}-solution --expect "{expect}" --strict\n' + SOLUTIONS[name],
-                timeout=600, output_hook=outputs.append)
+            base = f"{name}-broken"
+            reply = kc.execute_interactive(f"%%warp_probe --samples 1 --name {base}\n{broken}", timeout=600)
             assert reply["content"]["status"] == "ok", (name, reply["content"].get("evalue"))
-            met = [m["content"]["data"][EXPECTATION_MIME] for m in outputs
-                   if m["msg_type"] == "display_data" and EXPECTATION_MIME in m["content"]["data"]]
+            content, met, _ = probe(SOLUTIONS[name], f"{name}-solution", expect, strict=True)
+            assert content["status"] == "ok", (name, content.get("evalue"))
             assert met == [{"met": True, "expect": expect}], (name, met)
+            # the broken form with a launch deleted: not met, and it says the workload changed
+            content, met, text = probe(without_last_launch(broken), f"{name}-deleted", expect, strict=False)
+            assert content["status"] == "ok" and met == [{"met": False, "expect": expect}], (name, met)
+            assert "workload changed" in text and "missing: " in text, (name, text[-2000:])  # and names the launch
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)

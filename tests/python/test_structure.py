@@ -49,3 +49,17 @@ def test_every_mechanism_the_guide_describes_is_in_the_registry():
     guide = (ROOT / "references" / "mechanisms.md").read_text()
     sections = set(re.findall(r"^## (\S+)$", guide, re.M))
     assert sections == {m["guide"] for m in registry}, sections ^ {m["guide"] for m in registry}
+
+
+def test_the_cheat_sheet_has_one_row_per_mechanism_and_its_lever():
+    registry = json.loads(subprocess.run([str(PROBE), "mechanisms", "--json"], capture_output=True, text=True,
+                                         check=True).stdout)["mechanisms"]
+    rows = {}
+    for line in (ROOT / "references" / "cheatsheet.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 5 and cells[0] not in ("mechanism", "---"):
+            rows[cells[0]] = cells
+    assert set(rows) == {m["id"] for m in registry}, set(rows) ^ {m["id"] for m in registry}
+    for m in registry:
+        lever = rows[m["id"]][3]
+        assert lever == (f"`{m['lever']}`" if m.get("lever") else "—"), (m["id"], lever, m.get("lever"))
