@@ -1063,8 +1063,9 @@ CS-1 and CS-5 have no lever: moving a kernel definition or splitting a module by
 change to the program itself."""),
             setup_intro(),
             ("code", SETUP),
-            ("md", """This cell turns `fast_math` on after the module has already loaded (CS-3), so the module
-builds twice. `--whatif` with no value replays the levers of the findings, the most time at stake
+            ("md", """This cell turns `fast_math` on after the module has already loaded. A module's options are part
+of its identity (the overview's identity map), so the module builds twice; the CS-3 lesson takes
+that mechanism apart, here it is simply something to fix. `--whatif` with no value replays the levers of the findings, the most time at stake
 first, within a budget of about six cold runs; what does not fit is listed as *not run*."""),
             ("code", f"""%%warp_probe --samples 2 --name late_option --whatif
 {kernel("stage_a", "1.0")}

@@ -165,8 +165,12 @@ namespace xwarp
             b.exceeded = workload->status != "same";
             b.message = "workload " + workload->status
                         + (workload->reason.empty() ? std::string() : ": " + workload->reason);
-            // which launch: the first the runs disagree on, and the kernels whose counts moved
-            if (const auto& d = workload->first_divergence; b.exceeded && d)
+            // which launch: all of them, the first the runs disagree on, the kernels whose counts moved
+            if (b.exceeded && workload->after_launches == 0 && workload->before_launches > 0)
+            {
+                b.message += "; missing: all " + std::to_string(workload->before_launches) + " launches";
+            }
+            else if (const auto& d = workload->first_divergence; b.exceeded && d)
             {
                 if (d->before && !d->after)
                 {

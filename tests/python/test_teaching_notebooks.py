@@ -169,7 +169,8 @@ def test_notebook_shows_what_it_teaches(path, tmp_path):
                 assert measured[lever]["verdict"] == verdict, measured[lever]
         assert "What-if replays" in str(displays)
         return
-    cmps = comparisons(displays)
+    # the lesson's own comparisons (the exercise compares the learner's edit with exercise_broken)
+    cmps = [c for c in comparisons(displays) if c["after"]["path"] != "exercise"]
     assert cmps, "the notebook shows no comparison"
     final = cmps[-1]
     assert final["workload"]["status"] == "same"
