@@ -32,6 +32,7 @@ namespace xwarp::cli
     std::unique_ptr<subcommand> measure_command();
     std::unique_ptr<subcommand> whatif_command();
     std::unique_ptr<subcommand> fix_command();
+    std::unique_ptr<subcommand> warmup_command();
     std::unique_ptr<subcommand> compare_command();
     std::unique_ptr<subcommand> report_command();
     std::unique_ptr<subcommand> check_command();

@@ -22,6 +22,7 @@ namespace
         doctor_command,
         whatif_command,
         fix_command,
+        warmup_command,
         mechanisms_command,
         history_command,
         check_command,

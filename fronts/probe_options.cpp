@@ -81,4 +81,21 @@ namespace xwarp
                                          "else is ever written there)");
         app.add_option("--samples,-n", o.samples, "with --verify: samples a side (default 2)")->check(whole_number(1, 100));
     }
+
+    void add_warmup_options(CLI::App& app, warmup_options& o, front f)
+    {
+        app.add_option("-o,--out", o.out,
+                       std::string("write the warm-up file here")
+                           + (f == front::cli ? " (default: ./warp_warmup.py)" : " (default: none; the file is shown)"));
+        app.add_option("--workers", o.workers, "builds at a time in the file (default: the measured machine's CPU count, at most 16)")
+            ->check(whole_number(1, 256));
+        app.add_option("--device", o.device, "build for this CUDA device instead of the measured one (cuda:1); CPU builds stay");
+        app.add_option("--arch", o.arch, "also build each CUDA module ahead of time for this architecture (86, 90; "
+                                         "repeatable), through wp.compile_aot_module where the Warp supports it")
+            ->check(whole_number(10, 1000));
+        app.add_flag("--verify", o.verify,
+                     "prove it: in fresh private caches run the warm-up (timed, with its workers), then the program on "
+                     "that cache; a covered identity the program still builds fails the check, by module and hash");
+        app.add_option("--samples,-n", o.samples, "with --verify: samples (default 2)")->check(whole_number(1, 100));
+    }
 }

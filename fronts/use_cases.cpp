@@ -65,6 +65,12 @@ namespace xwarp::fronts
         return replay_saved(saved, options, whatif, observer, cancelled);
     }
 
+    warmup_plan warm_up(const report& saved, const measure_options& options, const warmup_job& job,
+                        run_observer* observer, const cancel_check& cancelled)
+    {
+        return warmup(saved, options, job, observer, cancelled);
+    }
+
     report fix(const report& saved, const measure_options& options, const fix_request& request, run_observer* observer,
                const cancel_check& cancelled)
     {

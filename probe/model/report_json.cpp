@@ -13,6 +13,7 @@
 
 #include "xwarp/model/comparison.hpp"
 #include "xwarp/model/json_io.hpp"
+#include "xwarp/model/warmup.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -118,7 +119,7 @@ namespace xwarp
 
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(lto_artifact, symbol, built, ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(phase_span, name, start_ms, ms)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(kernel_entry, key, hash, sig, generic, types, enable_backward)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(kernel_entry, key, hash, sig, generic, types, enable_backward, qualname, defined_in)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(content_snapshot, kernels, functions, options, options_source)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_load,
                                                     module,
@@ -231,6 +232,20 @@ namespace xwarp
         s.warm = j.value("warm", std::optional<run_result>{});
     }
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(stat, median, mad, values)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(warmup_overload, kernel, signature, types)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(warmup_target, module, hash, device, block_dim, build_ms, stage, covered,
+                                                    why_not, import_from, kernel, overloads, options)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(warmup_check, samples, warmup_wall_ms, warmup_build_ms, warmup_builds,
+                                                    primed_wall_ms, warm_wall_ms, wall_gap_ms, band_ms, serial_cold_build_ms,
+                                                    covered_built, uncovered_built, new_built, verdict, reasons)
+    void to_json(json& j, const warmup_plan& p)
+    {
+        j = json{{"source", p.source}, {"command", p.command}, {"warp_version", p.warp_version},
+                 {"import_root", p.import_root}, {"entry_script", p.entry_script}, {"entry_source", p.entry_source}, {"workers", p.workers}, {"device", p.device}, {"arch", p.arch},
+                 {"config", p.config}, {"targets", p.targets}, {"covered", p.covered}, {"uncovered", p.uncovered},
+                 {"covered_ms", p.covered_ms}, {"total_ms", p.total_ms}, {"notes", p.notes}, {"script", p.script},
+                 {"script_path", p.script_path}, {"check", p.check ? json(*p.check) : json()}};
+    }
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         identity, module, hash, device, block_dim, ms, builds, samples_seen, status, kernels)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(

@@ -80,7 +80,9 @@ namespace xwarp
                                          k.value("types", json()),
                                          k.contains("enable_backward") && k["enable_backward"].is_boolean()
                                              ? std::optional<bool>(k["enable_backward"].get<bool>())
-                                             : std::nullopt});
+                                             : std::nullopt,
+                                         shared_text(val<std::string>(k, "qualname", "")),
+                                         shared_text(val<std::string>(k, "defined_in", ""))});
                 }
             }
             if (auto it = j.find("functions"); it != j.end() && it->is_object())

@@ -553,6 +553,30 @@ namespace xwarp
         return s;
     }
 
+    primed_sample run_primed_sample(const prepared_command& command,
+                                    const prepared_command& prime,
+                                    int index,
+                                    run_observer* observer,
+                                    const cancel_check& cancelled)
+    {
+        scoped_temp_dir tmp("xwarp-");
+        primed_sample out;
+        out.program.index = index;
+        pass_context prime_pc{prime.options, prime.exe, prime.argv, prime.base_env, prime.cwd, observer, cancelled, ""};
+        out.prime = run_pass(prime_pc, tmp, index, "warmup");
+        if (out.prime.interrupted || !out.prime.ok())
+        {
+            return out;  // the program did not run
+        }
+        pass_context pc{command.options, command.exe, command.argv, command.base_env, command.cwd, observer, cancelled, "primed"};
+        out.program.cold = run_pass(pc, tmp, index, "cold");
+        if (!out.program.cold.interrupted && out.program.cold.ok())
+        {
+            out.program.warm = run_pass(pc, tmp, index, "warm");
+        }
+        return out;
+    }
+
     report make_report(const prepared_command& command, std::vector<sample> samples)
     {
         const measure_options& options = command.options;

@@ -606,6 +606,13 @@ def _snapshot(module, bd):
                 own = getattr(k, "options", None)
                 if isinstance(own, dict) and isinstance(own.get("enable_backward"), bool):
                     item["enable_backward"] = own["enable_backward"]
+                # Where the kernel's function lives (a warm-up imports it from there; a
+                # "<locals>" qualname is one a factory or closure made at run time).
+                fn = getattr(k, "func", None)
+                for field, attr in (("qualname", "__qualname__"), ("defined_in", "__module__")):
+                    value = getattr(fn, attr, None)
+                    if isinstance(value, str):
+                        item[field] = value
                 kernels.append(item)
             funcs = {}
             for f, fh in (getattr(h, "function_hashes", None) or {}).items():

@@ -450,3 +450,21 @@ def test_warp_fix_writes_the_cells_patch_and_verifies_it(session):
     assert "+wp.set_module_options({'fast_math': True})" in fix["patch"] and "cell.py" in fix["patch"]
     assert 'data-xwarp="fixes"' in bundle["text/html"] and "verified" in bundle["text/plain"]
     assert list(session.tmp.iterdir()) == [], "temporary files were left behind"
+
+
+def test_warp_warmup_builds_a_cells_kernels_and_verifies_it(session):
+    # A lesson-shaped cell (its kernel defined in the cell, launched at top level): the warm-up
+    # carries the cell's definitions, the notebook shows its coverage and its verification.
+    reply, _ = session.execute(
+        "%%warp_probe --samples 1 --name cell_run\nimport warp as wp\n\n"
+        "@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[wp.tid()] = wp.cos(a[wp.tid()]) + 1.0\n\n"
+        "a = wp.zeros(8, dtype=float)\nwp.launch(k, dim=8, inputs=[a])\n"
+    )
+    assert reply["status"] == "ok"
+    reply, out = session.execute("%warp_warmup cell_run --verify --samples 1")
+    assert reply["status"] == "ok", [b.get("text/plain") for b in bundles(out)]
+    (bundle,) = [b for b in bundles(out) if "text/plain" in b and "Warm-up for" in b["text/plain"]]
+    text = bundle["text/plain"]
+    assert "covers 1 of 1 identities" in text and "VERIFIED" in text and "builds left at run time: 0" in text, text
+    assert "ENTRY_SOURCE = " in text and "<details>" in bundle["text/html"]
+    assert list(session.tmp.iterdir()) == [], "temporary files were left behind"

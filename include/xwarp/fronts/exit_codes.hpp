@@ -9,6 +9,7 @@ namespace xwarp::exit_code
     // measure / report / doctor
     inline constexpr int ok = 0;
     inline constexpr int all_samples_failed = 1;  // measure: no sample succeeded
+    inline constexpr int check_failed = 1;        // warmup --verify: a covered identity still built, or a run failed
 
     // compare verdicts
     inline constexpr int improved = 0;

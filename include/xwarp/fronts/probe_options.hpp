@@ -64,6 +64,18 @@ namespace xwarp
     };
     void add_fix_options(CLI::App& app, fix_options& options, front f);
 
+    // warmup and %warp_warmup.
+    struct warmup_options
+    {
+        std::string out;      // the file to write
+        int workers = 0;      // 0: the measured machine's CPU count (at most 16)
+        std::string device;
+        std::vector<int> arch;
+        bool verify = false;
+        int samples = 2;
+    };
+    void add_warmup_options(CLI::App& app, warmup_options& options, front f);
+
     // "backward-off, pch-off, ...": the levers, for help texts.
     std::string lever_names();
 }

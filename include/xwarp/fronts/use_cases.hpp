@@ -14,6 +14,7 @@
 #include "xwarp/model/comparison.hpp"
 #include "xwarp/model/report.hpp"
 #include "xwarp/runner/runner.hpp"
+#include "xwarp/warmup/warmup.hpp"
 
 namespace xwarp::fronts
 {
@@ -32,6 +33,12 @@ namespace xwarp::fronts
     // verify (options: how to re-run the command, as for replay). Throws fix_error.
     report fix(const report& saved, const measure_options& options, const fix_request& request, run_observer* observer,
                const cancel_check& cancelled);
+
+    // warmup, %warp_warmup: the warm-up file of a run (every identity it built that an import
+    // can reach), written where the job says, and with verify measured on fresh caches
+    // (options: how to re-run the command, as for replay). Throws warmup_error.
+    warmup_plan warm_up(const report& saved, const measure_options& options, const warmup_job& job,
+                        run_observer* observer, const cancel_check& cancelled);
 
     // How a saved report was measured (its command, folder, samples, Python, timeout), to run it
     // again; the front sets the shim and, for a notebook cell, the command.

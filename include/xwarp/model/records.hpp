@@ -25,6 +25,10 @@ namespace xwarp
         bool generic = false;
         nlohmann::json types;  // a generic instance's argument types as data (for preregister-overloads)
         std::optional<bool> enable_backward;  // the kernel's own option (@wp.kernel(enable_backward=...)), when set
+        // Where its Python function lives: its __qualname__ ("make.<locals>.k" for one a factory
+        // made) and __module__; empty when the shim did not record them. The warm-up imports by them.
+        shared_text qualname;
+        shared_text defined_in;
     };
 
     // A module's resolved options, read-only and shared: the loads of a program carry a few

@@ -102,6 +102,21 @@ namespace xwarp
                       run_observer* observer,
                       const cancel_check& cancelled);
 
+    // warmup --verify: a sample whose private caches a prime command (the warm-up file) filled
+    // first, in a pass of its own ("warmup", with the shim: its builds are recorded); then the
+    // command's cold pass, on the primed cache, and its warm pass. The cold pass runs only when
+    // the prime succeeded.
+    struct primed_sample
+    {
+        run_result prime;
+        sample program;
+    };
+    primed_sample run_primed_sample(const prepared_command& command,
+                                    const prepared_command& prime,
+                                    int index,
+                                    run_observer* observer,
+                                    const cancel_check& cancelled);
+
     // True when no further sample should run: interrupted, or the command could not start.
     bool stop_sampling(const sample& s, const cancel_check& cancelled);
 

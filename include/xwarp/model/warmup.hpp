@@ -1,0 +1,93 @@
+// A deploy-time warm-up: every module identity a measured run built, as the Python file that
+// builds it again before the program runs (analysis/warmup_plan.hpp plans it from a report,
+// render/warmup_script.hpp writes the file), and, with verify, the program measured on the
+// cache the warm-up filled (warmup/warmup.hpp).
+#ifndef XWARP_MODEL_WARMUP_HPP
+#define XWARP_MODEL_WARMUP_HPP
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "xwarp/model/results.hpp"
+
+namespace xwarp
+{
+    // A generic instance the warm-up registers before its target loads.
+    struct warmup_overload
+    {
+        std::string kernel;               // the generic kernel's qualname in the target's Python module
+        std::string signature;            // as Warp prints it ("a: wp.array[wp.float32], s: float32")
+        std::vector<std::string> types;   // Python expressions, one per argument ("wp.float32")
+    };
+
+    // One identity (module, hash, device, block_dim) of the run's first good cold pass.
+    struct warmup_target
+    {
+        std::string module;  // Warp's module name
+        std::string hash;    // full hex
+        std::string device;
+        std::optional<int> block_dim;
+        double build_ms = 0.0;  // its cold build in the measured run (median of the samples that built it)
+        int stage = 1;          // identities of one module that differ by their generic instances load in order
+        bool covered = false;
+        std::string why_not;      // when not covered: what keeps the warm-up from building it
+        std::string import_from;  // the Python module that defines its kernels
+        std::string kernel;       // a kernel's qualname there: the Warp module is that kernel's
+        std::vector<warmup_overload> overloads;  // every instance it held (registered in order)
+        nlohmann::json options = nlohmann::json::object();  // the options it was built with, block_dim left out
+    };
+
+    // warmup --verify: the warm-up run in fresh private caches, then the program on that cache.
+    struct warmup_check
+    {
+        int samples = 0;
+        stat warmup_wall_ms;     // the warm-up's process, start to exit
+        stat warmup_build_ms;    // from its first build's start to its last build's end
+        int warmup_builds = 0;   // identities it compiled (first sample)
+        stat primed_wall_ms;     // the program on the cache the warm-up filled
+        stat warm_wall_ms;       // the program again on that cache (its own warm wall)
+        std::optional<double> wall_gap_ms;  // primed median - warm median
+        std::optional<double> band_ms;      // max(1% of the warm median, 2 x the larger MAD)
+        std::optional<double> serial_cold_build_ms;  // the measured run's cold module work (its report)
+        // Identities the program still compiled on the primed cache, as "module hash7 on device
+        // [block_dim N] (ms)": covered ones fail the check; uncovered ones were expected.
+        std::vector<std::string> covered_built;
+        std::vector<std::string> uncovered_built;
+        std::vector<std::string> new_built;  // built at run time but not in the measured run
+        std::string verdict;  // verified, failed (a covered identity built, or a run failed), interrupted
+        std::vector<std::string> reasons;
+    };
+
+    struct warmup_plan
+    {
+        std::string source;                // the report it was planned from (path or @ID)
+        std::string command;               // the measured command, one line
+        std::string warp_version;
+        std::string import_root;           // the folder the program's modules are imported from (measured)
+        // The command's own script, in import_root: kernels defined in it (module __main__) are
+        // built from its definitions, without its `if __name__ == "__main__":` block. "" when the
+        // command has none (a notebook cell, python -c).
+        std::string entry_script;
+        std::string entry_source;  // a notebook cell's code (its %%warp_setup code first), in place of a script
+        int workers = 1;
+        std::string device;                // --device: replaces each CUDA device; "" keeps the measured ones
+        std::vector<int> arch;             // --arch: CUDA architectures built ahead of time as well
+        nlohmann::json config = nlohmann::json::object();  // wp.config values the program set before its first load
+        std::vector<warmup_target> targets;  // in the order the run loaded them
+        int covered = 0;
+        int uncovered = 0;
+        double covered_ms = 0.0;
+        double total_ms = 0.0;
+        std::vector<std::string> notes;
+        std::string script;  // the Python file (render_warmup_script), kept with the plan for the fronts
+        std::string script_path;  // where it was written ("" when not)
+        std::optional<warmup_check> check;
+    };
+
+    void to_json(nlohmann::json& j, const warmup_plan& p);
+}
+
+#endif

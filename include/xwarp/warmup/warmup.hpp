@@ -1,0 +1,40 @@
+// warp-probe warmup: the warm-up file of a measured run (analysis plans it, render writes it)
+// and, with verify, the proof: in fresh private caches the warm-up runs, then the program on
+// the cache it filled; every covered identity the program still builds is a failure, named.
+#ifndef XWARP_WARMUP_WARMUP_HPP
+#define XWARP_WARMUP_WARMUP_HPP
+
+#include <stdexcept>
+#include <string>
+
+#include "xwarp/analysis/warmup_plan.hpp"
+#include "xwarp/model/warmup.hpp"
+#include "xwarp/runner/runner.hpp"
+
+namespace xwarp
+{
+    struct warmup_job
+    {
+        warmup_request plan;
+        std::string out_path;  // where the file goes; "" writes none
+        bool verify = false;
+        int samples = 2;       // when verifying
+    };
+
+    // A request that cannot be carried out, before anything runs (a report with no good
+    // sample, a file that cannot be written).
+    class warmup_error : public std::runtime_error
+    {
+    public:
+        explicit warmup_error(const std::string& message, bool io = false) : std::runtime_error(message), cannot_write(io) {}
+        bool cannot_write;  // the file could not be written (not a bad request)
+    };
+
+    // The plan of the saved report, its file written to out_path, and with verify the check.
+    // `rerun` re-runs the report's command as it was measured (fronts::rerun_options). An
+    // interrupted check says so in its verdict.
+    warmup_plan warmup(const report& saved, const measure_options& rerun, const warmup_job& job, run_observer* observer,
+                       const cancel_check& cancelled);
+}
+
+#endif

@@ -1,0 +1,402 @@
+// warp-probe warmup, the analysis half: the identities of a measured run as loads a warm-up
+// file can repeat, and why the others cannot be repeated ahead of the program.
+#include "xwarp/analysis/warmup_plan.hpp"
+
+#include <algorithm>
+#include <map>
+#include <limits>
+#include <regex>
+#include <set>
+#include <stdexcept>
+
+#include "xwarp/analysis/fixes.hpp"
+
+namespace xwarp
+{
+    namespace
+    {
+        using json = nlohmann::json;
+
+        // A type Warp's namespace holds (scalars, vectors, matrices, quaternions, transforms):
+        // the only ones a file that imports nothing but Warp can name.
+        bool warp_type_name(const std::string& name)
+        {
+            static const std::regex known(
+                "(bool|int|float|u?int(8|16|32|64)|float(16|32|64)|vec\\w*|mat\\w*|quat\\w*|transform\\w*|"
+                "spatial_vector\\w*|spatial_matrix\\w*|spatial_transform\\w*)");
+            return std::regex_match(name, known);
+        }
+
+        // A recorded argument type (the shim's {type} or {array, dtype, ndim}) as the Python
+        // expression that builds it; "" when it names a type outside Warp (a user struct).
+        std::string type_code(const json& spec)
+        {
+            if (!spec.is_object())
+            {
+                return {};
+            }
+            if (spec.contains("array"))
+            {
+                const std::string dtype = type_code(spec.value("dtype", json::object()));
+                const json kind = spec["array"];
+                const json ndim = spec.value("ndim", json(1));
+                if (dtype.empty() || !kind.is_string() || !ndim.is_number_integer()
+                    || !std::regex_match(kind.get<std::string>(), std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+                {
+                    return {};
+                }
+                const std::string k = kind.get<std::string>()[0] == '_' ? "array" : kind.get<std::string>();
+                return "wp." + k + "(dtype=" + dtype + ", ndim=" + std::to_string(ndim.get<int>()) + ")";
+            }
+            const json name = spec.value("type", json());
+            if (!name.is_string())
+            {
+                return {};
+            }
+            const std::string n = name.get<std::string>();
+            if (n == "float" || n == "int" || n == "bool")
+            {
+                return n;
+            }
+            return warp_type_name(n) ? "wp." + n : std::string();
+        }
+
+        std::string joined(const std::vector<std::string>& argv)
+        {
+            std::string out;
+            for (const auto& a : argv)
+            {
+                out += (out.empty() ? "" : " ") + a;
+            }
+            return out;
+        }
+
+        // What importing the module gives it whatever the program did after: its plain kernels
+        // (with their content), the generic kernels it defines, its functions.
+        std::string import_form(const content_snapshot& s)
+        {
+            std::set<std::string> parts;
+            for (const auto& k : s.kernels)
+            {
+                parts.insert(k.generic ? "generic " + k.key : "kernel " + k.key + " " + k.hash.str());
+            }
+            for (const auto& [key, hash] : s.functions)
+            {
+                parts.insert("function " + key + " " + hash);
+            }
+            std::string out;
+            for (const auto& p : parts)
+            {
+                out += p + "\n";
+            }
+            return out;
+        }
+
+        // Why the warm-up cannot build this identity by importing its module, "" when it can.
+        std::string unreachable(const content_snapshot& s, bool has_entry)
+        {
+            if (s.kernels.empty())
+            {
+                return "its snapshot holds no kernel to reach the module by";
+            }
+            for (const auto& k : s.kernels)
+            {
+                if (k.defined_in.empty() || k.qualname.empty())
+                {
+                    return "the report does not say where kernel " + k.key
+                           + " is defined (recorded by an older xwarp, or from Warp's log)";
+                }
+                if (k.qualname.str().find("<locals>") != std::string::npos)
+                {
+                    return "kernel " + k.key + " is made at run time by a factory or closure (" + k.defined_in.str() + "."
+                           + k.qualname.str() + "): importing its module does not create it";
+                }
+                if (k.defined_in.str() == "__main__" && !has_entry)
+                {
+                    return "kernel " + k.key
+                           + " is defined in __main__ with no script to read it from (python -c, or stdin): move the "
+                             "kernels into a module the program imports";
+                }
+            }
+            return {};
+        }
+
+        // The folder the entry script's modules are imported from, and the entry script's file
+        // name in it ("" when the command runs no script file: a notebook cell, python -c).
+        std::pair<std::string, std::string> entry_of(const report& r)
+        {
+            const program_files files = program_files_of(r);
+            if (files.entry.empty() || r.cell_code)
+            {
+                return {r.cwd, ""};
+            }
+            const auto slash = files.entry.rfind('/');
+            std::string dir = slash == std::string::npos ? r.cwd : files.entry.substr(0, slash);
+            std::string name = slash == std::string::npos ? files.entry : files.entry.substr(slash + 1);
+            return {dir.empty() ? "/" : dir, name};
+        }
+
+        // wp.config values the program set before its first module load (the last of each),
+        // those that can be written as a literal; the cache's location is the warm-up's own.
+        json config_before_first_load(const run_result& cold, std::vector<std::string>& notes)
+        {
+            json out = json::object();
+            for (const auto& p : cold.processes)
+            {
+                std::int64_t first_load = std::numeric_limits<std::int64_t>::max();
+                for (const auto& l : cold.module_loads)
+                {
+                    if (l.pid == p.pid)
+                    {
+                        first_load = std::min(first_load, l.seq);
+                    }
+                }
+                for (const auto& c : p.config_sets)
+                {
+                    if (c.seq > first_load || c.key.find("cache") != std::string::npos || c.key == "log_level"
+                        || c.key == "verbose" || c.key == "quiet")
+                    {
+                        continue;
+                    }
+                    if (c.new_value.is_primitive())
+                    {
+                        out[c.key] = c.new_value;
+                    }
+                    else
+                    {
+                        notes.push_back("wp.config." + c.key + " is set to a value that cannot be written in the file: set it "
+                                        "as the program does before running the warm-up");
+                    }
+                }
+                if (!out.empty())
+                {
+                    break;  // the first process that set any: the program's own
+                }
+            }
+            return out;
+        }
+
+        // A load's form: the generic instances it held and its options but block_dim.
+        std::string form_of(const module_load& l)
+        {
+            if (!l.snapshot)
+            {
+                return {};
+            }
+            std::string form;
+            for (const auto& k : l.snapshot->kernels)
+            {
+                form += k.generic ? k.sig.str() + ";" : "";
+            }
+            json options = *l.snapshot->options;
+            if (options.is_object())
+            {
+                options.erase("block_dim");
+            }
+            return form + options.dump();
+        }
+
+        bool cache_turned_off(const run_result& cold)
+        {
+            for (const auto& p : cold.processes)
+            {
+                for (const auto& c : p.config_sets)
+                {
+                    if (c.key == "cache_kernels" && c.new_value.is_boolean() && !c.new_value.get<bool>())
+                    {
+                        return true;
+                    }
+                }
+            }
+            return false;
+
+        }
+        // What the file does for a covered identity: where its kernels come from, the generic
+        // instances it held, its options; the reason it cannot, when an instance's type cannot
+        // be written.
+        std::string fill_recipe(warmup_target& t, const content_snapshot& s)
+        {
+            std::string why;
+            t.import_from = s.kernels.front().defined_in.str();
+            t.kernel = s.kernels.front().qualname.str();
+            for (const auto& k : s.kernels)
+            {
+                if (!k.generic)
+                {
+                    continue;
+                }
+                warmup_overload o;
+                o.kernel = k.qualname.str();
+                o.signature = k.sig.str();
+                for (const auto& spec : k.types.is_array() ? k.types : json::array())
+                {
+                    o.types.push_back(type_code(spec));
+                    if (o.types.back().empty())
+                    {
+                        why = "generic instance " + k.key + "[" + k.sig.str() + "] takes a type that is not Warp's ("
+                              + spec.dump() + "): the file cannot name it";
+                    }
+                }
+                if (!k.types.is_array())
+                {
+                    why = "generic instance " + k.key + "[" + k.sig.str() + "] has no recorded argument types";
+                }
+                if (k.defined_in.str() != t.import_from)
+                {
+                    o.kernel = k.defined_in.str() + ":" + o.kernel;  // another module's kernel: the script imports it
+                }
+                t.overloads.push_back(std::move(o));
+            }
+            for (const auto& [key, value] : s.options->items())
+            {
+                if (key != "block_dim")
+                {
+                    t.options[key] = value;
+                }
+            }
+            return why;
+        }
+
+        // Identities of one module load in the order of their forms (generic instances and
+        // options): stage N registers what the Nth form held, then loads it.
+        int stage_of(const std::vector<const module_load*>& family, const module_load* l)
+        {
+        std::vector<std::string> forms;
+        std::string mine;
+        for (const auto* f : family)
+        {
+            std::string form = form_of(*f);
+            if (std::find(forms.begin(), forms.end(), form) == forms.end())
+            {
+                forms.push_back(form);
+            }
+            if (f == l)
+            {
+                mine = form;
+            }
+        }
+        const int stage = static_cast<int>(std::find(forms.begin(), forms.end(), mine) - forms.begin()) + 1;
+            return std::max(stage, 1);
+        }
+
+        // Each identity once, with the first load that built it, in load order.
+        std::vector<const module_load*> identities_in_load_order(const run_result& cold)
+        {
+            std::vector<const module_load*> loads;
+            std::set<std::tuple<std::string, std::string, std::string, int>> seen;
+            for (const auto& l : cold.module_loads)
+            {
+                if ((l.status == load_status::compiled || l.status == load_status::cached)
+                    && seen.insert({l.module.str(), l.hash.str(), l.device.str(), l.block_dim.value_or(-1)}).second)
+                {
+                    loads.push_back(&l);
+                }
+            }
+            return loads;
+        }
+    }
+
+    warmup_plan plan_warmup(const report& analysed, const warmup_request& request)
+    {
+        const auto good = std::find_if(analysed.samples.begin(), analysed.samples.end(), [](const sample& s) { return s.ok(); });
+        if (good == analysed.samples.end())
+        {
+            throw std::invalid_argument("the report has no good sample: there is no run to warm up for");
+        }
+        const run_result& cold = good->cold;
+        warmup_plan plan;
+        plan.source = request.source;
+        plan.command = analysed.cell_code ? "notebook cell " + analysed.label : joined(analysed.command);
+        plan.warp_version = analysed.env.warp_version;
+        plan.device = request.device;
+        plan.arch = request.arch;
+        plan.workers = request.workers > 0 ? request.workers : std::clamp(analysed.env.cpu_count, 1, 16);
+        const auto [root, entry_module] = entry_of(analysed);
+        plan.import_root = root;
+        plan.entry_script = entry_module;
+        plan.config = config_before_first_load(cold, plan.notes);
+        const bool no_cache = cache_turned_off(cold);
+        if (analysed.cell_code)
+        {
+            // the cell is the program's script: its definitions travel in the file
+            plan.entry_source = (analysed.setup_code ? *analysed.setup_code + "\n" : std::string()) + *analysed.cell_code;
+        }
+
+        const std::vector<const module_load*> loads = identities_in_load_order(cold);
+        if (loads.empty())
+        {
+            throw std::invalid_argument("the run built no module: there is nothing to warm up");
+        }
+        std::map<std::pair<std::string, std::string>, std::vector<const module_load*>> by_module;  // (module, device)
+        for (const auto* l : loads)
+        {
+            by_module[{l->module.str(), l->device.str()}].push_back(l);
+        }
+
+        for (const auto* l : loads)
+        {
+            warmup_target t;
+            t.module = l->module.str();
+            t.hash = l->hash.str();
+            t.device = l->device.str();
+            t.block_dim = l->block_dim;
+            t.build_ms = l->work_ms();
+            for (const auto& id : analysed.result.identities)
+            {
+                if (id.module.str() == t.module && id.hash.str() == t.hash && id.device.str() == t.device
+                    && id.block_dim == t.block_dim)
+                {
+                    t.build_ms = id.ms;
+                }
+            }
+            std::string why;
+            if (no_cache)
+            {
+                why = "the program sets wp.config.cache_kernels = False: it never reads the cache a warm-up fills (CS-2)";
+            }
+            else if (!l->snapshot)
+            {
+                why = "the report recorded no content for it (Warp's log only): its kernels are unknown";
+            }
+            else
+            {
+                why = unreachable(*l->snapshot, !plan.entry_script.empty() || !plan.entry_source.empty());
+            }
+            const auto& family = by_module[{t.module, t.device}];
+            if (why.empty() && family.back()->snapshot && import_form(*family.back()->snapshot) != import_form(*l->snapshot))
+            {
+                why = "an earlier form of the module: its kernels or functions changed after it loaded (see its hash churn); "
+                      "importing gives only its last form";
+            }
+            if (why.empty())
+            {
+                why = fill_recipe(t, *l->snapshot);
+            }
+            t.stage = stage_of(family, l);
+            t.covered = why.empty();
+            t.why_not = why;
+            plan.total_ms += t.build_ms;
+            if (t.covered)
+            {
+                plan.covered_ms += t.build_ms;
+                ++plan.covered;
+            }
+            else
+            {
+                t.import_from.clear();
+                t.kernel.clear();
+                t.overloads.clear();
+                t.options = json::object();
+                ++plan.uncovered;
+            }
+            plan.targets.push_back(std::move(t));
+        }
+        if (!plan.arch.empty()
+            && std::none_of(plan.targets.begin(), plan.targets.end(), [](const warmup_target& t)
+                            { return t.covered && t.device.rfind("cuda", 0) == 0; }))
+        {
+            plan.notes.push_back("--arch: the run built no CUDA module the warm-up covers: nothing to build ahead of time");
+        }
+        return plan;
+    }
+}

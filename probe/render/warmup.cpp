@@ -1,0 +1,273 @@
+// The warm-up plan as a Python file and as text. Every text from the report reaches the file
+// as an ASCII-escaped string literal or a one-line comment: a command or a module name can hold
+// anything, and the file is code the user runs.
+#include "xwarp/render/warmup.hpp"
+
+#include <map>
+#include <set>
+
+#include "xwarp/model/format.hpp"
+#include "xwarp/render/printable.hpp"
+#include "xwarp/render/text.hpp"
+
+namespace xwarp
+{
+    extern const char* const warmup_body_text;
+
+    namespace
+    {
+        using json = nlohmann::json;
+
+        std::string py_string(const std::string& s)
+        {
+            return json(s).dump(-1, ' ', true, json::error_handler_t::replace);
+        }
+
+        std::string py_literal(const json& v)
+        {
+            if (v.is_null())
+            {
+                return "None";
+            }
+            if (v.is_boolean())
+            {
+                return v.get<bool>() ? "True" : "False";
+            }
+            if (v.is_string())
+            {
+                return py_string(v.get<std::string>());
+            }
+            if (v.is_array())
+            {
+                std::string out = "[";
+                for (const auto& x : v)
+                {
+                    out += (out.size() > 1 ? ", " : "") + py_literal(x);
+                }
+                return out + "]";
+            }
+            if (v.is_object())
+            {
+                std::string out = "{";
+                for (const auto& [k, x] : v.items())
+                {
+                    out += (out.size() > 1 ? ", " : "") + py_string(k) + ": " + py_literal(x);
+                }
+                return out + "}";
+            }
+            return v.dump();
+        }
+
+        // A comment line: printable, one line, ASCII escapes for the rest (no bidi control
+        // reaches the file).
+        std::string comment(const std::string& text)
+        {
+            std::string line = one_line(text);
+            std::string ascii;
+            for (unsigned char c : line)
+            {
+                ascii += c < 0x80 ? std::string(1, static_cast<char>(c)) : "?";
+            }
+            return "# " + ascii + "\n";
+        }
+
+        std::string identity_words(const warmup_target& t)
+        {
+            return t.module + " " + t.hash.substr(0, 7) + " on " + t.device
+                   + (t.block_dim ? " block_dim " + std::to_string(*t.block_dim) : std::string()) + " ("
+                   + format_ms(t.build_ms) + ")";
+        }
+
+        std::string percent(double part, double whole)
+        {
+            return whole > 0.0 ? std::to_string(static_cast<int>(100.0 * part / whole + 0.5)) + "%" : "n/a";
+        }
+
+        // the fixed part of the file (probe/render/warmup_body.py, compiled in), after its header
+        std::string warm_up_code()
+        {
+            std::string body = warmup_body_text;
+            const auto first_code = body.find("\n\n");
+            return first_code == std::string::npos ? body : body.substr(first_code);
+        }
+    }
+
+    std::string render_warmup_script(const warmup_plan& plan)
+    {
+        std::string out = "#!/usr/bin/env python3\n";
+        out += comment("Warm-up for Warp's kernel cache, written by warp-probe warmup (xwarp) from " + plan.source + ".");
+        out += "#\n";
+        out += comment("The measured command: " + plan.command);
+        out += comment("Measured with Warp " + (plan.warp_version.empty() ? std::string("?") : plan.warp_version) + ". It builds "
+                       + std::to_string(plan.covered) + " of the " + std::to_string(plan.covered + plan.uncovered)
+                       + " module identities that run built (" + format_ms(plan.covered_ms) + " of its "
+                       + format_ms(plan.total_ms) + " of builds, " + percent(plan.covered_ms, plan.total_ms) + "),");
+        out += comment("up to " + std::to_string(plan.workers) + " at a time, into Warp's kernel cache.");
+        out += "#\n";
+        out += "# Run it as a build step with the cache the application will use:\n";
+        out += "#     WARP_CACHE_PATH=/path/to/cache python warp_warmup.py [--workers N] [--root DIR]\n";
+        out += "# or call warm_up() at the application's start. It needs only Warp. It imports the program's\n";
+        out += "# modules from --root (default: this file's folder; the measured run's was\n";
+        out += comment("  " + plan.import_root + ").");
+        out += "# An identity folds in Warp's version, the device and the options: after a change to any of them\n";
+        out += "# the program builds again; write the file again from a new measurement.\n";
+        if (plan.uncovered > 0)
+        {
+            out += "#\n# Not built here (they still build when the program runs):\n";
+            for (const auto& t : plan.targets)
+            {
+                if (!t.covered)
+                {
+                    out += comment("  " + identity_words(t) + ": " + t.why_not);
+                }
+            }
+        }
+        for (const auto& n : plan.notes)
+        {
+            out += comment("Note: " + n);
+        }
+        out += "\nimport argparse\nimport importlib\nimport os\nimport sys\nimport time\n"
+               "from concurrent.futures import ThreadPoolExecutor\n\nimport warp as wp\n\n";
+        out += "WORKERS = " + std::to_string(plan.workers) + "\n";
+        out += "ENTRY_SCRIPT = " + py_string(plan.entry_script)
+               + "  # the command's script, in --root: its kernels (module __main__) are built from its definitions\n";
+        out += "ENTRY_SOURCE = " + (plan.entry_source.empty() ? std::string("None") : py_string(plan.entry_source))
+               + "  # a notebook cell's code, in place of the script\n";
+        out += "DEVICE = " + (plan.device.empty() ? std::string("None") : py_string(plan.device))
+               + "  # replaces each CUDA device when set\n";
+        std::string arch;
+        for (int a : plan.arch)
+        {
+            arch += (arch.empty() ? "" : ", ") + std::to_string(a);
+        }
+        out += "ARCH = [" + arch + "]  # CUDA architectures also built ahead of time (wp.compile_aot_module)\n\n";
+        out += "# wp.config values the program set before its first build\nCONFIG = " + py_literal(plan.config) + "\n\n";
+
+        // Option sets, numbered: most programs build every module with one.
+        std::vector<std::string> option_sets;
+        std::map<std::string, std::size_t> option_index;
+        for (const auto& t : plan.targets)
+        {
+            if (t.covered && option_index.emplace(t.options.dump(), option_sets.size()).second)
+            {
+                std::string set = "{\n";
+                for (const auto& [key, value] : t.options.items())
+                {
+                    set += "        " + py_string(key) + ": " + py_literal(value) + ",\n";
+                }
+                option_sets.push_back(set + "    }");
+            }
+        }
+        out += "# The module options the identities were built with (block_dim apart); the file sets those the\n"
+               "# module holds a value for that differs (the others follow wp.config, as in the program)\nOPTIONS = [\n";
+        for (const auto& o : option_sets)
+        {
+            out += "    " + o + ",\n";
+        }
+        out += "]\n\n";
+        out += "# What the run built, stage after stage (a module whose generic instances grew loads once per\n"
+               "# form, in order); inside a stage every load runs in parallel.\n"
+               "# (Python module, kernel in it, device, block_dim, generic instances, options)\n"
+               "STAGES = [\n";
+        int last_stage = 0;
+        for (const auto& t : plan.targets)
+        {
+            last_stage = std::max(last_stage, t.covered ? t.stage : 0);
+        }
+        for (int stage = 1; stage <= last_stage; ++stage)
+        {
+            out += "    [  # stage " + std::to_string(stage) + "\n";
+            for (const auto& t : plan.targets)
+            {
+                if (!t.covered || t.stage != stage)
+                {
+                    continue;
+                }
+                out += "        " + comment(identity_words(t));
+                std::string instances = "[";
+                for (const auto& o : t.overloads)
+                {
+                    std::string types;
+                    for (const auto& ty : o.types)
+                    {
+                        types += (types.empty() ? "" : ", ") + ty;
+                    }
+                    instances += std::string(instances.size() > 1 ? ", " : "") + "(" + py_string(o.kernel) + ", [" + types + "])";
+                }
+                instances += "]";
+                out += "        (" + py_string(t.import_from) + ", " + py_string(t.kernel) + ", " + py_string(t.device) + ", "
+                       + (t.block_dim ? std::to_string(*t.block_dim) : std::string("None")) + ", " + instances + ", "
+                       + std::to_string(option_index[t.options.dump()]) + "),\n";
+            }
+            out += "    ],\n";
+        }
+        out += "]\n";
+        out += warm_up_code();
+        return out;
+    }
+
+    std::string render_warmup_text(const warmup_plan& plan)
+    {
+        std::string out;
+        out += "Warm-up for " + one_line(plan.command) + "\n";
+        out += "  covers " + std::to_string(plan.covered) + " of " + std::to_string(plan.covered + plan.uncovered)
+               + " identities: " + format_ms(plan.covered_ms) + " of " + format_ms(plan.total_ms) + " of cold builds ("
+               + percent(plan.covered_ms, plan.total_ms) + "), " + std::to_string(plan.workers) + " worker(s)\n";
+        if (!plan.script_path.empty())
+        {
+            out += "  file: " + one_line(plan.script_path) + " (needs only Warp: python " + one_line(plan.script_path)
+                   + ", or import it and call warm_up())\n";
+        }
+        for (const auto& t : plan.targets)
+        {
+            out += std::string("  ") + (t.covered ? "built  " : "NOT    ") + one_line(identity_words(t))
+                   + (t.covered ? (t.stage > 1 ? ", stage " + std::to_string(t.stage) : std::string())
+                                : ": " + one_line(t.why_not))
+                   + "\n";
+        }
+        for (const auto& n : plan.notes)
+        {
+            out += "  note: " + one_line(n) + "\n";
+        }
+        if (!plan.check)
+        {
+            return out;
+        }
+        const warmup_check& c = *plan.check;
+        out += "\nVerified in fresh private caches (" + std::to_string(c.samples) + " sample(s)): "
+               + (c.verdict == "verified" ? std::string("VERIFIED") : c.verdict == "failed" ? std::string("FAILED") : c.verdict) + "\n";
+        out += "  warm-up:       " + format_stat_ms(c.warmup_wall_ms) + " wall, " + std::to_string(c.warmup_builds)
+               + " build(s) in " + format_stat_ms(c.warmup_build_ms) + " of build time";
+        if (c.serial_cold_build_ms)
+        {
+            out += "; the measured run built serially for " + format_ms(*c.serial_cold_build_ms);
+        }
+        out += "\n";
+        out += "  program after: " + format_stat_ms(c.primed_wall_ms) + " wall; its warm wall " + format_stat_ms(c.warm_wall_ms);
+        if (c.wall_gap_ms && c.band_ms)
+        {
+            out += " (" + std::string(*c.wall_gap_ms >= 0 ? "+" : "-") + format_ms(std::abs(*c.wall_gap_ms)) + ", band "
+                   + format_ms(*c.band_ms) + ")";
+        }
+        out += "\n";
+        out += "  builds left at run time: " + std::to_string(c.covered_built.size() + c.uncovered_built.size() + c.new_built.size())
+               + "\n";
+        for (const auto& b : c.covered_built)
+        {
+            out += "    covered but built: " + one_line(b) + "\n";
+        }
+        for (const auto& b : c.uncovered_built)
+        {
+            out += "    not covered, built as expected: " + one_line(b) + "\n";
+        }
+        for (const auto& b : c.new_built)
+        {
+            out += "    not in the measured run: " + one_line(b) + "\n";
+        }
+        for (const auto& r : c.reasons)
+        {
+            out += "  " + one_line(r) + "\n";
+        }
+        return out;
+    }
+}

@@ -1,0 +1,163 @@
+"""warp-probe warmup on real Warp (CPU): the file built from a measured run of a three-module
+package (a generic kernel at two dtypes, a module at two block_dims) builds every identity the
+run built, so that the program on that cache builds nothing; its parallel build beats the
+program's serial one; a factory's kernel is named as not covered with its time and is exactly
+what still builds; kernels in the command's own script are built from its definitions; the
+file compiles and runs with only Warp, and ci.md's container stage runs as written."""
+
+import json
+import os
+import py_compile
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import PROBE, ROOT, TARGETS
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_history import fenced_block  # noqa: E402  (the recipes' blocks, as the fleet test reads them)
+
+PACKAGE = TARGETS / "warmup"
+
+
+@pytest.fixture
+def project(tmp_path, venv_python):
+    """A copy of the package (the program's own folder is never written), and a way to measure
+    a script in it and to write its warm-up."""
+    folder = tmp_path / "project"
+    shutil.copytree(PACKAGE, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(ROOT / "demo" / "particles_fixed.py", folder / "particles_fixed.py")
+    tmp = tmp_path / "probe-tmp"
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp))
+
+    class Project:
+        path = folder
+        temp = tmp
+
+        def measure(self, script, samples=1):
+            out = tmp_path / f"{Path(script).stem}.json"
+            proc = subprocess.run([str(PROBE), "measure", "-q", "--samples", str(samples), "--json", str(out),
+                                   "--cwd", str(folder), "--", str(venv_python), script],
+                                  capture_output=True, text=True, env=env, timeout=600)
+            assert proc.returncode == 0, proc.stderr[-3000:]
+            return out
+
+        def warmup(self, report, *args):
+            out = tmp_path / f"warmup-{report.stem}.json"
+            script = tmp_path / f"warmup-{report.stem}.py"
+            proc = subprocess.run([str(PROBE), "warmup", str(report), "-q", "-o", str(script), "--json", str(out), *args],
+                                  capture_output=True, text=True, env=env, timeout=900)
+            plan = json.loads(out.read_text()) if out.exists() else None
+            return proc, plan, script
+
+    return Project()
+
+
+def identity(target):
+    return target["module"] + " " + target["hash"][:7]
+
+
+@pytest.mark.quick
+def test_the_warmup_of_a_package_leaves_no_build_at_run_time(project):
+    report = project.measure("app.py")
+    measured = json.loads(report.read_text())
+    proc, plan, script = project.warmup(report, "--verify", "--samples", "2", "--workers", "2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # every identity of the run: two forms of the generic module (one instance, then two), the
+    # block_dim module at 64 and 128, the plain module
+    assert plan["covered"] == 5 and plan["uncovered"] == 0, proc.stdout
+    assert sorted((t["module"], t["block_dim"]) for t in plan["targets"]) == sorted(
+        [("wpkg.generic_ops", 1), ("wpkg.generic_ops", 1), ("wpkg.blocks", 64), ("wpkg.blocks", 128), ("wpkg.reduce", 1)])
+    generic = [t for t in plan["targets"] if t["module"] == "wpkg.generic_ops"]
+    assert [len(t["overloads"]) for t in generic] == [1, 2] and [t["stage"] for t in generic] == [1, 2]
+    built = {(l["module"], l["hash"]) for l in measured["samples"][0]["cold"]["module_loads"] if l["status"] == "compiled"}
+    assert {(t["module"], t["hash"]) for t in plan["targets"]} == built
+
+    check = plan["check"]
+    assert check["verdict"] == "verified", proc.stdout
+    assert check["warmup_builds"] == 5
+    assert check["covered_built"] == [] and check["uncovered_built"] == [] and check["new_built"] == []
+    # two workers build the five identities in less time than the program's serial builds took
+    assert check["warmup_build_ms"]["median"] < check["serial_cold_build_ms"], proc.stdout
+    assert "builds left at run time: 0" in proc.stdout
+    # and the program on the primed cache runs as on its own warm cache
+    assert abs(check["wall_gap_ms"]) <= check["band_ms"], proc.stdout
+    py_compile.compile(str(script), doraise=True)
+    assert not list(project.temp.iterdir()), "the probe left temporary files behind"
+
+
+def test_a_factory_kernel_is_named_not_covered_and_is_all_that_builds(project):
+    report = project.measure("factory_app.py")
+    proc, plan, _ = project.warmup(report, "--verify", "--samples", "1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    missed = [t for t in plan["targets"] if not t["covered"]]
+    assert len(missed) == 1 and "factory or closure" in missed[0]["why_not"], plan["targets"]
+    assert missed[0]["build_ms"] > 0
+    assert re.search(r"NOT +__main__ \w{7} on cpu block_dim 1 \(\d+(\.\d+)? m?s\): kernel \w*offset", proc.stdout), proc.stdout
+    check = plan["check"]
+    assert check["covered_built"] == [] and check["new_built"] == []
+    assert [b.split(" (")[0] for b in check["uncovered_built"]] == [
+        f"__main__ {missed[0]['hash'][:7]} on cpu block_dim 1"]
+
+
+def test_kernels_in_the_command_script_are_built_from_its_definitions(project):
+    report = project.measure("particles_fixed.py")
+    proc, plan, script = project.warmup(report, "--verify", "--samples", "1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert plan["entry_script"] == "particles_fixed.py" and plan["uncovered"] == 0
+    assert {t["module"] for t in plan["targets"]} == {"__main__"}
+    assert plan["check"]["verdict"] == "verified" and plan["check"]["covered_built"] == []
+
+
+def test_the_file_runs_with_only_warp_and_the_container_stage_runs_as_written(project, venv_python, tmp_path):
+    """The user's path: the file beside the program, ci.md's build stage run as a shell script
+    with only Warp's Python on PATH, then the program on that cache adds no build to it."""
+    report = project.measure("app.py")
+    proc, plan, script = project.warmup(report)
+    assert proc.returncode == 0 and plan["check"] is None, proc.stderr
+    shutil.copy2(script, project.path / "warp_warmup.py")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").write_text(f'#!/bin/sh\nexec "{venv_python}" "$@"\n')  # the image's Python: Warp only
+    (bin_dir / "python3").chmod(0o755)
+    cache = tmp_path / "image-cache"
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "WARP_CACHE_PATH": str(cache),
+           "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": str(project.temp)}
+    stage = subprocess.run(["sh", "-c", fenced_block("ci.md", "ci:warmup-stage")], cwd=project.path, env=env,
+                           capture_output=True, text=True, timeout=600)
+    assert stage.returncode == 0, stage.stdout + stage.stderr
+    assert "warp warm-up: 5 module identities" in stage.stdout, stage.stdout
+    before = sorted(p.name for p in cache.rglob("wp_*") if p.is_dir())
+    assert len([n for n in before if n.startswith("wp_wpkg")]) == 5, before
+    run = subprocess.run([str(venv_python), "app.py"], cwd=project.path, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0 and "\nok " in run.stdout, run.stderr[-2000:]
+    # Warp's own log says where each load came from
+    assert run.stdout.count("(cached)") == 5 and "(compiled)" not in run.stdout, run.stdout
+    assert sorted(p.name for p in cache.rglob("wp_*") if p.is_dir()) == before, "the program built a module the warm-up had built"
+    shutil.rmtree(project.temp)
+    project.temp.mkdir()
+
+
+def test_the_other_recipes_parse():
+    import yaml
+
+    steps = yaml.safe_load(fenced_block("ci.md", "ci:warmup-actions"))
+    assert any("warp_warmup.py" in str(s.get("run", "")) for s in steps)
+    slurm = subprocess.run(["sh", "-n", "-c", fenced_block("ci.md", "ci:warmup-slurm")], capture_output=True, text=True)
+    assert slurm.returncode == 0, slurm.stderr
+
+
+def test_a_run_that_built_nothing_is_a_usage_error_and_writes_no_file(project, tmp_path):
+    """A report whose run built nothing has nothing to warm up: exit 64 and why, no file."""
+    empty = tmp_path / "empty.py"
+    empty.write_text("import warp as wp\nwp.init()\nprint('ok')\n")
+    report = project.measure(str(empty))
+    proc, plan, script = project.warmup(report)
+    assert proc.returncode == 64 and "built no module" in proc.stderr, proc.stderr
+    assert not script.exists() and plan is None

@@ -1,0 +1,155 @@
+// The warm-up plan on synthetic reports (what is covered, in what order, and why the rest is
+// not) and the file it renders (every text from the report escaped). The file itself is run and
+// verified on real Warp in tests/python/test_warmup.py.
+#include <gtest/gtest.h>
+
+#include "builders.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/analysis/warmup_plan.hpp"
+#include "xwarp/render/warmup.hpp"
+
+using namespace xwarp;
+using namespace xwarp::testing;
+
+namespace
+{
+    // A load of `module` whose kernels live in the Python module `defined_in`.
+    module_load defined(const std::string& module, const std::string& hash, const std::string& defined_in,
+                        const std::string& qualname = "k", double ms = 100.0)
+    {
+        module_load l = load(module, hash, ms);
+        l.snapshot->kernels.front().defined_in = defined_in;
+        l.snapshot->kernels.front().qualname = qualname;
+        return l;
+    }
+
+    module_load generic(const std::string& hash, const std::vector<std::string>& dtypes)
+    {
+        module_load l = load("pkg.ops", hash, 50.0);
+        l.snapshot->kernels.clear();
+        for (const auto& d : dtypes)
+        {
+            kernel_entry k{"scale", "h" + d, "a: " + d, true,
+                           nlohmann::json::array({{{"array", "array"}, {"dtype", {{"type", d}}}, {"ndim", 1}}})};
+            k.defined_in = "pkg.ops";
+            k.qualname = "scale";
+            l.snapshot->kernels.push_back(k);
+        }
+        return l;
+    }
+
+    report run_of(std::vector<module_load> loads, const std::string& entry = "/proj/app.py")
+    {
+        report r;
+        r.command = {"python3", entry};
+        r.cwd = "/proj";
+        r.env.cpu_count = 4;
+        run_result cold = pass(1000.0, loads);
+        if (!entry.empty())
+        {
+            cold.processes.front().argv = {entry};
+        }
+        r.samples.push_back(make_sample(1, cold, pass(200.0, {})));
+        analyze(r);
+        return r;
+    }
+
+    const warmup_target& target(const warmup_plan& p, const std::string& hash)
+    {
+        for (const auto& t : p.targets)
+        {
+            if (t.hash == hash)
+            {
+                return t;
+            }
+        }
+        throw std::runtime_error("no target " + hash);
+    }
+}
+
+TEST(AWarmupPlan, CoversImportedModulesAndLoadsEachFormOfAGenericModuleInOrder)
+{
+    const warmup_plan p = plan_warmup(run_of({generic("g1", {"float32"}), defined("pkg.a", "a1", "pkg.a"),
+                                              generic("g2", {"float32", "float64"})}),
+                                      {});
+    EXPECT_EQ(p.covered, 3);
+    EXPECT_EQ(p.uncovered, 0);
+    EXPECT_EQ(p.workers, 4);  // the measured machine's CPUs
+    EXPECT_EQ(p.import_root, "/proj");
+    EXPECT_EQ(p.entry_script, "app.py");
+    EXPECT_EQ(target(p, "g1").stage, 1);
+    EXPECT_EQ(target(p, "g2").stage, 2);
+    EXPECT_EQ(target(p, "a1").stage, 1);
+    ASSERT_EQ(target(p, "g2").overloads.size(), 2u);
+    EXPECT_EQ(target(p, "g2").overloads[1].types, std::vector<std::string>{"wp.array(dtype=wp.float64, ndim=1)"});
+    EXPECT_EQ(target(p, "a1").import_from, "pkg.a");
+    EXPECT_DOUBLE_EQ(p.covered_ms, p.total_ms);
+}
+
+TEST(AWarmupPlan, NamesWhatItCannotReachAndWhy)
+{
+    module_load user_type = generic("s1", {"float32"});
+    user_type.snapshot->kernels.front().types = nlohmann::json::array({{{"type", "Particle"}}});
+    const warmup_plan p = plan_warmup(
+        run_of({defined("pkg.f", "f1", "pkg.f", "make.<locals>.k"), user_type, defined("pkg.b", "b1", "pkg.b")}), {});
+    EXPECT_EQ(p.covered, 1);
+    EXPECT_EQ(p.uncovered, 2);
+    EXPECT_NE(target(p, "f1").why_not.find("factory or closure"), std::string::npos);
+    EXPECT_NE(target(p, "s1").why_not.find("not Warp's"), std::string::npos);
+    EXPECT_TRUE(target(p, "f1").import_from.empty());
+    EXPECT_DOUBLE_EQ(p.covered_ms, target(p, "b1").build_ms);
+}
+
+TEST(AWarmupPlan, BuildsScriptKernelsFromTheScriptButNotWithoutOne)
+{
+    EXPECT_TRUE(target(plan_warmup(run_of({defined("__main__", "m1", "__main__")}), {}), "m1").covered);
+    const warmup_plan none = plan_warmup(run_of({defined("__main__", "m1", "__main__")}, ""), {});
+    EXPECT_FALSE(target(none, "m1").covered);
+    EXPECT_NE(target(none, "m1").why_not.find("no script"), std::string::npos);
+}
+
+TEST(AWarmupPlan, CoversNothingWhenTheProgramNeverReadsTheCache)
+{
+    report r = run_of({defined("pkg.a", "a1", "pkg.a")});
+    config_set_event off;
+    off.key = "cache_kernels";
+    off.new_value = false;
+    off.seq = 0;
+    r.samples[0].cold.processes[0].config_sets.push_back(off);
+    const warmup_plan p = plan_warmup(r, {});
+    EXPECT_EQ(p.covered, 0);
+    EXPECT_NE(target(p, "a1").why_not.find("CS-2"), std::string::npos);
+}
+
+TEST(AWarmupPlan, RefusesARunWithoutAGoodSampleOrABuild)
+{
+    report r = run_of({});
+    EXPECT_THROW(plan_warmup(r, {}), std::invalid_argument);
+    r.samples[0].cold.exit_code = 3;
+    EXPECT_THROW(plan_warmup(r, {}), std::invalid_argument);
+}
+
+TEST(AWarmupFile, EscapesEveryTextFromTheReport)
+{
+    report r = run_of({defined("pkg.a", "a1", "pkg.a\"\n)\nimport os  #", "k\u202e")});
+    r.command = {"python3", "app.py\n\"\"\"\nos.system('x')\u202e"};
+    const warmup_plan p = plan_warmup(r, {"run\nos.system('y')", 0, "cuda:1\"", {}});
+    const std::string file = render_warmup_script(p);
+    const std::string generated = file.substr(0, file.find("\n_entry = None"));  // the rest is fixed code
+    std::size_t at = 0;
+    while (at < generated.size())
+    {
+        const std::size_t end = generated.find('\n', at);
+        const std::string line = generated.substr(at, end - at);
+        const std::string code = line.substr(std::min(line.find_first_not_of(' '), line.size()));
+        EXPECT_FALSE(code.rfind("os.system", 0) == 0 || code.rfind("import os ", 0) == 0 || code.rfind(")", 0) == 0
+                     || code.rfind("\"\"\"", 0) == 0)
+            << "a report's text reached the file as code: " << line;
+        at = end == std::string::npos ? generated.size() : end + 1;
+    }
+    for (unsigned char c : file)
+    {
+        EXPECT_LT(c, 0x80) << "a byte outside ASCII reached the file";
+    }
+    EXPECT_NE(file.find(R"(DEVICE = "cuda:1\"")"), std::string::npos);
+}
