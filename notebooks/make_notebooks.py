@@ -394,7 +394,8 @@ def notebook(name, title, cells, expect):
             nb.metadata["xwarp_exercise"] = {"expect": exercise_expect(LESSONS[name]["exercise"])}
     nb.metadata["xwarp"] = {"expect": expect}
     cells = lesson_cells(name, cells)
-    nb.cells = [new_markdown_cell(f"# {title}")] + [
+    title_cell = f"# {title}\n\n*The words the lessons use (lever, noise band, adjoint, ...) are in the [glossary](glossary.md).*"
+    nb.cells = [new_markdown_cell(title_cell)] + [
         new_markdown_cell(c[1]) if c[0] == "md" else new_code_cell(c[1]) for c in cells
     ]
     for i, cell in enumerate(nb.cells):

@@ -63,3 +63,16 @@ def test_the_cheat_sheet_has_one_row_per_mechanism_and_its_lever():
     for m in registry:
         lever = rows[m["id"]][3]
         assert lever == (f"`{m['lever']}`" if m.get("lever") else "—"), (m["id"], lever, m.get("lever"))
+
+
+def test_the_glossary_defines_each_term_the_lessons_rely_on_and_every_lesson_links_it():
+    import json
+
+    glossary = (ROOT / "notebooks" / "glossary.md").read_text()
+    defined = {m.lower() for m in re.findall(r"^\*\*([^*]+)\*\* —", glossary, re.M)}
+    for term in ("lever", "shim", "noise band", "rank test", "adjoint", "precompiled header", "nvrtc", "lto", "mathdx",
+                 "block_dim", "generic instance", "identity", "module", "kernel cache", "warm-up"):
+        assert term in defined, f"the glossary does not define {term}"
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(nb.read_text())["cells"]
+        assert "(glossary.md)" in "".join(cells[0]["source"]), f"{nb.name} does not link the glossary at its top"
