@@ -410,6 +410,89 @@ def setup_intro():
                   "that one module build is clearly visible.")
 
 
+def lesson_primer():
+    notebook(
+        "primer",
+        "Lesson 0: what Warp builds, and where cold start comes from",
+        [
+            ("md", """Before any mechanism, the pipeline itself, drawn from a real run.
+
+1. Warp gathers the kernels and functions of one Python module (here, one notebook cell run as a
+   script) into one **module**.
+2. At the module's first launch it generates **one source file** for all of them (C++ for the CPU,
+   CUDA C++ for a GPU) and compiles it into **one binary**.
+3. Before building, it computes a **hash** of everything the build depends on: that is the
+   module's **identity**.
+4. The binary goes into the **kernel cache**, in a folder named after the module and its hash. The
+   next time any process loads the same identity, it reads the binary instead of building it.
+
+So a build happens only for an identity the cache does not hold. Cold start bites when the cache
+is empty or the identity is new: on a **new machine or container**, in **CI** (a fresh runner),
+after a **Warp upgrade** (a new version builds everything again), and after **every edit** of a
+module's code."""),
+            setup_intro(),
+            ("code", SETUP),
+            ("md", """## One module, one build
+
+The cell below defines one kernel and launches it once. `%%warp_probe` runs it twice in fresh
+processes: a **cold** pass with an empty private cache, then a **warm** pass on the cache the cold
+pass filled."""),
+            ("code", f"""%%warp_probe --samples 1 --name one_module
+{kernel("settle", "1.0")}
+
+wp.launch(settle, dim=64, inputs=[a, m])"""),
+            ("md", """## Read it
+
+- **Module identities** has one row: the module `__main__` under one hash, built once, in
+  *module work* (code generation plus the native compile).
+- The report's **Identity map** draws that one identity. The **cache after cold** row says what
+  the cold pass left behind: one binary (beside its generated source, in a folder of the kernel
+  cache named after the module and its hash).
+- The **warm pass** loaded the same identity from that cache: its wall is the program without the
+  build. *Compile elapsed* (cold wall minus warm wall) is what a user waits for on a fresh machine."""),
+            ("md", """## An edit is a new identity
+
+Change one constant in the kernel and probe again. The module, the kernel and the launch are the
+same; the hash is not."""),
+            ("code", f"""%%warp_probe --samples 1 --name edited
+{kernel("settle", "2.0")}
+
+wp.launch(settle, dim=64, inputs=[a, m])"""),
+            ("md", """The identity has a new hash, so the cache had nothing for it: **one identity, built again**.
+Every edit of a module's code costs a full build of the module on the next run, which is why
+developers feel cold start all day, not only on new machines."""),
+            ("md", """## Every identity is cached, even the wasted ones
+
+The cell below launches a kernel, then defines a second kernel in the same module and launches
+it. The module changed after it loaded, so it builds a second time: that is **churn**, the
+subject of the lessons that follow."""),
+            ("code", f"""%%warp_probe --samples 1 --name churned
+{kernel("settle", "1.0")}
+
+wp.launch(settle, dim=64, inputs=[a, m])
+
+{kernel("relax", "2.0")}
+
+wp.launch(relax, dim=64, inputs=[a, m])"""),
+            ("md", """The cold pass built **two identities**, one per form of the module. Look at the warm pass:
+it builds nothing. Both forms were written to the cache, so on a warm cache churn costs nothing and
+goes unnoticed; it is paid again in full wherever the cache is empty. That is why churn is worth
+fixing even when your own machine feels fast, and why `warp-probe measure` always measures cold.
+
+Next: [Reading a warp-probe report](overview.ipynb), then [What-if replays](whatif.ipynb)."""),
+        ],
+        {"claims_only": True,
+         "claims": [{"says": "one row: the module `__main__` under one hash", "report": "one_module", "identities": 1,
+                     "warm_builds_at_most": 0},
+                    {"says": "the cold pass left behind: one binary", "report": "one_module", "cache_binaries": 1,
+                     "output": "cache after cold"},
+                    {"says": "one identity, built again", "report": "edited", "identities": 1,
+                     "new_hash_vs": "one_module"},
+                    {"says": "The cold pass built **two identities**", "report": "churned", "identities": 2,
+                     "warm_builds_at_most": 0}]},
+    )
+
+
 def lesson_overview():
     notebook(
         "overview",
@@ -1092,6 +1175,7 @@ The fix itself (here: set `fast_math` before the first launch) is still yours to
 
 
 NOTEBOOKS = (
+    lesson_primer,
     lesson_overview,
     lesson_cs1_kernels_after_load,
     lesson_cs2_cache_thrown_away,

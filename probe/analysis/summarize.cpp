@@ -463,6 +463,8 @@ namespace xwarp
                 // module work over-counts parallel builds: take the larger, capped at the wall.
                 m_share.push_back(cold.wall_ms > 0 ? std::max(el, std::min(cm, cold.wall_ms)) / cold.wall_ms : 0.0);
                 m_src.push_back(have_bytes ? bytes : static_cast<double>(cold.cache.source_bytes));
+                m_cache_binaries.push_back(cold.cache.binary_files);
+                m_cache_bytes.push_back(static_cast<double>(cold.cache.source_bytes + cold.cache.binary_bytes + cold.cache.lto_bytes));
                 m_lto.push_back(static_cast<double>(cold.cache.lto_files));
                 m_launches.push_back(static_cast<double>(cold.launch_total));
                 m_load_sources.insert(cold.load_source);
@@ -588,6 +590,8 @@ namespace xwarp
                 }
                 m_s.identity_count = make_stat(m_ids);
                 m_s.source_bytes = make_stat(m_src);
+                m_s.cache_binaries = make_stat(m_cache_binaries);
+                m_s.cache_bytes = make_stat(m_cache_bytes);
                 m_s.lto_artifacts = make_stat(m_lto);
                 m_s.launch_count = make_stat(m_launches);
                 m_s.compile_share = make_stat(m_share);
@@ -855,7 +859,7 @@ namespace xwarp
             summary m_s;
             std::vector<const sample*> m_good;
             std::vector<double> m_cold_wall, m_warm_wall, m_elapsed, m_cold_mod, m_warm_mod, m_native, m_overlap, m_ids,
-                m_src, m_lto, m_launches, m_share;
+                m_src, m_lto, m_launches, m_share, m_cache_binaries, m_cache_bytes;
             // Each identity is looked up once per load, for its index in first-seen order; what
             // is known of it is kept in vectors by that index (a hash table per figure made a
             // report of 100,000 identities hash and compare every load's strings half a dozen

@@ -277,6 +277,8 @@ namespace xwarp
                                                         identity_count,
                                                         source_bytes,
                                                         lto_artifacts,
+                                                        cache_binaries,
+                                                        cache_bytes,
                                                         launch_count,
                                                         compile_share,
                                                         identities_consistent,

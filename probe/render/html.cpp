@@ -425,6 +425,9 @@ namespace xwarp
             row("identities", opt_int(s.identity_count.median), s.identities_consistent ? "" : "samples disagree");
             row("generated source", s.source_bytes.median ? html_escape(format_bytes(*s.source_bytes.median)) : "n/a", "");
             row("LTO artifacts", opt_int(s.lto_artifacts.median), "");
+            row("cache after cold", s.cache_binaries.median ? opt_int(s.cache_binaries.median) + " binaries" : "n/a",
+                s.cache_bytes.median ? format_bytes(*s.cache_bytes.median) + " written to the kernel cache, read by the warm pass"
+                                     : "");
             row("launches", opt_int(s.launch_count.median), "");
             return o.str();
         }

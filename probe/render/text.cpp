@@ -492,6 +492,9 @@ namespace xwarp
                 row("identities", s.identity_count.median ? format_fixed(*s.identity_count.median, 0) : "n/a", "");
                 row("generated source", s.source_bytes.median ? format_bytes(*s.source_bytes.median) : "n/a", "");
                 row("LTO artifacts", s.lto_artifacts.median ? format_fixed(*s.lto_artifacts.median, 0) : "n/a", "");
+                row("cache after cold", s.cache_binaries.median ? format_fixed(*s.cache_binaries.median, 0) + " binaries" : "n/a",
+                    s.cache_bytes.median ? format_bytes(*s.cache_bytes.median) + " written to the kernel cache, read by the warm pass"
+                                         : "");
                 row("launches", s.launch_count.median ? format_fixed(*s.launch_count.median, 0) : "n/a", "");
             }
 

@@ -120,6 +120,8 @@ namespace xwarp
         stat identity_count;
         stat source_bytes;
         stat lto_artifacts;
+        stat cache_binaries;  // binaries the cold pass wrote into its (empty) kernel cache
+        stat cache_bytes;     // and the cache's size after it: sources, binaries, LTO artifacts
         stat launch_count;
         stat compile_share;  // compile elapsed / cold wall
         std::vector<identity> identities;
