@@ -63,6 +63,48 @@ for k in (scale, offset, square):
 # The lesson around each mechanism notebook (see lesson_cells). Exercises start broken; their
 # solutions live in tests/python/lesson_solutions.py, where the tests check they are met.
 LESSONS = {
+    "capstone": {
+        "learn": ["reading a report where several mechanisms meet, ranked by the time each puts at stake",
+                  "why one fix can measure as no gain until another lands: two changes that rebuild the same module",
+                  "fixing in order, and proving the whole with --expect and --strict against the untouched program"],
+        "predict": ("This program builds its pipeline stages with a factory, scales two arrays with a generic "
+                    "kernel, and turns `fast_math` on half-way. How many identities will it build, and how many "
+                    "of them are waste?",
+                    "Five. Each stage gets a `module=\"unique\"` module of its own (the factory's hidden default): "
+                    "three builds of the same heavy function. `__main__` builds twice: the `fast_math` change and "
+                    "the new `float64` instance come between its two launches, and land in one rebuild. Two "
+                    "identities are enough: one named module for the stages, one `__main__`."),
+        "read": ("- **Findings** rank CS-9 (the unique modules), CS-3 (the late option) and CS-10 (adjoint code "
+                 "no one uses) by time at stake; each *measured:* line is the replay of its lever on this very "
+                 "program.\n"
+                 "- **options-at-creation** moves the option before the load, yet measures no gain: the late "
+                 "`float64` instance still rebuilds `__main__`. The report's hash churn row names both changes in "
+                 "one move. Two changes rebuild the same module, so each fix alone buys nothing; together they "
+                 "remove the rebuild.\n"
+                 "- **shared-module** was *not applied*: the stages are created between launches, and a shared "
+                 "module would rebuild at each new stage. The fix is two changes here too: a named module *and* "
+                 "the stages created before the first launch."),
+        "lever": ("The probe above ran `--whatif auto`: every lever with something to move was replayed on the "
+                  "unmodified cell. `backward-off` is a decision about the application (does anything "
+                  "differentiate?), not a fix: measure it, then choose. `warp-probe fix --verify` writes the code "
+                  "forms of CS-9 and CS-3 as patches and proves each on a copy, for a program in files."),
+        "remember": ["Read the measured line before the estimate: a replay that finds no gain is telling you what "
+                     "else moves the same module.",
+                     "Fix in the order the measurements say, and probe after each: a fix can start paying only "
+                     "once the one before it landed.",
+                     "Prove the whole against the untouched program: `--compare` with `workload=same` and "
+                     "`--strict`."],
+        "exercise": {
+            "task": ("Fix the whole program: the stages in one named module, all created before the first "
+                     "launch; `fast_math` set before `__main__` loads; both `scale` instances registered before "
+                     "its first launch. Every launch stays. Then add `--strict`."),
+            "hint": ("Three changes: `make_stage(s, module=\"stages\")` for every stage, in a list built before "
+                     "the loop that launches them; `wp.set_module_options` above the first launch; "
+                     "`wp.overload(scale, [wp.array(dtype=wp.float64), wp.float64])` (and the `float32` one) "
+                     "right after `scale` is defined."),
+            "expect": "identities<=2,builds-per-module<=1",
+            "code": 'from typing import Any\n\n# a library-style factory: every stage gets a module of its own unless told otherwise\ndef make_stage(s: float, module="unique"):\n    @wp.kernel(module=module)\n    def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):\n        i = wp.tid()\n        a[i] = churn(a[i], m[i], s)\n    return stage\n\n\n@wp.kernel\ndef scale(x: wp.array(dtype=Any), f: Any):\n    x[wp.tid()] = x[wp.tid()] * f\n\n\nfor s in (0.5, 1.5, 2.5):\n    step = make_stage(s)\n    wp.launch(step, dim=64, inputs=[a, m])\n\nx32 = wp.ones(64, dtype=wp.float32)\nwp.launch(scale, dim=64, inputs=[x32, wp.float32(2.0)])\nwp.set_module_options({"fast_math": True})\nx64 = wp.ones(64, dtype=wp.float64)\nwp.launch(scale, dim=64, inputs=[x64, wp.float64(2.0)])'},
+    },
     "cs1_kernels_after_load": {
         "learn": ["why a kernel defined after its module's first launch rebuilds the whole module",
                   "how a kernel factory hides the same mistake, and how the report points at it",
@@ -490,6 +532,29 @@ Next: [Reading a warp-probe report](overview.ipynb), then [What-if replays](what
                      "new_hash_vs": "one_module"},
                     {"says": "The cold pass built **two identities**", "report": "churned", "identities": 2,
                      "warm_builds_at_most": 0}]},
+    )
+
+
+def lesson_capstone():
+    notebook(
+        "capstone",
+        "Capstone: a real program, several mechanisms, fixed in order",
+        [
+            ("md", """Everything so far, in one program shaped like real code: a factory that hides a
+`module="unique"` default, a generic kernel that meets a new dtype late, an option switched on
+half-way, and modules built one after another. You will probe it with every replay, read what each
+measurement says, fix it in order, and prove the result against the untouched program."""),
+            setup_intro(),
+            ("code", SETUP),
+            ("code", "%%warp_probe --samples 1 --name capstone --whatif auto --whatif-budget 300\n"
+                     + LESSONS["capstone"]["exercise"]["code"]),
+        ],
+        {"findings": {"capstone": ["CS-9", "CS-3", "CS-10"]}, "claims_only": True,
+         "claims": [{"says": "Five. Each stage gets", "report": "capstone", "identities": 5},
+                    {"says": "**options-at-creation** moves the option before the load, yet measures no gain",
+                     "report": "capstone", "replay_not_improved": "options-at-creation"},
+                    {"says": "**shared-module** was *not applied*", "report": "capstone",
+                     "replay_verdict": {"shared-module": "not-applied"}}]},
     )
 
 
@@ -1188,6 +1253,7 @@ NOTEBOOKS = (
     lesson_cs13_serial_builds,
     lesson_gpu_mechanisms,
     lesson_whatif,
+    lesson_capstone,
 )
 
 

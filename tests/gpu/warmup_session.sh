@@ -6,8 +6,10 @@
 # bd_spread): a measure (2 samples), then warmup --verify with WORKERS (default 16) and SAMPLES
 # (default 3) and --arch ARCH (default 80, an architecture other than the H200's 90); then the
 # warm-up file run alone into a fresh cache, to list what wp.compile_aot_module wrote there.
-# STREAMS=1 then re-records the GPU shim streams ($OUT/streams-gpu.tar.gz, to unpack into
-# tests/fixtures/streams here). A table is printed last.
+# LESSON=1 then measures the GPU lesson's cells as scripts (programs/lesson_*.py, 2 samples each)
+# into $OUT/lesson_*.json: the recorded reports its no-GPU form shows. STREAMS=1 re-records the
+# GPU shim streams ($OUT/streams-gpu.tar.gz, to unpack into tests/fixtures/streams here). A table
+# is printed last. BUNDLE=FILE packs $OUT into one archive (at most 8 files come back).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/xwarp-gpu-out}
@@ -35,6 +37,13 @@ for prog in ${PROGRAMS:-serial bd_spread}; do
     echo "$prog: warm-up alone exit $?, artifacts for sm_$ARCH: $(find /tmp/aot-cache -name "*sm$ARCH*" | wc -l)," \
         "for sm_90: $(find /tmp/aot-cache -name '*sm90*' | wc -l)"
 done
+if [ "${LESSON:-0}" = 1 ]; then
+    for prog in lesson_two_block_dims lesson_one_block_dim lesson_tiles lesson_tiles_no_mathdx lesson_pch_on lesson_pch_off ptx_module; do
+        "$PROBE" measure --quiet --samples 2 --history off --label "${prog#lesson_}" --json "$OUT/$prog.json" \
+            -- python3 "$prog.py" > "$OUT/$prog.txt" 2>&1
+        echo "$prog: measure exit $?"
+    done
+fi
 cd ../../..
 if [ "${STREAMS:-0}" = 1 ]; then
     rm -rf /tmp/streams-gpu
@@ -60,3 +69,6 @@ for prog in sys.argv[2:]:
           f" ({c.get('warmup_builds')} builds, {p['workers']} workers) vs serial {c.get('serial_cold_build_ms')};"
           f" primed wall {med(c.get('primed_wall_ms'))} warm wall {med(c.get('warm_wall_ms'))} band {c.get('band_ms')} n={c.get('samples')}")
 PY
+if [ -n "${BUNDLE:-}" ]; then
+    tar -czf "$BUNDLE" -C "$OUT" .
+fi

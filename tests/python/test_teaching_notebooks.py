@@ -112,6 +112,13 @@ def check_claims(nb, claims, reports, text):
         if claim.get("cache_written"):
             # built into kernel_cache_dir by the cold pass, although the program turned the cache off
             assert all(smp["cold"]["cache"]["binary_files"] >= 1 for smp in good), [smp["cold"]["cache"] for smp in good]
+        if "replay_not_improved" in claim:
+            (w,) = [w for w in r["whatif"] if w["lever"] == claim["replay_not_improved"]]
+            assert w["verdict"] != "improved", w
+        if "replay_verdict" in claim:
+            for lever, verdict in claim["replay_verdict"].items():
+                (w,) = [w for w in r["whatif"] if w["lever"] == lever]
+                assert w["verdict"] == verdict, w
         if "cache_binaries" in claim:
             assert r["summary"]["cache_binaries"]["median"] == claim["cache_binaries"], r["summary"]["cache_binaries"]
         if "warm_builds_at_most" in claim:
@@ -157,8 +164,6 @@ def test_notebook_shows_what_it_teaches(path, tmp_path):
     # a claim about the output holds for what the cells printed or the reports they displayed
     shown = text + "".join(str(d.get("text/plain", "")) for d in displays)
     check_claims(nb, expect.get("claims", []), reports, shown)
-    if expect.get("claims_only"):
-        return  # the primer compares nothing: its claims are what it shows
     for label, mechanisms in expect.get("findings", {}).items():
         assert label in reports, f"no report labelled {label}"
         found = {f["mechanism"] for f in reports[label]["findings"]}
@@ -175,6 +180,8 @@ def test_notebook_shows_what_it_teaches(path, tmp_path):
         (w,) = [w for w in reports[label]["whatif"] if w["lever"] == lever]
         assert w["verdict"] in ("improved", "regressed", "inconclusive"), w
         assert w["samples"] == 1 and w["applied"], w
+    if expect.get("claims_only"):
+        return  # the primer and the capstone compare nothing: their claims are what they show
     if "whatif" in expect:
         # the what-if notebook measures levers instead of comparing an edited program
         for label, levers in expect["whatif"].items():

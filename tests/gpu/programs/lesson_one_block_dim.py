@@ -1,0 +1,16 @@
+# The GPU lesson's CS-5 fix, as a script: both kernels at one block_dim.
+import warp as wp
+
+@wp.kernel
+def scale(a: wp.array(dtype=float)):
+    a[wp.tid()] *= 2.0
+
+@wp.kernel
+def shift(a: wp.array(dtype=float)):
+    a[wp.tid()] += 1.0
+
+a = wp.zeros(1 << 16, dtype=float, device="cuda:0")
+
+wp.launch(scale, dim=a.shape, inputs=[a], block_dim=256)
+wp.launch(shift, dim=a.shape, inputs=[a], block_dim=256)
+wp.synchronize()

@@ -1,0 +1,19 @@
+# The GPU lesson's CS-12 cell with precompiled headers off at the entry point.
+
+import warp as wp
+
+wp.config.use_precompiled_headers = False
+
+@wp.kernel
+def scale(a: wp.array(dtype=float)):
+    a[wp.tid()] *= 2.0
+
+@wp.kernel
+def shift(a: wp.array(dtype=float)):
+    a[wp.tid()] += 1.0
+
+a = wp.zeros(1 << 16, dtype=float, device="cuda:0")
+
+wp.launch(scale, dim=a.shape, inputs=[a])
+wp.launch(shift, dim=a.shape, inputs=[a])
+wp.synchronize()
