@@ -5,8 +5,9 @@
     python3 notebooks/export_html.py --executed DIR       # notebooks executed elsewhere (DIR/NAME.ipynb)
 
 Writes OUT/NAME.html for each lesson (nbconvert's HTML exporter: the reports' HTML outputs stay
-inline and self-contained) and OUT/index.html listing them in the course order of
-notebooks/README.md. OUT defaults to build/notebooks-html. Run it with Debian's python3
+inline and self-contained), OUT/NAME.slides.html for the primer and the capstone (nbconvert's
+reveal.js slides: one slide per heading), OUT/cheatsheet.html (the one-page cheat sheet of
+references/) and OUT/index.html listing them in the course order of notebooks/README.md. OUT defaults to build/notebooks-html. Run it with Debian's python3
 (nbconvert, nbclient).
 """
 
@@ -19,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 import nbformat
-from nbconvert import HTMLExporter
+from nbconvert import HTMLExporter, SlidesExporter
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -49,9 +50,34 @@ def execute(names, into):
             shutil.rmtree(work, ignore_errors=True)
 
 
+SLIDES = ("primer", "capstone")  # the lessons a class also gets as slides
+
+
+def as_slides(nb):
+    """One slide per markdown heading; the cells after it continue the slide (the reports are
+    long: they scroll inside it)."""
+    for cell in nb.cells:
+        heading = cell.cell_type == "markdown" and cell.source.lstrip().startswith("#")
+        cell.metadata["slideshow"] = {"slide_type": "slide" if heading else "-"}
+    return nb
+
+
+def export_cheatsheet(out):
+    from nbconvert.filters import markdown2html
+
+    text = (ROOT / "references" / "cheatsheet.md").read_text()
+    text = text.replace("[mechanisms.md](mechanisms.md)", "`references/mechanisms.md`")  # not beside the export
+    page = ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Cheat sheet: Warp cold start</title><style>"
+            "body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;line-height:1.45}"
+            "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem;vertical-align:top}"
+            "</style></head><body data-xwarp=\"cheatsheet\">" + markdown2html(text) + "</body></html>")
+    (out / "cheatsheet.html").write_text(page)
+
+
 def export(executed, out):
     out.mkdir(parents=True, exist_ok=True)
     exporter = HTMLExporter()
+    slides = SlidesExporter()
     items = []
     for name, title, teaches, needs in course():
         source = executed / f"{name}.ipynb"
@@ -60,12 +86,18 @@ def export(executed, out):
             continue
         body, _ = exporter.from_notebook_node(nbformat.read(source, as_version=4))
         (out / f"{name}.html").write_text(body)
+        if name in SLIDES:
+            deck, _ = slides.from_notebook_node(as_slides(nbformat.read(source, as_version=4)))
+            (out / f"{name}.slides.html").write_text(deck)
         items.append(f'<li><a href="{html.escape(name)}.html">{html.escape(title)}</a> '
                      f'<span style="opacity:0.7">&mdash; {html.escape(teaches)} ({html.escape(needs)})</span></li>')
     index = ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Warp cold start: a course</title></head>"
              "<body style=\"font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;line-height:1.5\">"
              "<h1>Warp's cold start: a course</h1><p>Static pages of executed lessons (xwarp). Each report is "
-             "inline; nothing here runs Warp.</p><ol data-xwarp=\"course\">" + "".join(items) + "</ol></body></html>")
+             "inline; nothing here runs Warp. The <a href=\"cheatsheet.html\">cheat sheet</a> is the handout; "
+             "the primer and the capstone are also slides (NAME.slides.html).</p>"
+             "<ol data-xwarp=\"course\">" + "".join(items) + "</ol></body></html>")
+    export_cheatsheet(out)
     (out / "index.html").write_text(index)
     return len(items)
 

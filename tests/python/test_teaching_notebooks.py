@@ -211,10 +211,11 @@ def test_notebook_shows_what_it_teaches(path, tmp_path):
 def test_the_executed_lessons_export_to_static_html_that_chromium_opens(tmp_path):
     executed = tmp_path / "executed"
     executed.mkdir()
-    if not EXECUTED:  # run alone (-k): execute one lesson here
-        nb = nbformat.read(ROOT / "notebooks" / "cs3_option_after_load.ipynb", as_version=4)
-        execute_notebook(nb, "xwarp", tmp_path, timeout=1800)
-        EXECUTED["cs3_option_after_load"] = nb
+    if not EXECUTED:  # run alone (-k): execute a lesson and the primer (which is also slides) here
+        for name in ("cs3_option_after_load", "primer"):
+            nb = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
+            execute_notebook(nb, "xwarp", tmp_path, timeout=1800)
+            EXECUTED[name] = nb
     for name, nb in EXECUTED.items():
         nbformat.write(nb, executed / f"{name}.ipynb")
     out = tmp_path / "html"
@@ -222,7 +223,8 @@ def test_the_executed_lessons_export_to_static_html_that_chromium_opens(tmp_path
                            "--out", str(out)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     pages = sorted(p.stem for p in out.glob("*.html"))
-    assert pages == sorted(list(EXECUTED) + ["index"])
+    decks = [f"{n}.slides" for n in ("primer", "capstone") if n in EXECUTED]
+    assert pages == sorted(list(EXECUTED) + ["index", "cheatsheet"] + decks)
     lesson = "cs3_option_after_load" if "cs3_option_after_load" in EXECUTED else sorted(EXECUTED)[0]
 
     def chromium(*args):
@@ -234,6 +236,13 @@ def test_the_executed_lessons_export_to_static_html_that_chromium_opens(tmp_path
     lesson_dom = chromium("--dump-dom", (out / f"{lesson}.html").as_uri()).stdout
     assert 'data-xwarp="identities"' in lesson_dom and 'data-xwarp="identity-map"' in lesson_dom
     assert "## Exercise" not in lesson_dom and "Exercise" in lesson_dom  # markdown rendered, not shown raw
+    sheet_dom = chromium("--dump-dom", (out / "cheatsheet.html").as_uri()).stdout
+    assert 'data-xwarp="cheatsheet"' in sheet_dom and "<td>CS-1</td>" in sheet_dom and 'href="cheatsheet.html"' in index_dom
+    assert decks, "no lesson with slides was exported"
+    for deck in decks:
+        deck_dom = chromium("--dump-dom", (out / f"{deck}.html").as_uri()).stdout
+        # reveal.js itself comes from a CDN a class room may not reach: the slides are in the page either way
+        assert deck_dom.count("<section") >= 3 and 'class="reveal' in deck_dom, deck_dom[:500]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / "lesson-export.png"
     chromium(f"--screenshot={shot}", "--window-size=1280,2400", (out / f"{lesson}.html").as_uri())
