@@ -45,21 +45,6 @@ def {name}(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
     a[i] = churn(a[i], m[i], {s})"""
 
 
-SMALL_OPS = '''@wp.kernel{decorator}
-def scale(a: wp.array(dtype=float)):
-    a[wp.tid()] = 3.0 * a[wp.tid()]
-
-@wp.kernel{decorator2}
-def offset(a: wp.array(dtype=float)):
-    a[wp.tid()] = a[wp.tid()] + 1.0
-
-@wp.kernel{decorator3}
-def square(a: wp.array(dtype=float)):
-    a[wp.tid()] = a[wp.tid()] * a[wp.tid()]
-
-for k in (scale, offset, square):
-    wp.launch(k, dim=256, inputs=[a])'''
-
 # The lesson around each mechanism notebook (see lesson_cells). Exercises start broken; their
 # solutions live in tests/python/lesson_solutions.py, where the tests check they are met.
 LESSONS = {
@@ -226,28 +211,6 @@ a = wp.zeros(64, dtype=wp.vec3)
 m = wp.zeros(64, dtype=wp.mat33)
 wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])'''},
     },
-    "cs4_many_small_modules": {
-        "learn": ["the fixed cost every module build pays, whatever its size",
-                  "why many tiny modules cost more than one",
-                  "which kernels should share a module, and which should not"],
-        "predict": ("Four one-line kernels, each in its own module. How many module builds will the cold pass make?",
-                    "Four, one per module, and the fixed part of each build (compiler set-up, object emission, "
-                    "loading) is paid four times. The **Identity map** has four rows of one box each."),
-        "read": ("- **Module identities** lists four modules of similar, small cost.\n"
-                 "- The CS-4 finding estimates what merging them saves (the fixed cost of the builds it removes)."),
-        "replay": "four_modules merge-modules",
-        "lever": ("`%warp_whatif four_modules merge-modules` replays the cell with the small modules loaded as one "
-                  "and measures the saving before you rename anything."),
-        "remember": ["Each module build has a fixed cost: group kernels that always load together.",
-                     "Keep apart kernels with different options, block_dims or edit cycles: a big module rebuilds "
-                     "whole when one kernel changes."],
-        "exercise": {
-            "task": "Three small image operations live in three modules. Make them one module.",
-            "hint": ("Which decorator argument names a kernel's module? Three kernels, three launches: all stay."),
-            "expect": "modules<=1",
-            "code": SMALL_OPS.format(decorator='(module="scale_ops")', decorator2='(module="offset_ops")',
-                                     decorator3='(module="square_ops")')},
-    },
     "cs6_generic_after_load": {
         "learn": ["how generic (`Any`-typed) kernels get one instance per argument type",
                   "why a new type met after the first launch rebuilds the module",
@@ -271,26 +234,51 @@ wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])'''},
             "code": '''wp.launch(relax, dim=8, inputs=[a16])
 wp.launch(relax, dim=8, inputs=[a32])  # a second instance, after the first load'''},
     },
-    "cs9_unique_modules": {
-        "learn": ['what `module="unique"` does: a module per kernel, named by its hash',
-                  "why it multiplies builds on stable kernels",
-                  "where it belongs: kernels made per request or per plugin"],
-        "predict": ('Four stable kernels, each `module="unique"`. How many modules will the cold pass build?',
-                    "Four: one per kernel, each paying a module's fixed cost. The **Identity map** has four rows."),
-        "read": ('- The CS-9 finding points at each `module="unique"` (and at a factory default when the option '
-                 "hides there).\n"
-                 "- **Module identities** names the modules after their kernels and hashes."),
-        "replay": "unique shared-module",
-        "lever": ("`%warp_whatif unique shared-module` replays the cell with the unique kernels put in one module "
-                  "and measures the saving."),
-        "remember": ['Keep `module="unique"` for kernels that would otherwise churn a shared module.',
-                     "Look for it in factory helpers' defaults."],
+    "module_granularity": {
+        "learn": ["the fixed cost every module build pays, whatever its size",
+                  "two ways programs pay it too often: kernels scattered over tiny named modules (CS-4), and "
+                  '`module="unique"` on stable kernels (CS-9), often hidden in a factory\'s default',
+                  "which kernels should share a module, and which should not"],
+        "predict": ("Four one-line kernels, each in a module of its own. How many module builds will the cold pass "
+                    "make, and does it matter whether the modules are named or `module=\"unique\"`?",
+                    "Four, one per module, and the fixed part of each build (compiler set-up, object emission, "
+                    "loading) is paid four times. Named or unique makes no difference to the count: the **Identity "
+                    "map** has four rows of one box each both times. It makes a difference to the fix: a unique "
+                    "module is named after its kernel's hash, so it is meant for kernels that change."),
+        "read": ("- **Module identities** lists four modules of similar, small cost, in both runs.\n"
+                 "- The CS-4 finding estimates what merging the named modules saves; the CS-9 finding points at "
+                 'each `module="unique"` (and at a factory default when the option hides there).'),
+        "replay": "four_modules merge-modules",
+        "lever": ("`%warp_whatif four_modules merge-modules` replays the cell with the small modules loaded as one "
+                  "and measures the saving before you rename anything; `%warp_whatif unique shared-module` does "
+                  "the same for the unique ones."),
+        "remember": ["Each module build has a fixed cost: group kernels that always load together.",
+                     'Keep `module="unique"` for kernels made per request or per plugin, which would otherwise '
+                     "churn a shared module; look for it in factory helpers' defaults.",
+                     "Keep apart kernels with different options, block_dims or edit cycles: a big module rebuilds "
+                     "whole when one kernel changes."],
         "exercise": {
-            "task": 'Three stable kernels were given `module="unique"`. Make them share one module.',
-            "hint": ('What does `module="unique"` do to each kernel, and what happens without it?'),
-            "expect": "modules<=1",
-            "code": SMALL_OPS.format(decorator='(module="unique")', decorator2='(module="unique")',
-                                     decorator3='(module="unique")')},
+            "task": ("A factory makes two scaling kernels (with its default module) and an offset kernel lives in "
+                     "a module of its own. Make all three one module, built once."),
+            "hint": ("Two places choose a module here: the factory's keyword default and the offset's decorator. "
+                     "A shared module builds once only if every kernel in it exists before its first launch. All "
+                     "three launches stay."),
+            "expect": "modules<=1,builds-per-module<=1",
+            "code": '''def make_scale(factor: float, module="unique"):
+    @wp.kernel(module=module)
+    def scale(a: wp.array(dtype=float)):
+        a[wp.tid()] = a[wp.tid()] * factor
+    return scale
+
+
+@wp.kernel(module="offset_ops")
+def offset(a: wp.array(dtype=float)):
+    a[wp.tid()] = a[wp.tid()] + 1.0
+
+
+ops = [make_scale(2.0), make_scale(0.5)]
+for k in ops + [offset]:
+    wp.launch(k, dim=256, inputs=[a])'''},
     },
     "cs10_unused_backward": {
         "learn": ["that every kernel is compiled with its adjoint (backward) code by default",
@@ -822,65 +810,6 @@ arrived."""),
     )
 
 
-def lesson_cs4_many_small_modules():
-    notebook(
-        "cs4_many_small_modules",
-        "CS-4: module boundaries too granular",
-        [
-            ("md", """Every module build has a fixed cost (compiler set-up, object emission, loading) whatever its
-size. Four tiny kernels in four modules pay it four times."""),
-            ("code", """%%warp_setup
-import warp as wp
-
-a = wp.ones(256, dtype=float)"""),
-            ("code", """%%warp_probe --samples 3 --name four_modules
-@wp.kernel(module="blur_ops")
-def blur(a: wp.array(dtype=float)):
-    a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
-
-@wp.kernel(module="sharpen_ops")
-def sharpen(a: wp.array(dtype=float)):
-    a[wp.tid()] = 2.0 * a[wp.tid()] - 0.5
-
-@wp.kernel(module="clamp_ops")
-def clamp01(a: wp.array(dtype=float)):
-    a[wp.tid()] = wp.clamp(a[wp.tid()], 0.0, 1.0)
-
-@wp.kernel(module="invert_ops")
-def invert(a: wp.array(dtype=float)):
-    a[wp.tid()] = 1.0 - a[wp.tid()]
-
-for k in (blur, sharpen, clamp01, invert):
-    wp.launch(k, dim=256, inputs=[a])"""),
-            ("code", """%%warp_probe --samples 3 --name one_module
-@wp.kernel(module="image_ops")
-def blur(a: wp.array(dtype=float)):
-    a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
-
-@wp.kernel(module="image_ops")
-def sharpen(a: wp.array(dtype=float)):
-    a[wp.tid()] = 2.0 * a[wp.tid()] - 0.5
-
-@wp.kernel(module="image_ops")
-def clamp01(a: wp.array(dtype=float)):
-    a[wp.tid()] = wp.clamp(a[wp.tid()], 0.0, 1.0)
-
-@wp.kernel(module="image_ops")
-def invert(a: wp.array(dtype=float)):
-    a[wp.tid()] = 1.0 - a[wp.tid()]
-
-for k in (blur, sharpen, clamp01, invert):
-    wp.launch(k, dim=256, inputs=[a])"""),
-            ("code", "%warp_compare four_modules one_module"),
-            ("md", """Group kernels that load together. Do not group everything: kernels with different options,
-different stable block_dims or separate edit cycles belong apart, since a bigger module rebuilds
-whole whenever one of its kernels changes."""),
-        ],
-        {"findings": {"four_modules": ["CS-4"]}, "verdict": "improved",
-         "claims": [{"says": "Four, one per module", "report": "four_modules", "modules": 4}]},
-    )
-
-
 def lesson_cs6_generic_after_load():
     notebook(
         "cs6_generic_after_load",
@@ -929,17 +858,39 @@ launch one by name). Only those: every registered instance makes each build bigg
     )
 
 
-def lesson_cs9_unique_modules():
+def lesson_module_granularity():
     notebook(
-        "cs9_unique_modules",
-        "CS-9: module=\"unique\" on stable kernels",
+        "module_granularity",
+        "Module granularity: tiny modules (CS-4) and module=\"unique\" (CS-9)",
         [
-            ("md", """`module="unique"` gives a kernel a module of its own, named after the kernel and its hash.
-It is meant for kernels made per request or per plugin. On stable kernels it multiplies builds."""),
+            ("md", """Every module build has a fixed cost (compiler set-up, object emission, loading) whatever its
+size. Four tiny kernels in four modules pay it four times, whether the modules are named or made
+by `module="unique"`, which gives a kernel a module of its own named after the kernel and its
+hash (meant for kernels made per request or per plugin)."""),
             ("code", """%%warp_setup
 import warp as wp
 
 a = wp.ones(256, dtype=float)"""),
+            ("code", """%%warp_probe --samples 3 --name four_modules
+@wp.kernel(module="blur_ops")
+def blur(a: wp.array(dtype=float)):
+    a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
+
+@wp.kernel(module="sharpen_ops")
+def sharpen(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0 * a[wp.tid()] - 0.5
+
+@wp.kernel(module="clamp_ops")
+def clamp01(a: wp.array(dtype=float)):
+    a[wp.tid()] = wp.clamp(a[wp.tid()], 0.0, 1.0)
+
+@wp.kernel(module="invert_ops")
+def invert(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0 - a[wp.tid()]
+
+for k in (blur, sharpen, clamp01, invert):
+    wp.launch(k, dim=256, inputs=[a])"""),
+            ("md", """The same four kernels with `module="unique"`:"""),
             ("code", """%%warp_probe --samples 3 --name unique
 @wp.kernel(module="unique")
 def blur(a: wp.array(dtype=float)):
@@ -959,31 +910,38 @@ def invert(a: wp.array(dtype=float)):
 
 for k in (blur, sharpen, clamp01, invert):
     wp.launch(k, dim=256, inputs=[a])"""),
-            ("code", """%%warp_probe --samples 3 --name shared
-@wp.kernel
+            ("md", """And the fix for both: one shared module."""),
+            ("code", """%%warp_probe --samples 3 --name one_module
+@wp.kernel(module="image_ops")
 def blur(a: wp.array(dtype=float)):
     a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
 
-@wp.kernel
+@wp.kernel(module="image_ops")
 def sharpen(a: wp.array(dtype=float)):
     a[wp.tid()] = 2.0 * a[wp.tid()] - 0.5
 
-@wp.kernel
+@wp.kernel(module="image_ops")
 def clamp01(a: wp.array(dtype=float)):
     a[wp.tid()] = wp.clamp(a[wp.tid()], 0.0, 1.0)
 
-@wp.kernel
+@wp.kernel(module="image_ops")
 def invert(a: wp.array(dtype=float)):
     a[wp.tid()] = 1.0 - a[wp.tid()]
 
 for k in (blur, sharpen, clamp01, invert):
     wp.launch(k, dim=256, inputs=[a])"""),
-            ("code", "%warp_compare unique shared"),
-            ("md", """Keep `module="unique"` for kernels that would otherwise churn a shared module (see CS-1), and
-look for it hidden in factory helpers."""),
+            ("code", "%warp_compare four_modules one_module"),
+            ("code", "%warp_compare unique one_module"),
+            ("md", """Group kernels that load together. Do not group everything: kernels with different options,
+different stable block_dims or separate edit cycles belong apart, since a bigger module rebuilds
+whole whenever one of its kernels changes. And keep `module="unique"` for kernels that would
+otherwise churn a shared module (see CS-1), and look for it hidden in factory helpers."""),
         ],
-        {"findings": {"unique": ["CS-9"]}, "verdict": "improved",
-         "claims": [{"says": "Four: one per kernel", "report": "unique", "modules": 4}]},
+        {"findings": {"four_modules": ["CS-4"], "unique": ["CS-9"]}, "verdict": "improved",
+         "claims": [{"says": "the **Identity map** has four rows of one box each both times", "report": "four_modules",
+                     "modules": 4},
+                    {"says": "the **Identity map** has four rows of one box each both times", "report": "unique",
+                     "modules": 4}]},
     )
 
 
@@ -1246,9 +1204,8 @@ NOTEBOOKS = (
     lesson_cs2_cache_thrown_away,
     lesson_cs3_option_after_load,
     lesson_option_not_arrived,
-    lesson_cs4_many_small_modules,
+    lesson_module_granularity,
     lesson_cs6_generic_after_load,
-    lesson_cs9_unique_modules,
     lesson_cs10_unused_backward,
     lesson_cs13_serial_builds,
     lesson_gpu_mechanisms,

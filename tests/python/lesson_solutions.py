@@ -2,22 +2,6 @@
 in the notebooks, so a learner meets the broken form first; test_lessons.py checks that each one
 meets its exercise's --expect, and test_teaching_notebooks.py that each broken form does not."""
 
-SMALL_OPS = '''@wp.kernel{decorator}
-def scale(a: wp.array(dtype=float)):
-    a[wp.tid()] = 3.0 * a[wp.tid()]
-
-@wp.kernel{decorator}
-def offset(a: wp.array(dtype=float)):
-    a[wp.tid()] = a[wp.tid()] + 1.0
-
-@wp.kernel{decorator}
-def square(a: wp.array(dtype=float)):
-    a[wp.tid()] = a[wp.tid()] * a[wp.tid()]
-
-for k in (scale, offset, square):
-    wp.launch(k, dim=256, inputs=[a])'''
-
-
 def stage(name, s):
     return f'''@wp.kernel
 def {name}(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
@@ -26,6 +10,23 @@ def {name}(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
 
 
 SOLUTIONS = {
+    # the factory's default and the decorator name one module, and both scale kernels exist before
+    # the first launch (they already did): one module, built once
+    "module_granularity": '''def make_scale(factor: float, module="image_ops"):
+    @wp.kernel(module=module)
+    def scale(a: wp.array(dtype=float)):
+        a[wp.tid()] = a[wp.tid()] * factor
+    return scale
+
+
+@wp.kernel(module="image_ops")
+def offset(a: wp.array(dtype=float)):
+    a[wp.tid()] = a[wp.tid()] + 1.0
+
+
+ops = [make_scale(2.0), make_scale(0.5)]
+for k in ops + [offset]:
+    wp.launch(k, dim=256, inputs=[a])''',
     # the stages in one named module, created before the first launch; the option and both
     # instances of scale in place before __main__ loads: two identities, each built once
     "capstone": '''from typing import Any
@@ -73,16 +74,12 @@ wp.launch(settle, dim=64, inputs=[a, m])''',
 
 wp.launch(advance, dim=64, inputs=[a, m])
 wp.launch(advance, dim=64, inputs=[a, m])''',
-    # one module for the three operations
-    "cs4_many_small_modules": SMALL_OPS.format(decorator='(module="image_ops")'),
     # both instances registered before the first launch
     "cs6_generic_after_load": '''relax_f16 = wp.overload(relax, {"a": wp.array(dtype=wp.float16)})
 relax_f32 = wp.overload(relax, {"a": wp.array(dtype=wp.float32)})
 
 wp.launch(relax, dim=8, inputs=[a16])
 wp.launch(relax, dim=8, inputs=[a32])''',
-    # no module="unique": the kernels share the cell's module
-    "cs9_unique_modules": SMALL_OPS.format(decorator=""),
     # the setup's @wp.func already created the module, so a wp.config global here comes too late
     # (the next lesson's trap): each kernel carries the option itself, and Warp generates no
     # adjoint for it (wp.set_module_options({"enable_backward": False}) first would do as well)

@@ -31,7 +31,7 @@ EXECUTED = {}  # name -> executed notebook, for the export test at the end of th
 def test_there_are_notebooks_and_they_are_committed_without_outputs():
     names = {p.stem for p in NOTEBOOKS}
     for required in ("overview", "cs1_kernels_after_load", "cs2_cache_thrown_away", "cs3_option_after_load",
-                     "option_not_arrived", "cs4_many_small_modules", "cs6_generic_after_load", "cs9_unique_modules",
+                     "option_not_arrived", "module_granularity", "cs6_generic_after_load", "primer", "capstone",
                      "cs10_unused_backward", "cs13_serial_builds", "gpu_mechanisms", "whatif"):
         assert required in names
     for path in NOTEBOOKS:
