@@ -3,6 +3,7 @@
 // anything, and the file is code the user runs.
 #include "xwarp/render/warmup.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -177,12 +178,20 @@ namespace xwarp
         for (int stage = 1; stage <= last_stage; ++stage)
         {
             out += "    [  # stage " + std::to_string(stage) + "\n";
+            std::vector<const warmup_target*> in_stage;
             for (const auto& t : plan.targets)
             {
-                if (!t.covered || t.stage != stage)
+                if (t.covered && t.stage == stage)
                 {
-                    continue;
+                    in_stage.push_back(&t);
                 }
+            }
+            // the longest builds first: the workers end together
+            std::stable_sort(in_stage.begin(), in_stage.end(),
+                             [](const warmup_target* a, const warmup_target* b) { return a->build_ms > b->build_ms; });
+            for (const warmup_target* target : in_stage)
+            {
+                const warmup_target& t = *target;
                 out += "        " + comment(identity_words(t));
                 std::string instances = "[";
                 for (const auto& o : t.overloads)

@@ -64,30 +64,32 @@ def warm_up(workers=WORKERS, root=None, device=DEVICE, arch=ARCH, log=print):
     wp.init()
     started = time.perf_counter()
     loaded, failed, cuda_loads = 0, [], []
-    for stage in STAGES:
-        loads = []
-        for module_name, kernel_name, target_device, block_dim, instances, options in stage:
-            try:
-                kernel = _resolve(module_name, kernel_name, root)
-                for name, types in instances:
-                    wp.overload(_resolve(module_name, name, root), types)
-                module = kernel.module
-                changed = {
-                    key: value
-                    for key, value in OPTIONS[options].items()
-                    if module.options.get(key) is not None and module.options.get(key) != value
-                }
-                if changed:
-                    wp.set_module_options(changed, module=module)
-            except Exception as error:  # the program's code moved on since it was measured
-                failed.append(f"{module_name}:{kernel_name}: {type(error).__name__}: {error}")
-                continue
-            if device and target_device.startswith("cuda"):
-                target_device = device
-            loads.append((module, target_device, block_dim))
-        # A stage's loads are independent: each builds in its own worker (one build per module,
-        # device and block_dim, as wp.load_module(..., max_workers=N) would).
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+    # One pool for every stage: a worker thread keeps the precompiled header it wrote (Warp keeps
+    # one per thread), so a later stage's build on it does not write another.
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        for stage in STAGES:
+            loads = []
+            for module_name, kernel_name, target_device, block_dim, instances, options in stage:
+                try:
+                    kernel = _resolve(module_name, kernel_name, root)
+                    for name, types in instances:
+                        wp.overload(_resolve(module_name, name, root), types)
+                    module = kernel.module
+                    changed = {
+                        key: value
+                        for key, value in OPTIONS[options].items()
+                        if module.options.get(key) is not None and module.options.get(key) != value
+                    }
+                    if changed:
+                        wp.set_module_options(changed, module=module)
+                except Exception as error:  # the program's code moved on since it was measured
+                    failed.append(f"{module_name}:{kernel_name}: {type(error).__name__}: {error}")
+                    continue
+                if device and target_device.startswith("cuda"):
+                    target_device = device
+                loads.append((module, target_device, block_dim))
+            # A stage's loads are independent: each builds in a worker (one build per module, device
+            # and block_dim, as wp.load_module(..., max_workers=N) would), the longest first.
             futures = [
                 pool.submit(wp.force_load, device=d, modules=[m], block_dim=b, max_workers=0) for m, d, b in loads
             ]
