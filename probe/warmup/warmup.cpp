@@ -63,9 +63,12 @@ namespace xwarp
             return nullptr;
         }
 
+        // Once per identity over the samples (its time, in parentheses, is the first sample's).
         void add_once(std::vector<std::string>& list, const std::string& item)
         {
-            if (std::find(list.begin(), list.end(), item) == list.end())
+            const std::string identity = item.substr(0, item.rfind(" ("));
+            if (std::none_of(list.begin(), list.end(),
+                             [&](const std::string& x) { return x.substr(0, x.rfind(" (")) == identity; }))
             {
                 list.push_back(item);
             }
