@@ -7,6 +7,7 @@
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/warmup_plan.hpp"
 #include "xwarp/render/warmup.hpp"
+#include "xwarp/runner/runner.hpp"
 
 using namespace xwarp;
 using namespace xwarp::testing;
@@ -152,4 +153,23 @@ TEST(AWarmupFile, EscapesEveryTextFromTheReport)
         EXPECT_LT(c, 0x80) << "a byte outside ASCII reached the file";
     }
     EXPECT_NE(file.find(R"(DEVICE = "cuda:1\"")"), std::string::npos);
+}
+
+TEST(AWarmupPlan, CoversTheSixCudaModulesOfARecordedH200Run)
+{
+    // recorded on the H200 under the contract that carries each kernel's qualname and module
+    report r = load_recorded_run(std::string(XWARP_FIXTURES_DIR) + "/streams/gpu_serial-warp1.19.0");
+    analyze(r);
+    const warmup_plan p = plan_warmup(r, {"gpu_serial", 16, "", {80}});
+    EXPECT_EQ(p.covered, 6);
+    EXPECT_EQ(p.uncovered, 0);
+    for (const auto& t : p.targets)
+    {
+        EXPECT_EQ(t.device, "cuda:0");
+        EXPECT_EQ(t.import_from, "__main__");  // named modules, defined in the command's script
+    }
+    EXPECT_EQ(p.entry_script, "serial.py");
+    const std::string file = render_warmup_script(p);
+    EXPECT_NE(file.find("ARCH = [80]"), std::string::npos);
+    EXPECT_NE(file.find("WORKERS = 16"), std::string::npos);
 }
