@@ -1083,6 +1083,10 @@ notebook probes them when a CUDA device is present and says so plainly when ther
 
 HAVE_GPU = wp.get_cuda_device_count() > 0
 print("CUDA devices:", wp.get_cuda_device_count() if HAVE_GPU else "none: the GPU probes below are skipped")"""),
+            ("md", """No GPU here? Each cell below was also measured on an NVIDIA H200, as a script under the same
+probe: the figures (identities, compile elapsed, module work, LTO artifacts, the cache written)
+are in `references/measurement.md`, section *The GPU lesson's cells on the H200*, with the
+warm-up and the verified patches measured there."""),
             ("code", """%%warp_setup
 import warp as wp
 
