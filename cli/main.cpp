@@ -40,13 +40,15 @@ namespace
             65 also for a report file that changed between compare's two readings of it
   whatif    0 replayed (each lever's verdict is in the output, not in the exit code)
   fix       0 patches written (each one's verdict is in the output, not in the exit code)
+  warmup    0 file written (and with --verify: no covered identity built at run time),
+            1 with --verify: a covered identity still built, or the warm-up or the program failed
   report    0 rendered
   doctor    0 facts printed (a missing Python or Warp is reported, not an error)
   mechanisms 0 listed
   all       64 bad options, 65 unreadable report (not JSON, other schema, malformed),
             66 missing file or directory, 70 internal error, 71 out of memory (says while
             reading what, and how large), 73 output not writable,
-            77 a report's command not run (whatif, fix --verify, compare --until-settled: your
+            77 a report's command not run (whatif, fix --verify, warmup --verify, compare --until-settled: your
             history does not show you ran it here; it is shown, and --run runs it),
             126 command not executable, 127 command not found, 130 interrupted (SIGINT),
             128+N killed by signal N)";
