@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "xwarp/model/format.hpp"
 #include "xwarp/render/printable.hpp"

@@ -3,8 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
+#include <set>
+#include <tuple>
 
 #include "xwarp/analysis/stats.hpp"
 #include "xwarp/analysis/summarize.hpp"
@@ -14,8 +15,6 @@
 
 namespace xwarp
 {
-    namespace fs = std::filesystem;
-
     namespace
     {
         void write_file(const std::string& path, const std::string& text)
@@ -63,17 +62,6 @@ namespace xwarp
             return nullptr;
         }
 
-        // Once per identity over the samples (its time, in parentheses, is the first sample's).
-        void add_once(std::vector<std::string>& list, const std::string& item)
-        {
-            const std::string identity = item.substr(0, item.rfind(" ("));
-            if (std::none_of(list.begin(), list.end(),
-                             [&](const std::string& x) { return x.substr(0, x.rfind(" (")) == identity; }))
-            {
-                list.push_back(item);
-            }
-        }
-
         // The warm-up's builds, first start to last end, in ms.
         std::optional<double> build_span(const run_result& prime, int& builds)
         {
@@ -111,6 +99,7 @@ namespace xwarp
 
             warmup_check c;
             std::vector<double> warmup_wall, warmup_build, primed_wall, warm_wall;
+            std::set<std::tuple<std::string, std::string, std::string, int>> seen;  // each identity once over the samples
             for (int i = 1; i <= samples; ++i)
             {
                 primed_sample s = run_primed_sample(program, prime, i, observer, cancelled);
@@ -153,8 +142,12 @@ namespace xwarp
                     {
                         continue;
                     }
+                    if (!seen.insert({l.module.str(), l.hash.str(), l.device.str(), l.block_dim.value_or(-1)}).second)
+                    {
+                        continue;
+                    }
                     const warmup_target* t = target_of(plan, l);
-                    add_once(!t ? c.new_built : t->covered ? c.covered_built : c.uncovered_built, built_words(l));
+                    (!t ? c.new_built : t->covered ? c.covered_built : c.uncovered_built).push_back(built_words(l));
                 }
             }
             c.warmup_wall_ms = make_stat(warmup_wall);
