@@ -50,7 +50,7 @@ def {name}(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
 LESSONS = {
     "capstone": {
         "learn": ["reading a report where several mechanisms meet, ranked by the time each puts at stake",
-                  "why one fix can measure as no gain until another lands: two changes that rebuild the same module",
+                  "why one fix can leave a rebuild in place until another lands: two changes that rebuild the same module",
                   "fixing in order, and proving the whole with --expect and --strict against the untouched program"],
         "predict": ("This program builds its pipeline stages with a factory, scales two arrays with a generic "
                     "kernel, and turns `fast_math` on half-way. How many identities will it build, and how many "
@@ -62,10 +62,11 @@ LESSONS = {
         "read": ("- **Findings** rank CS-9 (the unique modules), CS-3 (the late option) and CS-10 (adjoint code "
                  "no one uses) by time at stake; each *measured:* line is the replay of its lever on this very "
                  "program.\n"
-                 "- **options-at-creation** moves the option before the load, yet measures no gain: the late "
-                 "`float64` instance still rebuilds `__main__`. The report's hash churn row names both changes in "
-                 "one move. Two changes rebuild the same module, so each fix alone buys nothing; together they "
-                 "remove the rebuild.\n"
+                 "- **options-at-creation** moves the option before the load, yet its replay still builds "
+                 "`__main__` twice: the late `float64` instance rebuilds it, and the CS-3 finding's measured line "
+                 "says what else the fix needs. The report's hash churn row names both changes in one move. Two "
+                 "changes rebuild the same module, so neither fix alone removes the rebuild; whatever that replay "
+                 "measures is the option's effect on the builds, not a build saved.\n"
                  "- **shared-module** was *not applied*: the stages are created between launches, and a shared "
                  "module would rebuild at each new stage. The fix is two changes here too: a named module *and* "
                  "the stages created before the first launch."),
@@ -73,7 +74,7 @@ LESSONS = {
                   "unmodified cell. `backward-off` is a decision about the application (does anything "
                   "differentiate?), not a fix: measure it, then choose. `warp-probe fix --verify` writes the code "
                   "forms of CS-9 and CS-3 as patches and proves each on a copy, for a program in files."),
-        "remember": ["Read the measured line before the estimate: a replay that finds no gain is telling you what "
+        "remember": ["Read the measured line before the estimate: a replay that leaves a rebuild in place says what "
                      "else moves the same module.",
                      "Fix in the order the measurements say, and probe after each: a fix can start paying only "
                      "once the one before it landed.",
@@ -539,8 +540,8 @@ measurement says, fix it in order, and prove the result against the untouched pr
         ],
         {"findings": {"capstone": ["CS-9", "CS-3", "CS-10"]}, "claims_only": True,
          "claims": [{"says": "Five. Each stage gets", "report": "capstone", "identities": 5},
-                    {"says": "**options-at-creation** moves the option before the load, yet measures no gain",
-                     "report": "capstone", "replay_not_improved": "options-at-creation"},
+                    {"says": "its replay still builds `__main__` twice", "report": "capstone",
+                     "replay_needs": {"options-at-creation": "still built __main__ 2 times"}},
                     {"says": "**shared-module** was *not applied*", "report": "capstone",
                      "replay_verdict": {"shared-module": "not-applied"}}]},
     )

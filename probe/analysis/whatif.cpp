@@ -358,7 +358,7 @@ namespace xwarp
                 it->measured = measured;
                 if (!w.needs.empty())
                 {
-                    it->recommendation = it->recommendation.str() + " The replay showed why sharing alone did not pay: "
+                    it->recommendation = it->recommendation.str() + " The replay showed what else the fix needs: "
                                          + w.needs + ".";
                 }
                 // An advisory is an opportunity to measure: measured and not paying, it is no

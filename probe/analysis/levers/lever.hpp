@@ -68,6 +68,9 @@ namespace xwarp::levers
     // created_between_launches), or nullptr.
     const finding* created_between_launches(const std::vector<const finding*>& findings);
 
+    // How many times the replay's first good sample built `module` in its cold pass.
+    int cold_builds_of(const report& replay, const std::string& module);
+
     // When the replay built `module` (the lever's shared or merged module) more than once in a
     // cold pass, says in w.needs what else the fix needs. Never decides the verdict (false).
     bool note_module_rebuilt(whatif_result& w, const report& replay, const std::string& module);

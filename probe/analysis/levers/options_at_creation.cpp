@@ -44,6 +44,29 @@ namespace xwarp::levers
 
     namespace
     {
+        // The replay's own records: a module given its final options at creation that still
+        // built more than once was moved after its load by something else (a generic instance or a
+        // kernel that came late), so the option alone cannot remove the rebuild.
+        bool still_rebuilt(whatif_result& w, const lever_plan& p, const report&, const report& replay)
+        {
+            for (const auto& module : p.modules)
+            {
+                const int builds = cold_builds_of(replay, module);
+                if (builds > 1)
+                {
+                    w.needs = "the replay still built " + module + " " + std::to_string(builds)
+                              + " times with its options in place from its creation: something else changed it after "
+                                "it loaded (a generic instance or a kernel that came late; its hash churn row says "
+                                "which), and the fix also needs that change";
+                    break;
+                }
+            }
+            return false;
+        }
+    }
+
+    namespace
+    {
         // CS-3: the module's final options set where it is created (the top of its file), and the
         // late wp.set_module_options removed; option-not-arrived: the global set at the entry
         // point before the import that creates the module, and the late assignment removed.
@@ -92,6 +115,6 @@ namespace xwarp::levers
         &plan,
         {"modules", "options"},
         nullptr,
-        nullptr,
+        &still_rebuilt,
         &code_form};
 }

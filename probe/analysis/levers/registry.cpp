@@ -115,7 +115,7 @@ namespace xwarp
             return {{"file", *file}, {"line", *line}};
         }
 
-        bool note_module_rebuilt(whatif_result& w, const report& replay, const std::string& module)
+        int cold_builds_of(const report& replay, const std::string& module)
         {
             for (const auto& s : replay.samples)
             {
@@ -128,14 +128,20 @@ namespace xwarp
                 {
                     builds += l.module == module && l.status == load_status::compiled ? 1 : 0;
                 }
-                if (builds > 1)
-                {
-                    w.needs = "the replay built the " + std::string(module == "xwarp_whatif_shared" ? "shared" : "merged")
-                              + " module " + std::to_string(builds) + " times, once per kernel created between launches: "
-                                "the fix also needs those kernels created before the first launch (warp-probe fix writes "
-                                "both changes)";
-                }
-                break;
+                return builds;
+            }
+            return 0;
+        }
+
+        bool note_module_rebuilt(whatif_result& w, const report& replay, const std::string& module)
+        {
+            const int builds = cold_builds_of(replay, module);
+            if (builds > 1)
+            {
+                w.needs = "the replay built the " + std::string(module == "xwarp_whatif_shared" ? "shared" : "merged")
+                          + " module " + std::to_string(builds) + " times, once per kernel created between launches: "
+                            "the fix also needs those kernels created before the first launch (warp-probe fix writes "
+                            "both changes)";
             }
             return false;
         }
