@@ -13,6 +13,7 @@ namespace xwarp
     std::shared_ptr<line_magic> make_warp_export(std::shared_ptr<probe_session> session);
     std::shared_ptr<line_magic> make_warp_fix(std::shared_ptr<probe_session> session);
     std::shared_ptr<line_magic> make_warp_warmup(std::shared_ptr<probe_session> session);
+    std::shared_ptr<line_magic> make_warp_report(std::shared_ptr<probe_session> session);
 
     void magic_registry::add(const std::string& name, std::shared_ptr<line_magic> magic)
     {
@@ -57,6 +58,7 @@ namespace xwarp
         registry.add("warp_compare", make_warp_compare(session));
         registry.add("warp_whatif", make_warp_whatif(session));
         registry.add("warp_history", make_warp_history(session));
+        registry.add("warp_report", make_warp_report(session));
         registry.add("warp_export", make_warp_export(session));
         registry.add("warp_fix", make_warp_fix(session));
         registry.add("warp_warmup", make_warp_warmup(session));

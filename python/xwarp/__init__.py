@@ -5,7 +5,8 @@ In IPython or a stock Jupyter kernel::
     %load_ext xwarp
 
 registers the warp magics (``%%warp_probe``, ``%%warp_setup``, ``%warp_probe``,
-``%warp_compare``, ``%warp_whatif``, ``%warp_fix``, ``%warp_history``, ``%warp_export``): the same C++ code as
+``%warp_compare``, ``%warp_whatif``, ``%warp_fix``, ``%warp_warmup``, ``%warp_report``, ``%warp_history``,
+``%warp_export``): the same C++ code as
 the xwarp kernel's, publishing through IPython.display. ``warp-probe`` (the command-line probe)
 is installed on the environment's PATH. ``python -m xwarp install-kernel`` names the xwarp
 kernel to Jupyter where one was built (scripts/setup.sh).

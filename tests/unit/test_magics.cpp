@@ -73,7 +73,8 @@ namespace
 TEST(Magics, RegistryHasEveryMagicOfTheIssue)
 {
     fixture f;
-    for (const char* n : {"warp_probe", "warp_compare", "warp_history", "warp_export"})
+    for (const char* n : {"warp_probe", "warp_compare", "warp_history", "warp_export", "warp_whatif", "warp_fix",
+                          "warp_warmup", "warp_report"})
     {
         EXPECT_TRUE(f.registry.line_magics().count(n)) << n;
     }
@@ -151,6 +152,29 @@ TEST(Magics, CompareByNameHistoryAndExport)
     EXPECT_EQ(first_line, "<!DOCTYPE html>");
     EXPECT_THROW(f.line("warp_export").run("nope " + tmp.path() + "/x.json", f.host), magic_error);
     EXPECT_THROW(f.line("warp_compare").run("before nothing-called-this", f.host), magic_error);
+}
+
+TEST(Magics, ARecordedReportIsShownKeptUnderANameAndCompared)
+{
+    // a report recorded on another machine (a GPU one, for the GPU lesson without a GPU)
+    fixture f;
+    scoped_temp_dir tmp("xwarp-test-");
+    save_json(tmp.path() + "/two.json", report_to_json(measured(3000, {"a", "b"})));
+    save_json(tmp.path() + "/one.json", report_to_json(measured(2000, {"b"})));
+    f.line("warp_report").run(tmp.path() + "/two.json --name recorded_two", f.host);
+    ASSERT_EQ(f.host.shown.size(), 1u);
+    EXPECT_EQ(f.host.shown[0][report_mime]["summary"]["identity_count"]["median"], 2);
+    EXPECT_NE(f.host.shown[0]["text/html"].get<std::string>().find("data-xwarp=\"identity-map\""), std::string::npos);
+    ASSERT_NE(f.session->find("recorded_two"), nullptr);
+    // shown without a name, it is not kept
+    f.line("warp_report").run(tmp.path() + "/one.json", f.host);
+    EXPECT_EQ(f.session->history.size(), 1u);
+    f.line("warp_report").run("recorded_two", f.host);  // a run of this notebook, by name
+    EXPECT_EQ(f.host.shown.back()[report_mime]["summary"]["identity_count"]["median"], 2);
+    f.line("warp_compare").run("recorded_two " + tmp.path() + "/one.json", f.host);
+    EXPECT_EQ(f.host.shown.back()[comparison_mime]["verdict"], "improved");
+    EXPECT_THROW(f.line("warp_report").run(tmp.path() + "/missing.json", f.host), magic_error);
+    EXPECT_THROW(f.line("warp_report").run("", f.host), magic_error);
 }
 
 TEST(Magics, HistoryAndCompareReadTheStoreAfterARestart)

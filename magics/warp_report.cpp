@@ -1,0 +1,60 @@
+// %warp_report RUN [--name NAME]: a run shown as a probe shows it, without running anything: a run
+// of this notebook, a stored run (@ID or a label), or a JSON report file (one recorded on another
+// machine, a GPU machine for instance). With --name it joins this notebook's runs, so that
+// %warp_compare can name it as it names a probed run.
+#include "common.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/model/json_io.hpp"
+#include "xwarp/render/html.hpp"
+#include "xwarp/render/text.hpp"
+
+namespace xwarp
+{
+    namespace
+    {
+        using namespace magic_parts;
+
+        class warp_report_line : public line_magic
+        {
+        public:
+            explicit warp_report_line(std::shared_ptr<probe_session> s) : m_session(std::move(s)) {}
+
+            void run(const std::string& line, magic_host& host) override
+            {
+                std::string what;
+                std::string name;
+                CLI::App app("%warp_report RUN [--name NAME]: show a run's report without running anything (a run of "
+                             "this notebook, a stored run @ID or label, or a JSON report file, such as one recorded "
+                             "on a GPU machine)",
+                             "%warp_report");
+                app.add_option("run", what, "the run or the report file")->required();
+                app.add_option("--name", name,
+                               "keep it among this notebook's runs under NAME, so %warp_compare can name it (a run of "
+                               "this notebook with that name is replaced)");
+                if (!parse_line(app, line, host))
+                {
+                    return;
+                }
+                report r = resolve_run(*m_session, what, "%warp_report");
+                // re-analysed as `warp-probe report` does: the findings are this xwarp's
+                analyze(r);
+                if (!name.empty())
+                {
+                    m_session->store(name, r);
+                }
+                host.show({{"text/html", render_html(r, parse_guide(m_session->guide_text), nullptr)},
+                           {"text/plain", render_text(r)},
+                           {report_mime, report_to_json(r)}},
+                          "", false);
+            }
+
+        private:
+            std::shared_ptr<probe_session> m_session;
+        };
+    }
+
+    std::shared_ptr<line_magic> make_warp_report(std::shared_ptr<probe_session> session)
+    {
+        return std::make_shared<warp_report_line>(std::move(session));
+    }
+}
