@@ -1071,50 +1071,11 @@ CPU JIT, CS-8). Always name the modules (never `modules=None`) and the block_dim
     )
 
 
-def lesson_gpu_mechanisms():
-    notebook(
-        "gpu_mechanisms",
-        "On a GPU: block_dim duplication (CS-5), MathDx LTO (CS-7), the precompiled header (CS-12)",
-        [
-            ("md", """CS-5 (one module at several block_dims) and CS-7 (MathDx LTO) only show on CUDA. CS-12 does not:
-Warp 1.19 keeps a precompiled header per compiling thread for Clang (the CPU) and NVRTC alike, and
-its signal is measured on the CPU too (see the what-if lesson); it is here for its CUDA form. This
-notebook probes them when a CUDA device is present and says so plainly when there is none."""),
-            ("code", """import warp as wp
-
-HAVE_GPU = wp.get_cuda_device_count() > 0
-print("CUDA devices:", wp.get_cuda_device_count() if HAVE_GPU else "none: the GPU probes below are skipped")"""),
-            ("md", """No GPU here? Each cell below was also measured on an NVIDIA H200, as a script under the same
-probe: the figures (identities, compile elapsed, module work, LTO artifacts, the cache written)
-are in `references/measurement.md`, section *The GPU lesson's cells on the H200*, with the
-warm-up and the verified patches measured there."""),
-            ("code", """%%warp_setup
-import warp as wp
-
-@wp.kernel
-def scale(a: wp.array(dtype=float)):
-    a[wp.tid()] *= 2.0
-
-@wp.kernel
-def shift(a: wp.array(dtype=float)):
-    a[wp.tid()] += 1.0
-
-a = wp.zeros(1 << 16, dtype=float, device="cuda:0") if wp.get_cuda_device_count() else None"""),
-            ("md", """**CS-5.** The same module launched at two block_dims builds twice, every kernel both times, even
-kernels never launched at that block_dim."""),
-            ("code", """if HAVE_GPU:
-    get_ipython().run_cell_magic("warp_probe", "--samples 2 --name two_block_dims", '''
-wp.launch(scale, dim=a.shape, inputs=[a], block_dim=128)
+GPU_CS5_CELL = """wp.launch(scale, dim=a.shape, inputs=[a], block_dim=128)
 wp.launch(shift, dim=a.shape, inputs=[a], block_dim=256)
-wp.synchronize()''')
-else:
-    print("no CUDA device: CS-5 not probed")"""),
-            ("md", """**CS-7.** A tile matrix multiply uses MathDx and builds LTO artifacts during code generation: time
-inside the module load but outside the NVRTC compile. Measure `enable_mathdx_gemm` both ways, build
-time *and* kernel time, before changing it."""),
-            ("code", """if HAVE_GPU:
-    get_ipython().run_cell_magic("warp_probe", "--samples 1 --name tiles", '''
-TILE = 32
+wp.synchronize()"""
+
+GPU_TILES_CELL = """TILE = 32
 
 @wp.kernel
 def gemm(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float), C: wp.array2d(dtype=float)):
@@ -1128,24 +1089,217 @@ A = wp.ones((TILE, TILE), dtype=float, device="cuda:0")
 B = wp.ones((TILE, TILE), dtype=float, device="cuda:0")
 C = wp.zeros((TILE, TILE), dtype=float, device="cuda:0")
 wp.launch_tiled(gemm, dim=(1, 1), inputs=[A, B, C], block_dim=64)
-wp.synchronize()''')
-else:
-    print("no CUDA device: CS-7 not probed")"""),
+wp.synchronize()"""
+
+GPU_PTX_CELL = """wp.config.cuda_output = "ptx"  # what a program sets to ship one binary for several GPUs
+
+@wp.func
+def churn(v: wp.vec3, m: wp.mat33, s: float):
+    for j in range(8):
+        v = m @ v + wp.cross(v, wp.vec3(1.0, 2.0, 3.0)) * wp.sin(s + float(j))
+        v = wp.normalize(v) * wp.length(v + wp.vec3(0.5))
+    return v
+
+@wp.kernel
+def step_a(p: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    p[i] = churn(p[i], m[i], 0.0)
+
+@wp.kernel
+def step_b(p: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    p[i] = churn(churn(p[i], m[i], 1.0), m[i], 2.0)
+
+p = wp.zeros(1024, dtype=wp.vec3, device="cuda:0")
+m = wp.zeros(1024, dtype=wp.mat33, device="cuda:0")
+wp.launch(step_a, dim=1024, inputs=[p, m])
+wp.launch(step_b, dim=1024, inputs=[p, m])
+wp.synchronize()"""
+
+# The GPU exercise (a CUDA device needed): two block_dims in one module, kept as they are.
+GPU_EXERCISE = {
+    "expect": "builds-per-module<=1,workload=same",
+    "code": """@wp.kernel
+def integrate(a: wp.array(dtype=float)):
+    a[wp.tid()] = a[wp.tid()] * 0.5
+
+@wp.kernel
+def collide(a: wp.array(dtype=float)):
+    a[wp.tid()] = wp.max(a[wp.tid()], 0.0)
+
+for step in range(3):
+    wp.launch(integrate, dim=a.shape, inputs=[a], block_dim=64)   # tuned for this kernel
+    wp.launch(collide, dim=a.shape, inputs=[a], block_dim=512)    # and this one for its own
+wp.synchronize()""",
+}
+
+
+def gpu_cell(name, args, body, recorded):
+    """A probe on a CUDA device; without one, the report recorded on the H200 under the same name."""
+    return f"""probe_or_recorded("{name}", "{args}", {recorded!r}, '''
+{body}''')"""
+
+
+def lesson_gpu_mechanisms():
+    ptx_body = GPU_PTX_CELL
+    notebook(
+        "gpu_mechanisms",
+        "On a GPU: block_dim duplication (CS-5), MathDx LTO (CS-7), the PTX load, the precompiled header (CS-12)",
+        [
+            ("md", """## What you will learn
+
+- why one module launched at two block_dims builds twice, every kernel both times (CS-5), and its two fixes
+- what MathDx LTO costs at build time and what it buys at run time (CS-7): both measured before choosing
+- why a module emitted as PTX can cost time at every load, even from a warm cache
+- that a precompiled header can cost more than it saves (CS-12), on CUDA as on the CPU"""),
+            ("md", MENTAL_MODEL),
+            ("md", """CS-5 and CS-7 only show on CUDA, and so does the PTX load. CS-12 does not: Warp 1.19 keeps a
+precompiled header per compiling thread for Clang (the CPU) and NVRTC alike, and the what-if lesson
+measures it on the CPU; it is here for its CUDA form.
+
+**Without a GPU** this notebook says so and shows, for each probe, the report its cell recorded on
+an NVIDIA H200 (Warp 1.19.0, two samples; the files are in `recorded/h200/`, each cell run as a
+script without the setup below): `%warp_report FILE --name NAME` shows a report and keeps it under
+a name, so `%warp_compare` reads it as it reads a probed run. Every step can be read either way."""),
+            ("code", """import warp as wp
+
+HAVE_GPU = wp.get_cuda_device_count() > 0
+print("CUDA devices:", wp.get_cuda_device_count() if HAVE_GPU
+      else "none: the GPU probes below are not run; each shows the report its cell recorded on an H200")
+
+
+def probe_or_recorded(name, options, recorded, cell):
+    if HAVE_GPU:
+        get_ipython().run_cell_magic("warp_probe", f"{options} --name {name}", cell)
+    else:
+        print(f"no CUDA device: {name} not probed; recorded on an H200:")
+        get_ipython().run_line_magic("warp_report", f"recorded/h200/{recorded}.json --name {name}")"""),
+            ("code", """%%warp_setup
+import warp as wp
+
+@wp.kernel
+def scale(a: wp.array(dtype=float)):
+    a[wp.tid()] *= 2.0
+
+@wp.kernel
+def shift(a: wp.array(dtype=float)):
+    a[wp.tid()] += 1.0
+
+a = wp.zeros(1 << 16, dtype=float, device="cuda:0")"""),
+            ("md", """## Predict
+
+`scale` is launched at block_dim 128 and `shift` at 256; both live in the notebook's module. How many
+identities will it build, and which kernels does each build compile?
+
+<details><summary>Answer (after you ran it)</summary>
+
+Two identities of one module, one per block_dim, and each compiles **both** kernels: at 128 it
+compiles `shift`, which no launch uses at 128, and at 256 `scale`. The block_dim is part of the
+identity because it is compiled into the code. On the H200: 2 identities, 928 ms of module work, and
+the CS-5 finding puts 456 ms of it on kernels never launched at their block_dim.
+
+</details>"""),
+            ("code", gpu_cell("two_block_dims", "--samples 2", GPU_CS5_CELL, "lesson_two_block_dims")),
+            ("md", """## Read the report
+
+- The **CS-5** finding names the module, its block_dims and the build time spent on kernels no launch
+  used at that block_dim.
+- The **Identity map** has two boxes for the module; the arrow between them reads *block_dim 128 ->
+  256*: the same kernels, a new identity.
+- **CS-10** rides along (backward code no one used): the CS-10 lesson's advisory."""),
+            ("md", """## The fix
+
+Two fixes, chosen by what the kernels need. If they run as well at one block_dim, launch both at it:
+one identity. That changes a launch, so `%warp_compare` calls the pair **invalid** (the workload
+changed) and shows why; read each report's module work instead (928 ms against 610 ms on the H200)."""),
+            ("code", gpu_cell("one_block_dim", "--samples 2", GPU_CS5_CELL.replace("block_dim=128", "block_dim=256"),
+                              "lesson_one_block_dim")),
+            ("code", "%warp_compare two_block_dims one_block_dim"),
+            ("md", """If each kernel needs its own block_dim, give each stable block_dim a module of its own
+(`@wp.kernel(module="ops_bd128")`): the same launches, each module built once at the block_dim it is
+launched at, and compare judges it. On the H200 the two kernels here are too small for the split to
+show beyond the noise (`bd_spread` against `bd_split` in `references/measurement.md`); with large
+kernels, each build compiles half as much. The exercise below is that split."""),
+            ("md", """**CS-7.** A tile matrix multiply uses MathDx and builds LTO artifacts during code generation: time
+inside the module load but outside the NVRTC compile. On a GPU the probe below also replays
+`mathdx-off`, which measures both sides of the trade: build time, and the steady-state time of the
+GEMM's launches."""),
+            ("code", gpu_cell("tiles", "--samples 1 --whatif mathdx-off", GPU_TILES_CELL, "lesson_tiles")),
+            ("code", gpu_cell("tiles_no_mathdx", "--samples 1", "wp.config.enable_mathdx_gemm = False\n\n" + GPU_TILES_CELL,
+                              "lesson_tiles_no_mathdx")),
+            ("code", "%warp_compare tiles tiles_no_mathdx"),
+            ("md", """On the H200 the GEMM with MathDx built in 36.9 s, 29.2 s of it generating 3 LTO artifacts, and
+wrote 23.5 MB to the kernel cache; without MathDx it built in 1.7 s. The other side of the trade is
+kernel time: the `mathdx-off` replay of a program with many such GEMMs measured 95% less build and
+each steady-state GEMM launch going from 0.03 ms to 0.04 ms (`references/measurement.md`, the
+what-if table on the H200). A program that launches the GEMM millions of times may want MathDx and a
+kept cache; one that launches it a few times may not. Measure both, then choose."""),
+            ("md", """**The PTX load.** `wp.config.cuda_output = "ptx"` ships one binary for several GPU architectures,
+and the driver compiles it to machine code at load. Where the driver is older than the CUDA toolkit
+Warp was built with, Warp compiles the PTX itself at every load, and no cache keeps the result:
+even the warm pass, on a full kernel cache, pays it."""),
+            ("code", gpu_cell("ptx", "--samples 2", ptx_body, "ptx_module")),
+            ("md", """On the H200 (driver CUDA 13.0, Warp's toolkit 13.4) the recorded module still took 784 ms to load
+in the warm pass: the `ptx-load-compile` finding. Leaving the output format to Warp (CUBIN whenever
+the driver is older than its toolkit) removes it; where PTX must stay, a driver at least as new as
+the toolkit lets the driver's compute cache keep the result."""),
             ("md", """**CS-12.** With a few small modules, writing the precompiled header may cost more than it saves.
 Compare the default against `wp.config.use_precompiled_headers = False` set at the entry point."""),
-            ("code", """if HAVE_GPU:
-    body = '''
+            ("code", gpu_cell("pch_on", "--samples 2", """wp.launch(scale, dim=a.shape, inputs=[a])
+wp.launch(shift, dim=a.shape, inputs=[a])
+wp.synchronize()""", "lesson_pch_on")),
+            ("code", gpu_cell("pch_off", "--samples 2", """wp.config.use_precompiled_headers = False
 wp.launch(scale, dim=a.shape, inputs=[a])
 wp.launch(shift, dim=a.shape, inputs=[a])
-wp.synchronize()'''
-    get_ipython().run_cell_magic("warp_probe", "--samples 2 --name pch_on", body)
-    get_ipython().run_cell_magic("warp_probe", "--samples 2 --name pch_off",
-                                 "wp.config.use_precompiled_headers = False\\n" + body)
-    get_ipython().run_line_magic("warp_compare", "pch_on pch_off")
+wp.synchronize()""", "lesson_pch_off")),
+            ("code", "%warp_compare pch_on pch_off"),
+            ("md", """## Measure the lever without editing
+
+`mathdx-off` (CS-7) and `pch-off` (CS-12) replay the unmodified cell with the switch held off
+(`--whatif mathdx-off`, as the tiles probe above does on a GPU). CS-5 has no lever: the block_dim is
+a launch parameter, so splitting the module is a change to the program; `warp-probe fix` says so
+rather than guess one."""),
+            ("md", """## Remember
+
+- The block_dim is part of a module's identity: every block_dim a module is launched at builds every
+  kernel in it.
+- Kernels launched at one stable block_dim belong in a module of their own; never merge or drop
+  kernels to fix CS-5.
+- MathDx trades build time for kernel time: measure both sides (`mathdx-off` does) before choosing.
+- PTX loads compile at every load when the driver is older than Warp's toolkit; leave the output
+  format to Warp unless one binary must serve several architectures."""),
+            ("md", f"""## Exercise
+
+This one needs a CUDA device; without one the cells below say so and run nothing. `integrate` is tuned
+for block_dim 64 and `collide` for 512, and both live in one module. Keep both block_dims (the
+launches must stay as they are) and make every module build once.
+
+The first cell probes the program as it is (`exercise_broken`); edit the one after it until it says
+**met** under its report."""),
+            ("code", f"""if HAVE_GPU:
+    get_ipython().run_cell_magic("warp_probe", "--samples 1 --name exercise_broken", '''
+{GPU_EXERCISE["code"]}''')
 else:
-    print("no CUDA device: CS-12 on CUDA not probed")"""),
+    print("no CUDA device: the exercise needs one; not probed")"""),
+            ("md", """<details><summary>Hint</summary>
+
+Which decorator argument chooses a kernel's module? One module per stable block_dim.
+
+</details>"""),
+            ("code", f"""if HAVE_GPU:
+    get_ipython().run_cell_magic("warp_probe", '--samples 1 --name exercise --compare exercise_broken --expect "{GPU_EXERCISE["expect"]}"', '''
+{GPU_EXERCISE["code"]}''')
+else:
+    print("no CUDA device: the exercise needs one; not probed")"""),
         ],
-        {"gpu": True},
+        {"gpu": True, "lesson": True, "exercise": False,
+         "recorded": ["two_block_dims", "one_block_dim", "tiles", "tiles_no_mathdx", "ptx_module", "pch_on", "pch_off"],
+         "findings": {"two_block_dims": ["CS-5"], "tiles": ["CS-7"], "ptx_module": ["ptx-load-compile"]},
+         "claims": [{"says": "On the H200: 2 identities, 928 ms of module work", "report": "two_block_dims",
+                     "identities": 2, "output": "928 ms"},
+                    {"says": "456 ms of it on kernels never launched", "report": "two_block_dims", "output": "456 ms"},
+                    {"says": "still took 784 ms to load", "report": "ptx_module", "output": "784 ms"},
+                    {"says": "built in 36.9 s", "report": "tiles", "output": "36.90 s"}]},
     )
 
 

@@ -112,3 +112,20 @@ wp.force_load(device="cpu", modules=[k.module for k in kernels], block_dim=1, ma
 for k in kernels:
     wp.launch(k, dim=64, inputs=[a, m])''',
 }
+
+# The GPU lesson's exercise (gpu_mechanisms.ipynb), probed only on a CUDA device: one module per
+# stable block_dim, the same launches, each module built once.
+GPU_SOLUTIONS = {
+    "gpu_mechanisms": '''@wp.kernel(module="bd64_ops")
+def integrate(a: wp.array(dtype=float)):
+    a[wp.tid()] = a[wp.tid()] * 0.5
+
+@wp.kernel(module="bd512_ops")
+def collide(a: wp.array(dtype=float)):
+    a[wp.tid()] = wp.max(a[wp.tid()], 0.0)
+
+for step in range(3):
+    wp.launch(integrate, dim=a.shape, inputs=[a], block_dim=64)
+    wp.launch(collide, dim=a.shape, inputs=[a], block_dim=512)
+wp.synchronize()''',
+}

@@ -54,7 +54,10 @@ def test_every_mechanism_lesson_has_the_lesson_shape_and_the_course_lists_every_
         positions = [headings.index(h) for h in LESSON_SECTIONS]  # each present, in this order
         assert positions == sorted(positions), (path.name, headings)
         exercise = [c.source for c in nb.cells if c.cell_type == "code" and "--expect" in c.source]
-        if nb.metadata["xwarp"]["expect"]["exercise"]:
+        if nb.metadata["xwarp"]["expect"].get("gpu"):
+            (cell,) = exercise  # probed only where there is a CUDA device (test_gpu.py checks it there)
+            assert cell.startswith("if HAVE_GPU:") and "--compare exercise_broken" in cell and "workload=same" in cell
+        elif nb.metadata["xwarp"]["expect"]["exercise"]:
             (cell,) = exercise
             assert cell.startswith("%%warp_probe") and nb.metadata["xwarp_exercise"]["expect"] in cell
         else:
@@ -142,8 +145,13 @@ def test_notebook_shows_what_it_teaches(path, tmp_path):
     shutil.copy2(path, tmp_path / path.name)
     nb = nbformat.read(tmp_path / path.name, as_version=4)
     expect = nb.metadata["xwarp"]["expect"]
+    shipped = [path.name]
+    if expect.get("gpu"):
+        # the reports its cells recorded on an H200, which the no-GPU form shows
+        shutil.copytree(path.parent / "recorded", tmp_path / "recorded")
+        shipped.append("recorded")
     execute_notebook(nb, "xwarp", tmp_path, timeout=1800)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name], "the notebook's probes wrote into its folder"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(shipped), "the notebook's probes wrote into its folder"
     EXECUTED[path.stem] = nb
     displays, text = outputs_of(nb)
     if expect.get("exercise"):
@@ -155,11 +163,20 @@ def test_notebook_shows_what_it_teaches(path, tmp_path):
         assert 'data-xwarp="identity-map"' in str([d.get("text/html") for d in displays])
 
     if expect.get("gpu"):
-        if "none: the GPU probes below are skipped" in text:
-            assert text.count("not probed") == 3  # says plainly, for each mechanism
-        else:
-            reports = reports_by_label(displays)
-            assert {"two_block_dims", "tiles", "pch_on", "pch_off"} <= set(reports)
+        reports = reports_by_label(displays)
+        assert set(expect["recorded"]) <= set(reports), sorted(reports)
+        if "none: the GPU probes below are not run" in text:
+            # says so plainly for every probe and for the exercise, and shows the recorded reports
+            assert text.count("not probed") == len(expect["recorded"]) + 2, text
+            shown = text + "".join(str(d.get("text/plain", "")) for d in displays)
+            check_claims(nb, expect["claims"], reports, shown)
+            for label, mechanisms in expect["findings"].items():
+                assert set(mechanisms) <= {f["mechanism"] for f in reports[label]["findings"]}, label
+            verdicts = {(c["before"]["path"], c["after"]["path"]): c for c in comparisons(displays)}
+            # CS-5's one-block_dim fix changes a launch: compare refuses the pair and says where
+            assert verdicts[("two_block_dims", "one_block_dim")]["verdict"] == "invalid"
+            assert verdicts[("two_block_dims", "one_block_dim")]["workload"]["status"] == "changed"
+            assert verdicts[("tiles", "tiles_no_mathdx")]["verdict"] == "improved"
         return
 
     reports = reports_by_label(displays)
