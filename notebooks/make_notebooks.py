@@ -172,14 +172,21 @@ wp.launch(settle, dim=64, inputs=[a, m])'''},
                      "Kernels that really need other options belong in a module of their own.",
                      "A `wp.config` global set too late is a quieter variant: see option_not_arrived.ipynb."],
         "exercise": {
-            "task": "`fast_math` is switched on between two launches. Make the module build once, with fast_math on.",
-            "hint": ('Options are part of the identity: when must they be set so the first load already has them? Keep both launches.'),
-            "expect": "identities<=1,builds-per-module<=1",
+            "task": ("Two kernels want different options: `refine` should have its loop unrolled (`max_unroll` "
+                     "8), `advance` keeps the default. Today the option is switched for the whole module between "
+                     "their launches. Make every module build once, `advance` still at the default."),
+            "hint": ("A module has one set of options. Which arguments of `@wp.kernel` give one kernel a module, and "
+                     "options, of its own? Both launches stay."),
+            "expect": "identities<=2,builds-per-module<=1",
             "code": f'''{kernel("advance", "1.5")}
 
+
+{kernel("refine", "0.5")}
+
+
 wp.launch(advance, dim=64, inputs=[a, m])
-wp.set_module_options({{"fast_math": True}})
-wp.launch(advance, dim=64, inputs=[a, m])'''},
+wp.set_module_options({{"max_unroll": 8}})  # for refine's loop
+wp.launch(refine, dim=64, inputs=[a, m])'''},
     },
     "option_not_arrived": {
         "learn": ["which `wp.config` globals a module copies when it is created, and which it reads when it loads",
@@ -199,18 +206,19 @@ wp.launch(advance, dim=64, inputs=[a, m])'''},
                      "Never set them in library code: another application may need gradients from it.",
                      "After changing an option, check the receipt: an unchanged hash means it never arrived."],
         "exercise": {
-            "task": ("This entry point wants forward-only builds, yet `solver_lib`'s module is still built with "
+            "task": ("This entry point never imports `solver_lib`: it uses `scene_lib`, which re-exports the "
+                     "solver's kernel. It wants forward-only builds, yet the kernel's module is still built with "
                      "backward code. Make the option arrive (library code stays as it is)."),
-            "hint": ('A module copies `enable_backward` when it is created, at `import solver_lib`. What must come first?'),
+            "hint": ("Which line creates the module that holds `smooth`? Follow `scene_lib`'s own imports (the setup "
+                     "cell wrote both files)."),
             "expect": "backward-modules<=0",
             "code": '''import warp as wp
-import solver_lib
+import scene_lib
 
-wp.config.enable_backward = False
+wp.config.enable_backward = False  # this application never differentiates
 
-a = wp.zeros(64, dtype=wp.vec3)
-m = wp.zeros(64, dtype=wp.mat33)
-wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])'''},
+a, m = scene_lib.make_state(64)
+wp.launch(scene_lib.smooth, dim=64, inputs=[a, m])'''},
     },
     "cs6_generic_after_load": {
         "learn": ["how generic (`Any`-typed) kernels get one instance per argument type",
@@ -229,11 +237,21 @@ wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])'''},
                      "kernel keeps the instances: the returned objects need not be kept).",
                      "Only those: every registered instance makes each build of the module bigger."],
         "exercise": {
-            "task": "The solver meets float16 data first and float32 data later. Make the module build once.",
-            "hint": ("Which call registers a generic kernel's instance before anything loads? Both dtypes are still launched."),
+            "task": ("`axpy` has three generic arguments, two arrays and a scalar, and meets float32 data first "
+                     "and float64 data later. Make the module build once."),
+            "hint": ("`wp.overload` takes the whole signature: every `Any` argument gets its concrete type, the "
+                     "scalar `alpha` too (a list in argument order, or a dict by name). Both launches stay."),
             "expect": "identities<=1,builds-per-module<=1",
-            "code": '''wp.launch(relax, dim=8, inputs=[a16])
-wp.launch(relax, dim=8, inputs=[a32])  # a second instance, after the first load'''},
+            "code": '''@wp.kernel
+def axpy(x: wp.array(dtype=Any), y: wp.array(dtype=Any), alpha: Any):
+    i = wp.tid()
+    y[i] = alpha * x[i] + y[i]
+
+
+y32 = wp.zeros(8, dtype=wp.float32)
+y64 = wp.zeros(8, dtype=wp.float64)
+wp.launch(axpy, dim=8, inputs=[a32, y32, wp.float32(0.5)])
+wp.launch(axpy, dim=8, inputs=[a64, y64, wp.float64(0.5)])  # a second instance, after the first load'''},
     },
     "module_granularity": {
         "learn": ["the fixed cost every module build pays, whatever its size",
@@ -330,22 +348,31 @@ wp.launch(pull, dim=64, inputs=[a, m])'''},
         "remember": ["A parallel preload moves work, it does not remove it: judge it on compile elapsed.",
                      "Name the modules and the block_dim the launches use; with few cores there is little to overlap."],
         "exercise": {
-            "task": ("Four independent modules build one after another at their first launches. Preload them with "
+            "task": ("A simulation loop launches three stages, each in a module of its own, and exports after the "
+                     "loop: four modules, each built at its first launch, one after another. Preload them with "
                      "two workers so that their builds overlap (this needs 2 CPU cores: on one core nothing can "
                      "overlap, and the test suite skips it there). The limit is on overlap, not on time: how much "
                      "time that saves depends on the machine, so the verdict on time stays with `%warp_compare`."),
-            "hint": ('`wp.force_load` takes the modules (`kernel.module`), the device, the block_dim the launches use (1 on the CPU) and `max_workers`.'),
+            "hint": ("`wp.force_load` takes the modules (`kernel.module`), the device, the block_dim the launches use "
+                     "(1 on the CPU) and `max_workers`. Which modules does the program build, the one it needs only "
+                     "at the end included?"),
             "expect": "build-overlap>=1.3",
-            "code": '''kernels = []
-for n in range(4):
-    @wp.kernel(module=f"exercise_mod_{n}")
-    def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
-        i = wp.tid()
-        a[i] = churn(a[i], m[i], 0.5)
-    kernels.append(stage)
+            "code": f'''{kernel("collide", "0.25").replace("@wp.kernel", '@wp.kernel(module="collide_ops")')}
 
-for k in kernels:
-    wp.launch(k, dim=64, inputs=[a, m])'''},
+
+{kernel("integrate", "0.5").replace("@wp.kernel", '@wp.kernel(module="integrate_ops")')}
+
+
+{kernel("constrain", "0.75").replace("@wp.kernel", '@wp.kernel(module="constrain_ops")')}
+
+
+{kernel("export", "1.25").replace("@wp.kernel", '@wp.kernel(module="export_ops")')}
+
+
+for step in range(2):
+    for k in (collide, integrate, constrain):
+        wp.launch(k, dim=64, inputs=[a, m])
+wp.launch(export, dim=64, inputs=[a, m])  # once, after the loop'''},
     },
 }
 
@@ -559,7 +586,9 @@ one notebook cell run as a script) form one Warp module. Its **identity** is:
 > values they read, the module's options and the `wp.config` build flags folded in when it loads,
 > the CUDA block_dim, and the generic instances
 
-A change to any one of them is a new identity.
+A change to any one of them is a new identity. The **block_dim** is the number of threads per block a
+CUDA launch uses (the CPU runs 1); a **generic instance** is the typed copy Warp makes of a kernel
+written for `Any` when it meets argument types (lesson 6 takes them apart).
 
 Each new identity is a full code generation and native build of *every* kernel in the module. So cold
 start is roughly *identities touched × the size of each*, and the waste comes from two things:
@@ -601,8 +630,9 @@ wp.launch(stage_c, dim=64, inputs=[a, m])"""),
   (`<cell>:line`), what to do, and what it should save. *Advisory* findings are things worth
   measuring, never instructions.
 
-On the CPU, most of the first build is Warp writing a precompiled header, once per process and
-thread; the saving is the rest of the rebuilds.
+On the CPU, most of the first build is Warp writing a **precompiled header** (the Warp runtime's
+header, compiled once and reused by every later build), once per process and thread; the saving is
+the rest of the rebuilds.
 
 Now the fix: define the three kernels before the first launch."""),
             ("code", f"""%%warp_probe --samples 3 --name hoisted
@@ -617,7 +647,8 @@ wp.launch(stage_b, dim=64, inputs=[a, m])
 wp.launch(stage_c, dim=64, inputs=[a, m])"""),
             ("md", """`%warp_compare` credits the fix only if the program still does the same work (the same
 launches, in the same order, with the same dims, dtypes, devices and block_dims) and the change is
-beyond the noise band. The **hash receipts** show each module's hashes before and after."""),
+beyond the **noise band** (how far the same figure moves between identical runs; the what-if lesson
+says how it is measured). The **hash receipts** show each module's hashes before and after."""),
             ("code", "%warp_compare late hoisted"),
             ("md", """Every run of this notebook is listed by `%warp_history`; `%warp_export NAME PATH` writes one as
 JSON (the same format `warp-probe measure --json` writes) or as an HTML page."""),
@@ -752,6 +783,10 @@ those modules, silently. Others are read when the module **loads** (builds), so 
 the first launch is enough: `mode`, `optimization_level`, `use_precompiled_headers`, `verify_fp`
 (and a few more build flags, such as `line_directives` and `llvm_cuda`).
 
+This lesson uses `enable_backward`: whether each kernel also gets its **adjoint** (backward) code,
+the code automatic differentiation runs; a program that never differentiates can build without it
+(lesson 9 measures what that saves, and when it is unsafe).
+
 The setup writes a small library to a temporary folder and puts it on the path, as if it were
 an installed package."""),
             ("code", f"""%%warp_setup
@@ -767,6 +802,14 @@ with open(os.path.join(lib, "solver_lib.py"), "w") as f:
 def smooth(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
     i = wp.tid()
     a[i] = churn(a[i], m[i], 1.0)
+''')
+with open(os.path.join(lib, "scene_lib.py"), "w") as f:
+    f.write('''import warp as wp
+from solver_lib import smooth  # re-exported: the scene's users launch it from here
+
+
+def make_state(n):
+    return wp.zeros(n, dtype=wp.vec3), wp.zeros(n, dtype=wp.mat33)
 ''')
 sys.path.insert(0, lib)"""),
             ("code", """%%warp_probe --samples 2 --name baseline
@@ -1316,14 +1359,18 @@ way `%warp_compare` does: the same launches, beyond the noise band.
 
 The levers (`warp-probe mechanisms` lists which mechanism each one fixes):
 
-| lever | what the replay does |
-| --- | --- |
-| `options-at-creation` | gives each module, when it is created, the options it ended with |
-| `preregister-overloads` | registers the generic instances the baseline built before the first load |
-| `backward-off`, `pch-off`, `mathdx-off` | hold `enable_backward`, `use_precompiled_headers`, MathDx off |
-| `parallel-preload` | preloads the baseline's modules at the first launch, with several workers |
-| `shared-module`, `merge-modules` | puts `module="unique"` kernels, or the small modules, in one module |
-| `keep-cache` | makes cache clears and per-run cache settings no-ops |
+| lever | what the replay does | lesson |
+| --- | --- | --- |
+| `options-at-creation` | gives each module, when it is created, the options it ended with | 4, 5 |
+| `preregister-overloads` | registers the generic instances (typed copies of an `Any` kernel) the baseline built, before the first load | 6 |
+| `keep-cache` | makes cache clears and per-run cache settings no-ops | 7 |
+| `shared-module`, `merge-modules` | puts the kernels that each had a module of their own (`module="unique"`), or the small modules, in one module | 8 |
+| `backward-off` | holds `enable_backward` off: no adjoint code, the code automatic differentiation runs backward | 9 |
+| `parallel-preload` | preloads the baseline's modules at the first launch, with several workers | 10 |
+| `pch-off`, `mathdx-off` | hold off the precompiled header (the runtime header compiled once for later builds) and MathDx (NVIDIA's device math libraries, used by tile operations on a GPU) | 10, 11 |
+
+You need none of those lessons to read a replay: each lever changes one thing, and the verdict reads
+the same for all.
 
 CS-1 and CS-5 have no lever: moving a kernel definition or splitting a module by block_dim is a
 change to the program itself."""),

@@ -67,19 +67,30 @@ wp.launch(damp, dim=64, inputs=[a, m])''',
     "cs2_cache_thrown_away": f'''{stage("settle", "0.75")}
 
 wp.launch(settle, dim=64, inputs=[a, m])''',
-    # the option is set before the first load
-    "cs3_option_after_load": f'''wp.set_module_options({{"fast_math": True}})
+    # refine in a module of its own, created with its option: __main__ keeps the default, and each
+    # module builds once
+    "cs3_option_after_load": f'''{stage("advance", "1.5")}
 
-{stage("advance", "1.5")}
+
+{stage("refine", "0.5").replace("@wp.kernel", '@wp.kernel(module="unique", module_options={"max_unroll": 8})')}
+
 
 wp.launch(advance, dim=64, inputs=[a, m])
-wp.launch(advance, dim=64, inputs=[a, m])''',
-    # both instances registered before the first launch
-    "cs6_generic_after_load": '''relax_f16 = wp.overload(relax, {"a": wp.array(dtype=wp.float16)})
-relax_f32 = wp.overload(relax, {"a": wp.array(dtype=wp.float32)})
+wp.launch(refine, dim=64, inputs=[a, m])''',
+    # both instances registered, with every generic argument typed, before the first launch
+    "cs6_generic_after_load": '''@wp.kernel
+def axpy(x: wp.array(dtype=Any), y: wp.array(dtype=Any), alpha: Any):
+    i = wp.tid()
+    y[i] = alpha * x[i] + y[i]
 
-wp.launch(relax, dim=8, inputs=[a16])
-wp.launch(relax, dim=8, inputs=[a32])''',
+
+wp.overload(axpy, [wp.array(dtype=wp.float32), wp.array(dtype=wp.float32), wp.float32])
+wp.overload(axpy, {"x": wp.array(dtype=wp.float64), "y": wp.array(dtype=wp.float64), "alpha": wp.float64})
+
+y32 = wp.zeros(8, dtype=wp.float32)
+y64 = wp.zeros(8, dtype=wp.float64)
+wp.launch(axpy, dim=8, inputs=[a32, y32, wp.float32(0.5)])
+wp.launch(axpy, dim=8, inputs=[a64, y64, wp.float64(0.5)])''',
     # the setup's @wp.func already created the module, so a wp.config global here comes too late
     # (the next lesson's trap): each kernel carries the option itself, and Warp generates no
     # adjoint for it (wp.set_module_options({"enable_backward": False}) first would do as well)
@@ -89,28 +100,34 @@ wp.launch(relax, dim=8, inputs=[a32])''',
 
 wp.launch(push, dim=64, inputs=[a, m])
 wp.launch(pull, dim=64, inputs=[a, m])''',
-    # the global is set before the import that creates the library's module
+    # the global is set before `import scene_lib`, whose own import creates solver_lib's module
     "option_not_arrived": '''import warp as wp
 
-wp.config.enable_backward = False
+wp.config.enable_backward = False  # before scene_lib imports solver_lib, which creates the module
 
-import solver_lib
+import scene_lib
 
-a = wp.zeros(64, dtype=wp.vec3)
-m = wp.zeros(64, dtype=wp.mat33)
-wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])''',
-    # the four modules built by two workers before the first launch
-    "cs13_serial_builds": '''kernels = []
-for n in range(4):
-    @wp.kernel(module=f"exercise_mod_{n}")
-    def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
-        i = wp.tid()
-        a[i] = churn(a[i], m[i], 0.5)
-    kernels.append(stage)
+a, m = scene_lib.make_state(64)
+wp.launch(scene_lib.smooth, dim=64, inputs=[a, m])''',
+    # the four modules, the export's included, built by two workers before the loop
+    "cs13_serial_builds": f'''{stage("collide", "0.25").replace("@wp.kernel", '@wp.kernel(module="collide_ops")')}
 
-wp.force_load(device="cpu", modules=[k.module for k in kernels], block_dim=1, max_workers=2)
-for k in kernels:
-    wp.launch(k, dim=64, inputs=[a, m])''',
+
+{stage("integrate", "0.5").replace("@wp.kernel", '@wp.kernel(module="integrate_ops")')}
+
+
+{stage("constrain", "0.75").replace("@wp.kernel", '@wp.kernel(module="constrain_ops")')}
+
+
+{stage("export", "1.25").replace("@wp.kernel", '@wp.kernel(module="export_ops")')}
+
+
+wp.force_load(device="cpu", modules=[k.module for k in (collide, integrate, constrain, export)], block_dim=1,
+              max_workers=2)
+for step in range(2):
+    for k in (collide, integrate, constrain):
+        wp.launch(k, dim=64, inputs=[a, m])
+wp.launch(export, dim=64, inputs=[a, m])''',
 }
 
 # The GPU lesson's exercise (gpu_mechanisms.ipynb), probed only on a CUDA device: one module per
