@@ -1183,12 +1183,9 @@ def gpu_cell(name, args, body, recorded):
 {body}''')"""
 
 
-def lesson_gpu_mechanisms():
-    ptx_body = GPU_PTX_CELL
-    notebook(
-        "gpu_mechanisms",
-        "On a GPU: block_dim duplication (CS-5), MathDx LTO (CS-7), the PTX load, the precompiled header (CS-12)",
-        [
+def gpu_intro_cells():
+    """What the GPU lesson teaches, and how it runs without a GPU: the recorded reports."""
+    return [
             ("md", """## What you will learn
 
 - why one module launched at two block_dims builds twice, every kernel both times (CS-5), and its two fixes
@@ -1197,8 +1194,8 @@ def lesson_gpu_mechanisms():
 - that a precompiled header can cost more than it saves (CS-12), on CUDA as on the CPU"""),
             ("md", MENTAL_MODEL),
             ("md", """CS-5 and CS-7 only show on CUDA, and so does the PTX load. CS-12 does not: Warp 1.19 keeps a
-precompiled header per compiling thread for Clang (the CPU) and NVRTC alike, and the what-if lesson
-measures it on the CPU; it is here for its CUDA form.
+precompiled header per compiling thread for Clang (the CPU) and NVRTC alike, and `--whatif pch-off`
+measures it on any device; it is here for its CUDA form.
 
 **Without a GPU** this notebook says so and shows, for each probe, the report its cell recorded on
 an NVIDIA H200 (Warp 1.19.0, two samples; the files are in `recorded/h200/`, each cell run as a
@@ -1229,6 +1226,12 @@ def shift(a: wp.array(dtype=float)):
     a[wp.tid()] += 1.0
 
 a = wp.zeros(1 << 16, dtype=float, device="cuda:0")"""),
+    ]
+
+
+def gpu_cs5_cells():
+    """CS-5 predicted, probed, read, and its two fixes."""
+    return [
             ("md", """## Predict
 
 `scale` is launched at block_dim 128 and `shift` at 256; both live in the notebook's module. How many
@@ -1263,6 +1266,13 @@ changed) and shows why; read each report's module work instead (928 ms against 6
 launched at, and compare judges it. On the H200 the two kernels here are too small for the split to
 show beyond the noise (`bd_spread` against `bd_split` in `references/measurement.md`); with large
 kernels, each build compiles half as much. The exercise below is that split."""),
+    ]
+
+
+def gpu_cs7_ptx_cs12_cells():
+    """CS-7 both ways, the PTX load, CS-12."""
+    ptx_body = GPU_PTX_CELL
+    return [
             ("md", """**CS-7.** A tile matrix multiply uses MathDx and builds LTO artifacts during code generation: time
 inside the module load but outside the NVRTC compile. On a GPU the probe below also replays
 `mathdx-off`, which measures both sides of the trade: build time, and the steady-state time of the
@@ -1296,6 +1306,12 @@ wp.launch(scale, dim=a.shape, inputs=[a])
 wp.launch(shift, dim=a.shape, inputs=[a])
 wp.synchronize()""", "lesson_pch_off")),
             ("code", "%warp_compare pch_on pch_off"),
+    ]
+
+
+def gpu_closing_cells():
+    """The lever, what to remember, and the exercise (probed only on a CUDA device)."""
+    return [
             ("md", """## Measure the lever without editing
 
 `mathdx-off` (CS-7) and `pch-off` (CS-12) replay the unmodified cell with the switch held off
@@ -1334,7 +1350,14 @@ Which decorator argument chooses a kernel's module? One module per stable block_
 {GPU_EXERCISE["code"]}''')
 else:
     print("no CUDA device: the exercise needs one; not probed")"""),
-        ],
+    ]
+
+
+def lesson_gpu_mechanisms():
+    notebook(
+        "gpu_mechanisms",
+        "On a GPU: block_dim duplication (CS-5), MathDx LTO (CS-7), the PTX load, the precompiled header (CS-12)",
+        gpu_intro_cells() + gpu_cs5_cells() + gpu_cs7_ptx_cs12_cells() + gpu_closing_cells(),
         {"gpu": True, "lesson": True, "exercise": False,
          "recorded": ["two_block_dims", "one_block_dim", "tiles", "tiles_no_mathdx", "ptx_module", "pch_on", "pch_off"],
          "findings": {"two_block_dims": ["CS-5"], "tiles": ["CS-7"], "ptx_module": ["ptx-load-compile"]},
@@ -1367,7 +1390,7 @@ The levers (`warp-probe mechanisms` lists which mechanism each one fixes):
 | `shared-module`, `merge-modules` | puts the kernels that each had a module of their own (`module="unique"`), or the small modules, in one module | 8 |
 | `backward-off` | holds `enable_backward` off: no adjoint code, the code automatic differentiation runs backward | 9 |
 | `parallel-preload` | preloads the baseline's modules at the first launch, with several workers | 10 |
-| `pch-off`, `mathdx-off` | hold off the precompiled header (the runtime header compiled once for later builds) and MathDx (NVIDIA's device math libraries, used by tile operations on a GPU) | 10, 11 |
+| `pch-off`, `mathdx-off` | hold off the precompiled header (the runtime header compiled once for later builds) and MathDx (NVIDIA's device math libraries, used by tile operations on a GPU) | 11 |
 
 You need none of those lessons to read a replay: each lever changes one thing, and the verdict reads
 the same for all.

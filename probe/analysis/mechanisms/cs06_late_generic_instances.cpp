@@ -10,9 +10,9 @@ namespace xwarp::detect
         {
             churn_findings(ctx, "CS-6", {"overload"}, [](const finding&) {
                 return std::string(
-                    "Register the routine signatures with wp.overload(kernel, [...]) before the first launch and keep "
-                    "the returned objects alive. Only for signatures the program really uses: registering rare types "
-                    "makes every build bigger. Verify one identity with warp-probe compare.");
+                    "Register the routine signatures with wp.overload(kernel, [...]) before the first launch (the "
+                    "generic kernel keeps the instances it registers). Only for signatures the program really uses: "
+                    "registering rare types makes every build bigger. Verify one identity with warp-probe compare.");
             }, out);
         }
     }
