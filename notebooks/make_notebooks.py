@@ -902,6 +902,20 @@ launch one by name). Only those: every registered instance makes each build bigg
     )
 
 
+# The granularity lesson's four one-line kernels, each declared in the module given for it, then
+# launched in turn.
+IMAGE_KERNELS = (("blur", "0.5 * a[wp.tid()] + 0.25"), ("sharpen", "2.0 * a[wp.tid()] - 0.5"),
+                 ("clamp01", "wp.clamp(a[wp.tid()], 0.0, 1.0)"), ("invert", "1.0 - a[wp.tid()]"))
+
+
+def image_kernels(modules):
+    kernels = [f"""@wp.kernel(module="{module}")
+def {name}(a: wp.array(dtype=float)):
+    a[wp.tid()] = {body}
+""" for (name, body), module in zip(IMAGE_KERNELS, modules)]
+    return "\n".join(kernels) + "\nfor k in (blur, sharpen, clamp01, invert):\n    wp.launch(k, dim=256, inputs=[a])"
+
+
 def lesson_module_granularity():
     notebook(
         "module_granularity",
@@ -915,65 +929,12 @@ hash (meant for kernels made per request or per plugin)."""),
 import warp as wp
 
 a = wp.ones(256, dtype=float)"""),
-            ("code", """%%warp_probe --samples 3 --name four_modules
-@wp.kernel(module="blur_ops")
-def blur(a: wp.array(dtype=float)):
-    a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
-
-@wp.kernel(module="sharpen_ops")
-def sharpen(a: wp.array(dtype=float)):
-    a[wp.tid()] = 2.0 * a[wp.tid()] - 0.5
-
-@wp.kernel(module="clamp_ops")
-def clamp01(a: wp.array(dtype=float)):
-    a[wp.tid()] = wp.clamp(a[wp.tid()], 0.0, 1.0)
-
-@wp.kernel(module="invert_ops")
-def invert(a: wp.array(dtype=float)):
-    a[wp.tid()] = 1.0 - a[wp.tid()]
-
-for k in (blur, sharpen, clamp01, invert):
-    wp.launch(k, dim=256, inputs=[a])"""),
+            ("code", "%%warp_probe --samples 3 --name four_modules\n"
+                     + image_kernels(["blur_ops", "sharpen_ops", "clamp_ops", "invert_ops"])),
             ("md", """The same four kernels with `module="unique"`:"""),
-            ("code", """%%warp_probe --samples 3 --name unique
-@wp.kernel(module="unique")
-def blur(a: wp.array(dtype=float)):
-    a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
-
-@wp.kernel(module="unique")
-def sharpen(a: wp.array(dtype=float)):
-    a[wp.tid()] = 2.0 * a[wp.tid()] - 0.5
-
-@wp.kernel(module="unique")
-def clamp01(a: wp.array(dtype=float)):
-    a[wp.tid()] = wp.clamp(a[wp.tid()], 0.0, 1.0)
-
-@wp.kernel(module="unique")
-def invert(a: wp.array(dtype=float)):
-    a[wp.tid()] = 1.0 - a[wp.tid()]
-
-for k in (blur, sharpen, clamp01, invert):
-    wp.launch(k, dim=256, inputs=[a])"""),
+            ("code", "%%warp_probe --samples 3 --name unique\n" + image_kernels(["unique"] * 4)),
             ("md", """And the fix for both: one shared module."""),
-            ("code", """%%warp_probe --samples 3 --name one_module
-@wp.kernel(module="image_ops")
-def blur(a: wp.array(dtype=float)):
-    a[wp.tid()] = 0.5 * a[wp.tid()] + 0.25
-
-@wp.kernel(module="image_ops")
-def sharpen(a: wp.array(dtype=float)):
-    a[wp.tid()] = 2.0 * a[wp.tid()] - 0.5
-
-@wp.kernel(module="image_ops")
-def clamp01(a: wp.array(dtype=float)):
-    a[wp.tid()] = wp.clamp(a[wp.tid()], 0.0, 1.0)
-
-@wp.kernel(module="image_ops")
-def invert(a: wp.array(dtype=float)):
-    a[wp.tid()] = 1.0 - a[wp.tid()]
-
-for k in (blur, sharpen, clamp01, invert):
-    wp.launch(k, dim=256, inputs=[a])"""),
+            ("code", "%%warp_probe --samples 3 --name one_module\n" + image_kernels(["image_ops"] * 4)),
             ("code", "%warp_compare four_modules one_module"),
             ("code", "%warp_compare unique one_module"),
             ("md", """Group kernels that load together. Do not group everything: kernels with different options,
