@@ -1105,19 +1105,19 @@ def churn(v: wp.vec3, m: wp.mat33, s: float):
     return v
 
 @wp.kernel
-def step_a(p: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+def step_a(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
     i = wp.tid()
-    p[i] = churn(p[i], m[i], 0.0)
+    a[i] = churn(a[i], m[i], 0.0)
 
 @wp.kernel
-def step_b(p: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+def step_b(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
     i = wp.tid()
-    p[i] = churn(churn(p[i], m[i], 1.0), m[i], 2.0)
+    a[i] = churn(churn(a[i], m[i], 1.0), m[i], 2.0)
 
-p = wp.zeros(1024, dtype=wp.vec3, device="cuda:0")
+a = wp.zeros(1024, dtype=wp.vec3, device="cuda:0")
 m = wp.zeros(1024, dtype=wp.mat33, device="cuda:0")
-wp.launch(step_a, dim=1024, inputs=[p, m])
-wp.launch(step_b, dim=1024, inputs=[p, m])
+wp.launch(step_a, dim=1024, inputs=[a, m])
+wp.launch(step_b, dim=1024, inputs=[a, m])
 wp.synchronize()"""
 
 # The GPU exercise (a CUDA device needed): two block_dims in one module, kept as they are.
@@ -1159,8 +1159,9 @@ precompiled header per compiling thread for Clang (the CPU) and NVRTC alike, and
 measures it on any device; it is here for its CUDA form.
 
 **Without a GPU** this notebook says so and shows, for each probe, the report its cell recorded on
-an NVIDIA H200 (Warp 1.19.0, two samples; the files are in `recorded/h200/`, each cell run as a
-script without the setup below): `%warp_report FILE --name NAME` shows a report and keeps it under
+an NVIDIA H200 (Warp 1.19.0, two samples; the files are in `recorded/h200/`: each cell and the
+setup's definitions run as one script, as the probe runs a cell, from `tests/gpu/programs/`):
+`%warp_report FILE --name NAME` shows a report and keeps it under
 a name, so `%warp_compare` reads it as it reads a probed run. Every step can be read either way."""),
             ("code", """import warp as wp
 
