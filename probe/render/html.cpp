@@ -426,7 +426,7 @@ namespace xwarp
             row("generated source", s.source_bytes.median ? html_escape(format_bytes(*s.source_bytes.median)) : "n/a", "");
             row("LTO artifacts", opt_int(s.lto_artifacts.median), "");
             row("cache after cold", s.cache_binaries.median ? opt_int(s.cache_binaries.median) + " binaries" : "n/a",
-                s.cache_bytes.median ? format_bytes(*s.cache_bytes.median) + " written to the kernel cache, read by the warm pass"
+                s.cache_bytes.median ? format_bytes(*s.cache_bytes.median) + " written to the kernel cache by the cold pass (the warm pass starts from it)"
                                      : "");
             row("launches", opt_int(s.launch_count.median), "");
             return o.str();

@@ -493,7 +493,7 @@ namespace xwarp
                 row("generated source", s.source_bytes.median ? format_bytes(*s.source_bytes.median) : "n/a", "");
                 row("LTO artifacts", s.lto_artifacts.median ? format_fixed(*s.lto_artifacts.median, 0) : "n/a", "");
                 row("cache after cold", s.cache_binaries.median ? format_fixed(*s.cache_binaries.median, 0) + " binaries" : "n/a",
-                    s.cache_bytes.median ? format_bytes(*s.cache_bytes.median) + " written to the kernel cache, read by the warm pass"
+                    s.cache_bytes.median ? format_bytes(*s.cache_bytes.median) + " written to the kernel cache by the cold pass (the warm pass starts from it)"
                                          : "");
                 row("launches", s.launch_count.median ? format_fixed(*s.launch_count.median, 0) : "n/a", "");
             }
