@@ -3,6 +3,8 @@
 #include "xwarp/analysis/diagnose.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
 
 #include "mechanisms/detector.hpp"
@@ -13,6 +15,42 @@ namespace xwarp
     {
         // A file of an installed package, or outside the measured folder: not the program's own.
         // "<cell>" and relative paths are the program's.
+        // A file an installed distribution put inside the project (pip install --target vendor/):
+        // a *.dist-info folder beside its top package lists it in RECORD. Read where the files
+        // are still there; a report re-analysed elsewhere keeps the path rules alone.
+        bool installed_under(const std::string& file, const std::string& project)
+        {
+            namespace fs = std::filesystem;
+            std::error_code ec;
+            for (fs::path dir = fs::path(file).parent_path(); dir.string().size() + 1 >= project.size() && !dir.empty();
+                 dir = dir.parent_path())
+            {
+                const std::string rel = fs::path(file).lexically_relative(dir).generic_string();
+                for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+                {
+                    const std::string name = it->path().filename().string();
+                    if (name.size() < 10 || name.compare(name.size() - 10, 10, ".dist-info") != 0)
+                    {
+                        continue;
+                    }
+                    std::ifstream record(it->path() / "RECORD");
+                    std::string line;
+                    while (std::getline(record, line))
+                    {
+                        if (line.compare(0, rel.size() + 1, rel + ",") == 0)
+                        {
+                            return true;
+                        }
+                    }
+                }
+                if (dir == dir.parent_path() || dir.string() + "/" == project)
+                {
+                    break;
+                }
+            }
+            return false;
+        }
+
         bool library_path(const std::string& file, const std::string& cwd)
         {
             if (file.empty() || file[0] != '/')
@@ -24,7 +62,11 @@ namespace xwarp
                 return true;
             }
             const std::string folder = cwd.empty() || cwd.back() == '/' ? cwd : cwd + "/";
-            return !folder.empty() && file.rfind(folder, 0) != 0;
+            if (!folder.empty() && file.rfind(folder, 0) != 0)
+            {
+                return true;
+            }
+            return installed_under(file, folder);
         }
 
         // A finding caused in library code says so: what the user can do from their side, and the
