@@ -183,8 +183,9 @@ namespace xwarp
         {
             return plans;
         }
-        // The levers of the findings present, the most time at stake first: the budget goes
-        // where the most can be saved, whether or not the lever had an estimate.
+        // The levers of the findings present: the top finding's own lever first (its figure is
+        // the one the report leads with, and a replay turns it into a measurement), then the
+        // most time at stake: the budget goes where the most can be saved.
         std::vector<lever_plan> found;
         for (const auto& f : baseline.findings)
         {
@@ -195,7 +196,10 @@ namespace xwarp
                 found.push_back(plan_one(f.lever, baseline, s));
             }
         }
-        std::stable_sort(found.begin(), found.end(), [](const lever_plan& a, const lever_plan& b) { return a.stake_ms > b.stake_ms; });
+        if (found.size() > 1)
+        {
+            std::stable_sort(found.begin() + 1, found.end(), [](const lever_plan& a, const lever_plan& b) { return a.stake_ms > b.stake_ms; });
+        }
         for (auto& p : found)
         {
             plans.push_back(std::move(p));
@@ -419,5 +423,23 @@ namespace xwarp
                 r.declined.push_back(d);
             }
         }
+        // Ordered by what is known: gains a replay measured first (by their measurement), then
+        // estimates (a replay not applied or not run leaves the estimate an estimate), then
+        // findings without a figure. Within each, the order the detectors' ranking gave.
+        const auto known = [](const finding& f) -> std::pair<int, double>
+        {
+            const json& m = f.measured;
+            if (m.is_object() && m.value("verdict", std::string()) == "improved" && m.value("saving_ms", json()).is_number())
+            {
+                return {0, m["saving_ms"].get<double>()};
+            }
+            return f.savings_ms ? std::make_pair(1, *f.savings_ms) : std::make_pair(2, 0.0);
+        };
+        std::stable_sort(r.findings.begin(), r.findings.end(), [&known](const finding& a, const finding& b)
+                         {
+                             const auto ka = known(a);
+                             const auto kb = known(b);
+                             return ka.first != kb.first ? ka.first < kb.first : ka.first == 0 && ka.second > kb.second;
+                         });
     }
 }
