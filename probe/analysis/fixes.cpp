@@ -11,6 +11,8 @@
 
 namespace xwarp
 {
+    using nlohmann::json;
+
     namespace
     {
         bool selected(std::size_t index, const finding& f, const std::string& which, const std::string& lever)
@@ -105,12 +107,48 @@ namespace xwarp
         {
             return out;
         }
+        // The entry the shim saw run as __main__ (python -m pkg: pkg/__main__.py), else the
+        // script the first process's argv names (a report from before the shim recorded it).
         for (const auto& p : good->cold.processes)
         {
+            for (const auto& c : p.calls)
+            {
+                if (c.function == "entry" && c.args.is_object() && field_or(c.args, "file", json()).is_string())
+                {
+                    out.entry = c.args["file"].get<std::string>();
+                    out.import_root = field_or(c.args, "root", std::string());
+                }
+            }
+            if (!out.entry.empty())
+            {
+                break;
+            }
+        }
+        for (const auto& p : good->cold.processes)
+        {
+            if (!out.entry.empty())
+            {
+                break;
+            }
             if (!p.argv.empty() && !p.argv[0].empty() && p.argv[0] != "-c" && p.argv[0] != "-m")
             {
                 out.entry = p.argv[0][0] == '/' || r.cwd.empty() ? p.argv[0] : r.cwd + "/" + p.argv[0];
                 break;
+            }
+        }
+        std::set<std::pair<std::string, int>> sites;
+        for (const auto& p : good->cold.processes)
+        {
+            for (const auto& c : p.calls)
+            {
+                for (const auto& frame : c.function == "launch" ? field_or(c.args, "stack", json::array()) : json::array())
+                {
+                    if (frame.is_array() && frame.size() >= 2 && frame[0].is_string() && frame[1].is_number_integer()
+                        && sites.insert({frame[0].get<std::string>(), frame[1].get<int>()}).second)
+                    {
+                        out.launch_sites.push_back({{"file", frame[0]}, {"line", frame[1]}});
+                    }
+                }
             }
         }
         for (const auto& l : good->cold.module_loads)

@@ -92,6 +92,109 @@ namespace xwarp
             return out;
         }
 
+        bool dotted_identifier(const std::string& name)
+        {
+            static const std::regex dotted("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*");
+            return std::regex_match(name, dotted);
+        }
+
+        std::string top_package(const std::string& module)
+        {
+            return module.substr(0, module.find('.'));
+        }
+
+        // A recorded factory argument the file can rebuild as data, "" when it can; else why not.
+        // Only literals, tuples and lists of them, and references to Warp's types or to names in
+        // the factory's own package reach the file: nothing a report says becomes code.
+        std::string unplain(const json& tagged, const std::string& package, int depth = 0)
+        {
+            if (!tagged.is_object() || tagged.size() != 1 || depth > 4)
+            {
+                return "is not recorded as data";
+            }
+            const auto& [kind, v] = *tagged.items().begin();
+            if (kind == "lit")
+            {
+                return v.is_null() || v.is_boolean() || v.is_number_integer() || v.is_string() ? "" : "is not a literal";
+            }
+            if (kind == "float")
+            {
+                static const std::regex number("-?([0-9]+\\.?[0-9]*(e[-+]?[0-9]+)?|inf|nan)");
+                return v.is_string() && std::regex_match(v.get<std::string>(), number) ? "" : "is not a float";
+            }
+            if (kind == "tuple" || kind == "list")
+            {
+                if (!v.is_array())
+                {
+                    return "is not a sequence";
+                }
+                for (const auto& x : v)
+                {
+                    if (const std::string why = unplain(x, package, depth + 1); !why.empty())
+                    {
+                        return why;
+                    }
+                }
+                return {};
+            }
+            if (kind == "ref" && v.is_string())
+            {
+                const std::string ref = v.get<std::string>();
+                const auto colon = ref.find(':');
+                const std::string module = ref.substr(0, colon);
+                if (colon == std::string::npos || !dotted_identifier(module) || !dotted_identifier(ref.substr(colon + 1)))
+                {
+                    return "names no importable object";
+                }
+                return module == "warp" || top_package(module) == package
+                           ? ""
+                           : "refers to " + module + ", outside Warp and the factory's package";
+            }
+            if (kind == "object" && v.is_string())
+            {
+                return "is a " + v.get<std::string>() + " object: the file cannot re-create it";
+            }
+            return "is not recorded as data";
+        }
+
+        // Why a factory-made kernel cannot be made again by calling its factory, "" when it can.
+        std::string factory_unreachable(const kernel_entry& k)
+        {
+            const json& f = k.factory;
+            const std::string where = k.defined_in.str() + "." + k.qualname.str();
+            if (!f.is_object())
+            {
+                return "kernel " + k.key + " is made at run time by a factory or closure (" + where
+                       + ") and the report does not say which call made it (recorded by an older xwarp)";
+            }
+            const std::string module = field_or(f, "module", std::string());
+            const std::string qualname = field_or(f, "qualname", std::string());
+            if (!dotted_identifier(module) || !dotted_identifier(qualname) || module != k.defined_in.str()
+                || k.qualname.str().rfind(qualname + ".<locals>.", 0) != 0)
+            {
+                return "kernel " + k.key + " is made by " + (qualname.empty() ? where : qualname)
+                       + ", which the file cannot call by name (a closure inside another function, or a lambda)";
+            }
+            for (const auto& a : field_or(f, "args", json::array()))
+            {
+                if (!a.is_array() || a.size() != 3 || !a[0].is_string() || !a[1].is_string())
+                {
+                    return "kernel " + k.key + ": the factory's arguments are not recorded as data";
+                }
+                const std::string kind = a[1].get<std::string>();
+                if (!dotted_identifier(a[0].get<std::string>()) || (kind != "pos" && kind != "kw" && kind != "star"))
+                {
+                    return "kernel " + k.key + ": the factory's arguments are not recorded as data";
+                }
+                if (const std::string why = unplain(a[2], top_package(module)); !why.empty())
+                {
+                    return "kernel " + k.key + " is made by " + module + "." + qualname + " and its argument "
+                           + a[0].get<std::string>() + " " + why;
+                }
+            }
+            return {};
+        }
+
         // Why the warm-up cannot build this identity by importing its module, "" when it can.
         std::string unreachable(const content_snapshot& s, bool has_entry)
         {
@@ -108,8 +211,11 @@ namespace xwarp
                 }
                 if (k.qualname.str().find("<locals>") != std::string::npos)
                 {
-                    return "kernel " + k.key + " is made at run time by a factory or closure (" + k.defined_in.str() + "."
-                           + k.qualname.str() + "): importing its module does not create it";
+                    // the file calls its factory with the recorded arguments, when it can
+                    if (std::string why = factory_unreachable(k); !why.empty())
+                    {
+                        return why;
+                    }
                 }
                 if (k.defined_in.str() == "__main__" && !has_entry)
                 {
@@ -129,6 +235,13 @@ namespace xwarp
             if (files.entry.empty() || r.cell_code)
             {
                 return {r.cwd, ""};
+            }
+            // python -m pkg: the file is pkg/__main__.py under the folder pkg imports from
+            const std::string& root = files.import_root;
+            if (!root.empty() && files.entry.size() > root.size() + 1 && files.entry.compare(0, root.size(), root) == 0
+                && files.entry[root.size()] == '/')
+            {
+                return {root, files.entry.substr(root.size() + 1)};
             }
             const auto slash = files.entry.rfind('/');
             std::string dir = slash == std::string::npos ? r.cwd : files.entry.substr(0, slash);
@@ -219,6 +332,32 @@ namespace xwarp
             std::string why;
             t.import_from = s.kernels.front().defined_in.str();
             t.kernel = s.kernels.front().qualname.str();
+            for (const auto& k : s.kernels)
+            {
+                if (!k.factory.is_object() || k.qualname.str().find("<locals>") == std::string::npos)
+                {
+                    continue;
+                }
+                // the factory's call re-creates the kernel; the module is found by its name
+                json call = {{"module", k.factory["module"]}, {"qualname", k.factory["qualname"]}, {"args", k.factory["args"]}};
+                if (std::find(t.factories.begin(), t.factories.end(), call) == t.factories.end())
+                {
+                    t.factories.push_back(std::move(call));
+                }
+            }
+            if (!t.factories.empty())
+            {
+                t.kernel.clear();  // a factory's kernel has no name to import it by
+                for (const auto& k : s.kernels)
+                {
+                    if (k.qualname.str().find("<locals>") == std::string::npos)
+                    {
+                        t.import_from = k.defined_in.str();
+                        t.kernel = k.qualname.str();
+                        break;
+                    }
+                }
+            }
             for (const auto& k : s.kernels)
             {
                 if (!k.generic)
@@ -385,6 +524,7 @@ namespace xwarp
             {
                 t.import_from.clear();
                 t.kernel.clear();
+                t.factories = json::array();
                 t.overloads.clear();
                 t.options = json::object();
                 ++plan.uncovered;

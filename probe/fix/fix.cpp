@@ -167,7 +167,10 @@ namespace xwarp
                 throw fix_error("the fixer (share/xwarp/fixer/xwarp_fix.py) is not installed beside warp-probe");
             }
             scoped_temp_dir tmp("xwarp-fix-");
-            const json request_json = {{"root", root}, {"entry", files.entry}, {"kernel_modules", files.kernel_modules},
+            const json request_json = {{"root", root},
+                                       {"entry", files.entry},
+                                       {"kernel_modules", files.kernel_modules},
+                                       {"launch_sites", files.launch_sites},
                                        {"fixes", fixes}};
             write_file(tmp.path() + "/request.json", request_json.dump());
             const tool_run r = run_tool(python, {fixer, tmp.path() + "/request.json", tmp.path() + "/response.json"},

@@ -235,7 +235,30 @@ def entry_point(source, kernel_modules):
 
 
 def literal(value):
-    return repr(value) if not isinstance(value, bool) else ("True" if value else "False")
+    """A plain value as Python source: only None, bool, int, finite float and str reach code."""
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, int) or (isinstance(value, float) and value == value and abs(value) != float("inf")):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(value)  # repr escapes quotes, newlines and every unprintable character
+    raise FixRefused(f"the value {str(value)[:60]!r} is not a plain literal: no code is written from it")
+
+
+def comment_text(text):
+    """Report text that enters a comment: one line of printable ASCII (a newline would end the
+    comment and start code; ESC and bidirectional controls would hide what the line does)."""
+    text = str(text)
+    return "".join(c if " " <= c <= "~" else "?" for c in text)[:200]
+
+
+def checked_name(value, what, dotted=False):
+    """A name that enters generated code: an identifier (dotted where a module path may be),
+    or the fix is refused with why."""
+    parts = value.split(".") if isinstance(value, str) and dotted else [value]
+    if not parts or not all(isinstance(p, str) and p.isidentifier() and p.isascii() for p in parts):
+        raise FixRefused(f"the {what} {str(value)[:60]!r} is not a Python identifier: no code is written from it")
+    return value
 
 
 # -- the code forms ---------------------------------------------------------------------------
@@ -246,8 +269,22 @@ class Fixer:
         self.root = request["root"]
         self.entry = request.get("entry")
         self.kernel_modules = request.get("kernel_modules") or []
+        # (file, line) of every user frame the run recorded on a first launch's stack: a
+        # statement holding one launches, whatever wrapper it goes through (self._launch(...))
+        self.launch_sites = {}
+        for site in request.get("launch_sites") or ():
+            if isinstance(site, dict) and isinstance(site.get("file"), str) and isinstance(site.get("line"), int):
+                self.launch_sites.setdefault(os.path.realpath(site["file"]), set()).add(site["line"])
         self.sources = {}
         self.notes = []
+
+    def launches(self, src, stmt):
+        """True when the statement launches: a call named launch in it, or a recorded launch
+        passed through one of its lines."""
+        if calls_launch(stmt):
+            return True
+        lines = self.launch_sites.get(os.path.realpath(src.path), ())
+        return any(first_line(stmt) <= n <= stmt.end_lineno for n in lines)
 
     def source(self, path):
         path = os.path.realpath(path)
@@ -268,10 +305,11 @@ class Fixer:
     # Each op edits the program's sources; a refusal says why in one sentence.
 
     def op_config_at_entry(self, op):
+        checked_name(op["key"], "wp.config option")
         src = self.entry_source()
         at, alias, with_import = entry_point(src, self.kernel_modules)
         lines = ([f"import warp as {alias}\n"] if with_import else []) + [
-            f"{alias}.config.{op['key']} = {literal(op['value'])}  # xwarp fix: {op.get('why', 'set before any module is created')}\n"
+            f"{alias}.config.{op['key']} = {literal(op['value'])}  # xwarp fix: {comment_text(op.get('why', 'set before any module is created'))}\n"
         ]
         src.insert_before(at, lines)
         for place in op.get("remove") or ():
@@ -282,7 +320,7 @@ class Fixer:
         alias = warp_alias(src)
         at, alias2, with_import = entry_point(src, [])
         alias = alias or alias2
-        options = "{" + ", ".join(f"{k!r}: {literal(v)}" for k, v in op["options"].items()) + "}"
+        options = "{" + ", ".join(f"{checked_name(k, 'module option')!r}: {literal(v)}" for k, v in op["options"].items()) + "}"
         lines = ([f"import warp as {alias}\n"] if with_import else []) + [
             f"{alias}.set_module_options({options})  # xwarp fix: the module's options before its first load\n"
         ]
@@ -306,18 +344,37 @@ class Fixer:
             if any(c is None for c in code):
                 self.notes.append(f"an instance of {op['kernel']} takes a type that exists only at run time: not registered")
                 continue
-            lines.append(f"{alias}.overload({op['kernel']}, [{', '.join(code)}])  # xwarp fix: registered before the first load\n")
+            lines.append(f"{alias}.overload({checked_name(op['kernel'], 'kernel name')}, [{', '.join(code)}])  # xwarp fix: registered before the first load\n")
         if not lines:
             raise FixRefused(f"no instance of {op['kernel']} has types that can be written in its file")
         indent = src.indent_of(target.lineno)
         src.insert_before(target.end_lineno + 1, ["\n"] + [indent + x for x in lines])
 
     def op_named_module(self, op):
+        name = checked_name(op["name"], "module name")
         for place in op["places"]:
             src = self.source(place["file"])
-            self.replace_unique(src, place["line"], op["name"])
+            self.replace_unique(src, place["line"], name)
         for place in op.get("hoist_calls") or ():
-            self.hoist(place["file"], place["line"], None)
+            self.hoist_any(place)
+
+    def hoist_any(self, place):
+        """Hoists the first frame of a late creation that can move: the factory's call, else a
+        caller above it (a factory called through a caching wrapper is really called there)."""
+        candidates = [place] + [f for f in place.get("stack") or () if isinstance(f, dict)]
+        reasons = []
+        for candidate in candidates:
+            try:
+                self.source(candidate["file"])
+            except FixRefused as e:
+                reasons.append(str(e))
+                continue
+            try:
+                self.hoist(candidate["file"], candidate["line"], None)
+                return
+            except FixRefused as e:
+                reasons.append(str(e))
+        raise FixRefused(reasons[0] if len(reasons) == 1 else "; ".join(dict.fromkeys(reasons)))
 
     def op_hoist(self, op):
         """The first of the places that can move before the first launch moves (the kernel's
@@ -353,10 +410,12 @@ class Fixer:
             raise FixRefused("found no statement of the entry script before which the modules exist and none has launched")
         lines = []
         for group in op["groups"]:
-            mods = ", ".join(f'{alias}.get_module("{m}")' for m in group["modules"])
-            bd = f", block_dim={group['block_dim']}" if group.get("block_dim") not in (None, -1, 1) else ""
+            mods = ", ".join(f"{alias}.get_module({checked_name(m, 'module name', dotted=True)!r})" for m in group["modules"])
+            bd = f", block_dim={int(group['block_dim'])}" if group.get("block_dim") not in (None, -1, 1) else ""
+            if not isinstance(group.get("device"), str) or not all(c.isalnum() or c == ":" for c in group["device"]):
+                raise FixRefused(f"the device {str(group.get('device'))[:40]!r} is not a Warp device name")
             lines.append(
-                f'{alias}.force_load(device="{group["device"]}", modules=[{mods}]{bd}, max_workers={op["workers"]})'
+                f'{alias}.force_load(device="{group["device"]}", modules=[{mods}]{bd}, max_workers={int(op["workers"])})'
                 "  # xwarp fix: build the modules in parallel before the first launch\n"
             )
         src.insert_before(at, lines)
@@ -423,7 +482,7 @@ class Fixer:
             return False
         first, last = first_line(stmt), stmt.end_lineno
         if len(body) == 1:
-            src.replace(first, last, [src.indent_of(first) + "pass  # xwarp fix: removed " + place.get("what", "") + "\n"])
+            src.replace(first, last, [src.indent_of(first) + "pass  # xwarp fix: removed " + comment_text(place.get("what", "")) + "\n"])
         else:
             src.delete(first, last)
         return True
@@ -435,7 +494,7 @@ class Fixer:
                 if tokens[i - 1].string == "=" and tokens[i - 2].type == tokenize.NAME:
                     text = src.line(line)
                     quote = tok.string[0]
-                    new = text[: tok.start[1]] + f"{quote}{name}{quote}" + text[tok.end[1] :]
+                    new = text[: tok.start[1]] + f"{quote}{checked_name(name, 'module name', dotted=True)}{quote}" + text[tok.end[1] :]
                     src.replace(line, line, [new])
                     return
         raise FixRefused(f'no module="unique" at {src.rel}:{line}')
@@ -451,7 +510,7 @@ class Fixer:
             raise FixRefused(f"no statement at {src.rel}:{line}")
         stmt, body = found
         index = body.index(stmt)
-        launch = next((i for i, s in enumerate(body[:index]) if calls_launch(s)), None)
+        launch = next((i for i, s in enumerate(body[:index]) if self.launches(src, s)), None)
         why = None
         if launch is None:
             why = "no launch comes before it in the block that holds it (the launch is in a loop or a caller)"
@@ -480,6 +539,7 @@ class Fixer:
 
     def own_module(self, src, line, name, why):
         """@wp.kernel at `line` (the kernel's decorator, or within its def) with a module of its own."""
+        name = checked_name(name, "module name", dotted=True)
         found = statement_at(src, line, (ast.FunctionDef,))
         if found is None:
             raise FixRefused(f"no kernel definition at {src.rel}:{line}")
@@ -511,12 +571,15 @@ def type_code(spec, alias):
         dtype = type_code(spec.get("dtype") or {}, alias)
         if dtype is None:
             return None
-        kind = spec["array"] if not spec["array"].startswith("_") else "array"
-        return f"{alias}.{kind}(dtype={dtype}, ndim={spec.get('ndim', 1)})"
+        kind = spec["array"] if isinstance(spec["array"], str) and not spec["array"].startswith("_") else "array"
+        ndim = spec.get("ndim", 1)
+        if not (kind.isidentifier() and kind.isascii()) or type(ndim) is not int or not 1 <= ndim <= 4:
+            return None  # Warp arrays have 1 to 4 dimensions: anything else is not a recorded type
+        return f"{alias}.{kind}(dtype={dtype}, ndim={ndim})"
     name = spec.get("type")
     if name in ("float", "int", "bool"):
         return name
-    if isinstance(name, str) and name.isidentifier():
+    if isinstance(name, str) and name.isidentifier() and name.isascii():
         return f"{alias}.{name}"  # Warp's own type (a user struct's name is not in Warp's namespace: the replay says)
     return None
 

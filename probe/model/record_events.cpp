@@ -43,7 +43,7 @@ namespace xwarp::detail
         constexpr std::array<std::string_view, 9> launch_fields{"kernel", "module", "dim",   "device", "dtypes",
                                                                 "block_dim", "adjoint", "count", "pid"};
         constexpr std::array<std::string_view, 4> snapshot_fields{"kernels", "functions", "options", "options_source"};
-        constexpr std::array<std::string_view, 8> kernel_fields{"key", "hash", "sig", "generic", "types", "enable_backward", "qualname", "defined_in"};
+        constexpr std::array<std::string_view, 9> kernel_fields{"key", "hash", "sig", "generic", "types", "enable_backward", "qualname", "defined_in", "factory"};
         constexpr std::array<std::string_view, 3> lto_fields{"symbol", "built", "ms"};
         constexpr std::array<std::string_view, 3> phase_fields{"name", "start_ms", "ms"};
 
@@ -64,7 +64,7 @@ namespace xwarp::detail
         };
         enum class kernel_field
         {
-            key, hash, sig, generic, types, enable_backward, qualname, defined_in, n_fields
+            key, hash, sig, generic, types, enable_backward, qualname, defined_in, factory, n_fields
         };
         enum class lto_field
         {
@@ -487,6 +487,7 @@ namespace xwarp::detail
             case kernel_field::enable_backward: return take(v, k.enable_backward);
             case kernel_field::qualname: return take(v, k.qualname);
             case kernel_field::defined_in: return take(v, k.defined_in);
+            case kernel_field::factory: k.factory = as_json(v); return true;  // null, or the object below
             default: return false;
         }
     }
@@ -641,6 +642,11 @@ namespace xwarp::detail
                 if (is(field, kernel_field::types))
                 {
                     start_tree(&m_load.snapshot->kernels.back().types, object);
+                    return true;
+                }
+                if (is(field, kernel_field::factory) && object)
+                {
+                    start_tree(&m_load.snapshot->kernels.back().factory, object);
                     return true;
                 }
                 return false;

@@ -119,7 +119,8 @@ namespace xwarp
 
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(lto_artifact, symbol, built, ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(phase_span, name, start_ms, ms)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(kernel_entry, key, hash, sig, generic, types, enable_backward, qualname, defined_in)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(kernel_entry, key, hash, sig, generic, types, enable_backward, qualname, defined_in,
+                                                    factory)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(content_snapshot, kernels, functions, options, options_source)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_load,
                                                     module,
@@ -234,7 +235,7 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(stat, median, mad, values)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(warmup_overload, kernel, signature, types)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(warmup_target, module, hash, device, block_dim, build_ms, stage, covered,
-                                                    why_not, import_from, kernel, overloads, options)
+                                                    why_not, import_from, kernel, overloads, options, factories)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(warmup_check, samples, warmup_wall_ms, warmup_build_ms, warmup_builds,
                                                     primed_wall_ms, warm_wall_ms, wall_gap_ms, band_ms, serial_cold_build_ms,
                                                     covered_built, uncovered_built, new_built, verdict, reasons)

@@ -20,7 +20,10 @@ namespace xwarp
 
         std::string py_string(const std::string& s)
         {
-            return json(s).dump(-1, ' ', true, json::error_handler_t::replace);
+            // UTF-8 as it is (an ASCII-only dump writes characters past U+FFFF as two surrogate
+            // escapes, which Python reads as lone surrogates); json's escapes of quotes,
+            // backslashes and control characters are Python's too
+            return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
         }
 
         std::string py_literal(const json& v)
@@ -205,7 +208,8 @@ namespace xwarp
                 instances += "]";
                 out += "        (" + py_string(t.import_from) + ", " + py_string(t.kernel) + ", " + py_string(t.device) + ", "
                        + (t.block_dim ? std::to_string(*t.block_dim) : std::string("None")) + ", " + instances + ", "
-                       + std::to_string(option_index[t.options.dump()]) + "),\n";
+                       + std::to_string(option_index[t.options.dump()]) + ", " + py_literal(t.factories) + ", "
+                       + py_string(t.module) + "),\n";
             }
             out += "    ],\n";
         }

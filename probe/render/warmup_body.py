@@ -44,13 +44,67 @@ def _entry_definitions(root):
 
 
 def _resolve(default_module, name, root):
-    """A kernel by its qualname in a module ("module:qualname" names another module)."""
+    """An object by its qualname in a module ("module:qualname" names another module)."""
     module_name, _, qualname = name.rpartition(":")
     module_name = module_name or default_module
     obj = _entry_definitions(root) if module_name == "__main__" else importlib.import_module(module_name)
     for part in qualname.split("."):
         obj = getattr(obj, part)
     return obj
+
+
+def _value(tagged, root):
+    """A factory argument from its recorded data: a literal, a float, a tuple or list of those,
+    or a reference to a Warp type or a name in the factory's package."""
+    ((kind, value),) = tagged.items()
+    if kind == "lit":
+        return value
+    if kind == "float":
+        return float(value)
+    if kind in ("tuple", "list"):
+        items = [_value(x, root) for x in value]
+        return tuple(items) if kind == "tuple" else items
+    if kind == "ref":
+        return _resolve("", value, root)
+    raise ValueError(f"argument recorded as {kind}: not data this file can rebuild")
+
+
+def _made_by_factories(factories, root):
+    """Calls each factory the run called (through the name its module exports, decorators
+    included) with the recorded arguments: what they return holds the kernels they made."""
+    made = []
+    for call in factories:
+        factory = _resolve(call["module"], call["qualname"], root)
+        args, kwargs = [], {}
+        for name, kind, tagged in call["args"]:
+            value = _value(tagged, root)
+            if kind == "pos":
+                args.append(value)
+            elif kind == "star":
+                args.extend(value)
+            else:
+                kwargs[name] = value
+        made.append(factory(*args, **kwargs))
+    return made
+
+
+def _module_named(name, made):
+    """The Warp module `name` among what the factories returned, else in Warp's registry."""
+    pending = list(made)
+    while pending:
+        obj = pending.pop()
+        module = getattr(obj, "module", None)
+        if getattr(module, "name", None) == name:
+            return module
+        if isinstance(obj, (tuple, list)):
+            pending.extend(obj)
+        elif isinstance(obj, dict):
+            pending.extend(obj.values())
+    context = sys.modules.get("warp._src.context") or sys.modules.get("warp.context")
+    registry = getattr(context, "user_modules", None)
+    if isinstance(registry, dict) and name in registry:
+        return registry[name]
+    raise LookupError(f"the factory calls made no module {name}: the program's code or its arguments moved on since it was measured")
 
 
 def warm_up(workers=WORKERS, root=None, device=DEVICE, arch=ARCH, log=print):
@@ -69,12 +123,12 @@ def warm_up(workers=WORKERS, root=None, device=DEVICE, arch=ARCH, log=print):
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         for stage in STAGES:
             loads = []
-            for module_name, kernel_name, target_device, block_dim, instances, options in stage:
+            for module_name, kernel_name, target_device, block_dim, instances, options, factories, warp_module in stage:
                 try:
-                    kernel = _resolve(module_name, kernel_name, root)
+                    made = _made_by_factories(factories, root)
                     for name, types in instances:
                         wp.overload(_resolve(module_name, name, root), types)
-                    module = kernel.module
+                    module = _resolve(module_name, kernel_name, root).module if kernel_name else _module_named(warp_module, made)
                     changed = {
                         key: value
                         for key, value in OPTIONS[options].items()

@@ -82,7 +82,8 @@ namespace xwarp
                                              ? std::optional<bool>(k["enable_backward"].get<bool>())
                                              : std::nullopt,
                                          shared_text(val<std::string>(k, "qualname", "")),
-                                         shared_text(val<std::string>(k, "defined_in", ""))});
+                                         shared_text(val<std::string>(k, "defined_in", "")),
+                                         k.contains("factory") && k["factory"].is_object() ? k["factory"] : json()});
                 }
             }
             if (auto it = j.find("functions"); it != j.end() && it->is_object())

@@ -205,6 +205,7 @@ class _Recorder:
         if self.finished or self.warp is None:
             return
         self.finished = True
+        _record_entry(self)
         try:
             sigs = []
             for key in self.launch_index:
@@ -453,6 +454,7 @@ def _install(warp):
         for event in rec.pending:
             rec.emit(event)
         rec.pending = None
+        _record_entry(rec)
     except Exception as exc:
         rec.emit({"type": "shim_error", "where": "install", "error": repr(exc)})
 
@@ -613,6 +615,9 @@ def _snapshot(module, bd):
                     value = getattr(fn, attr, None)
                     if isinstance(value, str):
                         item[field] = value
+                factory = getattr(getattr(k, "generic_parent", None) or k, "_xwarp_factory", None)
+                if factory is not None:
+                    item["factory"] = factory
                 kernels.append(item)
             funcs = {}
             for f, fh in (getattr(h, "function_hashes", None) or {}).items():
@@ -1176,6 +1181,7 @@ def _hook_launch(warp, ctx):
             i = index.get(key)
             if i is None:
                 i = index[key] = len(index)
+                _record_launch_site(rec, kernel)
             rec.launch_total += 1
             if rec.launch_total <= _LAUNCH_CAP:
                 rec.launch_seq.append(i)
@@ -1203,6 +1209,147 @@ def _hook_launch(warp, ctx):
     if getattr(warp, "launch", None) is orig:
         warp.launch = launch
     return True
+
+
+_LAUNCH_SITE_CAP = 256  # launch-site records per process (a new signature in a loop adds one each time)
+_launch_sites_seen = set()
+
+
+def _record_launch_site(rec, kernel):
+    """The user frames on the stack of a launch signature's first launch, innermost first: a
+    launch through a wrapper (self._launch, a Stage.run(), a library's helper) is a launch in
+    each of its callers' statements. Only on a new signature: never on the steady launch path."""
+    if len(_launch_sites_seen) >= _LAUNCH_SITE_CAP:
+        return
+    try:
+        stack = []
+        f = sys._getframe(2)
+        while f is not None and len(stack) < 12:
+            fn = f.f_code.co_filename
+            if not (fn.startswith(rec.internal_prefixes) or fn.startswith("<frozen")):
+                stack.append([fn, f.f_lineno, f.f_code.co_name])
+            f = f.f_back
+        if not stack:
+            return
+        seen = (getattr(kernel, "key", None), tuple(tuple(x[:2]) for x in stack))
+        if seen in _launch_sites_seen:
+            return
+        _launch_sites_seen.add(seen)
+        module = getattr(getattr(kernel, "module", None), "name", None)
+        args = {"kernel": getattr(kernel, "key", None), "module": module, "stack": stack}
+        rec.emit({"type": "call", "function": "launch", "args": args, "file": stack[0][0], "line": stack[0][1]})
+    except Exception:
+        pass
+
+
+def _record_entry(rec):
+    """The file the interpreter runs as __main__ (a script, -m's package __main__.py, a console
+    script) and the folder its top package imports from: where entry-point edits go."""
+    try:
+        main = sys.modules.get("__main__")
+        file = getattr(main, "__file__", None)
+        spec = getattr(main, "__spec__", None)
+        name = getattr(spec, "name", None) if spec is not None else None
+        root = None
+        if isinstance(file, str):
+            file = os.path.abspath(file)
+            root = os.path.dirname(file)
+            if name:
+                # pkg.sub.__main__ lives in root/pkg/sub/__main__.py: its top package's parent
+                for _ in range(name.count(".")):
+                    root = os.path.dirname(root)
+        rec.emit({"type": "call", "function": "entry", "args": {"file": file, "module": name, "root": root},
+                  "file": file, "line": None})
+    except Exception:
+        pass
+
+
+# -- kernels made by factories (warm-up re-creates them) -------------------------------------
+
+
+def _plain(value, depth=0):
+    """A factory argument as tagged data the warm-up can rebuild: {"lit"} for None, bool, int,
+    str; {"float"} for a float (its repr, so nan and inf survive JSON); {"tuple"}/{"list"} of
+    plain values; {"ref": "module:qualname"} for an enum member, a Warp type or a module-level
+    class or function that resolves to the same object; {"object": type} for anything else."""
+    t = type(value)
+    if value is None or t in (bool, int) or (t is str and len(value) <= 1000):
+        return {"lit": value}
+    if t is float:
+        return {"float": repr(value)}
+    if t in (tuple, list) and depth < 4 and len(value) <= 64:
+        items = [_plain(v, depth + 1) for v in value]
+        if all("object" not in i for i in items):
+            return {t.__name__: items}
+        return {"object": t.__name__ + " holding an object"}
+    ref = _ref_of(value)
+    if ref is not None:
+        return {"ref": ref}
+    return {"object": getattr(t, "__qualname__", str(t))[:200]}
+
+
+def _ref_of(value):
+    import enum
+
+    if isinstance(value, enum.Enum):
+        owner = _ref_of(type(value))
+        return f"{owner}.{value.name}" if owner is not None else None
+    warp = _rec.warp if _rec is not None else None
+    name = getattr(value, "__name__", None)
+    if warp is not None and isinstance(name, str) and getattr(warp, name, None) is value:
+        return "warp:" + name  # a Warp type (wp.float32, wp.vec3) by the name Warp exports
+    module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
+    if not isinstance(module, str) or not isinstance(qualname, str) or "<" in qualname:
+        return None
+    obj = sys.modules.get(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    return f"{module}:{qualname}" if obj is value else None
+
+
+def _factory_of(func, rec):
+    """The call that made a kernel function defined inside another function: the frame whose
+    code holds the function's code (through any wrapper of wp.kernel), with its arguments."""
+    code = getattr(func, "__code__", None)
+    qualname = getattr(func, "__qualname__", "")
+    if code is None or ".<locals>." not in qualname:
+        return None
+    f = sys._getframe(2)
+    depth = 0
+    while f is not None and code not in f.f_code.co_consts:
+        f = f.f_back
+        depth += 1
+        if depth > 40:
+            return None
+    if f is None:
+        return None
+    fc = f.f_code
+    named = fc.co_argcount + fc.co_kwonlyargcount
+    names = list(fc.co_varnames[:named])
+    kinds = ["pos"] * fc.co_argcount + ["kw"] * fc.co_kwonlyargcount
+    if fc.co_flags & 0x04:  # *args
+        names.append(fc.co_varnames[named])
+        kinds.append("star")
+    local = f.f_locals
+    args = [[n, k, _plain(local.get(n))] for n, k in zip(names, kinds)]
+    return {
+        "module": f.f_globals.get("__name__"),
+        "qualname": getattr(fc, "co_qualname", fc.co_name),
+        "file": fc.co_filename,
+        "line": f.f_lineno,
+        "args": args,
+    }
+
+
+def _note_factory(kernel, func, rec):
+    try:
+        if ".<locals>." in getattr(func, "__qualname__", ""):
+            info = _factory_of(func, rec)
+            if info is not None:
+                kernel._xwarp_factory = info
+    except Exception:
+        pass
+    return kernel
 
 
 # -- module="unique" declarations (CS-9) ------------------------------------------------------
@@ -1249,6 +1396,15 @@ def _unique_declaration(rec):
                 caller = caller.f_back
             if caller is not None:
                 decl["called_from"] = {"file": caller.f_code.co_filename, "line": caller.f_lineno}
+                # the user frames above it, innermost first: a factory called through a caching
+                # wrapper is really called where the wrapper was (the fixer picks the statement
+                # that sits in a block with a launch before it)
+                stack = []
+                while caller is not None and len(stack) < 8:
+                    if not caller.f_code.co_filename.startswith(rec.internal_prefixes):
+                        stack.append([caller.f_code.co_filename, caller.f_lineno])
+                    caller = caller.f_back
+                decl["called_stack"] = stack
             break
     return decl
 
@@ -1259,7 +1415,7 @@ def _record_unique(rec, kernel, decl):
             return
         module = getattr(kernel, "module", None)
         args = {"key": getattr(kernel, "key", None), "module": getattr(module, "name", None)}
-        for k in ("declared_in", "default", "called_from"):
+        for k in ("declared_in", "default", "called_from", "called_stack"):
             if k in decl:
                 args[k] = decl[k]
         rec.emit({"type": "call", "function": "kernel", "args": args, "file": decl["file"], "line": decl["line"]})
@@ -1276,7 +1432,13 @@ def _hook_kernel_decorator(warp):
     def kernel(f=None, *args, **kwargs):
         moving = _lever is not None and _lever.moves_kernels
         if kwargs.get("module") != "unique" and not moving:
-            return orig(f, *args, **kwargs)
+            if f is not None:
+                return _note_factory(orig(f, *args, **kwargs), f, rec)
+
+            def plain(func):
+                return _note_factory(orig(func, *args, **kwargs), func, rec)
+
+            return plain
         decl = None
         if kwargs.get("module") == "unique":
             try:
@@ -1294,7 +1456,7 @@ def _hook_kernel_decorator(warp):
             out = orig(func, *args, **options)
             if decl is not None and options.get("module") == "unique":
                 _record_unique(rec, out, decl)
-            return out
+            return _note_factory(out, func, rec)
 
         if f is not None:
             return declare(f)

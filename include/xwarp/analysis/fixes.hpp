@@ -49,8 +49,12 @@ namespace xwarp
     // modules that define Warp modules.
     struct program_files
     {
-        std::string entry;
+        std::string entry;        // the file the interpreter ran as __main__ (a script, or -m's __main__.py)
+        std::string import_root;  // the folder its top package is imported from ("" when unknown)
         std::vector<std::string> kernel_modules;
+        // Every user frame (file:line) on the stack of a recorded first launch: a statement that
+        // holds one launches, through whatever wrapper it calls.
+        nlohmann::json launch_sites = nlohmann::json::array();
     };
     program_files program_files_of(const report& r);
 

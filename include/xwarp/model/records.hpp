@@ -29,6 +29,10 @@ namespace xwarp
         // made) and __module__; empty when the shim did not record them. The warm-up imports by them.
         shared_text qualname;
         shared_text defined_in;
+        // For a kernel a factory made at run time: the factory's module, qualname, file:line and
+        // its arguments as tagged plain values ({"lit"}, {"tuple"}, {"list"}, {"ref"}, {"float"},
+        // or {"object"} for one that is not plain data); null when none was recorded.
+        nlohmann::json factory;
     };
 
     // A module's resolved options, read-only and shared: the loads of a program carry a few

@@ -38,6 +38,9 @@ namespace xwarp
         std::string kernel;       // a kernel's qualname there: the Warp module is that kernel's
         std::vector<warmup_overload> overloads;  // every instance it held (registered in order)
         nlohmann::json options = nlohmann::json::object();  // the options it was built with, block_dim left out
+        // The factory calls that re-create its factory-made kernels before it loads, in the order
+        // the run made them: {module, qualname, args: [[name, "pos"|"kw"|"star", tagged value]]}.
+        nlohmann::json factories = nlohmann::json::array();
     };
 
     // warmup --verify: the warm-up run in fresh private caches, then the program on that cache.

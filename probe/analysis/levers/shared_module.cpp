@@ -96,7 +96,7 @@ namespace xwarp::levers
             {
                 if (l.is_object() && l.value("file", json()).is_string())
                 {
-                    late.push_back({{"file", l["file"]}, {"line", l.value("line", 0)}});
+                    late.push_back({{"file", l["file"]}, {"line", l.value("line", 0)}, {"stack", l.value("stack", json::array())}});
                 }
             }
             p.ops.push_back({{"op", "named_module"}, {"name", name}, {"places", places}, {"hoist_calls", late}});

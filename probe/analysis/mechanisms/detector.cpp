@@ -442,6 +442,13 @@ namespace xwarp::detect
                     lc.file = field_or(called, "file", std::string());
                     lc.line = field_or(called, "line", 0);
                 }
+                for (const auto& frame : field_or(c.args, "called_stack", json::array()))
+                {
+                    if (frame.is_array() && frame.size() == 2 && frame[0].is_string() && frame[1].is_number_integer())
+                    {
+                        lc.stack.push_back({{"file", frame[0]}, {"line", frame[1]}});
+                    }
+                }
                 late.push_back(std::move(lc));
             }
             for (const auto& m : p.modules_created)
@@ -467,7 +474,12 @@ namespace xwarp::detect
         json places = json::array();
         for (const auto& l : late)
         {
-            places.push_back({{"module", l.module}, {"file", nullable_text(l.file)}, {"line", l.line ? json(*l.line) : json()}});
+            json at = {{"module", l.module}, {"file", nullable_text(l.file)}, {"line", l.line ? json(*l.line) : json()}};
+            if (!l.stack.empty())
+            {
+                at["stack"] = l.stack;
+            }
+            places.push_back(std::move(at));
         }
         cause["late"] = std::move(places);
         f.cause = json_text(cause);
@@ -477,8 +489,8 @@ namespace xwarp::detect
                         "created before the first launch";
         f.recommendation = std::string(f.recommendation)
                            + " Here the fix is two changes: share the module and create its kernels before the first "
-                             "launch (warp-probe fix writes both); sharing alone rebuilds the shared module at each new "
-                             "kernel.";
+                             "launch; sharing alone rebuilds the shared module at each new kernel. warp-probe fix "
+                             "writes them as one patch where the records locate both, and says why where they do not.";
     }
 
     namespace

@@ -249,6 +249,7 @@ namespace xwarp::detect
         std::string module;
         std::optional<std::string> file;
         std::optional<int> line;
+        nlohmann::json stack = nlohmann::json::array();  // the user frames above the factory, [[file, line]...]
     };
     std::vector<late_creation> created_after_first_load(const run_result& run, const std::vector<std::string_view>& modules);
 
