@@ -183,9 +183,9 @@ namespace xwarp
         {
             return plans;
         }
-        // The levers of the findings present: the top finding's own lever first (its figure is
-        // the one the report leads with, and a replay turns it into a measurement), then the
-        // most time at stake: the budget goes where the most can be saved.
+        // The levers of the findings present: the lever of the finding with the largest estimate
+        // first (its figure is the one the report leads with, and a replay turns it into a
+        // measurement), then the most time at stake: the budget goes where the most can be saved.
         std::vector<lever_plan> found;
         for (const auto& f : baseline.findings)
         {
@@ -196,9 +196,12 @@ namespace xwarp
                 found.push_back(plan_one(f.lever, baseline, s));
             }
         }
-        if (found.size() > 1)
+        std::stable_sort(found.begin(), found.end(), [](const lever_plan& a, const lever_plan& b) { return a.stake_ms > b.stake_ms; });
+        const auto top = std::max_element(found.begin(), found.end(), [](const lever_plan& a, const lever_plan& b)
+                                          { return a.estimate_ms.value_or(-1.0) < b.estimate_ms.value_or(-1.0); });
+        if (top != found.end() && top->estimate_ms)
         {
-            std::stable_sort(found.begin() + 1, found.end(), [](const lever_plan& a, const lever_plan& b) { return a.stake_ms > b.stake_ms; });
+            std::rotate(found.begin(), top, top + 1);  // the estimated top finding's lever first
         }
         for (auto& p : found)
         {

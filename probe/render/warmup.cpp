@@ -4,6 +4,8 @@
 #include "xwarp/render/warmup.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <map>
 
 #include "xwarp/model/format.hpp"
@@ -18,12 +20,58 @@ namespace xwarp
     {
         using json = nlohmann::json;
 
+        // One code point of UTF-8 at s[i] (advancing i); U+FFFD for a byte that starts none.
+        std::uint32_t next_code_point(const std::string& s, std::size_t& i)
+        {
+            const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+            const unsigned char b = byte(i);
+            const int extra = b < 0x80 ? 0 : (b >> 5) == 0x6 ? 1 : (b >> 4) == 0xE ? 2 : (b >> 3) == 0x1E ? 3 : -1;
+            if (extra < 0 || i + extra >= s.size() + (extra == 0 ? 1 : 0))
+            {
+                ++i;
+                return 0xFFFD;
+            }
+            std::uint32_t cp = extra == 0 ? b : b & (0x3F >> extra);
+            for (int k = 1; k <= extra; ++k)
+            {
+                if ((byte(i + k) & 0xC0) != 0x80)
+                {
+                    ++i;
+                    return 0xFFFD;
+                }
+                cp = (cp << 6) | (byte(i + k) & 0x3F);
+            }
+            i += static_cast<std::size_t>(extra) + 1;
+            return cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) ? 0xFFFD : cp;
+        }
+
+        // A Python string literal holding s, in printable ASCII: every other character as
+        // Python's own escape (\xNN, \uNNNN, \UNNNNNNNN), so a character past U+FFFF stays one
+        // character (a JSON dump writes two surrogates) and no control or bidirectional
+        // character reaches the file raw.
         std::string py_string(const std::string& s)
         {
-            // UTF-8 as it is (an ASCII-only dump writes characters past U+FFFF as two surrogate
-            // escapes, which Python reads as lone surrogates); json's escapes of quotes,
-            // backslashes and control characters are Python's too
-            return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+            std::string out = "\"";
+            char buf[16];
+            for (std::size_t i = 0; i < s.size();)
+            {
+                const std::uint32_t cp = next_code_point(s, i);
+                if (cp == '"' || cp == '\\')
+                {
+                    out += '\\';
+                    out += static_cast<char>(cp);
+                }
+                else if (cp >= 0x20 && cp < 0x7F)
+                {
+                    out += static_cast<char>(cp);
+                }
+                else
+                {
+                    std::snprintf(buf, sizeof buf, cp < 0x100 ? "\\x%02x" : cp < 0x10000 ? "\\u%04x" : "\\U%08x", cp);
+                    out += buf;
+                }
+            }
+            return out + "\"";
         }
 
         std::string py_literal(const json& v)

@@ -115,7 +115,7 @@ TEST(Fixes, KernelsCreatedBetweenLaunchesMakeMergingTwoChangesAndTheReplayIsNotS
     EXPECT_EQ(fixes[0].ops[0]["hoist_calls"].size(), 2u);
 }
 
-TEST(Fixes, TheBudgetGoesWhereTheMostBuildTimeIsAtStake)
+TEST(Fixes, TheBudgetMeasuresTheTopEstimateFirstThenWhereTheMostBuildTimeIsAtStake)
 {
     report r;
     auto heavy_a = load("physics", "a", 20000);
@@ -133,12 +133,22 @@ TEST(Fixes, TheBudgetGoesWhereTheMostBuildTimeIsAtStake)
     unique.lever = "shared-module";
     unique.savings_ms = 108.0;
     r.findings.push_back(unique);
+    finding header;
+    header.mechanism = "CS-12";
+    header.lever = "pch-off";
+    header.kind = "advisory";
+    r.findings.push_back(header);
     const auto plans = plan_levers(r, {}, true);
-    ASSERT_EQ(plans.size(), 2u);
-    EXPECT_EQ(plans[0].lever, "backward-off");  // 40 s of builds it touches, against a 108 ms estimate
-    EXPECT_NEAR(plans[0].stake_ms, 40300.0, 1.0);  // every module it builds with backward code
-    EXPECT_EQ(plans[0].stake_source, "the build time it touches");
-    EXPECT_EQ(plans[1].lever, "shared-module");
+    ASSERT_EQ(plans.size(), 3u);
+    // the estimate the report leads with is measured first, however small
+    EXPECT_EQ(plans[0].lever, "shared-module");
+    EXPECT_EQ(plans[0].stake_source, "its estimate");
+    // then the unestimated levers by what they can touch at most: 40 s of builds with backward
+    // code before pch-off's headers (none were written here)
+    EXPECT_EQ(plans[1].lever, "backward-off");
+    EXPECT_NEAR(plans[1].stake_ms, 40300.0, 1.0);  // every module it builds with backward code
+    EXPECT_EQ(plans[1].stake_source, "the build time it touches");
+    EXPECT_EQ(plans[2].lever, "pch-off");
 }
 
 TEST(Fixes, CodeInAnInstalledPackageIsMarkedAndNeverPatched)

@@ -155,6 +155,54 @@ TEST(AWarmupFile, EscapesEveryTextFromTheReport)
     EXPECT_NE(file.find(R"(DEVICE = "cuda:1\"")"), std::string::npos);
 }
 
+TEST(AWarmupFile, WritesACharacterPastTheBasicPlaneAsOnePythonEscape)
+{
+    report r = run_of({defined("__main__", "a1", "__main__")}, "");
+    r.cell_code = std::string("label = \"launch \xF0\x9F\x9A\x80\"\n");  // U+1F680
+    const std::string file = render_warmup_script(plan_warmup(r, {"cell", 0, "", {}}));
+    EXPECT_NE(file.find("launch \\U0001f680"), std::string::npos) << file.substr(0, 3000);
+    EXPECT_EQ(file.find("\\ud83d"), std::string::npos);  // not two surrogates
+}
+
+namespace
+{
+    // A unique module whose one kernel a factory made, with the factory's recorded arguments.
+    module_load factory_made(const std::string& hash, const nlohmann::json& args,
+                             const std::string& factory_module = "pkg.stages")
+    {
+        module_load l = defined("make__locals__k_" + hash, hash, "pkg.stages", "make.<locals>.k");
+        l.snapshot->kernels.front().factory = {{"module", factory_module}, {"qualname", "make"}, {"args", args}};
+        return l;
+    }
+}
+
+TEST(AWarmupPlan, CoversAFactoryMadeKernelWhoseArgumentsAreDataAndNamesTheRest)
+{
+    using nlohmann::json;
+    const json plain = json::array({json::array({"gain", "pos", {{"float", "2.0"}}}),
+                                    json::array({"dtype", "kw", {{"ref", "warp:float32"}}}),
+                                    json::array({"dims", "pos", {{"tuple", json::array({{{"lit", 3}}, {{"lit", nullptr}}})}}})});
+    const json object = json::array({json::array({"model", "pos", {{"object", "Model"}}})});
+    const json foreign = json::array({json::array({"cmd", "pos", {{"ref", "os:system"}}})});
+    report r = run_of({factory_made("a1", plain), factory_made("b2", object), factory_made("c3", foreign),
+                       factory_made("d4", plain, "os")});
+    const warmup_plan p = plan_warmup(r, {"pkg", 0, "", {}});
+    EXPECT_TRUE(target(p, "a1").covered) << target(p, "a1").why_not;
+    EXPECT_EQ(target(p, "a1").kernel, "");
+    ASSERT_EQ(target(p, "a1").factories.size(), 1u);
+    EXPECT_EQ(target(p, "a1").factories[0]["qualname"], "make");
+    EXPECT_FALSE(target(p, "b2").covered);
+    EXPECT_NE(target(p, "b2").why_not.find("argument model is a Model object"), std::string::npos) << target(p, "b2").why_not;
+    EXPECT_FALSE(target(p, "c3").covered);
+    EXPECT_NE(target(p, "c3").why_not.find("outside Warp and the factory's package"), std::string::npos);
+    EXPECT_FALSE(target(p, "d4").covered);  // a factory that is not the kernel's own enclosing function
+    EXPECT_NE(target(p, "d4").why_not.find("cannot call by name"), std::string::npos) << target(p, "d4").why_not;
+    const std::string file = render_warmup_script(p);
+    EXPECT_NE(file.find(R"({"args": [["gain", "pos", {"float": "2.0"}], ["dtype", "kw", {"ref": "warp:float32"}])"),
+              std::string::npos);
+    EXPECT_EQ(file.find("os:system"), std::string::npos);
+}
+
 TEST(AWarmupPlan, CoversTheSixCudaModulesOfARecordedH200Run)
 {
     // recorded on the H200 under the contract that carries each kernel's qualname and module

@@ -74,6 +74,39 @@ TEST(WhatIf, AutoPlansTheFindingsLeversLargestEstimateFirst)
     EXPECT_THROW(plan_levers(r, {"turbo"}, false), unknown_lever);
 }
 
+TEST(WhatIf, TheLargestEstimateIsReplayedFirstWhateverAnUnestimatedLeverTouches)
+{
+    // options-at-creation estimated at 200 ms; pch-off unestimated, touching more build time:
+    // the estimate the report leads with is measured first
+    report r = with_finding("CS-3", "options-at-creation", "diagnosis", 200.0);
+    r.findings.push_back(with_finding("CS-12", "pch-off", "advisory", std::nullopt).findings[0]);
+    r.findings.push_back(with_finding("CS-10", "backward-off", "advisory", std::nullopt).findings[0]);
+    auto plans = plan_levers(r, {}, true);
+    ASSERT_EQ(plans.size(), 3u);
+    EXPECT_EQ(plans[0].lever, "options-at-creation");
+}
+
+TEST(WhatIf, FindingsAreOrderedMeasuredFirstThenEstimatesThenTheRest)
+{
+    report r = with_finding("CS-9", "shared-module", "diagnosis", 2730.0);  // an estimate, its replay not applied
+    r.findings.push_back(with_finding("CS-10", "backward-off", "advisory", std::nullopt).findings[0]);
+    r.findings.push_back(with_finding("CS-12", "pch-off", "advisory", std::nullopt).findings[0]);
+    whatif_result measured;
+    measured.lever = "backward-off";
+    measured.verdict = "improved";
+    measured.judged_on = "cold module work";
+    measured.saving_cold_module_ms = 17610;
+    whatif_result unapplied;
+    unapplied.lever = "shared-module";
+    unapplied.verdict = "not-applied";
+    r.whatif = {unapplied, measured};
+    apply_whatif(r);
+    ASSERT_EQ(r.findings.size(), 3u);
+    EXPECT_EQ(r.findings[0].mechanism, "CS-10");  // measured
+    EXPECT_EQ(r.findings[1].mechanism, "CS-9");   // estimated, not measured
+    EXPECT_EQ(r.findings[2].mechanism, "CS-12");  // no figure
+}
+
 TEST(WhatIf, PlansSayWhenThereIsNothingToMove)
 {
     report r = with_finding("CS-9", "shared-module", "diagnosis", 100.0);
@@ -158,8 +191,9 @@ TEST(WhatIf, AMeasuredGainOverridesTheEstimatesDecline)
     apply_whatif(r);
     EXPECT_TRUE(r.declined.empty());
     ASSERT_EQ(r.findings.size(), 2u);
-    const auto& f = r.findings[1];
+    const auto& f = r.findings[0];  // a measured gain leads the unestimated advisory
     EXPECT_EQ(f.mechanism, "CS-13");
+    EXPECT_EQ(r.findings[1].mechanism, "CS-12");
     EXPECT_EQ(f.recommendation, "Preload them together");
     EXPECT_EQ(f.measured["clock"], "compile elapsed");
     EXPECT_EQ(f.measured["saving_ms"], 400.0);
