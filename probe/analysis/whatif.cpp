@@ -340,8 +340,23 @@ namespace xwarp
 
     void apply_whatif(report& r)
     {
-        for (const auto& w : r.whatif)
+        for (auto& w : r.whatif)
         {
+            // One estimate per finding, shown the same everywhere: the replay's row quotes the
+            // finding's own figure as this analysis computed it (the plan's copy was taken from
+            // an earlier analysis, on fewer samples)
+            std::optional<double> estimate;
+            for (const auto& f : r.findings)
+            {
+                if (f.lever == w.lever && f.savings_ms)
+                {
+                    estimate = std::max(estimate.value_or(0.0), *f.savings_ms);
+                }
+            }
+            if (estimate)
+            {
+                w.estimate_ms = estimate;
+            }
             const auto quoted = w.quoted();
             json measured = {{"verdict", w.verdict},
                              {"saving_ms", nullable(quoted.ms)},

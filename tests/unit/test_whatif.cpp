@@ -107,6 +107,19 @@ TEST(WhatIf, FindingsAreOrderedMeasuredFirstThenEstimatesThenTheRest)
     EXPECT_EQ(r.findings[2].mechanism, "CS-12");  // no figure
 }
 
+TEST(WhatIf, TheReplaysRowQuotesTheFindingsOwnEstimate)
+{
+    report r = with_finding("CS-9", "shared-module", "diagnosis", 2730.0);
+    whatif_result w;
+    w.lever = "shared-module";
+    w.verdict = "not-applied";
+    w.estimate_ms = 2240.0;  // planned from an analysis on fewer samples
+    r.whatif = {w};
+    apply_whatif(r);
+    EXPECT_EQ(*r.whatif[0].estimate_ms, 2730.0);
+    EXPECT_EQ(*r.findings[0].savings_ms, 2730.0);
+}
+
 TEST(WhatIf, PlansSayWhenThereIsNothingToMove)
 {
     report r = with_finding("CS-9", "shared-module", "diagnosis", 100.0);
