@@ -78,6 +78,10 @@ namespace xwarp::cli
                     }
                     r = fronts::fix(saved, options, request, &observer, interrupt_check());
                 }
+                catch (const fix_write_error& e)
+                {
+                    return fail(exit_code::cannot_write, e.what());
+                }
                 catch (const fix_error& e)
                 {
                     return fail(exit_code::usage, e.what());

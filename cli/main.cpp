@@ -1,7 +1,13 @@
 // warp-probe: the command-line front. One file per subcommand (command.hpp), listed once in the
 // table below; this file parses and dispatches.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <new>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
@@ -47,7 +53,8 @@ namespace
   mechanisms 0 listed
   all       64 bad options, 65 unreadable report (not JSON, other schema, malformed),
             66 missing file or directory, 70 internal error, 71 out of memory (says while
-            reading what, and how large), 73 output not writable,
+            reading what, and how large), 73 output not writable, 74 standard output not
+            writable (a full disk: what was printed is incomplete),
             77 a report's command not run (whatif, fix --verify, warmup --verify, compare --until-settled: your
             history does not show you ran it here; it is shown, and --run runs it),
             126 command not executable, 127 command not found, 130 interrupted (SIGINT),
@@ -91,6 +98,29 @@ namespace
                 ++i;  // its value, whatever it looks like
             }
         }
+    }
+
+    // A command's exit code, unless what it printed did not all reach standard output: a full
+    // disk or a closed file left a truncated output behind, and 0 would call it complete. A
+    // reader that went away (EPIPE: `| head`) wanted no more, and is not an error.
+    int stdout_checked(int code)
+    {
+        errno = 0;
+        if (std::fflush(stdout) != 0 || !std::cout.flush() || std::ferror(stdout))
+        {
+            // on a pipe or socket only the reader's leaving fails a write (its errno may be
+            // gone by now, the write having failed earlier): no disk filled
+            struct stat out{};
+            if (errno == EPIPE || (::fstat(STDOUT_FILENO, &out) == 0 && (S_ISFIFO(out.st_mode) || S_ISSOCK(out.st_mode))))
+            {
+                return code;
+            }
+            const int err = errno;
+            std::cout.clear();
+            return fail(xwarp::exit_code::io_error, std::string("cannot write standard output: ")
+                                                        + (err ? std::strerror(err) : "write error"));
+        }
+        return code;
     }
 
     // The subcommand named by the first word that is not an option, if any.
@@ -152,7 +182,7 @@ int main(int argc, char** argv)
         {
             if (node->parsed())
             {
-                return command->run();
+                return stdout_checked(command->run());
             }
         }
     }

@@ -385,16 +385,8 @@ namespace xwarp::cli
             std::cout << text;
             return exit_code::ok;
         }
-        FILE* f = std::fopen(path.c_str(), "wb");
-        if (!f)
-        {
-            return fail(exit_code::cannot_write, "cannot write " + path);
-        }
-        const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-        if (std::fclose(f) != 0 || !written)
-        {
-            return fail(exit_code::cannot_write, "cannot write " + path);
-        }
-        return exit_code::ok;
+        // beside the target, renamed over it (a symlink at the name is replaced, not followed;
+        // a FIFO nobody reads is refused, not waited on)
+        return write_or_fail([&] { save_streamed(path, [&](std::ostream& out) { out << text; }); });
     }
 }

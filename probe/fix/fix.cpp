@@ -16,6 +16,7 @@
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/model/format.hpp"
+#include "xwarp/model/json_io.hpp"
 #include "xwarp/os/process.hpp"
 #include "xwarp/os/tempdir.hpp"
 #include "xwarp/runner/sampler.hpp"
@@ -653,6 +654,10 @@ namespace xwarp
             }
             std::error_code ec;
             fs::create_directories(dir, ec);
+            if (ec && !fs::is_directory(dir))
+            {
+                throw fix_write_error("cannot write the patches into " + dir + ": " + ec.message());
+            }
             for (auto& f : results)
             {
                 const fix_plan* p = plan_of(plans, f);
@@ -661,7 +666,15 @@ namespace xwarp
                     continue;
                 }
                 f.patch_file = (fs::path(dir) / (p->id + ".patch")).string();
-                write_file(f.patch_file, f.patch);
+                try
+                {
+                    // beside the target, renamed over it: a symlink planted at the name is replaced
+                    save_streamed(f.patch_file, [&](std::ostream& out) { out << f.patch; });
+                }
+                catch (const std::exception& e)
+                {
+                    throw fix_write_error(e.what());
+                }
             }
         }
     }

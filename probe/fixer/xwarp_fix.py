@@ -18,8 +18,11 @@ import difflib
 import io
 import json
 import os
+import stat
 import sys
 import tokenize
+
+MAX_SOURCE_BYTES = 4 * 1024 * 1024  # larger than any hand-written module; a generated one is not edited
 
 # -- reading the program ----------------------------------------------------------------------
 
@@ -241,7 +244,7 @@ def literal(value):
     if isinstance(value, int) or (isinstance(value, float) and value == value and abs(value) != float("inf")):
         return repr(value)
     if isinstance(value, str):
-        return repr(value)  # repr escapes quotes, newlines and every unprintable character
+        return ascii(value)  # quotes, newlines, controls and every non-ASCII character escaped
     raise FixRefused(f"the value {str(value)[:60]!r} is not a plain literal: no code is written from it")
 
 
@@ -290,6 +293,15 @@ class Fixer:
         path = os.path.realpath(path)
         if not path.startswith(os.path.realpath(self.root) + os.sep):
             raise FixRefused(f"{path} is outside the project ({self.root}): not the program's own file to edit")
+        try:
+            info = os.stat(path)
+        except OSError as e:
+            raise FixRefused(f"{path} cannot be read ({type(e).__name__}: {e})")
+        # a FIFO or device would block or never end; a huge file is no program source to edit
+        if not stat.S_ISREG(info.st_mode):
+            raise FixRefused(f"{path} is not a regular file: not a source this fix edits")
+        if info.st_size > MAX_SOURCE_BYTES:
+            raise FixRefused(f"{path} is {info.st_size // 1024} KiB, over the {MAX_SOURCE_BYTES // 1024} KiB a source this fix edits may be")
         if path not in self.sources:
             try:
                 self.sources[path] = Source(path, self.root)

@@ -1386,9 +1386,22 @@ namespace xwarp
     {
         // /dev/stdout, /dev/null, a pipe: written in place. A file renamed over one would
         // replace it (as root, /dev/null itself).
+        // Anything else is written beside the target and renamed over it: a symlink planted at the
+        // name is replaced, never followed to the file it points at.
         std::error_code ec;
         const auto kind = std::filesystem::status(path, ec).type();
         const bool in_place = !ec && kind != std::filesystem::file_type::regular && kind != std::filesystem::file_type::not_found;
+        if (in_place && kind == std::filesystem::file_type::fifo)
+        {
+            // a FIFO nobody reads would block the open forever: ask without waiting
+            const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+            if (fd < 0)
+            {
+                throw std::system_error(errno, std::generic_category(),
+                                        "cannot write " + path + (errno == ENXIO ? " (a FIFO no process is reading)" : ""));
+            }
+            ::close(fd);
+        }
         const std::string written = in_place ? path : path + ".tmp-" + std::to_string(::getpid());
         const auto discard = [&]
         {

@@ -1,6 +1,8 @@
 // warp-probe warmup: plan, file, and the verification on fresh private caches.
 #include "xwarp/warmup/warmup.hpp"
 
+#include "xwarp/model/json_io.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -17,13 +19,17 @@ namespace xwarp
 {
     namespace
     {
+        // Beside the target, renamed over it: a symlink planted at the name is replaced, never
+        // followed; a FIFO nobody reads is refused.
         void write_file(const std::string& path, const std::string& text)
         {
-            std::ofstream out(path, std::ios::binary | std::ios::trunc);
-            out << text;
-            if (!out.flush())
+            try
             {
-                throw warmup_error("cannot write the warm-up file " + path, true);
+                save_streamed(path, [&](std::ostream& out) { out << text; });
+            }
+            catch (const std::exception& e)
+            {
+                throw warmup_error("cannot write the warm-up file " + path + " (" + e.what() + ")", true);
             }
         }
 

@@ -37,6 +37,14 @@ namespace xwarp
         using std::runtime_error::runtime_error;
     };
 
+    // A patch that could not be written where --out asked (the filesystem's refusal, not a bad
+    // request): exit 73, as every other output.
+    class fix_write_error : public fix_error
+    {
+    public:
+        using fix_error::fix_error;
+    };
+
     // The saved report, analysed, with fixes[] filled. `rerun` re-runs its command as it was
     // measured (fronts::rerun_options; the shim set). Interrupted: the report's status says so.
     report fix_report(const report& saved, const measure_options& rerun, const fix_request& request,

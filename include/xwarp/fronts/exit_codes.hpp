@@ -29,6 +29,7 @@ namespace xwarp::exit_code
     inline constexpr int software = 70;       // an internal error (a bug: please report it)
     inline constexpr int out_of_memory = 71;  // memory ran out (the message says while doing what, with how large an input)
     inline constexpr int cannot_write = 73;   // the --json / -o output could not be written
+    inline constexpr int io_error = 74;       // standard output could not be written (a full disk, a closed file)
     inline constexpr int not_permitted = 77;  // a report's command not run: not run here before, and no --run
     inline constexpr int not_executable = 126;
     inline constexpr int command_not_found = 127;

@@ -1,0 +1,231 @@
+"""What reaches a file and what reaches generated code, against hostile input (no Warp run).
+
+Outputs: every file warp-probe writes is written beside its name and renamed over it, so a
+symlink planted at the name is replaced and never followed; a FIFO nobody reads is refused at
+once (73) instead of waited on forever; standard output that cannot be written (a full disk)
+is exit 74, not 0 behind a truncated output.
+
+Code forms: the fixer is run directly on requests carrying report text in every field that
+reaches generated code (module names, option keys, kernel names, types, comments). The patched
+file parsed with `ast` holds only the statements the code form intends, or the fix is refused
+with why; a FIFO or an oversized source is refused without losing the other fixes."""
+
+import ast
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import PROBE, ROOT
+
+FIXER = ROOT / "probe" / "fixer" / "xwarp_fix.py"
+REPORT = ROOT / "tests" / "fixtures" / "gpu-nvrtc-trace-report.json"
+
+
+@pytest.mark.quick
+def test_a_symlink_at_an_output_name_is_replaced_not_followed(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    for fmt in ("json", "text", "html"):
+        link = tmp_path / f"out.{fmt}"
+        link.symlink_to(victim)
+        proc = subprocess.run([str(PROBE), "report", str(REPORT), "--format", fmt, "-o", str(link)],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert victim.read_text() == "precious\n", fmt
+        assert not link.is_symlink() and link.stat().st_size > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.html", "out.json", "out.text", "victim.txt"]
+
+
+@pytest.mark.quick
+def test_a_fifo_nobody_reads_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    proc = subprocess.run([str(PROBE), "report", str(REPORT), "--format", "json", "-o", str(fifo)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 73 and "no process is reading" in proc.stderr, proc.stderr
+
+
+def test_a_fifo_with_a_reader_still_gets_the_output(tmp_path):
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    got = {}
+
+    def read():
+        with open(fifo, "rb") as f:
+            got["data"] = f.read()
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        # the reader opens first: retry until the writer finds it there
+        for _ in range(100):
+            proc = subprocess.run([str(PROBE), "report", str(REPORT), "--format", "json", "-o", str(fifo)],
+                                  capture_output=True, text=True, timeout=60)
+            if proc.returncode == 0:
+                break
+        assert proc.returncode == 0, proc.stderr
+    finally:
+        if reader.is_alive():
+            with open(fifo, "wb"):
+                pass
+        reader.join(10)
+    assert json.loads(got["data"])["schema_version"]
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("args", [["mechanisms"], ["mechanisms", "--json"], ["report", str(REPORT)],
+                                  ["report", str(REPORT), "--format", "json"]])
+def test_standard_output_on_a_full_disk_is_exit_74(args):
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([str(PROBE), *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 74 and "cannot write standard output" in proc.stderr, (proc.returncode, proc.stderr)
+
+
+# -- the fixer on hostile report text --------------------------------------------------------
+
+PROGRAM = '''"""A program."""
+import warp as wp
+
+
+def make(module="unique"):
+    @wp.kernel(module=module)
+    def k(a: wp.array(dtype=float)):
+        a[wp.tid()] = 1.0
+
+    return k
+
+
+@wp.kernel
+def g(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+
+wp.config.cache_kernels = False
+x = wp.zeros(4, dtype=float)
+wp.launch(make(), dim=4, inputs=[x])
+'''
+
+PAYLOADS = [
+    'x")\nimport os; os.system("id")  #',
+    "x\nimport os",
+    "__import__('os').system('id')",
+    "a.b; import os",
+    "k\u202e",
+    "k\x1b[2J",
+    "wp.config.mode = 'debug'\n",
+    "\ud83d\ude80",
+    "",
+    "1abc",
+]
+
+
+def run_fixer(tmp_path, fixes, files=None):
+    project = tmp_path / "proj"
+    project.mkdir(exist_ok=True)
+    (project / "app.py").write_text(PROGRAM)
+    for name, text in (files or {}).items():
+        (project / name).write_text(text)
+    request = {"root": str(project), "entry": str(project / "app.py"), "kernel_modules": [],
+               "launch_sites": [], "fixes": fixes}
+    (tmp_path / "request.json").write_text(json.dumps(request))
+    proc = subprocess.run([sys.executable, str(FIXER), str(tmp_path / "request.json"), str(tmp_path / "response.json")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return {f["id"]: f for f in json.loads((tmp_path / "response.json").read_text())["fixes"]}, project
+
+
+def statements_added(patch):
+    """The added lines of a patch as Python statements (each parsed alone, dedented)."""
+    out = []
+    for line in patch.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            code = line[1:].strip()
+            if code:
+                out.extend(ast.parse(code).body)
+    return out
+
+
+def hostile_fixes(payload, project):
+    app = str(project / "app.py")
+    return [
+        {"id": "config", "ops": [{"op": "config_at_entry", "key": payload, "value": False, "why": payload}]},
+        {"id": "config-why", "ops": [{"op": "config_at_entry", "key": "enable_backward", "value": False, "why": payload}]},
+        {"id": "options", "ops": [{"op": "module_options", "file": app, "options": {payload: True}}]},
+        {"id": "option-value", "ops": [{"op": "module_options", "file": app, "options": {"mode": payload}}]},
+        {"id": "named", "ops": [{"op": "named_module", "name": payload, "places": [{"file": app, "line": 5}]}]},
+        {"id": "preload", "ops": [{"op": "preload", "workers": 2,
+                                    "groups": [{"device": "cpu", "block_dim": 1, "modules": [payload]}]}]},
+        {"id": "preload-device", "ops": [{"op": "preload", "workers": 2,
+                                           "groups": [{"device": payload, "block_dim": 1, "modules": ["m"]}]}]},
+        {"id": "overloads", "ops": [{"op": "overloads", "file": app, "kernel": "g",
+                                      "instances": [[{"array": payload, "dtype": {"type": "float32"}, "ndim": 1}],
+                                                    [{"array": "array", "dtype": {"type": payload}, "ndim": 1}],
+                                                    [{"array": "array", "dtype": {"type": "float32"}, "ndim": payload}]]}]},
+        {"id": "remove", "ops": [{"op": "remove_statements", "places": [{"file": app, "line": 18, "what": payload}]}]},
+    ]
+
+
+ALLOWED = {
+    # each code form's statements: an import of warp, a wp.config assignment, a call of one of
+    # Warp's functions, a module's default renamed in place (the line keeps its def), pass
+    "config": {"Import", "Assign"}, "config-why": {"Import", "Assign"}, "options": {"Import", "Expr"},
+    "option-value": {"Import", "Expr"}, "named": set(), "preload": {"Expr"}, "preload-device": {"Expr"},
+    "overloads": {"Expr"}, "remove": {"Pass"},
+}
+
+
+@pytest.mark.parametrize("payload", PAYLOADS, ids=[repr(p)[:20] for p in PAYLOADS])
+def test_report_text_never_becomes_a_statement_of_its_own(tmp_path, payload):
+    _, project = run_fixer(tmp_path, [])
+    answers, _ = run_fixer(tmp_path, hostile_fixes(payload, project))
+    for fix_id, answer in answers.items():
+        patch = answer.get("patch", "")
+        assert all(0x20 <= ord(c) < 0x7F or c in "\n\t" for c in patch), (fix_id, patch)
+        if not patch:
+            assert answer.get("reason"), answer
+            continue
+        # (named rewrites the def line's default in place: checked on the whole file below)
+        for stmt in statements_added(patch) if fix_id != "named" else ():
+            assert type(stmt).__name__ in ALLOWED[fix_id], (fix_id, ast.dump(stmt))
+            if isinstance(stmt, ast.Expr):
+                assert isinstance(stmt.value, ast.Call), (fix_id, ast.unparse(stmt))
+                assert ast.unparse(stmt.value.func).startswith("wp."), (fix_id, ast.unparse(stmt))
+            if isinstance(stmt, ast.Assign):
+                assert ast.unparse(stmt.targets[0]).startswith("wp.config."), (fix_id, ast.unparse(stmt))
+                assert isinstance(stmt.value, ast.Constant), (fix_id, ast.unparse(stmt))
+        # the whole patched file still parses, and nothing the payload said runs as code
+        patched = apply_patch(project, patch, tmp_path)
+        tree = ast.parse(patched)
+        assert len(tree.body) == len(ast.parse(PROGRAM).body) + len(statements_added(patch) if fix_id != "named" else ()) \
+            - (1 if fix_id == "remove" else 0), (fix_id, patched)
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        assert "os" not in names and "__import__" not in names, (fix_id, patched)
+
+
+def apply_patch(project, patch, tmp_path):
+    copy = tmp_path / "copy"
+    subprocess.run(["rm", "-rf", str(copy)], check=True)
+    subprocess.run(["cp", "-r", str(project), str(copy)], check=True)
+    proc = subprocess.run(["patch", "-p1", "--quiet"], input=patch, cwd=copy, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return (copy / "app.py").read_text()
+
+
+def test_a_fifo_or_an_oversized_source_is_refused_and_the_other_fixes_are_kept(tmp_path):
+    _, project = run_fixer(tmp_path, [])
+    os.mkfifo(project / "pipe.py")
+    (project / "huge.py").write_text("x = 1\n" * 1_000_000)  # 6 MB
+    fixes = [
+        {"id": "fifo", "ops": [{"op": "module_options", "file": str(project / "pipe.py"), "options": {"fast_math": True}}]},
+        {"id": "huge", "ops": [{"op": "module_options", "file": str(project / "huge.py"), "options": {"fast_math": True}}]},
+        {"id": "good", "ops": [{"op": "module_options", "file": str(project / "app.py"), "options": {"fast_math": True}}]},
+    ]
+    answers, _ = run_fixer(tmp_path, fixes)
+    assert "not a regular file" in answers["fifo"]["reason"]
+    assert "KiB" in answers["huge"]["reason"]
+    assert "set_module_options({'fast_math': True})" in answers["good"]["patch"]
