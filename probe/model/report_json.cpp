@@ -1391,16 +1391,28 @@ namespace xwarp
         std::error_code ec;
         const auto kind = std::filesystem::status(path, ec).type();
         const bool in_place = !ec && kind != std::filesystem::file_type::regular && kind != std::filesystem::file_type::not_found;
+        // A FIFO nobody reads would block the open forever: ask without waiting, and hold that
+        // end open while writing (closed at once, the reader would see its end of file and
+        // leave, and the stream's own open would wait for the next one).
+        struct held_fd
+        {
+            int fd = -1;
+            ~held_fd()
+            {
+                if (fd >= 0)
+                {
+                    ::close(fd);
+                }
+            }
+        } fifo;
         if (in_place && kind == std::filesystem::file_type::fifo)
         {
-            // a FIFO nobody reads would block the open forever: ask without waiting
-            const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-            if (fd < 0)
+            fifo.fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+            if (fifo.fd < 0)
             {
                 throw std::system_error(errno, std::generic_category(),
                                         "cannot write " + path + (errno == ENXIO ? " (a FIFO no process is reading)" : ""));
             }
-            ::close(fd);
         }
         const std::string written = in_place ? path : path + ".tmp-" + std::to_string(::getpid());
         const auto discard = [&]
