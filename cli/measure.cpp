@@ -113,7 +113,7 @@ namespace xwarp::cli
                 {
                     return interrupted_exit();
                 }
-                store_run(m_history, r, m_request.whatif.empty() ? "measure" : "whatif", m_quiet);
+                store_run(m_history, r, "measure", m_quiet);  // measured here, with --whatif or not: trusted
                 std::cout << render_text(r);
                 if (!r.result.valid)
                 {

@@ -638,4 +638,19 @@ namespace xwarp::magic_parts
             throw magic_expectation_not_met("expectation not met: " + not_met);
         }
     }
+
+    const report& own_run(const probe_session& session, const std::string& name, const std::string& magic)
+    {
+        const report* found = session.find(name);
+        if (!found)
+        {
+            throw magic_error(magic + ": no run named '" + name + "' (see %warp_history)");
+        }
+        if (!session.measured_here(name))
+        {
+            throw magic_error(magic + ": '" + name + "' is a report %warp_report showed, not a run of this notebook: a report "
+                              "is data, and its command is not run from here; probe the program with %%warp_probe first");
+        }
+        return *found;
+    }
 }

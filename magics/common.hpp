@@ -58,6 +58,11 @@ namespace xwarp::magic_parts
     };
     rerun rerun_of(const report& found, const std::string& name, const probe_session& session, magic_host& host);
 
+    // A run this notebook measured, by name, for a magic that runs its command again or hands
+    // its files to the fixer; a magic_error for an unknown name or for a report %warp_report
+    // showed (data from elsewhere, never a command this user ran here).
+    const report& own_run(const probe_session& session, const std::string& name, const std::string& magic);
+
     // Live progress, updated in place under one display id; after each sample but the last,
     // the findings so far, marked provisional, in one display the final report replaces.
     class progress_display : public run_observer

@@ -39,6 +39,7 @@ namespace xwarp
 
     void probe_session::store(const std::string& name, const report& r)
     {
+        shown.erase(name);
         for (auto& [n, rep] : history)
         {
             if (n == name)

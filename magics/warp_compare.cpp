@@ -90,7 +90,7 @@ namespace xwarp
             // only when the history shows this user ran it on this machine, or with --run.
             void refuse_foreign(const std::string& name, const report& r)
             {
-                if (m_session->find(name))
+                if (m_session->measured_here(name))
                 {
                     return;
                 }

@@ -34,11 +34,7 @@ namespace xwarp
                 {
                     return;
                 }
-                const report* found = m_session->find(name);
-                if (!found)
-                {
-                    throw magic_error("%warp_fix: no run named '" + name + "' (see %warp_history)");
-                }
+                const report* found = &own_run(*m_session, name, "%warp_fix");
                 rerun again = rerun_of(*found, name, *m_session, host);
                 report saved = *found;
                 fix_request request;

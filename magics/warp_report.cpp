@@ -41,6 +41,7 @@ namespace xwarp
                 if (!name.empty())
                 {
                     m_session->store(name, r);
+                    m_session->shown.insert(name);  // kept for %warp_compare, never taken for a run made here
                 }
                 host.show({{"text/html", render_html(r, parse_guide(m_session->guide_text), nullptr)},
                            {"text/plain", render_text(r)},

@@ -31,11 +31,7 @@ namespace xwarp
                 {
                     return;
                 }
-                const report* found = m_session->find(name);
-                if (!found)
-                {
-                    throw magic_error("%warp_warmup: no run named '" + name + "' (see %warp_history)");
-                }
+                const report* found = &own_run(*m_session, name, "%warp_warmup");
                 rerun again = rerun_of(*found, name, *m_session, host);
                 warmup_job job;
                 job.plan.source = "run " + name + " of this notebook";

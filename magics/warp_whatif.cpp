@@ -34,11 +34,7 @@ namespace xwarp
                 {
                     return;
                 }
-                const report* found = m_session->find(name);
-                if (!found)
-                {
-                    throw magic_error("%warp_whatif: no run named '" + name + "' (see %warp_history)");
-                }
+                const report* found = &own_run(*m_session, name, "%warp_whatif");
                 rerun again = rerun_of(*found, name, *m_session, host);
                 progress_display progress(host, false);
                 report r;

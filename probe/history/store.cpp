@@ -750,14 +750,16 @@ namespace xwarp
     bool history_store::ran_here(const report& r, const std::string& machine)
     {
         // the run's own fields, not its digest: a report stored by compare or import holds the
-        // same text as the file it came from, and is no sign that it ran here
+        // same text as the file it came from, and is no sign that it ran here. Only a run this
+        // machine measured counts (measure, a probed cell): whatif and fix read a report that
+        // may have come from elsewhere, and storing it is no sign either
         return guarded(
             [&]()
             {
                 SQLite::Statement q(*db_, "SELECT json_extract(report, '$.command'), json_extract(report, '$.cwd'), "
                                           "json_extract(report, '$.settings.python'), json_extract(report, '$.setup_code'), "
                                           "json_extract(report, '$.cell_code') FROM runs WHERE machine = ? AND command = ? "
-                                          "AND kind IN ('measure', 'magic', 'whatif', 'fix') ORDER BY id DESC LIMIT 20");
+                                          "AND kind IN ('measure', 'magic') ORDER BY id DESC LIMIT 20");
                 q.bind(1, machine);
                 q.bind(2, fingerprint_of(r).command);
                 const auto text_or_null = [&](int column) -> std::optional<std::string>

@@ -459,6 +459,12 @@ def test_a_report_from_elsewhere_is_data_its_command_runs_only_with_run(foreign_
     theirs.write_text(json.dumps(doc))
     run_cli("fix", theirs, "--history", store, "--out", tmp_path / "fixes")
     assert not (tmp_path / "python-ran.txt").exists(), "fix ran the Python a foreign report named"
+    # what whatif --run and fix stored of it is no trust either: the next whatif asks again
+    marker.unlink()
+    proc = subprocess.run([str(PROBE), "whatif", str(theirs), "options-at-creation", "--samples", "1", "-q",
+                           "--history", str(store)], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          timeout=120, cwd=tmp_path)
+    assert proc.returncode == 77 and not marker.exists(), (proc.returncode, proc.stderr)
 
 
 def test_a_command_run_here_replays_without_asking_and_a_terminal_can_say_yes(foreign_report, tmp_path, venv_python):

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -100,8 +101,13 @@ namespace xwarp
         // ($XWARP_HISTORY, then $XDG_DATA_HOME), "off" keeps runs in this session only.
         std::string history_option;
 
+        // Names of runs %warp_report showed from a file or the history: kept for %warp_compare,
+        // never taken for a run made here (a report is data, not a command this user ran).
+        std::set<std::string> shown;
+
         const report* find(const std::string& name) const;
-        void store(const std::string& name, const report& r);
+        void store(const std::string& name, const report& r);  // a run measured here
+        bool measured_here(const std::string& name) const { return find(name) && !shown.count(name); }
     };
 
     // MIME types of the JSON a magic shows next to its HTML and text. Not application/json:
