@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <filesystem>
 #include <fstream>
@@ -607,6 +608,36 @@ namespace xwarp
             return true;
         }
 
+        // The files the patches edit, as they were when the fixer wrote the patches: --apply
+        // applies only to exactly these (the patch verified is the patch applied).
+        std::map<std::string, std::string> patched_files(const std::vector<fix_result>& results, const std::string& root)
+        {
+            std::map<std::string, std::string> files;
+            for (const auto& f : results)
+            {
+                for (const auto& rel : f.files)
+                {
+                    const std::string path = (fs::path(root) / rel).string();
+                    files.emplace(path, read_file(path));
+                }
+            }
+            return files;
+        }
+
+        // The first of those files whose bytes are no longer the ones the patches were made from.
+        std::string changed_since(const std::map<std::string, std::string>& files)
+        {
+            for (const auto& [path, text] : files)
+            {
+                std::error_code ec;
+                if (!fs::is_regular_file(path, ec) || read_file(path) != text)
+                {
+                    return path;
+                }
+            }
+            return {};
+        }
+
         // --apply: the verified patches, together, into the program's own files: checked first,
         // applied whole or not at all.
         void apply_verified(std::vector<fix_result>& results, const std::vector<fix_plan>& plans, const report& analysed,
@@ -702,6 +733,8 @@ namespace xwarp
             analysed.fixes.push_back(result_of(p, answer));
         }
         write_patches(analysed.fixes, plans, request.out_dir);
+        const std::map<std::string, std::string> as_verified = request.apply ? patched_files(analysed.fixes, root)
+                                                                             : std::map<std::string, std::string>{};
         bool completed = !request.verify || verify_each(analysed.fixes, root, rerun, request, observer, cancelled);
         if (completed && request.all)
         {
@@ -709,7 +742,15 @@ namespace xwarp
         }
         if (completed && request.apply)
         {
-            apply_verified(analysed.fixes, plans, analysed, root, python, request, cancelled, analysed.warnings);
+            if (const std::string changed = changed_since(as_verified); !changed.empty())
+            {
+                analysed.warnings.push_back("--apply: " + changed + " changed while the patches were verified: nothing was "
+                                            "applied (the verified patches are for the files as they were; run fix again)");
+            }
+            else
+            {
+                apply_verified(analysed.fixes, plans, analysed, root, python, request, cancelled, analysed.warnings);
+            }
         }
         if (!completed)
         {

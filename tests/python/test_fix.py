@@ -55,10 +55,11 @@ def project(tmp_path, venv_python):
             assert proc.returncode == 0, proc.stderr[-3000:]
             return out
 
-        def fix(self, report, *args):
+        def fix(self, report, *args, extra_env=None):
             out = tmp_path / f"fix-{report.stem}.json"
             proc = subprocess.run([str(PROBE), "fix", str(report), "-q", "--json", str(out), *args],
-                                  capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
+                                  capture_output=True, text=True, env=dict(env, **(extra_env or {})), cwd=tmp_path,
+                                  timeout=900)
             assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
             return json.loads(out.read_text()), proc.stdout
 
@@ -184,6 +185,23 @@ def test_apply_writes_only_verified_patches(project, tmp_path):
     for f in result["fixes"]:
         if f["verdict"] != "verified" and "use_precompiled_headers" in f["patch"]:
             assert "use_precompiled_headers" not in source  # a patch that did not verify stays out
+
+
+def test_apply_refuses_a_file_that_changed_while_its_patch_was_verified(project, tmp_path):
+    """The verified patch is the one applied: a source edited during verification (here by the
+    verification's own runs, through an absolute path) is left alone, and the output says so."""
+    program = project.path / "cs3_touch.py"
+    program.write_text((project.path / "cs3_option.py").read_text() + (
+        "import os\n"
+        "if os.environ.get('XWARP_TEST_TOUCH') and 'XWARP_WHATIF' not in os.environ:\n"
+        "    with open(os.environ['XWARP_TEST_TOUCH'], 'a') as f:\n"
+        "        f.write('# edited while fix was verifying\\n')\n"))
+    report = project.measure("cs3_touch.py")
+    result, text = project.fix(report, "--finding", "CS-3", "--verify", "--apply", "--samples", "1",
+                               "--out", str(tmp_path / "out"), extra_env={"XWARP_TEST_TOUCH": str(program)})
+    assert [f["applied"] for f in result["fixes"]] == [False], result["fixes"]
+    assert any("changed while the patches were verified: nothing was applied" in w for w in result["warnings"]), result["warnings"]
+    assert "set_module_options({'fast_math': True})" not in program.read_text().split("@wp.func")[0]
 
 
 def test_apply_without_verify_is_refused(project, tmp_path):
