@@ -160,7 +160,14 @@ namespace xwarp::cli
                 }
                 if (*m_export)
                 {
-                    return write_text(m_output, store.report_json(*id) + "\n");
+                    // what a damaged page gave back is no report: valid JSON (and UTF-8) or nothing
+                    const std::string text = store.report_json(*id);
+                    if (nlohmann::json::parse(text, nullptr, false).is_discarded())
+                    {
+                        return fail(exit_code::bad_input, "run @" + std::to_string(*id) + " in " + store.path()
+                                                              + " is damaged (its report is not valid JSON): nothing written");
+                    }
+                    return write_text(m_output, text + "\n");
                 }
                 std::cout << render_history_run(*run, store.identities(*id));
                 return exit_code::ok;

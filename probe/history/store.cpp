@@ -1,5 +1,6 @@
 #include "xwarp/history/store.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -360,6 +361,12 @@ namespace xwarp
         {
             throw history_error("no history store at " + path + " yet", history_error::kind::missing);
         }
+        // /dev/null, a FIFO, a device: SQLite would write a journal and a lock beside it
+        if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))
+        {
+            throw history_error("the history store " + path + " is not a regular file: give --history a file's path",
+                                history_error::kind::unreadable);
+        }
         const fs::path folder = fs::path(path).parent_path();
         if (!folder.empty())
         {
@@ -383,6 +390,23 @@ namespace xwarp
             std::string why;
             try
             {
+                if (reader_)
+                {
+                    open_for_reading();
+                    const int version = db_->execAndGet("PRAGMA user_version").getInt();
+                    if (version > history_schema_version)
+                    {
+                        throw history_error("the history store " + path_ + " was written by a newer xwarp (store schema "
+                                                + std::to_string(version) + ", this one reads "
+                                                + std::to_string(history_schema_version) + "): left as it is",
+                                            history_error::kind::unreadable);
+                    }
+                    if (version == history_schema_version)
+                    {
+                        return;
+                    }
+                    db_.reset();  // an older schema: migrated below, as a writer would (where it can be written)
+                }
                 db_ = std::make_unique<SQLite::Database>(path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
                                                          busy_timeout_ms);
                 const int version = db_->execAndGet("PRAGMA user_version").getInt();
@@ -447,6 +471,51 @@ namespace xwarp
             }
         }
         throw history_error("cannot start a new history store at " + path_);
+    }
+
+    // A reading command opens the store read-only: no journal, no lock, no change to a file it
+    // only reads, and a store on a read-only filesystem still reads.
+    void history_store::open_for_reading()
+    {
+        // With a write-ahead log beside it a writer is at work (or left it): its pages are read
+        // through the log, which needs SQLite's shared-memory file. Without one, the file alone
+        // is the store, read as immutable: nothing is created or changed beside it.
+        std::error_code ec;
+        if (fs::exists(path_ + "-wal", ec))
+        {
+            try
+            {
+                db_ = std::make_unique<SQLite::Database>(path_, SQLite::OPEN_READONLY, busy_timeout_ms);
+                db_->execAndGet("PRAGMA user_version");
+                return;
+            }
+            catch (const SQLite::Exception& e)
+            {
+                db_.reset();
+                const int code = e.getErrorCode() & 0xff;
+                if (code != SQLITE_CANTOPEN && code != SQLITE_READONLY && code != SQLITE_IOERR)
+                {
+                    throw;
+                }
+            }
+        }
+        std::string uri = "file:";
+        for (const unsigned char c : path_)
+        {
+            static const char* hex = "0123456789ABCDEF";
+            if (std::isalnum(c) || c == '/' || c == '.' || c == '-' || c == '_' || c == '~')
+            {
+                uri += static_cast<char>(c);
+            }
+            else
+            {
+                uri += '%';
+                uri += hex[c >> 4];
+                uri += hex[c & 0xF];
+            }
+        }
+        db_ = std::make_unique<SQLite::Database>(uri + "?immutable=1", SQLite::OPEN_READONLY | SQLite::OPEN_URI,
+                                                 busy_timeout_ms);
     }
 
     template <typename F>

@@ -160,6 +160,35 @@ def test_a_reader_never_moves_a_store_aside(tmp_path):
     assert run.returncode == 66 and "is a directory" in run.stderr, (run.returncode, run.stderr)
 
 
+@pytest.mark.quick
+def test_readers_open_the_store_read_only_and_a_damaged_page_is_its_own_error(tmp_path):
+    """Reading commands leave nothing beside a store (no journal, no lock); a store whose pages
+    were damaged after its header is 65 with why (it was 70, an internal error), and export
+    writes valid JSON or nothing; a path that is not a regular file is refused untouched."""
+    store = tmp_path / "h.sqlite3"
+    ran = warp_probe("history", "--history", store, "import", STREAM.parent.parent / "gpu-nvrtc-trace-report.json")
+    assert ran.returncode == 0, ran.stderr
+    for side in tmp_path.glob("h.sqlite3?*"):
+        side.unlink()  # the writer's lock: a reader must not need one, nor make one
+    before = store.read_bytes()
+    for args in (("history", "list"), ("history", "show", "@1"), ("history", "export", "@1"), ("report", "@1")):
+        run = warp_probe(*args, "--history", store)
+        assert run.returncode == 0, (args, run.stderr)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.sqlite3"] and store.read_bytes() == before
+    assert json.loads(warp_probe("history", "export", "@1", "--history", store).stdout)["schema_version"]
+
+    damaged = tmp_path / "damaged.sqlite3"
+    damaged.write_bytes(before[:4096] + bytes(range(256)) * ((len(before) - 4096) // 256))
+    for args in (("history", "list"), ("history", "export", "@1")):
+        run = warp_probe(*args, "--history", damaged)
+        assert run.returncode == 65 and "damaged" in run.stderr and run.stdout == "", (args, run.returncode, run.stderr)
+
+    for special in ("/dev/null", "/dev/zero"):
+        run = warp_probe("history", "list", "--history", special)
+        assert run.returncode == 65 and "not a regular file" in run.stderr, (special, run.stderr)
+        assert not Path(special + "-journal").exists() and not Path(special + ".lock").exists()
+
+
 def test_a_corrupt_or_newer_store_is_moved_aside_and_the_report_kept(tmp_path):
     store = tmp_path / "history.sqlite3"
     store.write_bytes(b"this is not a database " * 100)

@@ -115,6 +115,7 @@ namespace xwarp
         std::vector<history_run> latest_per_machine(const std::string& command);
 
     private:
+        void open_for_reading();
         void open_or_move_aside(std::vector<std::string>* notes);
         template <typename F>
         auto guarded(F&& f) -> decltype(f());
