@@ -79,8 +79,11 @@ def summarize(name, folder):
     out.append(f"  cold wall {s['cold_wall_ms']['median'] / 1000:.2f} s, warm wall {s['warm_wall_ms']['median'] / 1000:.2f} s")
     for f in report["findings"][:6]:
         m = f.get("measured") or {}
-        figure = (f"measured {m['verdict']} {m['saving_ms'] / 1000:+.2f} s ({m['clock']})" if m.get("saving_ms") is not None
+        judged = m.get("verdict") in ("improved", "regressed", "inconclusive") and m.get("saving_ms") is not None
+        figure = (f"measured {m['verdict']}: saves {m['saving_ms'] / 1000:.2f} s ({m['clock']})" if judged
                   else f"estimate {f['savings_ms'] / 1000:.2f} s" if f.get("savings_ms") is not None else "no figure")
+        if m.get("verdict") and not judged:
+            figure += f" (replay {m['verdict']})"
         out.append(f"  {f['mechanism']:<6} {f.get('lever') or '-':<20} {figure}{'  [library]' if f['library'] else ''}")
     fix_path = folder / "fix.json"
     if fix_path.exists():

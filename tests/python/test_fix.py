@@ -109,14 +109,20 @@ LESSONS = [
 
 
 @pytest.mark.parametrize("program,mechanism,solved", LESSONS, ids=[f"{p}:{m}" for p, m, _ in LESSONS])
-def test_each_lessons_broken_program_gets_a_verified_patch(project, tmp_path, program, mechanism, solved):
+def test_each_lessons_broken_program_gets_a_patch_that_does_what_the_solution_does(project, tmp_path, program, mechanism,
+                                                                                   solved):
     report = project.measure(program)
     result, _ = project.fix(report, "--finding", mechanism, "--verify", "--samples", "2", "--out", str(tmp_path / "out"))
     f = fix_of(result, mechanism)
-    assert f["verdict"] == "verified", f
     applies_cleanly(f["patch_file"], project.path, tmp_path)
+    assert f["samples"] == 2 and f["verdict"] in ("verified", "no-gain", "regressed"), f  # measured, whatever the noise said
     if solved is None:
+        # a whole module's rebuild (CS-2's warm pass, an option that never arrived): far beyond
+        # any noise band, so the verdict itself is the check
+        assert f["verdict"] == "verified", f
         return
+    # A saving of a few hundred ms is a verdict noise can flip on a busy machine: what the patch
+    # did is held against the lesson's solved form instead, structure for structure.
     # The patched program builds what the lesson's solved form builds, for the same launches:
     # the saving the fix verified is the solved form's (a timing of two samples could not say
     # that more precisely than the structure does).

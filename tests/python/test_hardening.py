@@ -106,8 +106,15 @@ DAEMON = ("setsid env -i sleep {n} & until [ \"$(" + SESSION_OF.format("$!") + "
           + ")\" ]; do :; done")
 
 
-def cgroups_left():
-    return [str(p) for p in Path("/sys/fs/cgroup").glob("**/xwarp-*") if p.is_dir()] if Path("/sys/fs/cgroup").is_dir() else []
+def cgroups_left(tokens_file):
+    """The cgroups this test's own runs made and left: each run's command wrote its probe token
+    (XWARP_PROBE_TOKEN, the cgroup's name) into tokens_file. Another probe's cgroups on the same
+    machine are not this test's to judge."""
+    if not Path("/sys/fs/cgroup").is_dir() or not tokens_file.exists():
+        return []
+    tokens = {t for t in tokens_file.read_text().split() if t}
+    return [str(p) for p in Path("/sys/fs/cgroup").glob("**/xwarp-*")
+            if p.is_dir() and p.name.removeprefix("xwarp-") in tokens]
 
 
 @pytest.mark.parametrize("cgroup", ["a cgroup where one can be made", "off"])
@@ -118,19 +125,22 @@ def test_a_daemon_with_an_empty_environment_never_outlives_a_run_nor_a_killed_pr
     if cgroup == "off":
         env["XWARP_CGROUP"] = "off"  # the record of the tree instead
     out = tmp_path / "r.json"
+    tokens = tmp_path / "tokens"
+    note_token = f'echo "$XWARP_PROBE_TOKEN" >> {tokens}; '
     try:
         done = subprocess.run([str(PROBE), "measure", "--quiet", "--samples", "1", "--history", "off", "--json", str(out),
-                               "--", "sh", "-c", DAEMON.format(n=1021)], env=env, capture_output=True, text=True,
-                              timeout=120)
+                               "--", "sh", "-c", note_token + DAEMON.format(n=1021)], env=env, capture_output=True,
+                              text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         assert processes_running("sleep 1021") == [], "a daemon with an empty environment outlived the run"
         sample = json.loads(out.read_text())["samples"][0]
         assert sample["cold"]["stray_processes_killed"] == 1 and sample["warm"]["stray_processes_killed"] == 1
-        assert [p.name for p in tmpdir.iterdir()] == [] and cgroups_left() == []
+        assert tokens.read_text().count("\n") == 2  # a cold and a warm pass, each its own token
+        assert [p.name for p in tmpdir.iterdir()] == [] and cgroups_left(tokens) == []
 
         # the probe killed with -9 while the daemon runs: the next run finds and kills it
         probe = subprocess.Popen([str(PROBE), "measure", "--quiet", "--samples", "1", "--history", "off", "--",
-                                  "sh", "-c", DAEMON.format(n=1022) + "; exec sleep 1023"], env=env,
+                                  "sh", "-c", note_token + DAEMON.format(n=1022) + "; exec sleep 1023"], env=env,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         daemon = wait_for(lambda: processes_running("sleep 1022"), what="the daemon")[0]
 
@@ -151,7 +161,7 @@ def test_a_daemon_with_an_empty_environment_never_outlives_a_run_nor_a_killed_pr
                               str(tmp_path / "next.json"), "--", "true"], env=env, capture_output=True, text=True)
         assert nxt.returncode == 0, nxt.stderr
         assert processes_running("sleep 1022") == [], "the next run did not find the daemon a killed probe left"
-        assert [p.name for p in tmpdir.iterdir()] == [] and cgroups_left() == []
+        assert [p.name for p in tmpdir.iterdir()] == [] and cgroups_left(tokens) == []
         warnings = json.loads((tmp_path / "next.json").read_text())["warnings"]
         assert any("cleaned up after an earlier probe" in w for w in warnings), warnings
     finally:
