@@ -27,20 +27,52 @@ def _entry_definitions(root):
         tree = ast.parse("\n".join(l for l in source.splitlines() if not l.lstrip().startswith(("%", "!"))), path)
         kept = []
         for stmt in tree.body:
-            # Definitions only: imports, functions and classes (the kernels), assignments, and
-            # Warp's set-up calls. Launches, loops and the main block are the program's work.
-            definition = isinstance(
-                stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign)
-            )
+            # Definitions only: imports, functions and classes (the kernels), constants (literals,
+            # or Warp's own constructors of literals: wp.constant(2.0), wp.vec3(...)), and Warp's
+            # set-up calls. Launches, loops, the main block and any other call are the
+            # program's work, and never run here.
+            definition = isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef))
+            constant = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and _constant(stmt.value)
             setup = isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and ast.unparse(
                 stmt.value.func
-            ).rsplit(".", 1)[-1] in ("init", "set_module_options", "set_device")
-            if definition or setup:
+            ).rsplit(".", 1)[-1] in ("init", "set_module_options", "set_device") and _constant(stmt.value)
+            if definition or constant or setup:
                 kept.append(stmt)
         namespace = {"__name__": "__main__", "__file__": path, "__builtins__": __builtins__}
         exec(compile(ast.Module(body=kept, type_ignores=[]), path, "exec"), namespace)
         _entry = types.SimpleNamespace(**namespace)
     return _entry
+
+
+def _constant(node):
+    """A literal, a name, an attribute of a name (wp.float32), or a call of Warp's whose
+    arguments are all of these: a value the kernels read, computed by nothing but Warp."""
+    import ast
+
+    if isinstance(node, (ast.Constant, ast.Name)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _constant(node.value)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return all(_constant(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is None or _constant(k) for k in node.keys) and all(_constant(v) for v in node.values)
+    if isinstance(node, ast.UnaryOp):
+        return _constant(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _constant(node.left) and _constant(node.right)
+    if isinstance(node, ast.Subscript):
+        return _constant(node.value) and _constant(node.slice)
+    if isinstance(node, ast.Call):
+        func = node.func
+        while isinstance(func, ast.Attribute):
+            func = func.value
+        return (isinstance(func, ast.Name) and func.id in _WARP_NAMES and all(_constant(a) for a in node.args)
+                and all(_constant(k.value) for k in node.keywords))
+    return False
+
+
+_WARP_NAMES = ("wp", "warp")
 
 
 def _resolve(default_module, name, root):

@@ -229,3 +229,46 @@ def test_a_fifo_or_an_oversized_source_is_refused_and_the_other_fixes_are_kept(t
     assert "not a regular file" in answers["fifo"]["reason"]
     assert "KiB" in answers["huge"]["reason"]
     assert "set_module_options({'fast_math': True})" in answers["good"]["patch"]
+
+
+WARMUP_HARNESS = """
+import argparse, importlib, os, sys, time
+from concurrent.futures import ThreadPoolExecutor
+import warp as wp
+WORKERS, ENTRY_SCRIPT, DEVICE, ARCH, CONFIG, OPTIONS, STAGES = 1, "", None, [], {}, [], []
+ENTRY_SOURCE = sys.stdin.read()
+body = dict(globals(), __name__="warmup_body")  # as the written file has them, but not run as a script
+exec(compile(open(sys.argv[1]).read(), "warmup_body", "exec"), body)
+ns = body["_entry_definitions"](sys.argv[2])
+print("defined", sorted(k for k in vars(ns) if not k.startswith("__")))
+"""
+
+
+def test_the_warmup_keeps_a_cells_definitions_and_runs_none_of_its_calls(tmp_path, venv_python):
+    """A notebook cell (or script) travels in the warm-up file; only its definitions run there:
+    imports, defs, constants made of literals and Warp's constructors. A call of anything else,
+    in an assignment or alone, is the program's work and never runs."""
+    marker = tmp_path / "ran"
+    cell = "\n".join([
+        "import os",
+        "import warp as wp",
+        "N = 4",
+        "SCALE = wp.constant(2.0)",
+        "AXIS = wp.vec3(1.0, 0.0, 0.0)",
+        "SIZES = (N, 2 * N)",
+        "FIRST = SIZES[0]",
+        f"handle = open({str(marker)!r}, 'w')",
+        f"os.system('touch {marker}')",
+        f"pathlib_touch = __import__('pathlib').Path({str(marker)!r}).touch()",
+        "label = '\U0001f680'",
+        "@wp.kernel",
+        "def k(a: wp.array(dtype=float)):",
+        "    a[wp.tid()] = SCALE",
+    ])
+    harness = tmp_path / "harness.py"
+    harness.write_text(WARMUP_HARNESS)
+    proc = subprocess.run([str(venv_python), str(harness), str(ROOT / "probe" / "render" / "warmup_body.py"), str(tmp_path)],
+                          input=cell, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert not marker.exists(), "the warm-up ran a call of the cell"
+    assert "defined ['AXIS', 'FIRST', 'N', 'SCALE', 'SIZES', 'k', 'label', 'os', 'wp']" in proc.stdout, proc.stdout
