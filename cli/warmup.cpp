@@ -26,8 +26,11 @@ namespace xwarp::cli
                     "Write a Python file (needing only Warp) that builds every module identity the run built - module, "
                     "device, block_dim, options and generic instances - into Warp's kernel cache before the program runs: a "
                     "container build step, a CI cache primer, a job prolog, or an import at the application's start. "
-                    "Identities it cannot reach (a factory's or closure's kernels, python -c code, types only the program "
-                    "defines, earlier forms of a module that changed while it ran) are named with their cost. --verify proves it on fresh private caches.\n"
+                    "A factory's kernels are made again by calling the factory (through the name its module exports) "
+                    "with the arguments the run recorded, as data. Identities it cannot reach (a factory argument that is an "
+                    "object, a closure inside another function, python -c code, types only the program defines, earlier "
+                    "forms of a module that changed while it ran) are named with their cost. --verify proves it on fresh "
+                    "private caches.\n"
                     "Usage: warp-probe warmup REPORT.json|@ID [options]");
                 sub->add_option("report", m_report, "a JSON report written by measure --json, or a stored run (@ID)")->required();
                 add_history_option(sub, m_history);
