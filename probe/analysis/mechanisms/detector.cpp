@@ -487,10 +487,12 @@ namespace xwarp::detect
                       + " were created after the first of them loaded (between launches): merged as they are, one "
                         "module would rebuild at each new kernel (CS-1), so the estimate holds only once they are "
                         "created before the first launch";
-        f.recommendation = std::string(f.recommendation)
-                           + " Here the fix is two changes: share the module and create its kernels before the first "
-                             "launch; sharing alone rebuilds the shared module at each new kernel. warp-probe fix "
-                             "writes them as one patch where the records locate both, and says why where they do not.";
+        // Not a merge as the code stands: the change that pays first is the reorder.
+        f.recommendation = "These kernels were created between launches, so a merge alone would rebuild the shared module "
+                           "at each new kernel (CS-1): here the fix is two changes, a reorder first (create the kernels "
+                           "before the first launch) and then one shared named module instead of module=\"unique\". "
+                           "warp-probe fix writes them as one patch where the records locate both, and says why where they "
+                           "do not. (" + std::string(f.recommendation) + ")";
     }
 
     namespace
