@@ -108,6 +108,12 @@ namespace xwarp
         // the factory's own package reach the file: nothing a report says becomes code.
         std::string unplain(const json& tagged, const std::string& package, int depth = 0)
         {
+            if (tagged.is_object() && tagged.size() == 2 && tagged.contains("enum") && tagged.contains("value"))
+            {
+                // a combination of flags: its class by reference, its value an integer
+                return tagged["value"].is_number_integer() ? unplain({{"ref", tagged["enum"]}}, package, depth + 1)
+                                                           : "is not an integer flag value";
+            }
             if (!tagged.is_object() || tagged.size() != 1 || depth > 4)
             {
                 return "is not recorded as data";

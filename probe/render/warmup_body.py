@@ -88,6 +88,8 @@ def _resolve(default_module, name, root):
 def _value(tagged, root):
     """A factory argument from its recorded data: a literal, a float, a tuple or list of those,
     or a reference to a Warp type or a name in the factory's package."""
+    if set(tagged) == {"enum", "value"}:  # a combination of flags: the class called with its value
+        return _resolve("", tagged["enum"], root)(tagged["value"])
     ((kind, value),) = tagged.items()
     if kind == "lit":
         return value

@@ -1271,7 +1271,8 @@ def _plain(value, depth=0):
     """A factory argument as tagged data the warm-up can rebuild: {"lit"} for None, bool, int,
     str; {"float"} for a float (its repr, so nan and inf survive JSON); {"tuple"}/{"list"} of
     plain values; {"ref": "module:qualname"} for an enum member, a Warp type or a module-level
-    class or function that resolves to the same object; {"object": type} for anything else."""
+    class or function that resolves to the same object; {"enum": class ref, "value": int} for a
+    combination of flags; {"object": type} for anything else."""
     t = type(value)
     if value is None or t in (bool, int) or (t is str and len(value) <= 1000):
         return {"lit": value}
@@ -1285,6 +1286,12 @@ def _plain(value, depth=0):
     ref = _ref_of(value)
     if ref is not None:
         return {"ref": ref}
+    import enum
+
+    if isinstance(value, enum.Enum) and type(value.value) is int:
+        owner = _ref_of(type(value))  # a combination of flags has no member name: its class and value
+        if owner is not None:
+            return {"enum": owner, "value": value.value}
     return {"object": getattr(t, "__qualname__", str(t))[:200]}
 
 
@@ -1293,7 +1300,8 @@ def _ref_of(value):
 
     if isinstance(value, enum.Enum):
         owner = _ref_of(type(value))
-        return f"{owner}.{value.name}" if owner is not None else None
+        name = value.name
+        return f"{owner}.{name}" if owner is not None and isinstance(name, str) and name.isidentifier() else None
     warp = _rec.warp if _rec is not None else None
     name = getattr(value, "__name__", None)
     if warp is not None and isinstance(name, str) and getattr(warp, name, None) is value:

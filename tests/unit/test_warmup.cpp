@@ -181,9 +181,10 @@ TEST(AWarmupPlan, CoversAFactoryMadeKernelWhoseArgumentsAreDataAndNamesTheRest)
     using nlohmann::json;
     const json plain = json::array({json::array({"gain", "pos", {{"float", "2.0"}}}),
                                     json::array({"dtype", "kw", {{"ref", "warp:float32"}}}),
-                                    json::array({"dims", "pos", {{"tuple", json::array({{{"lit", 3}}, {{"lit", nullptr}}})}}})});
+                                    json::array({"dims", "pos", {{"tuple", json::array({{{"lit", 3}}, {{"lit", nullptr}}})}}}),
+                                    json::array({"filter", "pos", {{"enum", "pkg.types:Filter"}, {"value", 5}}})});
     const json object = json::array({json::array({"model", "pos", {{"object", "Model"}}})});
-    const json foreign = json::array({json::array({"cmd", "pos", {{"ref", "os:system"}}})});
+    const json foreign = json::array({json::array({"cmd", "pos", {{"enum", "os:system"}, {"value", 1}}})});
     report r = run_of({factory_made("a1", plain), factory_made("b2", object), factory_made("c3", foreign),
                        factory_made("d4", plain, "os")});
     const warmup_plan p = plan_warmup(r, {"pkg", 0, "", {}});
