@@ -34,7 +34,7 @@ APT_PACKAGES=(
     xeus-dev libxeus6 xeus-python-dev libxeus-python0 python3-xeus-python-shell python3-ipython python3-debugpy
     xtl-dev cppzmq-dev libzmq3-dev uuid-dev libssl-dev pybind11-dev pybind11-json-dev
     python3-dev python3-venv python3-pip
-    python3-pytest python3-jsonschema python3-yaml python3-jupyter-client jupyter-client python3-nbclient python3-nbformat
+    python3-pytest python3-pytest-xdist python3-jsonschema python3-yaml python3-jupyter-client jupyter-client python3-nbclient python3-nbformat
     python3-nbconvert python3-jupyter-kernel-test jupyter-core xpython
     chromium
 )

@@ -1,4 +1,5 @@
 #include "xwarp/analysis/summarize.hpp"
+#include "xwarp/analysis/suite.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -365,6 +366,7 @@ namespace xwarp
                     identity_tables();
                     rebuilt_groups();
                     launches_per_kernel();
+                    suite_tables(m_good.front()->cold, m_s);
                 }
                 m_r.result = std::move(m_s);
             }

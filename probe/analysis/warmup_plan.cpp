@@ -315,6 +315,55 @@ namespace xwarp
             return form + options.dump();
         }
 
+        // The folders the run imported the kernels' modules from (its module_files record), those
+        // outside the import root: a test module pytest put on sys.path, a script's sibling.
+        std::vector<std::string> import_paths_of(const run_result& cold, const std::vector<warmup_target>& targets,
+                                                 const std::string& import_root)
+        {
+            std::set<std::string> wanted;
+            for (const auto& t : targets)
+            {
+                wanted.insert(t.import_from);
+                for (const auto& f : t.factories)
+                {
+                    wanted.insert(field_or(f, "module", std::string()));
+                }
+            }
+            std::vector<std::string> out;
+            for (const auto& p : cold.processes)
+            {
+                for (const auto& c : p.calls)
+                {
+                    if (c.function != "module_files" || !c.args.is_object())
+                    {
+                        continue;
+                    }
+                    for (const auto& [name, file] : c.args.items())
+                    {
+                        if (!wanted.count(name) || !file.is_string() || !dotted_identifier(name))
+                        {
+                            continue;
+                        }
+                        // pkg.sub lives in ROOT/pkg/sub.py or ROOT/pkg/sub/__init__.py
+                        std::string root = file.get<std::string>();
+                        const bool package = root.size() > 12 && root.compare(root.size() - 12, 12, "/__init__.py") == 0;
+                        const int up = 1 + static_cast<int>(std::count(name.begin(), name.end(), '.')) + (package ? 1 : 0);
+                        for (int i = 0; i < up && !root.empty(); ++i)
+                        {
+                            root = root.substr(0, root.rfind('/'));
+                        }
+                        if (root.empty() || root[0] != '/' || root == import_root
+                            || std::find(out.begin(), out.end(), root) != out.end())
+                        {
+                            continue;
+                        }
+                        out.push_back(root);
+                    }
+                }
+            }
+            return out;
+        }
+
         bool cache_turned_off(const run_result& cold)
         {
             for (const auto& p : cold.processes)
@@ -537,6 +586,7 @@ namespace xwarp
             }
             plan.targets.push_back(std::move(t));
         }
+        plan.import_paths = import_paths_of(cold, plan.targets, plan.import_root);
         if (!plan.arch.empty()
             && std::none_of(plan.targets.begin(), plan.targets.end(), [](const warmup_target& t)
                             { return t.covered && t.device.rfind("cuda", 0) == 0; }))

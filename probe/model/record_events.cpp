@@ -35,11 +35,11 @@ namespace xwarp::detail
         using type = scalar::type;
 
         // Each record's fields as the JSON names them.
-        constexpr std::array<std::string_view, 27> load_fields{
+        constexpr std::array<std::string_view, 28> load_fields{
             "module",      "hash",      "device",     "block_dim",     "status",          "warp_ms", "total_ms",
             "native_ms",   "native_kind", "codegen_ms", "source_bytes", "output_suffix",  "ltoir_inputs",
             "lto",         "thread",    "pid",        "t_start_ms",    "seq",             "source",  "error",
-            "snapshot",    "config_mismatch", "via_preload", "first_in_thread", "pch_ms", "phases", "triggered_by"};
+            "snapshot",    "config_mismatch", "via_preload", "first_in_thread", "pch_ms", "phases", "triggered_by", "test"};
         constexpr std::array<std::string_view, 9> launch_fields{"kernel", "module", "dim",   "device", "dtypes",
                                                                 "block_dim", "adjoint", "count", "pid"};
         constexpr std::array<std::string_view, 4> snapshot_fields{"kernels", "functions", "options", "options_source"};
@@ -52,7 +52,7 @@ namespace xwarp::detail
         {
             module, hash, device, block_dim, status, warp_ms, total_ms, native_ms, native_kind, codegen_ms,
             source_bytes, output_suffix, ltoir_inputs, lto, thread, pid, t_start_ms, seq, source, error,
-            snapshot, config_mismatch, via_preload, first_in_thread, pch_ms, phases, triggered_by, n_fields
+            snapshot, config_mismatch, via_preload, first_in_thread, pch_ms, phases, triggered_by, test, n_fields
         };
         enum class launch_field
         {
@@ -436,6 +436,7 @@ namespace xwarp::detail
             case load_field::first_in_thread: return take(v, l.first_in_thread);
             case load_field::pch_ms: return take(v, l.pch_ms);
             case load_field::triggered_by: return take(v, l.triggered_by);
+            case load_field::test: return take(v, l.test);
             default: return false;  // lto, config_mismatch, phases: not scalars
         }
     }

@@ -149,7 +149,8 @@ namespace xwarp
                                                     first_in_thread,
                                                     pch_ms,
                                                     phases,
-                                                    triggered_by)
+                                                    triggered_by,
+                                                    test)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(dirty_event, module, trigger, detail, file, line, seq, t_ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(config_set_event, key, old_value, new_value, file, line, seq, t_ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_created_event, module, file, line, seq, t_ms)
@@ -165,6 +166,7 @@ namespace xwarp
                                                     hooks,
                                                     log_fallback,
                                                     exited_cleanly,
+                                                    exited_ms,
                                                     runtime,
                                                     dirty_events,
                                                     config_sets,
@@ -242,7 +244,7 @@ namespace xwarp
     void to_json(json& j, const warmup_plan& p)
     {
         j = json{{"source", p.source}, {"command", p.command}, {"warp_version", p.warp_version},
-                 {"import_root", p.import_root}, {"entry_script", p.entry_script}, {"entry_source", p.entry_source}, {"workers", p.workers}, {"device", p.device}, {"arch", p.arch},
+                 {"import_root", p.import_root}, {"import_paths", p.import_paths}, {"entry_script", p.entry_script}, {"entry_source", p.entry_source}, {"workers", p.workers}, {"device", p.device}, {"arch", p.arch},
                  {"config", p.config}, {"targets", p.targets}, {"covered", p.covered}, {"uncovered", p.uncovered},
                  {"covered_ms", p.covered_ms}, {"total_ms", p.total_ms}, {"notes", p.notes}, {"script", p.script},
                  {"script_path", p.script_path}, {"check", p.check ? json(*p.check) : json()}};
@@ -254,6 +256,8 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         launch_kernel_count, kernel, module, device, count, block_dims, adjoint)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(flag, id, message)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(test_cost, test, builds, build_ms, identities, pids)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(worker_share, pid, wall_ms, build_ms, builds, tests)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_total, module, device, identities, builds, ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         timeline_span, pid, thread, kind, module, hash, device, block_dim, status, triggered_by, detail, start_ms, ms)
@@ -319,6 +323,8 @@ namespace xwarp
         j["rebuilt"] = s.rebuilt;
         j["modules"] = s.modules;
         j["launch_kernels"] = s.launch_kernels;
+        j["tests"] = s.tests;
+        j["workers"] = s.workers;
         j["timeline"] = s.timeline;
     }
     void from_json(const json& j, summary& s)
@@ -328,6 +334,8 @@ namespace xwarp
         s.rebuilt = j.value("rebuilt", std::vector<rebuild_group>{});
         s.modules = j.value("modules", std::vector<module_total>{});
         s.launch_kernels = j.value("launch_kernels", std::vector<launch_kernel_count>{});
+        s.tests = j.value("tests", std::vector<test_cost>{});
+        s.workers = j.value("workers", std::vector<worker_share>{});
         s.timeline = j.value("timeline", build_timeline{});
     }
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(source_location, file, line)
@@ -773,6 +781,8 @@ namespace xwarp
                       {"launch_kernels", [&] { w.each(s.launch_kernels); }},
                       {"modules", [&] { w.each(s.modules); }},
                       {"rebuilt", [&] { w.each(s.rebuilt); }},
+                      {"tests", [&] { w.each(s.tests); }},
+                      {"workers", [&] { w.each(s.workers); }},
                       {"timeline", [&] {
                            json timeline_head;
                            fields_but_records::to_json(timeline_head, s.timeline);

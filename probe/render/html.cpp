@@ -77,6 +77,23 @@ namespace xwarp
             return std::string("<bdi style=\"") + style::mono + "\">" + html_escape(text) + "</bdi>";
         }
 
+        // A name as the page shows it: at most 200 characters (a cut on a UTF-8 boundary, marked);
+        // the JSON keeps it whole.
+        std::string capped(const std::string& text)
+        {
+            constexpr std::size_t cap = 200;
+            if (text.size() <= cap)
+            {
+                return text;
+            }
+            std::size_t cut = cap;
+            while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+            {
+                --cut;
+            }
+            return text.substr(0, cut) + "\u2026";
+        }
+
         // Every list in the page stops at a fixed number of rows and says how many it left out:
         // a page's size and render time are bounded by these caps, not by the report's shape.
         std::string more_rows(std::size_t total, std::size_t shown, const char* what = "more")
@@ -918,6 +935,7 @@ namespace xwarp
                     case report_section::identities: identities(); break;
                     case report_section::rebuilt: break;  // grouped in the identities table and drawn in the identity map
                     case report_section::timeline: timeline(); break;
+                    case report_section::tests: tests(); break;
                     case report_section::history: history(); break;
                     case report_section::launches: launches(); break;
                     case report_section::sources: sources(); break;
@@ -1115,6 +1133,48 @@ namespace xwarp
                 {
                     m_o << history_section(*m_history);
                 }
+            }
+
+            // A suite's tests by build time paid, and its processes' compile share.
+            void tests()
+            {
+                const auto& tests = m_s.tests;
+                if (tests.empty())
+                {
+                    return;
+                }
+                m_o << heading("Tests, by build time paid");
+                m_o << "<table data-xwarp=\"tests\" style=\"" << style::table << "\"><tr>" << th("build time") << th("builds")
+                    << th("test") << th("identities it built") << "</tr>";
+                std::size_t rows = 0;
+                for (const auto& t : tests)
+                {
+                    if (t.builds == 0 || ++rows > max_identity_rows)
+                    {
+                        continue;
+                    }
+                    std::string ids;
+                    for (std::size_t i = 0; i < t.identities.size() && i < 8; ++i)
+                    {
+                        ids += (ids.empty() ? "" : "<br>") + mono(capped(t.identities[i]));
+                    }
+                    m_o << "<tr>" << td(html_escape(format_ms(t.build_ms)), style::num) << td(std::to_string(t.builds), style::num)
+                        << td(t.test.empty() ? std::string("collection / set-up") : mono(capped(t.test))) << td(ids)
+                        << "</tr>";
+                }
+                m_o << "</table>" << more_rows(rows, max_identity_rows, "more tests");
+                m_o << "<table data-xwarp=\"workers\" style=\"" << style::table << "\"><tr>" << th("process") << th("builds")
+                    << th("build time") << th("wall") << th("compile share") << th("tests") << "</tr>";
+                for (const auto& w : m_s.workers)
+                {
+                    const bool wall = w.wall_ms && *w.wall_ms > 0;
+                    m_o << "<tr>" << td("pid " + std::to_string(w.pid)) << td(std::to_string(w.builds), style::num)
+                        << td(html_escape(format_ms(w.build_ms)), style::num)
+                        << td(wall ? html_escape(format_ms(*w.wall_ms)) : "", style::num)
+                        << td(wall ? std::to_string(static_cast<int>(100.0 * w.build_ms / *w.wall_ms + 0.5)) + "%" : "", style::num)
+                        << td(std::to_string(w.tests), style::num) << "</tr>";
+                }
+                m_o << "</table>";
             }
 
             void launches()

@@ -374,6 +374,7 @@ namespace xwarp
                     case report_section::identities: identities(); break;
                     case report_section::rebuilt: rebuilt(); break;
                     case report_section::timeline: timeline(); break;
+                    case report_section::tests: tests(); break;
                     case report_section::history: break;   // sparklines: the HTML's
                     case report_section::launches: break;  // per kernel: the HTML's and the JSON's
                     case report_section::sources: sources(); break;
@@ -680,6 +681,60 @@ namespace xwarp
                     parts += (parts.empty() ? "" : ", ") + std::to_string(nvrtc_phases) + " NVRTC phases in --format trace";
                 }
                 return parts;
+            }
+
+            // A suite's tests by build time paid (the loads the shim attributed to each), and how much
+            // of each worker process's wall its builds took. Nothing for a program that is no suite.
+            void tests()
+            {
+                const auto& tests = m_tables.tests;
+                if (tests.empty())
+                {
+                    return;
+                }
+                flush();
+                constexpr std::size_t shown = 25;
+                int with_builds = 0;
+                for (const auto& t : tests)
+                {
+                    with_builds += t.builds > 0 ? 1 : 0;
+                }
+                m_o << "\nTests, by build time paid (" << tests.size() << " with a module load, " << with_builds
+                    << " paid for a build; each load counts for the test that was running)\n";
+                std::size_t rows = 0;
+                for (const auto& t : tests)
+                {
+                    if (t.builds == 0 || ++rows > shown)
+                    {
+                        continue;
+                    }
+                    m_o << "  " << pad(format_ms(t.build_ms), 10, true) << "  " << pad(std::to_string(t.builds), 3, true)
+                        << " build(s)  " << one_line(t.test.empty() ? std::string("collection / set-up (outside any test)") : t.test)
+                        << "\n";
+                    for (std::size_t i = 0; i < t.identities.size() && i < 4; ++i)
+                    {
+                        m_o << "              " << one_line(t.identities[i]) << "\n";
+                    }
+                    if (t.identities.size() > 4)
+                    {
+                        m_o << "              ... and " << t.identities.size() - 4 << " more\n";
+                    }
+                }
+                if (rows > shown)
+                {
+                    m_o << "  ... and " << rows - shown << " more test(s) that paid for builds (the JSON report has all)\n";
+                }
+                m_o << "  Processes (compile share of each one's wall)\n";
+                for (const auto& w : m_tables.workers)
+                {
+                    m_o << "    pid " << w.pid << ": " << format_ms(w.build_ms) << " of builds (" << w.builds << ")";
+                    if (w.wall_ms && *w.wall_ms > 0)
+                    {
+                        m_o << " in " << format_ms(*w.wall_ms) << " of wall ("
+                            << static_cast<int>(100.0 * w.build_ms / *w.wall_ms + 0.5) << "%)";
+                    }
+                    m_o << ", " << w.tests << " test(s)\n";
+                }
             }
 
             void timeline()

@@ -179,6 +179,12 @@ namespace xwarp
         }
         out += "\nimport argparse\nimport importlib\nimport os\nimport sys\nimport time\n"
                "from concurrent.futures import ThreadPoolExecutor\n\nimport warp as wp\n\n";
+        std::string paths;
+        for (const auto& p : plan.import_paths)
+        {
+            paths += (paths.empty() ? "" : ", ") + py_string(p);
+        }
+        out += "IMPORT_PATHS = [" + paths + "]  # where else the program imported its kernels' modules from (after --root)\n";
         out += "WORKERS = " + std::to_string(plan.workers) + "\n";
         out += "ENTRY_SCRIPT = " + py_string(plan.entry_script)
                + "  # the command's script, in --root: its kernels (module __main__) are built from its definitions\n";

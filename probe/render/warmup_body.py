@@ -1,6 +1,6 @@
 # The fixed part of every warm-up file warp-probe warmup writes (render/warmup.cpp puts the
-# measured constants above it: WORKERS, ENTRY_SCRIPT, ENTRY_SOURCE, DEVICE, ARCH, CONFIG, OPTIONS,
-# STAGES). It uses Warp's public API only: wp.overload, wp.set_module_options, wp.force_load, and
+# measured constants above it: WORKERS, IMPORT_PATHS, ENTRY_SCRIPT, ENTRY_SOURCE, DEVICE, ARCH, CONFIG,
+# OPTIONS, STAGES). It uses Warp's public API only: wp.overload, wp.set_module_options, wp.force_load, and
 # wp.compile_aot_module where the Warp has it.
 # ruff: noqa: F821
 
@@ -147,6 +147,7 @@ def warm_up(workers=WORKERS, root=None, device=DEVICE, arch=ARCH, log=print):
     root = os.path.abspath(root or os.path.dirname(os.path.abspath(__file__)))
     if root not in sys.path:
         sys.path.insert(0, root)
+    sys.path.extend(p for p in IMPORT_PATHS if p not in sys.path)
     for key, value in CONFIG.items():
         setattr(wp.config, key, value)
     wp.init()

@@ -160,6 +160,7 @@ namespace xwarp
                 }
             }
             l.triggered_by = val<std::string>(j, "triggered_by", "");
+            l.test = val<std::string>(j, "test", "");
             return l;
         }
 
@@ -300,6 +301,10 @@ namespace xwarp
         {
             auto& proc = st.proc;
             proc.exited_cleanly = true;
+            if (auto t = j.find("t_ms"); t != j.end() && t->is_number())
+            {
+                proc.exited_ms = t->get<double>();
+            }
             for (auto [key, into] : {std::pair("runtime", &proc.runtime), std::pair("whatif", &proc.whatif),
                                      std::pair("launch_times", &proc.launch_times)})
             {

@@ -125,6 +125,8 @@ class _Recorder:
         self.pending = []
         # Steady-state launch times of the kernels $XWARP_TIME_LAUNCHES names (mathdx-off).
         self.launch_times = {}
+        # Python modules that defined a loaded kernel: their files go in the exit's module_files
+        self.kernel_modules = set()
 
     def emit_or_hold(self, obj):
         if self.pending is not None:
@@ -201,11 +203,27 @@ class _Recorder:
 
     # -- exit -----------------------------------------------------------------------------------
 
+    def record_module_files(self):
+        """Where each Python module that defined a loaded kernel was imported from: a warm-up
+        imports them from there (a test module pytest put on sys.path, a script's sibling)."""
+        try:
+            files = {}
+            for name in sorted(self.kernel_modules)[:500]:
+                module = sys.modules.get(name)
+                file = getattr(module, "__file__", None)
+                if name != "__main__" and isinstance(file, str):
+                    files[name] = os.path.abspath(file)
+            if files:
+                self.emit({"type": "call", "function": "module_files", "args": files, "file": None, "line": None})
+        except Exception:
+            pass
+
     def finish(self):
         if self.finished or self.warp is None:
             return
         self.finished = True
         _record_entry(self)
+        self.record_module_files()
         try:
             sigs = []
             for key in self.launch_index:
@@ -549,6 +567,9 @@ def _record_load(rec, module, result, device, bd, frame, t0, error):
         launching = _tls.__dict__.get("launching")
         if launching is not None:
             event["triggered_by"] = launching
+        test = _current_test()
+        if test:
+            event["test"] = test
         for key in (
             "native_ms",
             "native_kind",
@@ -572,6 +593,38 @@ def _record_load(rec, module, result, device, bd, frame, t0, error):
         rec.emit(event)
     except Exception as exc:
         rec.emit({"type": "shim_error", "where": "load", "error": repr(exc)})
+
+
+# A test id this process inherited from the pytest that started it (a subprocess of a test).
+_inherited_test = os.environ.get("PYTEST_CURRENT_TEST")
+
+
+def _current_test():
+    """The test that is running, for a load (never on the launch path): pytest's node id when
+    pytest runs in this process (it sets PYTEST_CURRENT_TEST for each phase of each test, in each
+    xdist worker), else the id of a unittest.TestCase whose method is on the stack (python -m
+    unittest, and runners built on it), else the test whose process started this one (the id it
+    inherited); None outside any test (collection, module set-up, a program that is no suite)."""
+    current = os.environ.get("PYTEST_CURRENT_TEST")
+    in_pytest = "_pytest" in sys.modules
+    if in_pytest and current and current != _inherited_test:
+        return current.rsplit(" (", 1)[0]
+    unittest = sys.modules.get("unittest")
+    case = getattr(unittest, "TestCase", None)
+    if case is None:
+        return current.rsplit(" (", 1)[0] if current and not in_pytest else None
+    f = sys._getframe(2)
+    while f is not None:
+        code = f.f_code
+        if code.co_argcount and code.co_varnames[0] == "self":
+            owner = f.f_locals.get("self")
+            if isinstance(owner, case):
+                try:
+                    return owner.id()
+                except Exception:
+                    return None
+        f = f.f_back
+    return current.rsplit(" (", 1)[0] if current and not in_pytest else None
 
 
 def _snapshot(module, bd):
@@ -615,6 +668,8 @@ def _snapshot(module, bd):
                     value = getattr(fn, attr, None)
                     if isinstance(value, str):
                         item[field] = value
+                if isinstance(item.get("defined_in"), str) and _rec is not None:
+                    _rec.kernel_modules.add(item["defined_in"])
                 factory = getattr(getattr(k, "generic_parent", None) or k, "_xwarp_factory", None)
                 if factory is not None:
                     item["factory"] = factory

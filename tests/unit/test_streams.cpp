@@ -435,6 +435,35 @@ TEST(Streams, UnrolledLoopsInflateTheSourceAndGetANoteNotAFinding)
     EXPECT_TRUE(all(r, "CS-11").empty());
 }
 
+TEST(Streams, ASuiteUnderXdistIsAttributedPerTestAndItsWorkersRepeatIsAFinding)
+{
+    // pytest -n 2 on tests/python/targets/suite: each worker's session fixture built the shared
+    // module at the same moment; two parametrised modules with one hash
+    report r = stream("suite_xdist");
+    const auto& tests = r.result.tests;
+    ASSERT_FALSE(tests.empty());
+    int builds = 0;
+    for (const auto& t : tests)
+    {
+        EXPECT_FALSE(t.test.empty()) << "a build outside any test";
+        builds += t.builds;
+    }
+    int compiled = 0;
+    for (const auto& l : r.samples[0].cold.module_loads)
+    {
+        compiled += l.status == load_status::compiled ? 1 : 0;
+    }
+    EXPECT_EQ(builds, compiled);  // every build counted once, for one test
+    EXPECT_EQ(r.result.workers.size(), 2u);
+    const auto repeated = all(r, "repeated-across-workers");
+    ASSERT_EQ(repeated.size(), 1u);
+    EXPECT_EQ(repeated[0]->module.str(), "shared_kernels");
+    EXPECT_TRUE(all(r, "same-hash-rebuilt").empty());
+    const auto named = all(r, "same-code-other-name");
+    ASSERT_EQ(named.size(), 1u);
+    EXPECT_NE(named[0]->module.str().find("offset_small"), std::string::npos);
+}
+
 TEST(Streams, EveryMechanismOfTheRegistryIsExercisedHere)
 {
     // The detectors these tests reach, CPU and CUDA streams together.
@@ -443,7 +472,7 @@ TEST(Streams, EveryMechanismOfTheRegistryIsExercisedHere)
                              "generic_block_dims", "cache_many_causes", "unique_factory", "option_late", "preload_cpu",
                              "func_redefined", "option_thrash", "same_hash_rebuilt", "compile_small_share",
                              "cs1_late_log_only", "unroll_heavy", "gpu_block_dims", "gpu_lto_cleared", "gpu_ptx",
-                             "gpu_serial"})
+                             "gpu_serial", "suite_xdist"})
     {
         report r = stream(name);
         for (const auto& f : r.findings)

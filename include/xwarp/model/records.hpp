@@ -139,6 +139,7 @@ namespace xwarp
         std::optional<double> pch_ms; // of native_ms: writing a precompiled header the thread lacked
         std::vector<phase_span> phases;
         shared_text triggered_by;     // the kernel whose launch needed this load (it waited for it)
+        shared_text test;             // the test that was running (pytest's or unittest's id), "" outside any
 
         // The figure used for "module work": Warp's own timer when it ran, else the wrapper's.
         double work_ms() const;
@@ -202,6 +203,7 @@ namespace xwarp
         nlohmann::json hooks = nlohmann::json::object();  // hook name -> installed?
         bool log_fallback = false;
         bool exited_cleanly = false;  // its exit record arrived
+        std::optional<double> exited_ms;  // the exit record's time, ms since the shim started (its wall)
         nlohmann::json runtime = nlohmann::json::object();  // devices, toolkit, cache dir
         std::vector<dirty_event> dirty_events;
         std::vector<config_set_event> config_sets;

@@ -104,6 +104,27 @@ namespace xwarp
         std::string message;
     };
 
+    // A test of a suite and the builds it paid: the loads the shim attributed to the test that
+    // was running (pytest's node id, a unittest id), in the first good sample's cold pass.
+    struct test_cost
+    {
+        std::string test;            // "" for collection and set-up outside any test
+        int builds = 0;              // identities it compiled
+        double build_ms = 0.0;       // their module work
+        std::vector<std::string> identities;  // "module hash7 on device [block_dim N] (ms)", in load order
+        std::vector<std::int64_t> pids;       // the processes it ran in (xdist workers, subprocesses)
+    };
+
+    // One process of a suite's cold pass: its wall and the part its builds took.
+    struct worker_share
+    {
+        std::int64_t pid = 0;
+        std::optional<double> wall_ms;  // from its shim's start to its exit record
+        double build_ms = 0.0;          // module work of the identities it compiled
+        int builds = 0;
+        int tests = 0;                  // distinct tests that loaded a module in it
+    };
+
     struct summary
     {
         bool valid = false;  // false when no sample succeeded: no statistic is meaningful
@@ -130,6 +151,8 @@ namespace xwarp
         std::vector<rebuild_group> rebuilt;
         std::vector<module_total> modules;
         std::vector<launch_kernel_count> launch_kernels;
+        std::vector<test_cost> tests;        // a test suite's: by build time paid; empty for other programs
+        std::vector<worker_share> workers;   // a test suite's processes that built anything
         std::vector<flag> flags;
         build_timeline timeline;
         std::string load_source;        // hook, log, mixed, none

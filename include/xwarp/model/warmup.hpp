@@ -75,6 +75,9 @@ namespace xwarp
         // command has none (a notebook cell, python -c).
         std::string entry_script;
         std::string entry_source;  // a notebook cell's code (its %%warp_setup code first), in place of a script
+        // Further folders the program imported its kernels' modules from (a test folder pytest put
+        // on sys.path, a package outside import_root), searched after it.
+        std::vector<std::string> import_paths;
         int workers = 1;
         std::string device;                // --device: replaces each CUDA device; "" keeps the measured ones
         std::vector<int> arch;             // --arch: CUDA architectures built ahead of time as well

@@ -23,6 +23,7 @@ namespace xwarp
         identities,      // module identities by build time (the HTML adds its chart and identity map)
         rebuilt,         // modules built more than once
         timeline,        // the build timeline of the typical sample
+        tests,           // a test suite's tests by build time paid, and its worker processes
         history,         // the run's series in the history store (HTML sparklines)
         launches,        // launches per kernel (HTML)
         sources,         // where each figure came from
@@ -36,6 +37,7 @@ namespace xwarp
             report_section::findings,   report_section::whatif,   report_section::fixes,
             report_section::declined,
             report_section::identities, report_section::rebuilt,  report_section::timeline,
+            report_section::tests,
             report_section::history,    report_section::launches, report_section::sources,
         };
         return order;

@@ -30,6 +30,8 @@ namespace xwarp
         extern const detector cs13_serial_builds;
         extern const detector cs07_mathdx_lto;
         extern const detector cs08_cpu_jit_race;
+        extern const detector repeated_across_workers;
+        extern const detector same_code_other_name;
 
         const std::vector<const detector*>& detectors()
         {
@@ -58,6 +60,8 @@ namespace xwarp
                 &cs13_serial_builds,
                 &cs07_mathdx_lto,
                 &cs08_cpu_jit_race,
+                &repeated_across_workers,
+                &same_code_other_name,
             };
             return table;
         }

@@ -1,6 +1,8 @@
 // same-hash-rebuilt: one module identity compiled more than once in one pass: the cache was
 // bypassed or cleared between the loads, or processes built it at the same time.
+#include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "detector.hpp"
@@ -11,8 +13,20 @@ namespace xwarp::detect
 {
     namespace
     {
+        std::size_t distinct_pids(const std::vector<const module_load*>& loads)
+        {
+            std::set<std::int64_t> pids;
+            for (const auto* l : loads)
+            {
+                pids.insert(l->pid);
+            }
+            return pids.size();
+        }
+
         void detect(const context& ctx, sink& out)
         {
+            const auto& first = ctx.first_cold().module_loads;
+            const bool suite = std::any_of(first.begin(), first.end(), [](const module_load& l) { return !l.test.empty(); });
             std::map<identity_key, std::vector<double>> extra_per_sample;
             std::map<identity_key, int> builds_first;
             for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
@@ -42,9 +56,9 @@ namespace xwarp::detect
                 }
                 for (const auto& [k, v] : compiled)
                 {
-                    if (v.size() < 2)
+                    if (v.size() < 2 || (suite && distinct_pids(v) > 1))
                     {
-                        continue;
+                        continue;  // in a test suite, repeats across worker processes are repeated-across-workers
                     }
                     double extra = 0.0;
                     for (std::size_t i = 1; i < v.size(); ++i)

@@ -1,0 +1,19 @@
+// A test suite's builds, per test and per worker process: which test paid for which build (the
+// shim attributes every load to the test that was running), how much of each process's wall its
+// builds took. Filled into the summary from the first good sample's cold pass.
+#ifndef XWARP_ANALYSIS_SUITE_HPP
+#define XWARP_ANALYSIS_SUITE_HPP
+
+#include "xwarp/model/report.hpp"
+
+namespace xwarp
+{
+    // summary.tests and summary.workers of a pass; both left empty when no load ran inside a test
+    // (a program that is no test suite).
+    void suite_tables(const run_result& cold, summary& s);
+
+    // "module hash7 on device [block_dim N]": how an identity is named in the tests' tables.
+    std::string identity_name(const module_load& l);
+}
+
+#endif

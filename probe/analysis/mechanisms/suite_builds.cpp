@@ -1,0 +1,172 @@
+// Two findings that belong to test suites (the shim attributes each load to the test that was
+// running):
+// - repeated-across-workers: the same identity compiled by more than one process of one pass
+//   (pytest-xdist workers, a runner's subprocesses): each worker paid for a build one warm-up
+//   before the workers start would have paid once;
+// - same-code-other-name: identities with the same hash under different module names (a module
+//   made per parametrisation whose code does not change): the same build paid once per name.
+#include <map>
+#include <set>
+
+#include "detector.hpp"
+#include "xwarp/analysis/stats.hpp"
+#include "xwarp/analysis/suite.hpp"
+#include "xwarp/model/format.hpp"
+
+namespace xwarp::detect
+{
+    namespace
+    {
+        bool is_suite(const run_result& cold)
+        {
+            for (const auto& l : cold.module_loads)
+            {
+                if (!l.test.empty())
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        // The compiled loads of a pass grouped by `key_fn`, those groups with more than one
+        // member after `distinct` keeps one load per distinct value it gives.
+        template <typename Key, typename Distinct>
+        std::map<Key, std::vector<const module_load*>> repeated(const run_result& cold, Key (*key_fn)(const module_load&),
+                                                                Distinct distinct)
+        {
+            std::map<Key, std::vector<const module_load*>> groups;
+            for (const auto& l : cold.module_loads)
+            {
+                if (l.status == load_status::compiled && !l.hash.empty())
+                {
+                    groups[key_fn(l)].push_back(&l);
+                }
+            }
+            std::map<Key, std::vector<const module_load*>> out;
+            for (auto& [k, loads] : groups)
+            {
+                std::set<decltype(distinct(*loads.front()))> seen;
+                std::vector<const module_load*> kept;
+                for (const auto* l : loads)
+                {
+                    if (seen.insert(distinct(*l)).second)
+                    {
+                        kept.push_back(l);
+                    }
+                }
+                if (kept.size() > 1)
+                {
+                    out.emplace(k, std::move(kept));
+                }
+            }
+            return out;
+        }
+
+        using identity_id = std::tuple<std::string, std::string, std::string, int>;
+        identity_id identity_of(const module_load& l)
+        {
+            return {l.module.str(), l.hash.str(), l.device.str(), l.block_dim.value_or(-1)};
+        }
+        using code_id = std::tuple<std::string, std::string, int>;
+        code_id code_of(const module_load& l)
+        {
+            return {l.hash.str(), l.device.str(), l.block_dim.value_or(-1)};
+        }
+
+        std::string tests_of(const std::vector<const module_load*>& loads)
+        {
+            std::vector<std::string> names;
+            for (const auto* l : loads)
+            {
+                names.push_back(l->test.empty() ? std::string("collection / set-up") : l->test.str());
+            }
+            return join(names, ", ");
+        }
+
+        void detect_workers(const context& ctx, sink& out)
+        {
+            if (!is_suite(ctx.first_cold()))
+            {
+                return;
+            }
+            std::map<identity_id, std::vector<double>> extra;
+            for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
+            {
+                for (const auto& [k, loads] : repeated(ctx.good[gi]->cold, &identity_of, [](const module_load& l) { return l.pid; }))
+                {
+                    double ms = 0.0;
+                    for (std::size_t i = 1; i < loads.size(); ++i)
+                    {
+                        ms += loads[i]->work_ms();
+                    }
+                    extra[k].push_back(ms);
+                }
+            }
+            for (const auto& [k, loads] : repeated(ctx.first_cold(), &identity_of, [](const module_load& l) { return l.pid; }))
+            {
+                finding f = make_finding("repeated-across-workers", std::get<0>(k), std::get<2>(k));
+                f.evidence = "identity " + identity_name(*loads.front()) + " was compiled by " + std::to_string(loads.size())
+                             + " processes of the suite (tests " + tests_of(loads) + "): every worker after the first paid "
+                             + "for a build already made";
+                f.cause = json_text(nlohmann::json{{"hash", std::get<1>(k).substr(0, 7)}, {"processes", loads.size()}});
+                f.savings_ms = median(extra[k]);
+                f.recommendation = "Build the suite's identities once before the workers start: warp-probe warmup on this "
+                                   "report writes a file that does (run it as a CI step, or from a session-scoped fixture "
+                                   "in the main process before pytest-xdist starts its workers), and a kernel cache "
+                                   "kept between CI runs keeps them (references/ci.md).";
+                out.findings.push_back(std::move(f));
+            }
+        }
+
+        void detect_names(const context& ctx, sink& out)
+        {
+            if (!is_suite(ctx.first_cold()))
+            {
+                return;
+            }
+            std::map<code_id, std::vector<double>> extra;
+            for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
+            {
+                for (const auto& [k, loads] : repeated(ctx.good[gi]->cold, &code_of, [](const module_load& l) { return l.module.str(); }))
+                {
+                    double ms = 0.0;
+                    for (std::size_t i = 1; i < loads.size(); ++i)
+                    {
+                        ms += loads[i]->work_ms();
+                    }
+                    extra[k].push_back(ms);
+                }
+            }
+            for (const auto& [k, loads] : repeated(ctx.first_cold(), &code_of, [](const module_load& l) { return l.module.str(); }))
+            {
+                std::vector<std::string> names;
+                for (const auto* l : loads)
+                {
+                    names.push_back(l->module.str());
+                }
+                finding f = make_finding("same-code-other-name", join(names, ", "), std::get<1>(k));
+                f.evidence = std::to_string(loads.size()) + " modules with the same code (hash " + std::get<0>(k).substr(0, 7)
+                             + ") were each built under a name of their own (" + join(names, ", ") + "; tests "
+                             + tests_of(loads) + ")";
+                f.cause = json_text(nlohmann::json{{"hash", std::get<0>(k).substr(0, 7)}, {"modules", names}});
+                f.savings_ms = median(extra[k]);
+                f.recommendation = "Give the kernels one module whatever the parametrisation (define them once at module "
+                                   "scope, or name the module after what changes the code, not after the test's "
+                                   "parameters): the same build is then paid once.";
+                out.findings.push_back(std::move(f));
+            }
+        }
+    }
+
+    extern const detector repeated_across_workers{
+        {"repeated-across-workers", "the same identity compiled by several processes of a test suite", "diagnosis",
+         "repeated-across-workers", "", "the workers' builds are the runner's: a warm-up before they start removes them",
+         "suite_builds.cpp"},
+        &detect_workers};
+
+    extern const detector same_code_other_name{
+        {"same-code-other-name", "one module's code built under several names", "diagnosis", "same-code-other-name", "",
+         "the names come from the program's code: one module for the kernels is a source change", "suite_builds.cpp"},
+        &detect_names};
+}

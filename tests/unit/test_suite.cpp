@@ -1,0 +1,99 @@
+// A test suite's tables and findings on synthetic passes: every load counted for the test that
+// was running, each process's compile share, a repeat across worker processes and one module's
+// code under several names as findings (the real suite runs in tests/python/test_suites.py).
+#include <gtest/gtest.h>
+
+#include "builders.hpp"
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/render/text.hpp"
+
+using namespace xwarp;
+using namespace xwarp::testing;
+
+namespace
+{
+    module_load in_test(module_load l, const std::string& test, std::int64_t pid = 1)
+    {
+        l.test = test;
+        l.pid = pid;
+        return l;
+    }
+
+    report suite_of(std::vector<module_load> loads)
+    {
+        report r;
+        run_result cold = pass(5000.0, std::move(loads));
+        process_record worker = cold.processes.front();
+        cold.processes.front().exited_ms = 4000.0;
+        worker.pid = 2;
+        worker.exited_ms = 3000.0;
+        cold.processes.push_back(worker);
+        r.samples.push_back(make_sample(1, cold, pass(500.0, {})));
+        analyze(r);
+        return r;
+    }
+
+    const finding* finding_of(const report& r, const std::string& mechanism)
+    {
+        for (const auto& f : r.findings)
+        {
+            if (f.mechanism == mechanism)
+            {
+                return &f;
+            }
+        }
+        return nullptr;
+    }
+}
+
+TEST(ASuite, CountsEachBuildForTheTestThatRanItAndEachProcesssShare)
+{
+    report r = suite_of({in_test(load("shared", "aaaa111", 900.0), "t.py::test_a"),
+                         in_test(load("shared", "aaaa111", 100.0, load_status::cached), "t.py::test_b"),
+                         in_test(load("own", "bbbb222", 300.0), "t.py::test_b"),
+                         in_test(load("setup_mod", "cccc333", 50.0), "")});
+    const auto& tests = r.result.tests;
+    ASSERT_EQ(tests.size(), 3u);
+    EXPECT_EQ(tests[0].test, "t.py::test_a");  // by build time paid
+    EXPECT_EQ(tests[0].builds, 1);
+    EXPECT_EQ(tests[1].test, "t.py::test_b");
+    EXPECT_EQ(tests[1].builds, 1);  // the cached load paid nothing
+    ASSERT_EQ(tests[1].identities.size(), 1u);
+    EXPECT_EQ(tests[1].identities[0].rfind("own bbbb222 on cpu block_dim 1 (", 0), 0u) << tests[1].identities[0];
+    EXPECT_EQ(tests[2].test, "");  // collection and set-up
+    ASSERT_EQ(r.result.workers.size(), 1u);
+    EXPECT_EQ(r.result.workers[0].builds, 3);
+    EXPECT_EQ(*r.result.workers[0].wall_ms, 4000.0);
+    EXPECT_EQ(r.result.workers[0].tests, 2);
+    const std::string text = render_text(r);
+    EXPECT_NE(text.find("Tests, by build time paid"), std::string::npos);
+    EXPECT_NE(text.find("collection / set-up (outside any test)"), std::string::npos);
+}
+
+TEST(ASuite, ARepeatAcrossWorkersAndOneCodeUnderTwoNamesAreFindings)
+{
+    report r = suite_of({in_test(load("shared", "aaaa111", 900.0), "t.py::test_a", 1),
+                         in_test(load("shared", "aaaa111", 800.0), "t.py::test_c", 2),
+                         in_test(load("offset_small", "dddd444", 120.0), "t.py::test_p[small]", 1),
+                         in_test(load("offset_large", "dddd444", 110.0), "t.py::test_p[large]", 1)});
+    const finding* repeated = finding_of(r, "repeated-across-workers");
+    ASSERT_NE(repeated, nullptr);
+    EXPECT_EQ(repeated->module.str(), "shared");
+    EXPECT_DOUBLE_EQ(*repeated->savings_ms, 800.0);
+    EXPECT_NE(repeated->evidence.find("t.py::test_a, t.py::test_c"), std::string::npos) << repeated->evidence;
+    EXPECT_EQ(finding_of(r, "same-hash-rebuilt"), nullptr);  // the workers' repeat is the suite's finding
+    const finding* named = finding_of(r, "same-code-other-name");
+    ASSERT_NE(named, nullptr);
+    EXPECT_DOUBLE_EQ(*named->savings_ms, 110.0);
+    EXPECT_EQ(r.result.workers.size(), 2u);
+}
+
+TEST(ASuite, AProgramThatIsNoSuiteHasNoTestsNorSuiteFindings)
+{
+    report r = suite_of({load("shared", "aaaa111", 900.0), load("offset_small", "dddd444", 120.0),
+                         load("offset_large", "dddd444", 110.0)});
+    EXPECT_TRUE(r.result.tests.empty());
+    EXPECT_TRUE(r.result.workers.empty());
+    EXPECT_EQ(finding_of(r, "same-code-other-name"), nullptr);
+    EXPECT_EQ(render_text(r).find("Tests, by build time paid"), std::string::npos);
+}
