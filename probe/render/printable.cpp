@@ -354,10 +354,16 @@ namespace xwarp
             clean(s.timeline.lanes);
             for (auto& sp : s.timeline.spans)
             {
-                clean(sp.module);
-                clean(sp.thread);
-                clean(sp.triggered_by);
-                clean(sp.device);
+                for (shared_text* t : {&sp.module, &sp.thread, &sp.triggered_by, &sp.device, &sp.kind, &sp.hash, &sp.status,
+                                       &sp.detail})
+                {
+                    clean(*t);  // a phase's name and detail come from NVRTC's trace: data too
+                }
+            }
+            for (auto& t : s.tests)
+            {
+                clean(t.test);
+                clean(t.identities);
             }
         }
 
@@ -406,17 +412,20 @@ namespace xwarp
             }
             for (auto& f : r.fixes)
             {
-                clean(f.reason);
-                clean(f.together);
+                for (std::string* x : {&f.reason, &f.together, &f.patch_file, &f.finding, &f.mechanism, &f.lever, &f.module,
+                                       &f.clock, &f.verdict})
+                {
+                    clean(*x);  // a report file's text, every field of it
+                }
                 clean(f.notes);
                 clean(f.files);
-                clean(f.patch_file);
             }
         }
 
         void clean_outline(report& r)
         {
             clean(r.label);
+            clean(r.run_settings.stopped_because);
             clean(r.command);
             clean(r.cwd);
             clean(r.warnings);

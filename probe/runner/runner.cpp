@@ -455,6 +455,10 @@ namespace xwarp
             pc.base_env[k] = v;
         }
         pc.base_env.erase("XWARP_NVRTC_TRACE");  // the option decides, not an inherited variable
+        // The test the probe itself runs under (warp-probe called from a pytest test) is no test of
+        // the measured command: the shim would count every load for it. A pytest inside the
+        // command sets its own.
+        pc.base_env.erase("PYTEST_CURRENT_TEST");
         if (options.nvrtc_trace)
         {
             pc.base_env["XWARP_NVRTC_TRACE"] = "1";

@@ -95,3 +95,23 @@ TEST(Printable, InvisibleCharactersAndBackslashesCannotBeConfused)
     EXPECT_EQ(one_line("\\d+\\.\\w"), "\\d+\\.\\w");
     EXPECT_EQ(printable_block("line\\n\nnext"), "line\\\\n\nnext");
 }
+
+TEST(Printable, EveryTextFieldOfAReportsFixesSettingsAndPhasesHasItsBackslashesDoubled)
+{
+    // a report file's text: "\x1b" written out must never read as an escaped ESC
+    report r;
+    r.run_settings.stopped_because = "stop \\x1b here";
+    fix_result f;
+    for (std::string* x : {&f.finding, &f.lever, &f.clock, &f.reason, &f.together, &f.patch_file, &f.module})
+    {
+        *x = "a \\x1b b";
+    }
+    r.fixes.push_back(f);
+    const report out = printable_outline(r, 30, false);
+    EXPECT_EQ(out.run_settings.stopped_because, "stop \\\\x1b here");
+    const fix_result& g = out.fixes.front();
+    for (const std::string* x : {&g.finding, &g.lever, &g.clock, &g.reason, &g.together, &g.patch_file, &g.module})
+    {
+        EXPECT_EQ(*x, "a \\\\x1b b");
+    }
+}
