@@ -147,6 +147,11 @@ TEST(Process, AProcessThisUserMayNotKillIsNamedAsLeftNotCountedAsKilled)
         ::execlp("sleep", "sleep", "62", static_cast<char*>(nullptr));
         ::_exit(127);
     }
+    // until it is sleep (a busy machine may not have run its exec yet): its name is what is checked
+    for (int i = 0; i < 500 && proc::describe(roots) != std::to_string(roots) + " (sleep)"; ++i)
+    {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     const pid_t user = ::fork();
     ASSERT_GE(user, 0);
     if (user == 0)
