@@ -171,7 +171,8 @@ namespace xwarp
             if (!f.is_object())
             {
                 return "kernel " + k.key + " is made at run time by a factory or closure (" + where
-                       + ") and the report does not say which call made it (recorded by an older xwarp)";
+                       + ") and the run recorded no call that made it (made with wp.Kernel(...) directly, wp.kernel applied "
+                         "after the function that defined it returned, or measured by an older xwarp)";
             }
             const std::string module = field_or(f, "module", std::string());
             const std::string qualname = field_or(f, "qualname", std::string());
