@@ -15,11 +15,14 @@ namespace xwarp
                + (l.block_dim ? " block_dim " + std::to_string(*l.block_dim) : std::string());
     }
 
+    bool is_suite(const run_result& cold)
+    {
+        return std::any_of(cold.module_loads.begin(), cold.module_loads.end(), [](const module_load& l) { return !l.test.empty(); });
+    }
+
     void suite_tables(const run_result& cold, summary& s)
     {
-        const bool suite = std::any_of(cold.module_loads.begin(), cold.module_loads.end(),
-                                       [](const module_load& l) { return !l.test.empty(); });
-        if (!suite)
+        if (!is_suite(cold))
         {
             return;
         }

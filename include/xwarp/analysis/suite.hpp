@@ -12,6 +12,9 @@ namespace xwarp
     // (a program that is no test suite).
     void suite_tables(const run_result& cold, summary& s);
 
+    // Whether any load of the pass ran inside a test: the pass is a test suite's.
+    bool is_suite(const run_result& cold);
+
     // "module hash7 on device [block_dim N]": how an identity is named in the tests' tables.
     std::string identity_name(const module_load& l);
 }

@@ -8,6 +8,7 @@
 #include "detector.hpp"
 #include "xwarp/analysis/stats.hpp"
 #include "xwarp/analysis/summarize.hpp"
+#include "xwarp/analysis/suite.hpp"
 
 namespace xwarp::detect
 {
@@ -25,8 +26,7 @@ namespace xwarp::detect
 
         void detect(const context& ctx, sink& out)
         {
-            const auto& first = ctx.first_cold().module_loads;
-            const bool suite = std::any_of(first.begin(), first.end(), [](const module_load& l) { return !l.test.empty(); });
+            const bool suite = is_suite(ctx.first_cold());
             std::map<identity_key, std::vector<double>> extra_per_sample;
             std::map<identity_key, int> builds_first;
             for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)

@@ -17,18 +17,6 @@ namespace xwarp::detect
 {
     namespace
     {
-        bool is_suite(const run_result& cold)
-        {
-            for (const auto& l : cold.module_loads)
-            {
-                if (!l.test.empty())
-                {
-                    return true;
-                }
-            }
-            return false;
-        }
-
         // The compiled loads of a pass grouped by `key_fn`, those groups with more than one
         // member after `distinct` keeps one load per distinct value it gives.
         template <typename Key, typename Distinct>
@@ -74,6 +62,26 @@ namespace xwarp::detect
             return {l.hash.str(), l.device.str(), l.block_dim.value_or(-1)};
         }
 
+        // Per repeated group, each good sample's build time of the copies after the first.
+        template <typename Key, typename Distinct>
+        std::map<Key, std::vector<double>> repeated_ms(const context& ctx, Key (*key_fn)(const module_load&), Distinct distinct)
+        {
+            std::map<Key, std::vector<double>> extra;
+            for (const auto* smp : ctx.good)
+            {
+                for (const auto& [k, loads] : repeated(smp->cold, key_fn, distinct))
+                {
+                    double ms = 0.0;
+                    for (std::size_t i = 1; i < loads.size(); ++i)
+                    {
+                        ms += loads[i]->work_ms();
+                    }
+                    extra[k].push_back(ms);
+                }
+            }
+            return extra;
+        }
+
         std::string tests_of(const std::vector<const module_load*>& loads)
         {
             std::vector<std::string> names;
@@ -90,20 +98,9 @@ namespace xwarp::detect
             {
                 return;
             }
-            std::map<identity_id, std::vector<double>> extra;
-            for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
-            {
-                for (const auto& [k, loads] : repeated(ctx.good[gi]->cold, &identity_of, [](const module_load& l) { return l.pid; }))
-                {
-                    double ms = 0.0;
-                    for (std::size_t i = 1; i < loads.size(); ++i)
-                    {
-                        ms += loads[i]->work_ms();
-                    }
-                    extra[k].push_back(ms);
-                }
-            }
-            for (const auto& [k, loads] : repeated(ctx.first_cold(), &identity_of, [](const module_load& l) { return l.pid; }))
+            const auto by_pid = [](const module_load& l) { return l.pid; };
+            auto extra = repeated_ms(ctx, &identity_of, by_pid);
+            for (const auto& [k, loads] : repeated(ctx.first_cold(), &identity_of, by_pid))
             {
                 finding f = make_finding("repeated-across-workers", std::get<0>(k), std::get<2>(k));
                 f.evidence = "identity " + identity_name(*loads.front()) + " was compiled by " + std::to_string(loads.size())
@@ -125,20 +122,9 @@ namespace xwarp::detect
             {
                 return;
             }
-            std::map<code_id, std::vector<double>> extra;
-            for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
-            {
-                for (const auto& [k, loads] : repeated(ctx.good[gi]->cold, &code_of, [](const module_load& l) { return l.module.str(); }))
-                {
-                    double ms = 0.0;
-                    for (std::size_t i = 1; i < loads.size(); ++i)
-                    {
-                        ms += loads[i]->work_ms();
-                    }
-                    extra[k].push_back(ms);
-                }
-            }
-            for (const auto& [k, loads] : repeated(ctx.first_cold(), &code_of, [](const module_load& l) { return l.module.str(); }))
+            const auto by_name = [](const module_load& l) { return l.module.str(); };
+            auto extra = repeated_ms(ctx, &code_of, by_name);
+            for (const auto& [k, loads] : repeated(ctx.first_cold(), &code_of, by_name))
             {
                 std::vector<std::string> names;
                 for (const auto* l : loads)
