@@ -1,6 +1,7 @@
 // One report record straight from the parser's events (see record_events.hpp). Each setter
 // below takes exactly the JSON types the schema gives its field (probe/schema/report.schema.json)
 // and converts them as nlohmann's get<> would; any other value returns false (give up).
+#include <algorithm>
 #include "record_events.hpp"
 
 #include <array>
@@ -75,6 +76,7 @@ namespace xwarp::detail
             name, start_ms, ms, n_fields
         };
         static_assert(load_fields.size() == static_cast<std::size_t>(load_field::n_fields));
+        static_assert(load_fields.size() <= 64, "a frame's seen fields are one 64-bit mask");
         static_assert(launch_fields.size() == static_cast<std::size_t>(launch_field::n_fields));
         static_assert(snapshot_fields.size() == static_cast<std::size_t>(snapshot_field::n_fields));
         static_assert(kernel_fields.size() == static_cast<std::size_t>(kernel_field::n_fields));
@@ -322,17 +324,42 @@ namespace xwarp::detail
         frame& f = m_frames.back();
         switch (f.kind)
         {
-            case frame_kind::tree: m_tree.key(k); return true;
+            case frame_kind::tree: return m_tree.key(k);
             case frame_kind::skip: return true;
-            case frame_kind::load: f.field = field_index(load_fields, k); return true;
-            case frame_kind::launch: f.field = field_index(launch_fields, k); return true;
-            case frame_kind::snapshot: f.field = field_index(snapshot_fields, k); return true;
-            case frame_kind::kernel: f.field = field_index(kernel_fields, k); return true;
-            case frame_kind::lto: f.field = field_index(lto_fields, k); return true;
-            case frame_kind::phase: f.field = field_index(phase_fields, k); return true;
-            case frame_kind::functions: m_function_key = k; return true;  // copied, as take() copies
+            case frame_kind::load: return first_time(f, field_index(load_fields, k), k);
+            case frame_kind::launch: return first_time(f, field_index(launch_fields, k), k);
+            case frame_kind::snapshot: return first_time(f, field_index(snapshot_fields, k), k);
+            case frame_kind::kernel: return first_time(f, field_index(kernel_fields, k), k);
+            case frame_kind::lto: return first_time(f, field_index(lto_fields, k), k);
+            case frame_kind::phase: return first_time(f, field_index(phase_fields, k), k);
+            case frame_kind::functions:
+                m_function_key = k;  // copied, as take() copies
+                return !m_load.snapshot->functions.count(k);
             default: return false;
         }
+    }
+
+    // A key met for the first time in its object: a known field by its bit, one this parser skips
+    // (a later version's) by its name. A repeat gives up: the checked way reads the record and
+    // refuses it with where it is. This tool never writes one.
+    bool record_events::first_time(frame& f, int field, const std::string& k)
+    {
+        f.field = field;
+        if (field < 0)
+        {
+            if (std::find(f.skipped.begin(), f.skipped.end(), k) != f.skipped.end())
+            {
+                return false;
+            }
+            f.skipped.push_back(k);
+            return true;
+        }
+        if ((f.seen >> field) & 1u)
+        {
+            return false;
+        }
+        f.seen |= std::uint64_t{1} << field;
+        return true;
     }
 
     bool record_events::value(const scalar& v)
@@ -756,9 +783,14 @@ namespace xwarp::detail
         m_open.push_back(added);
     }
 
-    void json_tree_builder::key(const std::string& k)
+    bool json_tree_builder::key(const std::string& k)
     {
+        if (m_open.back()->contains(k))
+        {
+            return false;  // a repeated key: which value counts is not JSON's to say
+        }
         m_member = &(*m_open.back())[k];
+        return true;
     }
 
     void json_tree_builder::close()

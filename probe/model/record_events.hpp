@@ -34,7 +34,7 @@ namespace xwarp::detail
 
         void value(nlohmann::json v);
         void open(nlohmann::json::value_t type);
-        void key(const std::string& k);
+        bool key(const std::string& k);  // false: the object already has that key
         void close();
         bool complete() const { return m_open.empty(); }  // after the outermost close
         void restart();  // for a new tree, keeping what the last one allocated for its nesting
@@ -119,9 +119,13 @@ namespace xwarp::detail
         };
         struct frame
         {
+            frame(frame_kind k) : kind(k) {}  // NOLINT: {frame_kind::x} names a new frame
             frame_kind kind;
             int field = -1;  // objects: the member whose value comes next (-1: unknown)
+            std::uint64_t seen = 0;             // objects: the known fields met so far, a bit each
+            std::vector<std::string> skipped;  // objects: the unknown keys met so far (rare)
         };
+        bool first_time(frame& f, int field, const std::string& k);
         bool value(const scalar& v);
         bool open(bool object);
         bool set_load(int field, const scalar& v);

@@ -202,6 +202,7 @@ namespace xwarp
                                                         error_line,
                                                         stray_processes_killed,
                                                         stray_processes_left,
+                                                        containment,
                                                         nvrtc_traces,
                                                         notes)
         NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(sample, index)
@@ -997,17 +998,24 @@ namespace xwarp
                     return direct(m_direct->key(k));  // keys inside a record name nothing the reader needs
                 }
                 m_frames.back().key = k;
-                if (m_record)
+                if (!(m_record ? m_record->key(k) : skeleton.key(k)))
                 {
-                    m_record->key(k);
-                }
-                else
-                {
-                    skeleton.key(k);
+                    throw report_error(report_error::kind::shape, "malformed report: the key \"" + k
+                                                                      + "\" twice in one object at " + where());
                 }
                 return true;
             }
-            bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+            // nlohmann's message names the line and column (a NaN literal reads "invalid literal")
+            bool parse_error(std::size_t, const std::string& last, const nlohmann::detail::exception& e)
+            {
+                syntax_error = json_message(e);
+                if (!last.empty() && (last.back() == 'N' || last.back() == 'I'))
+                {
+                    syntax_error += " (NaN and Infinity, which Python's json writes, are not JSON)";
+                }
+                return false;
+            }
+            std::string syntax_error;  // why the text is not JSON, and where
 
         private:
             struct frame
@@ -1217,7 +1225,8 @@ namespace xwarp
                 {
                     return std::nullopt;
                 }
-                throw report_error(report_error::kind::not_json, "not JSON");
+                throw report_error(report_error::kind::not_json,
+                                   reader.syntax_error.empty() ? "not JSON" : "not JSON: " + reader.syntax_error);
             }
             report r = report_from_json(reader.skeleton.root);  // the version and the shape first
             if (reader.first_error)

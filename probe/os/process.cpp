@@ -1,9 +1,11 @@
 #include "xwarp/os/process.hpp"
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <dirent.h>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -21,6 +23,7 @@
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 
+#include "pid_namespace.hpp"
 #include "proc_table.hpp"
 #include "run_containment.hpp"
 #include "xwarp/os/tempdir.hpp"
@@ -312,6 +315,11 @@ namespace xwarp
         const std::set<pid_t> own_children = children_of_self();
         const pid_t parent = ::getpid();
 
+        // The child says on this pipe whether it made the command a PID namespace of its own.
+        int said[2] = {-1, -1};
+        const bool try_namespace = proc::pid_namespace_wanted() && ::pipe2(said, O_CLOEXEC) == 0;
+        const int said_fd = try_namespace ? said[1] : -1;
+
         bp::group group;
         std::error_code ec;
         auto t0 = clock::now();
@@ -324,7 +332,7 @@ namespace xwarp
                         bp::std_err > spec.stderr_path,
                         group,
                         bp::extend::on_exec_setup =
-                            [parent, &contained](auto&)
+                            [parent, &contained, said_fd](auto&)
                             {
                                 contained.enter();
                                 // The child dies with the probe, even a probe killed with -9.
@@ -333,10 +341,36 @@ namespace xwarp
                                 {
                                     ::_exit(127);  // the probe died before prctl took hold
                                 }
+                                if (said_fd >= 0)
+                                {
+                                    proc::enter_own_pid_namespace(said_fd);
+                                }
                             },
                         ec);
+        if (try_namespace)
+        {
+            ::close(said[1]);
+            char answer = 0;
+            ssize_t got = 0;
+            do
+            {
+                got = ::read(said[0], &answer, 1);  // written before the command starts; EOF if it never did
+            } while (got < 0 && errno == EINTR);
+            if (got == 1 && answer == 'n')
+            {
+                out.containment = "pid-namespace";
+            }
+        }
+        if (out.containment.empty())
+        {
+            out.containment = contained.has_cgroup() ? "cgroup" : "process-tree";
+        }
         if (ec)
         {
+            if (try_namespace)
+            {
+                ::close(said[0]);
+            }
             out.spawn_error = ec.message();
             return out;
         }
@@ -404,10 +438,22 @@ namespace xwarp
             child.wait(wait_ec);
         }
         proc::kill_tally tally;
+        if (try_namespace)
+        {
+            // the namespace's init killed what the command left and said how many, as the child
+            // ended (nothing said: it was killed, or the namespace was not made)
+            int killed_in_namespace = 0;
+            if (out.containment == "pid-namespace" && !out.timed_out && !out.interrupted
+                && ::read(said[0], &killed_in_namespace, sizeof killed_in_namespace) == sizeof killed_in_namespace)
+            {
+                out.strays_killed += killed_in_namespace;
+            }
+            ::close(said[0]);
+        }
         kill_claimed(is_runs, own_children, true, tally);
         contained.kill_members(tally);  // those that left this subtree too (none can leave the cgroup)
         reap_adopted_zombies(own_children);
-        out.strays_killed = static_cast<int>(tally.killed.size());
+        out.strays_killed += static_cast<int>(tally.killed.size());
         for (pid_t p : tally.refused)
         {
             out.strays_left.push_back(proc::describe(p));

@@ -70,18 +70,11 @@ namespace xwarp
             return style::th_html(inner);
         }
 
-        // A name from the measured program: isolated (<bdi>), so right-to-left text in it never
-        // reorders the report's own words around it.
-        std::string mono(const std::string& text)
-        {
-            return std::string("<bdi style=\"") + style::mono + "\">" + html_escape(text) + "</bdi>";
-        }
-
-        // A name as the page shows it: at most 200 characters (a cut on a UTF-8 boundary, marked);
+        // A name as the page shows it: at most 120 characters (a cut on a UTF-8 boundary, marked);
         // the JSON keeps it whole.
         std::string capped(const std::string& text)
         {
-            constexpr std::size_t cap = 200;
+            constexpr std::size_t cap = 120;
             if (text.size() <= cap)
             {
                 return text;
@@ -92,6 +85,14 @@ namespace xwarp
                 --cut;
             }
             return text.substr(0, cut) + "\u2026";
+        }
+
+        // A name from the measured program: isolated (<bdi>), so right-to-left text in it never
+        // reorders the report's own words around it; capped, so a page of a thousand modules
+        // with long generated names stays a page (the JSON keeps every name whole).
+        std::string mono(const std::string& text)
+        {
+            return std::string("<bdi style=\"") + style::mono + "\">" + html_escape(capped(text)) + "</bdi>";
         }
 
         // Every list in the page stops at a fixed number of rows and says how many it left out:
@@ -292,7 +293,7 @@ namespace xwarp
                 const int y = static_cast<int>(r) * row_h + 8;
                 const auto& [label, boxes] = rows[r];
                 o << "<text x=\"" << label_w - 8 << "\" y=\"" << y + 24 << "\" font-size=\"11\" text-anchor=\"end\" "
-                  << "fill=\"currentColor\"><title>" << html_escape(label) << "</title>" << html_escape(elide(label, 28))
+                  << "fill=\"currentColor\"><title>" << html_escape(capped(label)) << "</title>" << html_escape(elide(label, 28))
                   << "</text>";
                 for (std::size_t i = 0; i < boxes.size() && i < max_boxes; ++i)
                 {
@@ -1188,6 +1189,9 @@ namespace xwarp
                 m_o << "<div style=\"" << style::muted << "margin-top:6px;font-size:11px;\">sources: module loads from "
                     << html_escape(m_s.load_source) << ", module ms from " << html_escape(m_s.module_ms_source)
                     << ", native ms from " << html_escape(m_s.native_ms_source) << " &middot; "
+                    << (m_r.samples.empty() || m_r.samples.front().cold.containment.empty()
+                            ? std::string()
+                            : "processes held by " + html_escape(m_r.samples.front().cold.containment) + " &middot; ")
                     << html_escape(m_r.env.cpu_model) << " &middot; warp-probe " << html_escape(m_r.env.probe_version)
                     << "</div>";
             }

@@ -12,6 +12,20 @@ namespace xwarp
 {
     namespace
     {
+        // What held a pass's processes, as the header says it.
+        std::string containment_words(const std::string& how)
+        {
+            if (how == "pid-namespace")
+            {
+                return "a PID namespace of their own";
+            }
+            if (how == "cgroup")
+            {
+                return "a cgroup of their own";
+            }
+            return "a recorded process tree";
+        }
+
         std::string pad(const std::string& s, std::size_t width, bool right = false)
         {
             if (s.size() >= width)
@@ -774,7 +788,13 @@ namespace xwarp
             {
                 m_o << "\nSources: module loads from " << source_words(m_s.load_source) << "; module ms from "
                     << source_words(m_s.module_ms_source) << "; native compile ms from "
-                    << source_words(m_s.native_ms_source) << ".\n";
+                    << source_words(m_s.native_ms_source) << ".";
+                if (!m_original.samples.empty() && !m_original.samples.front().cold.containment.empty())
+                {
+                    m_o << " The command's processes ran in " << containment_words(m_original.samples.front().cold.containment)
+                        << ".";
+                }
+                m_o << "\n";
             }
 
             std::ostream& m_out;

@@ -381,6 +381,7 @@ namespace xwarp
             {
                 note_nvrtc_traces(run, warp_cache);
             }
+            run.containment = outcome.containment;
             if (outcome.strays_killed > 0)
             {
                 run.stray_processes_killed = outcome.strays_killed;

@@ -141,6 +141,35 @@ def copy_target(name, dest):
     return dest / name
 
 
+def alive_with(marker):
+    """The live processes (pids as this test sees them) whose command line holds `marker`, a path
+    unique to the test: found from outside whatever PID namespace the run gave them, where the
+    pids they would write down are the namespace's own."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError, PermissionError, IndexError):
+            continue
+        if str(marker) in cmdline and state not in ("Z", "X"):
+            found.append(int(proc.name))
+    return found
+
+
+def none_alive_with(marker, timeout=10.0):
+    """True when no live process's command line holds `marker`, waiting up to `timeout` s."""
+    import time
+    deadline = time.monotonic() + timeout
+    while alive_with(marker):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def process_ends(pid, timeout=10.0):
     """Waits for process `pid` to end, woken by its exit (a pidfd, not a poll of /proc), at most
     `timeout` seconds. True when it ended (a zombie has ended); an unknown pid has too."""

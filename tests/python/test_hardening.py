@@ -66,10 +66,12 @@ def test_descendants_in_new_sessions_are_killed_and_counted(probe, venv_python):
 
 
 def test_a_probe_killed_with_sigkill_takes_its_target_along_and_the_next_run_cleans_up(venv_python, tmp_path):
+    # without a PID namespace (which takes the sleeper along at once: the daemon test above): the
+    # pid the target writes is then one this test can follow, and the sleeper outlives the probe
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     marker = tmp_path / "target.pid"
-    env = dict(os.environ, TMPDIR=str(tmpdir))
+    env = dict(os.environ, TMPDIR=str(tmpdir), XWARP_PIDNS="off")
     probe = subprocess.Popen([str(PROBE), "measure", "--quiet", "--samples", "1", "--", str(venv_python),
                               str(HOSTILE / "sleeper.py"), str(marker)], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -117,32 +119,58 @@ def cgroups_left(tokens_file):
             if p.is_dir() and p.name.removeprefix("xwarp-") in tokens]
 
 
-@pytest.mark.parametrize("cgroup", ["a cgroup where one can be made", "off"])
-def test_a_daemon_with_an_empty_environment_never_outlives_a_run_nor_a_killed_probe(tmp_path, cgroup):
+# A daemon that also moves itself into the machine's root cgroup (root may): only the PID
+# namespace holds it then.
+LEAVES_CGROUP = "setsid sh -c 'echo 0 > /sys/fs/cgroup/cgroup.procs 2>/dev/null; exec env -i sleep {n}' & " + \
+    "until [ \"$(" + SESSION_OF.format("$!") + ")\" != \"$(" + SESSION_OF.format("$$") + ")\" ]; do :; done"
+
+
+@pytest.mark.parametrize("containment", ["pid-namespace", "cgroup", "process-tree"])
+def test_a_daemon_with_an_empty_environment_never_outlives_a_run_nor_a_killed_probe(tmp_path, containment):
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     env = dict(os.environ, TMPDIR=str(tmpdir))
-    if cgroup == "off":
-        env["XWARP_CGROUP"] = "off"  # the record of the tree instead
+    if containment == "pid-namespace":
+        if os.geteuid() != 0:
+            pytest.skip("a PID namespace takes CAP_SYS_ADMIN: as another user the cgroup or the tree holds the run")
+        daemon_script = LEAVES_CGROUP
+    else:
+        env["XWARP_PIDNS"] = "off"
+        if containment == "process-tree":
+            env["XWARP_CGROUP"] = "off"  # the record of the tree instead
+        daemon_script = DAEMON
     out = tmp_path / "r.json"
     tokens = tmp_path / "tokens"
     note_token = f'echo "$XWARP_PROBE_TOKEN" >> {tokens}; '
     try:
         done = subprocess.run([str(PROBE), "measure", "--quiet", "--samples", "1", "--history", "off", "--json", str(out),
-                               "--", "sh", "-c", note_token + DAEMON.format(n=1021)], env=env, capture_output=True,
+                               "--", "sh", "-c", note_token + daemon_script.format(n=1021)], env=env, capture_output=True,
                               text=True, timeout=120)
         assert done.returncode == 0, done.stderr
-        assert processes_running("sleep 1021") == [], "a daemon with an empty environment outlived the run"
+        wait_for(lambda: processes_running("sleep 1021") == [], what="the daemon's end", timeout=10)
         sample = json.loads(out.read_text())["samples"][0]
         assert sample["cold"]["stray_processes_killed"] == 1 and sample["warm"]["stray_processes_killed"] == 1
+        made = sample["cold"]["containment"]
+        assert made == containment or (containment == "cgroup" and made == "process-tree" and os.geteuid() != 0), made
         assert tokens.read_text().count("\n") == 2  # a cold and a warm pass, each its own token
         assert [p.name for p in tmpdir.iterdir()] == [] and cgroups_left(tokens) == []
 
-        # the probe killed with -9 while the daemon runs: the next run finds and kills it
+        # the probe killed with -9 while the daemon runs
         probe = subprocess.Popen([str(PROBE), "measure", "--quiet", "--samples", "1", "--history", "off", "--",
-                                  "sh", "-c", note_token + DAEMON.format(n=1022) + "; exec sleep 1023"], env=env,
+                                  "sh", "-c", note_token + daemon_script.format(n=1022) + "; exec sleep 1023"], env=env,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         daemon = wait_for(lambda: processes_running("sleep 1022"), what="the daemon")[0]
+        if containment == "pid-namespace":
+            # its namespace ends with the probe's child: nothing is left for a later run to clean
+            probe.send_signal(signal.SIGKILL)
+            probe.wait(timeout=30)
+            wait_for(lambda: processes_running("sleep 1022") == [], what="the daemon's end with its namespace",
+                     timeout=10)
+            nxt = subprocess.run([str(PROBE), "measure", "--quiet", "--samples", "1", "--history", "off", "--", "true"],
+                                 env=env, capture_output=True, text=True)
+            assert nxt.returncode == 0, nxt.stderr
+            assert [p.name for p in tmpdir.iterdir()] == [] and cgroups_left(tokens) == []
+            return
 
         def kept():  # the run's cgroup, or its record naming the daemon
             for run in tmpdir.glob("xwarp-run-*"):
@@ -152,7 +180,7 @@ def test_a_daemon_with_an_empty_environment_never_outlives_a_run_nor_a_killed_pr
             return False
 
         wait_for(kept, what="the run's cgroup or its record of the daemon")
-        assert ((cgroup == "off") == (not any((r / "cgroup").exists() for r in tmpdir.glob("xwarp-run-*")))
+        assert ((containment == "process-tree") == (not any((r / "cgroup").exists() for r in tmpdir.glob("xwarp-run-*")))
                 or os.geteuid() != 0), "as root a cgroup is made unless XWARP_CGROUP=off"
         probe.send_signal(signal.SIGKILL)
         probe.wait(timeout=30)

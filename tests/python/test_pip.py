@@ -24,7 +24,7 @@ import nbformat
 import pytest
 from jupyter_client.manager import KernelManager
 
-from conftest import BUILD, ROOT, execute_notebook
+from conftest import BUILD, ROOT, execute_notebook, none_alive_with
 
 WARP_VERSION = os.environ.get("XWARP_WARP_VERSION", "1.19.0")
 REPORT_MIME = "application/vnd.xwarp.report+json"
@@ -171,13 +171,6 @@ def test_load_ext_in_a_stock_ipykernel_notebook_shows_the_report(user_venv, tmp_
     assert "stock" in json.dumps(nb.cells[2].outputs)
 
 
-def _alive(pid):
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] not in ("Z", "X")
-    except (FileNotFoundError, IndexError):
-        return False
-
-
 def test_interrupt_in_the_stock_kernel_leaves_nothing_and_uninstall_leaves_the_venv_clean(user_venv, tmp_path):
     venv, with_deps, _ = user_venv
     jupyter_path = stock_kernel(venv, tmp_path)
@@ -194,8 +187,8 @@ def test_interrupt_in_the_stock_kernel_leaves_nothing_and_uninstall_leaves_the_v
         reply = kc.execute_interactive("%load_ext xwarp", timeout=60)
         assert reply["content"]["status"] == "ok", reply["content"]
         msg_id = kc.execute(
-            "%%warp_probe --samples 1\nimport os, subprocess, time\n"
-            "child = subprocess.Popen(['sleep', '600'])\n"
+            "%%warp_probe --samples 1\nimport os, subprocess, sys, time\n"
+            f"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {str(pid_file)!r}])\n"
             f"open({str(pid_file)!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\ntime.sleep(600)\n")
         reply = None
         interrupted = False
@@ -214,9 +207,8 @@ def test_interrupt_in_the_stock_kernel_leaves_nothing_and_uninstall_leaves_the_v
                 break
         assert reply is not None, "the probe did not stop after the interrupt"
         assert reply["status"] == "error" and "KeyboardInterrupt" in reply["ename"], reply
-        python_pid, sleep_pid = map(int, pid_file.read_text().split())
-        time.sleep(0.3)
-        assert not _alive(python_pid) and not _alive(sleep_pid)
+        # found by the path in the child's command line: the pids the cell wrote are its PID namespace's
+        assert none_alive_with(pid_file), "the cell's child survived the interrupt"
         assert list(kernel_tmp.iterdir()) == [], "temporary files were left behind"
         reply = kc.execute_interactive("print('still here')", timeout=30)
         assert reply["content"]["status"] == "ok"

@@ -90,7 +90,10 @@ def test_parallel_preload_is_judged_on_compile_elapsed_and_needs_modules_to_over
     run, w = replayed("app.py", DIAG / "granular", "parallel-preload")
     preload = w["parallel-preload"]
     assert preload["applied"]["modules_preloaded"] == 4 and preload["applied"]["workers"] == 2
-    assert preload["judged_on"].startswith("compile elapsed")
+    # never on summed module work, which overlapping builds overstate; on a loaded machine the
+    # warm pass's loads can pass a quarter of the cold work (CACHE_NOT_REUSED), which is judged
+    # on warm module work instead: that choice is unit-tested (test_compare.cpp)
+    assert preload["judged_on"].startswith(("compile elapsed", "warm module work")), preload["judged_on"]
     assert preload["verdict"] in ("improved", "regressed", "inconclusive")
     # a measured gain overrides the estimate's decline; anything else stays declined
     in_findings = any(f["lever"] == "parallel-preload" for f in run.report["findings"])

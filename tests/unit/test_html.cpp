@@ -121,3 +121,39 @@ TEST(Html, GuideSectionsAreSplitByHeading)
     EXPECT_EQ(g["cs-1"], "\nfirst");
     EXPECT_EQ(g["cs-2"], "\nsecond");
 }
+
+// A thousand modules with generated names of 2,000 characters (a factory's parametrised names can
+// run long): every name the page shows is capped and every list stops, so the page stays under
+// 2 MB; the full names stay in the report.
+TEST(Html, LongNamesByTheThousandStayUnderTwoMegabytes)
+{
+    report r;
+    r.command = {"python", "many.py"};
+    std::vector<module_load> loads;
+    for (int i = 0; i < 1000; ++i)
+    {
+        std::string name = "mod_" + std::to_string(i) + "_" + std::string(2000, 'x');
+        auto first = load(name, "a" + std::to_string(i), 5.0 + i % 7, load_status::compiled, 1,
+                          {std::string(2000, 'k') + std::to_string(i)});
+        auto again = load(name, "b" + std::to_string(i), 3.0, load_status::compiled, 1, {"k" + std::to_string(i)});
+        first.seq = 2 * i;
+        again.seq = 2 * i + 1;
+        loads.push_back(first);
+        loads.push_back(again);
+    }
+    auto cold = pass(20000, loads);
+    for (int i = 0; i < 1000; ++i)
+    {
+        launch_record l;
+        l.kernel = std::string(2000, 'k') + std::to_string(i);
+        l.module = loads[2 * i].module;
+        l.device = "cpu";
+        l.count = 1;
+        cold.launches.push_back(l);
+    }
+    r.samples.push_back(make_sample(1, cold, pass(900, {})));
+    analyze(r);
+    const std::string page = html_page("many", render_html(r));
+    EXPECT_LT(page.size(), 2u * 1000 * 1000) << "a page of " << page.size() << " bytes";
+    EXPECT_EQ(r.samples[0].cold.module_loads[0].module.str().size(), 2000u + 6);
+}

@@ -465,20 +465,57 @@ TEST(JsonRoundTrip, TheDirectRecordReadingAgreesWithTheCheckedOne)
     EXPECT_LT(read_directly, tried / 2);
 }
 
-// A field seen twice keeps its last value, read either way.
-TEST(JsonRoundTrip, ARecordFieldSeenTwiceKeepsItsLastValue)
+// A key twice in one object is refused, read either way, with where it is: which of the two
+// values counts is not JSON's to say, and a reader that kept the last would let a report say one
+// thing to one tool and another to the next. A later version's field, met once, is still skipped.
+TEST(JsonRoundTrip, AKeyTwiceInOneObjectIsRefusedWithWhereItIs)
 {
-    const std::string text = R"({"schema_version":2,"tool":"warp-probe","samples":[{"index":1,"cold":{"wall_ms":1,"module_loads":[
-        {"module":"a","hash":"1","lto":[{"symbol":"s","built":true,"ms":1}],"snapshot":{"kernels":[{"key":"k1"}],"options":{"x":1}},
-         "module":"b","lto":[],"snapshot":{"kernels":[{"key":"k2"},{"key":"k3"}],"options_source":"module"}}]}}]})";
-    EXPECT_TRUE(read_alike(text));
-    const report r = report_from_text(text);
-    const module_load& l = r.samples.at(0).cold.module_loads.at(0);
-    EXPECT_EQ(l.module, "b");
-    EXPECT_TRUE(l.lto.empty());
-    ASSERT_TRUE(l.snapshot);
-    EXPECT_EQ(l.snapshot->kernels.size(), 2u);
-    EXPECT_TRUE(l.snapshot->options->empty());
+    const std::string head = R"({"schema_version":2,"tool":"warp-probe","samples":[{"index":1,"cold":{"wall_ms":1,"module_loads":[)";
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {R"({"module":"a","hash":"1","module":"b"}]}}]})", "/samples/0/cold/module_loads/0"},
+        {R"({"module":"a","later":1,"later":2}]}}]})", "/samples/0/cold/module_loads/0"},
+        {R"({"module":"a","snapshot":{"kernels":[{"key":"k1","key":"k2"}]}}]}}]})", "/samples/0/cold/module_loads/0"},
+        {R"({"module":"a","snapshot":{"options":{"x":1,"x":2}}}]}}]})", "/samples/0/cold/module_loads/0"},
+        {R"({"module":"a","snapshot":{"functions":{"f":"1","f":"2"}}}]}}]})", "/samples/0/cold/module_loads/0"},
+    };
+    for (const auto& [tail, where] : cases)
+    {
+        for (auto how : {record_reading::direct, record_reading::checked})
+        {
+            try
+            {
+                const auto r = report_from_text(head + tail, how);
+                EXPECT_FALSE(r.has_value() && how == record_reading::checked) << "accepted: " << tail;
+            }
+            catch (const report_error& e)
+            {
+                EXPECT_EQ(e.which(), report_error::kind::shape);
+                EXPECT_NE(std::string(e.what()).find("twice"), std::string::npos) << e.what();
+                EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+            }
+        }
+        EXPECT_THROW(report_from_text(head + tail), report_error) << tail;
+    }
+    EXPECT_THROW(report_from_text(R"({"schema_version":2,"schema_version":2,"tool":"warp-probe","samples":[]})"), report_error);
+}
+
+// A text that is not JSON says where and why: a NaN literal (Python's json.dumps writes them) is
+// named with its line and column.
+TEST(JsonRoundTrip, NotJsonSaysWhereAndWhy)
+{
+    try
+    {
+        report_from_text("{\"schema_version\": 2,\n \"wall_ms\": NaN}");
+        FAIL() << "accepted NaN";
+    }
+    catch (const report_error& e)
+    {
+        EXPECT_EQ(e.which(), report_error::kind::not_json);
+        const std::string what = e.what();
+        EXPECT_NE(what.find("line 2"), std::string::npos) << what;
+        EXPECT_NE(what.find("NaN"), std::string::npos) << what;
+        EXPECT_EQ(what.find("[json.exception"), std::string::npos) << what;
+    }
 }
 
 TEST(CompactValues, ACauseIsHeldAsTextAndReadBackWhole)

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include <poll.h>
 #include <signal.h>
@@ -55,6 +56,37 @@ namespace
         return ready > 0;
     }
 
+    // The run's pids as its command writes them are its own PID namespace's where it has one:
+    // the tests that follow a pid the command wrote run without one (the cgroup or the recorded
+    // tree then holds the run, the fallbacks these tests are about).
+    struct without_pid_namespace
+    {
+        without_pid_namespace() { ::setenv("XWARP_PIDNS", "off", 1); }
+        ~without_pid_namespace() { ::unsetenv("XWARP_PIDNS"); }
+    };
+
+    // Processes of this machine running exactly `argv` (NUL-separated), as this process sees them.
+    std::vector<pid_t> running(const std::string& argv)
+    {
+        std::vector<pid_t> out;
+        for (const auto& entry : std::filesystem::directory_iterator("/proc"))
+        {
+            const std::string name = entry.path().filename();
+            if (name.find_first_not_of("0123456789") != std::string::npos)
+            {
+                continue;
+            }
+            std::ifstream cmdline(entry.path() / "cmdline");
+            const std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+            const auto st = proc::stat_of(static_cast<pid_t>(std::stoi(name)));
+            if (text == argv && st && st->state != 'Z')
+            {
+                out.push_back(static_cast<pid_t>(std::stoi(name)));
+            }
+        }
+        return out;
+    }
+
     pid_t read_pid(const std::string& path)
     {
         std::ifstream in(path);
@@ -88,6 +120,7 @@ TEST(Process, KilledBySignal)
 
 TEST(Process, TimeoutKillsTheWholeGroup)
 {
+    without_pid_namespace fallback;
     scoped_temp_dir tmp("xwarp-test-");
     auto t0 = std::chrono::steady_clock::now();
     auto out = run_process(shell("sleep 60 & echo $! > grandchild; sleep 60", tmp), 0.5, {}, {});
@@ -101,6 +134,7 @@ TEST(Process, TimeoutKillsTheWholeGroup)
 
 TEST(Process, BackgroundChildrenDieWhenTheCommandEnds)
 {
+    without_pid_namespace fallback;
     scoped_temp_dir tmp("xwarp-test-");
     auto out = run_process(shell("sleep 60 & echo $! > bg; exit 0", tmp), std::nullopt, {}, {});
     EXPECT_EQ(*out.exit_code, 0);
@@ -120,6 +154,7 @@ TEST(Process, CancelStopsTheRun)
 
 TEST(Process, ADaemonInANewSessionWithAnEmptyEnvironmentIsTheCommandsToo)
 {
+    without_pid_namespace fallback;
     // no token in its environment, not in the group, reparented here when its shell exits
     scoped_temp_dir tmp("xwarp-test-");
     auto out = run_process(shell("setsid env -i sleep 61 & echo $! > bg; "
@@ -173,6 +208,44 @@ TEST(Process, AProcessThisUserMayNotKillIsNamedAsLeftNotCountedAsKilled)
     EXPECT_TRUE(st && st->state != 'Z') << "the refused kill killed it";
     ::kill(roots, SIGKILL);
     ::waitpid(roots, nullptr, 0);
+}
+
+// As root the command runs in a PID namespace of its own. A daemon that leaves the session, empties
+// its environment and moves itself out of the run's cgroup into the machine's root one (which
+// root may do, and which the cgroup cannot stop) still dies when the command ends; the init
+// counts it, and the command's exit status is its own.
+TEST(Process, ADaemonThatLeavesTheCgroupDiesWithTheCommandInItsPidNamespace)
+{
+    if (::geteuid() != 0)
+    {
+        GTEST_SKIP() << "a PID namespace takes CAP_SYS_ADMIN: as another user the cgroup or the recorded tree holds the run";
+    }
+    scoped_temp_dir tmp("xwarp-test-");
+    const std::string daemon = "sleep\0" "63.25\0";
+    auto out = run_process(shell("setsid sh -c 'echo 0 > /sys/fs/cgroup/cgroup.procs 2>/dev/null; exec env -i sleep 63.25' & "
+                                 "until [ \"$(cut -d' ' -f6 /proc/$!/stat)\" != \"$(cut -d' ' -f6 /proc/$$/stat)\" ]; do :; done; "
+                                 "echo $$ > mine; exit 7",
+                                 tmp),
+                           std::nullopt, {}, {});
+    ASSERT_EQ(out.containment, "pid-namespace") << "as root the kernel lets a PID namespace be made";
+    ASSERT_TRUE(out.exit_code);
+    EXPECT_EQ(*out.exit_code, 7);
+    EXPECT_EQ(read_pid(tmp.path() + "/mine"), 2) << "the command is the namespace's second process, after its init";
+    EXPECT_EQ(out.strays_killed, 1);
+    for (int i = 0; i < 500 && !running(std::string(daemon.data(), daemon.size())).empty(); ++i)
+    {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_TRUE(running(std::string(daemon.data(), daemon.size())).empty()) << "the daemon outlived its namespace";
+
+    auto killed = run_process(shell("kill -9 $$", tmp), std::nullopt, {}, {});
+    EXPECT_EQ(killed.containment, "pid-namespace");
+    ASSERT_TRUE(killed.term_signal) << "a signal's end reaches the probe as the signal";
+    EXPECT_EQ(*killed.term_signal, SIGKILL);
+
+    without_pid_namespace fallback;
+    auto plain = run_process(shell("exit 0", tmp), std::nullopt, {}, {});
+    EXPECT_NE(plain.containment, "pid-namespace");
 }
 
 TEST(Process, SpawnErrorIsReported)

@@ -277,6 +277,9 @@ namespace xwarp
         std::string error_line;          // the last exception line of stderr ("ValueError: ..."), kept whole
         int stray_processes_killed = 0;  // left running outside the process group, killed after the pass
         std::vector<std::string> stray_processes_left;  // "1234 (sleep)": left running, not permitted to kill
+        // what held the pass's processes so that none outlived it: "pid-namespace", "cgroup",
+        // "process-tree" (the recorded tree); empty in reports written before it was recorded
+        std::string containment;
         std::vector<nvrtc_trace> nvrtc_traces;  // measure --nvrtc-trace, cold passes
         std::vector<std::string> notes;
 

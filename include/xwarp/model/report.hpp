@@ -10,8 +10,10 @@
 
 namespace xwarp
 {
-    // 2 added whatif[] (the what-if replays); reports of version 1 are read too.
-    inline constexpr int report_schema_version = 2;
+    // 2 added whatif[] (the what-if replays); 3 the suite fields (summary.tests, summary.workers,
+    // a load's test, a process's exited_ms, a kernel's factory) and each pass's containment.
+    // Reports of versions 1 and 2 are read too.
+    inline constexpr int report_schema_version = 3;
     inline constexpr int oldest_readable_schema_version = 1;
 
     struct gpu_info

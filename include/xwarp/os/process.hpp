@@ -33,6 +33,9 @@ namespace xwarp
         std::string spawn_error;
         int strays_killed = 0;  // descendants left running (any session) that were killed after it
         std::vector<std::string> strays_left;  // "1234 (sleep)": ones it was not permitted to kill
+        // What held the command's processes: "pid-namespace" (all die with the command; the
+        // cgroup or tree is kept too), else "cgroup", else "process-tree" (the recorded tree)
+        std::string containment;
     };
 
     // Starts the child as the leader of a new process group (Boost.Process group), waits for
@@ -51,7 +54,9 @@ namespace xwarp
     // (PR_SET_PDEATHSIG); the cgroup, or else a record of the tree (pid and start time)
     // rewritten as it changes, is named in a directory under $TMPDIR, and the token names this
     // process, so that a later run can kill what a probe killed with -9 left
-    // (clean_after_dead_probes). $XWARP_CGROUP=off makes no cgroup.
+    // (clean_after_dead_probes). $XWARP_CGROUP=off makes no cgroup. Where the kernel allows
+    // (as root), the command also runs in a PID namespace of its own, whose processes all die
+    // when the command ends (pid_namespace.hpp); $XWARP_PIDNS=off runs it without one.
     process_outcome run_process(const process_spec& spec,
                                 std::optional<double> timeout_s,
                                 const cancel_check& cancelled,

@@ -1,10 +1,11 @@
-"""Never settles: the kernel captures the process id, so every run builds a module identity no
-other run had (as a program that bakes a timestamp or a random seed into a kernel would)."""
+"""Never settles: the kernel captures a random number, so every run builds a module identity no
+other run had (as a program that bakes a timestamp or a random seed into a kernel would). Not the
+process id: in the run's own PID namespace every run's is the same."""
 import os
 
 import warp as wp
 
-RUN = float(os.getpid() % 100000)
+RUN = float(int.from_bytes(os.urandom(3), "little"))
 
 
 @wp.kernel
