@@ -4,10 +4,16 @@
 #   Python suite (real Warp on the CPU, the real Jupyter kernel over the real protocol,
 #   headless Chromium) with Debian's pytest.
 #
-#   scripts/test.sh            everything (about 20 minutes on 2 cores once set up)
+#   scripts/test.sh            everything (about 17 minutes on 2 cores once set up)
 #   scripts/test.sh --quick    ctest plus one real-Warp run per behaviour family (pytest -m quick),
 #                              under 2 minutes once set up; no browser, no older Warp
 #   scripts/test.sh [--quick] PYTEST_ARGS...   extra arguments go to pytest (-k, -x, ...)
+#
+# The Python tests run in $XWARP_TEST_WORKERS pytest-xdist workers (default: 2), a file to a
+# worker (--dist loadfile: a file's module fixtures, the wheel among them, are made once). Most
+# of a test's time is a measured program waiting on a compiler or a kernel on a socket, and no
+# test asserts timing or machine-wide state, so two at once share two cores without changing any
+# verdict a test checks. XWARP_TEST_WORKERS=0 runs them one after another.
 #
 # Exits non-zero on any failure; pytest's "no tests collected" (exit 5) fails too.
 set -euo pipefail
@@ -21,6 +27,12 @@ if [ "${1:-}" = "--quick" ]; then
 fi
 "$ROOT/scripts/setup.sh"
 
+WORKERS=${XWARP_TEST_WORKERS:-2}
+PARALLEL=()
+if [ "$WORKERS" != 0 ]; then
+    PARALLEL=(-n "$WORKERS" --dist loadfile)
+fi
+
 ARTIFACTS=${XWARP_TEST_ARTIFACTS:-$ROOT/test-artifacts}
 mkdir -p "$ARTIFACTS"
 export XWARP_TEST_ARTIFACTS=$ARTIFACTS
@@ -29,7 +41,7 @@ if [ "$QUICK" = 1 ]; then
     echo "[test] GoogleTest"
     ctest --test-dir "$ROOT/build" --output-on-failure
     echo "[test] Python suite, quick part"
-    exec /usr/bin/python3 -m pytest "$ROOT/tests/python" -m quick -v -rfEs --junitxml="$ARTIFACTS/pytest-quick.xml" "$@"
+    exec /usr/bin/python3 -m pytest "$ROOT/tests/python" -m quick "${PARALLEL[@]}" -v -rfEs --junitxml="$ARTIFACTS/pytest-quick.xml" "$@"
 fi
 
 # Test-only installs: an older Warp minor for the version matrix.
@@ -60,4 +72,4 @@ echo "[test] GoogleTest"
 ctest --test-dir "$ROOT/build" --output-on-failure
 
 echo "[test] Python suite"
-/usr/bin/python3 -m pytest "$ROOT/tests/python" -v -rfEs --durations=30 --junitxml="$ARTIFACTS/pytest.xml" "$@"
+/usr/bin/python3 -m pytest "$ROOT/tests/python" "${PARALLEL[@]}" -v -rfEs --durations=30 --junitxml="$ARTIFACTS/pytest.xml" "$@"
