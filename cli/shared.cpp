@@ -99,10 +99,11 @@ namespace xwarp::cli
     {
         try
         {
-            if (judges_workload(parse_budget(spec)))
+            if (needs_compared_run(parse_budget(spec)))
             {
-                return fail(exit_code::usage, "--budget: workload=same needs a run to compare with; here "
-                                              "`warp-probe compare BEFORE AFTER` judges the workload (exit 2 when it changed)");
+                return fail(exit_code::usage, "--budget: workload=same, kernels=same and results=same need a run to "
+                                              "compare with; here `warp-probe compare BEFORE AFTER` judges the workload "
+                                              "(exit 2 when it changed)");
             }
         }
         catch (const budget_error& e)

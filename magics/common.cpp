@@ -313,6 +313,7 @@ namespace xwarp::magic_parts
     {
         measure_options mo;
         mo.command = {host.python_executable(), script};
+        mo.extra_env["XWARP_RESULTS"] = "1";  // the arrays the cell leaves, for --expect results=same
         const char* inherited = std::getenv("PYTHONPATH");
         mo.extra_env["PYTHONPATH"] = host.working_directory() + (inherited && *inherited ? std::string(":") + inherited : "");
         return mo;
@@ -492,7 +493,7 @@ namespace xwarp::magic_parts
                                      const std::optional<report>& baseline, magic_host& host)
         {
             std::optional<workload_check> workload;
-            if (baseline && judges_workload(expected))
+            if (baseline && needs_compared_run(expected))
             {
                 try
                 {
@@ -502,10 +503,12 @@ namespace xwarp::magic_parts
                 }
                 catch (const compare_input_error& e)
                 {
-                    workload = workload_check{"unverified", e.what()};
+                    workload.emplace();
+                    workload->status = "unverified";
+                    workload->reason = e.what();
                 }
             }
-            const auto results = check_budget(r, expected, workload ? &*workload : nullptr);
+            const auto results = check_budget(r, expected, {workload ? &*workload : nullptr, baseline ? &*baseline : nullptr});
             host.show({{"text/html", render_budget_html(results, "Expectation")},
                        {"text/plain", render_budget_text(results, "Expectation")},
                        {expectation_mime, json{{"met", !budget_exceeded(results)}, {"expect", o.expect}}}},
@@ -600,10 +603,10 @@ namespace xwarp::magic_parts
         const std::string name = run_name(session, o.name);
         mo.label = name;
         const std::vector<budget_limit> expected = expectation_of(o);
-        if (judges_workload(expected) && o.compare_with.empty())
+        if (needs_compared_run(expected) && o.compare_with.empty())
         {
-            throw magic_error("--expect workload=same is judged against a run: add --compare RUN (the run whose "
-                              "launches must be kept)");
+            throw magic_error("--expect workload=same, kernels=same and results=same are judged against a run: add "
+                              "--compare RUN (the run whose launches and results must be kept)");
         }
         if (!o.compare_with.empty() && o.name == o.compare_with)
         {

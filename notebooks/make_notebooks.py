@@ -29,13 +29,28 @@ def churn(v: wp.vec3, m: wp.mat33, s: float):
         v = wp.normalize(v) * wp.length(v + wp.vec3(0.5))
     return v"""
 
+# The arrays the lessons' kernels work on: not zeros, so that what a cell computes shows in what
+# it leaves (an exercise checks results=same against its broken form).
+STATE = """a = wp.full(64, wp.vec3(1.0, 0.5, 0.25), dtype=wp.vec3)
+m = wp.full(64, wp.mat33(0.9, 0.1, 0.0, 0.0, 0.9, 0.1, 0.1, 0.0, 0.9), dtype=wp.mat33)"""
+
 SETUP = f"""%%warp_setup
 import warp as wp
 
 {HEAVY}
 
-a = wp.zeros(64, dtype=wp.vec3)
-m = wp.zeros(64, dtype=wp.mat33)"""
+{STATE}"""
+
+
+# A kernel whose loop runs past Warp's default unroll limit (max_unroll 16): compiled as a dynamic
+# loop unless its module's max_unroll is at least 24 (codegen.py's fixed-range check).
+REFINE = """@wp.kernel
+def refine(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    v = a[i]
+    for j in range(24):  # 24 steps: more than the default max_unroll (16) unrolls
+        v = v + (m[i] @ v) * 0.01
+    a[i] = v"""
 
 
 def kernel(name, s):
@@ -88,7 +103,7 @@ LESSONS = {
                      "the loop that launches them; `wp.set_module_options` above the first launch; "
                      "`wp.overload(scale, [wp.array(dtype=wp.float64), wp.float64])` (and the `float32` one) "
                      "right after `scale` is defined."),
-            "expect": "identities<=2,builds-per-module<=1",
+            "expect": "identities<=2,builds-per-module<=1,option:__main__.fast_math=true",
             "code": 'from typing import Any\n\n# a library-style factory: every stage gets a module of its own unless told otherwise\ndef make_stage(s: float, module="unique"):\n    @wp.kernel(module=module)\n    def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):\n        i = wp.tid()\n        a[i] = churn(a[i], m[i], s)\n    return stage\n\n\n@wp.kernel\ndef scale(x: wp.array(dtype=Any), f: Any):\n    x[wp.tid()] = x[wp.tid()] * f\n\n\nfor s in (0.5, 1.5, 2.5):\n    step = make_stage(s)\n    wp.launch(step, dim=64, inputs=[a, m])\n\nx32 = wp.ones(64, dtype=wp.float32)\nwp.launch(scale, dim=64, inputs=[x32, wp.float32(2.0)])\nwp.set_module_options({"fast_math": True})\nx64 = wp.ones(64, dtype=wp.float64)\nwp.launch(scale, dim=64, inputs=[x64, wp.float64(2.0)])'},
     },
     "cs1_kernels_after_load": {
@@ -172,20 +187,23 @@ wp.launch(settle, dim=64, inputs=[a, m])'''},
                      "Kernels that really need other options belong in a module of their own.",
                      "A `wp.config` global set too late is a quieter variant: see option_not_arrived.ipynb."],
         "exercise": {
-            "task": ("Two kernels want different options: `refine` should have its loop unrolled (`max_unroll` "
-                     "8), `advance` keeps the default. Today the option is switched for the whole module between "
-                     "their launches. Make every module build once, `advance` still at the default."),
-            "hint": ("A module has one set of options. Which arguments of `@wp.kernel` give one kernel a module, and "
-                     "options, of its own? Both launches stay."),
-            "expect": "identities<=2,builds-per-module<=1",
+            "task": ("`refine`'s loop runs 24 steps, more than Warp's default unroll limit (`max_unroll` 16), so "
+                     "Warp compiles it as a dynamic loop. The author wants it unrolled (`max_unroll` 32) and "
+                     "`advance` left at the default, and today switches the option for the whole of `__main__` "
+                     "between the two launches. Put `refine` in a module named `refine_ops` that gets the option "
+                     "before its first launch, so that every module builds once."),
+            "hint": ("A module has one set of options. Which argument of `@wp.kernel` gives `refine` the module "
+                     "`refine_ops`, and which argument of `wp.set_module_options` names the module it sets? Both "
+                     "launches stay, and the check reads the option from `refine_ops`'s build."),
+            "expect": "identities<=2,builds-per-module<=1,option:refine_ops.max_unroll=32",
             "code": f'''{kernel("advance", "1.5")}
 
 
-{kernel("refine", "0.5")}
+{REFINE}
 
 
 wp.launch(advance, dim=64, inputs=[a, m])
-wp.set_module_options({{"max_unroll": 8}})  # for refine's loop
+wp.set_module_options({{"max_unroll": 32}})  # for refine's 24-step loop: too late, and for all of __main__
 wp.launch(refine, dim=64, inputs=[a, m])'''},
     },
     "option_not_arrived": {
@@ -349,14 +367,15 @@ wp.launch(pull, dim=64, inputs=[a, m])'''},
                      "Name the modules and the block_dim the launches use; with few cores there is little to overlap."],
         "exercise": {
             "task": ("A simulation loop launches three stages, each in a module of its own, and exports after the "
-                     "loop: four modules, each built at its first launch, one after another. Preload them with "
-                     "two workers so that their builds overlap (this needs 2 CPU cores: on one core nothing can "
-                     "overlap, and the test suite skips it there). The limit is on overlap, not on time: how much "
+                     "loop: four modules, each built at its first launch, one after another. Preload all four with "
+                     "two workers, so that no launch waits for a build (`launch-builds<=0`) and the builds overlap "
+                     "(this needs 2 CPU cores: on one core nothing can overlap, and the test suite skips it "
+                     "there). The limit is on overlap, not on time: how much "
                      "time that saves depends on the machine, so the verdict on time stays with `%warp_compare`."),
             "hint": ("`wp.force_load` takes the modules (`kernel.module`), the device, the block_dim the launches use "
                      "(1 on the CPU) and `max_workers`. Which modules does the program build, the one it needs only "
                      "at the end included?"),
-            "expect": "build-overlap>=1.3",
+            "expect": "build-overlap>=1.3,launch-builds<=0",
             "code": f'''{kernel("collide", "0.25").replace("@wp.kernel", '@wp.kernel(module="collide_ops")')}
 
 
@@ -393,8 +412,10 @@ new block_dim). Cold start is roughly *identities touched × the size of each*."
 
 
 def exercise_expect(ex):
-    """An exercise's limits, and its workload kept: an answer must launch what the broken form did."""
-    return ex["expect"] + ",workload=same"
+    """An exercise's limits, and the work kept: an answer must launch what the broken form did
+    (workload=same), the same kernels (kernels=same: not one swapped for another with the same
+    arguments) and leave the same values in its arrays (results=same: not a no-op kernel)."""
+    return ex["expect"] + ",workload=same,kernels=same,results=same"
 
 
 def lesson_cells(name, cells):
@@ -809,40 +830,38 @@ from solver_lib import smooth  # re-exported: the scene's users launch it from h
 
 
 def make_state(n):
-    return wp.zeros(n, dtype=wp.vec3), wp.zeros(n, dtype=wp.mat33)
+    return (wp.full(n, wp.vec3(1.0, 0.5, 0.25), dtype=wp.vec3),
+            wp.full(n, wp.mat33(0.9, 0.1, 0.0, 0.0, 0.9, 0.1, 0.1, 0.0, 0.9), dtype=wp.mat33))
 ''')
 sys.path.insert(0, lib)"""),
-            ("code", """%%warp_probe --samples 2 --name baseline
+            ("code", f"""%%warp_probe --samples 2 --name baseline
 import warp as wp
 import solver_lib
 
-a = wp.zeros(64, dtype=wp.vec3)
-m = wp.zeros(64, dtype=wp.mat33)
+{STATE}
 wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])"""),
             ("md", """This "fix" turns backward code off, but **after** importing the library. The probe sees that the
 library's module was built with `enable_backward=True` while the global said False, and names both
 lines."""),
-            ("code", """%%warp_probe --samples 2 --name too_late
+            ("code", f"""%%warp_probe --samples 2 --name too_late
 import warp as wp
 import solver_lib
 
 wp.config.enable_backward = False  # too late: solver_lib's module already copied True
 
-a = wp.zeros(64, dtype=wp.vec3)
-m = wp.zeros(64, dtype=wp.mat33)
+{STATE}
 wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])"""),
             ("md", "Compare calls it out: the module's hash did not move, so the option never arrived."),
             ("code", "%warp_compare baseline too_late"),
             ("md", "Set it at the entry point, **before** the import:"),
-            ("code", """%%warp_probe --samples 2 --name in_time
+            ("code", f"""%%warp_probe --samples 2 --name in_time
 import warp as wp
 
 wp.config.enable_backward = False  # before the library creates its module
 
 import solver_lib
 
-a = wp.zeros(64, dtype=wp.vec3)
-m = wp.zeros(64, dtype=wp.mat33)
+{STATE}
 wp.launch(solver_lib.smooth, dim=64, inputs=[a, m])"""),
             ("code", "%warp_compare baseline in_time"),
             ("md", """Now the hash moved and the build shrank (no adjoint code). Two rules: set such globals in the
@@ -877,9 +896,9 @@ def relax(a: wp.array(dtype=Any)):
     a[i] = x
 
 
-a32 = wp.zeros(8, dtype=wp.float32)
-a64 = wp.zeros(8, dtype=wp.float64)
-a16 = wp.zeros(8, dtype=wp.float16)"""),
+a32 = wp.full(8, 1.5, dtype=wp.float32)
+a64 = wp.full(8, 1.5, dtype=wp.float64)
+a16 = wp.full(8, 1.5, dtype=wp.float16)"""),
             ("code", """%%warp_probe --samples 2 --name on_demand
 wp.launch(relax, dim=8, inputs=[a32])
 wp.launch(relax, dim=8, inputs=[a64])  # a new instance: the module builds again
@@ -1038,8 +1057,7 @@ import warp as wp
 
 {HEAVY}
 
-a = wp.zeros(64, dtype=wp.vec3)
-m = wp.zeros(64, dtype=wp.mat33)"""),
+{STATE}"""),
             ("code", """%%warp_probe --samples 2 --name serial
 kernels = []
 for n in range(4):
@@ -1122,7 +1140,7 @@ wp.synchronize()"""
 
 # The GPU exercise (a CUDA device needed): two block_dims in one module, kept as they are.
 GPU_EXERCISE = {
-    "expect": "builds-per-module<=1,workload=same",
+    "expect": "builds-per-module<=1,workload=same,kernels=same",
     "code": """@wp.kernel
 def integrate(a: wp.array(dtype=float)):
     a[wp.tid()] = a[wp.tid()] * 0.5

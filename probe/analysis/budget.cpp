@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "xwarp/model/format.hpp"
 
 namespace xwarp
@@ -15,8 +17,71 @@ namespace xwarp
     {
         static const std::vector<std::string> names = {"identities",     "modules",      "builds-per-module",
                                                        "warm-builds",    "cold-module-ms", "cold-wall-ms",
-                                                       "compile-elapsed-ms", "backward-modules", "build-overlap"};
+                                                       "compile-elapsed-ms", "backward-modules", "build-overlap",
+                                                       "launch-builds"};
         return names;
+    }
+
+    namespace
+    {
+        // option:MODULE.KEY=VALUE's value as JSON: true/false (Python's spelling too), a number,
+        // else the word as a string.
+        std::string option_value_json(const std::string& text)
+        {
+            if (text == "true" || text == "True")
+            {
+                return "true";
+            }
+            if (text == "false" || text == "False")
+            {
+                return "false";
+            }
+            errno = 0;
+            char* end = nullptr;
+            const double number = std::strtod(text.c_str(), &end);
+            if (!text.empty() && *end == '\0' && errno == 0 && std::isfinite(number))
+            {
+                return nlohmann::json::parse(text, nullptr, false).is_discarded() ? nlohmann::json(number).dump()
+                                                                                   : nlohmann::json::parse(text).dump();
+            }
+            return nlohmann::json(text).dump();
+        }
+
+        // A clause that is not METRIC<=N or METRIC>=N.
+        budget_limit parse_clause(const std::string& part)
+        {
+            budget_limit c;
+            for (const char* name : {"workload", "kernels", "results"})
+            {
+                if (part.rfind(name, 0) == 0)
+                {
+                    if (part != std::string(name) + "=same")
+                    {
+                        throw budget_error("'" + part + "': the " + name + " clause is " + name + "=same");
+                    }
+                    c.metric = name;
+                    return c;
+                }
+            }
+            if (part.rfind("option:", 0) == 0)
+            {
+                const std::string rest = part.substr(7);
+                const auto eq = rest.find('=');
+                const auto dot = rest.rfind('.', eq);
+                if (eq == std::string::npos || dot == std::string::npos || dot == 0 || dot + 1 >= eq || eq + 1 >= rest.size())
+                {
+                    throw budget_error("'" + part + "' is not option:MODULE.KEY=VALUE (the module's Python name, "
+                                       "e.g. option:__main__.fast_math=true)");
+                }
+                c.metric = "option";
+                c.module = rest.substr(0, dot);
+                c.option = rest.substr(dot + 1, eq - dot - 1);
+                c.value_json = option_value_json(rest.substr(eq + 1));
+                return c;
+            }
+            throw budget_error("'" + part + "' is not METRIC<=NUMBER, METRIC>=NUMBER, workload=same, kernels=same, "
+                               "results=same or option:MODULE.KEY=VALUE");
+        }
     }
 
     std::vector<budget_limit> parse_budget(const std::string& spec)
@@ -32,15 +97,9 @@ namespace xwarp
             {
                 throw budget_error("an empty limit in '" + spec + "' (write METRIC<=NUMBER[,METRIC>=NUMBER...])");
             }
-            if (part.rfind("workload", 0) == 0 && part.find_first_of("<>") == std::string::npos)
+            if (part.find_first_of("<>") == std::string::npos)
             {
-                if (part != "workload=same")
-                {
-                    throw budget_error("'" + part + "': the workload clause is workload=same");
-                }
-                budget_limit w;
-                w.metric = "workload";
-                out.push_back(w);
+                out.push_back(parse_clause(part));
                 continue;
             }
             auto op = part.find("<=");
@@ -196,6 +255,229 @@ namespace xwarp
 
     namespace
     {
+        // kernels=same: the launches kept (workload=same) and none of them now a different kernel.
+        budget_result kernels_result(const workload_check* workload)
+        {
+            budget_result b = workload_result(workload);
+            b.metric = "kernels";
+            if (!workload || b.exceeded)
+            {
+                b.message = "kernels: " + b.message;
+                return b;
+            }
+            if (workload->renames.empty())
+            {
+                b.message = "kernels same: " + workload->reason;
+                return b;
+            }
+            b.exceeded = true;
+            b.message = "kernels changed:";
+            for (std::size_t i = 0; i < workload->renames.size() && i < 3; ++i)
+            {
+                const auto& rn = workload->renames[i];
+                b.message += std::string(i ? ";" : "") + " where the run compared with launched " + rn.before + ", this one launches "
+                             + rn.after;
+            }
+            return b;
+        }
+
+        // The arrays a run's cell left in its namespace (the shim's "results" call), from its
+        // first good sample's cold pass; null when none were recorded.
+        const nlohmann::json* recorded_results(const report& r)
+        {
+            for (const auto& smp : r.samples)
+            {
+                if (!smp.ok())
+                {
+                    continue;
+                }
+                for (const auto& p : smp.cold.processes)
+                {
+                    for (const auto& c : p.calls)
+                    {
+                        if (c.function == "results" && c.args.is_object())
+                        {
+                            return &c.args;
+                        }
+                    }
+                }
+                return nullptr;
+            }
+            return nullptr;
+        }
+
+        bool close_enough(const nlohmann::json& want, const nlohmann::json& got)
+        {
+            if (!want.is_number() || !got.is_number())
+            {
+                return want == got;
+            }
+            const double a = want.get<double>();
+            const double c = got.get<double>();
+            return std::fabs(a - c) <= 1e-4 * std::max({1.0, std::fabs(a), std::fabs(c)});
+        }
+
+        // How one array differs from the one of the same name in the run compared with, or "".
+        std::string array_difference(const std::string& name, const nlohmann::json& want, const nlohmann::json& got)
+        {
+            for (const char* exact : {"dtype", "shape", "n", "nonfinite"})
+            {
+                if (want.value(exact, nlohmann::json()) != got.value(exact, nlohmann::json()))
+                {
+                    return name + ": " + exact + " " + got.value(exact, nlohmann::json()).dump() + ", was "
+                           + want.value(exact, nlohmann::json()).dump();
+                }
+            }
+            for (const char* stat : {"sum", "abs_sum", "min", "max"})
+            {
+                if (!close_enough(want.value(stat, nlohmann::json()), got.value(stat, nlohmann::json())))
+                {
+                    return name + ": " + stat + " " + got.value(stat, nlohmann::json()).dump() + ", was "
+                           + want.value(stat, nlohmann::json()).dump();
+                }
+            }
+            return {};
+        }
+
+        // results=same: every array the run compared with left is here, holding the same values.
+        budget_result results_result(const report& r, const report* baseline)
+        {
+            budget_result b;
+            b.metric = "results";
+            b.exceeded = true;
+            const nlohmann::json* before = baseline ? recorded_results(*baseline) : nullptr;
+            const nlohmann::json* after = recorded_results(r);
+            if (!baseline)
+            {
+                b.message = "results: no run to compare with (results=same is judged against --compare RUN): counted as not met";
+                return b;
+            }
+            if (!before || !after)
+            {
+                b.message = std::string("results: ") + (!before ? "the run compared with" : "this run")
+                            + " recorded no arrays (only a %%warp_probe cell's are recorded, by a good sample): "
+                              "counted as not met";
+                return b;
+            }
+            std::vector<std::string> differences;
+            int skipped = 0;
+            for (const auto& [name, want] : before->items())
+            {
+                if (want.contains("skipped"))
+                {
+                    ++skipped;
+                    continue;
+                }
+                if (!after->contains(name))
+                {
+                    differences.push_back(name + " is gone");
+                    continue;
+                }
+                if (std::string d = array_difference(name, want, (*after)[name]); !d.empty())
+                {
+                    differences.push_back(d);
+                }
+            }
+            const std::size_t compared = before->size() - static_cast<std::size_t>(skipped);
+            if (compared == 0)
+            {
+                b.message = "results: the run compared with left no array to compare: counted as not met";
+                return b;
+            }
+            b.exceeded = !differences.empty();
+            if (!b.exceeded)
+            {
+                b.message = "results same: the " + std::to_string(compared) + " array(s) the run compared with left "
+                            "hold the same values here";
+                return b;
+            }
+            b.message = "results differ:";
+            for (std::size_t i = 0; i < differences.size() && i < 3; ++i)
+            {
+                b.message += std::string(i ? ";" : "") + " " + differences[i];
+            }
+            if (differences.size() > 3)
+            {
+                b.message += "; and " + std::to_string(differences.size() - 3) + " more";
+            }
+            return b;
+        }
+
+        // option:MODULE.KEY=VALUE: the module's last cold load (first good sample) carried it.
+        budget_result option_result(const report& r, const budget_limit& l)
+        {
+            budget_result b;
+            b.metric = "option";
+            b.module = l.module;
+            b.exceeded = true;
+            const std::string what = "option " + l.module + "." + l.option;
+            const module_load* last = nullptr;
+            for (const auto& smp : r.samples)
+            {
+                if (!smp.ok())
+                {
+                    continue;
+                }
+                for (const auto& ld : smp.cold.module_loads)
+                {
+                    if (ld.module == l.module && ld.snapshot)
+                    {
+                        last = &ld;
+                    }
+                }
+                break;
+            }
+            if (!last)
+            {
+                b.message = what + ": the module " + l.module + " was never loaded with its options recorded: counted as not met";
+                return b;
+            }
+            const nlohmann::json& options = *last->snapshot->options;
+            const nlohmann::json want = nlohmann::json::parse(l.value_json);
+            if (!options.contains(l.option))
+            {
+                b.message = what + ": not among the options the module loaded with: counted as not met";
+                return b;
+            }
+            const nlohmann::json& got = options[l.option];
+            b.exceeded = !(got == want || (got.is_number() && want.is_number() && got.get<double>() == want.get<double>()));
+            b.message = what + " " + got.dump() + (b.exceeded ? ", expected " + want.dump() : std::string(" as expected"))
+                        + " (the module's last cold load)";
+            return b;
+        }
+
+        // Compiled loads a launch waited for (not a preload's): the most of any good sample.
+        double launch_builds(const report& r, std::string& module)
+        {
+            int most = 0;
+            for (const auto& smp : r.samples)
+            {
+                if (!smp.ok())
+                {
+                    continue;
+                }
+                int n = 0;
+                std::string first;
+                for (const auto& ld : smp.cold.module_loads)
+                {
+                    if (ld.status == load_status::compiled && !ld.via_preload)
+                    {
+                        first = first.empty() ? ld.module + " on " + ld.device : first;
+                        ++n;
+                    }
+                }
+                if (n > most)
+                {
+                    most = n;
+                    module = first;
+                }
+            }
+            return most;
+        }
+    }
+
+    namespace
+    {
         // A measured value against its limit, in one line; a value that cannot be known is not met.
         void judge(budget_result& b, const std::string& detail)
         {
@@ -214,8 +496,9 @@ namespace xwarp
     }
 
     std::vector<budget_result> check_budget(const report& r, const std::vector<budget_limit>& limits,
-                                            const workload_check* workload)
+                                            const compared_run& against)
     {
+        const workload_check* workload = against.workload;
         const summary& s = r.result;
         const bool measured = s.cold_wall_ms.median.has_value();
         // The heaviest module, and the one with the most builds (module totals come heaviest first).
@@ -231,9 +514,12 @@ namespace xwarp
         std::vector<budget_result> out;
         for (const auto& l : limits)
         {
-            if (l.metric == "workload")
+            if (l.metric == "workload" || l.metric == "kernels" || l.metric == "results" || l.metric == "option")
             {
-                out.push_back(workload_result(workload));
+                out.push_back(l.metric == "workload"  ? workload_result(workload)
+                              : l.metric == "kernels" ? kernels_result(workload)
+                              : l.metric == "results" ? results_result(r, against.baseline)
+                                                      : option_result(r, l));
                 continue;
             }
             budget_result b;
@@ -328,6 +614,14 @@ namespace xwarp
             {
                 b.value = backward_modules(r, b.module, detail);
             }
+            else if (l.metric == "launch-builds")
+            {
+                b.value = launch_builds(r, b.module);
+                if (*b.value > 0)
+                {
+                    detail = "the first a launch waited for: " + b.module;
+                }
+            }
             else if (l.metric == "build-overlap")
             {
                 b.value = s.overlap_factor.median;
@@ -354,9 +648,10 @@ namespace xwarp
         return out;
     }
 
-    bool judges_workload(const std::vector<budget_limit>& limits)
+    bool needs_compared_run(const std::vector<budget_limit>& limits)
     {
-        return std::any_of(limits.begin(), limits.end(), [](const budget_limit& l) { return l.metric == "workload"; });
+        return std::any_of(limits.begin(), limits.end(), [](const budget_limit& l)
+                           { return l.metric == "workload" || l.metric == "kernels" || l.metric == "results"; });
     }
 
     bool budget_exceeded(const std::vector<budget_result>& results)

@@ -18,9 +18,13 @@ namespace xwarp
             {
                 return "  ok    ";
             }
-            if (b.metric == "workload")
+            if (b.metric == "workload" || b.metric == "kernels" || b.metric == "results")
             {
                 return "  CHANGED ";
+            }
+            if (b.metric == "option")
+            {
+                return "  NOT MET ";
             }
             return b.at_least ? "  UNDER " : "  OVER  ";
         }

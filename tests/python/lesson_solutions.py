@@ -1,6 +1,15 @@
 """The solutions of the lessons' exercises (notebooks/*.ipynb, "## Exercise"). They live here, not
 in the notebooks, so a learner meets the broken form first; test_lessons.py checks that each one
-meets its exercise's --expect, and test_teaching_notebooks.py that each broken form does not."""
+meets its exercise's --expect, and test_teaching_notebooks.py that each broken form does not.
+CHEATS are the answers that skip the work (test_lesson_cheats.py checks each is not met)."""
+
+import importlib.util
+from pathlib import Path
+
+_spec = importlib.util.spec_from_file_location("make_notebooks",
+                                               Path(__file__).resolve().parents[2] / "notebooks" / "make_notebooks.py")
+NOTEBOOKS = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(NOTEBOOKS)
 
 def stage(name, s):
     return f'''@wp.kernel
@@ -67,14 +76,15 @@ wp.launch(damp, dim=64, inputs=[a, m])''',
     "cs2_cache_thrown_away": f'''{stage("settle", "0.75")}
 
 wp.launch(settle, dim=64, inputs=[a, m])''',
-    # refine in a module of its own, created with its option: __main__ keeps the default, and each
-    # module builds once
+    # refine in a named module of its own, given its option before its first launch: __main__
+    # keeps the default, and each module builds once
     "cs3_option_after_load": f'''{stage("advance", "1.5")}
 
 
-{stage("refine", "0.5").replace("@wp.kernel", '@wp.kernel(module="unique", module_options={"max_unroll": 8})')}
+{NOTEBOOKS.REFINE.replace("@wp.kernel", '@wp.kernel(module="refine_ops")')}
 
 
+wp.set_module_options({{"max_unroll": 32}}, module="refine_ops")
 wp.launch(advance, dim=64, inputs=[a, m])
 wp.launch(refine, dim=64, inputs=[a, m])''',
     # both instances registered, with every generic argument typed, before the first launch
@@ -145,4 +155,60 @@ for step in range(3):
     wp.launch(integrate, dim=a.shape, inputs=[a], block_dim=64)
     wp.launch(collide, dim=a.shape, inputs=[a], block_dim=512)
 wp.synchronize()''',
+}
+
+# Answers that skip the work, each an edit of the solution: (what it does, text replaced, its
+# replacement, the clause of the --expect that must say no). Every exercise gets the kinds that
+# apply to it: a kernel swapped for another with the same arguments, a repeated launch, a kernel
+# whose body does nothing, a deleted option. (The deleted launch is tried on every broken form:
+# test_lessons.py.)
+NOOP_KERNEL = """@wp.kernel
+def smooth(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    pass
+
+
+wp.launch(smooth, dim=64, inputs=[a, m])"""
+
+CHEATS = {
+    "capstone": [
+        ("the option deleted", 'wp.set_module_options({"fast_math": True})\n', "", "option"),
+        ("one stage launched three times", "for s in (0.5, 1.5, 2.5)]", "for s in (0.5, 0.5, 0.5)]", "results"),
+    ],
+    "cs1_kernels_after_load": [
+        ("integrate launched twice, damp dropped", "wp.launch(damp, dim=64", "wp.launch(integrate, dim=64", "kernels"),
+    ],
+    "cs2_cache_thrown_away": [
+        ("a kernel that does nothing", "a[i] = churn(a[i], m[i], 0.75)", "a[i] = a[i]", "results"),
+    ],
+    "cs3_option_after_load": [
+        ("the option deleted", 'wp.set_module_options({"max_unroll": 32}, module="refine_ops")\n', "", "option"),
+        ("refine given a unique module (its option set on a module that never loads)", 'module="refine_ops")\ndef refine',
+         'module="unique")\ndef refine', "option"),
+        ("advance launched twice, refine dropped", "wp.launch(refine, dim=64", "wp.launch(advance, dim=64", "kernels"),
+    ],
+    "cs6_generic_after_load": [
+        ("the float32 launch repeated in place of the float64 one",
+         "wp.launch(axpy, dim=8, inputs=[a64, y64, wp.float64(0.5)])",
+         "wp.launch(axpy, dim=8, inputs=[a32, y32, wp.float32(0.5)])", "workload"),
+    ],
+    "cs10_unused_backward": [
+        ("the option deleted", "@wp.kernel(enable_backward=False)\ndef pull", "@wp.kernel\ndef pull", "backward-modules"),
+        ("push launched twice, pull dropped", "wp.launch(pull, dim=64", "wp.launch(push, dim=64", "kernels"),
+    ],
+    "option_not_arrived": [
+        ("the option deleted", "wp.config.enable_backward = False  # before scene_lib", "# before scene_lib",
+         "backward-modules"),
+        ("a kernel of the same name that does nothing",
+         "wp.launch(scene_lib.smooth, dim=64, inputs=[a, m])", NOOP_KERNEL, "results"),
+    ],
+    "module_granularity": [
+        ("offset launched three times", "for k in ops + [offset]:", "for k in [offset, offset, offset]:", "kernels"),
+        ("one factor used twice", "ops = [make_scale(2.0), make_scale(0.5)]", "ops = [make_scale(2.0), make_scale(2.0)]",
+         "results"),
+    ],
+    "cs13_serial_builds": [
+        ("the export left out of the preload", "for k in (collide, integrate, constrain, export)]",
+         "for k in (collide, integrate, constrain)]", "launch-builds"),
+        ("collide launched in place of the export", "wp.launch(export, dim=64", "wp.launch(collide, dim=64", "kernels"),
+    ],
 }

@@ -537,8 +537,8 @@ TEST(Budget, WorkloadSameIsJudgedOnTheComparisonAndNamesTheMissingLaunch)
 {
     const auto limits = parse_budget("identities<=9,workload=same");
     ASSERT_EQ(limits.size(), 2u);
-    EXPECT_TRUE(judges_workload(limits));
-    EXPECT_FALSE(judges_workload(parse_budget("identities<=9")));
+    EXPECT_TRUE(needs_compared_run(limits));
+    EXPECT_FALSE(needs_compared_run(parse_budget("identities<=9")));
     EXPECT_THROW(parse_budget("workload=different"), budget_error);
 
     const report r = recorded("cs1_factory");
@@ -549,7 +549,7 @@ TEST(Budget, WorkloadSameIsJudgedOnTheComparisonAndNamesTheMissingLaunch)
 
     workload_check same;
     same.status = "same";
-    EXPECT_FALSE(check_budget(r, limits, &same)[1].exceeded);
+    EXPECT_FALSE(check_budget(r, limits, {&same})[1].exceeded);
 
     workload_check changed;
     changed.status = "changed";
@@ -559,8 +559,125 @@ TEST(Budget, WorkloadSameIsJudgedOnTheComparisonAndNamesTheMissingLaunch)
     d.before = launch_record{};
     d.before->kernel = "damp";
     changed.first_divergence = d;
-    const auto cheated = check_budget(r, limits, &changed);
+    const auto cheated = check_budget(r, limits, {&changed});
     EXPECT_TRUE(cheated[1].exceeded);
     EXPECT_NE(cheated[1].message.find("missing: damp (launch #2)"), std::string::npos) << cheated[1].message;
     EXPECT_NE(render_budget_text(cheated, "Expectation").find("CHANGED"), std::string::npos);
+}
+
+// kernels=same: the launches kept and none now another kernel (a kernel swapped for another with
+// the same arguments keeps workload=same: compare's gate lets a kernel be renamed).
+TEST(Budget, KernelsSameRefusesAKernelSwappedForAnotherWithTheSameArguments)
+{
+    const auto limits = parse_budget("workload=same,kernels=same");
+    EXPECT_TRUE(needs_compared_run(parse_budget("kernels=same")));
+    EXPECT_THROW(parse_budget("kernels=other"), budget_error);
+    const report r = recorded("cs1_factory");
+    EXPECT_TRUE(check_budget(r, limits)[1].exceeded) << "no run to compare with";
+
+    workload_check same;
+    same.status = "same";
+    same.reason = "2 launches in the same order";
+    EXPECT_FALSE(check_budget(r, limits, {&same})[1].exceeded);
+
+    workload_check swapped = same;
+    swapped.renames.push_back({"damp", "integrate"});
+    const auto cheated = check_budget(r, limits, {&swapped});
+    EXPECT_FALSE(cheated[0].exceeded) << "the workload alone lets it pass";
+    EXPECT_TRUE(cheated[1].exceeded);
+    EXPECT_NE(cheated[1].message.find("launched damp, this one launches integrate"), std::string::npos) << cheated[1].message;
+
+    workload_check changed;
+    changed.status = "changed";
+    EXPECT_TRUE(check_budget(r, limits, {&changed})[1].exceeded);
+}
+
+namespace
+{
+    // A good one-sample report whose cell left these arrays (the shim's "results" call).
+    report with_results(const nlohmann::json& arrays)
+    {
+        report r = recorded("cs1_factory");
+        for (auto& smp : r.samples)
+        {
+            for (auto& p : smp.cold.processes)
+            {
+                api_call_event c;
+                c.function = "results";
+                c.args = arrays;
+                p.calls.push_back(c);
+            }
+        }
+        return r;
+    }
+}
+
+// results=same: the arrays the compared run left hold the same figures, to a relative 1e-4.
+TEST(Budget, ResultsSameComparesTheArraysTheCellLeftWithTheComparedRuns)
+{
+    const auto limits = parse_budget("results=same");
+    const nlohmann::json a = {{"dtype", "vec3f"}, {"shape", {64}}, {"n", 192}, {"nonfinite", 0},
+                              {"sum", 96.5}, {"abs_sum", 120.25}, {"min", -0.5}, {"max", 1.25}};
+    const report before = with_results({{"a", a}, {"m", a}});
+    auto nearly = a;
+    nearly["sum"] = 96.5 * (1 + 2e-6);  // fast_math's last bits
+    EXPECT_FALSE(check_budget(with_results({{"a", nearly}, {"m", a}, {"extra", a}}), limits, {nullptr, &before})[0].exceeded);
+
+    auto other = a;
+    other["sum"] = 80.0;
+    const auto differ = check_budget(with_results({{"a", other}, {"m", a}}), limits, {nullptr, &before});
+    EXPECT_TRUE(differ[0].exceeded);
+    EXPECT_NE(differ[0].message.find("a: sum 80.0, was 96.5"), std::string::npos) << differ[0].message;
+
+    const auto gone = check_budget(with_results({{"m", a}}), limits, {nullptr, &before});
+    EXPECT_TRUE(gone[0].exceeded);
+    EXPECT_NE(gone[0].message.find("a is gone"), std::string::npos) << gone[0].message;
+
+    const report nothing = recorded("cs1_factory");
+    EXPECT_TRUE(check_budget(nothing, limits, {nullptr, &before})[0].exceeded) << "this run recorded no arrays";
+    EXPECT_TRUE(check_budget(with_results({{"a", a}}), limits, {nullptr, &nothing})[0].exceeded);
+    EXPECT_TRUE(check_budget(with_results({{"a", a}}), limits)[0].exceeded) << "no run to compare with";
+}
+
+// option:MODULE.KEY=VALUE: the module's last cold load carried the option at that value.
+TEST(Budget, AnOptionClauseIsJudgedOnTheModulesLastColdLoad)
+{
+    EXPECT_THROW(parse_budget("option:fast_math=true"), budget_error) << "no module";
+    EXPECT_THROW(parse_budget("option:__main__.fast_math"), budget_error) << "no value";
+    const auto parsed = parse_budget("option:my.pkg.max_unroll=32");
+    ASSERT_EQ(parsed.size(), 1u);
+    EXPECT_EQ(parsed[0].module, "my.pkg");
+    EXPECT_EQ(parsed[0].option, "max_unroll");
+    EXPECT_EQ(parsed[0].value_json, "32");
+    EXPECT_EQ(parse_budget("option:m.fast_math=True")[0].value_json, "true");
+    EXPECT_EQ(parse_budget("option:m.mode=debug")[0].value_json, "\"debug\"");
+
+    report r = recorded("cs1_factory");
+    const std::string module = r.samples[0].cold.module_loads.back().module;
+    nlohmann::json options = *r.samples[0].cold.module_loads.back().snapshot->options;
+    options["max_unroll"] = 32;
+    r.samples[0].cold.module_loads.back().snapshot->options = shared_options(options);
+    EXPECT_FALSE(check_budget(r, parse_budget("option:" + module + ".max_unroll=32"))[0].exceeded);
+    const auto wrong = check_budget(r, parse_budget("option:" + module + ".max_unroll=8"));
+    EXPECT_TRUE(wrong[0].exceeded);
+    EXPECT_NE(wrong[0].message.find("32, expected 8"), std::string::npos) << wrong[0].message;
+    EXPECT_TRUE(check_budget(r, parse_budget("option:no_such_module.max_unroll=32"))[0].exceeded);
+}
+
+// launch-builds: compiled loads a launch waited for; a preload's do not count.
+TEST(Budget, LaunchBuildsCountsWhatNoPreloadBuilt)
+{
+    report r = recorded("cs1_factory");
+    const auto before = check_budget(r, parse_budget("launch-builds<=0"));
+    ASSERT_TRUE(before[0].value);
+    EXPECT_GT(*before[0].value, 0.0);
+    EXPECT_TRUE(before[0].exceeded);
+    for (auto& smp : r.samples)
+    {
+        for (auto& ld : smp.cold.module_loads)
+        {
+            ld.via_preload = true;
+        }
+    }
+    EXPECT_FALSE(check_budget(r, parse_budget("launch-builds<=0"))[0].exceeded);
 }

@@ -15,11 +15,21 @@
 //                       most of any good sample: 0 is a forward-only build
 //   build-overlap       median over the cold passes of summed build time / time with a build
 //                       running: 1 is one build after another; needs the shim's build spans
-// and one clause that is not a number:
-//   workload=same       the run launched what the run it is compared with launched (compare's
-//                       launch gate): judged only where a front has that run (%%warp_probe
-//                       --compare RUN --expect ...), so that an answer cannot meet a limit by
-//                       deleting work
+//   launch-builds       compiled loads in a cold pass that a launch waited for (not a preload's),
+//                       the most of any good sample: 0 when a preload built every module
+// and clauses that are not numbers. Three are judged against the run a front compares with
+// (%%warp_probe --compare RUN --expect ...), so that an answer cannot meet a limit by deleting
+// work, swapping it for other work, or computing something else:
+//   workload=same       the run launched what RUN launched: the same dims, devices, dtypes,
+//                       block_dims and adjoint flags in the same order (compare's launch gate,
+//                       which lets a kernel be renamed)
+//   kernels=same        and the same kernels: workload=same with no kernel renamed
+//   results=same        the Warp arrays the cell leaves in its namespace hold what RUN's held
+//                       (count, sum, sum of magnitudes, least and largest finite value, to a
+//                       relative 1e-4; recorded by the shim for notebook cells)
+// and one judged on the run alone:
+//   option:MODULE.KEY=VALUE  the module's last cold load carried the option at that value (true,
+//                       false, a number or a word), from the options the shim records
 #ifndef XWARP_ANALYSIS_BUDGET_HPP
 #define XWARP_ANALYSIS_BUDGET_HPP
 
@@ -46,15 +56,21 @@ namespace xwarp
     // The metrics the grammar knows, for --help and errors.
     const std::vector<std::string>& budget_metrics();
 
+    // What the clauses judged against another run need: compare's judgement of the launches, and
+    // that run's report (for results=same). Without them those clauses are not met and say why.
+    struct compared_run
+    {
+        const workload_check* workload = nullptr;
+        const report* baseline = nullptr;
+    };
+
     // One result per limit, in the order given. A limit whose value cannot be known (every
     // sample failed) counts as exceeded: a gate must not pass on a run that measured nothing.
-    // `workload`: compare's judgement of r against the run it is compared with, for workload=same
-    // (without one, that clause is not met and says why).
     std::vector<budget_result> check_budget(const report& r, const std::vector<budget_limit>& limits,
-                                            const workload_check* workload = nullptr);
+                                            const compared_run& against = {});
 
-    // Whether the limits hold the workload=same clause (it needs a run to compare with).
-    bool judges_workload(const std::vector<budget_limit>& limits);
+    // Whether the limits hold a clause judged against another run (workload, kernels, results).
+    bool needs_compared_run(const std::vector<budget_limit>& limits);
 
     // Whether any limit was exceeded.
     bool budget_exceeded(const std::vector<budget_result>& results);

@@ -13,6 +13,10 @@ namespace xwarp
         std::string metric;
         double limit = 0.0;
         bool at_least = false;  // METRIC>=NUMBER (a floor) rather than METRIC<=NUMBER (a ceiling)
+        // option:MODULE.KEY=VALUE (metric "option"): the module, the option and its value as JSON
+        std::string module;
+        std::string option;
+        std::string value_json;
     };
 
     struct budget_result
