@@ -53,11 +53,45 @@ def refine(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
     a[i] = v"""
 
 
+# The course's set-up check (the primer's first cell): the magics, Warp, a CUDA device or not.
+SETUP_CHECK = """import warp as wp
+
+ready = get_ipython().find_cell_magic("warp_probe") is not None
+print("xwarp magics:", "ready" if ready else "missing: choose the xwarp kernel, or run %load_ext xwarp")
+print("Warp", wp.config.version, "| CUDA devices:", wp.get_cuda_device_count())"""
+
+
 def kernel(name, s):
     return f"""@wp.kernel
 def {name}(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
     i = wp.tid()
     a[i] = churn(a[i], m[i], {s})"""
+
+
+# CS-5 on the CPU: Warp 1.19 honours a launch's block_dim on the CPU only with enable_cpu_blocks on
+# (context.py: a CPU launch otherwise runs at block_dim 1, and its module is built for 1).
+CPU_BLOCKS_SETUP = """%%warp_setup
+import warp as wp
+
+wp.config.enable_cpu_blocks = True  # off by default: every CPU launch then runs at block_dim 1
+
+{HEAVY}
+
+a = wp.full(1024, 1.5, dtype=float)"""
+
+CPU_BLOCKS_EXERCISE = '''@wp.kernel
+def integrate(a: wp.array(dtype=float)):
+    a[wp.tid()] = a[wp.tid()] * 0.5 + 0.25
+
+
+@wp.kernel
+def collide(a: wp.array(dtype=float)):
+    a[wp.tid()] = wp.max(a[wp.tid()] - 0.125, 0.0)
+
+
+for step in range(3):
+    wp.launch(integrate, dim=1024, inputs=[a], block_dim=64)
+    wp.launch(collide, dim=1024, inputs=[a], block_dim=128)'''
 
 
 # The lesson around each mechanism notebook (see lesson_cells). Exercises start broken; their
@@ -333,9 +367,12 @@ for k in ops + [offset]:
                   "the start; a program that records a tape makes that replay *invalid*, by design."),
         "remember": ["Turn backward code off only at the entry point of an application that never differentiates.",
                      "Never in library code; split forward-only kernels from differentiable ones instead.",
-                     "With backward off a tape's gradients are zeros. Warp 1.19 logs a warning when the tape runs "
-                     "backward through such a kernel, and a direct `adjoint=True` launch raises; a warning in a long "
-                     "log is easy to miss, so check the gradients."],
+                     "With backward off, a tape skips those kernels' adjoints: gradients through them are missing "
+                     "while the other kernels still add theirs, so they are wrong, not zeros (zeros only where "
+                     "every path goes through such a kernel, as in the check below). Warp 1.19 logs a warning "
+                     "for every recorded launch of such a kernel at every `backward()`, and a direct "
+                     "`adjoint=True` launch raises; a warning in a long log is easy to miss, so check the "
+                     "gradients."],
         "exercise": {
             "task": ("Start again from the first setup (backward code on, created by its `@wp.func`). These two "
                      "kernels run forward only: build their module without backward code, from this cell alone."),
@@ -348,6 +385,36 @@ for k in ops + [offset]:
 
 wp.launch(push, dim=64, inputs=[a, m])
 wp.launch(pull, dim=64, inputs=[a, m])'''},
+    },
+    "cs5_block_dims_cpu": {
+        "learn": ["that the block_dim a module is launched at is part of its identity, on the CPU too once "
+                  "`wp.config.enable_cpu_blocks` is on",
+                  "why one module launched at two block_dims builds twice, every kernel both times (CS-5)",
+                  "the fix that keeps every launch as it is: one named module per stable block_dim"],
+        "predict": ("`integrate` runs at block_dim 64 and `collide` at 128, both in `__main__`, with CPU blocks "
+                    "on. How many times is `__main__` built, and what does each build hold?",
+                    "Twice, once per block_dim, and each build compiles both kernels: a module is built for the "
+                    "block_dim of the launch that loads it, whichever of its kernels that launch runs. The "
+                    "**Identity map** has two boxes for `__main__`; the arrow between them reads *block_dim*."),
+        "read": ("- The CS-5 finding names the module, its block_dims and what the builds of kernels never "
+                 "launched at a block_dim cost.\n"
+                 "- **Module identities** lists `__main__` twice, with the block_dim column telling them apart."),
+        "lever": ("CS-5 has no run-time lever: splitting a module by block_dim is a change to the program, "
+                  "measured by `%warp_compare` as above. Choosing one block_dim for both launches is not a fix "
+                  "the compare accepts: it changes a launch, and the comparison says *invalid*."),
+        "remember": ["A module builds once per block_dim it is launched at, with every kernel it holds.",
+                     "Keep kernels launched at one stable block_dim in a named module of their own; keep a "
+                     "block_dim chosen at run time in a module of its own too.",
+                     "On the CPU a split saves the kernels each build no longer compiles at a block_dim nobody "
+                     "launches them at, which is little here; on a GPU every build is a full NVRTC compile "
+                     "(the GPU lesson). Measure before you split on the CPU."],
+        "exercise": {
+            "task": ("A solver step runs `integrate` at block_dim 64 and `collide` at 128, both in `__main__`. "
+                     "Make every module build once, with every launch at the block_dim it has now."),
+            "hint": ("A module is built once per block_dim. Which `@wp.kernel` argument puts each kernel in a "
+                     "module that is only ever launched at one block_dim? The launches stay as they are."),
+            "expect": "builds-per-module<=1",
+            "code": CPU_BLOCKS_EXERCISE},
     },
     "cs13_serial_builds": {
         "learn": ["that independent modules build one after another at their first launches",
@@ -494,6 +561,14 @@ def lesson_primer():
         "primer",
         "Lesson 0: what Warp builds, and where cold start comes from",
         [
+            ("md", """## Before you start
+
+The course assumes you have written a little Warp: a `@wp.kernel` and its `wp.launch`, `wp.array`
+with a `dtype`, a generic kernel argument typed `typing.Any`, and (for the CS-10 lesson) a `wp.Tape`.
+Warp's own [basics](https://nvidia.github.io/warp/stable/user_guide/basics.html) cover all four. Run the cell below
+first: it says whether this notebook runs on the xwarp kernel (or has `%load_ext xwarp`), which Warp
+it found, and whether there is a CUDA device (every lesson but the GPU one runs on the CPU)."""),
+            ("code", SETUP_CHECK),
             ("md", """Before any mechanism, the pipeline itself, drawn from a real run.
 
 1. Warp gathers the kernels and functions of one Python module (here, one notebook cell run as a
@@ -554,9 +629,24 @@ wp.launch(settle, dim=64, inputs=[a, m])
 
 wp.launch(relax, dim=64, inputs=[a, m])"""),
             ("md", """The cold pass built **two identities**, one per form of the module. Look at the warm pass:
-it builds nothing. Both forms were written to the cache, so on a warm cache churn costs nothing and
-goes unnoticed; it is paid again in full wherever the cache is empty. That is why churn is worth
+it builds nothing, but it still **loads two identities** from the cache: each is hashed and its
+binary loaded, so churn is cheap on a warm cache, not free (a module emitted as PTX is even
+compiled again at every load: the GPU lesson shows 784 ms for one from a warm cache). The builds
+themselves go unnoticed there; they are paid again in full wherever the cache is empty. That is why churn is worth
 fixing even when your own machine feels fast, and why `warp-probe measure` always measures cold.
+
+## Seeing it without xwarp
+
+Warp says all this itself, one line per module load, at its default log level (the probe keeps
+what the program printed: the report's JSON has it under `stdout_tail`):
+
+    Module __main__ 81432c2 load on device 'cpu' took 1879.13 ms  (compiled)
+
+the module, the first seven characters of its hash, the device, the time, and `compiled` or
+`cached`. Two lines for one module with two hashes are churn. `wp.config.compile_time_trace = True`
+writes a trace of each build's phases. NVIDIA's pages on [code generation](https://nvidia.github.io/warp/codegen.html)
+and on [reducing compilation and startup time](https://nvidia.github.io/warp/stable/user_guide/execution_and_performance/reducing_compilation_and_startup_time.html)
+describe the same pipeline and the same fixes from Warp's side.
 
 Next: [Reading a warp-probe report](overview.ipynb), then [What-if replays](whatif.ipynb)."""),
         ],
@@ -568,7 +658,12 @@ Next: [Reading a warp-probe report](overview.ipynb), then [What-if replays](what
                     {"says": "one identity, built again", "report": "edited", "identities": 1,
                      "new_hash_vs": "one_module"},
                     {"says": "The cold pass built **two identities**", "report": "churned", "identities": 2,
-                     "warm_builds_at_most": 0}]},
+                     "warm_builds_at_most": 0},
+                    {"says": "it still **loads two identities** from the cache", "report": "churned",
+                     "warm_loads_at_least": 2},
+                    {"says": "Warp says all this itself, one line per module load", "report": "one_module",
+                     "warp_log_line": "compiled"},
+                    {"says": "whether this notebook runs on the xwarp kernel", "output": "xwarp magics: ready"}]},
     )
 
 
@@ -668,8 +763,8 @@ wp.launch(stage_b, dim=64, inputs=[a, m])
 wp.launch(stage_c, dim=64, inputs=[a, m])"""),
             ("md", """`%warp_compare` credits the fix only if the program still does the same work (the same
 launches, in the same order, with the same dims, dtypes, devices and block_dims) and the change is
-beyond the **noise band** (how far the same figure moves between identical runs; the what-if lesson
-says how it is measured). The **hash receipts** show each module's hashes before and after."""),
+beyond the **noise band** (how far the same figure moves between identical runs; the
+[glossary](glossary.md) says how it is measured). The **hash receipts** show each module's hashes before and after."""),
             ("code", "%warp_compare late hoisted"),
             ("md", """Every run of this notebook is listed by `%warp_history`; `%warp_export NAME PATH` writes one as
 JSON (the same format `warp-probe measure --json` writes) or as an HTML page."""),
@@ -904,9 +999,9 @@ wp.launch(relax, dim=8, inputs=[a32])
 wp.launch(relax, dim=8, inputs=[a64])  # a new instance: the module builds again
 wp.launch(relax, dim=8, inputs=[a16])  # and again"""),
             ("code", """%%warp_probe --samples 2 --name registered
-relax_f32 = wp.overload(relax, {"a": wp.array(dtype=wp.float32)})
-relax_f64 = wp.overload(relax, {"a": wp.array(dtype=wp.float64)})
-relax_f16 = wp.overload(relax, {"a": wp.array(dtype=wp.float16)})
+wp.overload(relax, {"a": wp.array(dtype=wp.float32)})  # the generic kernel keeps each instance
+wp.overload(relax, {"a": wp.array(dtype=wp.float64)})
+wp.overload(relax, {"a": wp.array(dtype=wp.float16)})
 
 wp.launch(relax, dim=8, inputs=[a32])
 wp.launch(relax, dim=8, inputs=[a64])
@@ -1026,9 +1121,12 @@ def gradient(enable_backward):
 print("backward on: ", gradient(True))
 print("backward off:", gradient(False))
 wp.config.enable_backward = True"""),
-            ("md", """With backward off the gradient is zeros. Warp 1.19 does say something: the warning printed above
-("Running the tape backwards may produce incorrect gradients ... enable_backward=False"), once, at
-the default log level; a launch with `adjoint=True` of such a kernel raises. A warning among a long
+            ("md", """With backward off the gradient here is zeros, because the only path from `y` back to `x` runs
+through `square`. Where other kernels also lead back to `x`, they still add their part: the result is
+wrong without being zero, which is harder to spot. Warp 1.19 does say something: the warning printed
+above ("Running the tape backwards may produce incorrect gradients ... enable_backward=False"), at
+the default log level, once for every recorded launch of such a kernel at every `backward()`; a
+launch with `adjoint=True` of such a kernel raises. A warning among a long
 run's output is easy to miss, and the numbers are wrong either way. So: measure the lever, set it
 at the entry point of an application that never differentiates (never in library code), and split
 forward-only kernels from differentiable ones instead of switching a differentiated module off."""),
@@ -1037,6 +1135,64 @@ forward-only kernels from differentiable ones instead of switching a differentia
          "claims": [{"says": "the warning printed above", "output": "may produce incorrect gradients"}],
          "stdout": ["backward on:  [2.0, 4.0, 6.0]",
                                                                                       "backward off: [0.0, 0.0, 0.0]"]},
+    )
+
+
+def lesson_cs5_block_dims_cpu():
+    setup = CPU_BLOCKS_SETUP.format(HEAVY=HEAVY)
+    notebook(
+        "cs5_block_dims_cpu",
+        "CS-5 on the CPU: one module launched at several block_dims",
+        [
+            ("md", """The block_dim of a launch is part of its module's identity. On a GPU that is always so; on
+the CPU Warp 1.19 runs every launch at block_dim 1 unless `wp.config.enable_cpu_blocks` is on, and
+then the CPU honours block_dim the same way: this lesson needs no GPU."""),
+            setup_intro(),
+            ("code", setup),
+            ("md", """Two stages of a solver step, each launched at the block_dim its author tuned it for, both in
+the cell's module `__main__`."""),
+            ("code", f"""%%warp_probe --samples 2 --name two_block_dims_cpu
+@wp.kernel
+def stretch(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = churn(wp.vec3(a[i]), wp.mat33(0.9, 0.1, 0.0, 0.0, 0.9, 0.1, 0.1, 0.0, 0.9), 0.5)[0]
+
+
+@wp.kernel
+def relax(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = churn(wp.vec3(a[i]), wp.mat33(0.9, 0.1, 0.0, 0.0, 0.9, 0.1, 0.1, 0.0, 0.9), 1.5)[1]
+
+
+wp.launch(stretch, dim=1024, inputs=[a], block_dim=64)
+wp.launch(relax, dim=1024, inputs=[a], block_dim=128)"""),
+            ("md", """The fix keeps both launches as they are and gives each block_dim a module of its own: each
+module is then built once, at the one block_dim it is launched at, with only its own kernel."""),
+            ("code", f"""%%warp_probe --samples 2 --name split_cpu
+@wp.kernel(module="stretch_bd64")
+def stretch(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = churn(wp.vec3(a[i]), wp.mat33(0.9, 0.1, 0.0, 0.0, 0.9, 0.1, 0.1, 0.0, 0.9), 0.5)[0]
+
+
+@wp.kernel(module="relax_bd128")
+def relax(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = churn(wp.vec3(a[i]), wp.mat33(0.9, 0.1, 0.0, 0.0, 0.9, 0.1, 0.1, 0.0, 0.9), 1.5)[1]
+
+
+wp.launch(stretch, dim=1024, inputs=[a], block_dim=64)
+wp.launch(relax, dim=1024, inputs=[a], block_dim=128)"""),
+            ("code", "%warp_compare two_block_dims_cpu split_cpu"),
+            ("md", """The same launches, at the same block_dims: the compare's hash receipts show `__main__`'s two
+identities gone and one identity for each new module. Whether that saved time here is the verdict's
+to say: on the CPU each build of `__main__` compiled two kernels and each new build compiles one, so
+the saving is the kernels no longer built at a block_dim nobody launches them at, against a second
+module's fixed cost. On a GPU the same split is [the GPU lesson](gpu_mechanisms.ipynb)'s first fix."""),
+        ],
+        {"findings": {"two_block_dims_cpu": ["CS-5"]},
+         "claims": [{"says": "Twice, once per block_dim, and each build compiles both kernels",
+                     "report": "two_block_dims_cpu", "identities": 2, "modules": 1}]},
     )
 
 
@@ -1172,13 +1328,19 @@ def gpu_intro_cells():
 - why a module emitted as PTX can cost time at every load, even from a warm cache
 - that a precompiled header can cost more than it saves (CS-12), on CUDA as on the CPU"""),
             ("md", MENTAL_MODEL),
-            ("md", """CS-5 and CS-7 only show on CUDA, and so does the PTX load. CS-12 does not: Warp 1.19 keeps a
-precompiled header per compiling thread for Clang (the CPU) and NVRTC alike, and `--whatif pch-off`
-measures it on any device; it is here for its CUDA form.
+            ("md", """CS-7 only shows on CUDA, and so does the PTX load. CS-5 does not: on the CPU it shows once
+`wp.config.enable_cpu_blocks = True` (off by default, every CPU launch then runs at block_dim 1),
+and [CS-5 on the CPU](cs5_block_dims_cpu.ipynb) does this lesson's first part without a GPU. CS-12
+does not either: Warp 1.19 keeps a precompiled header per compiling thread for Clang (the CPU), and
+for NVRTC with CUDA toolkits before 13.0; from 13.0 on it passes NVRTC only `-pch` and NVRTC keeps
+its own header directories (the recordings below used toolkit 13.4). `--whatif pch-off` measures
+it on any device; it is here for its CUDA form.
 
 **Without a GPU** this notebook says so and shows, for each probe, the report its cell recorded on
-an NVIDIA H200 (Warp 1.19.0, two samples; the files are in `recorded/h200/`: each cell and the
-setup's definitions run as one script, as the probe runs a cell, from `tests/gpu/programs/`):
+an NVIDIA H200 (Warp 1.19.0, two samples; the files are in `recorded/h200/`). Each was recorded
+from a script in `tests/gpu/programs/`: the block_dim and precompiled-header cells with the setup's
+`scale` and `shift` in front, as the probe runs a cell; the tile and PTX cells without them (they
+do not use them), so their `__main__` holds only the cell's own kernels.
 `%warp_report FILE --name NAME` shows a report and keeps it under
 a name, so `%warp_compare` reads it as it reads a probed run. Every step can be read either way."""),
             ("code", """import warp as wp
@@ -1379,16 +1541,22 @@ CS-1 and CS-5 have no lever: moving a kernel definition or splitting a module by
 change to the program itself."""),
             setup_intro(),
             ("code", SETUP),
-            ("md", """This cell turns `fast_math` on after the module has already loaded. A module's options are part
-of its identity (the overview's identity map), so the module builds twice; the CS-3 lesson takes
-that mechanism apart, here it is simply something to fix. `--whatif` with no value replays the levers of the findings, the most time at stake
+            ("md", """This cell predicts and corrects a state with two kernels, and turns `fast_math` on for the
+corrector after the module has already loaded. A module's options are part of its identity (the
+overview's identity map), so the module builds twice; the CS-3 lesson takes that mechanism apart
+on another program, here it is simply something to measure a lever on. `--whatif` with no value replays the levers of the findings, the most time at stake
 first, within a budget of about six cold runs; what does not fit is listed as *not run*."""),
-            ("code", f"""%%warp_probe --samples 2 --name late_option --whatif
-{kernel("stage_a", "1.0")}
+            ("code", f"""%%warp_probe --samples 2 --name fast_math_late --whatif
+{kernel("predict", "1.0")}
 
-wp.launch(stage_a, dim=64, inputs=[a, m])
-wp.set_module_options({{"fast_math": True}})
-wp.launch(stage_a, dim=64, inputs=[a, m])"""),
+
+{kernel("correct", "0.5")}
+
+
+for step in range(2):
+    wp.launch(predict, dim=64, inputs=[a, m])
+    wp.set_module_options({{"fast_math": True}})  # meant for correct, switched between launches
+    wp.launch(correct, dim=64, inputs=[a, m])"""),
             ("md", """Read the **What-if replays** table: each lever's verdict (*improved*, *regressed*,
 *inconclusive*, *invalid* when the lever changed what the program launches or broke it,
 *not-applied* when there was nothing to move), the measured saving beside the estimate, the noise
@@ -1397,12 +1565,12 @@ did not pay moves to **Considered and declined**, the ledger of levers that were
 they were rejected: a declined lever is never recommended.
 
 A stored run can be replayed later, on fresh baseline samples, lever by lever:"""),
-            ("code", "%warp_whatif late_option options-at-creation"),
+            ("code", "%warp_whatif fast_math_late options-at-creation"),
             ("md", """What to remember: a replay measures the lever on *this* machine and program, with the
 workload checked; it is the number to act on, and the estimate is only where to look first.
 The fix itself (here: set `fast_math` before the first launch) is still yours to write."""),
         ],
-        {"findings": {"late_option": ["CS-3"]}, "whatif": {"late_option": {"options-at-creation": "improved"}}},
+        {"findings": {"fast_math_late": ["CS-3"]}, "whatif": {"fast_math_late": {"options-at-creation": "improved"}}},
     )
 
 
@@ -1417,6 +1585,7 @@ NOTEBOOKS = (
     lesson_cs6_generic_after_load,
     lesson_cs10_unused_backward,
     lesson_cs13_serial_builds,
+    lesson_cs5_block_dims_cpu,
     lesson_gpu_mechanisms,
     lesson_whatif,
     lesson_capstone,

@@ -140,6 +140,11 @@ for step in range(2):
 wp.launch(export, dim=64, inputs=[a, m])''',
 }
 
+SOLUTIONS["cs5_block_dims_cpu"] = (
+    # one named module per stable block_dim: each built once, at the block_dim of its launches
+    NOTEBOOKS.CPU_BLOCKS_EXERCISE.replace("@wp.kernel\ndef integrate", '@wp.kernel(module="integrate_bd64")\ndef integrate')
+    .replace("@wp.kernel\ndef collide", '@wp.kernel(module="collide_bd128")\ndef collide'))
+
 # The GPU lesson's exercise (gpu_mechanisms.ipynb), probed only on a CUDA device: one module per
 # stable block_dim, the same launches, each module built once.
 GPU_SOLUTIONS = {
@@ -205,6 +210,12 @@ CHEATS = {
         ("offset launched three times", "for k in ops + [offset]:", "for k in [offset, offset, offset]:", "kernels"),
         ("one factor used twice", "ops = [make_scale(2.0), make_scale(0.5)]", "ops = [make_scale(2.0), make_scale(2.0)]",
          "results"),
+    ],
+    "cs5_block_dims_cpu": [
+        ("collide launched at block_dim 64 (one block_dim for both)", "inputs=[a], block_dim=128)",
+         "inputs=[a], block_dim=64)", "workload"),
+        ("integrate launched in place of collide", "wp.launch(collide, dim=1024", "wp.launch(integrate, dim=1024",
+         "kernels"),
     ],
     "cs13_serial_builds": [
         ("the export left out of the preload", "for k in (collide, integrate, constrain, export)]",

@@ -134,6 +134,14 @@ def check_claims(nb, claims, reports, text):
             other = reports[claim["new_hash_vs"]]
             hashes = lambda rep: {i["hash"] for i in rep["summary"]["identities"]}
             assert hashes(r) and not hashes(r) & hashes(other), (claim, hashes(r), hashes(other))
+        if "warm_loads_at_least" in claim:
+            # a warm pass that builds nothing still hashes and loads each identity from the cache
+            for smp in good:
+                assert len(smp["warm"]["module_loads"]) >= claim["warm_loads_at_least"], claim
+        if "warp_log_line" in claim:
+            # Warp's own line for the load, as the program printed it
+            pattern = r"Module __main__ [0-9a-f]{7} load on device 'cpu' took [0-9.]+ ms\s+\(" + claim["warp_log_line"] + r"\)"
+            assert all(re.search(pattern, smp["cold"]["stdout_tail"]) for smp in good), claim
         if "warm_builds_at_least" in claim:
             for smp in good:
                 built = [ld for ld in smp["warm"]["module_loads"] if ld["status"] == "compiled"]

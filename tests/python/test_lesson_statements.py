@@ -1,0 +1,190 @@
+"""What the lessons say about Warp 1.19, held against Warp: each statement a teacher's reading
+corrected is checked here against a run or against what Warp's own code does (a snippet run with
+a private kernel cache), and against the lesson's text, so that neither drifts. Claims about a
+lesson's own run are checked where it runs (test_teaching_notebooks.py's claims)."""
+
+import json
+import re
+import subprocess
+import textwrap
+
+import nbformat
+import pytest
+
+from conftest import PROBE, ROOT, TARGETS, VENV_PYTHON
+
+NB = ROOT / "notebooks"
+
+
+def prose(name):
+    nb = nbformat.read(NB / f"{name}.ipynb", as_version=4)
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def code_cells(name):
+    nb = nbformat.read(NB / f"{name}.ipynb", as_version=4)
+    return [c.source for c in nb.cells if c.cell_type == "code"]
+
+
+def warp_snippet(code, tmp_path):
+    """Runs `code` with Warp in a fresh interpreter whose kernel cache is private; its output."""
+    header = f"import warp as wp\nwp.config.kernel_cache_dir = {str(tmp_path / 'cache')!r}\n"
+    script = tmp_path / "snippet.py"  # a file: Warp reads a kernel's source from it
+    script.write_text(header + textwrap.dedent(code))
+    done = subprocess.run([str(VENV_PYTHON), str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    return done.stdout + done.stderr
+
+
+def test_cs5_shows_on_the_cpu_with_cpu_blocks_and_the_gpu_lesson_says_so(tmp_path):
+    out = tmp_path / "r.json"
+    done = subprocess.run([str(PROBE), "measure", "--quiet", "--samples", "1", "--history", "off", "--json", str(out),
+                           "--", str(VENV_PYTHON), "cpu_blocks.py"], cwd=TARGETS, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text())
+    assert "CS-5" in {f["mechanism"] for f in report["findings"]}
+    assert {i["block_dim"] for i in report["summary"]["identities"]} == {64, 128}
+    gpu = prose("gpu_mechanisms")
+    assert "CS-5 and CS-7 only show on CUDA" not in gpu
+    assert "`wp.config.enable_cpu_blocks = True`" in gpu and "cs5_block_dims_cpu.ipynb" in gpu
+
+
+def test_nvrtc_keeps_its_own_precompiled_headers_from_cuda_13_as_the_gpu_lesson_says(tmp_path):
+    out = warp_snippet("""
+        import threading
+        wp.init()
+        rt = wp._src.context.runtime
+        rt.toolkit_version = (13, 0)
+        print("nvrtc 13:", rt.get_nvrtc_pch_dir())
+        rt.toolkit_version = (12, 8)
+        print("nvrtc 12 per thread:", rt.get_nvrtc_pch_dir() is not None)
+        dirs = [rt.get_clang_pch_dir()]
+        t = threading.Thread(target=lambda: dirs.append(rt.get_clang_pch_dir()))
+        t.start(); t.join()
+        print("clang per thread:", dirs[0] != dirs[1])
+    """, tmp_path)
+    assert "nvrtc 13: None" in out and "nvrtc 12 per thread: True" in out and "clang per thread: True" in out
+    gpu = prose("gpu_mechanisms")
+    assert "NVRTC alike" not in gpu
+    assert "from 13.0 on it passes NVRTC only `-pch`" in gpu
+
+
+def test_the_recorded_gpu_programs_hold_the_setups_kernels_where_the_lesson_says(tmp_path):
+    programs = ROOT / "tests" / "gpu" / "programs"
+    with_setup = {"lesson_two_block_dims", "lesson_one_block_dim", "lesson_pch_on", "lesson_pch_off"}
+    without = {"lesson_tiles", "lesson_tiles_no_mathdx", "ptx_module"}
+    recorded = {p.stem for p in (NB / "recorded" / "h200").glob("*.json")}
+    assert recorded == with_setup | without
+    for name in recorded:
+        source = (programs / f"{name}.py").read_text()
+        has = "def scale" in source and "def shift" in source
+        assert has == (name in with_setup), name
+    gpu = prose("gpu_mechanisms")
+    assert "each cell and the\nsetup's definitions run as one script" not in gpu
+    assert "the tile and PTX cells without them" in gpu
+
+
+def test_a_unique_module_is_hashed_at_decoration_so_a_later_global_does_not_reach_it(tmp_path):
+    out = warp_snippet("""
+        @wp.kernel(module="unique")
+        def uk(a: wp.array(dtype=float)):
+            a[wp.tid()] = 1.0
+
+        @wp.kernel
+        def nk(a: wp.array(dtype=float)):
+            a[wp.tid()] = 2.0
+
+        print("hashed at decoration:", sorted(uk.module.hashers))
+        unique_before = uk.module.get_module_hash(256)
+        named_before = nk.module.get_module_hash(256)
+        wp.config.mode = "debug"
+        nk.module.mark_modified()
+        print("unique kept its hash:", uk.module.get_module_hash(256) == unique_before)
+        print("named module rehashed:", nk.module.get_module_hash(256) != named_before)
+    """, tmp_path)
+    assert "hashed at decoration: [256]" in out
+    assert "unique kept its hash: True" in out and "named module rehashed: True" in out
+    guide = (ROOT / "references" / "mechanisms.md").read_text()
+    assert 'Not for `module="unique"` kernels: their module is hashed when the\nkernel is decorated' in guide
+    assert "Except for `module=\"unique\"` kernels" in (ROOT / "references" / "cheatsheet.md").read_text()
+
+
+def test_the_block_dim_is_hashed_on_the_cpu_and_the_device_is_not(tmp_path):
+    out = warp_snippet("""
+        import inspect
+
+        @wp.kernel
+        def k(a: wp.array(dtype=float)):
+            a[wp.tid()] = 1.0
+
+        m = k.module
+        print("block_dim hashed:", m.get_module_hash(1) != m.get_module_hash(64))
+        print("hash inputs:", list(inspect.signature(m.get_module_hash).parameters))
+    """, tmp_path)
+    assert "block_dim hashed: True" in out and "hash inputs: ['block_dim']" in out
+    glossary = (NB / "glossary.md").read_text()
+    assert "The device is not hashed" in glossary and "on the CPU too: 1 unless" in glossary
+
+
+def test_a_tape_through_a_kernel_without_backward_gives_partial_gradients_and_warns_at_every_backward(tmp_path):
+    out = warp_snippet("""
+        @wp.kernel(enable_backward=False)
+        def square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+            y[wp.tid()] = x[wp.tid()] * x[wp.tid()]
+
+        @wp.kernel
+        def double(x: wp.array(dtype=float), z: wp.array(dtype=float)):
+            z[wp.tid()] = 2.0 * x[wp.tid()] + z[wp.tid()]
+
+        x = wp.array([1.0, 2.0, 3.0], dtype=float, requires_grad=True)
+        y = wp.zeros(3, dtype=float, requires_grad=True)
+        z = wp.zeros(3, dtype=float, requires_grad=True)
+        tape = wp.Tape()
+        with tape:
+            wp.launch(square, dim=3, inputs=[x], outputs=[y])
+            wp.launch(double, dim=3, inputs=[x], outputs=[z])
+            wp.launch(double, dim=3, inputs=[y], outputs=[z])
+        for _ in range(2):
+            tape.zero()
+            tape.backward(grads={z: wp.ones(3, dtype=float)})
+        print("x.grad", x.grad.numpy().tolist())
+    """, tmp_path)
+    # the true gradient of 2x + 2x^2 is 2 + 4x: the skipped kernel's part is missing, the rest is there
+    assert "x.grad [2.0, 2.0, 2.0]" in out
+    assert out.count("may produce incorrect gradients") == 2, "one warning per recorded launch per backward()"
+    cs10 = nbformat.read(NB / "cs10_unused_backward.ipynb", as_version=4)
+    text = "\n".join(c.source for c in cs10.cells if c.cell_type == "markdown")
+    assert "a tape's gradients are zeros" not in text
+    assert "wrong, not zeros" in text and "for every recorded launch of such a kernel at every `backward()`" in text
+
+
+def test_the_noise_band_is_pointed_to_where_it_is_defined():
+    overview = prose("overview")
+    assert "the what-if lesson\nsays how it is measured" not in overview
+    assert "[glossary](glossary.md) says how it is measured" in overview
+    assert re.search(r"\*\*noise band\*\* —", (NB / "glossary.md").read_text())
+
+
+def test_the_primer_says_a_warm_cache_still_loads_each_identity():
+    primer = prose("primer")
+    assert "churn costs nothing" not in primer
+    assert "it still **loads two identities** from the cache" in primer  # held against the run: its claims
+
+
+@pytest.mark.quick
+def test_registering_overloads_is_not_shown_with_an_assignment_the_text_says_is_unneeded():
+    for path in NB.glob("*.ipynb"):
+        for code in code_cells(path.stem):
+            assert not re.search(r"^\w+\s*=\s*wp\.overload\(", code, re.M), path.name
+
+
+@pytest.mark.quick
+def test_the_whatif_lesson_measures_a_program_no_other_lesson_probes():
+    def probe_bodies(name):
+        return {c.split("\n", 1)[1].strip() for c in code_cells(name) if c.startswith("%%warp_probe")}
+
+    whatif = probe_bodies("whatif")
+    for path in NB.glob("*.ipynb"):
+        if path.stem != "whatif":
+            assert not whatif & probe_bodies(path.stem), path.name
