@@ -20,6 +20,65 @@ namespace xwarp
         return std::any_of(cold.module_loads.begin(), cold.module_loads.end(), [](const module_load& l) { return !l.test.empty(); });
     }
 
+    namespace
+    {
+        // Paid by the first: walking each process's loads and test_use records in the order the
+        // shim wrote them, a module's current build is paid by the test that compiled it, and a
+        // later test that launches the module reuses it (a build from another process's cache
+        // has no payer here). test -> the tests that reused what it paid for, in order.
+        std::map<std::string, std::vector<std::string>> reusers_by_payer(const run_result& cold)
+        {
+            struct event
+            {
+                std::int64_t seq;
+                const module_load* load;     // or
+                const nlohmann::json* use;   // a test_use's args
+            };
+            std::map<std::int64_t, std::vector<event>> by_pid;
+            for (const auto& l : cold.module_loads)
+            {
+                by_pid[l.pid].push_back({l.seq, &l, nullptr});
+            }
+            for (const auto& p : cold.processes)
+            {
+                for (const auto& c : p.calls)
+                {
+                    if (c.function == "test_use" && c.args.is_object())
+                    {
+                        by_pid[p.pid].push_back({c.seq, nullptr, &c.args});
+                    }
+                }
+            }
+            std::map<std::string, std::vector<std::string>> out;
+            for (auto& [pid, events] : by_pid)
+            {
+                std::stable_sort(events.begin(), events.end(), [](const event& a, const event& b) { return a.seq < b.seq; });
+                std::map<std::pair<std::string, std::string>, std::string> payer;  // (module, device) -> test
+                for (const auto& e : events)
+                {
+                    if (e.load)
+                    {
+                        payer[{e.load->module.str(), e.load->device.str()}] =
+                            e.load->status == load_status::compiled ? e.load->test.str() : std::string();
+                        continue;
+                    }
+                    const std::string test = e.use->value("test", std::string());
+                    const auto it = payer.find({e.use->value("module", std::string()), e.use->value("device", std::string())});
+                    if (it == payer.end() || it->second.empty() || test.empty() || test == it->second)
+                    {
+                        continue;
+                    }
+                    auto& reusers = out[it->second];
+                    if (std::find(reusers.begin(), reusers.end(), test) == reusers.end())
+                    {
+                        reusers.push_back(test);
+                    }
+                }
+            }
+            return out;
+        }
+    }
+
     void suite_tables(const run_result& cold, summary& s)
     {
         if (!is_suite(cold))
@@ -66,8 +125,14 @@ namespace xwarp
             w.tests = static_cast<int>(tests_in[pid].size());
             s.workers.push_back(w);
         }
+        const auto reused = reusers_by_payer(cold);
         for (auto& [name, t] : by_test)
         {
+            if (const auto it = reused.find(name); it != reused.end())
+            {
+                t.reused_by = static_cast<int>(it->second.size());
+                t.reusers.assign(it->second.begin(), it->second.begin() + std::min<std::size_t>(5, it->second.size()));
+            }
             s.tests.push_back(std::move(t));
         }
         // the costliest first; a test that built nothing stays listed (it ran, and paid nothing)

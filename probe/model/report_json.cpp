@@ -257,7 +257,7 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         launch_kernel_count, kernel, module, device, count, block_dims, adjoint)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(flag, id, message)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(test_cost, test, builds, build_ms, identities, pids)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(test_cost, test, builds, build_ms, identities, pids, reused_by, reusers)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(worker_share, pid, wall_ms, build_ms, builds, tests)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_total, module, device, identities, builds, ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(

@@ -1146,7 +1146,7 @@ namespace xwarp
                 }
                 m_o << heading("Tests, by build time paid");
                 m_o << "<table data-xwarp=\"tests\" style=\"" << style::table << "\"><tr>" << th("build time") << th("builds")
-                    << th("test") << th("identities it built") << "</tr>";
+                    << th("test") << th("identities it built") << th("paid by the first: reused by") << "</tr>";
                 std::size_t rows = 0;
                 for (const auto& t : tests)
                 {
@@ -1159,8 +1159,14 @@ namespace xwarp
                     {
                         ids += (ids.empty() ? "" : "<br>") + mono(capped(t.identities[i]));
                     }
+                    std::string reusers;
+                    for (const auto& r : t.reusers)
+                    {
+                        reusers += (reusers.empty() ? "" : "<br>") + mono(r);
+                    }
                     m_o << "<tr>" << td(html_escape(format_ms(t.build_ms)), style::num) << td(std::to_string(t.builds), style::num)
                         << td(t.test.empty() ? std::string("collection / set-up") : mono(capped(t.test))) << td(ids)
+                        << td(t.reused_by > 0 ? std::to_string(t.reused_by) + " later test(s):<br>" + reusers : std::string())
                         << "</tr>";
                 }
                 m_o << "</table>" << more_rows(rows, max_identity_rows, "more tests");

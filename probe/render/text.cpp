@@ -729,6 +729,16 @@ namespace xwarp
                     {
                         m_o << "              " << one_line(t.identities[i]) << "\n";
                     }
+                    if (t.reused_by > 0)
+                    {
+                        std::string names;
+                        for (const auto& r : t.reusers)
+                        {
+                            names += (names.empty() ? "" : ", ") + r;
+                        }
+                        m_o << "              paid by the first: reused by " << t.reused_by << " later test(s): "
+                            << one_line(names) << (t.reused_by > static_cast<int>(t.reusers.size()) ? ", ..." : "") << "\n";
+                    }
                     if (t.identities.size() > 4)
                     {
                         m_o << "              ... and " << t.identities.size() - 4 << " more\n";

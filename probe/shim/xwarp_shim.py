@@ -117,6 +117,7 @@ class _Recorder:
         self.cfg = None
         # launches: signature -> index, and the ordered index sequence
         self.launch_index = {}
+        self.test_uses = set()  # (test, module, device) already written as test_use
         self.launch_seq = None
         self.launch_total = 0
         self.finished = False
@@ -447,6 +448,10 @@ def _install(warp):
     _tls = threading.local()
     rec.lock = threading.Lock()
     rec.warp = warp
+    global _in_suite
+    _in_suite = "_pytest" in sys.modules or "unittest" in sys.modules or bool(_inherited_test)
+    if "unittest" in sys.modules:
+        _watch_unittest()
     try:
         ctx = sys.modules.get("warp._src.context") or sys.modules.get("warp.context")
         build = sys.modules.get("warp._src.build") or sys.modules.get("warp.build")
@@ -633,6 +638,7 @@ def _record_load(rec, module, result, device, bd, frame, t0, error):
 
 # A test id this process inherited from the pytest that started it (a subprocess of a test).
 _inherited_test = os.environ.get("PYTEST_CURRENT_TEST")
+_in_suite = False  # set at Warp's import: a test runner is loaded (test_use records are written)
 
 
 def _current_test():
@@ -661,6 +667,64 @@ def _current_test():
                     return None
         f = f.f_back
     return current.rsplit(" (", 1)[0] if current and not in_pytest else None
+
+
+# The unittest test running in this process, kept by a wrapper of TestCase.run (_watch_unittest):
+# the launch path reads it instead of walking the stack.
+_unittest_now = [None]
+_TEST_USE_CAP = 20000  # test_use records a process writes at most
+
+
+def _watch_unittest():
+    """Wraps unittest's TestCase.run (when unittest is loaded as Warp is) so that a launch knows its
+    test in one list read. What the test does is unchanged."""
+    case = getattr(sys.modules.get("unittest.case"), "TestCase", None)
+    run = getattr(case, "run", None)
+    if run is None or getattr(run, "_xwarp_watch", False):
+        return
+
+    def watched_run(self, *args, **kwargs):
+        previous = _unittest_now[0]
+        try:
+            _unittest_now[0] = self.id()
+        except Exception:
+            pass
+        try:
+            return run(self, *args, **kwargs)
+        finally:
+            _unittest_now[0] = previous
+
+    watched_run._xwarp_watch = True
+    watched_run.__wrapped__ = run
+    watched_run.__doc__ = getattr(run, "__doc__", None)
+    case.run = watched_run
+
+
+def _test_now():
+    """The test running now, on the launch path: pytest's node id (PYTEST_CURRENT_TEST, in each
+    xdist worker), else the unittest test TestCase.run is running, else the test whose process
+    started this one; None outside any test. Two dict reads in the common case."""
+    if "_pytest" in sys.modules:
+        current = os.environ.get("PYTEST_CURRENT_TEST")
+        if current and current != _inherited_test:
+            return current.rsplit(" (", 1)[0]
+    if _unittest_now[0] is not None:
+        return _unittest_now[0]
+    return _inherited_test.rsplit(" (", 1)[0] if _inherited_test else None
+
+
+def _note_test_use(rec, module, device):
+    """A test's first launch of a module on a device: who reused what another test paid for."""
+    test = _test_now()
+    if test is None:
+        return
+    use = (test, module, device)
+    uses = rec.test_uses
+    if use in uses or len(uses) >= _TEST_USE_CAP:
+        return
+    uses.add(use)
+    rec.emit({"type": "call", "function": "test_use", "args": {"test": test, "module": module, "device": device},
+              "file": None, "line": None})
 
 
 def _snapshot(module, bd):
@@ -1243,6 +1307,7 @@ def _hook_launch(warp, ctx):
         return kwargs.get(name, default)
 
     def launch(*args, **kwargs):
+        used = None  # (module, device): written as a test_use after the launch, its load included
         if _lever is not None and _lever.wants_first_launch:
             _lever.wants_first_launch = False
             _lever.at_first_launch(warp, ctx, _preload_depth)
@@ -1273,6 +1338,7 @@ def _hook_launch(warp, ctx):
             if i is None:
                 i = index[key] = len(index)
                 _record_launch_site(rec, kernel)
+            used = (key[1], key[3]) if _in_suite else None
             rec.launch_total += 1
             if rec.launch_total <= _LAUNCH_CAP:
                 rec.launch_seq.append(i)
@@ -1292,6 +1358,8 @@ def _hook_launch(warp, ctx):
             return orig(*args, **kwargs)
         finally:
             tls["launching"] = previous
+            if used is not None:
+                _note_test_use(rec, *used)
 
     launch.__wrapped__ = orig
     launch.__doc__ = getattr(orig, "__doc__", None)

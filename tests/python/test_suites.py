@@ -86,6 +86,10 @@ def test_every_build_is_attributed_to_the_test_warps_log_places_it_in(suite):
     reused = {t["test"]: t for t in tests}["test_alpha.py::test_shift_reuses_it"] if any(
         t["test"] == "test_alpha.py::test_shift_reuses_it" for t in tests) else None
     assert reused is None or reused["builds"] == 0
+    # paid by the first: the shared module's build is reused by the later tests that launch it
+    payer = {t["test"]: t for t in tests}["test_alpha.py::test_scale_builds_the_shared_module"]
+    assert payer["reusers"] == ["test_alpha.py::test_shift_reuses_it", "test_beta.py::test_scale_again"], payer
+    assert payer["reused_by"] == 2
     # the process's compile share: its builds over its wall
     (worker,) = report["summary"]["workers"]
     assert worker["builds"] == sum(t["builds"] for t in tests) and 0 < worker["build_ms"] < worker["wall_ms"]
@@ -95,6 +99,7 @@ def test_every_build_is_attributed_to_the_test_warps_log_places_it_in(suite):
     text = suite.probe("report", out).stdout
     assert "Tests, by build time paid" in text and "test_beta.py::test_square_builds_this_files_module" in text
     assert "Processes (compile share of each one's wall)" in text
+    assert "paid by the first: reused by 2 later test(s): test_alpha.py::test_shift_reuses_it" in text
 
 
 def test_xdist_workers_are_each_a_process_and_a_repeat_across_them_is_a_finding(suite):
@@ -121,8 +126,13 @@ def test_unittest_ids_are_taken_from_the_test_case_on_the_stack(suite):
         "import unittest\n\nimport numpy as np\nimport warp as wp\n\n\n@wp.kernel\n"
         "def triple(a: wp.array(dtype=float)):\n    a[wp.tid()] = a[wp.tid()] * 3.0\n\n\n"
         "class Triple(unittest.TestCase):\n    def test_triple(self):\n        a = wp.ones(4, dtype=float)\n"
-        "        wp.launch(triple, dim=4, inputs=[a])\n        self.assertTrue(np.allclose(a.numpy(), 3.0))\n")
+        "        wp.launch(triple, dim=4, inputs=[a])\n        self.assertTrue(np.allclose(a.numpy(), 3.0))\n\n"
+        "    def test_triple_again(self):\n        a = wp.full(4, 2.0, dtype=float)\n"
+        "        wp.launch(triple, dim=4, inputs=[a])\n        self.assertTrue(np.allclose(a.numpy(), 6.0))\n")
     _, report = suite.measure(VENV_PYTHON, "-m", "unittest", "test_gamma", name="unittest")
+    # the later test reused what the first paid for, its id kept by unittest's own TestCase.run
+    payer = {t["test"]: t for t in report["summary"]["tests"]}["test_gamma.Triple.test_triple"]
+    assert payer["reusers"] == ["test_gamma.Triple.test_triple_again"] and payer["reused_by"] == 1, payer
     assert report_builds(report) == {"test_gamma.Triple.test_triple": {f"test_gamma {h}" for h in [
         next(l["hash"][:7] for l in report["samples"][0]["cold"]["module_loads"] if l["module"] == "test_gamma")]}}
 

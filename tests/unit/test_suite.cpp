@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "builders.hpp"
+#include "xwarp/analysis/suite.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/render/text.hpp"
 
@@ -96,4 +97,44 @@ TEST(ASuite, AProgramThatIsNoSuiteHasNoTestsNorSuiteFindings)
     EXPECT_TRUE(r.result.workers.empty());
     EXPECT_EQ(finding_of(r, "same-code-other-name"), nullptr);
     EXPECT_EQ(render_text(r).find("Tests, by build time paid"), std::string::npos);
+}
+
+// Paid by the first: a later test of the same process that launches a module another test built
+// reuses that build; a module rebuilt in between is the rebuilder's, and a load from another
+// process's cache has no payer here.
+TEST(ASuite, ATestThatLaunchesAModuleAnotherBuiltReusesWhatTheFirstPaidFor)
+{
+    run_result cold;
+    auto at = [](module_load l, std::int64_t seq, const char* test) {
+        l.seq = seq;
+        l.test = test;
+        return l;
+    };
+    cold.module_loads = {at(xwarp::testing::load("shared", "aaaa", 100.0), 1, "t_first"),
+                         at(xwarp::testing::load("shared", "bbbb", 100.0), 5, "t_rebuild"),
+                         at(xwarp::testing::load("other", "cccc", 50.0, load_status::cached), 7, "t_cached")};
+    process_record p;
+    p.pid = 1;
+    auto use = [](std::int64_t seq, const char* test, const char* module) {
+        api_call_event c;
+        c.function = "test_use";
+        c.seq = seq;
+        c.args = {{"test", test}, {"module", module}, {"device", "cpu"}};
+        return c;
+    };
+    p.calls = {use(2, "t_first", "shared"), use(3, "t_second", "shared"), use(4, "t_third", "shared"),
+               use(6, "t_rebuild", "shared"), use(8, "t_cached", "other"), use(9, "t_after", "other"),
+               use(10, "t_fourth", "shared")};
+    cold.processes = {p};
+    summary s;
+    suite_tables(cold, s);
+    std::map<std::string, test_cost> by;
+    for (const auto& t : s.tests)
+    {
+        by[t.test] = t;
+    }
+    EXPECT_EQ(by["t_first"].reusers, (std::vector<std::string>{"t_second", "t_third"}));
+    EXPECT_EQ(by["t_first"].reused_by, 2);
+    EXPECT_EQ(by["t_rebuild"].reusers, (std::vector<std::string>{"t_fourth"}));
+    EXPECT_EQ(by["t_cached"].reused_by, 0) << "a build from another process's cache has no payer here";
 }

@@ -113,6 +113,10 @@ namespace xwarp
         double build_ms = 0.0;       // their module work
         std::vector<std::string> identities;  // "module hash7 on device [block_dim N] (ms)", in load order
         std::vector<std::int64_t> pids;       // the processes it ran in (xdist workers, subprocesses)
+        // Paid by the first: the later tests of the same process that launched a module this one
+        // built, while that build was its current identity (the shim's test_use records)
+        int reused_by = 0;
+        std::vector<std::string> reusers;  // the first five of them, in order
     };
 
     // One process of a suite's cold pass: its wall and the part its builds took.
