@@ -1123,9 +1123,9 @@ print("backward off:", gradient(False))
 wp.config.enable_backward = True"""),
             ("md", """With backward off the gradient here is zeros, because the only path from `y` back to `x` runs
 through `square`. Where other kernels also lead back to `x`, they still add their part: the result is
-wrong without being zero, which is harder to spot. Warp 1.19 does say something: the warning printed
-above ("Running the tape backwards may produce incorrect gradients ... enable_backward=False"), at
-the default log level, once for every recorded launch of such a kernel at every `backward()`; a
+wrong without being zero, which is harder to spot. Warp 1.19 does say something:
+the warning printed above ("Running the tape backwards may produce incorrect gradients ...
+enable_backward=False"), at the default log level, once for every recorded launch of such a kernel at every `backward()`; a
 launch with `adjoint=True` of such a kernel raises. A warning among a long
 run's output is easy to miss, and the numbers are wrong either way. So: measure the lever, set it
 at the entry point of an application that never differentiates (never in library code), and split

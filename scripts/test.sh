@@ -9,11 +9,12 @@
 #                              under 2 minutes once set up; no browser, no older Warp
 #   scripts/test.sh [--quick] PYTEST_ARGS...   extra arguments go to pytest (-k, -x, ...)
 #
-# The Python tests run in $XWARP_TEST_WORKERS pytest-xdist workers (default: 2), a file to a
-# worker (--dist loadfile: a file's module fixtures, the wheel among them, are made once). Most
-# of a test's time is a measured program waiting on a compiler or a kernel on a socket, and no
-# test asserts timing or machine-wide state, so two at once share two cores without changing any
-# verdict a test checks. XWARP_TEST_WORKERS=0 runs them one after another.
+# The Python tests run in $XWARP_TEST_WORKERS pytest-xdist workers (default: 2), each test on
+# whichever worker is free, except the files whose module fixtures (the wheel among them) must be
+# made once, which stay on one worker (--dist loadgroup; tests/python/conftest.py names them and
+# starts the longest first). Much of a test's time is a measured program waiting on a compiler or
+# a kernel on a socket, and no test asserts timing or machine-wide state, so two at once share two
+# cores without changing any verdict a test checks. XWARP_TEST_WORKERS=0 runs them one after another.
 #
 # Exits non-zero on any failure; pytest's "no tests collected" (exit 5) fails too.
 set -euo pipefail
@@ -30,7 +31,7 @@ fi
 WORKERS=${XWARP_TEST_WORKERS:-2}
 PARALLEL=()
 if [ "$WORKERS" != 0 ]; then
-    PARALLEL=(-n "$WORKERS" --dist loadfile)
+    PARALLEL=(-n "$WORKERS" --dist loadgroup)
 fi
 
 ARTIFACTS=${XWARP_TEST_ARTIFACTS:-$ROOT/test-artifacts}

@@ -446,6 +446,64 @@ namespace xwarp
             return b;
         }
 
+        // Builds in a warm pass (on the cache the cold pass filled): the most of any good sample,
+        // with the module that built most there. 0 when the cache is reused.
+        double warm_builds(const report& r, std::string& module, std::string& detail)
+        {
+            int most = 0;
+            std::map<std::string, int> by_module;
+            for (const auto& smp : r.samples)
+            {
+                if (!smp.ok())
+                {
+                    continue;
+                }
+                std::map<std::string, int> here;
+                int n = 0;
+                for (const auto& ld : smp.warm->module_loads)
+                {
+                    if (ld.status == load_status::compiled)
+                    {
+                        ++n;
+                        ++here[ld.module + " on " + ld.device];
+                    }
+                }
+                if (n > most || by_module.empty())
+                {
+                    most = std::max(most, n);
+                    by_module = here;
+                }
+            }
+            if (most > 0)
+            {
+                const auto top = std::max_element(by_module.begin(), by_module.end(),
+                                                  [](const auto& a, const auto& c) { return a.second < c.second; });
+                module = top->first;
+                detail = module + " built " + std::to_string(top->second) + " time(s) on a warm cache";
+            }
+            return most;
+        }
+
+        // The most builds of one module (per device) in a cold pass, and how many modules pass `limit`.
+        double builds_per_module(const summary& s, double limit, std::string& module, std::string& detail)
+        {
+            const module_total* worst = nullptr;
+            int over = 0;
+            for (const auto& m : s.modules)
+            {
+                worst = !worst || m.builds > worst->builds ? &m : worst;
+                over += m.builds > limit ? 1 : 0;
+            }
+            if (!worst)
+            {
+                return 0.0;
+            }
+            module = where(*worst);
+            detail = module + " built " + std::to_string(worst->builds) + " time(s)"
+                     + (over > 1 ? " (" + std::to_string(over) + " modules over the limit)" : std::string());
+            return worst->builds;
+        }
+
         // Compiled loads a launch waited for (not a preload's): the most of any good sample.
         double launch_builds(const report& r, std::string& module)
         {
@@ -545,40 +603,7 @@ namespace xwarp
             }
             else if (l.metric == "warm-builds")
             {
-                // Builds in a warm pass (on the cache the cold pass filled): the most of any good
-                // sample, with the module that built most there. 0 when the cache is reused.
-                int most = 0;
-                std::map<std::string, int> by_module;
-                for (const auto& smp : r.samples)
-                {
-                    if (!smp.ok())
-                    {
-                        continue;
-                    }
-                    std::map<std::string, int> here;
-                    int n = 0;
-                    for (const auto& ld : smp.warm->module_loads)
-                    {
-                        if (ld.status == load_status::compiled)
-                        {
-                            ++n;
-                            ++here[ld.module + " on " + ld.device];
-                        }
-                    }
-                    if (n > most || by_module.empty())
-                    {
-                        most = std::max(most, n);
-                        by_module = here;
-                    }
-                }
-                b.value = most;
-                if (most > 0)
-                {
-                    const auto top = std::max_element(by_module.begin(), by_module.end(),
-                                                      [](const auto& a, const auto& c) { return a.second < c.second; });
-                    b.module = top->first;
-                    detail = b.module + " built " + std::to_string(top->second) + " time(s) on a warm cache";
-                }
+                b.value = warm_builds(r, b.module, detail);
             }
             else if (l.metric == "modules")
             {
@@ -586,29 +611,7 @@ namespace xwarp
             }
             else if (l.metric == "builds-per-module")
             {
-                const module_total* worst = nullptr;
-                for (const auto& m : s.modules)
-                {
-                    if (!worst || m.builds > worst->builds)
-                    {
-                        worst = &m;
-                    }
-                }
-                b.value = worst ? worst->builds : 0.0;
-                if (worst)
-                {
-                    b.module = where(*worst);
-                    detail = b.module + " built " + std::to_string(worst->builds) + " time(s)";
-                    int over = 0;
-                    for (const auto& m : s.modules)
-                    {
-                        over += m.builds > l.limit ? 1 : 0;
-                    }
-                    if (over > 1)
-                    {
-                        detail += " (" + std::to_string(over) + " modules over the limit)";
-                    }
-                }
+                b.value = builds_per_module(s, l.limit, b.module, detail);
             }
             else if (l.metric == "backward-modules")
             {

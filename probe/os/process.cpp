@@ -52,6 +52,66 @@ namespace xwarp
 
         constexpr const char* token_name = "XWARP_PROBE_TOKEN";
 
+        // The pipe on which the child says whether it made the command a PID namespace of its own
+        // (pid_namespace.hpp), and later how many processes the namespace's init killed.
+        class namespace_channel
+        {
+        public:
+            namespace_channel() { m_open = proc::pid_namespace_wanted() && ::pipe2(m_fds, O_CLOEXEC) == 0; }
+            ~namespace_channel()
+            {
+                for (int& fd : m_fds)
+                {
+                    if (m_open && fd >= 0)
+                    {
+                        ::close(fd);
+                    }
+                }
+            }
+            namespace_channel(const namespace_channel&) = delete;
+            namespace_channel& operator=(const namespace_channel&) = delete;
+
+            int child_end() const { return m_open ? m_fds[1] : -1; }
+
+            // After the spawn: the child's answer, written before the command starts (EOF if it
+            // never was). This side's write end is closed first, so that EOF can come.
+            bool made()
+            {
+                if (!m_open)
+                {
+                    return false;
+                }
+                ::close(m_fds[1]);
+                m_fds[1] = -1;
+                char answer = 0;
+                m_made = read_all(&answer, 1) && answer == 'n';
+                return m_made;
+            }
+
+            // After the child ended: what the init killed as the command ended (0 when it said
+            // nothing: it was killed itself, or there was no namespace).
+            int killed_by_init()
+            {
+                int killed = 0;
+                return m_made && read_all(&killed, sizeof killed) ? killed : 0;
+            }
+
+        private:
+            bool read_all(void* into, std::size_t n)
+            {
+                ssize_t got = 0;
+                do
+                {
+                    got = ::read(m_fds[0], into, n);
+                } while (got < 0 && errno == EINTR);
+                return got == static_cast<ssize_t>(n);
+            }
+
+            int m_fds[2] = {-1, -1};
+            bool m_open = false;
+            bool m_made = false;
+        };
+
         // This process's descendants (through /proc/<pid>/task/<tid>/children: no scan of every
         // process on the machine), leaving out `spare` and what descends from it, with each
         // one's parent.
@@ -315,10 +375,8 @@ namespace xwarp
         const std::set<pid_t> own_children = children_of_self();
         const pid_t parent = ::getpid();
 
-        // The child says on this pipe whether it made the command a PID namespace of its own.
-        int said[2] = {-1, -1};
-        const bool try_namespace = proc::pid_namespace_wanted() && ::pipe2(said, O_CLOEXEC) == 0;
-        const int said_fd = try_namespace ? said[1] : -1;
+        namespace_channel pid_namespace;
+        const int said_fd = pid_namespace.child_end();
 
         bp::group group;
         std::error_code ec;
@@ -347,30 +405,9 @@ namespace xwarp
                                 }
                             },
                         ec);
-        if (try_namespace)
-        {
-            ::close(said[1]);
-            char answer = 0;
-            ssize_t got = 0;
-            do
-            {
-                got = ::read(said[0], &answer, 1);  // written before the command starts; EOF if it never did
-            } while (got < 0 && errno == EINTR);
-            if (got == 1 && answer == 'n')
-            {
-                out.containment = "pid-namespace";
-            }
-        }
-        if (out.containment.empty())
-        {
-            out.containment = contained.has_cgroup() ? "cgroup" : "process-tree";
-        }
+        out.containment = pid_namespace.made() ? "pid-namespace" : contained.has_cgroup() ? "cgroup" : "process-tree";
         if (ec)
         {
-            if (try_namespace)
-            {
-                ::close(said[0]);
-            }
             out.spawn_error = ec.message();
             return out;
         }
@@ -438,17 +475,9 @@ namespace xwarp
             child.wait(wait_ec);
         }
         proc::kill_tally tally;
-        if (try_namespace)
+        if (!out.timed_out && !out.interrupted)
         {
-            // the namespace's init killed what the command left and said how many, as the child
-            // ended (nothing said: it was killed, or the namespace was not made)
-            int killed_in_namespace = 0;
-            if (out.containment == "pid-namespace" && !out.timed_out && !out.interrupted
-                && ::read(said[0], &killed_in_namespace, sizeof killed_in_namespace) == sizeof killed_in_namespace)
-            {
-                out.strays_killed += killed_in_namespace;
-            }
-            ::close(said[0]);
+            out.strays_killed += pid_namespace.killed_by_init();
         }
         kill_claimed(is_runs, own_children, true, tally);
         contained.kill_members(tally);  // those that left this subtree too (none can leave the cgroup)

@@ -25,6 +25,23 @@ SCHEMA = json.loads((ROOT / "probe" / "schema" / "report.schema.json").read_text
 collect_ignore_glob = ["targets/*"]
 
 
+# Under pytest-xdist (scripts/test.sh: --dist loadgroup) each test goes to whichever worker is free,
+# except the files whose module-scoped fixtures are costly to make twice (the wheel and its venv, a
+# measured run several tests read), each kept on one worker. The longest units start first, so
+# that none of them is left to run alone at the end.
+ONE_WORKER = ("test_pip", "test_cli_report", "test_hardening", "test_notebook", "test_real_shapes")
+FIRST = ("test_pip", "test_lesson_cheats", "test_lessons")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1]
+        if module in ONE_WORKER:
+            item.add_marker(pytest.mark.xdist_group(module))
+    rank = {name: i for i, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.module.__name__.rsplit(".", 1)[-1], len(FIRST)))
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",

@@ -112,10 +112,18 @@ LESSONS = [
 def test_each_lessons_broken_program_gets_a_patch_that_does_what_the_solution_does(project, tmp_path, program, mechanism,
                                                                                    solved):
     report = project.measure(program)
-    result, _ = project.fix(report, "--finding", mechanism, "--verify", "--samples", "2", "--out", str(tmp_path / "out"))
-    f = fix_of(result, mechanism)
+    if solved is not None:
+        # a saving of a few hundred ms, whose verdict noise can flip on a busy machine: the patch is
+        # held against the lesson's solved form below, structure for structure (verification itself
+        # is checked where a whole module's rebuild makes its verdict certain)
+        result, _ = project.fix(report, "--finding", mechanism, "--out", str(tmp_path / "out"))
+        f = fix_of(result, mechanism)
+        assert f["verdict"] == "not-verified", f
+    else:
+        result, _ = project.fix(report, "--finding", mechanism, "--verify", "--samples", "2", "--out", str(tmp_path / "out"))
+        f = fix_of(result, mechanism)
+        assert f["samples"] == 2, f
     applies_cleanly(f["patch_file"], project.path, tmp_path)
-    assert f["samples"] == 2 and f["verdict"] in ("verified", "no-gain", "regressed"), f  # measured, whatever the noise said
     if solved is None:
         # a whole module's rebuild (CS-2's warm pass, an option that never arrived): far beyond
         # any noise band, so the verdict itself is the check
