@@ -51,10 +51,18 @@ class XwarpKernelTests(jupyter_kernel_test.KernelTests):
 # -- helpers for the custom tests -------------------------------------------------------------
 
 
+# Starts the command after it with SIGINT ignored, as `nohup` or a shell's `&` would (exec keeps
+# both the ignore and the pid).
+IGNORING_SIGINT = ["/usr/bin/python3", "-c",
+                   "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); os.execvp(sys.argv[1], sys.argv[1:])"]
+
+
 class Session:
-    def __init__(self, tmpdir, cwd):
+    def __init__(self, tmpdir, cwd, launcher=()):
         env = dict(os.environ, TMPDIR=str(tmpdir))
         self.km = KernelManager(kernel_name="xwarp")
+        if launcher:
+            self.km.kernel_spec.argv = list(launcher) + self.km.kernel_spec.argv
         self.km.start_kernel(env=env, cwd=str(cwd))
         self.kc = self.km.client()
         self.kc.start_channels()
@@ -241,11 +249,8 @@ def session_started_ignoring_sigint(tmp_path):
     ignore is inherited, and the kernel must still take interrupts."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        s = Session(tmp, TARGETS)
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    # not by ignoring SIGINT here: a pytest-xdist worker may run tests off its main thread
+    s = Session(tmp, TARGETS, launcher=IGNORING_SIGINT)
     s.tmp = tmp
     yield s
     s.close()

@@ -74,8 +74,8 @@ def wheel(tmp_path_factory):
     first = subprocess.run([str(c) for c in build], capture_output=True, text=True, env=env, timeout=1800)
     if first.returncode != 0 and tree.exists():
         # a kept tree can name the build environments of an earlier run (pip's overlay, a venv
-        # pytest has since removed) and fail to configure: once more from an empty one
-        shutil.rmtree(tree)
+        # pytest has since removed) and fail to configure: once more in an empty one of this run's
+        build[6] = "-Cbuild-dir=" + str(work / "tree")
         run(build, env=env, timeout=1800)
     else:
         assert first.returncode == 0, f"{build} failed:\n{first.stdout[-3000:]}\n{first.stderr[-3000:]}"
