@@ -34,10 +34,8 @@ FIRST = ("test_pip", "test_lesson_cheats", "test_lessons")
 
 
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        module = item.module.__name__.rsplit(".", 1)[-1]
-        if module in ONE_WORKER:
-            item.add_marker(pytest.mark.xdist_group(module))
+    # ONE_WORKER files carry pytestmark = pytest.mark.xdist_group(...) themselves: a marker added
+    # here can come after pytest-xdist has read the groups
     rank = {name: i for i, name in enumerate(FIRST)}
     items.sort(key=lambda item: rank.get(item.module.__name__.rsplit(".", 1)[-1], len(FIRST)))
 

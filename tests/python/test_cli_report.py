@@ -5,9 +5,11 @@ import subprocess
 
 import pytest
 
-pytestmark = pytest.mark.quick
 
 from conftest import PROBE
+
+# one pytest-xdist worker for this file: its module fixtures are made once (conftest.ONE_WORKER)
+pytestmark = [pytest.mark.quick, pytest.mark.xdist_group("test_cli_report")]
 
 
 @pytest.fixture(scope="module")

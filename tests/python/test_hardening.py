@@ -16,6 +16,9 @@ import pytest
 
 from conftest import PROBE, TARGETS
 
+# one pytest-xdist worker for this file: its module fixtures are made once (conftest.ONE_WORKER)
+pytestmark = pytest.mark.xdist_group("test_hardening")
+
 HOSTILE = TARGETS / "hostile"
 
 

@@ -17,6 +17,9 @@ from nbconvert import HTMLExporter
 
 from conftest import BUILD, ROOT, execute_notebook, validate_report
 
+# one pytest-xdist worker for this file: its module fixtures are made once (conftest.ONE_WORKER)
+pytestmark = pytest.mark.xdist_group("test_notebook")
+
 os.environ["JUPYTER_PATH"] = str(BUILD / "share" / "jupyter") + os.pathsep + os.environ.get("JUPYTER_PATH", "")
 ARTIFACTS = Path(os.environ.get("XWARP_TEST_ARTIFACTS", ROOT / "test-artifacts"))
 

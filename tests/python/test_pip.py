@@ -26,6 +26,9 @@ from jupyter_client.manager import KernelManager
 
 from conftest import BUILD, ROOT, execute_notebook, none_alive_with
 
+# one pytest-xdist worker for this file: its module fixtures are made once (conftest.ONE_WORKER)
+pytestmark = pytest.mark.xdist_group("test_pip")
+
 WARP_VERSION = os.environ.get("XWARP_WARP_VERSION", "1.19.0")
 REPORT_MIME = "application/vnd.xwarp.report+json"
 

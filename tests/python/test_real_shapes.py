@@ -18,6 +18,9 @@ import pytest
 
 from conftest import PROBE, TARGETS, VENV_PYTHON
 
+# one pytest-xdist worker for this file: its module fixtures are made once (conftest.ONE_WORKER)
+pytestmark = pytest.mark.xdist_group("test_real_shapes")
+
 PACKAGE = TARGETS / "particle_pkg"
 MAIN = "src/particle_prep/__main__.py"
 
