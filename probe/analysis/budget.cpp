@@ -36,15 +36,9 @@ namespace xwarp
             {
                 return "false";
             }
-            errno = 0;
-            char* end = nullptr;
-            const double number = std::strtod(text.c_str(), &end);
-            if (!text.empty() && *end == '\0' && errno == 0 && std::isfinite(number))
-            {
-                return nlohmann::json::parse(text, nullptr, false).is_discarded() ? nlohmann::json(number).dump()
-                                                                                   : nlohmann::json::parse(text).dump();
-            }
-            return nlohmann::json(text).dump();
+            // a JSON number keeps its kind (32 stays an integer, as the recorded options hold it)
+            const nlohmann::json number = nlohmann::json::parse(text, nullptr, false);
+            return number.is_number() ? number.dump() : nlohmann::json(text).dump();
         }
 
         // A clause that is not METRIC<=N or METRIC>=N.
