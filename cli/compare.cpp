@@ -44,6 +44,7 @@ namespace xwarp::cli
                     ->check(whole_number(2, 1000));
                 sub->add_flag("--quiet,-q", m_quiet, "with --until-settled: no progress lines");
                 add_run_option(sub, m_run);
+                add_replay_streams_option(sub, m_replay_streams);
                 return sub;
             }
 
@@ -62,9 +63,9 @@ namespace xwarp::cli
                 {
                     return fail(exit_code::bad_input, e.what());
                 }
-                catch (const probe_error& e)
+                catch (const fronts::job_error& e)
                 {
-                    return fail(exit_code_of(e), e.what());
+                    return fail(e);
                 }
                 if (c.until_settled && c.until_settled->stopped_because == "interrupted")
                 {
@@ -78,35 +79,45 @@ namespace xwarp::cli
             // side already stored keeps its id).
             int compare_settled(comparison& c)
             {
-                if (int code = load_report_arg(m_before, m_history, m_before_report))
+                fronts::resolved_run before;
+                fronts::resolved_run after;
+                if (int code = resolve_arg(m_before, m_history, before))
                 {
                     return code;
                 }
-                if (int code = load_report_arg(m_after, m_history, m_after_report))
+                if (int code = resolve_arg(m_after, m_history, after))
                 {
                     return code;
                 }
-                // what cannot be re-run at all (a notebook cell's) is said first
-                auto before_options = fronts::rerun_options(m_before_report, "the before report (" + m_before + ")");
-                auto after_options = fronts::rerun_options(m_after_report, "the after report (" + m_after + ")");
-                for (const auto& [report_, name] : {std::pair<const report&, const std::string&>(m_before_report, m_before),
-                                                    {m_after_report, m_after}})
+                fronts::job_context context;
+                context.history_option = m_history;
+                context.replay_streams = m_replay_streams;
+                for (const auto* side : {&before, &after})
                 {
-                    if (int code = consent_to_replay(report_, name, m_history, m_run))
+                    if (int code = consent_to_replay(*side, m_run, context.consented))
                     {
                         return code;
                     }
                 }
-                before_options.shim_dir = after_options.shim_dir = default_shim_dir();
                 install_signal_handlers();
                 progress observer(m_quiet);
-                c = fronts::compare_until_settled(m_before_report, m_after_report, before_options, after_options,
-                                                  m_max_samples, m_before, m_after, &observer, interrupt_check());
-                if (!c.until_settled || c.until_settled->stopped_because != "interrupted")
+                context.observer = &observer;
+                context.cancelled = interrupt_check();
+                fronts::compare_outcome outcome;
+                try
                 {
-                    m_before_id = store_run(m_history, m_before_report, "compare", true);
-                    m_after_id = store_run(m_history, m_after_report, "compare", true);
+                    outcome = fronts::compare_until_settled(before, after, m_max_samples, context, "compare");
                 }
+                catch (const fronts::job_error& e)
+                {
+                    return fail(e);
+                }
+                print_notes(outcome.notes);
+                c = std::move(outcome.result);
+                m_before_report = std::move(outcome.before);
+                m_after_report = std::move(outcome.after);
+                m_before_id = outcome.before_id;
+                m_after_id = outcome.after_id;
                 return 0;
             }
 
@@ -206,7 +217,7 @@ namespace xwarp::cli
                     // the text first: a temporary tree would live through the insert, beside SQLite's record
                     const std::string text =
                         comparison_to_json(c).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-                    store_comparison(m_history, *m_before_id, *m_after_id, c.verdict, text);
+                    store_comparison(m_history, *m_before_id, *m_after_id, word_of(c.verdict), text);
                 }
                 if (!m_html.empty())
                 {
@@ -233,6 +244,7 @@ namespace xwarp::cli
             bool m_run = false;
             int m_max_samples = default_max_samples;
             bool m_quiet = false;
+            std::string m_replay_streams;
             report m_before_report;
             report m_after_report;
             std::optional<std::int64_t> m_before_id;  // each side's id in the history, once stored

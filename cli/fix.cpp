@@ -5,9 +5,7 @@
 #include "command.hpp"
 #include "shared.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
-#include "xwarp/fronts/replay_trust.hpp"
 #include "xwarp/fronts/use_cases.hpp"
-#include "xwarp/install/layout.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/text.hpp"
 
@@ -26,7 +24,7 @@ namespace xwarp::cli
                     "for git apply or patch -p1) and, with --verify, prove it on a copy of the project: the same command "
                     "measured there against the unpatched program, as compare judges. Your files are touched only with "
                     "--apply, and then only by verified patches.\nUsage: warp-probe fix REPORT.json|@ID [options]");
-                sub->add_option("report", m_report, "a JSON report written by measure --json, or a stored run (@ID)")->required();
+                sub->add_option("report", m_report, "a JSON report written by measure --json, a stored run (@ID), or a label of the history")->required();
                 add_history_option(sub, m_history);
                 add_fix_options(*sub, m_options, front::cli);
                 sub->add_option("--json", m_json, "write the report with its fixes[] to this file");
@@ -34,68 +32,49 @@ namespace xwarp::cli
                 sub->add_option("--timeout", m_timeout, "with --verify: seconds each pass may run")->check(CLI::PositiveNumber);
                 sub->add_flag("--quiet,-q", m_quiet, "no progress lines on stderr");
                 add_run_option(sub, m_run);
+                add_replay_streams_option(sub, m_replay_streams, &m_keep_records);
                 return sub;
             }
 
             int run() override
             {
-                report saved;
-                if (int code = load_report_arg(m_report, m_history, saved))
+                fronts::resolved_run run;
+                if (int code = resolve_arg(m_report, m_history, run))
                 {
                     return code;
                 }
-                fix_request request;
-                request.finding = m_options.finding;
-                request.lever = m_options.lever;
-                request.out_dir = m_options.out_dir.empty() ? "xwarp-fixes" : m_options.out_dir;
-                request.verify = m_options.verify;
-                request.all = m_options.all;
-                request.apply = m_options.apply;
-                request.samples = m_options.samples;
+                fix_options options = m_options;
+                options.out_dir = options.out_dir.empty() ? "xwarp-fixes" : options.out_dir;
+                fronts::job_context context;
+                context.history_option = m_history;
+                context.replay_streams = m_replay_streams;
+                context.keep_records = m_keep_records;
+                context.consented = m_run;
+                if (options.verify)
+                {
+                    if (int code = consent_to_replay(run, m_run, context.consented))
+                    {
+                        return code;
+                    }
+                }
                 install_signal_handlers();
                 progress observer(m_quiet);
-                report r;
+                context.observer = &observer;
+                context.cancelled = interrupt_check();
                 try
                 {
-                    measure_options options = fronts::rerun_options(saved, "the report (" + m_report + ")");
-                    if (request.verify)
-                    {
-                        if (int code = consent_to_replay(saved, m_report, m_history, m_run))
-                        {
-                            return code;
-                        }
-                    }
-                    else if (!m_run && !fronts::check_replay(saved, m_history).ran_here)
-                    {
-                        // the fixer only parses the program, but with the Python the report names:
-                        // from elsewhere, that path is data too
-                        request.fixer_python = "python3";
-                    }
-                    options.shim_dir = default_shim_dir();
-                    if (m_timeout > 0)
-                    {
-                        options.timeout_s = m_timeout;
-                    }
-                    r = fronts::fix(saved, options, request, &observer, interrupt_check());
+                    return finish(fronts::fix(run, options, m_timeout, context, "fix"));
                 }
-                catch (const fix_write_error& e)
+                catch (const fronts::job_error& e)
                 {
-                    return fail(exit_code::cannot_write, e.what());
+                    return fail(e);
                 }
-                catch (const fix_error& e)
-                {
-                    return fail(exit_code::usage, e.what());
-                }
-                catch (const probe_error& e)
-                {
-                    return fail(exit_code_of(e), e.what());
-                }
-                return finish(r);
             }
 
         private:
-            int finish(const report& r)
+            int finish(const fronts::job_outcome& outcome)
             {
+                const report& r = outcome.result;
                 if (!m_json.empty())
                 {
                     if (int rc = write_report_or_fail(m_json, r))
@@ -110,11 +89,11 @@ namespace xwarp::cli
                         return rc;
                     }
                 }
-                if (r.status == "interrupted")
+                if (outcome.interrupted)
                 {
                     return interrupted_exit();
                 }
-                store_run(m_history, r, "fix", m_quiet);
+                say_stored(outcome, m_quiet);
                 std::cout << render_fix_text(r);
                 return exit_code::ok;
             }
@@ -127,6 +106,8 @@ namespace xwarp::cli
             fix_options m_options;
             bool m_quiet = false;
             bool m_run = false;
+            std::string m_replay_streams;
+            std::string m_keep_records;
         };
     }
 

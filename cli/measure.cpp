@@ -51,6 +51,7 @@ namespace xwarp::cli
                 sub->add_option("--budget", m_budget,
                                 "a CI gate: LIMIT[,LIMIT...], LIMIT = METRIC<=NUMBER or METRIC>=NUMBER (exit 8 when not "
                                 "met), METRIC: " + metrics);
+                add_replay_streams_option(sub, m_replay_streams);
                 return sub;
             }
 
@@ -69,32 +70,32 @@ namespace xwarp::cli
                         return code;
                     }
                 }
-                m_options.shim_dir = default_shim_dir();
+                fronts::probe_job job;
+                job.options = m_options;
+                job.request = m_request;
+                job.machine = m_machine;
+                job.store_as = "measure";  // measured here, with --whatif or not: trusted
+                fronts::job_context context;
+                context.history_option = m_history;
+                context.replay_streams = m_replay_streams;
                 install_signal_handlers();
                 progress observer(m_quiet);
-                report r;
+                context.observer = &observer;
+                context.cancelled = interrupt_check();
                 try
                 {
-                    r = fronts::probe(m_options, m_request, &observer, interrupt_check());
+                    return finish(fronts::probe(job, context));
                 }
-                catch (const unknown_lever& e)
+                catch (const fronts::job_error& e)
                 {
-                    return fail(exit_code::usage, e.what());
+                    return fail(e);
                 }
-                catch (const probe_error& e)
-                {
-                    return fail(exit_code_of(e), e.what());
-                }
-                return finish(r);
             }
 
         private:
-            int finish(report& r)
+            int finish(const fronts::job_outcome& outcome)
             {
-                if (!m_machine.empty())
-                {
-                    r.env.host = m_machine;
-                }
+                const report& r = outcome.result;
                 if (!m_json.empty())
                 {
                     if (int rc = write_report_or_fail(m_json, r))
@@ -109,11 +110,11 @@ namespace xwarp::cli
                         return rc;
                     }
                 }
-                if (r.status == "interrupted")
+                if (outcome.interrupted)
                 {
                     return interrupted_exit();
                 }
-                store_run(m_history, r, "measure", m_quiet);  // measured here, with --whatif or not: trusted
+                say_stored(outcome, m_quiet);
                 std::cout << render_text(r);
                 if (!r.result.valid)
                 {
@@ -130,6 +131,7 @@ namespace xwarp::cli
             std::string m_machine;
             std::string m_budget;
             bool m_quiet = false;
+            std::string m_replay_streams;
         };
     }
 

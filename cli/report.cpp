@@ -85,28 +85,10 @@ namespace xwarp::cli
             }
 
         private:
-            // A run recorded with measure --keep-records reads back like a report.
+            // A report, a stored run, a label, or a run recorded with measure --keep-records.
             int load(report& r)
             {
-                std::error_code ec;
-                if (!std::filesystem::is_directory(m_input, ec))
-                {
-                    return load_report_arg(m_input, m_history, r);
-                }
-                if (!std::filesystem::exists(std::filesystem::path(m_input) / "run.json", ec))
-                {
-                    return fail(exit_code::no_input,
-                                m_input + ": is a directory, not a report (nor a run recorded with --keep-records)");
-                }
-                try
-                {
-                    r = load_recorded_run(m_input);
-                }
-                catch (const std::exception& e)
-                {
-                    return fail(exit_code::bad_input, m_input + ": " + e.what());
-                }
-                return 0;
+                return load_report_arg(m_input, m_history, r);
             }
 
             void render(std::ostream& out, const report& r, const guide_sections& guide, const history_view* history) const

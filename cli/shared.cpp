@@ -10,7 +10,6 @@
 #include "xwarp/analysis/budget.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
-#include "xwarp/fronts/replay_trust.hpp"
 #include "xwarp/history/store.hpp"
 #include "xwarp/model/format.hpp"
 #include "xwarp/model/json_io.hpp"
@@ -63,21 +62,46 @@ namespace xwarp::cli
         }
     }
 
-    int exit_code_of(const probe_error& e)
+    int exit_code_of(const fronts::job_error& e)
     {
-        using k = probe_error::kind;
+        using k = fronts::job_error::kind;
         switch (e.which())
         {
-            case k::command_not_found:
-                return exit_code::command_not_found;
-            case k::not_executable:
-                return exit_code::not_executable;
-            case k::cwd_missing:
-                return exit_code::no_input;
-            case k::usage:
-                return exit_code::usage;
-            default:
-                return exit_code::software;
+            case k::usage: return exit_code::usage;
+            case k::no_input: return exit_code::no_input;
+            case k::bad_input: return exit_code::bad_input;
+            case k::cannot_write: return exit_code::cannot_write;
+            case k::not_permitted: return exit_code::not_permitted;
+            case k::command_not_found: return exit_code::command_not_found;
+            case k::not_executable: return exit_code::not_executable;
+            case k::software: return exit_code::software;
+        }
+        return exit_code::software;
+    }
+
+    int fail(const fronts::job_error& e)
+    {
+        return fail(exit_code_of(e), e.what());
+    }
+
+    void add_replay_streams_option(CLI::App* sub, std::string& target, std::string* keep)
+    {
+        sub->add_option("--replay-streams", target,
+                        "serve the passes recorded in DIR (--keep-records) instead of running anything")
+            ->group("");  // hidden: a test harness's switch, as hyperfine's debug mode
+        if (keep)
+        {
+            sub->add_option("--keep-records", *keep, "keep every pass's raw records in DIR (variants under variants/NAME)")
+                ->group("");
+        }
+    }
+
+    void say_stored(const fronts::job_outcome& outcome, bool quiet)
+    {
+        print_notes(outcome.notes);
+        if (outcome.stored_id && !quiet)
+        {
+            std::cerr << "warp-probe: stored as @" << *outcome.stored_id << " in " << one_line(outcome.stored_in) << "\n";
         }
     }
 
@@ -113,22 +137,23 @@ namespace xwarp::cli
         return 0;
     }
 
-    int consent_to_replay(const report& saved, const std::string& name, const std::string& history_option, bool run_flag)
+    int consent_to_replay(const fronts::resolved_run& run, bool run_flag, bool& consented)
     {
-        const fronts::replay_check check = fronts::check_replay(saved, history_option);
-        if (check.ran_here || run_flag)
+        if (run.ran_here || run_flag)
         {
+            consented = consented || run_flag;
             return 0;
         }
-        std::cerr << "warp-probe: " << one_line(name) << " asks to run what you have not run here (" << one_line(check.why)
-                  << "):\n"
-                  << what_a_replay_runs(saved);
+        std::cerr << "warp-probe: " << one_line(run.ref) << " asks to run what you have not run here ("
+                  << one_line(run.why_not_here) << "):\n"
+                  << what_a_replay_runs(run.saved);
         if (::isatty(STDIN_FILENO) && ::isatty(STDERR_FILENO))
         {
             std::cerr << "Run it? [y/N] " << std::flush;
             std::string answer;
             if (std::getline(std::cin, answer) && (answer == "y" || answer == "Y" || answer == "yes"))
             {
+                consented = true;
                 return 0;
             }
         }
@@ -178,44 +203,31 @@ namespace xwarp::cli
         }
     }
 
-    int load_report_arg(const std::string& arg, const std::string& history_option, report& out)
+    int resolve_arg(const std::string& arg, const std::string& history_option, fronts::resolved_run& out)
     {
-        if (const auto id = parse_history_ref(arg))
-        {
-            note_activity("reading " + arg + " from the history");
-            std::vector<std::string> notes;
-            int code = 0;
-            auto store = open_store(history_option, false, code, notes);
-            if (!store)
-            {
-                return code;
-            }
-            try
-            {
-                out = report_from_text(store->report_json(*id));
-                return exit_code::ok;
-            }
-            catch (const history_error& e)
-            {
-                return fail(exit_code::no_input, e.what());
-            }
-            catch (const report_error& e)
-            {
-                return fail(exit_code::bad_input, arg + " in " + store->path() + ": " + e.what());
-            }
-        }
         std::error_code ec;
         const auto size = std::filesystem::file_size(arg, ec);
         note_activity("reading " + arg + (ec ? std::string() : " (" + format_fixed(static_cast<double>(size) / 1e6, 1) + " MB)"));
         try
         {
-            out = load_report(arg);
+            out = fronts::resolve(arg, history_option);
             return exit_code::ok;
         }
-        catch (const report_error& e)
+        catch (const fronts::job_error& e)
         {
-            return fail(e.which() == report_error::kind::missing ? exit_code::no_input : exit_code::bad_input, e.what());
+            return fail(e);
         }
+    }
+
+    int load_report_arg(const std::string& arg, const std::string& history_option, report& out)
+    {
+        fronts::resolved_run run;
+        if (int code = resolve_arg(arg, history_option, run))
+        {
+            return code;
+        }
+        out = std::move(run.saved);
+        return exit_code::ok;
     }
 
     std::optional<file_stamp> stamp_report_arg(const std::string& arg)

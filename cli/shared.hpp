@@ -14,10 +14,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/history/store.hpp"
 #include "xwarp/model/report.hpp"
+#include "xwarp/model/run_request.hpp"
 #include "xwarp/os/file_stamp.hpp"
-#include "xwarp/runner/runner.hpp"
 
 namespace xwarp::cli
 {
@@ -32,8 +33,11 @@ namespace xwarp::cli
     // Prints each note as "warp-probe: NOTE" on stderr.
     void print_notes(const std::vector<std::string>& notes);
 
-    // The exit code of a request the engine refused before running anything.
-    int exit_code_of(const probe_error& e);
+    // The exit code of a job that could not be done.
+    int exit_code_of(const fronts::job_error& e);
+
+    // A job's error printed, its exit code returned.
+    int fail(const fronts::job_error& e);
 
     // Adds --history PATH|off to a subcommand.
     void add_history_option(CLI::App* sub, std::string& target);
@@ -43,8 +47,10 @@ namespace xwarp::cli
     std::unique_ptr<history_store> open_store(const std::string& option, bool create, int& code,
                                               std::vector<std::string>& notes);
 
-    // Reads a report from a path, or from the store when `arg` is "@ID". Returns 0, or the
-    // exit code after printing the error.
+    // A run by what the user calls it (a report file, "@ID", a label of the history): 0, or
+    // the exit code after printing the error.
+    int resolve_arg(const std::string& arg, const std::string& history_option, fronts::resolved_run& out);
+    // The same, the report only.
     int load_report_arg(const std::string& arg, const std::string& history_option, report& out);
 
     // What tells a second reading of `arg` whether it is still what load_report_arg read the
@@ -52,19 +58,25 @@ namespace xwarp::cli
     // change). nullopt for what can be read only once (standard input, a pipe) or not at all.
     std::optional<file_stamp> stamp_report_arg(const std::string& arg);
 
-    // A report is data. Before a replay (whatif, fix --verify, compare --until-settled) runs the
-    // command `saved` holds: when this user did not run it here (fronts/replay_trust.hpp), shows
-    // what would run and goes on only with --run (`run_flag`) or a "y" typed at a terminal.
-    // Returns 0 to go on, or exit_code::not_permitted after saying why.
-    int consent_to_replay(const report& saved, const std::string& name, const std::string& history_option,
-                          bool run_flag);
+    // A report is data. Before a replay (whatif, fix --verify, warmup --verify, compare
+    // --until-settled) runs the command a run holds: when this user did not run it here, shows
+    // what would run and goes on only with --run (`run_flag`) or a "y" typed at a terminal, and
+    // then says so in `consented` (the job refuses otherwise). Returns 0 to go on, or
+    // exit_code::not_permitted after saying why.
+    int consent_to_replay(const fronts::resolved_run& run, bool run_flag, bool& consented);
     // Adds --run to a subcommand that replays a report's command.
     void add_run_option(CLI::App* sub, bool& target);
 
-    // Stores an analysed run (measure, whatif, compare's sides). Notes (a store moved aside,
-    // a store that could not be written) always go to stderr; "stored as @N" unless quiet.
+    // Stores an analysed run (compare's sides). Notes (a store moved aside, a store that could
+    // not be written) always go to stderr; "stored as @N" unless quiet.
     std::optional<std::int64_t> store_run(const std::string& history_option, const report& r, const std::string& kind,
                                           bool quiet);
+    // What a job stored, said the same way.
+    void say_stored(const fronts::job_outcome& outcome, bool quiet);
+
+    // Adds the hidden --replay-streams DIR (recorded passes served instead of runs; for tests)
+    // and, where `keep` is given, the hidden --keep-records DIR that records them.
+    void add_replay_streams_option(CLI::App* sub, std::string& target, std::string* keep = nullptr);
 
     // Stores a comparison of two stored runs (quietly: compare's output is its verdict).
     void store_comparison(const std::string& history_option, std::int64_t before_run, std::int64_t after_run,

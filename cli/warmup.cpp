@@ -6,9 +6,7 @@
 #include "command.hpp"
 #include "shared.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
-#include "xwarp/fronts/replay_trust.hpp"
 #include "xwarp/fronts/use_cases.hpp"
-#include "xwarp/install/layout.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/warmup.hpp"
 
@@ -32,7 +30,7 @@ namespace xwarp::cli
                     "forms of a module that changed while it ran) are named with their cost. --verify proves it on fresh "
                     "private caches.\n"
                     "Usage: warp-probe warmup REPORT.json|@ID [options]");
-                sub->add_option("report", m_report, "a JSON report written by measure --json, or a stored run (@ID)")->required();
+                sub->add_option("report", m_report, "a JSON report written by measure --json, a stored run (@ID), or a label of the history")->required();
                 add_history_option(sub, m_history);
                 add_warmup_options(*sub, m_options, front::cli);
                 sub->add_option("--json", m_json, "write the plan (and the check) as JSON to this file");
@@ -40,53 +38,44 @@ namespace xwarp::cli
                 sub->add_option("--timeout", m_timeout, "with --verify: seconds each pass may run")->check(CLI::PositiveNumber);
                 sub->add_flag("--quiet,-q", m_quiet, "no progress lines on stderr");
                 add_run_option(sub, m_run);
+                add_replay_streams_option(sub, m_replay_streams, &m_keep_records);
                 return sub;
             }
 
             int run() override
             {
-                report saved;
-                if (int code = load_report_arg(m_report, m_history, saved))
+                fronts::resolved_run run;
+                if (int code = resolve_arg(m_report, m_history, run))
                 {
                     return code;
                 }
-                warmup_job job;
-                job.plan.source = m_report;
-                job.plan.workers = m_options.workers;
-                job.plan.device = m_options.device;
-                job.plan.arch = m_options.arch;
-                job.out_path = m_options.out.empty() ? "warp_warmup.py" : m_options.out;
-                job.verify = m_options.verify;
-                job.samples = m_options.samples;
+                warmup_options options = m_options;
+                options.out = options.out.empty() ? "warp_warmup.py" : options.out;
+                fronts::job_context context;
+                context.history_option = m_history;
+                context.replay_streams = m_replay_streams;
+                context.keep_records = m_keep_records;
+                if (options.verify)
+                {
+                    if (int code = consent_to_replay(run, m_run, context.consented))
+                    {
+                        return code;
+                    }
+                }
                 install_signal_handlers();
                 progress observer(m_quiet);
-                warmup_plan plan;
+                context.observer = &observer;
+                context.cancelled = interrupt_check();
+                fronts::warmup_outcome outcome;
                 try
                 {
-                    measure_options options = fronts::rerun_settings(saved);
-                    if (job.verify)
-                    {
-                        options = fronts::rerun_options(saved, "the report (" + m_report + ")");
-                        if (int code = consent_to_replay(saved, m_report, m_history, m_run))
-                        {
-                            return code;
-                        }
-                    }
-                    options.shim_dir = default_shim_dir();
-                    if (m_timeout > 0)
-                    {
-                        options.timeout_s = m_timeout;
-                    }
-                    plan = fronts::warm_up(saved, options, job, &observer, interrupt_check());
+                    outcome = fronts::warm_up(run, options, m_timeout, context);
                 }
-                catch (const warmup_error& e)
+                catch (const fronts::job_error& e)
                 {
-                    return fail(e.cannot_write ? exit_code::cannot_write : exit_code::usage, e.what());
+                    return fail(e);
                 }
-                catch (const probe_error& e)
-                {
-                    return fail(exit_code_of(e), e.what());
-                }
+                const warmup_plan& plan = outcome.plan;
                 if (!m_json.empty())
                 {
                     if (int rc = write_json_or_fail(m_json, nlohmann::json(plan)))
@@ -103,11 +92,11 @@ namespace xwarp::cli
                     }
                 }
                 std::cout << render_warmup_text(plan);
-                if (plan.check && plan.check->verdict == "interrupted")
+                if (outcome.interrupted)
                 {
                     return interrupted_exit();
                 }
-                return plan.check && plan.check->verdict != "verified" ? exit_code::check_failed : exit_code::ok;
+                return plan.check && plan.check->verdict != warmup_verdict::verified ? exit_code::check_failed : exit_code::ok;
             }
 
         private:
@@ -119,6 +108,8 @@ namespace xwarp::cli
             warmup_options m_options;
             bool m_quiet = false;
             bool m_run = false;
+            std::string m_replay_streams;
+            std::string m_keep_records;
         };
     }
 

@@ -22,7 +22,7 @@ namespace xwarp::cli
                                                "Replay levers on a saved report's command, unmodified, and measure each "
                                                "against fresh baseline samples interleaved with it.\nUsage: warp-probe "
                                                "whatif REPORT.json [LEVER...]");
-                sub->add_option("report", m_report, "a JSON report written by measure --json, or a stored run (@ID)")
+                sub->add_option("report", m_report, "a JSON report written by measure --json, a stored run (@ID), or a label of the history")
                     ->required();
                 add_history_option(sub, m_history);
                 sub->add_option("levers", m_request.levers,
@@ -31,51 +31,50 @@ namespace xwarp::cli
                 sub->add_option("--json", m_json, "write the report with its whatif[] results to this file");
                 sub->add_flag("--quiet,-q", m_quiet, "no progress lines on stderr");
                 add_run_option(sub, m_run);
+                add_replay_streams_option(sub, m_replay_streams);
                 return sub;
             }
 
             int run() override
             {
-                report saved;
-                if (int code = load_report_arg(m_report, m_history, saved))
+                fronts::resolved_run run;
+                if (int code = resolve_arg(m_report, m_history, run))
                 {
                     return code;
                 }
-                if (int code = consent_to_replay(saved, m_report, m_history, m_run))
+                fronts::job_context context;
+                context.history_option = m_history;
+                context.replay_streams = m_replay_streams;
+                if (int code = consent_to_replay(run, m_run, context.consented))
                 {
                     return code;
                 }
-                // as it was measured (--nvrtc-trace too: it changes the hashes the replays are judged on)
-                measure_options options = fronts::rerun_settings(saved);
-                options.shim_dir = default_shim_dir();
                 install_signal_handlers();
                 progress observer(m_quiet);
-                report r;
+                context.observer = &observer;
+                context.cancelled = interrupt_check();
+                fronts::job_outcome outcome;
                 try
                 {
-                    r = fronts::replay(saved, options, m_request, &observer, interrupt_check());
+                    outcome = fronts::replay(run, m_request, context, "whatif");
                 }
-                catch (const unknown_lever& e)
+                catch (const fronts::job_error& e)
                 {
-                    return fail(exit_code::usage, e.what());
-                }
-                catch (const probe_error& e)
-                {
-                    return fail(exit_code_of(e), e.what());
+                    return fail(e);
                 }
                 if (!m_json.empty())
                 {
-                    if (int rc = write_report_or_fail(m_json, r))
+                    if (int rc = write_report_or_fail(m_json, outcome.result))
                     {
                         return rc;
                     }
                 }
-                if (r.status == "interrupted")
+                if (outcome.interrupted)
                 {
                     return interrupted_exit();
                 }
-                store_run(m_history, r, "whatif", m_quiet);
-                std::cout << render_whatif_text(r);
+                say_stored(outcome, m_quiet);
+                std::cout << render_whatif_text(outcome.result);
                 return exit_code::ok;
             }
 
@@ -86,6 +85,7 @@ namespace xwarp::cli
             replay_request m_request;
             bool m_quiet = false;
             bool m_run = false;
+            std::string m_replay_streams;
         };
     }
 

@@ -1,47 +1,347 @@
+// The jobs behind every front: resolve a run, build what re-runs it, check the user may run it,
+// take the samples, analyse, store. The only file of the fronts that calls the engine's runners.
 #include "xwarp/fronts/use_cases.hpp"
 
 #include <filesystem>
+#include <memory>
 
+#include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/summarize.hpp"
+#include "xwarp/analysis/whatif.hpp"
+#include "xwarp/fix/fix.hpp"
+#include "xwarp/fronts/cell_script.hpp"
+#include "xwarp/fronts/replay_trust.hpp"
+#include "xwarp/install/layout.hpp"
+#include "xwarp/model/json_io.hpp"
+#include "xwarp/os/tempdir.hpp"
+#include "xwarp/runner/sampler.hpp"
+#include "xwarp/warmup/warmup.hpp"
 #include "xwarp/whatif/adaptive.hpp"
 #include "xwarp/whatif/whatif.hpp"
 
 namespace xwarp::fronts
 {
-    report probe(measure_options options, const probe_request& request, run_observer* observer,
-                 const cancel_check& cancelled)
+    namespace fs = std::filesystem;
+    using kind = job_error::kind;
+
+    // ---- errors: the engine's, in the fronts' terms ---------------------------------------------
+
+    namespace
     {
+        job_error from_probe_error(const probe_error& e)
+        {
+            switch (e.which())
+            {
+                case probe_error::kind::command_not_found: return job_error(kind::command_not_found, e.what());
+                case probe_error::kind::not_executable: return job_error(kind::not_executable, e.what());
+                case probe_error::kind::cwd_missing: return job_error(kind::no_input, e.what());
+                case probe_error::kind::usage: return job_error(kind::usage, e.what());
+                default: return job_error(kind::software, e.what());
+            }
+        }
+
+        // Runs a step of the engine, its refusals turned into job_error.
+        template <typename F>
+        auto engine(F&& step) -> decltype(step())
+        {
+            try
+            {
+                return step();
+            }
+            catch (const probe_error& e)
+            {
+                throw from_probe_error(e);
+            }
+            catch (const unknown_lever& e)
+            {
+                throw job_error(kind::usage, e.what());
+            }
+            catch (const fix_write_error& e)
+            {
+                throw job_error(kind::cannot_write, e.what());
+            }
+            catch (const fix_error& e)
+            {
+                throw job_error(kind::usage, e.what());
+            }
+            catch (const warmup_error& e)
+            {
+                throw job_error(e.cannot_write ? kind::cannot_write : kind::usage, e.what());
+            }
+            catch (const compare_input_error& e)
+            {
+                throw job_error(kind::bad_input, e.what());
+            }
+        }
+
+        sampler_factory samplers_of(const job_context& context)
+        {
+            return context.replay_streams.empty() ? command_samplers() : recorded_samplers(context.replay_streams);
+        }
+
+        std::string shim_of(const job_context& context)
+        {
+            return context.shim_dir.empty() ? default_shim_dir() : context.shim_dir;
+        }
+    }
+
+    // ---- resolve --------------------------------------------------------------------------------
+
+    namespace
+    {
+        std::optional<report> stored_run(const std::string& ref, const std::string& history_option)
+        {
+            const history_location where = locate_history(history_option);
+            std::error_code ec;
+            const bool have_store = !where.off && fs::exists(where.path, ec);
+            std::vector<std::string> notes;
+            if (const auto id = parse_history_ref(ref))
+            {
+                if (!have_store)
+                {
+                    throw job_error(kind::no_input, ref + ": there is no history store" + (where.off ? " (it is off)" : " at " + where.path));
+                }
+                try
+                {
+                    history_store store(where.path, &notes, store_access::read);
+                    return report_from_text(store.report_json(*id));
+                }
+                catch (const history_error& e)
+                {
+                    throw job_error(e.which() == history_error::kind::missing ? kind::no_input : kind::bad_input, e.what());
+                }
+                catch (const report_error& e)
+                {
+                    throw job_error(kind::bad_input, ref + " in " + where.path + ": " + e.what());
+                }
+            }
+            if (!have_store)
+            {
+                return std::nullopt;
+            }
+            try
+            {
+                history_store store(where.path, &notes, store_access::read);
+                history_filter f;
+                f.label = ref;
+                f.limit = 1;
+                if (const auto runs = store.runs(f); !runs.empty())
+                {
+                    return report_from_text(store.report_json(runs.front().id));
+                }
+            }
+            catch (const std::exception&)
+            {
+                // an unreadable store: the name may still be a path
+            }
+            return std::nullopt;
+        }
+    }
+
+    resolved_run resolve(const std::string& ref, const std::string& history_option, const run_source* session)
+    {
+        resolved_run out;
+        out.ref = ref;
+        if (const report* r = session ? session->find(ref) : nullptr)
+        {
+            out.saved = *r;
+            out.from_session = true;
+            out.ran_here = session->measured_here(ref);
+            out.why_not_here = out.ran_here ? "" : "it is a report shown from elsewhere, not a run of this notebook";
+            return out;
+        }
+        std::error_code ec;
+        if (fs::is_directory(ref, ec))
+        {
+            // a run recorded with measure --keep-records reads back like a report
+            if (!fs::exists(fs::path(ref) / "run.json", ec))
+            {
+                throw job_error(kind::no_input, ref + ": is a directory, not a report (nor a run recorded with --keep-records)");
+            }
+            try
+            {
+                out.saved = load_recorded_run(ref);
+            }
+            catch (const std::exception& e)
+            {
+                throw job_error(kind::bad_input, ref + ": " + e.what());
+            }
+            const replay_check trust = check_replay(out.saved, history_option);
+            out.ran_here = trust.ran_here;
+            out.why_not_here = trust.why;
+            return out;
+        }
+        // a file that is there is read as one, before a label of the same name
+        std::optional<report> stored = parse_history_ref(ref) || !fs::exists(ref, ec) ? stored_run(ref, history_option)
+                                                                                      : std::nullopt;
+        if (!stored)
+        {
+            try
+            {
+                stored = load_report(ref);
+            }
+            catch (const report_error& e)
+            {
+                const bool missing = e.which() == report_error::kind::missing;
+                throw job_error(missing ? kind::no_input : kind::bad_input,
+                                missing ? "'" + ref + "' is " + (session ? "not a run of this notebook, " : "")
+                                              + "not a stored run (@ID) or label of the history, and " + e.what()
+                                        : e.what());
+            }
+        }
+        out.saved = std::move(*stored);
+        const replay_check trust = check_replay(out.saved, history_option);
+        out.ran_here = trust.ran_here;
+        out.why_not_here = trust.why;
+        return out;
+    }
+
+    // ---- what re-runs a run ---------------------------------------------------------------------
+
+    namespace
+    {
+        // A run's command again: its cell (setup and cell code, written to a temporary script) or
+        // its command, in its folder, with its timeout, the shim set.
+        struct rerun
+        {
+            std::unique_ptr<scoped_temp_dir> tmp;
+            measure_options options;
+            std::string script;  // the cell's, when it was a cell
+            int setup_lines = 0;
+
+            void relabel(report& r) const
+            {
+                if (!script.empty())
+                {
+                    relabel_cell_locations(r, script, setup_lines);
+                }
+            }
+        };
+
+        rerun rerun_of(const resolved_run& run, const job_context& context)
+        {
+            const report& saved = run.saved;
+            rerun out;
+            out.options = rerun_settings(saved);
+            if (saved.cell_code)
+            {
+                out.tmp = std::make_unique<scoped_temp_dir>("xwarp-cell-");
+                std::tie(out.script, out.setup_lines) = write_cell_script(out.tmp->path(), saved.setup_code.value_or(""),
+                                                                          *saved.cell_code);
+                const std::string folder = !context.notebook_folder.empty() ? context.notebook_folder : saved.cwd;
+                const std::string python = !context.notebook_python.empty()     ? context.notebook_python
+                                           : !saved.env.python_executable.empty() ? saved.env.python_executable
+                                                                                   : std::string("python3");
+                const measure_options cell = cell_command(out.script, python, folder);
+                out.options.command = cell.command;
+                out.options.extra_env = cell.extra_env;
+                out.options.cwd = folder;
+            }
+            else if (saved.command.empty())
+            {
+                throw job_error(kind::usage, "'" + run.ref + "' holds no command to run again");
+            }
+            out.options.shim_dir = shim_of(context);
+            out.options.label = saved.label.empty() ? run.ref : saved.label;
+            out.options.keep_records_dir = context.keep_records;
+            return out;
+        }
+
+        // A report's command runs only when the user measured it here, or said to run it.
+        void require_consent(const resolved_run& run, const job_context& context)
+        {
+            if (!run.ran_here && !context.consented)
+            {
+                throw job_error(kind::not_permitted, "'" + run.ref + "' asks to run what you have not run here ("
+                                                         + run.why_not_here + "): a report is data; add --run to run it");
+            }
+        }
+
+        job_outcome finished(report r, const std::string& store_as, const job_context& context)
+        {
+            job_outcome out;
+            out.interrupted = r.status == run_status::interrupted;
+            if (!out.interrupted && !store_as.empty())
+            {
+                out.stored_id = store(r, store_as, context.history_option, out.notes);
+                out.stored_in = locate_history(context.history_option).path;
+            }
+            out.result = std::move(r);
+            return out;
+        }
+    }
+
+    // ---- the jobs -------------------------------------------------------------------------------
+
+    job_outcome probe(const probe_job& job, const job_context& context)
+    {
+        measure_options options = job.options;
+        options.shim_dir = shim_of(context);
+        std::unique_ptr<scoped_temp_dir> tmp;
+        std::string script;
+        int setup_lines = 0;
+        if (job.cell_code)
+        {
+            tmp = std::make_unique<scoped_temp_dir>("xwarp-cell-");
+            std::tie(script, setup_lines) = write_cell_script(tmp->path(), job.setup_code, *job.cell_code);
+            const measure_options cell = cell_command(script, context.notebook_python, context.notebook_folder);
+            options.command = cell.command;
+            options.extra_env = cell.extra_env;
+        }
+        const probe_request& request = job.request;
         options.samples = request.auto_samples() ? request.max_samples : std::stoi(request.samples);
         if (request.timeout_s > 0)
         {
             options.timeout_s = request.timeout_s;
         }
         options.nvrtc_trace = options.nvrtc_trace || request.nvrtc_trace;
-        if (!request.whatif.empty())
+        const sampler_factory make = samplers_of(context);
+        report r = engine(
+            [&]
+            {
+                if (!request.whatif.empty())
+                {
+                    auto whatif = parse_whatif_request(request.whatif, request.whatif_budget);
+                    whatif.until_settled_max = request.auto_samples() ? request.max_samples : 0;
+                    return measure_with_whatif(options, whatif, context.observer, context.cancelled, make);
+                }
+                if (request.auto_samples())
+                {
+                    return measure_until_settled(options, request.max_samples, context.observer, context.cancelled, make);
+                }
+                const std::unique_ptr<sampler> source = make(options);
+                return measure(*source, options.samples, context.observer, context.cancelled);
+            });
+        if (job.cell_code)
         {
-            auto whatif = parse_whatif_request(request.whatif, request.whatif_budget);
-            whatif.until_settled_max = request.auto_samples() ? request.max_samples : 0;
-            return measure_with_whatif(options, whatif, observer, cancelled);  // analysed, replays judged
+            relabel_cell_locations(r, script, setup_lines);
+            r.command = {"python", "<cell>"};
+            r.cell_code = job.cell_code;
+            if (!job.setup_code.empty())
+            {
+                r.setup_code = job.setup_code;
+            }
         }
-        if (request.auto_samples())
+        if (!job.machine.empty())
         {
-            return measure_until_settled(options, request.max_samples, observer, cancelled);  // analysed
+            r.env.host = job.machine;
         }
-        report r = measure(options, observer, cancelled);
         analyze(r);
-        return r;
+        return finished(std::move(r), job.store_as, context);
     }
 
-    report replay(const report& saved, measure_options options, const replay_request& request, run_observer* observer,
-                  const cancel_check& cancelled)
+    job_outcome replay(const resolved_run& run, const replay_request& request, const job_context& context,
+                       const std::string& store_as)
     {
+        require_consent(run, context);
+        rerun again = rerun_of(run, context);
         if (request.samples > 0)
         {
-            options.samples = request.samples;
+            again.options.samples = request.samples;
         }
         if (request.timeout_s > 0)
         {
-            options.timeout_s = request.timeout_s;
+            again.options.timeout_s = request.timeout_s;
         }
         whatif_request whatif;
         for (const auto& l : request.levers)
@@ -62,38 +362,130 @@ namespace xwarp::fronts
         {
             whatif.budget_s = request.budget_s;
         }
-        return replay_saved(saved, options, whatif, observer, cancelled);
+        report r = engine([&] { return replay_saved(run.saved, again.options, whatif, context.observer, context.cancelled,
+                                                    samplers_of(context)); });
+        if (!again.script.empty())
+        {
+            again.relabel(r);
+            analyze(r);  // the findings point at the notebook again
+        }
+        return finished(std::move(r), store_as, context);
     }
 
-    warmup_plan warm_up(const report& saved, const measure_options& options, const warmup_job& job,
-                        run_observer* observer, const cancel_check& cancelled)
+    job_outcome fix(const resolved_run& run, const fix_options& options, double timeout_s, const job_context& context,
+                    const std::string& store_as)
     {
-        return warmup(saved, options, job, observer, cancelled);
+        fix_request request;
+        request.finding = options.finding;
+        request.lever = options.lever;
+        request.out_dir = options.out_dir;
+        request.verify = options.verify;
+        request.all = options.all;
+        request.apply = options.apply;
+        request.samples = options.samples;
+        if (request.verify)
+        {
+            require_consent(run, context);
+        }
+        else if (!run.ran_here && !context.consented)
+        {
+            // the fixer only parses the program, but with the Python the report names: from
+            // elsewhere, that path is data too
+            request.fixer_python = "python3";
+        }
+        rerun again = rerun_of(run, context);
+        if (timeout_s > 0)
+        {
+            again.options.timeout_s = timeout_s;
+        }
+        report saved = run.saved;
+        if (!again.script.empty())
+        {
+            // the cell's findings point at its new script, which is the project to patch
+            unrelabel_cell_locations(saved, again.script, again.setup_lines);
+            saved.cwd = again.tmp->path();  // the cell's folder is its project: its code is not library code
+            analyze(saved);
+            request.root = again.tmp->path();
+        }
+        report r = engine([&]
+                          { return fix_report(saved, again.options, request, context.observer, context.cancelled, samplers_of(context)); });
+        if (!again.script.empty())
+        {
+            again.relabel(r);
+            analyze(r);  // the findings point at the notebook again
+        }
+        return finished(std::move(r), store_as, context);
     }
 
-    report fix(const report& saved, const measure_options& options, const fix_request& request, run_observer* observer,
-               const cancel_check& cancelled)
+    warmup_outcome warm_up(const resolved_run& run, const warmup_options& options, double timeout_s,
+                           const job_context& context)
     {
-        return fix_report(saved, options, request, observer, cancelled);
+        warmup_job job;
+        job.plan.source = run.from_session ? "run " + run.ref + " of this notebook" : run.ref;
+        job.plan.workers = options.workers;
+        job.plan.device = options.device;
+        job.plan.arch = options.arch;
+        job.out_path = options.out;
+        job.verify = options.verify;
+        job.samples = options.samples;
+        if (job.verify)
+        {
+            require_consent(run, context);
+        }
+        rerun again = job.verify || run.saved.cell_code ? rerun_of(run, context) : rerun{};
+        if (!job.verify && !run.saved.cell_code)
+        {
+            again.options = rerun_settings(run.saved);
+        }
+        if (timeout_s > 0)
+        {
+            again.options.timeout_s = timeout_s;
+        }
+        warmup_outcome out;
+        out.plan = engine([&] { return warmup(run.saved, again.options, job, context.observer, context.cancelled, samplers_of(context)); });
+        out.interrupted = out.plan.check && out.plan.check->verdict == warmup_verdict::interrupted;
+        return out;
     }
 
-    measure_options rerun_settings(const report& saved)
+    compare_outcome compare_until_settled(const resolved_run& before, const resolved_run& after, int max_samples,
+                                          const job_context& context, const std::string& store_as)
     {
-        return xwarp::rerun_settings(saved);
+        require_consent(before, context);
+        require_consent(after, context);
+        rerun before_again = rerun_of(before, context);
+        rerun after_again = rerun_of(after, context);
+        compare_outcome out;
+        out.before = before.saved;
+        out.after = after.saved;
+        const sampler_factory make = samplers_of(context);
+        out.result = engine(
+            [&]
+            {
+                return xwarp::compare_until_settled(out.before, out.after, before_again.options, after_again.options, max_samples,
+                                                    before.ref, after.ref, context.observer, context.cancelled, make);
+            });
+        if (!before_again.script.empty() || !after_again.script.empty())
+        {
+            // a cell's places point at the notebook again, and the comparison reads them so
+            before_again.relabel(out.before);
+            after_again.relabel(out.after);
+            const auto until = out.result.until_settled;
+            out.result = engine([&] { return compare_reports(out.before, out.after, before.ref, after.ref); });
+            out.result.until_settled = until;
+        }
+        out.interrupted = out.result.until_settled && out.result.until_settled->stopped_because == "interrupted";
+        if (!out.interrupted && !store_as.empty())
+        {
+            out.before_id = store(out.before, store_as, context.history_option, out.notes);
+            out.after_id = store(out.after, store_as, context.history_option, out.notes);
+        }
+        return out;
     }
 
-    measure_options rerun_options(const report& saved, const std::string& which)
+    std::optional<std::int64_t> store(const report& r, const std::string& kind_name, const std::string& history_option,
+                                      std::vector<std::string>& notes)
     {
-        return xwarp::rerun_options(saved, which);
-    }
-
-    comparison compare_until_settled(report& before, report& after, const measure_options& before_options,
-                                     const measure_options& after_options, int max_samples,
-                                     const std::string& before_name, const std::string& after_name,
-                                     run_observer* observer, const cancel_check& cancelled)
-    {
-        return xwarp::compare_until_settled(before, after, before_options, after_options, max_samples, before_name,
-                                            after_name, observer, cancelled);
+        return remember_run(locate_history(history_option), r, kind_name, notes);
     }
 
     std::optional<stored_runs> history_runs(const std::string& history_option, const history_filter& filter,
@@ -106,7 +498,7 @@ namespace xwarp::fronts
             why = "the history store is off";
             return std::nullopt;
         }
-        if (!std::filesystem::exists(where.path, ec))
+        if (!fs::exists(where.path, ec))
         {
             why = "no history store at " + where.path + " yet";
             return std::nullopt;

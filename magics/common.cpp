@@ -50,71 +50,61 @@ namespace xwarp::magic_parts
 
     namespace
     {
-        std::optional<report> stored_run(const probe_session& session, const std::string& what, const std::string& who)
+        // The notebook's runs, as the use cases look runs up.
+        class session_runs : public fronts::run_source
         {
-            const history_location where = locate_history(session.history_option);
-            std::error_code ec;
-            const bool have_store = !where.off && std::filesystem::exists(where.path, ec);
-            std::vector<std::string> notes;
-            if (const auto id = parse_history_ref(what))
-            {
-                if (!have_store)
-                {
-                    throw magic_error(who + ": " + what + ": there is no history store"
-                                      + (where.off ? " (it is off)" : " at " + where.path));
-                }
-                try
-                {
-                    history_store store(where.path, &notes, store_access::read);
-                    return report_from_text(store.report_json(*id));
-                }
-                catch (const std::exception& e)
-                {
-                    throw magic_error(who + ": " + e.what());
-                }
-            }
-            if (!have_store)
-            {
-                return std::nullopt;
-            }
-            try
-            {
-                history_store store(where.path, &notes, store_access::read);
-                history_filter f;
-                f.label = what;
-                f.limit = 1;
-                if (const auto runs = store.runs(f); !runs.empty())
-                {
-                    return report_from_text(store.report_json(runs.front().id));
-                }
-            }
-            catch (const std::exception&)
-            {
-                // an unreadable store: the name may still be a path
-            }
-            return std::nullopt;
+        public:
+            explicit session_runs(const probe_session& s) : m_session(s) {}
+            const report* find(const std::string& name) const override { return m_session.find(name); }
+            bool measured_here(const std::string& name) const override { return m_session.measured_here(name); }
+
+        private:
+            const probe_session& m_session;
+        };
+    }
+
+    fronts::resolved_run resolve_run(const probe_session& session, const std::string& what, const std::string& who)
+    {
+        const session_runs runs(session);
+        try
+        {
+            return fronts::resolve(what, session.history_option, &runs);
+        }
+        catch (const fronts::job_error& e)
+        {
+            throw magic_error(who + ": " + e.what() + " (see %warp_history)");
         }
     }
 
-    report resolve_run(const probe_session& session, const std::string& what, const std::string& who)
+    void require_run(const fronts::resolved_run& run, bool run_flag, const std::string& who)
     {
-        if (const report* r = session.find(what))
+        if (run.ran_here || run_flag)
         {
-            return *r;
+            return;
         }
-        if (auto stored = stored_run(session, what, who))
-        {
-            return std::move(*stored);
-        }
-        try
-        {
-            return load_report(what);
-        }
-        catch (const report_error& e)
-        {
-            throw magic_error(who + ": '" + what + "' is not a run of this notebook or of the history (see "
-                              "%warp_history), and " + e.what());
-        }
+        throw magic_error(who + ": '" + run.ref + "' asks to run what you have not run here (" + run.why_not_here
+                          + "); a report is data, and this is what it would run:\n" + what_a_replay_runs(run.saved)
+                          + "add --run to run it");
+    }
+
+    fronts::job_context job_context_of(const probe_session& session, magic_host& host, run_observer* observer, bool consented)
+    {
+        fronts::job_context context;
+        context.history_option = session.history_option;
+        context.shim_dir = session.shim_dir;
+        context.consented = consented;
+        context.observer = observer;
+        context.cancelled = [&host] { return host.interrupt_requested(); };
+        context.notebook_python = host.python_executable();
+        context.notebook_folder = host.working_directory();
+        return context;
+    }
+
+    void add_run_flag(CLI::App& app, bool& target)
+    {
+        app.add_flag("--run", target,
+                     "run the command of a run you did not measure here (a report file, or a stored run from "
+                     "elsewhere): a report is data, and is not run without this");
     }
 
     std::string run_name(probe_session& s, const std::string& requested)
@@ -122,228 +112,6 @@ namespace xwarp::magic_parts
         return requested.empty() ? "probe-" + std::to_string(s.runs) : requested;
     }
 
-    namespace
-    {
-        void relabel_place(std::optional<std::string>& file, std::optional<int>& line, const std::string& script,
-                           int setup_lines)
-        {
-            if (!file || *file != script || !line)
-            {
-                return;
-            }
-            if (*line <= setup_lines + 1)
-            {
-                file = "<%%warp_setup>";
-                *line -= 1;
-            }
-            else
-            {
-                file = "<cell>";
-                *line -= setup_lines + 2;
-            }
-        }
-
-        void relabel_process(process_record& p, const std::string& script, int setup_lines)
-        {
-            const auto fix = [&](std::optional<std::string>& file, std::optional<int>& line)
-            { relabel_place(file, line, script, setup_lines); };
-            for (auto& e : p.dirty_events)
-            {
-                fix(e.file, e.line);
-                if (e.detail.contains("called_from") && e.detail["called_from"].value("file", "") == script)
-                {
-                    std::optional<std::string> f = script;
-                    std::optional<int> l = e.detail["called_from"].value("line", 0);
-                    fix(f, l);
-                    e.detail["called_from"] = {{"file", *f}, {"line", *l}};
-                }
-            }
-            for (auto& e : p.config_sets)
-            {
-                fix(e.file, e.line);
-            }
-            for (auto& e : p.modules_created)
-            {
-                fix(e.file, e.line);
-            }
-            for (auto& e : p.calls)
-            {
-                fix(e.file, e.line);
-                for (const char* key : {"default", "called_from"})  // a factory's default, the factory's caller
-                {
-                    if (e.args.is_object() && e.args.contains(key) && e.args[key].is_object()
-                        && e.args[key].value("file", "") == script)
-                    {
-                        std::optional<std::string> f = script;
-                        std::optional<int> l = e.args[key].value("line", 0);
-                        fix(f, l);
-                        e.args[key]["file"] = *f;
-                        e.args[key]["line"] = *l;
-                    }
-                }
-            }
-        }
-    }
-
-    namespace
-    {
-        // A place the notebook shows (<cell>, <%%warp_setup>) as the script's line.
-        void into_script(std::optional<std::string>& file, std::optional<int>& line, const std::string& script, int setup_lines)
-        {
-            if (!file || !line)
-            {
-                return;
-            }
-            if (*file == "<cell>")
-            {
-                file = script;
-                *line += setup_lines + 2;
-            }
-            else if (*file == "<%%warp_setup>")
-            {
-                file = script;
-                *line += 1;
-            }
-            else if (file->find("/xwarp-cell-") != std::string::npos && file->size() > 8
-                     && file->compare(file->size() - 8, 8, "/cell.py") == 0)
-            {
-                file = script;  // a place the shim kept in a call's arguments: the probe's script of the same cell
-            }
-        }
-
-        // The places a call's arguments hold (a factory's default, the factory's caller).
-        void args_into_script(nlohmann::json& args, const std::string& script, int setup_lines)
-        {
-            for (const char* key : {"default", "called_from"})
-            {
-                if (!args.is_object() || !args.contains(key) || !args[key].is_object())
-                {
-                    continue;
-                }
-                std::optional<std::string> f = args[key].value("file", "");
-                std::optional<int> l = args[key].value("line", 0);
-                into_script(f, l, script, setup_lines);
-                args[key]["file"] = *f;
-                args[key]["line"] = *l;
-            }
-        }
-    }
-
-    void unrelabel_cell_locations(report& r, const std::string& script, int setup_lines)
-    {
-        const auto fix = [&](std::optional<std::string>& file, std::optional<int>& line)
-        { into_script(file, line, script, setup_lines); };
-        for (auto& s : r.samples)
-        {
-            for (auto* run : {&s.cold, s.warm ? &*s.warm : nullptr})
-            {
-                if (!run)
-                {
-                    continue;
-                }
-                for (auto& p : run->processes)
-                {
-                    for (auto& e : p.dirty_events)
-                    {
-                        fix(e.file, e.line);
-                        if (e.detail.contains("called_from") && e.detail["called_from"].is_object())
-                        {
-                            std::optional<std::string> f = e.detail["called_from"].value("file", "");
-                            std::optional<int> l = e.detail["called_from"].value("line", 0);
-                            fix(f, l);
-                            e.detail["called_from"] = {{"file", *f}, {"line", *l}};
-                        }
-                    }
-                    for (auto& e : p.config_sets)
-                    {
-                        fix(e.file, e.line);
-                    }
-                    for (auto& e : p.modules_created)
-                    {
-                        fix(e.file, e.line);
-                    }
-                    for (auto& e : p.calls)
-                    {
-                        fix(e.file, e.line);
-                        args_into_script(e.args, script, setup_lines);
-                    }
-                    if (!p.argv.empty())
-                    {
-                        p.argv[0] = script;
-                    }
-                }
-            }
-        }
-    }
-
-    void relabel_cell_locations(report& r, const std::string& script, int setup_lines)
-    {
-        for (auto& s : r.samples)
-        {
-            for (auto* run : {&s.cold, s.warm ? &*s.warm : nullptr})
-            {
-                if (!run)
-                {
-                    continue;
-                }
-                for (auto& p : run->processes)
-                {
-                    relabel_process(p, script, setup_lines);
-                }
-            }
-        }
-    }
-
-    std::pair<std::string, int> write_cell_script(const scoped_temp_dir& tmp, const std::string& setup,
-                                                  const std::string& cell)
-    {
-        const std::string script = tmp.path() + "/cell.py";
-        const int setup_lines = setup.empty() ? 0 : static_cast<int>(std::count(setup.begin(), setup.end(), '\n')) + 1;
-        std::ofstream out(script);
-        out << "# %%warp_setup\n" << setup << (setup.empty() || setup.back() == '\n' ? "" : "\n") << "# %%warp_probe cell\n"
-            << cell << "\n";
-        if (!out)
-        {
-            throw magic_error("%%warp_probe: cannot write the cell script");
-        }
-        return {script, setup_lines};
-    }
-
-    measure_options cell_command(const std::string& script, magic_host& host)
-    {
-        measure_options mo;
-        mo.command = {host.python_executable(), script};
-        mo.extra_env["XWARP_RESULTS"] = "1";  // the arrays the cell leaves, for --expect results=same
-        const char* inherited = std::getenv("PYTHONPATH");
-        mo.extra_env["PYTHONPATH"] = host.working_directory() + (inherited && *inherited ? std::string(":") + inherited : "");
-        return mo;
-    }
-
-    void rerun::relabel(report& r) const
-    {
-        if (!script.empty())
-        {
-            relabel_cell_locations(r, script, setup_lines);
-        }
-    }
-
-    rerun rerun_of(const report& found, const std::string& name, const probe_session& session, magic_host& host)
-    {
-        rerun out;
-        out.options = fronts::rerun_settings(found);
-        if (found.cell_code)
-        {
-            out.tmp = std::make_unique<scoped_temp_dir>("xwarp-cell-");
-            std::tie(out.script, out.setup_lines) = write_cell_script(*out.tmp, found.setup_code.value_or(""), *found.cell_code);
-            const measure_options cell = cell_command(out.script, host);
-            out.options.command = cell.command;
-            out.options.extra_env = cell.extra_env;
-        }
-        out.options.cwd = found.cwd.empty() ? host.working_directory() : found.cwd;
-        out.options.shim_dir = session.shim_dir.empty() ? default_shim_dir() : session.shim_dir;
-        out.options.label = name;
-        return out;
-    }
 
     progress_display::progress_display(magic_host& host, bool quiet) : m_host(host), m_quiet(quiet)
     {
@@ -465,24 +233,21 @@ namespace xwarp::magic_parts
             }
         }
 
-        report probed(const measure_options& mo, const probe_magic_options& o, magic_host& host, progress_display& progress)
+        fronts::job_outcome probed(fronts::probe_job job, probe_session& session, magic_host& host,
+                                   progress_display& progress)
         {
             try
             {
-                report r = fronts::probe(mo, o.request, &progress, [&] { return host.interrupt_requested(); });
-                if (r.status == "interrupted")
+                fronts::job_outcome outcome = fronts::probe(job, job_context_of(session, host, &progress, false));
+                if (outcome.interrupted)
                 {
                     interrupted(progress);
                 }
-                return r;
+                return outcome;
             }
-            catch (const probe_error& e)
+            catch (const fronts::job_error& e)
             {
                 throw magic_error(e.what());
-            }
-            catch (const unknown_lever& e)
-            {
-                throw magic_error(std::string("--whatif: ") + e.what());
             }
         }
 
@@ -504,7 +269,7 @@ namespace xwarp::magic_parts
                 catch (const compare_input_error& e)
                 {
                     workload.emplace();
-                    workload->status = "unverified";
+                    workload->status = workload_status::unverified;
                     workload->reason = e.what();
                 }
             }
@@ -545,17 +310,16 @@ namespace xwarp::magic_parts
 
         // The run into the session and the history store (it outlives the kernel); the run's
         // series back out of the store for the report's sparklines.
-        std::optional<history_view> keep(const std::string& name, const report& r, probe_session& session,
+        std::optional<history_view> keep(const std::string& name, const fronts::job_outcome& outcome, probe_session& session,
                                          progress_display& progress)
         {
+            const report& r = outcome.result;
             session.store(name, r);
-            const history_location where = locate_history(session.history_option);
-            std::vector<std::string> notes;
-            const auto stored = remember_run(where, r, "magic", notes);
-            auto history = history_for(where, r, notes);
+            std::vector<std::string> notes = outcome.notes;
+            auto history = history_for(locate_history(session.history_option), r, notes);
             std::string done = "warp-probe: " + name + " done, " + std::to_string(r.result.samples_ok) + "/"
                                + std::to_string(r.result.samples_total) + " samples ok"
-                               + (stored ? ", stored as @" + std::to_string(*stored) : std::string());
+                               + (outcome.stored_id ? ", stored as @" + std::to_string(*outcome.stored_id) : std::string());
             for (const auto& n : notes)
             {
                 done += "\nwarp-probe: " + n;
@@ -585,7 +349,7 @@ namespace xwarp::magic_parts
                 host.bind_variable(o.variable, report_json, html);
             }
             // --quiet hides a report, never a failure.
-            if (!o.quiet || r.status != "ok" || !r.result.valid)
+            if (!o.quiet || r.status != run_status::ok || !r.result.valid)
             {
                 const auto [display_id, update] = progress.report_display();
                 host.show({{"text/html", html}, {"text/plain", render_text(r)}, {report_mime, report_json}}, display_id,
@@ -594,14 +358,14 @@ namespace xwarp::magic_parts
         }
     }
 
-    void run_and_show(measure_options mo, const probe_magic_options& o, probe_session& session, magic_host& host,
-                      const std::function<void(report&)>& finish_report)
+    void run_and_show(fronts::probe_job job, const probe_magic_options& o, probe_session& session, magic_host& host)
     {
         session.runs++;
-        mo.shim_dir = session.shim_dir.empty() ? default_shim_dir() : session.shim_dir;
-        mo.cwd = host.working_directory();
+        job.options.cwd = host.working_directory();
+        job.request = o.request;
+        job.store_as = "magic";
         const std::string name = run_name(session, o.name);
-        mo.label = name;
+        job.options.label = name;
         const std::vector<budget_limit> expected = expectation_of(o);
         if (needs_compared_run(expected) && o.compare_with.empty())
         {
@@ -617,15 +381,14 @@ namespace xwarp::magic_parts
         std::optional<report> baseline;
         if (!o.compare_with.empty())
         {
-            baseline = resolve_run(session, o.compare_with, "--compare");
+            baseline = resolve_run(session, o.compare_with, "--compare").saved;
         }
         progress_display progress(host, o.quiet);
-        report r = probed(mo, o, host, progress);
-        finish_report(r);
-        analyze(r);
-        const auto history = keep(name, r, session, progress);
+        const fronts::job_outcome outcome = probed(std::move(job), session, host, progress);
+        const report& r = outcome.result;
+        const auto history = keep(name, outcome, session, progress);
         show_report(r, o, session, history, progress, host);
-        if (!r.result.valid && r.status != "interrupted" && !o.allow_fail)
+        if (!r.result.valid && r.status != run_status::interrupted && !o.allow_fail)
         {
             const auto& first = r.samples.empty() ? run_result{} : r.samples.front().cold;
             throw magic_program_failed("the program failed in every sample (" + describe_failure(first, r.run_settings.timeout_s)
@@ -642,18 +405,4 @@ namespace xwarp::magic_parts
         }
     }
 
-    const report& own_run(const probe_session& session, const std::string& name, const std::string& magic)
-    {
-        const report* found = session.find(name);
-        if (!found)
-        {
-            throw magic_error(magic + ": no run named '" + name + "' (see %warp_history)");
-        }
-        if (!session.measured_here(name))
-        {
-            throw magic_error(magic + ": '" + name + "' is a report %warp_report showed, not a run of this notebook: a report "
-                              "is data, and its command is not run from here; probe the program with %%warp_probe first");
-        }
-        return *found;
-    }
 }

@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "xwarp/fronts/probe_options.hpp"
+#include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/magics/magics.hpp"
-#include "xwarp/os/tempdir.hpp"
-#include "xwarp/runner/runner.hpp"
+#include "xwarp/model/run_request.hpp"
 
 namespace xwarp::magic_parts
 {
@@ -28,40 +28,18 @@ namespace xwarp::magic_parts
     // A run by what the user calls it: a run of this session by name, a stored run (@17), the
     // newest stored run with that label (names outlive a kernel restart that way), or a JSON
     // report path. `who` prefixes the error.
-    report resolve_run(const probe_session& session, const std::string& what, const std::string& who);
+    fronts::resolved_run resolve_run(const probe_session& session, const std::string& what, const std::string& who);
 
-    // The probed cell as a script: the %%warp_setup code, then the cell. Returns the script's
-    // path and how many lines the setup code took (to point findings back at the cell).
-    std::pair<std::string, int> write_cell_script(const scoped_temp_dir& tmp, const std::string& setup,
-                                                  const std::string& cell);
+    // A run whose command a magic is about to run: the user's own (measured here), or --run
+    // given; a magic_error showing what it would run otherwise (a report is data).
+    void require_run(const fronts::resolved_run& run, bool run_flag, const std::string& who);
+    // Adds --run to a magic that runs a run's command again.
+    void add_run_flag(CLI::App& app, bool& target);
 
-    // Findings point into the temporary script: point them at the notebook instead.
-    void relabel_cell_locations(report& r, const std::string& script, int setup_lines);
-    // The other way: a stored cell run's places pointed back into a script of the cell.
-    void unrelabel_cell_locations(report& r, const std::string& script, int setup_lines);
-
-    // The command that runs a cell script with the kernel's Python; a notebook imports from its
-    // own folder, and so does the probed cell.
-    measure_options cell_command(const std::string& script, magic_host& host);
-
-    // What re-runs a stored run: its cell (setup and cell code, written to a temporary script
-    // again) or its command, in its folder, with its timeout.
-    struct rerun
-    {
-        std::unique_ptr<scoped_temp_dir> tmp;
-        measure_options options;
-        std::string script;  // the cell's script, when it was a cell
-        int setup_lines = 0;
-
-        // Findings of the new samples point into the new script: point them at the notebook.
-        void relabel(report& r) const;
-    };
-    rerun rerun_of(const report& found, const std::string& name, const probe_session& session, magic_host& host);
-
-    // A run this notebook measured, by name, for a magic that runs its command again or hands
-    // its files to the fixer; a magic_error for an unknown name or for a report %warp_report
-    // showed (data from elsewhere, never a command this user ran here).
-    const report& own_run(const probe_session& session, const std::string& name, const std::string& magic);
+    // What a job needs from the notebook: its history, shim, Python and folder, progress and
+    // the interrupt.
+    fronts::job_context job_context_of(const probe_session& session, magic_host& host, run_observer* observer,
+                                       bool consented);
 
     // Live progress, updated in place under one display id; after each sample but the last,
     // the findings so far, marked provisional, in one display the final report replaces.
@@ -105,11 +83,9 @@ namespace xwarp::magic_parts
     };
     void add_probe_magic_options(CLI::App& app, probe_magic_options& o);
 
-    // Runs a probe (fronts::probe), stores it, and shows the report, the expectation and a
-    // comparison when asked. finish_report adjusts the report before it is analysed and kept
-    // (a cell's locations, its code).
-    void run_and_show(measure_options mo, const probe_magic_options& o, probe_session& session, magic_host& host,
-                      const std::function<void(report&)>& finish_report);
+    // Runs a probe (fronts::probe: a command, or a cell with job.cell_code), keeps it in the
+    // session, and shows the report, the expectation and a comparison when asked.
+    void run_and_show(fronts::probe_job job, const probe_magic_options& o, probe_session& session, magic_host& host);
 
     // "interrupted" shown, then the interrupted reply.
     [[noreturn]] void interrupted(progress_display& progress);

@@ -3,7 +3,6 @@
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/options.hpp"
-#include "xwarp/fronts/replay_trust.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/html.hpp"
@@ -47,24 +46,27 @@ namespace xwarp
                 {
                     return;
                 }
-                report before = resolve_run(*m_session, a, "%warp_compare");
-                report after = resolve_run(*m_session, b, "%warp_compare");
-                if (until_settled && !run_foreign)
+                const fronts::resolved_run before_run = resolve_run(*m_session, a, "%warp_compare");
+                const fronts::resolved_run after_run = resolve_run(*m_session, b, "%warp_compare");
+                if (until_settled)
                 {
-                    refuse_foreign(a, before);
-                    refuse_foreign(b, after);
+                    require_run(before_run, run_foreign, "%warp_compare");
+                    require_run(after_run, run_foreign, "%warp_compare");
                 }
+                report before = before_run.saved;
+                report after = after_run.saved;
                 comparison c;
                 try
                 {
-                    c = until_settled ? settled(before, after, a, b, max_samples, host) : compare_reports(before, after, a, b);
+                    c = until_settled ? settled(before_run, after_run, before, after, max_samples, run_foreign, host)
+                                      : compare_reports(before, after, a, b);
                     c.exit_code = exit_code_for(c.verdict);
                 }
                 catch (const compare_input_error& e)
                 {
                     throw magic_error(e.what());
                 }
-                catch (const probe_error& e)
+                catch (const fronts::job_error& e)
                 {
                     throw magic_error(std::string("%warp_compare: ") + e.what());
                 }
@@ -86,51 +88,29 @@ namespace xwarp
             }
 
         private:
-            // A run of this notebook was made here; any other (a stored run, a file) is re-run
-            // only when the history shows this user ran it on this machine, or with --run.
-            void refuse_foreign(const std::string& name, const report& r)
-            {
-                if (m_session->measured_here(name))
-                {
-                    return;
-                }
-                const fronts::replay_check check = fronts::check_replay(r, m_session->history_option);
-                if (!check.ran_here)
-                {
-                    throw magic_error("%warp_compare: " + name + " asks to run what you have not run here (" + check.why
-                                      + "):\n" + what_a_replay_runs(r)
-                                      + "not run: a report is data; add --run to re-run it");
-                }
-            }
-
             // Both runs re-run until the verdict settles; a run of this notebook keeps the added samples.
-            comparison settled(report& before, report& after, const std::string& a, const std::string& b,
-                               int max_samples, magic_host& host)
+            comparison settled(const fronts::resolved_run& before_run, const fronts::resolved_run& after_run, report& before,
+                               report& after, int max_samples, bool consented, magic_host& host)
             {
-                rerun before_again = rerun_of(before, a, *m_session, host);
-                rerun after_again = rerun_of(after, b, *m_session, host);
                 progress_display progress(host, false);
-                comparison c = fronts::compare_until_settled(before, after, before_again.options, after_again.options,
-                                                             max_samples, a, b, &progress,
-                                                             [&] { return host.interrupt_requested(); });
-                if (c.until_settled && c.until_settled->stopped_because == "interrupted")
+                fronts::compare_outcome outcome = fronts::compare_until_settled(
+                    before_run, after_run, max_samples, job_context_of(*m_session, host, &progress, consented), "");
+                if (outcome.interrupted)
                 {
                     interrupted(progress);
                 }
-                progress.finish("warp-probe: " + c.until_settled->stopped_because);
-                const auto until = c.until_settled;
-                before_again.relabel(before);
-                after_again.relabel(after);
-                c = compare_reports(before, after, a, b);  // with the locations pointing at the notebook
-                c.until_settled = until;
-                for (const auto& [name, r] : {std::pair<const std::string&, const report&>(a, before), {b, after}})
+                progress.finish("warp-probe: " + outcome.result.until_settled->stopped_because);
+                before = std::move(outcome.before);
+                after = std::move(outcome.after);
+                for (const auto& [name, r] : {std::pair<const std::string&, const report&>(before_run.ref, before),
+                                              {after_run.ref, after}})
                 {
                     if (m_session->find(name))
                     {
                         m_session->store(name, r);
                     }
                 }
-                return c;
+                return std::move(outcome.result);
             }
 
             std::shared_ptr<probe_session> m_session;

@@ -23,17 +23,15 @@ namespace xwarp
                 CLI::App app("%warp_export NAME PATH: write a run as a JSON report (or a self-contained HTML page when "
                              "PATH ends in .html)",
                              "%warp_export");
-                app.add_option("name", name, "the run's name (see %warp_history)")->required();
+                app.add_option("name", name, "the run: its name in this notebook, @ID, a label of the history, or a report file "
+                                             "(see %warp_history)")->required();
                 app.add_option("path", path, "where to write it")->required();
                 if (!parse_line(app, line, host))
                 {
                     return;
                 }
-                const report* r = m_session->find(name);
-                if (!r)
-                {
-                    throw magic_error("%warp_export: no run named '" + name + "' (see %warp_history)");
-                }
+                const report found = resolve_run(*m_session, name, "%warp_export").saved;
+                const report* r = &found;
                 try
                 {
                     const bool html = path.size() >= 5 && path.compare(path.size() - 5, 5, ".html") == 0;

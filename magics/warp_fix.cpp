@@ -28,58 +28,43 @@ namespace xwarp
                              "--verify, prove it on a copy with compare (a cell's patch is against its script: the "
                              "%%warp_setup code, then the cell)",
                              "%warp_fix");
-                app.add_option("name", name, "the run (see %warp_history)")->required();
+                bool run_flag = false;
+                app.add_option("name", name, "the run: its name in this notebook, @ID, a label of the history, or a "
+                                             "report file (see %warp_history)")->required();
                 add_fix_options(app, options, front::notebook);
+                add_run_flag(app, run_flag);
                 if (!parse_line(app, line, host))
                 {
                     return;
                 }
-                const report* found = &own_run(*m_session, name, "%warp_fix");
-                rerun again = rerun_of(*found, name, *m_session, host);
-                report saved = *found;
-                fix_request request;
-                request.finding = options.finding;
-                request.lever = options.lever;
-                request.out_dir = options.out_dir;
-                request.verify = options.verify;
-                request.all = options.all;
-                request.apply = options.apply;
-                request.samples = options.samples;
-                if (!again.script.empty())
+                const fronts::resolved_run run = resolve_run(*m_session, name, "%warp_fix");
+                if (options.verify)
                 {
-                    // the cell's findings point at its new script, which is the project to patch
-                    unrelabel_cell_locations(saved, again.script, again.setup_lines);
-                    saved.cwd = again.tmp->path();  // the cell's folder is its project: its code is not library code
-                    analyze(saved);
-                    request.root = again.tmp->path();
+                    require_run(run, run_flag, "%warp_fix");
                 }
                 progress_display progress(host, false);
-                report r;
+                fronts::job_outcome outcome;
                 try
                 {
-                    r = fronts::fix(saved, again.options, request, &progress, [&] { return host.interrupt_requested(); });
+                    outcome = fronts::fix(run, options, 0.0, job_context_of(*m_session, host, &progress, run_flag), "fix");
                 }
-                catch (const std::exception& e)
+                catch (const fronts::job_error& e)
                 {
                     throw magic_error(std::string("%warp_fix: ") + e.what());
                 }
-                if (r.status == "interrupted")
+                if (outcome.interrupted)
                 {
                     interrupted(progress);
                 }
-                if (!again.script.empty())
-                {
-                    again.relabel(r);
-                    analyze(r);  // the findings point at the notebook again
-                }
-                show(name, r, host, progress);
+                show(name, outcome, host, progress);
             }
 
         private:
-            void show(const std::string& name, const report& r, magic_host& host, progress_display& progress)
+            void show(const std::string& name, const fronts::job_outcome& outcome, magic_host& host, progress_display& progress)
             {
-                std::vector<std::string> notes;
-                const auto stored = remember_run(locate_history(m_session->history_option), r, "fix", notes);
+                const report& r = outcome.result;
+                const std::vector<std::string>& notes = outcome.notes;
+                const auto& stored = outcome.stored_id;
                 std::string done = "warp-probe: " + std::to_string(r.fixes.size()) + " finding(s) of " + name + " fixed"
                                    + (stored ? ", stored as @" + std::to_string(*stored) : std::string());
                 for (const auto& n : notes)

@@ -29,19 +29,10 @@ namespace xwarp
                     throw magic_error("%%warp_probe: the cell is empty; put the code to probe below the magic line");
                 }
                 // The script lives in a private temporary folder, never in the notebook's.
-                scoped_temp_dir tmp("xwarp-cell-");
-                const std::string setup = m_session->setup_code;
-                const auto [script, setup_lines] = write_cell_script(tmp, setup, cell);
-                run_and_show(cell_command(script, host), o, *m_session, host, [&](report& r)
-                             {
-                                 relabel_cell_locations(r, script, setup_lines);
-                                 r.command = {"python", "<cell>"};
-                                 r.cell_code = cell;
-                                 if (!setup.empty())
-                                 {
-                                     r.setup_code = setup;
-                                 }
-                             });
+                fronts::probe_job job;
+                job.cell_code = cell;
+                job.setup_code = m_session->setup_code;
+                run_and_show(std::move(job), o, *m_session, host);
             }
 
         private:
@@ -70,9 +61,9 @@ namespace xwarp
                     throw magic_error("%warp_probe: no command; use %warp_probe [options] -- COMMAND ... (or the cell "
                                       "magic %%warp_probe to probe a cell)");
                 }
-                measure_options mo;
-                mo.command = o.command;
-                run_and_show(mo, o, *m_session, host, [](report&) {});
+                fronts::probe_job job;
+                job.options.command = o.command;
+                run_and_show(std::move(job), o, *m_session, host);
             }
 
         private:

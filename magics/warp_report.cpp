@@ -35,7 +35,7 @@ namespace xwarp
                 {
                     return;
                 }
-                report r = resolve_run(*m_session, what, "%warp_report");
+                report r = resolve_run(*m_session, what, "%warp_report").saved;
                 // re-analysed as `warp-probe report` does: the findings are this xwarp's
                 analyze(r);
                 if (!name.empty())

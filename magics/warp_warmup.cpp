@@ -25,39 +25,39 @@ namespace xwarp
                              "identity a run of this notebook built, before the program runs; with --verify, prove it on "
                              "fresh private caches",
                              "%warp_warmup");
-                app.add_option("name", name, "the run (see %warp_history)")->required();
+                bool run_flag = false;
+                app.add_option("name", name, "the run: its name in this notebook, @ID, a label of the history, or a "
+                                             "report file (see %warp_history)")->required();
                 add_warmup_options(app, options, front::notebook);
+                add_run_flag(app, run_flag);
                 if (!parse_line(app, line, host))
                 {
                     return;
                 }
-                const report* found = &own_run(*m_session, name, "%warp_warmup");
-                rerun again = rerun_of(*found, name, *m_session, host);
-                warmup_job job;
-                job.plan.source = "run " + name + " of this notebook";
-                job.plan.workers = options.workers;
-                job.plan.device = options.device;
-                job.plan.arch = options.arch;
-                job.out_path = options.out;
-                job.verify = options.verify;
-                job.samples = options.samples;
+                const fronts::resolved_run run = resolve_run(*m_session, name, "%warp_warmup");
+                if (options.verify)
+                {
+                    require_run(run, run_flag, "%warp_warmup");
+                }
                 progress_display progress(host, false);
                 warmup_plan plan;
                 try
                 {
-                    plan = fronts::warm_up(*found, again.options, job, &progress, [&] { return host.interrupt_requested(); });
+                    const fronts::warmup_outcome outcome =
+                        fronts::warm_up(run, options, 0.0, job_context_of(*m_session, host, &progress, run_flag));
+                    if (outcome.interrupted)
+                    {
+                        interrupted(progress);
+                    }
+                    plan = outcome.plan;
                 }
-                catch (const std::exception& e)
+                catch (const fronts::job_error& e)
                 {
                     throw magic_error(std::string("%warp_warmup: ") + e.what());
                 }
-                if (plan.check && plan.check->verdict == "interrupted")
-                {
-                    interrupted(progress);
-                }
                 progress.finish("warp-probe: warm-up of " + name + ": " + std::to_string(plan.covered) + " of "
                                 + std::to_string(plan.covered + plan.uncovered) + " identities covered"
-                                + (plan.check ? ", " + plan.check->verdict : std::string()));
+                                + (plan.check ? ", " + word_of(plan.check->verdict) : std::string()));
                 const std::string text = render_warmup_text(plan);
                 std::string html = render_preformatted_html(text);
                 if (plan.script_path.empty())
@@ -66,10 +66,10 @@ namespace xwarp
                 }
                 host.show({{"text/html", html}, {"text/plain", plan.script_path.empty() ? text + "\n" + plan.script : text}}, "",
                           false);
-                if (plan.check && plan.check->verdict != "verified")
+                if (plan.check && plan.check->verdict != warmup_verdict::verified)
                 {
                     throw magic_error("%warp_warmup: the warm-up did not verify: "
-                                      + (plan.check->reasons.empty() ? plan.check->verdict : plan.check->reasons.front()));
+                                      + (plan.check->reasons.empty() ? word_of(plan.check->verdict) : plan.check->reasons.front()));
                 }
             }
 

@@ -27,47 +27,42 @@ namespace xwarp
                 CLI::App app("%warp_whatif NAME [LEVER...]: replay levers on a run of this notebook, unmodified, and "
                              "measure each (default: auto, the levers of its findings)",
                              "%warp_whatif");
-                app.add_option("name", name, "the run (see %warp_history)")->required();
+                bool run_flag = false;
+                app.add_option("name", name, "the run: its name in this notebook, @ID, a label of the history, or a "
+                                             "report file (see %warp_history)")->required();
                 app.add_option("levers", request.levers, "levers to replay, or auto: " + lever_names());
                 add_replay_options(app, request);
+                add_run_flag(app, run_flag);
                 if (!parse_line(app, line, host))
                 {
                     return;
                 }
-                const report* found = &own_run(*m_session, name, "%warp_whatif");
-                rerun again = rerun_of(*found, name, *m_session, host);
+                const fronts::resolved_run run = resolve_run(*m_session, name, "%warp_whatif");
+                require_run(run, run_flag, "%warp_whatif");
                 progress_display progress(host, false);
-                report r;
+                fronts::job_outcome outcome;
                 try
                 {
-                    r = fronts::replay(*found, again.options, request, &progress, [&] { return host.interrupt_requested(); });
+                    outcome = fronts::replay(run, request, job_context_of(*m_session, host, &progress, run_flag), "whatif");
                 }
-                catch (const probe_error& e)
+                catch (const fronts::job_error& e)
                 {
                     throw magic_error(std::string("%warp_whatif: ") + e.what());
                 }
-                catch (const unknown_lever& e)
-                {
-                    throw magic_error(std::string("%warp_whatif: ") + e.what());
-                }
-                if (r.status == "interrupted")
+                if (outcome.interrupted)
                 {
                     interrupted(progress);
                 }
-                if (found->cell_code)
-                {
-                    again.relabel(r);
-                    analyze(r);
-                }
-                show(name, r, host, progress);
+                show(name, outcome, host, progress);
             }
 
         private:
-            void show(const std::string& name, const report& r, magic_host& host, progress_display& progress)
+            void show(const std::string& name, const fronts::job_outcome& outcome, magic_host& host, progress_display& progress)
             {
+                const report& r = outcome.result;
                 m_session->store(name, r);
-                std::vector<std::string> notes;
-                const auto stored = remember_run(locate_history(m_session->history_option), r, "whatif", notes);
+                const std::vector<std::string>& notes = outcome.notes;
+                const auto& stored = outcome.stored_id;
                 std::string done = "warp-probe: " + std::to_string(r.whatif.size()) + " lever(s) of " + name + " replayed"
                                    + (stored ? ", stored as @" + std::to_string(*stored) : std::string());
                 for (const auto& n : notes)

@@ -15,7 +15,7 @@ namespace xwarp
         give_back_freed_pages();
         draw_timeline(r);  // after the detectors' context is freed: no detector reads it
         apply_whatif(r);
-        if (!r.result.valid && r.status != "interrupted")
+        if (!r.result.valid && r.status != run_status::interrupted)
         {
             const std::string msg = "every sample failed: no measurement";
             if (std::find(r.errors.begin(), r.errors.end(), msg) == r.errors.end())

@@ -215,8 +215,8 @@ namespace xwarp
                             "counted as not met";
                 return b;
             }
-            b.exceeded = workload->status != "same";
-            b.message = "workload " + workload->status
+            b.exceeded = workload->status != workload_status::same;
+            b.message = "workload " + word_of(workload->status)
                         + (workload->reason.empty() ? std::string() : ": " + workload->reason);
             // which launch: all of them, the first the runs disagree on, the kernels whose counts moved
             if (b.exceeded && workload->after_launches == 0 && workload->before_launches > 0)

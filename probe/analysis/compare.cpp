@@ -19,17 +19,6 @@ namespace xwarp
 {
     namespace
     {
-        const sample* first_good(const report& r)
-        {
-            for (const auto& s : r.samples)
-            {
-                if (s.ok())
-                {
-                    return &s;
-                }
-            }
-            return nullptr;
-        }
 
         std::vector<std::string> devices_of(const run_result& run)
         {
@@ -55,7 +44,7 @@ namespace xwarp
             s.samples_ok = r.result.samples_ok;
             s.samples_total = r.result.samples_total;
             s.status = r.status;
-            if (const sample* g = first_good(r))
+            if (const sample* g = r.first_good())
             {
                 s.devices = devices_of(g->cold);
             }
@@ -121,14 +110,14 @@ namespace xwarp
             w.after_launches = a.launch_total;
             if (!launch_hook_everywhere(b) || !launch_hook_everywhere(a))
             {
-                w.status = "unverified";
+                w.status = workload_status::unverified;
                 w.reason = std::string("the launch hook was not installed in every Warp process of the ")
                            + (!launch_hook_everywhere(b) ? "before" : "after") + " run";
                 return w;
             }
             if (b.launch_total == 0 || a.launch_total == 0)
             {
-                w.status = "unverified";
+                w.status = workload_status::unverified;
                 w.reason = b.launch_total == 0 && a.launch_total == 0
                                ? "no launches were recorded on either side"
                                : std::string("no launches were recorded in the ")
@@ -187,13 +176,13 @@ namespace xwarp
             }
             if (!diverge)
             {
-                w.status = "same";
+                w.status = workload_status::same;
                 w.reason = std::to_string(a.launch_total) + " launches in the same order with the same dims, devices, "
                            "dtypes, block_dims and adjoint flags"
                            + std::string(truncated ? " (compared up to the stored prefix; totals equal)" : "");
                 return w;
             }
-            w.status = "changed";
+            w.status = workload_status::changed;
             launch_divergence d;
             d.index = *diverge;
             d.before = record_at(b.launches, *diverge);
@@ -440,9 +429,9 @@ namespace xwarp
 
     std::string settled_because(const comparison& c, int max_samples)
     {
-        if (c.verdict == "invalid" || c.verdict == "unverified" || c.verdict == "not-comparable")
+        if (c.verdict == verdict::invalid || c.verdict == verdict::unverified || c.verdict == verdict::not_comparable)
         {
-            return "the verdict is " + c.verdict + ": more samples cannot change it";
+            return "the verdict is " + word_of(c.verdict) + ": more samples cannot change it";
         }
         const clock_judgement* d = nullptr;
         for (const auto& k : c.clocks)
@@ -745,7 +734,7 @@ namespace xwarp
                     }
                 }
             }
-            if (c.workload.status == "changed")
+            if (c.workload.status == workload_status::changed)
             {
                 invalid.insert(invalid.begin(), "the workload changed: " + c.workload.reason);
             }
@@ -799,12 +788,12 @@ namespace xwarp
                                        + (d.p_value ? ", p = " + format_fixed(*d.p_value, 4) : "");
             if (d.outcome == "improved" || d.outcome == "regressed")
             {
-                c.verdict = d.outcome;
+                c.verdict = parse_member<verdict>(d.outcome);
                 c.reasons.push_back(detail);
             }
             else
             {
-                c.verdict = "inconclusive";
+                c.verdict = verdict::inconclusive;
                 c.reasons.push_back(detail + (d.outcome == "within-noise" ? ": inside the noise band"
                                                                           : ": beyond the band but not significant"));
                 inconclusive_reasons(d, c);
@@ -830,8 +819,8 @@ namespace xwarp
         c.created_utc = utc_timestamp();
         c.before = side_of(before, before_name);
         c.after = side_of(after, after_name);
-        const run_result& b = first_good(before)->cold;
-        const run_result& a = first_good(after)->cold;
+        const run_result& b = before.first_good()->cold;
+        const run_result& a = after.first_good()->cold;
         const std::vector<std::string> not_comparable = comparability(before, after, c);
         c.workload = check_workload(b, a);
         const auto hb = hashes_by_module(b);
@@ -852,17 +841,17 @@ namespace xwarp
         std::vector<std::string> invalid;
         if (!not_comparable.empty())
         {
-            c.verdict = "not-comparable";
+            c.verdict = verdict::not_comparable;
             c.reasons = not_comparable;
         }
         else if (!(invalid = invalid_reasons(before, after, c)).empty())
         {
-            c.verdict = "invalid";
+            c.verdict = verdict::invalid;
             c.reasons = invalid;
         }
-        else if (c.workload.status == "unverified")
+        else if (c.workload.status == workload_status::unverified)
         {
-            c.verdict = "unverified";
+            c.verdict = verdict::unverified;
             c.reasons.push_back("the workload cannot be verified: " + c.workload.reason + "; no gain is credited without it");
         }
         else

@@ -54,7 +54,7 @@ namespace xwarp
         run.created_utc = r.created_utc;
         run.kind = kind;
         run.fp = fingerprint_of(r);
-        run.status = r.status;
+        run.status = word_of(r.status);
         run.samples = static_cast<int>(std::count_if(r.samples.begin(), r.samples.end(), [](const sample& s) { return s.ok(); }));
         run.cold_module_ms = r.result.cold_module_ms.median;
         run.cold_module_mad_ms = r.result.cold_module_ms.mad;
@@ -66,7 +66,7 @@ namespace xwarp
         }
         for (const auto& w : r.whatif)
         {
-            run.whatif += (run.whatif.empty() ? "" : ", ") + w.lever + " " + w.verdict;
+            run.whatif += (run.whatif.empty() ? "" : ", ") + w.lever + " " + word_of(w.verdict);
         }
         return run;
     }

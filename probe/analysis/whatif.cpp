@@ -1,6 +1,7 @@
 // What-if replays: plans from the baseline's records, judgement by compare's rules plus what
 // each lever requires, and the findings annotated with what was measured.
 #include "xwarp/analysis/whatif.hpp"
+#include "xwarp/model/contracts.hpp"
 
 #include <algorithm>
 #include <map>
@@ -19,17 +20,6 @@ namespace xwarp
 
     namespace
     {
-        const sample* first_good(const report& r)
-        {
-            for (const auto& s : r.samples)
-            {
-                if (s.ok())
-                {
-                    return &s;
-                }
-            }
-            return nullptr;
-        }
 
         std::vector<const finding*> findings_for(const report& r, const std::string& lever)
         {
@@ -47,7 +37,7 @@ namespace xwarp
         json summed_applied(const report& replay)
         {
             json total = json::object();
-            const sample* s = first_good(replay);
+            const sample* s = replay.first_good();
             const run_result* run = s ? &s->cold : (replay.samples.empty() ? nullptr : &replay.samples.front().cold);
             if (!run)
             {
@@ -88,7 +78,14 @@ namespace xwarp
 
     std::map<std::string, std::string> lever_plan::environment() const
     {
-        std::map<std::string, std::string> env{{"XWARP_WHATIF", json{{"lever", lever}, {"params", params}}.dump()}};
+        const json spec = {{"lever", lever}, {"params", params}};
+        // a plan outside the shim's contract is this program's bug: caught here, not as a replay
+        // the shim quietly does not apply
+        if (const std::string wrong = contract_violation(contract::whatif_spec, spec); !wrong.empty())
+        {
+            throw std::logic_error("internal: the " + lever + " plan is outside the shim's inputs contract: " + wrong);
+        }
+        std::map<std::string, std::string> env{{"XWARP_WHATIF", spec.dump()}};
         if (time_launches)
         {
             env["XWARP_TIME_LAUNCHES"] = timed_kernels();
@@ -113,6 +110,10 @@ namespace xwarp
         // the precompiled headers and every build.
         double build_time_touched(const lever_plan& p, const run_result& cold)
         {
+            if (const auto* def = levers::find(p.lever); def && def->stake)
+            {
+                return def->stake(p, cold);
+            }
             double ms = 0.0;
             for (const auto& l : cold.module_loads)
             {
@@ -122,7 +123,7 @@ namespace xwarp
                 }
                 if (p.modules.empty())
                 {
-                    ms += p.lever == "pch-off" ? l.pch_ms.value_or(0.0) : l.work_ms();
+                    ms += l.work_ms();
                 }
                 else if (std::find(p.modules.begin(), p.modules.end(), l.module.str()) != p.modules.end())
                 {
@@ -173,7 +174,7 @@ namespace xwarp
                 throw unknown_lever("unknown lever '" + l + "' (levers: " + all + ")");
             }
         }
-        const sample* s = first_good(baseline);
+        const sample* s = baseline.first_good();
         std::vector<lever_plan> plans;
         for (const auto& l : levers)
         {
@@ -210,7 +211,7 @@ namespace xwarp
         return plans;
     }
 
-    whatif_result unrun_lever(const lever_plan& plan, const std::string& verdict, const std::string& reason)
+    whatif_result unrun_lever(const lever_plan& plan, verdict unrun, const std::string& reason)
     {
         whatif_result w;
         w.lever = plan.lever;
@@ -218,7 +219,7 @@ namespace xwarp
         w.mechanism = plan.mechanisms.empty() ? std::string() : plan.mechanisms.front();
         w.modules = plan.modules;
         w.params = plan.params;
-        w.verdict = verdict;
+        w.verdict = unrun;
         w.estimate_ms = plan.estimate_ms;
         w.reason = reason;
         return w;
@@ -228,7 +229,7 @@ namespace xwarp
                                        int max_samples)
     {
         comparison c;
-        if (judge_replay(plan, baseline, replay, &c).verdict == "invalid")
+        if (judge_replay(plan, baseline, replay, &c).verdict == verdict::invalid)
         {
             return "the verdict is invalid: more samples cannot change it";
         }
@@ -240,17 +241,20 @@ namespace xwarp
         // A replay whose every sample failed: the lever broke the program.
         void judge_failed(whatif_result& w, const report& replay)
         {
-            w.verdict = "invalid";
+            w.verdict = verdict::invalid;
             std::string why;
+            bool started = false;
             for (const auto& s : replay.samples)
             {
                 why = describe_failure(s.cold, replay.run_settings.timeout_s);
+                started = started || s.cold.spawn_error.empty();
                 if (!s.cold.stderr_tail.empty())
                 {
                     break;
                 }
             }
-            w.reason = "every replay sample failed (" + why + "): the lever breaks the program";
+            // a replay that never started says nothing about the lever
+            w.reason = "every replay sample failed (" + why + ")" + (started ? ": the lever breaks the program" : "");
         }
 
         // compare's verdict and the savings on each clock, as the replay's own.
@@ -282,24 +286,24 @@ namespace xwarp
                 reasons += (reasons.empty() ? "" : "; ") + r;
             }
             w.reason = reasons;
-            if (c.verdict == "improved" || c.verdict == "regressed" || c.verdict == "inconclusive")
+            if (c.verdict == verdict::improved || c.verdict == verdict::regressed || c.verdict == verdict::inconclusive)
             {
                 w.verdict = c.verdict;
             }
-            else if (c.verdict == "unverified")
+            else if (c.verdict == verdict::unverified)
             {
-                w.verdict = "inconclusive";
+                w.verdict = verdict::inconclusive;
             }
             else
             {
-                w.verdict = "invalid";  // invalid (workload changed, failures) or not-comparable
+                w.verdict = verdict::invalid;  // invalid (workload changed, failures) or not-comparable
             }
         }
     }
 
     whatif_result judge_replay(const lever_plan& plan, const report& baseline, const report& replay, comparison* compared)
     {
-        whatif_result w = unrun_lever(plan, "", "");
+        whatif_result w = unrun_lever(plan, verdict::not_run, "");
         w.samples = static_cast<int>(replay.samples.size());
         w.applied = summed_applied(replay);
         comparison c;
@@ -324,9 +328,9 @@ namespace xwarp
         {
             return w;
         }
-        if (w.verdict != "invalid" && !anything_applied(lever, w.applied))
+        if (w.verdict != verdict::invalid && !anything_applied(lever, w.applied))
         {
-            w.verdict = "not-applied";
+            w.verdict = verdict::not_applied;
             w.reason = "the lever found nothing to change in the replayed processes"
                        + (w.applied.empty() ? std::string() : " (" + w.applied.dump() + ")");
             return w;
@@ -367,7 +371,7 @@ namespace xwarp
                              {"reason", w.reason},
                              {"lever", w.lever},
                              {"needs", w.needs}};
-            const bool did_not_pay = w.verdict == "regressed" || w.verdict == "inconclusive" || w.verdict == "invalid";
+            const bool did_not_pay = w.verdict == verdict::regressed || w.verdict == verdict::inconclusive || w.verdict == verdict::invalid;
             bool any_finding = false;
             for (auto it = r.findings.begin(); it != r.findings.end();)
             {
@@ -392,7 +396,7 @@ namespace xwarp
                     d.lever = w.lever;
                     d.module = it->module;
                     d.device = it->device;
-                    d.reason = "measured by the what-if replay: " + w.verdict + (w.reason.empty() ? "" : " (" + w.reason + ")");
+                    d.reason = "measured by the what-if replay: " + word_of(w.verdict) + (w.reason.empty() ? "" : " (" + w.reason + ")");
                     d.numbers = measured;
                     r.declined.push_back(d);
                     it = r.findings.erase(it);
@@ -401,7 +405,7 @@ namespace xwarp
                 ++it;
             }
             // Measured paying where the estimate had declined it: the measurement wins.
-            if (!any_finding && w.verdict == "improved")
+            if (!any_finding && w.verdict == verdict::improved)
             {
                 for (auto it = r.declined.begin(); it != r.declined.end();)
                 {
@@ -436,7 +440,7 @@ namespace xwarp
                 declined_lever d;
                 d.mechanism = w.mechanism;
                 d.lever = w.lever;
-                d.reason = "measured by the what-if replay: " + w.verdict + (w.reason.empty() ? "" : " (" + w.reason + ")");
+                d.reason = "measured by the what-if replay: " + word_of(w.verdict) + (w.reason.empty() ? "" : " (" + w.reason + ")");
                 d.numbers = measured;
                 r.declined.push_back(d);
             }
@@ -447,7 +451,7 @@ namespace xwarp
         const auto known = [](const finding& f) -> std::pair<int, double>
         {
             const json& m = f.measured;
-            if (m.is_object() && m.value("verdict", std::string()) == "improved" && m.value("saving_ms", json()).is_number())
+            if (m.is_object() && m.value("verdict", std::string()) == word_of(verdict::improved) && m.value("saving_ms", json()).is_number())
             {
                 return {0, m["saving_ms"].get<double>()};
             }

@@ -596,11 +596,43 @@ def type_code(spec, alias):
     return None
 
 
+# The protocol (probe/schema/fixer_protocol.schema.json): its version, and each operation's
+# handler, by the name warp-probe's code forms emit (tests/python/test_contracts.py holds this
+# table to the schema's list).
+PROTOCOL = 1
+OPERATIONS = {
+    "config_at_entry": Fixer.op_config_at_entry,
+    "module_options": Fixer.op_module_options,
+    "overloads": Fixer.op_overloads,
+    "named_module": Fixer.op_named_module,
+    "hoist": Fixer.op_hoist,
+    "preload": Fixer.op_preload,
+    "preload_block_dim": Fixer.op_preload_block_dim,
+    "remove_statements": Fixer.op_remove_statements,
+}
+
+
+def check_request(request):
+    """The request's shape, before anything is read or edited: a request outside the protocol
+    (another warp-probe's, or damaged) gets one sentence, not a traceback."""
+    if not isinstance(request, dict) or not isinstance(request.get("fixes"), list) or not isinstance(request.get("root"), str):
+        raise SystemExit("xwarp_fix: the request is not a fixer request (root and fixes)")
+    if request.get("protocol") != PROTOCOL:
+        raise SystemExit(f"xwarp_fix: protocol {request.get('protocol')!r} requested; this fixer speaks {PROTOCOL}")
+    for fix in request["fixes"]:
+        ops = fix.get("ops") if isinstance(fix, dict) else None
+        if not isinstance(fix.get("id") if isinstance(fix, dict) else None, str) or not isinstance(ops, list):
+            raise SystemExit("xwarp_fix: a fix without an id and a list of operations")
+        for op in ops:
+            if not isinstance(op, dict) or op.get("op") not in OPERATIONS:
+                raise SystemExit(f"xwarp_fix: operation {str(op.get('op') if isinstance(op, dict) else op)[:40]!r} is not in protocol {PROTOCOL}")
+
+
 def make_fix(fixer, fix):
     fixer.sources = {}
     fixer.notes = []
     for op in fix["ops"]:
-        getattr(fixer, "op_" + op["op"])(op)
+        OPERATIONS[op["op"]](fixer, op)
     patch = "".join(s.diff() for s in fixer.sources.values() if s.edits)
     if not patch:
         raise FixRefused("the code form changed nothing in the program's files")
@@ -615,6 +647,7 @@ def make_fix(fixer, fix):
 def main():
     with open(sys.argv[1], encoding="utf-8") as f:
         request = json.load(f)
+    check_request(request)
     fixer = Fixer(request)
     out = []
     for fix in request["fixes"]:
@@ -625,7 +658,7 @@ def main():
         except Exception as e:  # a bug here must not cost the other fixes
             out.append({"id": fix["id"], "reason": f"the fixer failed on this program ({type(e).__name__}: {e})"})
     with open(sys.argv[2], "w", encoding="utf-8") as f:
-        json.dump({"fixes": out}, f)
+        json.dump({"protocol": PROTOCOL, "fixes": out}, f)
 
 
 if __name__ == "__main__":

@@ -648,7 +648,7 @@ namespace xwarp
                 {
                     w_row.bind(1, id);
                     w_row.bind(2, w.lever);
-                    w_row.bind(3, w.verdict);
+                    w_row.bind(3, word_of(w.verdict));
                     const auto saving = w.judged_on == "warm module work" ? w.saving_warm_module_ms
                                         : w.judged_on == "compile elapsed" ? w.saving_compile_elapsed_ms
                                                                            : w.saving_cold_module_ms;

@@ -345,7 +345,7 @@ namespace xwarp
 
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(settling, added_before, added_after, max_samples, settled, stopped_because)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(fix_result, finding, mechanism, lever, module, files, patch, patch_file,
-                                                    verdict, saving_ms, clock, band_ms, samples, reason, notes, together,
+                                                    verdict, saving_ms, clock, band_ms, samples, reason, notes, together, together_step,
                                                     applied)
 
     void to_json(json& j, const whatif_result& w)
@@ -382,7 +382,7 @@ namespace xwarp
         w.modules = j.value("modules", std::vector<std::string>{});
         w.params = j.value("params", json::object());
         w.applied = j.value("applied", json::object());
-        w.verdict = j.value("verdict", std::string());
+        w.verdict = j.value("verdict", verdict::not_run);
         const json saving = j.value("saving_ms", json::object());
         w.saving_cold_module_ms = saving.value("cold_module_work", std::optional<double>{});
         w.saving_compile_elapsed_ms = saving.value("compile_elapsed", std::optional<double>{});
@@ -911,7 +911,7 @@ namespace xwarp
             report r;  // read as the current version: fields version 1 lacked take their defaults
             r.tool = j.value("tool", std::string("warp-probe"));
             r.created_utc = j.value("created_utc", std::string());
-            r.status = j.value("status", std::string("ok"));
+            r.status = j.value("status", run_status::ok);
             r.label = j.value("label", std::string());
             r.command = j.value("command", std::vector<std::string>{});
             r.cwd = j.value("cwd", std::string());

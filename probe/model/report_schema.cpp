@@ -6,11 +6,7 @@
 #include <optional>
 #include <sstream>
 
-#include <valijson/adapters/nlohmann_json_adapter.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validation_results.hpp>
-#include <valijson/validator.hpp>
+#include "schema_checker.hpp"
 
 #include "xwarp/model/json_io.hpp"
 
@@ -58,24 +54,6 @@ namespace xwarp
         }
 
         // "<root>" "[samples]" "[0]" ... -> "/samples/0/..."
-        std::string json_path(const std::vector<std::string>& context)
-        {
-            std::string path;
-            for (const auto& c : context)
-            {
-                if (c.size() >= 2 && c.front() == '[' && c.back() == ']')
-                {
-                    std::string key = c.substr(1, c.size() - 2);
-                    if (key.size() >= 2 && key.front() == '"' && key.back() == '"')
-                    {
-                        key = key.substr(1, key.size() - 2);
-                    }
-                    path += "/" + key;
-                }
-            }
-            return path.empty() ? "/" : path;
-        }
-
         // A quick pass over a record, checking only the keywords this file's records use (type,
         // properties, items, $ref, anyOf, enum, minimum), with exact JSON types and nothing
         // allocated. It is stricter than valijson (weak types, integral floats): when it accepts,
@@ -433,7 +411,7 @@ namespace xwarp
         struct compiled_schema
         {
             json document;
-            valijson::Schema schema;
+            std::unique_ptr<schema_parts::schema_checker> checker;
             std::optional<quick_type_check> quick;  // records only: the whole report is checked once
 
             // The whole report, or one of its $defs (a record the reader streams).
@@ -441,15 +419,11 @@ namespace xwarp
             {
                 document = json::parse(report_schema_text);
                 leniently(document);
+                document = schema_parts::as_draft7(std::move(document), true);
+                checker = std::make_unique<schema_parts::schema_checker>(document, def);
                 if (!def.empty())
                 {
                     document = json{{"$defs", document.at("$defs")}, {"$ref", "#/$defs/" + def}};
-                }
-                valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
-                valijson::adapters::NlohmannJsonAdapter adapter(document);
-                parser.populateSchema(adapter, schema);
-                if (!def.empty())
-                {
                     quick.emplace(document);
                 }
             }
@@ -457,24 +431,18 @@ namespace xwarp
 
         void check_against(const compiled_schema& compiled, const json& j, const std::string& at)
         {
-            valijson::Validator validator(valijson::Validator::kStrongTypes);
-            valijson::ValidationResults results;
-            valijson::adapters::NlohmannJsonAdapter adapter(j);
-            if (validator.validate(compiled.schema, adapter, &results))
+            std::vector<std::string> context;
+            std::string description;
+            if (!compiled.checker->first_error(j, context, description))
             {
                 return;
             }
-            // The first error is the innermost: the field itself.
-            valijson::ValidationResults::Error error;
-            results.popError(error);
-            std::string path = json_path(error.context);
-            const std::string expected = expected_at(compiled.document, error.context, j);
+            std::string path = schema_parts::json_path(context);
+            const std::string expected = expected_at(compiled.document, context, j);
             path = at + (path == "/" && !at.empty() ? "" : path);
             throw report_error(report_error::kind::shape,
-                               "malformed report: at " + path + ": "
-                                   + (expected.empty() ? error.description : expected));
+                               "malformed report: at " + path + ": " + (expected.empty() ? description : expected));
         }
-
     }
 
     void check_report_types(const json& j)

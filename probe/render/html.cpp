@@ -43,17 +43,17 @@ namespace xwarp
             return "128,128,128";
         }
 
-        std::string verdict_rgb(const std::string& verdict)
+        std::string verdict_rgb(verdict v)
         {
-            if (verdict == "improved")
+            if (v == verdict::improved)
             {
                 return "39,174,96";
             }
-            if (verdict == "regressed" || verdict == "invalid")
+            if (v == verdict::regressed || v == verdict::invalid)
             {
                 return "231,76,60";
             }
-            if (verdict == "not-comparable" || verdict == "unverified")
+            if (v == verdict::not_comparable || v == verdict::unverified)
             {
                 return "142,68,173";
             }
@@ -636,7 +636,7 @@ namespace xwarp
                     const std::string verdict = field_or(f.measured, "verdict", std::string());
                     o << "<div data-xwarp=\"measured\" style=\"margin-top:2px;\"><span style=\"" << style::muted
                       << "\">measured</span> " << mono(f.lever) << " "
-                      << badge(verdict, verdict == "improved" ? "39,174,96" : verdict == "regressed" || verdict == "invalid" ? "231,76,60" : "128,128,128")
+                      << badge(verdict, member_named<xwarp::verdict>(verdict) ? verdict_rgb(*member_named<xwarp::verdict>(verdict)) : "128,128,128")
                       << " " << html_escape(measured_words(f.measured)) << "</div>";
                 }
                 o << "<div style=\"margin-top:2px;\"><span style=\"" << style::muted << "\">do</span> "
@@ -699,13 +699,13 @@ namespace xwarp
         std::string header(const report& r)
         {
             std::ostringstream o;
-            std::string status_rgb_ = r.status == "ok" ? "39,174,96" : (r.status == "partial" ? "230,126,34" : "231,76,60");
+            std::string status_rgb_ = r.status == run_status::ok ? "39,174,96" : (r.status == run_status::partial ? "230,126,34" : "231,76,60");
             o << "<div style=\"margin-bottom:6px;\"><b>warp-probe</b>";
             if (!r.label.empty())
             {
                 o << " &middot; <b>" << html_escape(r.label) << "</b>";
             }
-            o << " &middot; " << badge(r.status, status_rgb_) << "</div>";
+            o << " &middot; " << badge(word_of(r.status), status_rgb_) << "</div>";
             o << "<div style=\"" << style::muted << "\">";
             if (r.cell_code)
             {
@@ -860,7 +860,7 @@ namespace xwarp
         std::string whatif_row(const whatif_result& w)
         {
             const auto [clock, saving] = w.quoted();
-            const bool measured = w.verdict != "not-applied" && w.verdict != "not-run";
+            const bool measured = w.verdict != verdict::not_applied && w.verdict != verdict::not_run;
             std::string why = w.reason;
             for (const auto& [kernel, t] : w.steady_state.items())
             {
@@ -870,12 +870,12 @@ namespace xwarp
                        + (b != t.end() && b->is_number() ? format_ms(b->get<double>()) : std::string("n/a")) + " -> "
                        + (a != t.end() && a->is_number() ? format_ms(a->get<double>()) : std::string("n/a"));
             }
-            const std::string rgb = w.verdict == "improved"                              ? style::good_rgb
-                                    : w.verdict == "regressed" || w.verdict == "invalid" ? style::bad_rgb
-                                                                                         : style::grey_rgb;
+            const std::string rgb = w.verdict == verdict::improved                                   ? style::good_rgb
+                                    : w.verdict == verdict::regressed || w.verdict == verdict::invalid ? style::bad_rgb
+                                                                                                       : style::grey_rgb;
             std::ostringstream o;
             o << "<tr>" << td(mono(w.lever)) << td(html_escape(w.mechanism.empty() ? "-" : w.mechanism))
-              << td(badge(w.verdict, rgb))
+              << td(badge(word_of(w.verdict), rgb))
               << td(measured && saving ? html_escape((*saving >= 0 ? "-" : "+") + format_ms(std::fabs(*saving)) + " " + clock) : "",
                     style::num)
               << td(measured && w.band_ms ? html_escape(format_ms(*w.band_ms)) : "", style::num)
@@ -1060,9 +1060,10 @@ namespace xwarp
                 for (std::size_t i = 0; i < m_r.fixes.size() && i < max_replay_rows; ++i)
                 {
                     const auto& f = m_r.fixes[i];
-                    const std::string rgb = f.verdict == "verified"                              ? style::good_rgb
-                                            : f.verdict == "regressed" || f.verdict == "invalid" ? style::bad_rgb
-                                                                                                 : style::grey_rgb;
+                    const std::string rgb = f.verdict == fix_verdict::verified ? style::good_rgb
+                                            : f.verdict == fix_verdict::regressed || f.verdict == fix_verdict::invalid
+                                                ? style::bad_rgb
+                                                : style::grey_rgb;
                     std::string detail = html_escape(f.reason);
                     for (const auto& n : f.notes)
                     {
@@ -1077,7 +1078,7 @@ namespace xwarp
                         detail += "<details data-xwarp=\"patch\"><summary>" + html_escape(f.patch_file.empty() ? "the patch" : f.patch_file)
                                   + "</summary><pre style=\"" + style::pre + "\">" + html_escape(f.patch) + "</pre></details>";
                     }
-                    m_o << "<tr>" << td(html_escape(f.finding)) << td(mono(f.lever)) << td(badge(f.verdict, rgb))
+                    m_o << "<tr>" << td(html_escape(f.finding)) << td(mono(f.lever)) << td(badge(word_of(f.verdict), rgb))
                         << td(f.saving_ms ? html_escape((*f.saving_ms >= 0 ? "-" : "+") + format_ms(std::fabs(*f.saving_ms)) + " " + f.clock) : "", style::num)
                         << td(f.band_ms ? html_escape(format_ms(*f.band_ms)) : "", style::num)
                         << td(f.samples ? std::to_string(f.samples) : "", style::num) << td(detail) << "</tr>";
@@ -1221,7 +1222,7 @@ namespace xwarp
         o << "<div class=\"xwarp-compare\" data-xwarp=\"compare\" style=\"" << style::root << "\">";
         o << "<div data-xwarp=\"verdict\" style=\"" << style::box << "border-color:rgba(" << verdict_rgb(c.verdict)
           << ",0.8);background:rgba(" << verdict_rgb(c.verdict) << ",0.10);\"><b style=\"font-size:15px;\">"
-          << html_escape(c.verdict) << "</b> <span style=\"" << style::muted << "\">exit " << c.exit_code << "</span>";
+          << html_escape(word_of(c.verdict)) << "</b> <span style=\"" << style::muted << "\">exit " << c.exit_code << "</span>";
         o << "<ul style=\"margin:4px 0 0 0;padding-left:18px;\">";
         for (const auto& r : c.reasons)
         {
@@ -1293,7 +1294,7 @@ namespace xwarp
         }
         o << "<div style=\"" << style::muted << "\">judged on " << html_escape(c.judged_on) << "</div>";
 
-        o << "<div style=\"" << style::heading << "\">Workload: " << html_escape(c.workload.status) << "</div><div>"
+        o << "<div style=\"" << style::heading << "\">Workload: " << html_escape(word_of(c.workload.status)) << "</div><div>"
           << html_escape(c.workload.reason) << "</div>";
         for (const auto& r : c.workload.renames)
         {

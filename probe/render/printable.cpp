@@ -413,7 +413,7 @@ namespace xwarp
             for (auto& f : r.fixes)
             {
                 for (std::string* x : {&f.reason, &f.together, &f.patch_file, &f.finding, &f.mechanism, &f.lever, &f.module,
-                                       &f.clock, &f.verdict})
+                                       &f.clock})
                 {
                     clean(*x);  // a report file's text, every field of it
                 }

@@ -301,7 +301,7 @@ namespace xwarp
         }
         const warmup_check& c = *plan.check;
         out += "\nVerified in fresh private caches (" + std::to_string(c.samples) + " sample(s)): "
-               + (c.verdict == "verified" ? std::string("VERIFIED") : c.verdict == "failed" ? std::string("FAILED") : c.verdict) + "\n";
+               + (c.verdict == warmup_verdict::verified ? std::string("VERIFIED") : c.verdict == warmup_verdict::failed ? std::string("FAILED") : word_of(c.verdict)) + "\n";
         out += "  warm-up:       " + format_stat_ms(c.warmup_wall_ms) + " wall, " + std::to_string(c.warmup_builds)
                + " build(s) in " + format_stat_ms(c.warmup_build_ms) + " of build time";
         if (c.serial_cold_build_ms)

@@ -1,4 +1,5 @@
 #include "xwarp/runner/runner.hpp"
+#include "xwarp/runner/sampler.hpp"
 
 #include "xwarp/model/shim_contract.hpp"
 #include "xwarp/os/file_tail.hpp"
@@ -252,6 +253,7 @@ namespace xwarp
                           const run_result& run)
         {
             std::error_code ec;
+            fs::remove_all(dest, ec);  // a pass recorded again replaces the last one's records, never adds to them
             fs::create_directories(dest, ec);
             for (const auto& entry : fs::directory_iterator(records, ec))
             {
@@ -403,7 +405,7 @@ namespace xwarp
             }
             if (!pc.options.keep_records_dir.empty())
             {
-                keep_records(pc.options.keep_records_dir + "/sample-" + std::to_string(index) + "/" + phase, records,
+                keep_records(recorded_sample_dir(pc.options.keep_records_dir, pc.variant, index) + "/" + phase, records,
                              spec.stdout_path, spec.stderr_path, warp_cache, run);
             }
 
@@ -622,21 +624,30 @@ namespace xwarp
             }
         }
 
+        settle_status(r, interrupted);
+        return r;
+    }
+
+    void settle_status(report& r, bool interrupted)
+    {
         const auto good = std::count_if(r.samples.begin(), r.samples.end(), [](const sample& s) { return s.ok(); });
+        r.status = run_status::ok;
         if (interrupted)
         {
-            r.status = "interrupted";
-            r.errors.push_back("interrupted");
+            r.status = run_status::interrupted;
+            if (std::find(r.errors.begin(), r.errors.end(), "interrupted") == r.errors.end())
+            {
+                r.errors.push_back("interrupted");
+            }
         }
         else if (good == 0)
         {
-            r.status = "failed";
+            r.status = run_status::failed;
         }
         else if (good < static_cast<long>(r.samples.size()))
         {
-            r.status = "partial";
+            r.status = run_status::partial;
         }
-        return r;
     }
 
     bool stop_sampling(const sample& s, const cancel_check& cancelled)
@@ -648,37 +659,56 @@ namespace xwarp
 
     report measure(const measure_options& options, run_observer* observer, const cancel_check& cancelled)
     {
-        const prepared_command command = prepare_command(options);
-        std::vector<sample> samples;
-        for (int i = 1; i <= options.samples; ++i)
+        command_sampler source(options);
+        return measure(source, options.samples, observer, cancelled);
+    }
+
+    std::string recorded_sample_dir(const std::string& dir, const std::string& variant, int index)
+    {
+        std::string folder;
+        for (const char c : variant)
         {
-            if (cancelled && cancelled())
-            {
-                break;
-            }
-            samples.push_back(run_sample(command, i, {}, "", observer, cancelled));
-            if (stop_sampling(samples.back(), cancelled))
-            {
-                break;
-            }
-            if (observer && i < options.samples)
-            {
-                observer->sample_finished(i, options.samples, make_report(command, samples));
-            }
+            const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
+                               || c == '.' || c == '_';
+            folder += plain ? c : '_';  // "CS-9 #2" is CS-9__2: a name, never a path
         }
-        report r = make_report(command, std::move(samples));
-        if (!options.keep_records_dir.empty())
+        const fs::path base = variant.empty() ? fs::path(dir) : fs::path(dir) / "variants" / folder;
+        return (base / ("sample-" + std::to_string(index))).string();
+    }
+
+    run_result load_recorded_pass(const std::string& dir)
+    {
+        const fs::path pass_dir(dir);
+        std::ifstream in(pass_dir / "pass.json");
+        nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
+        if (meta.is_discarded() || !meta.is_object())
         {
-            report facts = r;
-            facts.samples.clear();
-            std::ofstream(fs::path(options.keep_records_dir) / "run.json") << report_to_json(facts).dump(2) << "\n";
+            throw std::runtime_error("not a recorded pass: " + (pass_dir / "pass.json").string());
         }
-        if (cancelled && cancelled() && r.status != "interrupted")
+        process_outcome outcome;
+        outcome.wall_ms = meta.value("wall_ms", 0.0);
+        if (meta.contains("exit_code") && meta["exit_code"].is_number_integer())
         {
-            r.status = "interrupted";
-            r.errors.push_back("interrupted");
+            outcome.exit_code = meta["exit_code"].get<int>();
         }
-        return r;
+        if (meta.contains("term_signal") && meta["term_signal"].is_number_integer())
+        {
+            outcome.term_signal = meta["term_signal"].get<int>();
+        }
+        outcome.timed_out = meta.value("timed_out", false);
+        outcome.interrupted = meta.value("interrupted", false);
+        outcome.spawn_error = meta.value("spawn_error", std::string());
+        cache_inventory cache;
+        const auto c = meta.value("cache", nlohmann::json::object());
+        cache.module_dirs = c.value("module_dirs", 0);
+        cache.source_files = c.value("source_files", 0);
+        cache.source_bytes = c.value("source_bytes", std::int64_t{0});
+        cache.binary_files = c.value("binary_files", 0);
+        cache.binary_bytes = c.value("binary_bytes", std::int64_t{0});
+        cache.lto_files = c.value("lto_files", 0);
+        cache.lto_bytes = c.value("lto_bytes", std::int64_t{0});
+        return assemble_pass(outcome, pass_dir.string(), (pass_dir / "stdout").string(), (pass_dir / "stderr").string(),
+                             meta.value("warp_cache", std::string()), cache);
     }
 
     report load_recorded_run(const std::string& dir)
@@ -692,39 +722,6 @@ namespace xwarp
         {
             throw std::runtime_error("not a recorded run: " + std::string(e.what()));
         }
-        auto read_pass = [&](const fs::path& pass_dir)
-        {
-            std::ifstream in(pass_dir / "pass.json");
-            nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
-            if (meta.is_discarded() || !meta.is_object())
-            {
-                throw std::runtime_error("not a recorded pass: " + (pass_dir / "pass.json").string());
-            }
-            process_outcome outcome;
-            outcome.wall_ms = meta.value("wall_ms", 0.0);
-            if (meta.contains("exit_code") && meta["exit_code"].is_number_integer())
-            {
-                outcome.exit_code = meta["exit_code"].get<int>();
-            }
-            if (meta.contains("term_signal") && meta["term_signal"].is_number_integer())
-            {
-                outcome.term_signal = meta["term_signal"].get<int>();
-            }
-            outcome.timed_out = meta.value("timed_out", false);
-            outcome.interrupted = meta.value("interrupted", false);
-            outcome.spawn_error = meta.value("spawn_error", std::string());
-            cache_inventory cache;
-            const auto c = meta.value("cache", nlohmann::json::object());
-            cache.module_dirs = c.value("module_dirs", 0);
-            cache.source_files = c.value("source_files", 0);
-            cache.source_bytes = c.value("source_bytes", std::int64_t{0});
-            cache.binary_files = c.value("binary_files", 0);
-            cache.binary_bytes = c.value("binary_bytes", std::int64_t{0});
-            cache.lto_files = c.value("lto_files", 0);
-            cache.lto_bytes = c.value("lto_bytes", std::int64_t{0});
-            return assemble_pass(outcome, pass_dir.string(), (pass_dir / "stdout").string(), (pass_dir / "stderr").string(),
-                                 meta.value("warp_cache", std::string()), cache);
-        };
         for (int i = 1;; ++i)
         {
             const fs::path sample_dir = fs::path(dir) / ("sample-" + std::to_string(i));
@@ -735,10 +732,10 @@ namespace xwarp
             }
             sample s;
             s.index = i;
-            s.cold = read_pass(sample_dir / "cold");
+            s.cold = load_recorded_pass((sample_dir / "cold").string());
             if (fs::is_directory(sample_dir / "warm", ec))
             {
-                s.warm = read_pass(sample_dir / "warm");
+                s.warm = load_recorded_pass((sample_dir / "warm").string());
             }
             r.samples.push_back(std::move(s));
         }

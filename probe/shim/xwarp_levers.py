@@ -24,6 +24,10 @@ class Lever:
     """The hook methods, each doing nothing: a lever overrides the ones it needs."""
 
     name = ""
+    # The contract (probe/schema/shim_inputs.schema.json): the parameters the lever reads, and
+    # the counters that say it changed something (any other counter it writes is context).
+    params_known = ()
+    effects = ()
     pinned = {}  # wp.config keys held at a value, whatever the program assigns
     moves_kernels = False  # kernel declarations go through kernel_module()
     wants_first_launch = False  # at_first_launch() runs once, at the first wp.launch
@@ -90,18 +94,25 @@ class Lever:
         return None
 
 
+_HELD = ("config_set", "config_assignments_held", "module_options_held")
+
+
 class BackwardOff(Lever):
     name = "backward-off"
+    effects = _HELD
     pinned = {"enable_backward": False}
 
 
 class PchOff(Lever):
     name = "pch-off"
+    effects = _HELD
     pinned = {"use_precompiled_headers": False}
 
 
 class MathdxOff(Lever):
     name = "mathdx-off"
+    params_known = ("timed_kernels",)
+    effects = _HELD
     pinned = {"enable_mathdx_gemm": False, "enable_mathdx_fft": False, "enable_mathdx_solver": False}
 
 
@@ -113,6 +124,12 @@ class KeepCache(Lever):
     variables kept as the probe set them, the driver's compute cache back on."""
 
     name = "keep-cache"
+    effects = _HELD + (
+        "clear_kernel_cache_skipped",
+        "clear_lto_cache_skipped",
+        "environment_assignments_held",
+        "environment_restored",
+    )
     pinned = {"cache_kernels": True}
 
     def at_import(self, warp, cfg):
@@ -141,6 +158,8 @@ class OptionsAtCreation(Lever):
     """Each module the params name starts with the options it ended with in the baseline."""
 
     name = "options-at-creation"
+    params_known = ("modules",)
+    effects = ("modules", "options")
 
     def on_module_created(self, module):
         try:
@@ -157,6 +176,8 @@ class PreregisterOverloads(Lever):
     """Before a module's first load, the generic instances the baseline built are registered."""
 
     name = "preregister-overloads"
+    params_known = ("instances",)
+    effects = ("instances_registered",)
 
     def __init__(self, params):
         Lever.__init__(self, params)
@@ -190,6 +211,8 @@ class ParallelPreload(Lever):
     through Warp's own force_load with the params' number of workers."""
 
     name = "parallel-preload"
+    params_known = ("groups", "workers")
+    effects = ("modules_preloaded",)
     wants_first_launch = True
 
     def at_first_launch(self, warp, ctx, preload_depth):
@@ -225,6 +248,8 @@ class SharedModule(Lever):
     """The module="unique" kernels the params name are declared in one shared module."""
 
     name = "shared-module"
+    params_known = ("kernels",)
+    effects = ("kernels_moved",)
     moves_kernels = True
 
     def kernel_module(self, func, kwargs):
@@ -244,6 +269,8 @@ class MergeModules(Lever):
     (and no options of their own)."""
 
     name = "merge-modules"
+    params_known = ("modules",)
+    effects = ("kernels_moved",)
     moves_kernels = True
 
     def kernel_module(self, func, kwargs):
@@ -279,8 +306,17 @@ _LEVERS = {
 def make(spec):
     """The lever a $XWARP_WHATIF spec asks for. An unknown name gets a lever that changes
     nothing (the engine then judges the replay not-applied)."""
-    name = str(spec.get("lever") or "")
-    lever = _LEVERS.get(name, Lever)(spec.get("params") or {})
+    name = str(spec.get("lever") or "") if isinstance(spec, dict) else ""
+    params = spec.get("params") if isinstance(spec, dict) else None
+    cls = _LEVERS.get(name, Lever)
+    # outside the contract (a parameter the lever does not read): the lever changes nothing
+    # and says why, rather than acting on half a request
+    if not isinstance(params, dict) or any(k not in cls.params_known for k in params):
+        lever = Lever({})
+        lever.name = name
+        lever.count("spec_outside_contract")
+        return lever
+    lever = cls(params)
     lever.name = name
     return lever
 

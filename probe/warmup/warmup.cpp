@@ -9,8 +9,8 @@
 #include <set>
 #include <tuple>
 
-#include "xwarp/analysis/stats.hpp"
 #include "xwarp/analysis/summarize.hpp"
+#include "xwarp/analysis/warmup_verdicts.hpp"
 #include "xwarp/model/format.hpp"
 #include "xwarp/os/tempdir.hpp"
 #include "xwarp/render/warmup.hpp"
@@ -47,48 +47,11 @@ namespace xwarp
             return "python3";
         }
 
-        std::string built_words(const module_load& l)
-        {
-            return l.module.str() + " " + l.short_hash() + " on " + l.device.str()
-                   + (l.block_dim ? " block_dim " + std::to_string(*l.block_dim) : std::string()) + " ("
-                   + format_ms(l.work_ms()) + ")";
-        }
-
-        const warmup_target* target_of(const warmup_plan& plan, const module_load& l)
-        {
-            for (const auto& t : plan.targets)
-            {
-                const bool same_device = t.device == l.device.str()
-                                         || (!plan.device.empty() && t.device.rfind("cuda", 0) == 0 && l.device.str() == plan.device);
-                if (t.module == l.module.str() && t.hash == l.hash.str() && same_device && t.block_dim == l.block_dim)
-                {
-                    return &t;
-                }
-            }
-            return nullptr;
-        }
-
-        // The warm-up's builds, first start to last end, in ms.
-        std::optional<double> build_span(const run_result& prime, int& builds)
-        {
-            double first = 0.0;
-            double last = 0.0;
-            builds = 0;
-            for (const auto& l : prime.module_loads)
-            {
-                if (l.status != load_status::compiled)
-                {
-                    continue;
-                }
-                first = builds == 0 ? l.t_start_ms : std::min(first, l.t_start_ms);
-                last = builds == 0 ? l.t_start_ms + l.work_ms() : std::max(last, l.t_start_ms + l.work_ms());
-                ++builds;
-            }
-            return builds > 0 ? std::optional<double>(last - first) : std::nullopt;
-        }
-
+        // warmup --verify: in fresh private caches per sample, the warm-up, then the program on
+        // the cache it filled; stops at the first sample that failed or an interrupt, and hands
+        // the samples to the analysis's rules.
         warmup_check verify(const report& saved, const warmup_plan& plan, const measure_options& rerun, int samples,
-                            run_observer* observer, const cancel_check& cancelled)
+                            const sampler_factory& make_sampler, run_observer* observer, const cancel_check& cancelled)
         {
             scoped_temp_dir files("xwarp-warmup-");
             const std::string script = files.path() + "/warp_warmup.py";
@@ -100,99 +63,32 @@ namespace xwarp
             prime_options.samples = samples;
             measure_options program_options = rerun;
             program_options.samples = samples;
-            const prepared_command prime = prepare_command(prime_options);
-            const prepared_command program = prepare_command(program_options);
+            const std::unique_ptr<sampler> program = make_sampler(program_options);
 
-            warmup_check c;
-            std::vector<double> warmup_wall, warmup_build, primed_wall, warm_wall;
-            std::set<std::tuple<std::string, std::string, std::string, int>> seen;  // each identity once over the samples
+            std::vector<primed_sample> taken;
+            bool interrupted = false;
             for (int i = 1; i <= samples; ++i)
             {
-                primed_sample s = run_primed_sample(program, prime, i, observer, cancelled);
+                primed_sample s = program->run_primed(i, prime_options, observer, cancelled);
                 if (s.prime.interrupted || s.program.cold.interrupted || (s.program.warm && s.program.warm->interrupted)
                     || (cancelled && cancelled()))
                 {
-                    c.verdict = "interrupted";
-                    c.reasons.push_back("interrupted at sample " + std::to_string(i));
+                    interrupted = true;
                     break;
                 }
-                ++c.samples;
-                if (!s.prime.ok())
+                const bool failed = !s.prime.ok() || !s.program.ok();
+                taken.push_back(std::move(s));
+                if (failed)
                 {
-                    c.verdict = "failed";
-                    c.reasons.push_back("the warm-up failed (" + describe_failure(s.prime, rerun.timeout_s) + "): "
-                                        + (s.prime.error_line.empty() ? s.prime.stdout_tail + s.prime.stderr_tail : s.prime.error_line));
                     break;
                 }
-                warmup_wall.push_back(s.prime.wall_ms);
-                int builds = 0;
-                if (auto span = build_span(s.prime, builds))
-                {
-                    warmup_build.push_back(*span);
-                }
-                if (i == 1)
-                {
-                    c.warmup_builds = builds;
-                }
-                if (!s.program.ok())
-                {
-                    c.verdict = "failed";
-                    c.reasons.push_back("the program failed on the primed cache (" + describe_failure(s.program.cold, rerun.timeout_s) + ")");
-                    break;
-                }
-                primed_wall.push_back(s.program.cold.wall_ms);
-                warm_wall.push_back(s.program.warm->wall_ms);
-                for (const auto& l : s.program.cold.module_loads)
-                {
-                    if (l.status != load_status::compiled)
-                    {
-                        continue;
-                    }
-                    if (!seen.insert({l.module.str(), l.hash.str(), l.device.str(), l.block_dim.value_or(-1)}).second)
-                    {
-                        continue;
-                    }
-                    const warmup_target* t = target_of(plan, l);
-                    (!t ? c.new_built : t->covered ? c.covered_built : c.uncovered_built).push_back(built_words(l));
-                }
             }
-            c.warmup_wall_ms = make_stat(warmup_wall);
-            c.warmup_build_ms = make_stat(warmup_build);
-            c.primed_wall_ms = make_stat(primed_wall);
-            c.warm_wall_ms = make_stat(warm_wall);
-            if (c.primed_wall_ms.median && c.warm_wall_ms.median)
-            {
-                c.wall_gap_ms = *c.primed_wall_ms.median - *c.warm_wall_ms.median;
-                c.band_ms = std::max(0.01 * *c.warm_wall_ms.median,
-                                     2.0 * std::max(c.primed_wall_ms.mad.value_or(0.0), c.warm_wall_ms.mad.value_or(0.0)));
-            }
-            if (saved.result.cold_module_ms.median)
-            {
-                c.serial_cold_build_ms = saved.result.cold_module_ms.median;
-            }
-            if (c.verdict.empty())
-            {
-                c.verdict = c.covered_built.empty() ? "verified" : "failed";
-                if (!c.covered_built.empty())
-                {
-                    c.reasons.push_back(std::to_string(c.covered_built.size())
-                                        + " identity(ies) the warm-up covers still built at run time: the warm-up built "
-                                          "another form of them (a hash that differs)");
-                }
-                if (c.wall_gap_ms && c.band_ms)
-                {
-                    c.reasons.push_back(std::abs(*c.wall_gap_ms) <= *c.band_ms
-                                            ? "the program's wall on the primed cache is within the band of its warm wall"
-                                            : "the program's wall on the primed cache is outside the band of its warm wall ("
-                                                  + format_ms(*c.wall_gap_ms) + ")");
-                }
-            }
-            return c;
+            return judge_warmup(plan, taken, interrupted, rerun.timeout_s, saved.result.cold_module_ms.median);
         }
     }
 
     warmup_plan warmup(const report& saved, const measure_options& rerun, const warmup_job& job, run_observer* observer,
-                       const cancel_check& cancelled)
+                       const cancel_check& cancelled, const sampler_factory& make_sampler)
     {
         report analysed = saved;
         analyze(analysed);
@@ -217,7 +113,7 @@ namespace xwarp
             {
                 throw warmup_error("the warm-up covers no identity of this run: there is nothing to verify");
             }
-            plan.check = verify(analysed, plan, rerun, std::max(1, job.samples), observer, cancelled);
+            plan.check = verify(analysed, plan, rerun, std::max(1, job.samples), make_sampler, observer, cancelled);
         }
         return plan;
     }

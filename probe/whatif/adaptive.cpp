@@ -45,12 +45,13 @@ namespace xwarp
     report measure_until_settled(const measure_options& options,
                                  int max_samples,
                                  run_observer* observer,
-                                 const cancel_check& cancelled)
+                                 const cancel_check& cancelled,
+                                 const sampler_factory& make_sampler)
     {
         measure_options opts = options;
         opts.samples = std::max(2, max_samples);  // what the observer shows as "of N": the most it may take
-        command_sampler source(opts);
-        return measure_until_settled(source, max_samples, observer, cancelled);
+        const std::unique_ptr<sampler> source = make_sampler(opts);
+        return measure_until_settled(*source, max_samples, observer, cancelled);
     }
 
     measure_options rerun_settings(const report& saved)
@@ -64,21 +65,6 @@ namespace xwarp
         o.timeout_s = saved.run_settings.timeout_s;
         o.nvrtc_trace = saved.run_settings.nvrtc_trace;
         return o;
-    }
-
-    measure_options rerun_options(const report& saved, const std::string& which)
-    {
-        if (saved.cell_code)
-        {
-            throw probe_error(probe_error::kind::usage,
-                              which + " was probed from a notebook cell, whose files were temporary: it cannot be "
-                                      "re-run from here (probe the cell again with more --samples)");
-        }
-        if (saved.command.empty())
-        {
-            throw probe_error(probe_error::kind::usage, which + " holds no command to re-run");
-        }
-        return rerun_settings(saved);
     }
 
     comparison compare_until_settled(report& before, report& after, sampler& before_source, sampler& after_source,
@@ -140,12 +126,13 @@ namespace xwarp
                                      const std::string& before_name,
                                      const std::string& after_name,
                                      run_observer* observer,
-                                     const cancel_check& cancelled)
+                                     const cancel_check& cancelled,
+                                     const sampler_factory& make_sampler)
     {
         // Both commands are checked before anything runs: a missing folder fails at once.
-        command_sampler before_source(before_options);
-        command_sampler after_source(after_options);
-        return compare_until_settled(before, after, before_source, after_source, max_samples, before_name, after_name,
+        const std::unique_ptr<sampler> before_source = make_sampler(before_options);
+        const std::unique_ptr<sampler> after_source = make_sampler(after_options);
+        return compare_until_settled(before, after, *before_source, *after_source, max_samples, before_name, after_name,
                                      observer, cancelled);
     }
 }

@@ -37,13 +37,13 @@ namespace xwarp
             {
                 if (!p.not_applicable.empty())
                 {
-                    decided.push_back(unrun_lever(p, "not-applied", p.not_applicable));
+                    decided.push_back(unrun_lever(p, verdict::not_applied, p.not_applicable));
                     continue;
                 }
                 const double cost = samples * one_sample_ms;
                 if (spent + cost > budget_ms)
                 {
-                    decided.push_back(unrun_lever(p, "not-run",
+                    decided.push_back(unrun_lever(p, verdict::not_run,
                                                   "over the what-if budget: it needs about " + format_ms(cost) + ", "
                                                       + format_ms(std::max(0.0, budget_ms - spent))
                                                       + " were left after levers with more at stake (this one: "
@@ -93,8 +93,13 @@ namespace xwarp
                 }
                 for (auto& r : runs)
                 {
+                    if (!r.samples.empty() && !r.samples.back().cold.spawn_error.empty())
+                    {
+                        continue;  // this replay cannot start (a recording without it): judged invalid, saying why
+                    }
                     r.samples.push_back(command.run(i, r.plan.environment(), r.plan.lever, observer, cancelled));
-                    if (stop_sampling(r.samples.back(), cancelled))
+                    const sample& s = r.samples.back();
+                    if (s.cold.interrupted || (s.warm && s.warm->interrupted) || (cancelled && cancelled()))
                     {
                         return false;
                     }
@@ -210,7 +215,7 @@ namespace xwarp
             {
                 if (!completed)
                 {
-                    out.push_back(unrun_lever(r.plan, "not-run", "interrupted before its samples were complete"));
+                    out.push_back(unrun_lever(r.plan, verdict::not_run, "interrupted before its samples were complete"));
                     continue;
                 }
                 report replay = command.report_of(std::move(r.samples));
@@ -301,9 +306,9 @@ namespace xwarp
         analyze(r);
         r.whatif = judge(command, r, runs, std::move(decided), completed);
         analyze(r);
-        if (!completed && r.status != "interrupted")
+        if (!completed && r.status != run_status::interrupted)
         {
-            r.status = "interrupted";
+            r.status = run_status::interrupted;
             r.errors.push_back("interrupted");
         }
         return r;
@@ -312,10 +317,11 @@ namespace xwarp
     report measure_with_whatif(const measure_options& options,
                                const whatif_request& request,
                                run_observer* observer,
-                               const cancel_check& cancelled)
+                               const cancel_check& cancelled,
+                               const sampler_factory& make_sampler)
     {
-        command_sampler command(shown_options(options, request));
-        return measure_with_whatif(command, options.samples, request, observer, cancelled);
+        const std::unique_ptr<sampler> command = make_sampler(shown_options(options, request));
+        return measure_with_whatif(*command, options.samples, request, observer, cancelled);
     }
 
     report replay_saved(const report& saved, sampler& command, int samples, const whatif_request& request,
@@ -363,7 +369,7 @@ namespace xwarp
         analyze(analysed);
         if (!completed)
         {
-            analysed.status = "interrupted";
+            analysed.status = run_status::interrupted;
         }
         return analysed;
     }
@@ -372,9 +378,10 @@ namespace xwarp
                         const measure_options& options,
                         const whatif_request& request,
                         run_observer* observer,
-                        const cancel_check& cancelled)
+                        const cancel_check& cancelled,
+                        const sampler_factory& make_sampler)
     {
-        command_sampler command(shown_options(options, request));
-        return replay_saved(saved, command, options.samples, request, observer, cancelled);
+        const std::unique_ptr<sampler> command = make_sampler(shown_options(options, request));
+        return replay_saved(saved, *command, options.samples, request, observer, cancelled);
     }
 }

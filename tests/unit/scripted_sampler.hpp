@@ -59,8 +59,22 @@ namespace xwarp::testing
             {
                 good += s.ok() ? 1 : 0;
             }
-            r.status = good == 0 ? "failed" : good < static_cast<int>(r.samples.size()) ? "partial" : "ok";
+            r.status = good == 0 ? run_status::failed : good < static_cast<int>(r.samples.size()) ? run_status::partial : run_status::ok;
             return r;
+        }
+
+        // warmup --verify: the prime's pass is the cold pass of the next "prime" sample, the
+        // program's the next "primed" sample (when the prime succeeded).
+        primed_sample run_primed(int index, const measure_options& /*prime*/, run_observer* observer,
+                                 const cancel_check& cancelled) override
+        {
+            primed_sample out;
+            out.prime = run(index, {}, "prime", observer, cancelled).cold;
+            if (out.prime.ok())
+            {
+                out.program = run(index, {}, "primed", observer, cancelled);
+            }
+            return out;
         }
 
         std::vector<std::string> command_words() const override { return m_words; }

@@ -66,9 +66,9 @@ TEST(Compare, ImprovedBeyondBandAndSignificant)
     auto before = make({3000, 3010, 2990, 3020, 2980}, {"a", "b"});
     auto after = make({2000, 2010, 1990, 2020, 1980}, {"b"});
     auto c = compare_reports(before, after, "before.json", "after.json");
-    EXPECT_EQ(c.verdict, "improved");
+    EXPECT_EQ(c.verdict, xwarp::verdict::improved);
     EXPECT_EQ(exit_code_for(c.verdict), 0);
-    EXPECT_EQ(c.workload.status, "same");
+    EXPECT_EQ(c.workload.status, workload_status::same);
     EXPECT_FALSE(c.same_structure);
     const auto& k = c.clocks[0];
     EXPECT_EQ(k.clock, "cold_module_ms");
@@ -90,7 +90,7 @@ TEST(Compare, RegressedIsExitOne)
     auto before = make({2000, 2010, 1990, 2020, 1980}, {"b"});
     auto after = make({3000, 3010, 2990, 3020, 2980}, {"a", "b"});
     auto c = compare_reports(before, after, "b", "a");
-    EXPECT_EQ(c.verdict, "regressed");
+    EXPECT_EQ(c.verdict, xwarp::verdict::regressed);
     EXPECT_EQ(exit_code_for(c.verdict), 1);
 }
 
@@ -101,7 +101,7 @@ TEST(Compare, SameStructureInsideTheBandIsInconclusiveOnCompileElapsed)
     auto c = compare_reports(before, after, "b", "a");
     EXPECT_TRUE(c.same_structure);
     EXPECT_NE(c.judged_on.find("compile elapsed"), std::string::npos);
-    EXPECT_EQ(c.verdict, "inconclusive");
+    EXPECT_EQ(c.verdict, xwarp::verdict::inconclusive);
     EXPECT_EQ(exit_code_for(c.verdict), 4);
     EXPECT_EQ(c.clocks[1].outcome, "within-noise");
     EXPECT_EQ(c.clocks[1].test, "none (fewer than 5 samples a side)");
@@ -124,7 +124,7 @@ TEST(Compare, InsideABandWidenedByOneDisturbedSampleSaysMoreSamplesCanNarrowIt)
     auto before = make({2000, 2700}, {"a", "b"});
     auto after = make({1750, 1750}, {"b"});
     auto c = compare_reports(before, after, "b", "a");
-    ASSERT_EQ(c.verdict, "inconclusive");
+    ASSERT_EQ(c.verdict, xwarp::verdict::inconclusive);
     EXPECT_DOUBLE_EQ(*c.clocks[0].band_ms, 700.0);
     EXPECT_TRUE(says(c, "twice the spread of only 2 samples a side"));
     EXPECT_FALSE(says(c, "more samples cannot credit"));
@@ -132,13 +132,13 @@ TEST(Compare, InsideABandWidenedByOneDisturbedSampleSaysMoreSamplesCanNarrowIt)
     before = make({2000, 2700, 2000, 2700, 2350}, {"a", "b"});
     after = make({2300, 2000, 2700, 2350, 2300}, {"b"});
     c = compare_reports(before, after, "b", "a");
-    ASSERT_EQ(c.verdict, "inconclusive");
+    ASSERT_EQ(c.verdict, xwarp::verdict::inconclusive);
     EXPECT_TRUE(says(c, "more samples cannot credit"));
     // two a side, but the band is the 1% floor: more samples cannot shrink it either
     before = make({3000, 3002}, {"a"});
     after = make({2990, 2992}, {"a"});
     c = compare_reports(before, after, "b", "a");
-    ASSERT_EQ(c.verdict, "inconclusive");
+    ASSERT_EQ(c.verdict, xwarp::verdict::inconclusive);
     EXPECT_TRUE(says(c, "more samples cannot credit"));
 }
 
@@ -154,7 +154,7 @@ TEST(Compare, BeyondBandButNotSignificantSaysHowManySamples)
     EXPECT_GT(*k.p_value, 0.05);
     ASSERT_TRUE(k.samples_needed);
     EXPECT_GT(*k.samples_needed, 5);
-    EXPECT_EQ(c.verdict, "inconclusive");
+    EXPECT_EQ(c.verdict, xwarp::verdict::inconclusive);
     bool mentions = false;
     for (const auto& r : c.reasons)
     {
@@ -168,9 +168,9 @@ TEST(Compare, ChangedWorkloadIsInvalidWithFirstDivergence)
     auto before = make({3000, 3000, 3000}, {"a"}, "k", 10);
     auto after = make({1000, 1000, 1000}, {"b"}, "k", 30);
     auto c = compare_reports(before, after, "b", "a");
-    EXPECT_EQ(c.verdict, "invalid");
+    EXPECT_EQ(c.verdict, xwarp::verdict::invalid);
     EXPECT_EQ(exit_code_for(c.verdict), 2);
-    EXPECT_EQ(c.workload.status, "changed");
+    EXPECT_EQ(c.workload.status, workload_status::changed);
     ASSERT_TRUE(c.workload.first_divergence);
     EXPECT_EQ(c.workload.first_divergence->index, 0);
     EXPECT_EQ(c.workload.first_divergence->before->dim.value(), 10);
@@ -187,7 +187,7 @@ TEST(Compare, MergedLaunchesShowMovedCounts)
         s.cold.launch_total = 1;
     }
     auto c = compare_reports(before, after, "b", "a");
-    EXPECT_EQ(c.verdict, "invalid");
+    EXPECT_EQ(c.verdict, xwarp::verdict::invalid);
     ASSERT_EQ(c.workload.moved_counts.size(), 1u);
     EXPECT_EQ(c.workload.moved_counts[0].before, 2);
     EXPECT_EQ(c.workload.moved_counts[0].after, 1);
@@ -199,11 +199,11 @@ TEST(Compare, RenamedKernelIsAllowedAndListed)
     auto before = make({3000, 3010, 2990}, {"a", "b"}, "main__locals__k");
     auto after = make({2000, 2010, 1990}, {"b"}, "k");
     auto c = compare_reports(before, after, "b", "a");
-    EXPECT_EQ(c.workload.status, "same");
+    EXPECT_EQ(c.workload.status, workload_status::same);
     ASSERT_EQ(c.workload.renames.size(), 1u);
     EXPECT_EQ(c.workload.renames[0].before, "main__locals__k");
     EXPECT_EQ(c.workload.renames[0].after, "k");
-    EXPECT_EQ(c.verdict, "improved");  // 3 samples: the band alone decides
+    EXPECT_EQ(c.verdict, xwarp::verdict::improved);  // 3 samples: the band alone decides
 }
 
 TEST(Compare, NoLaunchesIsUnverifiedNeverChanged)
@@ -219,8 +219,8 @@ TEST(Compare, NoLaunchesIsUnverifiedNeverChanged)
         }
     }
     auto c = compare_reports(before, after, "b", "a");
-    EXPECT_EQ(c.workload.status, "unverified");
-    EXPECT_EQ(c.verdict, "unverified");
+    EXPECT_EQ(c.workload.status, workload_status::unverified);
+    EXPECT_EQ(c.verdict, xwarp::verdict::unverified);
     EXPECT_EQ(exit_code_for(c.verdict), 3);
 }
 
@@ -230,7 +230,7 @@ TEST(Compare, OtherWarpVersionIsNotComparable)
     auto after = make({1000, 1000, 1000}, {"b"});
     after.env.warp_version = "1.18.0";
     auto c = compare_reports(before, after, "b", "a");
-    EXPECT_EQ(c.verdict, "not-comparable");
+    EXPECT_EQ(c.verdict, xwarp::verdict::not_comparable);
     EXPECT_EQ(exit_code_for(c.verdict), 5);
 }
 
@@ -239,10 +239,10 @@ TEST(Compare, DifferentCommandIsNotComparableButAnEditedScriptPathIsAllowed)
     auto before = make({3000, 3000, 3000}, {"a"});
     auto after = make({2000, 2000, 2000}, {"b"});
     after.command = {"python", "other.py", "--fast"};
-    EXPECT_EQ(compare_reports(before, after, "b", "a").verdict, "not-comparable");
+    EXPECT_EQ(compare_reports(before, after, "b", "a").verdict, xwarp::verdict::not_comparable);
     after.command = {"python", "app_fixed.py"};
     auto c = compare_reports(before, after, "b", "a");
-    EXPECT_NE(c.verdict, "not-comparable");
+    EXPECT_NE(c.verdict, xwarp::verdict::not_comparable);
     ASSERT_FALSE(c.notes.empty());
     EXPECT_NE(c.notes[0].find("app.py -> app_fixed.py"), std::string::npos);
 }
@@ -254,7 +254,7 @@ TEST(Compare, FailedSamplesMakeItInvalidAndAFailedRunIsAnInputError)
     after.samples[1].cold.exit_code = 1;
     after.samples[1].warm.reset();
     auto c = compare_reports(before, after, "b", "a");
-    EXPECT_EQ(c.verdict, "invalid");
+    EXPECT_EQ(c.verdict, xwarp::verdict::invalid);
     for (auto& s : after.samples)
     {
         s.cold.exit_code = 1;
@@ -288,7 +288,7 @@ TEST(Compare, ACacheThrownAwayIsJudgedOnTheWarmPass)
     ASSERT_EQ(c.clocks.size(), 3u);
     EXPECT_EQ(c.clocks[2].clock, "warm_module_ms");
     EXPECT_NE(c.judged_on.find("warm module work"), std::string::npos);
-    EXPECT_EQ(c.verdict, "improved");
+    EXPECT_EQ(c.verdict, xwarp::verdict::improved);
     // compile elapsed alone would have called the fix a regression: the warm pass got faster
     EXPECT_EQ(c.clocks[1].outcome, "regressed");
 }
@@ -299,7 +299,7 @@ TEST(Compare, UntilSettledStopsOnlyWhereMoreSamplesCannotChangeTheVerdict)
     auto b2 = make({3000, 3010}, {"a", "b"});
     auto a2 = make({2000, 2010}, {"b"});
     const auto two = compare_reports(b2, a2, "b", "a");
-    ASSERT_EQ(two.verdict, "improved");
+    ASSERT_EQ(two.verdict, xwarp::verdict::improved);
     EXPECT_EQ(settled_because(two, 10), "");
 
     // Five a side and significant: the rank test decided.
@@ -319,7 +319,7 @@ TEST(Compare, UntilSettledStopsOnlyWhereMoreSamplesCannotChangeTheVerdict)
 
     // Beyond the band but not significant: settles within the maximum, or says it cannot.
     comparison c;
-    c.verdict = "inconclusive";
+    c.verdict = xwarp::verdict::inconclusive;
     c.decided_by = "cold_module_ms";
     clock_judgement k;
     k.clock = "cold_module_ms";
@@ -332,7 +332,7 @@ TEST(Compare, UntilSettledStopsOnlyWhereMoreSamplesCannotChangeTheVerdict)
     EXPECT_EQ(settled_because(c, 10), "about 40 samples a side would settle it, more than 10");
 
     // A changed workload: more samples cannot help.
-    c.verdict = "invalid";
+    c.verdict = xwarp::verdict::invalid;
     EXPECT_EQ(settled_because(c, 10), "the verdict is invalid: more samples cannot change it");
 }
 
@@ -354,20 +354,20 @@ TEST(Compare, EveryPartOfALaunchSignatureCounts)
         auto after = with(edit);
         return compare_reports(before, after, "b", "a").workload.status;
     };
-    EXPECT_EQ(status([](launch_record&) {}), "same");
-    EXPECT_EQ(status([](launch_record& l) { l.dim = json_text(nlohmann::json::array({2, 3})); }), "same");
-    EXPECT_EQ(status([](launch_record& l) { l.dim = json_text(nlohmann::json::array({2.0, 3})); }), "changed");
-    EXPECT_EQ(status([](launch_record& l) { l.dim = json_text(nlohmann::json::array({3, 2})); }), "changed");
-    EXPECT_EQ(status([](launch_record& l) { l.device = "cuda:1"; }), "changed");
+    EXPECT_EQ(status([](launch_record&) {}), workload_status::same);
+    EXPECT_EQ(status([](launch_record& l) { l.dim = json_text(nlohmann::json::array({2, 3})); }), workload_status::same);
+    EXPECT_EQ(status([](launch_record& l) { l.dim = json_text(nlohmann::json::array({2.0, 3})); }), workload_status::changed);
+    EXPECT_EQ(status([](launch_record& l) { l.dim = json_text(nlohmann::json::array({3, 2})); }), workload_status::changed);
+    EXPECT_EQ(status([](launch_record& l) { l.device = "cuda:1"; }), workload_status::changed);
     EXPECT_EQ(status([](launch_record& l)
                      {
                          std::vector<shared_text> types = l.dtypes.items();
                          types.push_back("float64");
                          l.dtypes = shared_text_list(std::move(types));
                      }),
-              "changed");
-    EXPECT_EQ(status([](launch_record& l) { l.block_dim += 1; }), "changed");
-    EXPECT_EQ(status([](launch_record& l) { l.adjoint = !l.adjoint; }), "changed");
+              workload_status::changed);
+    EXPECT_EQ(status([](launch_record& l) { l.block_dim += 1; }), workload_status::changed);
+    EXPECT_EQ(status([](launch_record& l) { l.adjoint = !l.adjoint; }), workload_status::changed);
 }
 
 // compare keeps the first side of a comparison only as far as a comparison reads it while it

@@ -40,7 +40,7 @@ namespace
     {
         whatif_result w;
         w.lever = lever;
-        w.verdict = verdict;
+        w.verdict = parse_member<xwarp::verdict>(verdict);
         w.saving_cold_module_ms = saving_ms;
         w.judged_on = "cold module work: builds were serial and the compiled structure changed";
         w.band_ms = 20.0;

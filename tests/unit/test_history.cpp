@@ -548,11 +548,11 @@ TEST(Budget, WorkloadSameIsJudgedOnTheComparisonAndNamesTheMissingLaunch)
     EXPECT_NE(alone[1].message.find("--compare"), std::string::npos) << alone[1].message;
 
     workload_check same;
-    same.status = "same";
+    same.status = workload_status::same;
     EXPECT_FALSE(check_budget(r, limits, {&same})[1].exceeded);
 
     workload_check changed;
-    changed.status = "changed";
+    changed.status = workload_status::changed;
     changed.reason = "the launch sequences part at launch #2";
     launch_divergence d;
     d.index = 1;
@@ -576,7 +576,7 @@ TEST(Budget, KernelsSameRefusesAKernelSwappedForAnotherWithTheSameArguments)
     EXPECT_TRUE(check_budget(r, limits)[1].exceeded) << "no run to compare with";
 
     workload_check same;
-    same.status = "same";
+    same.status = workload_status::same;
     same.reason = "2 launches in the same order";
     EXPECT_FALSE(check_budget(r, limits, {&same})[1].exceeded);
 
@@ -588,7 +588,7 @@ TEST(Budget, KernelsSameRefusesAKernelSwappedForAnotherWithTheSameArguments)
     EXPECT_NE(cheated[1].message.find("launched damp, this one launches integrate"), std::string::npos) << cheated[1].message;
 
     workload_check changed;
-    changed.status = "changed";
+    changed.status = workload_status::changed;
     EXPECT_TRUE(check_budget(r, limits, {&changed})[1].exceeded);
 }
 

@@ -175,17 +175,19 @@ TEST(Magics, ARecordedReportIsShownKeptUnderANameAndCompared)
     EXPECT_EQ(f.host.shown.back()[comparison_mime]["verdict"], "improved");
     EXPECT_THROW(f.line("warp_report").run(tmp.path() + "/missing.json", f.host), magic_error);
     EXPECT_THROW(f.line("warp_report").run("", f.host), magic_error);
-    // a report shown under a name is data: no magic runs its command or hands it to the fixer
+    // a report shown under a name is data: no magic runs its command without --run (each one
+    // says what it would run)
     for (const char* magic : {"warp_fix", "warp_whatif", "warp_warmup"})
     {
         try
         {
-            f.line(magic).run(std::string("recorded_two") + (std::string(magic) == "warp_whatif" ? " auto" : ""), f.host);
-            ADD_FAILURE() << magic << " took a shown report for a run of this notebook";
+            f.line(magic).run(std::string("recorded_two") + (std::string(magic) == "warp_whatif" ? " auto" : " --verify"), f.host);
+            ADD_FAILURE() << magic << " ran a shown report's command";
         }
         catch (const magic_error& e)
         {
-            EXPECT_NE(std::string(e.what()).find("is a report %warp_report showed"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("asks to run what you have not run here"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("add --run to run it"), std::string::npos) << e.what();
         }
     }
     try

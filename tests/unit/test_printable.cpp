@@ -38,11 +38,11 @@ TEST(Printable, AComparisonsOutlineIsAllButItsReceiptsAndInert)
     c.created_utc = "2026-12-04T00:00:00Z";
     c.before.path = "before.json";
     c.after.path = "after\x1b[2J.json";
-    c.verdict = "improved";
+    c.verdict = xwarp::verdict::improved;
     c.exit_code = 3;
     c.reasons = {"a reason"};
     c.notes = {"a note"};
-    c.workload.status = "same";
+    c.workload.status = workload_status::same;
     c.clocks.emplace_back();
     c.clocks[0].clock = "cold_module_ms";
     c.judged_on = "cold module work";

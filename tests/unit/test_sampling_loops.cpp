@@ -128,7 +128,7 @@ TEST(SamplingLoops, CompareUntilSettledAlternatesSidesAndStopsWhenTheRankTestDec
     EXPECT_EQ(c.until_settled->added_after, 3);
     EXPECT_TRUE(c.until_settled->settled);
     EXPECT_NE(c.until_settled->stopped_because.find("the rank test decided"), std::string::npos);
-    EXPECT_EQ(c.verdict, "improved");
+    EXPECT_EQ(c.verdict, xwarp::verdict::improved);
     ASSERT_EQ(before.samples.size(), 5u);
     EXPECT_EQ(after.samples.size(), 5u);
 }
@@ -166,7 +166,7 @@ TEST(SamplingLoops, WhatIfRoundsAddSamplesUntilTheReplaySettles)
     const report r = measure_with_whatif(source, 3, request, nullptr, never);
     ASSERT_EQ(r.whatif.size(), 1u);
     const auto& w = r.whatif[0];
-    EXPECT_EQ(w.verdict, "improved") << w.reason;
+    EXPECT_EQ(w.verdict, xwarp::verdict::improved) << w.reason;
     EXPECT_EQ(w.samples, 5);  // two planned, three rounds to the rank test's five
     ASSERT_TRUE(w.until_settled);
     EXPECT_TRUE(w.until_settled->settled);
@@ -214,7 +214,7 @@ TEST(SamplingLoops, AReplayOverTheBudgetIsNotRunAndCostsNoSample)
     request.budget_s = 0.001;
     const report r = measure_with_whatif(source, 3, request, nullptr, never);
     ASSERT_EQ(r.whatif.size(), 1u);
-    EXPECT_EQ(r.whatif[0].verdict, "not-run");
+    EXPECT_EQ(r.whatif[0].verdict, xwarp::verdict::not_run);
     EXPECT_EQ(source.taken("backward-off"), 0);
     EXPECT_EQ(source.taken(""), 3);
     EXPECT_GT(cold_work(r.samples[0]), 0.0);

@@ -109,7 +109,7 @@ TEST(Text, TheOutlineKeepsEveryFieldOfTheSummaryButItsTables)
 TEST(Text, AComparisonPrintsItsReceiptsOnOneLineInert)
 {
     comparison c;
-    c.verdict = "inconclusive";
+    c.verdict = xwarp::verdict::inconclusive;
     hash_receipt r;
     r.module = "mod\x1b]0;x\a";
     r.device = "cpu\n";

@@ -93,12 +93,12 @@ TEST(WhatIf, FindingsAreOrderedMeasuredFirstThenEstimatesThenTheRest)
     r.findings.push_back(with_finding("CS-12", "pch-off", "advisory", std::nullopt).findings[0]);
     whatif_result measured;
     measured.lever = "backward-off";
-    measured.verdict = "improved";
+    measured.verdict = xwarp::verdict::improved;
     measured.judged_on = "cold module work";
     measured.saving_cold_module_ms = 17610;
     whatif_result unapplied;
     unapplied.lever = "shared-module";
-    unapplied.verdict = "not-applied";
+    unapplied.verdict = xwarp::verdict::not_applied;
     r.whatif = {unapplied, measured};
     apply_whatif(r);
     ASSERT_EQ(r.findings.size(), 3u);
@@ -112,7 +112,7 @@ TEST(WhatIf, TheReplaysRowQuotesTheFindingsOwnEstimate)
     report r = with_finding("CS-9", "shared-module", "diagnosis", 2730.0);
     whatif_result w;
     w.lever = "shared-module";
-    w.verdict = "not-applied";
+    w.verdict = xwarp::verdict::not_applied;
     w.estimate_ms = 2240.0;  // planned from an analysis on fewer samples
     r.whatif = {w};
     apply_whatif(r);
@@ -140,13 +140,13 @@ TEST(WhatIf, ReplayJudgedByCompareAndAppliedCounts)
     p.lever = "pch-off";
     p.mechanisms = {"CS-12"};
     auto improved = judge_replay(p, baseline_of(2000), replay_of(1000, {{"config_set", 1}}));
-    EXPECT_EQ(improved.verdict, "improved");
+    EXPECT_EQ(improved.verdict, xwarp::verdict::improved);
     EXPECT_DOUBLE_EQ(*improved.saving_cold_module_ms, 1000.0);
     auto regressed = judge_replay(p, baseline_of(1000), replay_of(2000, {{"config_set", 1}}));
-    EXPECT_EQ(regressed.verdict, "regressed");
+    EXPECT_EQ(regressed.verdict, xwarp::verdict::regressed);
     // nothing was changed in the replayed processes: not-applied, whatever the clocks say
     auto nothing = judge_replay(p, baseline_of(2000), replay_of(1000, nlohmann::json::object()));
-    EXPECT_EQ(nothing.verdict, "not-applied");
+    EXPECT_EQ(nothing.verdict, xwarp::verdict::not_applied);
 }
 
 TEST(WhatIf, BackwardOffIsInvalidWhereTheReplayDifferentiates)
@@ -157,7 +157,7 @@ TEST(WhatIf, BackwardOffIsInvalidWhereTheReplayDifferentiates)
     replay.samples[0].cold.launches[0].adjoint = true;
     replay.samples[0].cold.launches[0].kernel = "loss";
     auto w = judge_replay(p, baseline_of(2000), replay);
-    EXPECT_EQ(w.verdict, "invalid");
+    EXPECT_EQ(w.verdict, xwarp::verdict::invalid);
     EXPECT_NE(w.reason.find("kernel loss"), std::string::npos);
 }
 
@@ -171,11 +171,11 @@ TEST(WhatIf, AnAdvisoryThatDidNotPayMovesToTheLedgerADiagnosisStays)
     r.findings.push_back(d);
     whatif_result pch;
     pch.lever = "pch-off";
-    pch.verdict = "regressed";
+    pch.verdict = xwarp::verdict::regressed;
     pch.samples = 3;
     whatif_result options;
     options.lever = "options-at-creation";
-    options.verdict = "inconclusive";
+    options.verdict = xwarp::verdict::inconclusive;
     r.whatif = {pch, options};
     apply_whatif(r);
     ASSERT_EQ(r.findings.size(), 1u);
@@ -197,7 +197,7 @@ TEST(WhatIf, AMeasuredGainOverridesTheEstimatesDecline)
     r.declined.push_back(d);
     whatif_result w;
     w.lever = "parallel-preload";
-    w.verdict = "improved";
+    w.verdict = xwarp::verdict::improved;
     w.judged_on = "compile elapsed: builds overlapped";
     w.saving_compile_elapsed_ms = 400;
     r.whatif = {w};
@@ -237,7 +237,7 @@ TEST(WhatIf, UntilSettledIsKeptInTheJsonAndShownInTextAndHtml)
     summarize(r);
     whatif_result w;
     w.lever = "backward-off";
-    w.verdict = "improved";
+    w.verdict = xwarp::verdict::improved;
     w.samples = 3;
     w.until_settled = settling{1, 1, 3, false, "reached 3 samples a side without settling"};
     r.whatif.push_back(w);

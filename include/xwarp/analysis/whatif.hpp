@@ -52,7 +52,7 @@ namespace xwarp
     std::vector<lever_plan> plan_levers(const report& baseline, const std::vector<std::string>& levers, bool automatic);
 
     // A lever that did not run, with its reason (not applicable, or over the budget).
-    whatif_result unrun_lever(const lever_plan& plan, const std::string& verdict, const std::string& reason);
+    whatif_result unrun_lever(const lever_plan& plan, verdict unrun, const std::string& reason);
 
     // Judges a replay (samples with the lever) against the baseline samples interleaved with it:
     // compare's workload gate, clocks, band and rank test, then what the lever itself requires

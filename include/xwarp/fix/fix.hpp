@@ -10,6 +10,7 @@
 
 #include "xwarp/model/report.hpp"
 #include "xwarp/runner/runner.hpp"
+#include "xwarp/runner/sampler.hpp"
 
 namespace xwarp
 {
@@ -46,9 +47,11 @@ namespace xwarp
     };
 
     // The saved report, analysed, with fixes[] filled. `rerun` re-runs its command as it was
-    // measured (fronts::rerun_options; the shim set). Interrupted: the report's status says so.
+    // measured (the use cases' rerun of it; the shim set). Interrupted: the report's status says so.
+    // The samples come from make_sampler (the real commands, or --replay-streams' recordings).
     report fix_report(const report& saved, const measure_options& rerun, const fix_request& request,
-                      run_observer* observer, const cancel_check& cancelled);
+                      run_observer* observer, const cancel_check& cancelled,
+                      const sampler_factory& make_sampler = command_samplers());
 
     // The project a command belongs to: the git work tree holding its folder, else the folder.
     std::string project_root(const std::string& folder);

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "xwarp/model/verdicts.hpp"
+
 namespace xwarp::exit_code
 {
     // measure / report / doctor
@@ -39,29 +41,17 @@ namespace xwarp::exit_code
 namespace xwarp
 {
     // A compare verdict's exit code: the fronts (CLI, magics) set comparison::exit_code with it.
-    inline int exit_code_for(const std::string& verdict)
+    inline int exit_code_for(verdict v)
     {
-        if (verdict == "improved")
+        switch (v)
         {
-            return exit_code::improved;
+            case verdict::improved: return exit_code::improved;
+            case verdict::regressed: return exit_code::regressed;
+            case verdict::invalid: return exit_code::invalid;
+            case verdict::unverified: return exit_code::unverified;
+            case verdict::not_comparable: return exit_code::not_comparable;
+            default: return exit_code::inconclusive;
         }
-        if (verdict == "regressed")
-        {
-            return exit_code::regressed;
-        }
-        if (verdict == "invalid")
-        {
-            return exit_code::invalid;
-        }
-        if (verdict == "unverified")
-        {
-            return exit_code::unverified;
-        }
-        if (verdict == "not-comparable")
-        {
-            return exit_code::not_comparable;
-        }
-        return exit_code::inconclusive;
     }
 }
 

@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "xwarp/whatif/adaptive.hpp"
+#include "xwarp/model/run_request.hpp"
 
 namespace xwarp
 {

@@ -1,57 +1,153 @@
-// The use cases both fronts offer, each decided here once: the CLI and the magics parse their
-// options, call one of these and show what it returns. A front never calls the runner itself.
+// The use cases every front offers, each owned here end to end: a run named any way a user names
+// one (resolve), then one job per use case (probe, replay, fix, warm_up, compare_until_settled)
+// that builds the command to re-run (a notebook cell's script included), checks that the user
+// may run it, takes its samples (the real command, or --replay-streams' recordings), analyses,
+// stores the run in the history and returns the outcome. The fronts (the CLI, the magics) keep
+// parsing, consent, progress and display, and see no runner type: this header names the model's
+// and its own only (the layers' include roots enforce it).
 #ifndef XWARP_FRONTS_USE_CASES_HPP
 #define XWARP_FRONTS_USE_CASES_HPP
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "xwarp/fix/fix.hpp"
 #include "xwarp/fronts/probe_options.hpp"
 #include "xwarp/history/store.hpp"
 #include "xwarp/model/comparison.hpp"
 #include "xwarp/model/report.hpp"
-#include "xwarp/runner/runner.hpp"
-#include "xwarp/warmup/warmup.hpp"
+#include "xwarp/model/run_request.hpp"
+#include "xwarp/model/warmup.hpp"
 
 namespace xwarp::fronts
 {
-    // measure, %%warp_probe, %warp_probe: the command measured as the request says (fixed
-    // samples, until the measurement settles, or with what-if replays), analysed. Throws
-    // probe_error and unknown_lever before anything runs.
-    report probe(measure_options options, const probe_request& request, run_observer* observer,
-                 const cancel_check& cancelled);
+    // Why a job could not be done, before or instead of running: the kind decides the CLI's exit
+    // code (fronts/exit_codes.hpp) and the magics' error.
+    class job_error : public std::runtime_error
+    {
+    public:
+        enum class kind
+        {
+            usage,              // a request that cannot be carried out as asked
+            no_input,           // a report, run or folder that is not there
+            bad_input,          // a report that cannot be read
+            cannot_write,       // an output that could not be written
+            not_permitted,      // a report's command that is not the user's to run, without consent
+            command_not_found,
+            not_executable,
+            software,           // a bug
+        };
+        job_error(kind k, const std::string& message) : std::runtime_error(message), m_kind(k) {}
+        kind which() const noexcept { return m_kind; }
 
-    // whatif, %warp_whatif: the levers replayed on a run's command (options: how to re-run it,
-    // made by rerun_settings and adjusted by the front), analysed with whatif[] filled.
-    report replay(const report& saved, measure_options options, const replay_request& request, run_observer* observer,
-                  const cancel_check& cancelled);
+    private:
+        kind m_kind;
+    };
 
-    // fix, %warp_fix: each finding's code form as a patch, verified on a copy of the project with
-    // verify (options: how to re-run the command, as for replay). Throws fix_error.
-    report fix(const report& saved, const measure_options& options, const fix_request& request, run_observer* observer,
-               const cancel_check& cancelled);
+    // The runs a front holds by name (a notebook's session); the CLI has none.
+    class run_source
+    {
+    public:
+        virtual ~run_source() = default;
+        virtual const report* find(const std::string& name) const = 0;
+        // Measured by this user here (not a report shown from elsewhere).
+        virtual bool measured_here(const std::string& name) const = 0;
+    };
 
-    // warmup, %warp_warmup: the warm-up file of a run (every identity it built that an import
-    // can reach), written where the job says, and with verify measured on fresh caches
-    // (options: how to re-run the command, as for replay). Throws warmup_error.
-    warmup_plan warm_up(const report& saved, const measure_options& options, const warmup_job& job,
-                        run_observer* observer, const cancel_check& cancelled);
+    // A run as the user named it, read, with whether the user may re-run its command unasked.
+    struct resolved_run
+    {
+        report saved;
+        std::string ref;           // as the user wrote it
+        bool from_session = false;  // a run of the front's session
+        bool ran_here = false;      // this user measured it on this machine (the session, or the history's trust)
+        std::string why_not_here;   // when not
+    };
 
-    // How a saved report was measured (its command, folder, samples, Python, timeout), to run it
-    // again; the front sets the shim and, for a notebook cell, the command.
-    measure_options rerun_settings(const report& saved);
-    // The same, refusing a report that holds no command to re-run (a notebook cell's, or none).
-    measure_options rerun_options(const report& saved, const std::string& which);
+    // A run by what the user calls it, looked for in this order: a run of the session by name,
+    // a stored run ("@17"), a folder recorded with measure --keep-records, a report file, the
+    // newest stored run with that label. Throws
+    // job_error (no_input naming the places looked, bad_input for a report that cannot be read).
+    resolved_run resolve(const std::string& ref, const std::string& history_option, const run_source* session = nullptr);
+
+    // What every job runs with.
+    struct job_context
+    {
+        std::string history_option;   // --history ("" finds it as documented; "off")
+        std::string shim_dir;         // "" the installed shim
+        std::string replay_streams;   // --replay-streams DIR: recorded passes served instead of runs
+        std::string keep_records;     // --keep-records DIR: every pass's records kept, for --replay-streams
+        bool consented = false;       // the user said to run a report's command that is not theirs (--run, a yes)
+        run_observer* observer = nullptr;
+        cancel_check cancelled;
+        // A notebook cell re-run from a notebook: its kernel's Python and the notebook's folder;
+        // "" takes the report's own.
+        std::string notebook_python;
+        std::string notebook_folder;
+    };
+
+    struct job_outcome
+    {
+        report result;
+        bool interrupted = false;
+        std::optional<std::int64_t> stored_id;  // in the history
+        std::string stored_in;                  // the history's path
+        std::vector<std::string> notes;         // the history's notes, for the front to show
+    };
+
+    // measure, %%warp_probe, %warp_probe: a command, or a notebook cell (cell_code set; the
+    // command then runs it with context.notebook_python), measured as the request says (fixed
+    // samples, until settled, with what-if replays), analysed, stored as `store_as` ("" not).
+    struct probe_job
+    {
+        measure_options options;
+        probe_request request;
+        std::optional<std::string> cell_code;
+        std::string setup_code;
+        std::string machine;   // --machine: the host name the history groups the run under
+        std::string store_as;
+    };
+    job_outcome probe(const probe_job& job, const job_context& context);
+
+    // whatif, %warp_whatif: levers replayed on a run's command (a cell's included).
+    job_outcome replay(const resolved_run& run, const replay_request& request, const job_context& context,
+                       const std::string& store_as);
+
+    // fix, %warp_fix: each finding's code form as a patch; with verify, measured on copies.
+    job_outcome fix(const resolved_run& run, const fix_options& options, double timeout_s, const job_context& context,
+                    const std::string& store_as);
+
+    // warmup, %warp_warmup: the warm-up file of a run, written where options.out says; with
+    // verify, proved on fresh caches.
+    struct warmup_outcome
+    {
+        warmup_plan plan;
+        bool interrupted = false;
+    };
+    warmup_outcome warm_up(const resolved_run& run, const warmup_options& options, double timeout_s,
+                           const job_context& context);
 
     // compare --until-settled, %warp_compare --until-settled: samples added to both sides,
-    // before then after, until the verdict is settled or each side has max_samples.
-    comparison compare_until_settled(report& before, report& after, const measure_options& before_options,
-                                     const measure_options& after_options, int max_samples,
-                                     const std::string& before_name, const std::string& after_name,
-                                     run_observer* observer, const cancel_check& cancelled);
+    // before then after, until the verdict is settled or each side has max_samples; both sides,
+    // grown, stored as `store_as` unless interrupted.
+    struct compare_outcome
+    {
+        comparison result;
+        report before;
+        report after;
+        std::optional<std::int64_t> before_id;
+        std::optional<std::int64_t> after_id;
+        bool interrupted = false;
+        std::vector<std::string> notes;
+    };
+    compare_outcome compare_until_settled(const resolved_run& before, const resolved_run& after, int max_samples,
+                                          const job_context& context, const std::string& store_as);
+
+    // A report analysed and stored as `kind` (compare's sides, a report shown): its id, or none.
+    std::optional<std::int64_t> store(const report& r, const std::string& kind, const std::string& history_option,
+                                      std::vector<std::string>& notes);
 
     // history list, %warp_history: the stored runs that pass the filter, newest first, and the
     // store's path. nullopt when there is no store to read (off, or not made yet: `why` says).

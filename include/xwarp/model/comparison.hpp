@@ -24,7 +24,7 @@ namespace xwarp
         std::vector<std::string> devices;  // devices the module loads and launches used
         int samples_ok = 0;
         int samples_total = 0;
-        std::string status;
+        run_status status = run_status::ok;
     };
 
     // A launch position where the two workloads part ways.
@@ -50,7 +50,7 @@ namespace xwarp
 
     struct workload_check
     {
-        std::string status;  // "same", "changed", "unverified"
+        workload_status status = workload_status::unverified;
         std::string reason;
         std::int64_t before_launches = 0;
         std::int64_t after_launches = 0;
@@ -117,7 +117,7 @@ namespace xwarp
         std::string created_utc;
         compare_side before;
         compare_side after;
-        std::string verdict;  // improved, regressed, invalid, unverified, inconclusive, not-comparable
+        xwarp::verdict verdict = xwarp::verdict::inconclusive;  // improved, regressed, invalid, unverified, inconclusive, not-comparable
         int exit_code = 0;
         std::vector<std::string> reasons;  // why this verdict, most important first
         std::vector<std::string> notes;

@@ -294,6 +294,16 @@ namespace xwarp
 
         bool ok() const { return cold.ok() && warm.has_value() && warm->ok(); }
     };
+
+    // warmup --verify: a sample whose private caches a prime command (the warm-up file) filled
+    // first, in a pass of its own ("warmup", with the shim: its builds are recorded); then the
+    // program's cold pass, on the primed cache, and its warm pass. The program runs only when
+    // the prime succeeded.
+    struct primed_sample
+    {
+        run_result prime;
+        sample program;
+    };
 }
 
 #endif

@@ -75,7 +75,21 @@ namespace xwarp
         std::vector<fix_result> fixes;  // warp-probe fix: a patch per finding with a code form
         std::vector<std::string> warnings;
         std::vector<std::string> errors;
-        std::string status = "ok";  // ok, partial (some samples failed), failed, interrupted
+        run_status status = run_status::ok;
+
+        // The first sample whose passes both succeeded (what identities and comparisons are
+        // read from), or nullptr.
+        const sample* first_good() const
+        {
+            for (const auto& s : samples)
+            {
+                if (s.ok())
+                {
+                    return &s;
+                }
+            }
+            return nullptr;
+        }
     };
 
 }  // namespace xwarp

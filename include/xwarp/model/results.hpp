@@ -5,6 +5,7 @@
 #define XWARP_MODEL_RESULTS_HPP
 
 #include "xwarp/model/records.hpp"
+#include "xwarp/model/verdicts.hpp"
 
 namespace xwarp
 {
@@ -213,15 +214,15 @@ namespace xwarp
         };
         headline_source headline() const
         {
-            const auto verdict = measured.is_object() ? measured.find("verdict") : measured.end();
-            if (measured.is_object() && verdict != measured.end() && verdict->is_string())
+            const auto word = measured.is_object() ? measured.find("verdict") : measured.end();
+            if (measured.is_object() && word != measured.end() && word->is_string())
             {
-                const std::string v = verdict->get<std::string>();
-                if (v == "improved")
+                const auto v = member_named<xwarp::verdict>(word->get<std::string>());
+                if (v == xwarp::verdict::improved)
                 {
                     return headline_source::measured_gain;
                 }
-                if (v == "regressed" || v == "inconclusive" || v == "invalid")
+                if (v == xwarp::verdict::regressed || v == xwarp::verdict::inconclusive || v == xwarp::verdict::invalid)
                 {
                     return headline_source::measured_no_gain;
                 }
@@ -251,7 +252,7 @@ namespace xwarp
         std::vector<std::string> modules;
         nlohmann::json params = nlohmann::json::object();   // what the shim was asked to do
         nlohmann::json applied = nlohmann::json::object();  // what it did, with counts
-        std::string verdict;  // improved, regressed, inconclusive, invalid, not-applied, not-run
+        xwarp::verdict verdict = xwarp::verdict::not_run;
         std::optional<double> saving_cold_module_ms;  // baseline - replay medians (positive: it saved)
         std::optional<double> saving_compile_elapsed_ms;
         std::optional<double> saving_warm_module_ms;  // keep-cache is judged on the warm pass
@@ -301,14 +302,15 @@ namespace xwarp
         // verified (improved beyond the band, same launches), no-gain (inside the band or not
         // significant), regressed, invalid (the program failed or its launches changed),
         // not-verified (no --verify), no-patch (no mechanical form, or library code: reason says)
-        std::string verdict;
+        fix_verdict verdict = fix_verdict::no_patch;
         std::optional<double> saving_ms;  // on the clock compare decided on
         std::string clock;
         std::optional<double> band_ms;
         int samples = 0;                  // a side
         std::string reason;
         std::vector<std::string> notes;
-        std::string together;  // --all: how it did with the verified patches before it applied
+        together_status together_step = together_status::not_measured_together;  // --all: decides --apply
+        std::string together;  // --all: how it did with the verified patches before it applied, in words
         bool applied = false;  // --apply wrote it into the program's files
     };
 

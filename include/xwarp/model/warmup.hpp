@@ -60,7 +60,7 @@ namespace xwarp
         std::vector<std::string> covered_built;
         std::vector<std::string> uncovered_built;
         std::vector<std::string> new_built;  // built at run time but not in the measured run
-        std::string verdict;  // verified, failed (a covered identity built, or a run failed), interrupted
+        warmup_verdict verdict = warmup_verdict::failed;
         std::vector<std::string> reasons;
     };
 

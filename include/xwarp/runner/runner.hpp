@@ -11,24 +11,11 @@
 #include <vector>
 
 #include "xwarp/model/report.hpp"
+#include "xwarp/model/run_request.hpp"
 #include "xwarp/os/process.hpp"
 
 namespace xwarp
 {
-    struct measure_options
-    {
-        std::vector<std::string> command;  // argv of the target
-        std::string cwd;                   // empty: the current directory
-        int samples = 3;
-        std::optional<double> timeout_s;   // per pass
-        std::string python;                // replaces a leading python/python3/pythonX.Y token
-        std::string label;
-        std::string shim_dir;              // directory holding the shim's sitecustomize.py
-        std::map<std::string, std::string> extra_env;
-        std::string keep_records_dir;      // copy each pass's raw shim records here (run.json + sample-N/PHASE/)
-        bool nvrtc_trace = false;          // turn Warp's compile_time_trace on and keep NVRTC's traces
-    };
-
     // Problems with the request itself, found before anything runs.
     class probe_error : public std::runtime_error
     {
@@ -47,19 +34,6 @@ namespace xwarp
 
     private:
         kind m_kind;
-    };
-
-    // Progress callbacks; all are called from the thread that called measure().
-    class run_observer
-    {
-    public:
-        virtual ~run_observer() = default;
-        virtual void pass_started(int /*sample*/, int /*samples*/, const std::string& /*phase*/) {}
-        virtual void pass_running(int /*sample*/, int /*samples*/, const std::string& /*phase*/, double /*elapsed_ms*/) {}
-        virtual void pass_finished(int /*sample*/, int /*samples*/, const std::string& /*phase*/, const run_result& /*pass*/) {}
-        // After each baseline sample, the report so far (not analysed): fronts show provisional
-        // findings from it while the other samples run.
-        virtual void sample_finished(int /*sample*/, int /*samples*/, const report& /*so_far*/) {}
     };
 
     // Throws probe_error before running anything when the request is unusable. Otherwise
@@ -106,11 +80,6 @@ namespace xwarp
     // first, in a pass of its own ("warmup", with the shim: its builds are recorded); then the
     // command's cold pass, on the primed cache, and its warm pass. The cold pass runs only when
     // the prime succeeded.
-    struct primed_sample
-    {
-        run_result prime;
-        sample program;
-    };
     primed_sample run_primed_sample(const prepared_command& command,
                                     const prepared_command& prime,
                                     int index,
@@ -122,6 +91,18 @@ namespace xwarp
 
     // The report around measured samples: the run's facts, environment and status.
     report make_report(const prepared_command& command, std::vector<sample> samples);
+
+    // The report's status from its samples: interrupted, failed (none good), partial or ok.
+    void settle_status(report& r, bool interrupted);
+
+    // Where --keep-records puts sample `index` of a variant ("" the program as measured; a
+    // what-if lever, a patched copy's finding, "primed": DIR/variants/<name>/), and where
+    // --replay-streams reads it back.
+    std::string recorded_sample_dir(const std::string& dir, const std::string& variant, int index);
+
+    // One pass recorded with --keep-records (a sample's cold/, warm/ or warmup/ folder), read
+    // back by the code that reads a live pass. Throws std::runtime_error when it is not one.
+    run_result load_recorded_pass(const std::string& dir);
 
     // A run recorded with measure's keep_records_dir, read back into a report (samples and
     // the run's facts) by the same code that reads a live pass: analysis is tested on real

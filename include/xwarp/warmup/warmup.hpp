@@ -10,6 +10,7 @@
 #include "xwarp/analysis/warmup_plan.hpp"
 #include "xwarp/model/warmup.hpp"
 #include "xwarp/runner/runner.hpp"
+#include "xwarp/runner/sampler.hpp"
 
 namespace xwarp
 {
@@ -31,10 +32,11 @@ namespace xwarp
     };
 
     // The plan of the saved report, its file written to out_path, and with verify the check.
-    // `rerun` re-runs the report's command as it was measured (fronts::rerun_options). An
+    // `rerun` re-runs the report's command as it was measured (the use cases' rerun of it). An
     // interrupted check says so in its verdict.
+    // The samples come from make_sampler (the real command, or --replay-streams' recordings).
     warmup_plan warmup(const report& saved, const measure_options& rerun, const warmup_job& job, run_observer* observer,
-                       const cancel_check& cancelled);
+                       const cancel_check& cancelled, const sampler_factory& make_sampler = command_samplers());
 }
 
 #endif

@@ -14,12 +14,12 @@
 
 namespace xwarp
 {
-    inline constexpr int default_max_samples = 10;
 
     report measure_until_settled(const measure_options& options,
                                  int max_samples,
                                  run_observer* observer,
-                                 const cancel_check& cancelled);
+                                 const cancel_check& cancelled,
+                                 const sampler_factory& make_sampler = command_samplers());
     // The loop itself, on any sampler (the unit tests script one from recorded samples).
     report measure_until_settled(sampler& source, int max_samples, run_observer* observer, const cancel_check& cancelled);
 
@@ -36,7 +36,8 @@ namespace xwarp
                                      const std::string& before_name,
                                      const std::string& after_name,
                                      run_observer* observer,
-                                     const cancel_check& cancelled);
+                                     const cancel_check& cancelled,
+                                     const sampler_factory& make_sampler = command_samplers());
 
     // The loop itself, on any two samplers.
     comparison compare_until_settled(report& before, report& after, sampler& before_source, sampler& after_source,
@@ -47,10 +48,6 @@ namespace xwarp
     // timeout and --nvrtc-trace (the caller sets shim_dir, and for a notebook cell the command).
     measure_options rerun_settings(const report& saved);
 
-    // The options that re-run a saved report's command as it was measured (argv, cwd, python,
-    // timeout; the caller sets shim_dir). Throws probe_error(usage) for a report that holds no command it can re-run: a
-    // notebook cell's (its files were temporary) or none at all.
-    measure_options rerun_options(const report& saved, const std::string& which);
 }
 
 #endif

@@ -43,7 +43,8 @@ namespace xwarp
     report measure_with_whatif(const measure_options& options,
                                const whatif_request& request,
                                run_observer* observer,
-                               const cancel_check& cancelled);
+                               const cancel_check& cancelled,
+                               const sampler_factory& make_sampler = command_samplers());
 
     // The loop itself, on any sampler: `samples` a side planned (two with until_settled_max).
     report measure_with_whatif(sampler& command, int samples, const whatif_request& request, run_observer* observer,
@@ -57,7 +58,8 @@ namespace xwarp
                         const measure_options& options,
                         const whatif_request& request,
                         run_observer* observer,
-                        const cancel_check& cancelled);
+                        const cancel_check& cancelled,
+                        const sampler_factory& make_sampler = command_samplers());
     report replay_saved(const report& saved, sampler& command, int samples, const whatif_request& request,
                         run_observer* observer, const cancel_check& cancelled);
 }

@@ -32,7 +32,7 @@ namespace xwarp::levers
                 {
                     if (l.adjoint)
                     {
-                        w.verdict = "invalid";
+                        w.verdict = verdict::invalid;
                         w.reason = "kernel " + l.kernel + " is launched with adjoint=True: the program needs its "
                                    "backward code";
                         return true;
@@ -44,7 +44,7 @@ namespace xwarp::levers
                     {
                         if (call.function == "Tape")
                         {
-                            w.verdict = "invalid";
+                            w.verdict = verdict::invalid;
                             w.reason = "a wp.Tape records gradients"
                                        + (call.file ? " at " + *call.file + ":" + std::to_string(call.line.value_or(0))
                                                     : std::string())

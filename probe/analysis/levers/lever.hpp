@@ -37,6 +37,11 @@ namespace xwarp::levers
     // `after` annotates a replay that applied something. Either may be null.
     using require_fn = bool (*)(whatif_result&, const lever_plan&, const report& baseline, const report& replay);
 
+    // The build time the lever can touch in the baseline's first good cold pass, in ms: what
+    // its replay is worth running for. Null: the builds of the modules it plans to move, or of
+    // every build for a lever of the whole program (no module list).
+    using stake_fn = double (*)(const lever_plan&, const run_result& cold);
+
     struct lever_def
     {
         lever_info info;
@@ -50,6 +55,7 @@ namespace xwarp::levers
         // (warp-probe fix), or why there is none.
         code_form_fn code_form = nullptr;
         const char* no_code_form = nullptr;
+        stake_fn stake = nullptr;
     };
 
     // Every lever, in the order --help lists them (registry.cpp).

@@ -93,9 +93,9 @@ namespace xwarp::levers
             {
                 w.reason += std::string(w.reason.empty() ? "" : "; ")
                             + "the steady-state launch time was not measured: no recommendation without it";
-                if (w.verdict == "improved")
+                if (w.verdict == verdict::improved)
                 {
-                    w.verdict = "inconclusive";
+                    w.verdict = verdict::inconclusive;
                 }
             }
             return false;

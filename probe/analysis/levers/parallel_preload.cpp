@@ -49,7 +49,7 @@ namespace xwarp::levers
         // the first launch, which the preload cannot move.
         bool overlapped(whatif_result& w, const lever_plan&, const report&, const report&)
         {
-            if (w.verdict == "invalid")
+            if (w.verdict == verdict::invalid)
             {
                 return false;
             }
@@ -58,7 +58,7 @@ namespace xwarp::levers
             {
                 return false;
             }
-            w.verdict = "not-applied";
+            w.verdict = verdict::not_applied;
             w.reason = "only " + std::to_string(static_cast<int>(preloaded)) + " module(s) existed at the first launch ("
                        + std::to_string(static_cast<int>(field_or(w.applied, "modules_missing", 0.0)))
                        + " were created later): a preload had nothing to overlap";

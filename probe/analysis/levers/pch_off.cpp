@@ -22,6 +22,17 @@ namespace xwarp::levers
 
     namespace
     {
+        // Only the headers are at stake: every build still compiles its module.
+        double stake(const lever_plan&, const run_result& cold)
+        {
+            double ms = 0.0;
+            for (const auto& l : cold.module_loads)
+            {
+                ms += l.status == load_status::compiled ? l.pch_ms.value_or(0.0) : 0.0;
+            }
+            return ms;
+        }
+
         void code_form(fix_plan& p, const fix_input&)
         {
             p.ops.push_back(config_at_entry("use_precompiled_headers", false,
@@ -37,5 +48,7 @@ namespace xwarp::levers
         {"config_set", "config_assignments_held", "module_options_held"},
         nullptr,
         nullptr,
-        &code_form};
+        &code_form,
+        nullptr,
+        &stake};
 }

@@ -92,12 +92,7 @@ namespace xwarp::detect
                 finding f = make_finding("CS-4", join(n), device);
                 f.evidence = std::to_string(n.size()) + " small modules (at most two kernels each, launched at one "
                                                          "block_dim with the same options) were built separately on " + device;
-                f.savings_ms = median(per_device[device]);
-                const double high = f.savings_ms.value_or(0.0) / fixed_cost_share;
-                f.cause = merge_cause(high, groups_text[device], n);
-                f.evidence += "; merging them saves about " + format_ms(f.savings_ms.value_or(0)) + " (between "
-                              + format_ms(0.5 * high) + " and " + format_ms(high)
-                              + ", depending on how much of each build is fixed cost)";
+                set_merge_saving(f, per_device[device], groups_text[device], n);
                 f.recommendation = "Group kernels that load together into fewer named modules, by lifecycle. Keep "
                                    "apart kernels with different options, different stable block_dims or independent edit "
                                    "cycles: a bigger module also rebuilds whole on every edit.";

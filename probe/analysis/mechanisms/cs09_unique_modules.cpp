@@ -110,12 +110,7 @@ namespace xwarp::detect
                 finding f = make_finding("CS-9", join(n), device);
                 f.evidence = std::to_string(n.size()) + " module=\"unique\" modules with one stable kernel each "
                                                          "were built separately on " + device;
-                f.savings_ms = median(per_device[device]);
-                const double high = f.savings_ms.value_or(0.0) / fixed_cost_share;
-                f.cause = merge_cause(high, groups_text[device], n);
-                f.evidence += "; merging them saves about " + format_ms(f.savings_ms.value_or(0)) + " (between "
-                              + format_ms(0.5 * high) + " and " + format_ms(high)
-                              + ", depending on how much of each build is fixed cost)";
+                set_merge_saving(f, per_device[device], groups_text[device], n);
                 locate(f, ctx.first_cold(), n);
                 f.recommendation = "Put stable kernels in a shared named module (module=\"name\" or a real Python module) "
                                    "instead of module=\"unique\"; keep unique for per-request or plugin kernels that would "

@@ -79,6 +79,12 @@ namespace xwarp::detect
     void append_merge_group(std::string& groups, int block_dim, const std::vector<const module_load*>& modules);
     json_text merge_cause(double upper_bound_ms, const std::string& groups, const std::vector<std::string_view>& modules);
 
+    // A merge finding's saving (CS-4, CS-9): the median over the good samples of what merging
+    // the groups saves on this device (the fixed share of each extra build), the range it may
+    // fall in, and the cause; the evidence gets the sentence that says so.
+    void set_merge_saving(finding& f, const std::vector<double>& per_sample_ms, const std::string& groups,
+                          const std::vector<std::string_view>& modules);
+
     // Loads of one (process, module, device, block_dim) each, in load order: sequence q is
     // loads[starts[q]] up to loads[starts[q + 1]] (one vector: a vector per sequence was an
     // allocation per module).

@@ -6,6 +6,8 @@
 
 #include "detector.hpp"
 #include "xwarp/analysis/mechanisms.hpp"
+#include "xwarp/analysis/stats.hpp"
+#include "xwarp/model/format.hpp"
 
 namespace xwarp
 {
@@ -39,6 +41,17 @@ namespace xwarp::detect
         }
         groups += (groups.empty() ? "{\"block_dim\":" : ",{\"block_dim\":") + std::to_string(block_dim)
                   + ",\"modules\":" + json_string_array(names) + "}";
+    }
+
+    void set_merge_saving(finding& f, const std::vector<double>& per_sample_ms, const std::string& groups,
+                          const std::vector<std::string_view>& modules)
+    {
+        f.savings_ms = median(per_sample_ms);
+        const double high = f.savings_ms.value_or(0.0) / fixed_cost_share;
+        f.cause = merge_cause(high, groups, modules);
+        f.evidence += "; merging them saves about " + format_ms(f.savings_ms.value_or(0)) + " (between "
+                      + format_ms(0.5 * high) + " and " + format_ms(high)
+                      + ", depending on how much of each build is fixed cost)";
     }
 
     json_text merge_cause(double upper_bound_ms, const std::string& groups, const std::vector<std::string_view>& modules)

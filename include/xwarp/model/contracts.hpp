@@ -1,0 +1,42 @@
+// The contracts between warp-probe (C++) and the Python it runs, each a versioned JSON Schema
+// compiled in and checked on both sides (the Python side by its own code and by
+// tests/python/test_contracts.py):
+//   - the shim's inputs (probe/schema/shim_inputs.schema.json): the XWARP_* variables a pass
+//     sets, and $XWARP_WHATIF, one variant per lever with its parameters and the counters
+//     ("effects") that say it changed something;
+//   - the fixer protocol (probe/schema/fixer_protocol.schema.json): warp-probe fix's request,
+//     its operations (a tagged union on "op") and the fixer's response.
+// The shim's records have their own contract (shim_contract.hpp).
+#ifndef XWARP_MODEL_CONTRACTS_HPP
+#define XWARP_MODEL_CONTRACTS_HPP
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace xwarp
+{
+    enum class contract
+    {
+        whatif_spec,       // the JSON in $XWARP_WHATIF
+        shim_environment,  // the XWARP_* variables of a pass, as an object
+        fixer_request,
+        fixer_response,
+    };
+
+    // "" when the value is inside the contract; else one line saying where and why.
+    std::string contract_violation(contract which, const nlohmann::json& value);
+
+    int fixer_protocol_version();
+    int shim_inputs_version();
+
+    // The fixer's operations, as the protocol names them (its "op" enum).
+    std::vector<std::string> fixer_operations();
+
+    // The levers $XWARP_WHATIF may name, and each one's effects counters (x-effects).
+    std::vector<std::string> contract_levers();
+    std::vector<std::string> contract_effects(const std::string& lever);
+}
+
+#endif

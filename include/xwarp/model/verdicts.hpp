@@ -1,0 +1,178 @@
+// The closed sets of words a run, a comparison, a replay, a fix and a warm-up check end in:
+// enums in the code, so that a decision is a comparison the compiler checks; their words only at
+// the edges (JSON, the history, the renderers). Reading a word not in a set is an error, never
+// a silent first member.
+#ifndef XWARP_MODEL_VERDICTS_HPP
+#define XWARP_MODEL_VERDICTS_HPP
+
+#include <array>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+namespace xwarp
+{
+    // How a report's samples ended.
+    enum class run_status
+    {
+        ok,           // every sample succeeded
+        partial,      // some samples failed
+        failed,       // every sample failed
+        interrupted,  // the user stopped it
+    };
+
+    // What comparing two sets of samples concluded: compare's verdict, and a what-if replay's
+    // (not-applied and not-run are a replay's only).
+    enum class verdict
+    {
+        improved,
+        regressed,
+        inconclusive,
+        invalid,         // a side failed, or the launches changed
+        unverified,      // the launches could not be checked
+        not_comparable,  // different programs
+        not_applied,     // the lever found nothing to do in this program
+        not_run,         // the replay did not run
+    };
+
+    // Whether the launches of two runs are the same work.
+    enum class workload_status
+    {
+        same,
+        changed,
+        unverified,
+    };
+
+    // A fix's patch: measured against the unpatched program, or why not.
+    enum class fix_verdict
+    {
+        no_patch,      // no mechanical form, or library code
+        not_verified,  // written, not measured (no --verify)
+        verified,      // improved beyond the band, same launches
+        no_gain,       // inside the band, or not significant
+        regressed,
+        invalid,       // the patched program failed, or its launches changed
+    };
+
+    // --all: a verified patch measured with the verified ones before it in the ranked order.
+    enum class together_status
+    {
+        not_measured_together,  // no --all, or fewer than two verified
+        first,                  // the first in the ranked order
+        still_pays,
+        stops_paying,           // --apply leaves it out
+        not_combined,           // it could not be measured with the ones before it
+    };
+
+    // warmup --verify: every covered identity loaded from the primed cache, or not.
+    enum class warmup_verdict
+    {
+        verified,
+        failed,  // a covered identity built, or a run failed
+        interrupted,
+    };
+
+    template <typename E>
+    struct enum_words;  // each set's words, in the order of its members
+
+    template <>
+    struct enum_words<run_status>
+    {
+        static constexpr std::array<std::string_view, 4> words{"ok", "partial", "failed", "interrupted"};
+    };
+    template <>
+    struct enum_words<verdict>
+    {
+        static constexpr std::array<std::string_view, 8> words{"improved",   "regressed",      "inconclusive", "invalid",
+                                                               "unverified", "not-comparable", "not-applied",  "not-run"};
+    };
+    template <>
+    struct enum_words<workload_status>
+    {
+        static constexpr std::array<std::string_view, 3> words{"same", "changed", "unverified"};
+    };
+    template <>
+    struct enum_words<fix_verdict>
+    {
+        static constexpr std::array<std::string_view, 6> words{"no-patch", "not-verified", "verified",
+                                                               "no-gain",  "regressed",    "invalid"};
+    };
+    template <>
+    struct enum_words<together_status>
+    {
+        static constexpr std::array<std::string_view, 5> words{"", "first", "still-pays", "stops-paying", "not-combined"};
+    };
+    template <>
+    struct enum_words<warmup_verdict>
+    {
+        static constexpr std::array<std::string_view, 3> words{"verified", "failed", "interrupted"};
+    };
+
+    // The word of a member, as the JSON and the history write it.
+    template <typename E>
+    std::string word_of(E value)
+    {
+        return std::string(enum_words<E>::words.at(static_cast<std::size_t>(value)));
+    }
+
+    // The member a word names, or nullopt.
+    template <typename E>
+    std::optional<E> member_named(std::string_view word)
+    {
+        const auto& words = enum_words<E>::words;
+        for (std::size_t i = 0; i < words.size(); ++i)
+        {
+            if (words[i] == word)
+            {
+                return static_cast<E>(i);
+            }
+        }
+        return std::nullopt;
+    }
+
+    // The member a word names; std::invalid_argument naming the word and the set otherwise.
+    template <typename E>
+    E parse_member(std::string_view word)
+    {
+        if (const auto e = member_named<E>(word))
+        {
+            return *e;
+        }
+        std::string known;
+        for (const auto w : enum_words<E>::words)
+        {
+            known += (known.empty() ? "" : ", ") + std::string(w.empty() ? "\"\"" : w);
+        }
+        throw std::invalid_argument("\"" + std::string(word) + "\" is none of " + known);
+    }
+
+    template <typename E, typename = decltype(enum_words<E>::words)>
+    std::ostream& operator<<(std::ostream& out, E value)
+    {
+        return out << word_of(value);
+    }
+
+#define XWARP_VERDICT_JSON(E)                                     \
+    inline void to_json(nlohmann::json& j, E value)               \
+    {                                                             \
+        j = word_of(value);                                       \
+    }                                                             \
+    inline void from_json(const nlohmann::json& j, E& value)      \
+    {                                                             \
+        value = parse_member<E>(j.get_ref<const std::string&>()); \
+    }
+    XWARP_VERDICT_JSON(run_status)
+    XWARP_VERDICT_JSON(verdict)
+    XWARP_VERDICT_JSON(workload_status)
+    XWARP_VERDICT_JSON(fix_verdict)
+    XWARP_VERDICT_JSON(together_status)
+    XWARP_VERDICT_JSON(warmup_verdict)
+#undef XWARP_VERDICT_JSON
+}
+
+#endif

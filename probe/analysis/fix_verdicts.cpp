@@ -1,0 +1,97 @@
+#include "xwarp/analysis/fix_verdicts.hpp"
+
+#include <cmath>
+
+#include "xwarp/analysis/compare.hpp"
+#include "xwarp/model/format.hpp"
+
+namespace xwarp
+{
+    namespace
+    {
+        fix_verdict verdict_of(verdict v)
+        {
+            switch (v)
+            {
+                case verdict::improved: return fix_verdict::verified;
+                case verdict::regressed: return fix_verdict::regressed;
+                case verdict::invalid:
+                case verdict::not_comparable: return fix_verdict::invalid;
+                default: return fix_verdict::no_gain;
+            }
+        }
+
+        std::string clock_words(const std::string& clock)
+        {
+            return clock == "compile_elapsed_ms" ? "compile elapsed" : clock == "warm_module_ms" ? "warm module work" : "cold module work";
+        }
+    }
+
+    void judge_patch(fix_result& f, const report& unpatched, const report& patched)
+    {
+        try
+        {
+            report before = unpatched;
+            report after = patched;
+            const comparison c = compare_reports(before, after, "unpatched", "patched " + f.finding);
+            f.verdict = verdict_of(c.verdict);
+            f.samples = static_cast<int>(patched.samples.size());
+            for (const auto& k : c.clocks)
+            {
+                if (k.clock == c.decided_by)
+                {
+                    f.saving_ms = k.delta_ms ? std::optional<double>(-*k.delta_ms) : std::nullopt;
+                    f.band_ms = k.band_ms;
+                    f.clock = clock_words(k.clock);
+                }
+            }
+            std::string reasons;
+            for (const auto& r : c.reasons)
+            {
+                reasons += (reasons.empty() ? "" : "; ") + r;
+            }
+            f.reason = reasons;
+        }
+        catch (const compare_input_error& e)
+        {
+            f.verdict = fix_verdict::invalid;
+            f.reason = std::string("the patched program failed in every sample: ") + e.what();
+        }
+    }
+
+    void judge_together_step(fix_result& f, std::size_t k, const report& before, const report& after)
+    {
+        fix_result marginal;
+        marginal.finding = f.finding;
+        judge_patch(marginal, before, after);
+        const std::string saving = marginal.saving_ms ? format_ms(std::fabs(*marginal.saving_ms)) : "n/a";
+        const std::string verdict = word_of(marginal.verdict);
+        if (k == 0)
+        {
+            f.together_step = together_status::first;
+            f.together = "first in the ranked order: " + verdict + ", " + saving;
+        }
+        else if (marginal.verdict == fix_verdict::verified)
+        {
+            f.together_step = together_status::still_pays;
+            f.together = "still pays with the " + std::to_string(k) + " before it applied: -" + saving + " " + marginal.clock;
+        }
+        else
+        {
+            f.together_step = together_status::stops_paying;
+            f.together = "stops paying once the " + std::to_string(k) + " before it are applied (" + verdict
+                         + (marginal.saving_ms ? ", " + std::string(*marginal.saving_ms >= 0 ? "-" : "+") + saving : "") + ")";
+        }
+    }
+
+    void not_combined(fix_result& f, const std::string& why)
+    {
+        f.together_step = together_status::not_combined;
+        f.together = "not measured with the ones before it: " + why;
+    }
+
+    bool applies(const fix_result& f)
+    {
+        return f.verdict == fix_verdict::verified && f.together_step != together_status::stops_paying;
+    }
+}

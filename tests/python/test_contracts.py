@@ -1,0 +1,197 @@
+"""The contracts between warp-probe and the Python it runs, held from the Python side
+(probe/schema/shim_inputs.schema.json, fixer_protocol.schema.json; the C++ side is
+tests/unit/test_verdicts.cpp), and the real CLI driven on recorded shim streams
+(--replay-streams, tests/fixtures/streams/*_replays, *_whatif): measure, whatif, fix --verify
+--apply and warmup --verify judged on what real Warp did, without running Warp or the program."""
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conftest import PROBE, ROOT, TARGETS
+
+SHIM_INPUTS = json.loads((ROOT / "probe" / "schema" / "shim_inputs.schema.json").read_text())
+FIXER_PROTOCOL = json.loads((ROOT / "probe" / "schema" / "fixer_protocol.schema.json").read_text())
+STREAMS = ROOT / "tests" / "fixtures" / "streams"
+REPLAYS = STREAMS / "cs1_replays-warp1.19.0"
+WHATIF = STREAMS / "grad_whatif-warp1.19.0"
+
+
+def load_module(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def lever_variants():
+    defs = SHIM_INPUTS["$defs"]
+    return {defs[ref["$ref"].rsplit("/", 1)[1]]["properties"]["lever"]["const"]: defs[ref["$ref"].rsplit("/", 1)[1]]
+            for ref in defs["whatif"]["oneOf"]}
+
+
+def test_each_shim_lever_reads_the_contracts_parameters_and_counts_its_effects():
+    levers = load_module(ROOT / "probe" / "shim" / "xwarp_levers.py", "xwarp_levers_under_test")
+    variants = lever_variants()
+    assert set(levers._LEVERS) == set(variants)
+    for name, cls in levers._LEVERS.items():
+        assert list(cls.effects) == variants[name]["x-effects"], name
+        assert set(cls.params_known) == set(variants[name]["properties"]["params"]["properties"]), name
+    # a spec outside the contract changes nothing and says so (the engine then judges not-applied)
+    refused = levers.make({"lever": "pch-off", "params": {"workers": 2}})
+    assert refused.applied == {"spec_outside_contract": 1} and not refused.pinned
+    assert levers.make({"lever": "pch-off", "params": {}}).pinned == {"use_precompiled_headers": False}
+
+
+def test_every_variable_the_shim_reads_is_in_the_contract():
+    read = set()
+    for source in (ROOT / "probe" / "shim").glob("*.py"):
+        read |= set(re.findall(r"\bXWARP_[A-Z_]+\b", source.read_text()))
+    assert read, "the shim reads no XWARP_ variable?"
+    assert read <= set(SHIM_INPUTS["$defs"]["environment"]["properties"]), read - set(SHIM_INPUTS["$defs"]["environment"]["properties"])
+
+
+def test_the_fixers_handlers_are_the_protocols_operations(tmp_path):
+    fixer = load_module(ROOT / "probe" / "fixer" / "xwarp_fix.py", "xwarp_fix_under_test")
+    protocol_ops = FIXER_PROTOCOL["$defs"]["operation"]["properties"]["op"]["enum"]
+    assert sorted(fixer.OPERATIONS) == sorted(protocol_ops)
+    assert fixer.PROTOCOL == FIXER_PROTOCOL["x-protocol-version"]
+    # every operation variant of the union has its handler's op name
+    variants = [FIXER_PROTOCOL["$defs"][r["$ref"].rsplit("/", 1)[1]]["properties"]["op"]["const"]
+                for r in FIXER_PROTOCOL["$defs"]["operation"]["oneOf"]]
+    assert sorted(variants) == sorted(protocol_ops)
+    # a request outside the protocol is one sentence and no response, never a traceback
+    for request, said in (
+        ({"protocol": 1, "root": str(tmp_path), "fixes": [{"id": "x", "ops": [{"op": "rewrite_all"}]}]}, "not in protocol 1"),
+        ({"protocol": 99, "root": str(tmp_path), "fixes": []}, "this fixer speaks 1"),
+    ):
+        (tmp_path / "request.json").write_text(json.dumps(request))
+        done = subprocess.run([sys.executable, str(ROOT / "probe" / "fixer" / "xwarp_fix.py"), str(tmp_path / "request.json"),
+                               str(tmp_path / "response.json")], capture_output=True, text=True, timeout=60)
+        assert done.returncode != 0 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
+        assert not (tmp_path / "response.json").exists()
+
+
+def probe_cli(*args, timeout=120):
+    return subprocess.run([str(PROBE), *map(str, args)], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture
+def replays(tmp_path):
+    """The cs1 recording, pointed at a copy of its program in a folder of this test's own (the
+    recording names the temporary folder it was made in) and at this interpreter."""
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(TARGETS / "diagnose" / "cs1_late.py", project / "cs1_late.py")
+    streams = tmp_path / "streams"
+    shutil.copytree(REPLAYS, streams)
+    recorded_in = json.loads((streams / "run.json").read_text())["cwd"]
+    for path in streams.rglob("*"):
+        if path.is_file() and path.suffix in (".json", ".jsonl"):
+            path.write_text(path.read_text().replace(recorded_in, str(project)))  # the records name its files
+    facts = json.loads((streams / "run.json").read_text())
+    facts["cwd"] = str(project)
+    facts["command"] = [sys.executable, "cs1_late.py"]
+    (streams / "run.json").write_text(json.dumps(facts))
+    report = tmp_path / "report.json"
+    # the command given is never run: a path that does not exist proves it
+    done = probe_cli("measure", "--quiet", "--samples", "1", "--replay-streams", streams, "--json", report, "--",
+                     "/nonexistent/python", "cs1_late.py")
+    assert done.returncode == 0, done.stderr
+    return project, streams, report
+
+
+def test_measure_on_recorded_streams_runs_nothing_and_finds_what_warp_did(replays):
+    project, streams, report = replays
+    r = json.loads(report.read_text())
+    assert r["status"] == "ok" and r["cwd"] == str(project)
+    assert any("--replay-streams" in w and "nothing ran" in w for w in r["warnings"])
+    assert [f["mechanism"] for f in r["findings"]][:1] == ["CS-1"]
+
+
+def test_fix_verify_and_apply_on_recorded_streams(replays, tmp_path):
+    project, streams, report = replays
+    before = (project / "cs1_late.py").read_text()
+    out = tmp_path / "fixed.json"
+    done = probe_cli("fix", report, "--verify", "--apply", "--samples", "1", "--run", "--quiet", "--history", "off",
+                     "--replay-streams", streams, "--out", tmp_path / "patches", "--json", out)
+    assert done.returncode == 0, done.stderr
+    fixes = {f["mechanism"]: f for f in json.loads(out.read_text())["fixes"]}
+    # the recorded patched copy built the module once where the program built it twice
+    assert fixes["CS-1"]["verdict"] == "verified", fixes["CS-1"]
+    assert fixes["CS-1"]["saving_ms"] > 0 and fixes["CS-1"]["applied"]
+    after = (project / "cs1_late.py").read_text()
+    assert after != before and "xwarp fix" in after
+    assert (tmp_path / "patches").is_dir()
+
+
+def test_a_replay_without_its_recording_is_invalid_and_says_why(replays, tmp_path):
+    project, streams, report = replays
+    shutil.rmtree(streams / "variants" / "CS-1__1")
+    out = tmp_path / "fixed.json"
+    done = probe_cli("fix", report, "--verify", "--samples", "1", "--run", "--quiet", "--history", "off",
+                     "--finding", "CS-1", "--replay-streams", streams, "--out", tmp_path / "patches", "--json", out)
+    assert done.returncode == 0, done.stderr
+    (fix,) = json.loads(out.read_text())["fixes"]
+    assert fix["verdict"] == "invalid" and "no recorded stream of CS-1 #1" in fix["reason"], fix
+
+
+def test_warmup_verify_on_recorded_streams(replays, tmp_path):
+    project, streams, report = replays
+    plan = tmp_path / "plan.json"
+    done = probe_cli("warmup", report, "--verify", "--samples", "1", "--run", "--quiet", "--history", "off",
+                     "-o", tmp_path / "warm.py", "--replay-streams", streams, "--json", plan)
+    assert done.returncode == 0, done.stdout + done.stderr
+    check = json.loads(plan.read_text())["check"]
+    assert check["verdict"] == "verified" and check["covered_built"] == [] and check["warmup_builds"] >= 1, check
+
+
+def test_whatif_on_recorded_streams_judges_the_recorded_lever(tmp_path):
+    report = tmp_path / "grad.json"
+    done = probe_cli("measure", "--quiet", "--samples", "2", "--replay-streams", WHATIF, "--json", report, "--",
+                     "/nonexistent/python", "grad.py")
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "whatif.json"
+    done = probe_cli("whatif", report, "backward-off", "pch-off", "--samples", "1", "--run", "--quiet", "--history", "off",
+                     "--replay-streams", WHATIF, "--json", out)
+    assert done.returncode == 0, done.stderr
+    results = {w["lever"]: w for w in json.loads(out.read_text())["whatif"]}
+    # the recorded replay held enable_backward, and the lever's own rule judged it: this program
+    # records a tape, so backward code is what it needs
+    backward = results["backward-off"]
+    assert backward["applied"].get("config_set", 0) >= 1, backward
+    assert backward["verdict"] == "invalid" and "wp.Tape records gradients" in backward["reason"], backward
+    # pch-off was never recorded: its replay could not start, and the verdict says so without
+    # blaming the lever
+    pch = results["pch-off"]
+    assert pch["verdict"] == "invalid" and "no recorded stream of pch-off" in pch["reason"], pch
+    assert "breaks the program" not in pch["reason"]
+
+
+def test_the_fixer_request_warp_probe_sends_is_inside_the_protocol(replays, tmp_path):
+    """What the C++ side emits, caught on its way to the fixer (a wrapper records the request)."""
+    project, streams, report = replays
+    seen = tmp_path / "requests"
+    seen.mkdir()
+    wrapper = tmp_path / "python-recording"
+    wrapper.write_text(f"#!/bin/sh\ncp \"$2\" {seen}/$$.json\nexec {sys.executable} \"$@\"\n")
+    wrapper.chmod(0o755)
+    facts = json.loads((streams / "run.json").read_text())
+    facts["command"] = [str(wrapper), "cs1_late.py"]
+    (streams / "run.json").write_text(json.dumps(facts))
+    done = probe_cli("measure", "--quiet", "--samples", "1", "--replay-streams", streams, "--json", report, "--",
+                     "/nonexistent/python", "cs1_late.py")
+    assert done.returncode == 0, done.stderr
+    done = probe_cli("fix", report, "--run", "--quiet", "--history", "off", "--out", tmp_path / "patches")
+    assert done.returncode == 0, done.stderr
+    requests = list(seen.glob("*.json"))
+    assert requests
+    for path in requests:
+        jsonschema.validate(json.loads(path.read_text()), {**FIXER_PROTOCOL, "$ref": "#/$defs/request"})
