@@ -1,5 +1,6 @@
-"""The shape the code keeps: no product function over 150 lines (lizard counts them), a README a
-newcomer can hold (at most 15 KB), and every mechanism the guide describes in the registry."""
+"""The shape the code keeps: no product function over 150 lines (lizard counts them), no front
+reaching past the use-case layer, a README a newcomer can hold (at most 15 KB), and every
+mechanism the guide describes in the registry."""
 
 import csv
 import json
@@ -36,6 +37,18 @@ def test_no_product_function_is_over_150_lines():
     # columns: NLOC, CCN, token, PARAM, length, location, file, function, long name, start, end
     long = [f"{r[6]}:{r[9]} {r[7]} ({r[4]} lines)" for r in rows if int(r[4]) > LONGEST]
     assert not long, "functions over 150 lines:\n" + "\n".join(long)
+
+
+def test_no_front_includes_the_engine():
+    """The CLI, the magics, the kernel and the IPython bridge go through the use-case layer
+    (fronts/use_cases.hpp): none includes a runner, replay, fix or warm-up header (the layers'
+    include roots refuse it at compile time too; this names the file)."""
+    fronts = [p for d in ("cli", "magics", "kernel", "ipython", "include/xwarp/magics", "include/xwarp/fronts")
+              for p in (ROOT / d).glob("*.[ch]pp")]
+    assert len(fronts) > 30
+    reaching = [f"{p.relative_to(ROOT)}: {m}" for p in fronts
+                for m in re.findall(r'#include "(xwarp/(?:runner|whatif|fix|warmup)/[^"]+)"', p.read_text())]
+    assert not reaching, "\n".join(reaching)
 
 
 def test_the_readme_is_at_most_15_kb():
