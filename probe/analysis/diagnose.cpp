@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "mechanisms/detector.hpp"
+#include "xwarp/analysis/suite.hpp"
 
 namespace xwarp
 {
@@ -169,6 +170,10 @@ namespace xwarp
             order[at] = at;
         }
         mark_library_code(out.findings, r.cwd);
+        if (const sample* first = r.first_good())
+        {
+            attribute_to_tests(out.findings, first->cold);
+        }
         r.findings = std::move(out.findings);
         r.declined = std::move(out.declined);
     }

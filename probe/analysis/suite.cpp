@@ -79,6 +79,83 @@ namespace xwarp
         }
     }
 
+    std::map<std::pair<std::string, std::string>, std::vector<std::string>> tests_launching(const run_result& cold)
+    {
+        std::map<std::pair<std::string, std::string>, std::vector<std::string>> out;
+        const auto add = [&](const std::string& module, const std::string& device, const std::string& test)
+        {
+            auto& tests = out[{module, device}];
+            if (!test.empty() && std::find(tests.begin(), tests.end(), test) == tests.end())
+            {
+                tests.push_back(test);
+            }
+        };
+        for (const auto& l : cold.module_loads)
+        {
+            add(l.module.str(), l.device.str(), l.status == load_status::compiled ? l.test.str() : std::string());
+        }
+        for (const auto& p : cold.processes)
+        {
+            for (const auto& c : p.calls)
+            {
+                if (c.function == "test_use" && c.args.is_object())
+                {
+                    add(c.args.value("module", std::string()), c.args.value("device", std::string()),
+                        c.args.value("test", std::string()));
+                }
+            }
+        }
+        return out;
+    }
+
+    void attribute_to_tests(std::vector<finding>& findings, const run_result& cold)
+    {
+        if (!is_suite(cold))
+        {
+            return;
+        }
+        std::map<std::string, std::vector<std::string>> built_in;  // module -> the tests that built it
+        for (const auto& l : cold.module_loads)
+        {
+            if (l.status != load_status::compiled)
+            {
+                continue;
+            }
+            auto& tests = built_in[l.module.str()];
+            const std::string test = l.test.empty() ? std::string("collection / set-up") : l.test.str();
+            if (std::find(tests.begin(), tests.end(), test) == tests.end())
+            {
+                tests.push_back(test);
+            }
+        }
+        for (auto& f : findings)
+        {
+            // a finding about several modules names them joined: "a, b, c"
+            const std::string modules = f.module.str();
+            std::size_t at = 0;
+            while (at <= modules.size() && !modules.empty())
+            {
+                const std::size_t comma = modules.find(", ", at);
+                const std::string name = modules.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+                if (const auto it = built_in.find(name); it != built_in.end())
+                {
+                    for (const auto& t : it->second)
+                    {
+                        if (std::find(f.tests.begin(), f.tests.end(), t) == f.tests.end())
+                        {
+                            f.tests.push_back(t);
+                        }
+                    }
+                }
+                if (comma == std::string::npos)
+                {
+                    break;
+                }
+                at = comma + 2;
+            }
+        }
+    }
+
     void suite_tables(const run_result& cold, summary& s)
     {
         if (!is_suite(cold))

@@ -416,7 +416,8 @@ namespace xwarp
                                                     guide,
                                                     lever,
                                                     measured,
-                                                    library)
+                                                    library,
+                                                    tests)
     }
 
     void to_json(json& j, const finding& f)

@@ -616,6 +616,17 @@ namespace xwarp
                     o << " <span style=\"" << style::muted << "\">(advisory: measure before acting)</span>";
                 }
                 o << "<div style=\"margin-top:4px;\">" << html_escape(f.evidence) << "</div>";
+                if (!f.tests.empty())
+                {
+                    std::string tests;
+                    for (std::size_t i = 0; i < f.tests.size() && i < 5; ++i)
+                    {
+                        tests += (i ? ", " : "") + f.tests[i];
+                    }
+                    o << "<div data-xwarp=\"tests\" style=\"margin-top:2px;\"><span style=\"" << style::muted
+                      << "\">tests</span> " << mono(tests)
+                      << (f.tests.size() > 5 ? " and " + std::to_string(f.tests.size() - 5) + " more" : "") << "</div>";
+                }
                 if (f.locations.size() > 1)
                 {
                     o << "<div style=\"margin-top:2px;\"><span style=\"" << style::muted << "\">where</span><ul data-xwarp=\"locations\" style=\"margin:2px 0;padding-left:18px;\">";

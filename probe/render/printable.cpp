@@ -376,6 +376,7 @@ namespace xwarp
                 clean(f.evidence);
                 clean(f.title);
                 clean(f.recommendation);
+                clean(f.tests);
                 if (f.location)
                 {
                     clean(f.location->file);

@@ -522,6 +522,15 @@ namespace xwarp
                 }
                 m_o << finding_headline_text(f) << (f.library ? "  [library code]" : "") << "\n";
                 m_o << "     evidence: " << f.evidence << "\n";
+                if (!f.tests.empty())
+                {
+                    m_o << "     tests:    ";
+                    for (std::size_t i = 0; i < f.tests.size() && i < 5; ++i)
+                    {
+                        m_o << (i ? ", " : "") << f.tests[i];
+                    }
+                    m_o << (f.tests.size() > 5 ? " and " + std::to_string(f.tests.size() - 5) + " more" : "") << "\n";
+                }
                 if (f.locations.size() > 1)
                 {
                     for (std::size_t i = 0; i < f.locations.size(); ++i)

@@ -462,6 +462,18 @@ TEST(Streams, ASuiteUnderXdistIsAttributedPerTestAndItsWorkersRepeatIsAFinding)
     const auto named = all(r, "same-code-other-name");
     ASSERT_EQ(named.size(), 1u);
     EXPECT_NE(named[0]->module.str().find("offset_small"), std::string::npos);
+    // every finding names the tests that built its modules: here, the two that paid each copy
+    EXPECT_EQ(repeated[0]->tests.size(), 2u);
+    EXPECT_EQ(named[0]->tests.size(), 2u);
+    // the shared module's two kernels, launched by four tests, built whole at the first launch
+    const auto shared = all(r, "many-tests-one-module");
+    ASSERT_EQ(shared.size(), 1u);
+    EXPECT_EQ(shared[0]->module.str(), "shared_kernels");
+    const auto cause = shared[0]->cause.value();
+    EXPECT_EQ(cause["kernels"], 2);
+    EXPECT_GE(cause["tests"].get<int>(), 3);
+    ASSERT_TRUE(shared[0]->savings_ms.has_value());
+    EXPECT_LT(*shared[0]->savings_ms, cause["build_ms"].get<double>());  // an upper bound below the build itself
 }
 
 TEST(Streams, EveryMechanismOfTheRegistryIsExercisedHere)

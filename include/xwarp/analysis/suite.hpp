@@ -4,6 +4,11 @@
 #ifndef XWARP_ANALYSIS_SUITE_HPP
 #define XWARP_ANALYSIS_SUITE_HPP
 
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "xwarp/model/report.hpp"
 
 namespace xwarp
@@ -17,6 +22,15 @@ namespace xwarp
 
     // "module hash7 on device [block_dim N]": how an identity is named in the tests' tables.
     std::string identity_name(const module_load& l);
+
+    // The tests that launched each (module, device) in the pass, in the order they first did: the
+    // test that compiled it, then the shim's test_use records.
+    std::map<std::pair<std::string, std::string>, std::vector<std::string>> tests_launching(const run_result& cold);
+
+    // Each finding of a suite's pass named with the tests during which its modules were built
+    // ("collection / set-up" outside any test), from the pass's loads; nothing for a program
+    // that is no test suite.
+    void attribute_to_tests(std::vector<finding>& findings, const run_result& cold);
 }
 
 #endif

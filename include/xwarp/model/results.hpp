@@ -200,6 +200,9 @@ namespace xwarp
         // The place that caused it is library code (an installed package, or outside the
         // measured project): not the user's to edit, and never patched by warp-probe fix.
         bool library = false;
+        // In a test suite: the tests during which its modules were built (the first good
+        // sample's cold pass), "collection / set-up" outside any test.
+        std::vector<std::string> tests;
 
         // What a finding's headline rests on, decided here once for every renderer: the
         // replay's measured gain once its lever was measured and paid; no saving at all when the

@@ -32,6 +32,7 @@ namespace xwarp
         extern const detector cs08_cpu_jit_race;
         extern const detector repeated_across_workers;
         extern const detector same_code_other_name;
+        extern const detector many_tests_one_module;
 
         const std::vector<const detector*>& detectors()
         {
@@ -62,6 +63,7 @@ namespace xwarp
                 &cs08_cpu_jit_race,
                 &repeated_across_workers,
                 &same_code_other_name,
+                &many_tests_one_module,
             };
             return table;
         }

@@ -4,7 +4,10 @@
 //   (pytest-xdist workers, a runner's subprocesses): each worker paid for a build one warm-up
 //   before the workers start would have paid once;
 // - same-code-other-name: identities with the same hash under different module names (a module
-//   made per parametrisation whose code does not change): the same build paid once per name.
+//   made per parametrisation whose code does not change): the same build paid once per name;
+// - many-tests-one-module: one module holding the kernels of many tests, built whole at the first
+//   test's launch: every test waits for all of it, and its build cannot overlap on several CPUs.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -143,7 +146,68 @@ namespace xwarp::detect
                 out.findings.push_back(std::move(f));
             }
         }
+
+        // A module whose kernels at least this many tests launched, with at least two kernels.
+        constexpr std::size_t many_tests = 3;
+
+        void detect_one_module(const context& ctx, sink& out)
+        {
+            const run_result& cold = ctx.first_cold();
+            if (!is_suite(cold))
+            {
+                return;
+            }
+            const int cpus = std::max(1, ctx.r.env.cpu_count);
+            const auto launched_by = tests_launching(cold);
+            std::set<std::pair<std::string, std::string>> seen;
+            for (const auto& l : cold.module_loads)
+            {
+                const auto key = std::make_pair(l.module.str(), l.device.str());
+                const std::size_t kernels = l.snapshot ? l.snapshot->kernels.size() : 0;
+                const auto tests = launched_by.find(key);
+                if (l.status != load_status::compiled || kernels < 2 || tests == launched_by.end()
+                    || tests->second.size() < many_tests || !seen.insert(key).second)
+                {
+                    continue;
+                }
+                const double ms = l.work_ms();
+                const double ways = static_cast<double>(std::min<std::size_t>(kernels, static_cast<std::size_t>(cpus)));
+                std::vector<std::string> first(tests->second.begin(),
+                                               tests->second.begin() + std::min<std::size_t>(5, tests->second.size()));
+                finding f = make_finding("many-tests-one-module", l.module.str(), l.device.str());
+                f.evidence = "module " + l.module.str() + " holds " + std::to_string(kernels) + " kernels that "
+                             + std::to_string(tests->second.size()) + " tests launch (" + join(first, ", ")
+                             + (tests->second.size() > first.size() ? ", ..." : "") + "); its build (" + format_ms(ms)
+                             + ") was paid whole at the first launch, by " + (l.test.empty() ? std::string("collection / set-up") : l.test.str())
+                             + (ways > 1.0 ? "; split in " + format_fixed(ways, 0) + " modules built at once on "
+                                                 + std::to_string(cpus) + " CPUs, its wall could fall towards "
+                                                 + format_ms(ms / ways) + " (an upper bound: each module pays Warp's "
+                                                   "fixed build cost again; no replay measures a split, which changes "
+                                                   "the program's modules)"
+                                           : "; this machine has one CPU: a split would not overlap");
+                f.cause = json_text(nlohmann::json{{"kernels", kernels},
+                                                   {"tests", tests->second.size()},
+                                                   {"cpus", cpus},
+                                                   {"build_ms", ms},
+                                                   {"split_wall_ms", ms / ways}});
+                if (ways > 1.0)
+                {
+                    f.savings_ms = ms - ms / ways;
+                }
+                f.recommendation = "Either keep the shared module and build it once before the suite (warp-probe warmup on "
+                                   "this report, --workers N), or split the test kernels into modules by the tests that use "
+                                   "them (a Python module per feature, or module=\"name\"), so that a test waits only for "
+                                   "its own and a warm-up builds them in parallel. Verify with warmup --verify, or by "
+                                   "measuring the suite again.";
+                out.findings.push_back(std::move(f));
+            }
+        }
     }
+
+    extern const detector many_tests_one_module{
+        {"many-tests-one-module", "one module holds the kernels of many tests", "advisory", "many-tests-one-module", "",
+         "which module a kernel belongs to is the program's source; no run-time switch splits one", "suite_builds.cpp"},
+        &detect_one_module};
 
     extern const detector repeated_across_workers{
         {"repeated-across-workers", "the same identity compiled by several processes of a test suite", "diagnosis",
