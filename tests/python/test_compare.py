@@ -80,15 +80,16 @@ def test_late_kernel_against_hoisted_fix_is_improved_once_settled(measure_versio
     assert structure["identities"] == (2, 1)
     assert f"VERDICT: {c['verdict']}" in proc.stdout
 
-    # a notebook cell's report names temporary files: it is refused in one line, before any run
+    # a notebook cell's report is re-run from its cell's code, like any run: one this user did
+    # not measure here shows the cell it would run and runs nothing without --run
     cell = json.loads(before.read_text())
     cell["cell_code"] = "wp.launch(k, dim=1)"
     cell_path = tmp_path / "cell.json"
     cell_path.write_text(json.dumps(cell))
     refused = subprocess.run([str(PROBE), "compare", str(cell_path), str(after), "--until-settled"],
-                             capture_output=True, text=True, timeout=60)
-    assert refused.returncode == 64, refused.stderr
-    assert "probed from a notebook cell" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+                             capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert refused.returncode == 77, refused.stderr
+    assert "notebook cell (1 lines)" in refused.stderr and "wp.launch(k, dim=1)" in refused.stderr
 
 
 def test_kernel_factory_against_merged_launches_is_invalid(measure_version, tmp_path):

@@ -130,7 +130,7 @@ def run_fixer(tmp_path, fixes, files=None):
     (project / "app.py").write_text(PROGRAM)
     for name, text in (files or {}).items():
         (project / name).write_text(text)
-    request = {"root": str(project), "entry": str(project / "app.py"), "kernel_modules": [],
+    request = {"protocol": 1, "root": str(project), "entry": str(project / "app.py"), "kernel_modules": [],
                "launch_sites": [], "fixes": fixes}
     (tmp_path / "request.json").write_text(json.dumps(request))
     proc = subprocess.run([sys.executable, str(FIXER), str(tmp_path / "request.json"), str(tmp_path / "response.json")],
