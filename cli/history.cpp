@@ -118,6 +118,9 @@ namespace xwarp::cli
                 m_trend->add_option("--machine", m_machine, "the series on this machine (default: the newest run's)");
                 m_trend->add_option("--label", m_label, "the series of the newest run with this label");
                 m_trend->add_option("--module", m_module, "only modules whose name contains this text");
+                m_trend->add_option("--test", m_test,
+                                    "a suite's tests: only those whose id contains this text (each test's build time "
+                                    "per run, and where it stepped)");
             }
 
             // The series a trend or table is about: the newest run that passes the filter.
@@ -205,6 +208,23 @@ namespace xwarp::cli
                     rows.push_back(store.identities(run.id));
                 }
                 history_trend t = build_trend(runs, rows);
+                std::vector<std::vector<test_cost>> tests;
+                for (const auto& run : runs)
+                {
+                    tests.push_back(store.tests(run.id));
+                }
+                add_test_trends(t, tests);
+                if (!m_test.empty())
+                {
+                    t.tests.erase(std::remove_if(t.tests.begin(), t.tests.end(), [&](const test_trend& x)
+                                                 { return x.test.find(m_test) == std::string::npos; }),
+                                  t.tests.end());
+                    if (t.tests.empty())
+                    {
+                        return fail(exit_code::no_input, "no test containing '" + m_test + "' in the runs of "
+                                                             + newest->fp.command + " on " + newest->fp.machine);
+                    }
+                }
                 if (!m_module.empty())
                 {
                     t.modules.erase(std::remove_if(t.modules.begin(), t.modules.end(), [&](const module_trend& m)
@@ -216,7 +236,7 @@ namespace xwarp::cli
                                                              + newest->fp.command + " on " + newest->fp.machine);
                     }
                 }
-                std::cout << render_trend(t, m_module.empty() ? 20 : 0);
+                std::cout << render_trend(t, m_module.empty() && m_test.empty() ? 20 : 0);
                 return exit_code::ok;
             }
 
@@ -277,6 +297,7 @@ namespace xwarp::cli
             std::string m_machine;
             std::string m_label;
             std::string m_module;
+            std::string m_test;
             std::string m_run_a;
             std::string m_run_b;
             std::vector<std::string> m_files;

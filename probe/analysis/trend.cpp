@@ -316,6 +316,48 @@ namespace xwarp
         return t;
     }
 
+    void add_test_trends(history_trend& t, const std::vector<std::vector<test_cost>>& rows)
+    {
+        std::map<std::string, test_trend> by_name;
+        for (std::size_t i = 0; i < rows.size() && i < t.runs.size(); ++i)
+        {
+            for (const auto& c : rows[i])
+            {
+                test_trend& tt = by_name[c.test];
+                tt.test = c.test.empty() ? "collection / set-up" : c.test;
+                tt.build_ms.resize(t.runs.size());
+                tt.builds.resize(t.runs.size(), 0);
+                tt.build_ms[i] = c.build_ms;
+                tt.builds[i] = c.builds;
+            }
+        }
+        for (auto& [name, tt] : by_name)
+        {
+            // steps over the runs that listed the test (a run that did not is no level)
+            std::vector<double> ms;
+            std::vector<double> bands;
+            std::vector<std::size_t> at;
+            for (std::size_t i = 0; i < tt.build_ms.size(); ++i)
+            {
+                if (tt.build_ms[i])
+                {
+                    ms.push_back(*tt.build_ms[i]);
+                    bands.push_back(share_band(t.runs[i], *tt.build_ms[i]));
+                    at.push_back(i);
+                }
+            }
+            for (auto s : detect_steps(ms, bands, "cold ms"))
+            {
+                s.index = static_cast<int>(at[static_cast<std::size_t>(s.index)]);
+                tt.steps.push_back(s);
+            }
+            attach_runs(tt.steps, t.runs);
+            t.tests.push_back(std::move(tt));
+        }
+        std::stable_sort(t.tests.begin(), t.tests.end(), [](const test_trend& a, const test_trend& b)
+                         { return a.build_ms.back().value_or(-1.0) > b.build_ms.back().value_or(-1.0); });
+    }
+
     machine_table build_machine_table(const std::string& command,
                                       const std::vector<history_run>& latest_per_machine,
                                       const std::vector<std::vector<history_identity>>& rows)

@@ -120,6 +120,12 @@ namespace xwarp
                 verdict TEXT NOT NULL,
                 comparison TEXT NOT NULL);
             )sql",
+            R"sql(
+            CREATE TABLE tests (
+                run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+                test TEXT NOT NULL, builds INTEGER, build_ms REAL, reused_by INTEGER);
+            CREATE INDEX tests_run ON tests (run_id);
+            )sql",
         };
         static_assert(sizeof(migrations) / sizeof(migrations[0]) == history_schema_version,
                       "one migration per schema version");
@@ -642,6 +648,17 @@ namespace xwarp
                     id_row.exec();
                     id_row.reset();
                 });
+                SQLite::Statement t_row(*db_, "INSERT INTO tests (run_id, test, builds, build_ms, reused_by) VALUES (?,?,?,?,?)");
+                for (const auto& t : r.result.tests)
+                {
+                    t_row.bind(1, id);
+                    t_row.bind(2, t.test);
+                    t_row.bind(3, t.builds);
+                    t_row.bind(4, t.build_ms);
+                    t_row.bind(5, t.reused_by);
+                    t_row.exec();
+                    t_row.reset();
+                }
                 SQLite::Statement w_row(*db_, "INSERT INTO whatif (run_id, lever, verdict, saving_ms, judged_on, samples) "
                                               "VALUES (?,?,?,?,?,?)");
                 for (const auto& w : r.whatif)
@@ -780,6 +797,28 @@ namespace xwarp
                     i.kernels = q.getColumn(6).getInt();
                     i.source_bytes = q.getColumn(7).getInt64();
                     out.push_back(std::move(i));
+                }
+                return out;
+            });
+    }
+
+    std::vector<test_cost> history_store::tests(std::int64_t run_id)
+    {
+        return guarded(
+            [&]()
+            {
+                SQLite::Statement q(*db_, "SELECT test, builds, build_ms, reused_by FROM tests WHERE run_id = ? "
+                                          "ORDER BY build_ms DESC");
+                q.bind(1, run_id);
+                std::vector<test_cost> out;
+                while (q.executeStep())
+                {
+                    test_cost t;
+                    t.test = q.getColumn(0).getString();
+                    t.builds = q.getColumn(1).getInt();
+                    t.build_ms = q.getColumn(2).getDouble();
+                    t.reused_by = q.getColumn(3).getInt();
+                    out.push_back(std::move(t));
                 }
                 return out;
             });

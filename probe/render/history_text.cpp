@@ -200,6 +200,30 @@ namespace xwarp
                 o << "    " << step_line(s) << "\n";
             }
         }
+        if (!t.tests.empty())
+        {
+            o << "\nPer test (build ms it paid per run, oldest first; builds in brackets; - not listed)\n";
+            std::size_t tests_shown = 0;
+            for (const auto& tt : t.tests)
+            {
+                if (modules && tests_shown++ >= modules)
+                {
+                    o << "  ... " << t.tests.size() - modules << " more test(s) (--test NAME shows one)\n";
+                    break;
+                }
+                o << "  " << elide(one_line(tt.test), 80) << ":";
+                for (std::size_t i = 0; i < tt.build_ms.size(); ++i)
+                {
+                    o << " " << (tt.build_ms[i] ? format_ms(*tt.build_ms[i]) + "[" + std::to_string(tt.builds[i]) + "]"
+                                                : std::string("-"));
+                }
+                o << "\n";
+                for (const auto& s : tt.steps)
+                {
+                    o << "    " << step_line(s) << "\n";
+                }
+            }
+        }
         return o.str();
     }
 

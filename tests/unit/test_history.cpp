@@ -681,3 +681,39 @@ TEST(Budget, LaunchBuildsCountsWhatNoPreloadBuilt)
     }
     EXPECT_FALSE(check_budget(r, parse_budget("launch-builds<=0"))[0].exceeded);
 }
+
+TEST(Store, ASuitesTestsAreKeptPerRunAndTrendedTestByTest)
+{
+    temp_folder tmp;
+    std::vector<std::string> notes;
+    history_store store((tmp.path / "h.sqlite3").string(), &notes);
+    const report suite = recorded("suite_xdist");
+    ASSERT_FALSE(suite.result.tests.empty());
+    report later = suite;
+    later.created_utc = "2099-01-01T00:00:00Z";  // another run of the series
+    later.result.tests.front().build_ms *= 3.0;
+    const std::int64_t first = store.add_report(suite, "measure");
+    store.add_report(later, "measure");
+    const auto kept = store.tests(first);
+    ASSERT_EQ(kept.size(), suite.result.tests.size());
+    EXPECT_EQ(kept.front().test, suite.result.tests.front().test);  // costliest first, as the report ranks them
+    EXPECT_DOUBLE_EQ(kept.front().build_ms, suite.result.tests.front().build_ms);
+    EXPECT_TRUE(store.tests(store.add_report(recorded("clean"), "measure")).empty());  // no suite, no rows
+
+    const auto runs = store.series(suite.env.host, series_command(suite));
+    ASSERT_EQ(runs.size(), 2u);
+    std::vector<std::vector<history_identity>> rows;
+    std::vector<std::vector<test_cost>> tests;
+    for (const auto& r : runs)
+    {
+        rows.push_back(store.identities(r.id));
+        tests.push_back(store.tests(r.id));
+    }
+    history_trend t = build_trend(runs, rows);
+    add_test_trends(t, tests);
+    ASSERT_EQ(t.tests.size(), suite.result.tests.size());
+    EXPECT_EQ(t.tests.front().test, suite.result.tests.front().test);
+    ASSERT_EQ(t.tests.front().build_ms.size(), 2u);
+    EXPECT_DOUBLE_EQ(*t.tests.front().build_ms[1], 3.0 * *t.tests.front().build_ms[0]);
+    EXPECT_NE(render_trend(t).find("Per test (build ms it paid per run"), std::string::npos);
+}

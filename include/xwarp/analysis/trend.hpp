@@ -50,6 +50,9 @@ namespace xwarp
     history_trend build_trend(const std::vector<history_run>& runs,
                               const std::vector<std::vector<history_identity>>& rows);
 
+    // The series' tests added to its trend: rows[i] the tests of runs[i] (history_store::tests).
+    void add_test_trends(history_trend& t, const std::vector<std::vector<test_cost>>& rows);
+
     history_diff build_history_diff(const history_run& a, const std::vector<history_identity>& a_rows,
                                     const history_run& b, const std::vector<history_identity>& b_rows);
 

@@ -26,7 +26,7 @@ namespace SQLite
 
 namespace xwarp
 {
-    inline constexpr int history_schema_version = 1;
+    inline constexpr int history_schema_version = 2;  // 2: a suite's tests per run
 
     class history_error : public std::runtime_error
     {
@@ -101,6 +101,9 @@ namespace xwarp
         std::vector<history_run> runs(const history_filter& f);
         std::optional<history_run> run(std::int64_t id);
         std::vector<history_identity> identities(std::int64_t run_id);
+        // A suite run's tests (test, builds, build_ms, reused_by): none for a program that is no
+        // suite, or a run stored before per-test rows.
+        std::vector<test_cost> tests(std::int64_t run_id);
         std::string report_json(std::int64_t run_id);  // throws history_error when there is none
         std::optional<std::int64_t> find(const report& r);
         // Whether this store holds a run that xwarp itself ran (measure, magic, whatif, fix: not

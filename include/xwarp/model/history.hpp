@@ -99,6 +99,16 @@ namespace xwarp
         std::vector<trend_step> steps;
     };
 
+    // One test of a suite over the runs of a series, oldest first: the build time it paid in
+    // each run (nullopt where the run did not list it: not run, or stored before per-test rows).
+    struct test_trend
+    {
+        std::string test;
+        std::vector<std::optional<double>> build_ms;
+        std::vector<int> builds;
+        std::vector<trend_step> steps;
+    };
+
     // The runs of one series (same machine, same command) and its modules over them.
     struct history_trend
     {
@@ -108,6 +118,7 @@ namespace xwarp
         std::vector<trend_point> total;  // every module together
         std::vector<trend_step> total_steps;
         std::vector<module_trend> modules;  // heaviest latest first
+        std::vector<test_trend> tests;      // a suite's tests, costliest latest first
     };
 
     // What a rendered report shows of its history: the series it belongs to and where it is.
