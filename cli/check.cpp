@@ -1,7 +1,7 @@
 // warp-probe check REPORT|@ID --budget LIMITS: the CI gate on a saved report.
 #include "command.hpp"
 #include "shared.hpp"
-#include "xwarp/analysis/budget.hpp"
+#include "xwarp/analysis/budget_check.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 

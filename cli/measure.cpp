@@ -4,8 +4,8 @@
 
 #include "command.hpp"
 #include "shared.hpp"
-#include "xwarp/analysis/budget.hpp"
-#include "xwarp/analysis/whatif.hpp"
+#include "xwarp/analysis/budget_check.hpp"
+#include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/options.hpp"
 #include "xwarp/fronts/use_cases.hpp"

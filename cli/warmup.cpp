@@ -8,7 +8,7 @@
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/render/html.hpp"
-#include "xwarp/render/warmup.hpp"
+#include "xwarp/render/warmup_file.hpp"
 
 namespace xwarp::cli
 {

@@ -7,7 +7,7 @@
 
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/summarize.hpp"
-#include "xwarp/analysis/whatif.hpp"
+#include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/fix/fix.hpp"
 #include "xwarp/fronts/cell_script.hpp"
 #include "xwarp/fronts/replay_trust.hpp"
@@ -15,9 +15,9 @@
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/os/tempdir.hpp"
 #include "xwarp/runner/sampler.hpp"
-#include "xwarp/warmup/warmup.hpp"
+#include "xwarp/warmup/warmup_job.hpp"
 #include "xwarp/whatif/adaptive.hpp"
-#include "xwarp/whatif/whatif.hpp"
+#include "xwarp/whatif/replay_loops.hpp"
 
 namespace xwarp::fronts
 {

@@ -5,17 +5,17 @@
 
 #include <unistd.h>
 
-#include "xwarp/analysis/budget.hpp"
+#include "xwarp/analysis/budget_check.hpp"
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/summarize.hpp"
-#include "xwarp/analysis/whatif.hpp"
+#include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/history/store.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/model/format.hpp"
 #include "xwarp/model/json_io.hpp"
-#include "xwarp/render/budget.hpp"
+#include "xwarp/render/budget_lines.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/printable.hpp"
 #include "xwarp/render/text.hpp"

@@ -4,7 +4,7 @@
 #include "common.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/render/html.hpp"
-#include "xwarp/render/warmup.hpp"
+#include "xwarp/render/warmup_file.hpp"
 
 namespace xwarp
 {

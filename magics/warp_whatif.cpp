@@ -2,7 +2,7 @@
 // command), against fresh baseline samples interleaved with them.
 #include "common.hpp"
 #include "xwarp/analysis/summarize.hpp"
-#include "xwarp/analysis/whatif.hpp"
+#include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/history/store.hpp"
 #include "xwarp/model/json_io.hpp"

@@ -2,7 +2,7 @@
 
 #include "xwarp/analysis/diagnose.hpp"
 #include "xwarp/analysis/summarize.hpp"
-#include "xwarp/analysis/whatif.hpp"
+#include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/model/release.hpp"
 
 namespace xwarp

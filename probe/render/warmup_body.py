@@ -1,4 +1,4 @@
-# The fixed part of every warm-up file warp-probe warmup writes (render/warmup.cpp puts the
+# The fixed part of every warm-up file warp-probe warmup writes (render/warmup_file.cpp puts the
 # measured constants above it: WORKERS, IMPORT_PATHS, ENTRY_SCRIPT, ENTRY_SOURCE, DEVICE, ARCH, CONFIG,
 # OPTIONS, STAGES). It uses Warp's public API only: wp.overload, wp.set_module_options, wp.force_load, and
 # wp.compile_aot_module where the Warp has it.

@@ -7,7 +7,7 @@
 #include "builders.hpp"
 #include "xwarp/analysis/fixes.hpp"
 #include "xwarp/analysis/summarize.hpp"
-#include "xwarp/analysis/whatif.hpp"
+#include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/text.hpp"
 #include "xwarp/runner/runner.hpp"

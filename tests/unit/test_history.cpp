@@ -10,14 +10,14 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
-#include "xwarp/analysis/budget.hpp"
+#include "xwarp/analysis/budget_check.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/trend.hpp"
 #include "xwarp/env/environment.hpp"
 #include "xwarp/history/store.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/os/tempdir.hpp"
-#include "xwarp/render/budget.hpp"
+#include "xwarp/render/budget_lines.hpp"
 #include "xwarp/render/history.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/runner/runner.hpp"

@@ -9,7 +9,7 @@
 #include "scripted_sampler.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/whatif/adaptive.hpp"
-#include "xwarp/whatif/whatif.hpp"
+#include "xwarp/whatif/replay_loops.hpp"
 
 using namespace xwarp;
 using namespace xwarp::testing;

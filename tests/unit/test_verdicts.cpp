@@ -10,7 +10,7 @@
 #include "xwarp/analysis/levers.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/warmup_verdicts.hpp"
-#include "xwarp/analysis/whatif.hpp"
+#include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/model/contracts.hpp"
 #include "xwarp/model/verdicts.hpp"
 #include "../../probe/analysis/levers/lever.hpp"

@@ -6,7 +6,7 @@
 #include "builders.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/warmup_plan.hpp"
-#include "xwarp/render/warmup.hpp"
+#include "xwarp/render/warmup_file.hpp"
 #include "xwarp/runner/runner.hpp"
 
 using namespace xwarp;

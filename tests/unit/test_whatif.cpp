@@ -5,7 +5,7 @@
 
 #include "builders.hpp"
 #include "xwarp/analysis/summarize.hpp"
-#include "xwarp/analysis/whatif.hpp"
+#include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/text.hpp"

@@ -3,7 +3,7 @@
 // generic instances they held, setting the options they were built with), in what order, and
 // why the others cannot be (a factory's kernel, the command's own __main__ script, a type that
 // exists only at run time, a module that changed while the program ran). The render half
-// (render/warmup_script.hpp) writes the file; warmup/warmup.hpp verifies it.
+// (render/warmup_script.hpp) writes the file; warmup/warmup_job.hpp verifies it.
 #ifndef XWARP_ANALYSIS_WARMUP_PLAN_HPP
 #define XWARP_ANALYSIS_WARMUP_PLAN_HPP
 

@@ -1,5 +1,5 @@
 // A budget and what checking a report against it found: plain data (the analysis checks,
-// the renderers draw). The grammar and the metrics are in analysis/budget.hpp.
+// the renderers draw). The grammar and the metrics are in analysis/budget_check.hpp.
 #ifndef XWARP_MODEL_BUDGET_HPP
 #define XWARP_MODEL_BUDGET_HPP
 

@@ -1,7 +1,7 @@
 // A deploy-time warm-up: every module identity a measured run built, as the Python file that
 // builds it again before the program runs (analysis/warmup_plan.hpp plans it from a report,
 // render/warmup_script.hpp writes the file), and, with verify, the program measured on the
-// cache the warm-up filled (warmup/warmup.hpp).
+// cache the warm-up filled (warmup/warmup_job.hpp).
 #ifndef XWARP_MODEL_WARMUP_HPP
 #define XWARP_MODEL_WARMUP_HPP
 

@@ -13,7 +13,7 @@
 
 #include "xwarp/analysis/fixes.hpp"
 #include "xwarp/analysis/levers.hpp"
-#include "xwarp/analysis/whatif.hpp"
+#include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/model/report.hpp"
 
 namespace xwarp::levers

@@ -1,6 +1,6 @@
 // What-if replays: plans from the baseline's records, judgement by compare's rules plus what
 // each lever requires, and the findings annotated with what was measured.
-#include "xwarp/analysis/whatif.hpp"
+#include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/model/contracts.hpp"
 
 #include <algorithm>

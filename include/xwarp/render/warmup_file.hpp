@@ -1,8 +1,8 @@
 // warp-probe warmup, the render half: the warm-up plan as the Python file it describes (which
 // needs only Warp), and as text for a terminal or a notebook (coverage, and the verification
 // when there was one). Computes no figure: the plan holds them.
-#ifndef XWARP_RENDER_WARMUP_HPP
-#define XWARP_RENDER_WARMUP_HPP
+#ifndef XWARP_RENDER_WARMUP_FILE_HPP
+#define XWARP_RENDER_WARMUP_FILE_HPP
 
 #include <string>
 

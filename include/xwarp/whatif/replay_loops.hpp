@@ -1,8 +1,8 @@
 // What-if replays, the runs: the unmodified command measured with one lever at a time applied
 // by the shim, lever samples interleaved with baseline samples one by one (so a slow stretch
-// of the machine lands on both), then judged by the analysis (analysis/whatif.hpp).
-#ifndef XWARP_WHATIF_WHATIF_HPP
-#define XWARP_WHATIF_WHATIF_HPP
+// of the machine lands on both), then judged by the analysis (analysis/replay_plans.hpp).
+#ifndef XWARP_WHATIF_REPLAY_LOOPS_HPP
+#define XWARP_WHATIF_REPLAY_LOOPS_HPP
 
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "xwarp/render/budget.hpp"
+#include "xwarp/render/budget_lines.hpp"
 #include "xwarp/render/styles.hpp"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // The warm-up plan as a Python file and as text. Every text from the report reaches the file
 // as an ASCII-escaped string literal or a one-line comment: a command or a module name can hold
 // anything, and the file is code the user runs.
-#include "xwarp/render/warmup.hpp"
+#include "xwarp/render/warmup_file.hpp"
 
 #include <algorithm>
 #include <cstdint>

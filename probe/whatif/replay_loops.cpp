@@ -1,9 +1,9 @@
 // What-if replays: runs the baseline and lever samples interleaved, within the budget, and
 // hands each replay to the analysis for its verdict.
-#include "xwarp/whatif/whatif.hpp"
+#include "xwarp/whatif/replay_loops.hpp"
 
 #include "xwarp/analysis/summarize.hpp"
-#include "xwarp/analysis/whatif.hpp"
+#include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/model/format.hpp"
 
 namespace xwarp

@@ -30,8 +30,8 @@
 // and one judged on the run alone:
 //   option:MODULE.KEY=VALUE  the module's last cold load carried the option at that value (true,
 //                       false, a number or a word), from the options the shim records
-#ifndef XWARP_ANALYSIS_BUDGET_HPP
-#define XWARP_ANALYSIS_BUDGET_HPP
+#ifndef XWARP_ANALYSIS_BUDGET_CHECK_HPP
+#define XWARP_ANALYSIS_BUDGET_CHECK_HPP
 
 #include <optional>
 #include <stdexcept>

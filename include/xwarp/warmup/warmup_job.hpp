@@ -1,8 +1,8 @@
 // warp-probe warmup: the warm-up file of a measured run (analysis plans it, render writes it)
 // and, with verify, the proof: in fresh private caches the warm-up runs, then the program on
 // the cache it filled; every covered identity the program still builds is a failure, named.
-#ifndef XWARP_WARMUP_WARMUP_HPP
-#define XWARP_WARMUP_WARMUP_HPP
+#ifndef XWARP_WARMUP_WARMUP_JOB_HPP
+#define XWARP_WARMUP_WARMUP_JOB_HPP
 
 #include <stdexcept>
 #include <string>

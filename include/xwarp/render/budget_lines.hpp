@@ -1,7 +1,7 @@
 // A budget's results (measure --budget, check, %%warp_probe --expect) as text and HTML: one
 // line per limit, ok or OVER, with the module that broke it.
-#ifndef XWARP_RENDER_BUDGET_HPP
-#define XWARP_RENDER_BUDGET_HPP
+#ifndef XWARP_RENDER_BUDGET_LINES_HPP
+#define XWARP_RENDER_BUDGET_LINES_HPP
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "xwarp/analysis/budget.hpp"
+#include "xwarp/analysis/budget_check.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,5 +1,5 @@
 // warp-probe warmup: plan, file, and the verification on fresh private caches.
-#include "xwarp/warmup/warmup.hpp"
+#include "xwarp/warmup/warmup_job.hpp"
 
 #include "xwarp/model/json_io.hpp"
 
@@ -13,7 +13,7 @@
 #include "xwarp/analysis/warmup_verdicts.hpp"
 #include "xwarp/model/format.hpp"
 #include "xwarp/os/tempdir.hpp"
-#include "xwarp/render/warmup.hpp"
+#include "xwarp/render/warmup_file.hpp"
 
 namespace xwarp
 {

@@ -1,8 +1,8 @@
 // What-if replays, the analysis half: which levers to replay for a report's findings and with
 // what parameters (planned from what the baseline recorded), and how a replay is judged
 // against its interleaved baseline samples. The runs themselves are the whatif layer's.
-#ifndef XWARP_ANALYSIS_WHATIF_HPP
-#define XWARP_ANALYSIS_WHATIF_HPP
+#ifndef XWARP_ANALYSIS_REPLAY_PLANS_HPP
+#define XWARP_ANALYSIS_REPLAY_PLANS_HPP
 
 #include <map>
 #include <optional>
