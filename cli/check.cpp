@@ -38,13 +38,12 @@ namespace xwarp::cli
                 {
                     return code;
                 }
-                report r;
-                if (int code = load_report_arg(m_report, m_history, r))
+                fronts::resolved_run run;
+                if (int code = resolve_arg(m_report, m_history, run))
                 {
                     return code;
                 }
-                analyze(r);
-                return print_budget(r, m_budget);
+                return print_budget(fronts::show(std::move(run), m_history, false).analysed, m_budget);
             }
 
         private:

@@ -44,23 +44,22 @@ namespace xwarp::cli
 
             int run() override
             {
-                report r;
-                if (int code = load(r))
+                fronts::resolved_run run;
+                if (int code = resolve_arg(m_input, m_history, run))
                 {
                     return code;
                 }
-                analyze(r);
+                // The report's series in the history, when there is one: the page's sparklines and its step.
+                fronts::shown_report shown = fronts::show(std::move(run), m_history, m_format == "html");
+                print_notes(shown.notes);
+                report& r = shown.analysed;
+                const std::optional<history_view>& history = shown.history;
                 // Streamed: the pretty-printed JSON of a large report is several times its model,
                 // and a page or a text held whole was held twice or more as it grew.
-                std::optional<history_view> history;
                 guide_sections guide;
                 if (m_format == "html")
                 {
                     guide = parse_guide(installed_guide_text());
-                    // The report's series in the history, when there is one: sparklines and its step.
-                    std::vector<std::string> notes;
-                    history = history_for(locate_history(m_history), r, notes);
-                    print_notes(notes);
                 }
                 const auto write = [&](std::ostream& out) { render(out, r, guide, history ? &*history : nullptr); };
                 if (m_output.empty())
@@ -85,12 +84,6 @@ namespace xwarp::cli
             }
 
         private:
-            // A report, a stored run, a label, or a run recorded with measure --keep-records.
-            int load(report& r)
-            {
-                return load_report_arg(m_input, m_history, r);
-            }
-
             void render(std::ostream& out, const report& r, const guide_sections& guide, const history_view* history) const
             {
                 if (m_format == "json")

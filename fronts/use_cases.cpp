@@ -482,6 +482,18 @@ namespace xwarp::fronts
         return out;
     }
 
+    shown_report show(resolved_run run, const std::string& history_option, bool with_history)
+    {
+        shown_report out;
+        out.analysed = std::move(run.saved);
+        analyze(out.analysed);
+        if (with_history)
+        {
+            out.history = history_for(locate_history(history_option), out.analysed, out.notes);
+        }
+        return out;
+    }
+
     std::optional<std::int64_t> store(const report& r, const std::string& kind_name, const std::string& history_option,
                                       std::vector<std::string>& notes)
     {

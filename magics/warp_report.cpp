@@ -35,9 +35,8 @@ namespace xwarp
                 {
                     return;
                 }
-                report r = resolve_run(*m_session, what, "%warp_report").saved;
                 // re-analysed as `warp-probe report` does: the findings are this xwarp's
-                analyze(r);
+                report r = fronts::show(resolve_run(*m_session, what, "%warp_report"), m_session->history_option, false).analysed;
                 if (!name.empty())
                 {
                     m_session->store(name, r);

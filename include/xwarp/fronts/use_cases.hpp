@@ -145,6 +145,17 @@ namespace xwarp::fronts
     compare_outcome compare_until_settled(const resolved_run& before, const resolved_run& after, int max_samples,
                                           const job_context& context, const std::string& store_as);
 
+    // report, %warp_report, check: a run's report as this xwarp reads it (analysed again: the
+    // findings are this version's), with its series in the history when asked (the HTML page's
+    // sparklines and step).
+    struct shown_report
+    {
+        report analysed;
+        std::optional<history_view> history;
+        std::vector<std::string> notes;
+    };
+    shown_report show(resolved_run run, const std::string& history_option, bool with_history);
+
     // A report analysed and stored as `kind` (compare's sides, a report shown): its id, or none.
     std::optional<std::int64_t> store(const report& r, const std::string& kind, const std::string& history_option,
                                       std::vector<std::string>& notes);
