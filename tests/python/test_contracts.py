@@ -17,6 +17,8 @@ import pytest
 
 from conftest import PROBE, ROOT, TARGETS
 
+pytestmark = pytest.mark.quick  # no Warp runs here: recorded streams and the Python sides only
+
 SHIM_INPUTS = json.loads((ROOT / "probe" / "schema" / "shim_inputs.schema.json").read_text())
 FIXER_PROTOCOL = json.loads((ROOT / "probe" / "schema" / "fixer_protocol.schema.json").read_text())
 STREAMS = ROOT / "tests" / "fixtures" / "streams"
