@@ -1,6 +1,7 @@
 """Test suites written elsewhere, measured per test: a few of Newton's own test modules (Newton
 1.8 from PyPI, into a private folder) and a few of Warp's own (they ship in the warp-lang wheel),
-each run with `python -m unittest` under `warp-probe measure`, then `warmup --verify`.
+each run with `python -m unittest`, and under pytest-xdist with two workers, under `warp-probe
+measure`, then `warmup --verify`.
 
 Prints per suite: the compile share of its wall, the top tests by build time paid, repeated
 builds across processes, the warm-up's coverage, builds left at run time, cold against primed
@@ -23,6 +24,13 @@ SUITES = {
     "warp-test_func": ("warp", ["-m", "unittest", "warp.tests.test_func"]),
     "warp-test_generics": ("warp", ["-m", "unittest", "warp.tests.test_generics"]),
     "newton-test_collision_primitives": ("newton", ["-m", "unittest", "newton.tests.test_collision_primitives"]),
+    # the same modules under pytest-xdist, two workers: what each worker repeats (their TestCase
+    # classes only: pytest would also collect their kernels named test_*)
+    "warp-test_func-xdist": ("warp", ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--pyargs",
+                                      "warp.tests.test_func::TestFunc"]),
+    "newton-test_collision_primitives-xdist": ("newton", ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
+                                                          "--pyargs",
+                                                          "newton.tests.test_collision_primitives::TestCollisionPrimitives"]),
 }
 
 
@@ -46,7 +54,15 @@ def summarize(name, folder):
     for t in [t for t in s.get("tests", []) if t["builds"]][:5]:
         lines.append(f"    {t['build_ms'] / 1000:7.2f} s  {t['builds']:3d} build(s)  {t['test'] or 'collection / set-up'}")
     repeated = [f for f in report["findings"] if f["mechanism"] == "repeated-across-workers"]
-    lines.append(f"  repeated across processes: {len(repeated)}")
+    repeated_ms = sum(f.get("savings_ms") or 0 for f in repeated)
+    lines.append(f"  repeated across processes: {len(repeated)} ({repeated_ms / 1000:.2f} s built again)")
+    for w in s.get("workers", []):
+        if w.get("wall_ms"):
+            lines.append(f"    process {w['pid']}: {w['build_ms'] / 1000:.2f} s of builds in {w['wall_ms'] / 1000:.2f} s "
+                         f"({100 * w['build_ms'] / w['wall_ms']:.0f}%), {w['tests']} test(s)")
+    shared = [f for f in report["findings"] if f["mechanism"] == "many-tests-one-module"]
+    for f in shared:
+        lines.append(f"  many-tests-one-module: {f['module']}, {f['cause']['kernels']} kernels, {f['cause']['tests']} tests")
     warm = folder / "warmup.json"
     if warm.exists():
         w = json.loads(warm.read_text())
@@ -84,7 +100,7 @@ def main():
         with open(folder / "measure.txt", "w") as log:
             subprocess.run([probe, "measure", "--samples", "1", "--json", str(folder / "report.json"), "--cwd", str(folder),
                             "--", python, *command], env=env, stdout=log, stderr=subprocess.STDOUT)
-        if not (folder / "report.json").exists():
+        if not (folder / "report.json").exists() or not json.loads((folder / "report.json").read_text())["summary"]["valid"]:
             print(f"== {name}: measure failed, see {folder / 'measure.txt'}")
             continue
         with open(folder / "warmup.txt", "w") as log:
