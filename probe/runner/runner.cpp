@@ -1,6 +1,7 @@
 #include "xwarp/runner/runner.hpp"
 #include "xwarp/runner/sampler.hpp"
 
+#include "xwarp/model/contracts.hpp"
 #include "xwarp/model/shim_contract.hpp"
 #include "xwarp/os/file_tail.hpp"
 
@@ -536,6 +537,32 @@ namespace xwarp
         return pc;
     }
 
+    namespace
+    {
+        // The shim's inputs xwarp sets for a pass (the options' and a lever's XWARP_ variables,
+        // and the records folder each pass gets), held to the shim's inputs contract: a variable
+        // the shim does not read, or a value it does not take, is this program's bug.
+        void check_shim_inputs(const std::map<std::string, std::string>& options_env,
+                               const std::map<std::string, std::string>& lever_env)
+        {
+            nlohmann::json inputs = {{"XWARP_RECORD_DIR", "(each pass's own)"}};
+            for (const auto* env : {&options_env, &lever_env})
+            {
+                for (const auto& [k, v] : *env)
+                {
+                    if (k.rfind("XWARP_", 0) == 0)
+                    {
+                        inputs[k] = v;
+                    }
+                }
+            }
+            if (const std::string wrong = contract_violation(contract::shim_environment, inputs); !wrong.empty())
+            {
+                throw std::logic_error("internal: a pass's XWARP_ variables are outside the shim's inputs contract: " + wrong);
+            }
+        }
+    }
+
     sample run_sample(const prepared_command& command,
                       int index,
                       const std::map<std::string, std::string>& extra_env,
@@ -543,6 +570,7 @@ namespace xwarp
                       run_observer* observer,
                       const cancel_check& cancelled)
     {
+        check_shim_inputs(command.options.extra_env, extra_env);
         std::map<std::string, std::string> env = command.base_env;
         for (const auto& [k, v] : extra_env)
         {
