@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 
 #include "xwarp/fronts/use_cases.hpp"
 
@@ -29,50 +30,6 @@ namespace xwarp::fronts
             }
         }
 
-        void relabel_process(process_record& p, const std::string& script, int setup_lines)
-        {
-            const auto fix = [&](std::optional<std::string>& file, std::optional<int>& line)
-            { relabel_place(file, line, script, setup_lines); };
-            for (auto& e : p.dirty_events)
-            {
-                fix(e.file, e.line);
-                if (e.detail.contains("called_from") && e.detail["called_from"].value("file", "") == script)
-                {
-                    std::optional<std::string> f = script;
-                    std::optional<int> l = e.detail["called_from"].value("line", 0);
-                    fix(f, l);
-                    e.detail["called_from"] = {{"file", *f}, {"line", *l}};
-                }
-            }
-            for (auto& e : p.config_sets)
-            {
-                fix(e.file, e.line);
-            }
-            for (auto& e : p.modules_created)
-            {
-                fix(e.file, e.line);
-            }
-            for (auto& e : p.calls)
-            {
-                fix(e.file, e.line);
-                for (const char* key : {"default", "called_from"})  // a factory's default, the factory's caller
-                {
-                    if (e.args.is_object() && e.args.contains(key) && e.args[key].is_object()
-                        && e.args[key].value("file", "") == script)
-                    {
-                        std::optional<std::string> f = script;
-                        std::optional<int> l = e.args[key].value("line", 0);
-                        fix(f, l);
-                        e.args[key]["file"] = *f;
-                        e.args[key]["line"] = *l;
-                    }
-                }
-            }
-        }
-    }
-
-    namespace
-    {
         // A place the notebook shows (<cell>, <%%warp_setup>) as the script's line.
         void into_script(std::optional<std::string>& file, std::optional<int>& line, const std::string& script, int setup_lines)
         {
@@ -97,87 +54,88 @@ namespace xwarp::fronts
             }
         }
 
-        // The places a call's arguments hold (a factory's default, the factory's caller).
-        void args_into_script(nlohmann::json& args, const std::string& script, int setup_lines)
+        using place_fn = std::function<void(std::optional<std::string>& file, std::optional<int>& line)>;
+
+        // A place a record keeps in JSON ({"file", "line"}), visited as the typed places are;
+        // written back only when it moved.
+        void visit_json_place(nlohmann::json& holder, const char* key, const place_fn& fn)
         {
-            for (const char* key : {"default", "called_from"})
+            if (!holder.is_object() || !holder.contains(key) || !holder[key].is_object())
             {
-                if (!args.is_object() || !args.contains(key) || !args[key].is_object())
+                return;
+            }
+            std::optional<std::string> file = holder[key].value("file", "");
+            std::optional<int> line = holder[key].value("line", 0);
+            const auto before = std::make_pair(file, line);
+            fn(file, line);
+            if (std::make_pair(file, line) != before)
+            {
+                holder[key]["file"] = *file;
+                holder[key]["line"] = *line;
+            }
+        }
+
+        // Every place the records of a report's passes hold: dirty events (and the factory
+        // caller they name), config assignments, module creations, calls (and a factory's
+        // default and caller in their arguments).
+        void visit_places(report& r, const place_fn& fn, const std::function<void(process_record&)>& per_process = {})
+        {
+            for (auto& s : r.samples)
+            {
+                for (auto* run : {&s.cold, s.warm ? &*s.warm : nullptr})
                 {
-                    continue;
+                    if (!run)
+                    {
+                        continue;
+                    }
+                    for (auto& p : run->processes)
+                    {
+                        for (auto& e : p.dirty_events)
+                        {
+                            fn(e.file, e.line);
+                            visit_json_place(e.detail, "called_from", fn);
+                        }
+                        for (auto& e : p.config_sets)
+                        {
+                            fn(e.file, e.line);
+                        }
+                        for (auto& e : p.modules_created)
+                        {
+                            fn(e.file, e.line);
+                        }
+                        for (auto& e : p.calls)
+                        {
+                            fn(e.file, e.line);
+                            visit_json_place(e.args, "default", fn);      // a factory's default
+                            visit_json_place(e.args, "called_from", fn);  // the factory's caller
+                        }
+                        if (per_process)
+                        {
+                            per_process(p);
+                        }
+                    }
                 }
-                std::optional<std::string> f = args[key].value("file", "");
-                std::optional<int> l = args[key].value("line", 0);
-                into_script(f, l, script, setup_lines);
-                args[key]["file"] = *f;
-                args[key]["line"] = *l;
             }
         }
     }
 
     void unrelabel_cell_locations(report& r, const std::string& script, int setup_lines)
     {
-        const auto fix = [&](std::optional<std::string>& file, std::optional<int>& line)
-        { into_script(file, line, script, setup_lines); };
-        for (auto& s : r.samples)
-        {
-            for (auto* run : {&s.cold, s.warm ? &*s.warm : nullptr})
+        visit_places(
+            r, [&](std::optional<std::string>& file, std::optional<int>& line) { into_script(file, line, script, setup_lines); },
+            [&](process_record& p)
             {
-                if (!run)
+                if (!p.argv.empty())
                 {
-                    continue;
+                    p.argv[0] = script;
                 }
-                for (auto& p : run->processes)
-                {
-                    for (auto& e : p.dirty_events)
-                    {
-                        fix(e.file, e.line);
-                        if (e.detail.contains("called_from") && e.detail["called_from"].is_object())
-                        {
-                            std::optional<std::string> f = e.detail["called_from"].value("file", "");
-                            std::optional<int> l = e.detail["called_from"].value("line", 0);
-                            fix(f, l);
-                            e.detail["called_from"] = {{"file", *f}, {"line", *l}};
-                        }
-                    }
-                    for (auto& e : p.config_sets)
-                    {
-                        fix(e.file, e.line);
-                    }
-                    for (auto& e : p.modules_created)
-                    {
-                        fix(e.file, e.line);
-                    }
-                    for (auto& e : p.calls)
-                    {
-                        fix(e.file, e.line);
-                        args_into_script(e.args, script, setup_lines);
-                    }
-                    if (!p.argv.empty())
-                    {
-                        p.argv[0] = script;
-                    }
-                }
-            }
-        }
+            });
     }
 
     void relabel_cell_locations(report& r, const std::string& script, int setup_lines)
     {
-        for (auto& s : r.samples)
-        {
-            for (auto* run : {&s.cold, s.warm ? &*s.warm : nullptr})
-            {
-                if (!run)
-                {
-                    continue;
-                }
-                for (auto& p : run->processes)
-                {
-                    relabel_process(p, script, setup_lines);
-                }
-            }
-        }
+        visit_places(r, [&](std::optional<std::string>& file, std::optional<int>& line)
+                     { relabel_place(file, line, script, setup_lines); });
     }
 
     std::pair<std::string, int> write_cell_script(const std::string& folder, const std::string& setup, const std::string& cell)
