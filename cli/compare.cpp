@@ -89,24 +89,15 @@ namespace xwarp::cli
                 {
                     return code;
                 }
-                fronts::job_context context;
-                context.history_option = m_history;
-                context.replay_streams = m_replay_streams;
-                for (const auto* side : {&before, &after})
+                cli_job job(m_history, m_replay_streams, "", m_run, m_quiet);
+                if (int code = job.consent({&before, &after}))
                 {
-                    if (int code = consent_to_replay(*side, m_run, context.consented))
-                    {
-                        return code;
-                    }
+                    return code;
                 }
-                install_signal_handlers();
-                progress observer(m_quiet);
-                context.observer = &observer;
-                context.cancelled = interrupt_check();
                 fronts::compare_outcome outcome;
                 try
                 {
-                    outcome = fronts::compare_until_settled(before, after, m_max_samples, context, "compare");
+                    outcome = fronts::compare_until_settled(before, after, m_max_samples, job.start(), "compare");
                 }
                 catch (const fronts::job_error& e)
                 {

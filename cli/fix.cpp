@@ -45,25 +45,14 @@ namespace xwarp::cli
                 }
                 fix_options options = m_options;
                 options.out_dir = options.out_dir.empty() ? "xwarp-fixes" : options.out_dir;
-                fronts::job_context context;
-                context.history_option = m_history;
-                context.replay_streams = m_replay_streams;
-                context.keep_records = m_keep_records;
-                context.consented = m_run;
-                if (options.verify)
+                cli_job job(m_history, m_replay_streams, m_keep_records, m_run, m_quiet);
+                if (int code = options.verify ? job.consent({&run}) : 0)
                 {
-                    if (int code = consent_to_replay(run, m_run, context.consented))
-                    {
-                        return code;
-                    }
+                    return code;
                 }
-                install_signal_handlers();
-                progress observer(m_quiet);
-                context.observer = &observer;
-                context.cancelled = interrupt_check();
                 try
                 {
-                    return finish(fronts::fix(run, options, m_timeout, context, "fix"));
+                    return finish(fronts::fix(run, options, m_timeout, job.start(), "fix"));
                 }
                 catch (const fronts::job_error& e)
                 {

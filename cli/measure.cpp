@@ -75,16 +75,10 @@ namespace xwarp::cli
                 job.request = m_request;
                 job.machine = m_machine;
                 job.store_as = "measure";  // measured here, with --whatif or not: trusted
-                fronts::job_context context;
-                context.history_option = m_history;
-                context.replay_streams = m_replay_streams;
-                install_signal_handlers();
-                progress observer(m_quiet);
-                context.observer = &observer;
-                context.cancelled = interrupt_check();
+                cli_job run(m_history, m_replay_streams, "", false, m_quiet);
                 try
                 {
-                    return finish(fronts::probe(job, context));
+                    return finish(fronts::probe(job, run.start()));
                 }
                 catch (const fronts::job_error& e)
                 {

@@ -368,6 +368,36 @@ namespace xwarp::cli
         std::fflush(stderr);
     }
 
+    cli_job::cli_job(const std::string& history, const std::string& replay_streams, const std::string& keep_records,
+                     bool run_flag, bool quiet)
+        : m_run_flag(run_flag), m_progress(quiet)
+    {
+        m_context.history_option = history;
+        m_context.replay_streams = replay_streams;
+        m_context.keep_records = keep_records;
+        m_context.consented = run_flag;
+    }
+
+    int cli_job::consent(std::initializer_list<const fronts::resolved_run*> runs)
+    {
+        for (const auto* run : runs)
+        {
+            if (int code = consent_to_replay(*run, m_run_flag, m_context.consented))
+            {
+                return code;
+            }
+        }
+        return 0;
+    }
+
+    const fronts::job_context& cli_job::start()
+    {
+        install_signal_handlers();
+        m_context.observer = &m_progress;
+        m_context.cancelled = interrupt_check();
+        return m_context;
+    }
+
     int write_or_fail(const std::function<void()>& write)
     {
         try

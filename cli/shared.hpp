@@ -112,6 +112,24 @@ namespace xwarp::cli
         bool m_tty;
     };
 
+    // What a subcommand's job runs with: its history, the hidden replay switches and --run, the
+    // consent a replay of a report needs, then progress on stderr and the interrupt (wired only
+    // at start(): a terminal's y/N is asked before the handlers take SIGINT).
+    class cli_job
+    {
+    public:
+        cli_job(const std::string& history, const std::string& replay_streams, const std::string& keep_records,
+                bool run_flag, bool quiet);
+        // consent_to_replay for each run: 0, or the exit code after saying why.
+        int consent(std::initializer_list<const fronts::resolved_run*> runs);
+        const fronts::job_context& start();
+
+    private:
+        fronts::job_context m_context;
+        bool m_run_flag;
+        progress m_progress;
+    };
+
     // Runs a write: 0, or exit code 73 with its message.
     int write_or_fail(const std::function<void()>& write);
     int write_json_or_fail(const std::string& path, const nlohmann::json& j);

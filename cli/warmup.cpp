@@ -51,25 +51,15 @@ namespace xwarp::cli
                 }
                 warmup_options options = m_options;
                 options.out = options.out.empty() ? "warp_warmup.py" : options.out;
-                fronts::job_context context;
-                context.history_option = m_history;
-                context.replay_streams = m_replay_streams;
-                context.keep_records = m_keep_records;
-                if (options.verify)
+                cli_job job(m_history, m_replay_streams, m_keep_records, m_run, m_quiet);
+                if (int code = options.verify ? job.consent({&run}) : 0)
                 {
-                    if (int code = consent_to_replay(run, m_run, context.consented))
-                    {
-                        return code;
-                    }
+                    return code;
                 }
-                install_signal_handlers();
-                progress observer(m_quiet);
-                context.observer = &observer;
-                context.cancelled = interrupt_check();
                 fronts::warmup_outcome outcome;
                 try
                 {
-                    outcome = fronts::warm_up(run, options, m_timeout, context);
+                    outcome = fronts::warm_up(run, options, m_timeout, job.start());
                 }
                 catch (const fronts::job_error& e)
                 {

@@ -42,21 +42,15 @@ namespace xwarp::cli
                 {
                     return code;
                 }
-                fronts::job_context context;
-                context.history_option = m_history;
-                context.replay_streams = m_replay_streams;
-                if (int code = consent_to_replay(run, m_run, context.consented))
+                cli_job job(m_history, m_replay_streams, "", m_run, m_quiet);
+                if (int code = job.consent({&run}))
                 {
                     return code;
                 }
-                install_signal_handlers();
-                progress observer(m_quiet);
-                context.observer = &observer;
-                context.cancelled = interrupt_check();
                 fronts::job_outcome outcome;
                 try
                 {
-                    outcome = fronts::replay(run, m_request, context, "whatif");
+                    outcome = fronts::replay(run, m_request, job.start(), "whatif");
                 }
                 catch (const fronts::job_error& e)
                 {
