@@ -24,7 +24,7 @@ namespace xwarp::cli
                     "Check a report against a budget, for a CI gate: exits 8 when a limit is exceeded and names the "
                     "module that broke it.\nUsage: warp-probe check REPORT.json|@ID --budget "
                     "'identities<=12,builds-per-module<=1'");
-                sub->add_option("report", m_report, "a JSON report, or a stored run (@ID)")->required();
+                sub->add_option("report", m_report, "a JSON report, a stored run (@ID), or a label of the history")->required();
                 sub->add_option("--budget", m_budget,
                                 "LIMIT[,LIMIT...], LIMIT = METRIC<=NUMBER or METRIC>=NUMBER, METRIC: " + metrics)
                     ->required();

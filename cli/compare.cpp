@@ -30,8 +30,8 @@ namespace xwarp::cli
                     "compare",
                     "Compare two reports: credit a compile-time change only when the launch workload is the same\n"
                     "and the change is beyond the noise band (and significant with >= 5 samples a side)");
-                sub->add_option("before", m_before, "the baseline report (JSON, or a stored run @ID)")->required();
-                sub->add_option("after", m_after, "the report after the change (JSON, or a stored run @ID)")->required();
+                sub->add_option("before", m_before, "the baseline report (JSON, a stored run @ID, or a label of the history)")->required();
+                sub->add_option("after", m_after, "the report after the change (JSON, a stored run @ID, or a label of the history)")->required();
                 add_history_option(sub, m_history);
                 sub->add_option("--json", m_json, "also write the comparison as JSON");
                 sub->add_option("--html", m_html, "also write the comparison as a self-contained HTML page");

@@ -29,7 +29,7 @@ namespace xwarp::cli
                 auto* sub = app.add_subcommand("report", "Re-analyse a saved JSON report and render it");
                 sub->add_option("report", m_input,
                                 "a JSON report written by measure --json, a stored run (@ID), or a run recorded with "
-                                "--keep-records")
+                                "--keep-records, or a label of the history")
                     ->required();
                 add_history_option(sub, m_history);
                 sub->add_option("--format,-f", m_format,
