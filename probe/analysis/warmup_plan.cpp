@@ -71,25 +71,33 @@ namespace xwarp
             return out;
         }
 
-        // What importing the module gives it whatever the program did after: its plain kernels
-        // (with their content), the generic kernels it defines, its functions.
-        std::string import_form(const content_snapshot& s)
+        // What a load of a module was made of, part by part, with each part in words: its plain
+        // kernels and their contents, its generic instances, the functions its kernels call.
+        std::map<std::string, std::string> content_parts(const content_snapshot& s)
         {
-            std::set<std::string> parts;
+            std::map<std::string, std::string> parts;
             for (const auto& k : s.kernels)
             {
-                parts.insert(k.generic ? "generic " + k.key : "kernel " + k.key + " " + k.hash.str());
+                if (k.generic)
+                {
+                    parts.emplace("instance " + k.key + " " + k.sig.str(), "instance " + k.key + "(" + k.sig.str() + ")");
+                }
+                else
+                {
+                    parts.emplace("kernel " + k.key + " " + k.hash.str(), "kernel " + k.key);
+                }
             }
             for (const auto& [key, hash] : s.functions)
             {
-                parts.insert("function " + key + " " + hash);
+                parts.emplace("function " + key + " " + hash, "function " + key);
             }
-            std::string out;
-            for (const auto& p : parts)
-            {
-                out += p + "\n";
-            }
-            return out;
+            return parts;
+        }
+
+        // A kernel the module gets when it is imported: a plain kernel no factory or closure made.
+        bool import_time(const kernel_entry& k)
+        {
+            return !k.generic && !k.factory.is_object() && k.qualname.str().find("<locals>") == std::string::npos;
         }
 
         bool dotted_identifier(const std::string& name)
@@ -296,7 +304,8 @@ namespace xwarp
             return out;
         }
 
-        // A load's form: the generic instances it held and its options but block_dim.
+        // A load's form: what it was made of and its options but block_dim (one form built at two
+        // block_dims is one stage).
         std::string form_of(const module_load& l)
         {
             if (!l.snapshot)
@@ -304,9 +313,9 @@ namespace xwarp
                 return {};
             }
             std::string form;
-            for (const auto& k : l.snapshot->kernels)
+            for (const auto& [part, words] : content_parts(*l.snapshot))
             {
-                form += k.generic ? k.sig.str() + ";" : "";
+                form += part + ";";
             }
             json options = *l.snapshot->options;
             if (options.is_object())
@@ -452,26 +461,118 @@ namespace xwarp
             return why;
         }
 
-        // Identities of one module load in the order of their forms (generic instances and
-        // options): stage N registers what the Nth form held, then loads it.
-        int stage_of(const std::vector<const module_load*>& family, const module_load* l)
+        // Each worker process of the file imports a module once and registers on it, form after
+        // form, what each form it builds held (factory calls, generic instances): it reaches any
+        // form that holds the module's import-time kernels and functions as importing gives them
+        // now, that is, as the run's newest load of the module held them. An older form without
+        // one, or with an older content of one, is refused here.
+        void refuse_unreachable_forms(std::vector<warmup_target>& targets, const std::vector<const module_load*>& loads)
         {
-        std::vector<std::string> forms;
-        std::string mine;
-        for (const auto* f : family)
-        {
-            std::string form = form_of(*f);
-            if (std::find(forms.begin(), forms.end(), form) == forms.end())
+            std::map<std::string, std::vector<std::size_t>> families;  // a process holds one copy of a module, whatever the device
+            for (std::size_t i = 0; i < targets.size(); ++i)
             {
-                forms.push_back(form);
+                families[targets[i].module].push_back(i);
             }
-            if (f == l)
+            for (const auto& [module, members] : families)
             {
-                mine = form;
+                std::map<std::string, std::string> kernels, functions;  // key -> newest content
+                for (const std::size_t i : members)
+                {
+                    if (!loads[i]->snapshot)
+                    {
+                        continue;
+                    }
+                    for (const auto& k : loads[i]->snapshot->kernels)
+                    {
+                        if (import_time(k))
+                        {
+                            kernels[k.key] = k.hash.str();
+                        }
+                    }
+                    for (const auto& [key, hash] : loads[i]->snapshot->functions)
+                    {
+                        functions[key] = hash;
+                    }
+                }
+                for (const std::size_t i : members)
+                {
+                    warmup_target& t = targets[i];
+                    if (!t.why_not.empty() || !loads[i]->snapshot)
+                    {
+                        continue;
+                    }
+                    const auto parts = content_parts(*loads[i]->snapshot);
+                    for (const auto& [key, hash] : kernels)
+                    {
+                        const bool held = parts.count("kernel " + key + " " + hash) != 0;
+                        const bool older = std::any_of(loads[i]->snapshot->kernels.begin(), loads[i]->snapshot->kernels.end(),
+                                                       [&](const kernel_entry& k) { return import_time(k) && k.key == key; });
+                        if (!held)
+                        {
+                            t.why_not = "an earlier form of the module: kernel " + key
+                                        + (older ? " changed after this load" : ", defined when its module is imported, joined it only after this load")
+                                        + " (see its hash churn): importing gives the module as its newest load held it";
+                            break;
+                        }
+                    }
+                    for (const auto& [key, hash] : loads[i]->snapshot->functions)
+                    {
+                        if (t.why_not.empty() && functions[key] != hash)
+                        {
+                            t.why_not = "an earlier form of the module: function " + key
+                                        + " changed after this load (see its hash churn): importing gives only its newest content";
+                        }
+                    }
+                }
             }
         }
-        const int stage = static_cast<int>(std::find(forms.begin(), forms.end(), mine) - forms.begin()) + 1;
-            return std::max(stage, 1);
+
+        // The stage of each identity the file builds: the order of its form among the forms of its
+        // module the file builds; and the stages a worker may have built before it (each form whose
+        // content it holds whole: registering this one's on top gives this one).
+        void number_stages(std::vector<warmup_target>& targets, const std::vector<const module_load*>& loads)
+        {
+            struct built_form
+            {
+                std::string form;
+                std::map<std::string, std::string> parts;
+            };
+            std::map<std::string, std::vector<built_form>> forms;  // by module: a process holds one copy of it
+            for (std::size_t i = 0; i < targets.size(); ++i)
+            {
+                warmup_target& t = targets[i];
+                if (!t.why_not.empty())
+                {
+                    continue;
+                }
+                auto& seen = forms[t.module];
+                const std::string form = form_of(*loads[i]);
+                auto at = std::find_if(seen.begin(), seen.end(), [&](const built_form& f) { return f.form == form; });
+                if (at == seen.end())
+                {
+                    at = seen.insert(seen.end(), {form, content_parts(*loads[i]->snapshot)});
+                }
+                t.stage = static_cast<int>(at - seen.begin()) + 1;
+            }
+            for (std::size_t i = 0; i < targets.size(); ++i)
+            {
+                warmup_target& t = targets[i];
+                if (!t.why_not.empty())
+                {
+                    continue;
+                }
+                const auto& family = forms[t.module];
+                const auto& mine = family[static_cast<std::size_t>(t.stage - 1)].parts;
+                for (std::size_t f = 0; f < family.size(); ++f)
+                {
+                    const auto& theirs = family[f].parts;
+                    if (static_cast<int>(f) + 1 != t.stage
+                        && std::all_of(theirs.begin(), theirs.end(), [&](const auto& part) { return mine.count(part.first) != 0; }))
+                    {
+                        t.follows.push_back(static_cast<int>(f) + 1);
+                    }
+                }
+            }
         }
 
         // Each identity once, with the first load that built it, in load order.
@@ -522,12 +623,6 @@ namespace xwarp
         {
             throw std::invalid_argument("the run built no module: there is nothing to warm up");
         }
-        std::map<std::pair<std::string, std::string>, std::vector<const module_load*>> by_module;  // (module, device)
-        for (const auto* l : loads)
-        {
-            by_module[{l->module.str(), l->device.str()}].push_back(l);
-        }
-
         for (const auto* l : loads)
         {
             warmup_target t;
@@ -557,19 +652,18 @@ namespace xwarp
             {
                 why = unreachable(*l->snapshot, !plan.entry_script.empty() || !plan.entry_source.empty());
             }
-            const auto& family = by_module[{t.module, t.device}];
-            if (why.empty() && family.back()->snapshot && import_form(*family.back()->snapshot) != import_form(*l->snapshot))
-            {
-                why = "an earlier form of the module: its kernels or functions changed after it loaded (see its hash churn); "
-                      "importing gives only its last form";
-            }
             if (why.empty())
             {
                 why = fill_recipe(t, *l->snapshot);
             }
-            t.stage = stage_of(family, l);
-            t.covered = why.empty();
             t.why_not = why;
+            plan.targets.push_back(std::move(t));
+        }
+        refuse_unreachable_forms(plan.targets, loads);
+        number_stages(plan.targets, loads);
+        for (auto& t : plan.targets)
+        {
+            t.covered = t.why_not.empty();
             plan.total_ms += t.build_ms;
             if (t.covered)
             {
@@ -585,7 +679,6 @@ namespace xwarp
                 t.options = json::object();
                 ++plan.uncovered;
             }
-            plan.targets.push_back(std::move(t));
         }
         plan.import_paths = import_paths_of(cold, plan.targets, plan.import_root);
         if (!plan.arch.empty()

@@ -222,3 +222,104 @@ TEST(AWarmupPlan, CoversTheSixCudaModulesOfARecordedH200Run)
     EXPECT_NE(file.find("ARCH = [80]"), std::string::npos);
     EXPECT_NE(file.find("WORKERS = 16"), std::string::npos);
 }
+
+namespace
+{
+    // A load of pkg.m holding the given kernels: plain ones by name (defined at import), generic
+    // instances as "name(dtype)"; each plain kernel's content is "h" + its name unless given.
+    module_load form(const std::string& hash, const std::vector<kernel_entry>& kernels,
+                     const std::vector<std::pair<std::string, std::string>>& functions = {}, int pid = 1)
+    {
+        module_load l = load("pkg.m", hash, 100.0);
+        l.pid = pid;
+        l.snapshot->kernels = kernels;
+        for (auto& k : l.snapshot->kernels)
+        {
+            k.defined_in = "pkg.m";
+            if (k.qualname.empty())
+            {
+                k.qualname = k.key;
+            }
+        }
+        for (const auto& [key, h] : functions)
+        {
+            l.snapshot->functions[key] = h;
+        }
+        return l;
+    }
+
+    kernel_entry plain(const std::string& key, const std::string& content = "")
+    {
+        return {key, content.empty() ? "h" + key : content, "", false};
+    }
+
+    kernel_entry instance(const std::string& key, const std::string& dtype)
+    {
+        return {key, "h" + dtype, "a: " + dtype, true,
+                nlohmann::json::array({{{"array", "array"}, {"dtype", {{"type", dtype}}}, {"ndim", 1}}})};
+    }
+
+    kernel_entry made(const std::string& key)
+    {
+        kernel_entry k = plain(key);
+        k.qualname = "make.<locals>." + key;
+        k.factory = {{"module", "pkg.m"}, {"qualname", "make"}, {"args", nlohmann::json::array()}};
+        return k;
+    }
+}
+
+TEST(AWarmupPlan, BuildsEveryFormOfAModuleAndSaysWhichFormsAWorkerMayHaveBuiltBefore)
+{
+    // Warp's own test modules: import-time kernels first, then instances and a factory's kernel
+    // added test by test, and the functions the new instance calls
+    const warmup_plan p = plan_warmup(
+        run_of({form("f1", {plain("a"), instance("g", "float32")}),
+                form("f2", {plain("a"), instance("g", "float32"), instance("g", "float64")}, {{"norm", "n1"}}),
+                form("f3", {plain("a"), instance("g", "float32"), instance("g", "float64"), made("k")}, {{"norm", "n1"}})}),
+        {});
+    EXPECT_EQ(p.covered, 3) << target(p, "f1").why_not << target(p, "f2").why_not;
+    EXPECT_EQ(target(p, "f1").stage, 1);
+    EXPECT_EQ(target(p, "f2").stage, 2);
+    EXPECT_EQ(target(p, "f3").stage, 3);
+    EXPECT_EQ(target(p, "f1").follows, std::vector<int>{});
+    EXPECT_EQ(target(p, "f3").follows, (std::vector<int>{1, 2}));
+    EXPECT_TRUE(target(p, "f1").factories.empty());  // the factory runs for the form that holds its kernel
+    EXPECT_EQ(target(p, "f3").factories.size(), 1u);
+
+    // two xdist workers built the generic module from other instances: a process that built one
+    // form cannot build the other (registering float64 on float32 gives a third), a fresh one can
+    const warmup_plan workers = plan_warmup(
+        run_of({form("w1", {plain("a"), instance("g", "float32")}, {}, 1),
+                form("w2", {plain("a"), instance("g", "float64")}, {}, 2)}),
+        {});
+    EXPECT_EQ(workers.covered, 2);
+    EXPECT_EQ(target(workers, "w2").stage, 2);
+    EXPECT_TRUE(target(workers, "w2").follows.empty());
+    const std::string file = render_warmup_script(workers);
+    EXPECT_NE(file.find(", 0, 2, []),"), std::string::npos) << file.substr(file.find("TARGETS"), 1500);
+}
+
+TEST(AWarmupPlan, RefusesAFormImportingCannotGiveAnyMore)
+{
+    // a kernel defined at import that joined after the first load (a script that launches between
+    // two definitions): importing gives both at once
+    const warmup_plan joined = plan_warmup(run_of({form("j1", {plain("a")}), form("j2", {plain("a"), plain("b")})}), {});
+    EXPECT_FALSE(target(joined, "j1").covered);
+    EXPECT_NE(target(joined, "j1").why_not.find("kernel b, defined when its module is imported, joined it only after this load"),
+              std::string::npos)
+        << target(joined, "j1").why_not;
+    EXPECT_TRUE(target(joined, "j2").covered);
+    EXPECT_EQ(target(joined, "j2").stage, 1);
+
+    // a kernel and a function whose content changed after the first load: importing gives only the new
+    const warmup_plan changed = plan_warmup(
+        run_of({form("c1", {plain("a", "v1")}), form("c2", {plain("a", "v2")}), form("d1", {plain("a", "v2")}, {{"helper", "v1"}}),
+                form("d2", {plain("a", "v2"), made("k")}, {{"helper", "v2"}})}),
+        {});
+    EXPECT_NE(target(changed, "c1").why_not.find("kernel a changed after this load"), std::string::npos)
+        << target(changed, "c1").why_not;
+    EXPECT_NE(target(changed, "d1").why_not.find("function helper changed after this load"), std::string::npos)
+        << target(changed, "d1").why_not;
+    EXPECT_TRUE(target(changed, "c2").covered);
+    EXPECT_TRUE(target(changed, "d2").covered);
+}

@@ -31,7 +31,11 @@ namespace xwarp
         std::string device;
         std::optional<int> block_dim;
         double build_ms = 0.0;  // its cold build in the measured run (median of the samples that built it)
-        int stage = 1;          // identities of one module that differ by their generic instances load in order
+        // The order of its form among the forms of its module (any device) the file builds, and
+        // the forms a worker process may have built before it: a worker that built another form of
+        // the module builds this one only when this one holds all of it.
+        int stage = 1;
+        std::vector<int> follows;
         bool covered = false;
         std::string why_not;      // when not covered: what keeps the warm-up from building it
         std::string import_from;  // the Python module that defines its kernels
