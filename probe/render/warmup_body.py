@@ -1,7 +1,12 @@
 # The fixed part of every warm-up file warp-probe warmup writes (render/warmup_file.cpp puts the
 # measured constants above it: WORKERS, IMPORT_PATHS, ENTRY_SCRIPT, ENTRY_SOURCE, DEVICE, ARCH, CONFIG,
-# OPTIONS, STAGES). It uses Warp's public API only: wp.overload, wp.set_module_options, wp.force_load, and
+# OPTIONS, TARGETS). It uses Warp's public API only: wp.overload, wp.set_module_options, wp.force_load, and
 # wp.compile_aot_module where the Warp has it.
+#
+# The builds run in worker processes, this same file started with --serve: a process builds in
+# parallel with the others (Warp's code generation holds the interpreter's lock, a thread would
+# not), and each process has its own copy of a module, so forms of it the run built in different
+# processes (pytest-xdist workers instantiating other generic kernels) are each reachable.
 # ruff: noqa: F821
 
 _entry = None
@@ -141,72 +146,181 @@ def _module_named(name, made):
     raise LookupError(f"the factory calls made no module {name}: the program's code or its arguments moved on since it was measured")
 
 
-def warm_up(workers=WORKERS, root=None, device=DEVICE, arch=ARCH, log=print):
-    """Builds the identities below into Warp's kernel cache (wp.config.kernel_cache_dir, or
-    WARP_CACHE_PATH), `workers` at a time. Returns (identities loaded, what failed)."""
-    root = os.path.abspath(root or os.path.dirname(os.path.abspath(__file__)))
+def _prepare(root):
+    """A worker's set-up: the program's import paths and its wp.config values, then Warp."""
     if root not in sys.path:
         sys.path.insert(0, root)
     sys.path.extend(p for p in IMPORT_PATHS if p not in sys.path)
     for key, value in CONFIG.items():
         setattr(wp.config, key, value)
     wp.init()
-    started = time.perf_counter()
-    loaded, failed, cuda_loads = 0, [], []
-    # One pool for every stage: a worker thread keeps the precompiled header it wrote (Warp keeps
-    # one per thread), so a later stage's build on it does not write another.
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for stage in STAGES:
-            loads = []
-            for module_name, kernel_name, target_device, block_dim, instances, options, factories, warp_module in stage:
-                try:
-                    made = _made_by_factories(factories, root)
-                    for name, types in instances:
-                        wp.overload(_resolve(module_name, name, root), types)
-                    module = _resolve(module_name, kernel_name, root).module if kernel_name else _module_named(warp_module, made)
-                    changed = {
-                        key: value
-                        for key, value in OPTIONS[options].items()
-                        if module.options.get(key) is not None and module.options.get(key) != value
-                    }
-                    if changed:
-                        wp.set_module_options(changed, module=module)
-                except Exception as error:  # the program's code moved on since it was measured
-                    failed.append(f"{module_name}:{kernel_name}: {type(error).__name__}: {error}")
-                    continue
-                if device and target_device.startswith("cuda"):
-                    target_device = device
-                loads.append((module, target_device, block_dim))
-            # A stage's loads are independent: each builds in a worker (one build per module, device
-            # and block_dim, as wp.load_module(..., max_workers=N) would), the longest first.
-            futures = [
-                pool.submit(wp.force_load, device=d, modules=[m], block_dim=b, max_workers=0) for m, d, b in loads
-            ]
-            for (module, target_device, block_dim), future in zip(loads, futures):
-                try:
-                    future.result()
-                    loaded += 1
-                    if target_device.startswith("cuda"):
-                        cuda_loads.append((module, target_device, block_dim))
-                except Exception as error:
-                    failed.append(f"{module.name} on {target_device}: {type(error).__name__}: {error}")
-    if arch:
-        aot = getattr(wp, "compile_aot_module", None)
-        if aot is None:
-            log("warp warm-up: this Warp has no wp.compile_aot_module: nothing built ahead of time for " + str(arch))
-        for module, target_device, block_dim in cuda_loads if aot is not None else ():
-            # compile_aot_module builds at the module's own block_dim: lend it the measured one
-            before = module.options.get("block_dim")
+
+
+def _build(target, root, device, arch):
+    """Registers what one identity held (factory calls, generic instances, options) on its module
+    in this process, loads it, and builds it ahead of time for `arch`. Returns what failed, and
+    notes."""
+    module_name, kernel_name, target_device, block_dim, instances, options, factories, warp_module = target[:8]
+    try:
+        made = _made_by_factories(factories, root)
+        for name, types in instances:
+            wp.overload(_resolve(module_name, name, root), types)
+        module = _resolve(module_name, kernel_name, root).module if kernel_name else _module_named(warp_module, made)
+        changed = {
+            key: value
+            for key, value in OPTIONS[options].items()
+            if module.options.get(key) is not None and module.options.get(key) != value
+        }
+        if changed:
+            wp.set_module_options(changed, module=module)
+    except Exception as error:  # the program's code moved on since it was measured
+        return [f"{module_name}:{kernel_name}: {type(error).__name__}: {error}"], []
+    if device and target_device.startswith("cuda"):
+        target_device = device
+    try:
+        wp.force_load(device=target_device, modules=[module], block_dim=block_dim, max_workers=0)
+    except Exception as error:
+        return [f"{module.name} on {target_device}: {type(error).__name__}: {error}"], []
+    if not arch or not target_device.startswith("cuda"):
+        return [], []
+    aot = getattr(wp, "compile_aot_module", None)
+    if aot is None:
+        return [], ["this Warp has no wp.compile_aot_module: nothing built ahead of time for " + str(arch)]
+    failed = []
+    # compile_aot_module builds at the module's own block_dim: lend it the measured one
+    before = module.options.get("block_dim")
+    try:
+        wp.set_module_options({"block_dim": block_dim}, module=module)
+        aot(module, device=target_device, arch=arch)
+    except Exception as error:
+        failed.append(f"{module.name} ahead of time for {arch}: {type(error).__name__}: {error}")
+    finally:
+        wp.set_module_options({"block_dim": before}, module=module)
+    return failed, []
+
+
+def _serve(root, device, arch):
+    """A worker process: builds the targets whose numbers arrive on its standard input, one at a
+    time, and answers each on its standard output in one JSON line; Warp's own messages go to
+    standard error."""
+    answers = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    _prepare(root)
+    answers.write(json.dumps({"ready": str(wp.config.kernel_cache_dir)}) + "\n")
+    for line in sys.stdin:
+        index = int(line)
+        failed, notes = _build(TARGETS[index], root, device, arch)
+        answers.write(json.dumps({"target": index, "failed": failed, "notes": notes}) + "\n")
+
+
+class _Worker:
+    """One worker process, the forms of each module it has built, and the target it builds now."""
+
+    def __init__(self, command, env, events):
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True)
+        self.forms = {}  # module family -> the form this process built last
+        self.target = None
+        self.ready = False
+        threading.Thread(target=self._read, args=(events,), daemon=True).start()
+
+    def _read(self, events):
+        for line in self.process.stdout:
             try:
-                wp.set_module_options({"block_dim": block_dim}, module=module)
-                aot(module, device=target_device, arch=arch)
-            except Exception as error:
-                failed.append(f"{module.name} ahead of time for {arch}: {type(error).__name__}: {error}")
-            finally:
-                wp.set_module_options({"block_dim": before}, module=module)
+                events.put((self, json.loads(line)))
+            except ValueError:
+                pass
+        events.put((self, None))  # the process ended
+
+    def can_build(self, target):
+        built = self.forms.get(target[8])
+        return built is None or built == target[9] or built in target[10]
+
+    def send(self, index):
+        self.target = index
+        self.forms[TARGETS[index][8]] = TARGETS[index][9]
+        self.process.stdin.write(f"{index}\n")
+        self.process.stdin.flush()
+
+    def stop(self):
+        """Ends the process: at once while it builds (an interrupt), else once it has read its end."""
+        try:
+            if self.target is not None:
+                raise TimeoutError
+            self.process.stdin.close()
+            self.process.wait(timeout=30)
+        except Exception:
+            self.process.kill()
+            self.process.wait()
+
+
+def warm_up(workers=WORKERS, root=None, device=DEVICE, arch=ARCH, log=print):
+    """Builds the identities above into Warp's kernel cache (wp.config.kernel_cache_dir, or
+    WARP_CACHE_PATH) in `workers` processes at a time. Returns (identities loaded, what failed)."""
+    root = os.path.abspath(root or os.path.dirname(os.path.abspath(__file__)))
+    started = time.perf_counter()
+    env = dict(os.environ)
+    if getattr(wp.config, "kernel_cache_dir", None):  # set by the program that calls warm_up()
+        env["WARP_CACHE_PATH"] = str(wp.config.kernel_cache_dir)
+    command = [sys.executable, os.path.abspath(__file__), "--serve", json.dumps([root, device, list(arch or ())])]
+    events = queue.Queue()
+    pending = list(range(len(TARGETS)))  # the longest modules first, each module's forms in order
+    crew, loaded, failed, notes, cache = [], 0, [], [], None
+    try:
+        crew = [_Worker(command, env, events) for _ in range(min(max(1, workers), len(TARGETS)))]
+        idle = list(crew)
+        while pending or any(w.target is not None for w in crew):
+            for worker in list(idle):
+                fits = next((i for i in pending if worker.can_build(TARGETS[i])), None)
+                if fits is None and pending:
+                    # it built another form of every module left that this one does not hold:
+                    # a fresh process reaches them
+                    worker.stop()
+                    crew.remove(worker)
+                    idle.remove(worker)
+                    worker = _Worker(command, env, events)
+                    crew.append(worker)
+                    idle.append(worker)
+                    fits = pending[0]
+                if fits is not None:
+                    pending.remove(fits)
+                    worker.send(fits)
+                    idle.remove(worker)
+            worker, answer = events.get()
+            if worker not in crew:
+                continue  # a process stopped above
+            if answer is None:  # the process ended: what it was building failed with it
+                crew.remove(worker)
+                if worker in idle:
+                    idle.remove(worker)
+                code = worker.process.wait()
+                if not worker.ready:  # it could not set up: nor will the next one
+                    failed.extend(f"{TARGETS[i][7]} on {TARGETS[i][2]}: no worker process started (exit code {code})"
+                                  for i in pending + ([worker.target] if worker.target is not None else []))
+                    pending.clear()
+                elif worker.target is not None:
+                    failed.append(f"{TARGETS[worker.target][7]} on {TARGETS[worker.target][2]}: its worker process "
+                                  f"ended (exit code {code})")
+                worker.target = None
+                if pending:
+                    idle.append(_Worker(command, env, events))
+                    crew.append(idle[-1])
+                continue
+            if "ready" in answer:
+                worker.ready, cache = True, answer["ready"]
+                continue
+            worker.target = None
+            idle.append(worker)
+            failed.extend(answer["failed"])
+            notes.extend(n for n in answer["notes"] if n not in notes)
+            loaded += 0 if answer["failed"] else 1
+    finally:
+        for worker in crew:
+            worker.stop()
+    for line in notes:
+        log("warp warm-up: " + line)
     log(
         f"warp warm-up: {loaded} module identities in {time.perf_counter() - started:.2f} s "
-        f"({max(1, workers)} workers) into {wp.config.kernel_cache_dir}"
+        f"({max(1, workers)} worker processes) into {cache}"
     )
     for line in failed:
         log("warp warm-up: not built: " + line)
@@ -219,6 +333,10 @@ if __name__ == "__main__":
     parser.add_argument("--root", help="the folder the program's modules are imported from (default: this file's)")
     parser.add_argument("--device", default=DEVICE, help="build for this CUDA device instead of the measured one")
     parser.add_argument("--arch", type=int, action="append", help="also build ahead of time for this CUDA architecture")
+    parser.add_argument("--serve", help=argparse.SUPPRESS)  # a worker process of warm_up(): [root, device, arch]
     args = parser.parse_args()
+    if args.serve:
+        _serve(*json.loads(args.serve))
+        sys.exit(0)
     _, not_built = warm_up(args.workers, args.root, args.device, args.arch or ARCH)
     sys.exit(1 if not_built else 0)

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 #include "xwarp/model/format.hpp"
 #include "xwarp/render/printable.hpp"
@@ -177,8 +178,8 @@ namespace xwarp
         {
             out += comment("Note: " + n);
         }
-        out += "\nimport argparse\nimport importlib\nimport os\nimport sys\nimport time\n"
-               "from concurrent.futures import ThreadPoolExecutor\n\nimport warp as wp\n\n";
+        out += "\nimport argparse\nimport importlib\nimport json\nimport os\nimport queue\nimport subprocess\nimport sys\n"
+               "import threading\nimport time\n\nimport warp as wp\n\n";
         std::string paths;
         for (const auto& p : plan.import_paths)
         {
@@ -222,50 +223,60 @@ namespace xwarp
             out += "    " + o + ",\n";
         }
         out += "]\n\n";
-        out += "# What the run built, stage after stage (a module whose generic instances grew loads once per\n"
-               "# form, in order); inside a stage every load runs in parallel.\n"
-               "# (Python module, kernel in it, device, block_dim, generic instances, options)\n"
-               "STAGES = [\n";
-        int last_stage = 0;
+        out += "# What the run built, the modules with the longest builds first. A worker process imports a module once and builds\n"
+               "# its forms one after another, registering each one's factory calls and generic instances on top of\n"
+               "# the last: FORM numbers the forms of a module, FOLLOWS the forms a worker may have built before.\n"
+               "# (Python module, kernel in it, device, block_dim, generic instances, options, factory calls,\n"
+               "#  Warp module, module family, form, follows)\n"
+               "TARGETS = [\n";
+        std::vector<const warmup_target*> covered;
+        std::map<std::string, int> families;  // a worker process holds one copy of a module, whatever the device
         for (const auto& t : plan.targets)
         {
-            last_stage = std::max(last_stage, t.covered ? t.stage : 0);
+            if (t.covered)
+            {
+                covered.push_back(&t);
+                families.emplace(t.module, static_cast<int>(families.size()));
+            }
         }
-        for (int stage = 1; stage <= last_stage; ++stage)
+        // The modules with the longest builds first, so the workers end together; a module's forms in
+        // their order, so a worker that built one takes the next one it can build on top.
+        std::map<std::string, double> longest;
+        for (const warmup_target* t : covered)
         {
-            out += "    [  # stage " + std::to_string(stage) + "\n";
-            std::vector<const warmup_target*> in_stage;
-            for (const auto& t : plan.targets)
+            longest[t->module] = std::max(longest[t->module], t->build_ms);
+        }
+        std::stable_sort(covered.begin(), covered.end(),
+                         [&](const warmup_target* a, const warmup_target* b)
+                         {
+                             return std::make_tuple(-longest[a->module], a->module, a->stage, -a->build_ms)
+                                    < std::make_tuple(-longest[b->module], b->module, b->stage, -b->build_ms);
+                         });
+        for (const warmup_target* target : covered)
+        {
+            const warmup_target& t = *target;
+            out += "    " + comment(identity_words(t));
+            std::string instances = "[";
+            for (const auto& o : t.overloads)
             {
-                if (t.covered && t.stage == stage)
+                std::string types;
+                for (const auto& ty : o.types)
                 {
-                    in_stage.push_back(&t);
+                    types += (types.empty() ? "" : ", ") + ty;
                 }
+                instances += std::string(instances.size() > 1 ? ", " : "") + "(" + py_string(o.kernel) + ", [" + types + "])";
             }
-            // the longest builds first: the workers end together
-            std::stable_sort(in_stage.begin(), in_stage.end(),
-                             [](const warmup_target* a, const warmup_target* b) { return a->build_ms > b->build_ms; });
-            for (const warmup_target* target : in_stage)
+            instances += "]";
+            std::string follows;
+            for (int f : t.follows)
             {
-                const warmup_target& t = *target;
-                out += "        " + comment(identity_words(t));
-                std::string instances = "[";
-                for (const auto& o : t.overloads)
-                {
-                    std::string types;
-                    for (const auto& ty : o.types)
-                    {
-                        types += (types.empty() ? "" : ", ") + ty;
-                    }
-                    instances += std::string(instances.size() > 1 ? ", " : "") + "(" + py_string(o.kernel) + ", [" + types + "])";
-                }
-                instances += "]";
-                out += "        (" + py_string(t.import_from) + ", " + py_string(t.kernel) + ", " + py_string(t.device) + ", "
-                       + (t.block_dim ? std::to_string(*t.block_dim) : std::string("None")) + ", " + instances + ", "
-                       + std::to_string(option_index[t.options.dump()]) + ", " + py_literal(t.factories) + ", "
-                       + py_string(t.module) + "),\n";
+                follows += (follows.empty() ? "" : ", ") + std::to_string(f);
             }
-            out += "    ],\n";
+            out += "    (" + py_string(t.import_from) + ", " + py_string(t.kernel) + ", " + py_string(t.device) + ", "
+                   + (t.block_dim ? std::to_string(*t.block_dim) : std::string("None")) + ", " + instances + ", "
+                   + std::to_string(option_index[t.options.dump()]) + ", " + py_literal(t.factories) + ", "
+                   + py_string(t.module) + ", " + std::to_string(families[t.module]) + ", "
+                   + std::to_string(t.stage) + ", [" + follows + "]),\n";
         }
         out += "]\n";
         out += warm_up_code();

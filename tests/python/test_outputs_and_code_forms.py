@@ -232,10 +232,9 @@ def test_a_fifo_or_an_oversized_source_is_refused_and_the_other_fixes_are_kept(t
 
 
 WARMUP_HARNESS = """
-import argparse, importlib, os, sys, time
-from concurrent.futures import ThreadPoolExecutor
+import argparse, importlib, json, os, queue, subprocess, sys, threading, time
 import warp as wp
-WORKERS, ENTRY_SCRIPT, DEVICE, ARCH, CONFIG, OPTIONS, STAGES = 1, "", None, [], {}, [], []
+WORKERS, ENTRY_SCRIPT, DEVICE, ARCH, CONFIG, OPTIONS, TARGETS = 1, "", None, [], {}, [], []
 ENTRY_SOURCE = sys.stdin.read()
 body = dict(globals(), __name__="warmup_body")  # as the written file has them, but not run as a script
 exec(compile(open(sys.argv[1]).read(), "warmup_body", "exec"), body)

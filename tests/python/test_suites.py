@@ -148,3 +148,33 @@ def test_the_suites_warmup_leaves_no_build_to_the_suite(suite):
     assert plan["uncovered"] == 0 and plan["covered"] == len(report["summary"]["identities"]), proc.stdout
     assert plan["check"]["verdict"] == "verified" and "builds left at run time: 0" in proc.stdout
     assert not list(suite.temp.iterdir())
+
+
+def test_a_warmup_builds_the_forms_each_worker_made_of_a_shared_generic_module(suite):
+    """Two xdist workers instantiate one shared generic kernel with other types: each worker's
+    copy of the module is its own form, and neither holds the other. One warm-up process cannot
+    build both (registering the second instance on the first gives a third form): the file builds
+    the second in a fresh worker process, here with a single worker allowed."""
+    (suite.path / "generic_kernels.py").write_text(
+        "from typing import Any\n\nimport warp as wp\n\n\n@wp.kernel\n"
+        "def fill(a: wp.array(dtype=Any), v: Any):\n    a[wp.tid()] = v\n")
+    for name, dtype in (("test_f32.py", "wp.float32"), ("test_f64.py", "wp.float64")):
+        (suite.path / name).write_text(
+            "import numpy as np\nimport warp as wp\n\nimport generic_kernels\n\n\n"
+            f"def test_fill():\n    a = wp.zeros(4, dtype={dtype})\n"
+            f"    wp.launch(generic_kernels.fill, dim=4, inputs=[a, {dtype}(2.0)])\n"
+            "    assert np.allclose(a.numpy(), 2.0)\n")
+    out, report = suite.measure(VENV_PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadfile",
+                                "test_f32.py", "test_f64.py", name="forms")
+    forms = [l for l in report["samples"][0]["cold"]["module_loads"] if l["module"] == "generic_kernels"]
+    assert len({l["pid"] for l in forms}) == 2 and len({l["hash"] for l in forms}) == 2, forms
+    plan_json = suite.path.parent / "warmup.json"
+    proc = suite.probe("warmup", out, "-q", "-o", suite.path.parent / "warp_warmup.py", "--json", plan_json, "--verify",
+                       "--samples", "1", "--workers", "1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    plan = json.loads(plan_json.read_text())
+    generic = [t for t in plan["targets"] if t["module"] == "generic_kernels"]
+    assert [t["covered"] for t in generic] == [True, True] and [t["follows"] for t in generic] == [[], []], generic
+    assert plan["check"]["verdict"] == "verified", proc.stdout
+    assert "builds left at run time: 0" in proc.stdout, proc.stdout
+    assert not list(suite.temp.iterdir())
