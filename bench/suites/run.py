@@ -20,6 +20,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+SEVERAL = {"test_math": "TestMath", "test_noise": "TestNoise", "test_func": "TestFunc",
+           "test_conditional": "TestConditional", "test_lvalue": "TestLValue", "test_bool": "TestBool",
+           "test_adam": "TestAdam", "test_sgd": "TestSGD"}
 SUITES = {
     "warp-test_func": ("warp", ["-m", "unittest", "warp.tests.test_func"]),
     "warp-test_generics": ("warp", ["-m", "unittest", "warp.tests.test_generics"]),
@@ -31,6 +34,14 @@ SUITES = {
     "newton-test_collision_primitives-xdist": ("newton", ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
                                                           "--pyargs",
                                                           "newton.tests.test_collision_primitives::TestCollisionPrimitives"]),
+    # several of Warp's test modules at once under xdist: each worker builds every module whose tests
+    # it draws, so the cold suite builds most modules twice; a warm-up builds each once, spread
+    # over --workers processes
+    "warp-several-xdist": ("warp", ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--pyargs",
+                                    *[f"warp.tests.{m}" for m in SEVERAL],
+                                    # pytest finds only the first of several `module::Class` under
+                                    # --pyargs; -k picks the TestCase classes instead
+                                    "-k", " or ".join(SEVERAL.values())]),
 }
 
 
@@ -86,12 +97,12 @@ def main():
     out = Path(args.out or tempfile.mkdtemp(prefix="xwarp-suites-"))
     private = Path(args.private or out / "packages")
     python, probe = python_binary(), probe_binary()
-    if not (private / "newton").exists():
+    wanted = [name for name in SUITES if not args.only or name in args.only]
+    if any(SUITES[name][0] == "newton" for name in wanted) and not (private / "newton").exists():
         subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", "--target",
                         str(private / "newton"), "newton==1.8.0"], check=True)
-    for name, (package, command) in SUITES.items():
-        if args.only and name not in args.only:
-            continue
+    for name in wanted:
+        package, command = SUITES[name]
         folder = out / name
         folder.mkdir(parents=True, exist_ok=True)
         env = dict(os.environ, XWARP_HISTORY=str(out / "history.sqlite3"))
