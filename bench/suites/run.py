@@ -7,7 +7,10 @@ Prints per suite: the compile share of its wall, the top tests by build time pai
 builds across processes, the warm-up's coverage, builds left at run time, cold against primed
 wall. Not part of the test suite (minutes per module on 2 CPUs).
 
-    python3 bench/suites/run.py [--out DIR] [--workers N] [--only NAME ...]
+    python3 bench/suites/run.py [--out DIR] [--workers N] [--xdist N] [--only NAME ...] [--probe P] [--python P]
+
+--xdist N runs the xdist suites with N pytest workers (default 2); --workers N is the warm-up's
+(default: this machine's CPUs). tests/gpu/suite_session.sh runs it on the lent GPU machine with 16.
 """
 
 import argparse
@@ -92,22 +95,26 @@ def main():
     parser.add_argument("--out", default=None)
     parser.add_argument("--private", default=None, help="where Newton installs (default: --out/packages)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--xdist", type=int, default=2, help="pytest-xdist workers of the xdist suites")
     parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--probe", default=None, help="the warp-probe to run (default: build/warp-probe)")
+    parser.add_argument("--python", default=None, help="the Python with Warp (default: .venv's, else this one)")
     args = parser.parse_args()
     out = Path(args.out or tempfile.mkdtemp(prefix="xwarp-suites-"))
     private = Path(args.private or out / "packages")
-    python, probe = python_binary(), probe_binary()
+    python, probe = args.python or python_binary(), args.probe or probe_binary()
     wanted = [name for name in SUITES if not args.only or name in args.only]
     if any(SUITES[name][0] == "newton" for name in wanted) and not (private / "newton").exists():
         subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", "--target",
                         str(private / "newton"), "newton==1.8.0"], check=True)
     for name in wanted:
         package, command = SUITES[name]
+        command = [str(args.xdist) if i and command[i - 1] == "-n" else a for i, a in enumerate(command)]
         folder = out / name
         folder.mkdir(parents=True, exist_ok=True)
         env = dict(os.environ, XWARP_HISTORY=str(out / "history.sqlite3"))
         if package == "newton":
-            env["PYTHONPATH"] = str(private / "newton")
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (str(private / "newton"), env.get("PYTHONPATH")) if p)
         with open(folder / "measure.txt", "w") as log:
             subprocess.run([probe, "measure", "--samples", "1", "--json", str(folder / "report.json"), "--cwd", str(folder),
                             "--", python, *command], env=env, stdout=log, stderr=subprocess.STDOUT)
