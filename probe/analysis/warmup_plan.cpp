@@ -18,18 +18,27 @@ namespace xwarp
         using json = nlohmann::json;
 
         // A type Warp's namespace holds (scalars, vectors, matrices, quaternions, transforms):
-        // the only ones a file that imports nothing but Warp can name.
+        // the only ones a file that imports nothing but Warp can name. vec_t, mat_t, quat_t...
+        // are the class names of shapes it has no name for.
         bool warp_type_name(const std::string& name)
         {
+            if (name.size() > 2 && name.compare(name.size() - 2, 2, "_t") == 0)
+            {
+                return false;
+            }
             static const std::regex known(
                 "(bool|int|float|u?int(8|16|32|64)|float(16|32|64)|vec\\w*|mat\\w*|quat\\w*|transform\\w*|"
                 "spatial_vector\\w*|spatial_matrix\\w*|spatial_transform\\w*)");
             return std::regex_match(name, known);
         }
 
-        // A recorded argument type (the shim's {type} or {array, dtype, ndim}) as the Python
-        // expression that builds it; "" when it names a type outside Warp (a user struct).
-        std::string type_code(const json& spec)
+        bool dotted_identifier(const std::string& name);
+
+        // A recorded argument type (the shim's {type}, {type, struct} or {array, dtype, ndim}) as
+        // the Python expression that builds it; "" when the file cannot name it. A @wp.struct of
+        // the kernel's own package travels as `_later("struct", "module:qualname")`, imported by
+        // the worker that builds with it (the file's constants load before any program module).
+        std::string type_code(const json& spec, const std::string& package)
         {
             if (!spec.is_object())
             {
@@ -37,7 +46,7 @@ namespace xwarp
             }
             if (spec.contains("array"))
             {
-                const std::string dtype = type_code(spec.value("dtype", json::object()));
+                const std::string dtype = type_code(spec.value("dtype", json::object()), package);
                 const json kind = spec["array"];
                 const json ndim = spec.value("ndim", json(1));
                 if (dtype.empty() || !kind.is_string() || !ndim.is_number_integer()
@@ -46,7 +55,35 @@ namespace xwarp
                     return {};
                 }
                 const std::string k = kind.get<std::string>()[0] == '_' ? "array" : kind.get<std::string>();
+                if (dtype.rfind("_later(", 0) == 0)
+                {
+                    return "_later(\"array\", \"" + k + "\", " + dtype + ", " + std::to_string(ndim.get<int>()) + ")";
+                }
                 return "wp." + k + "(dtype=" + dtype + ", ndim=" + std::to_string(ndim.get<int>()) + ")";
+            }
+            if (const json ref = spec.value("struct", json()); ref.is_string())
+            {
+                const std::string r = ref.get<std::string>();
+                const auto colon = r.find(':');
+                if (colon == std::string::npos || !dotted_identifier(r.substr(0, colon)) || !dotted_identifier(r.substr(colon + 1))
+                    || r.substr(0, r.find_first_of(".:")) != package)
+                {
+                    return {};
+                }
+                return "_later(\"struct\", \"" + r + "\")";
+            }
+            if (const json shape = spec.value("shape", json()); shape.is_array() && spec.contains("scalar"))
+            {
+                const std::string scalar = type_code(spec["scalar"], package);
+                if (scalar.empty() || shape.empty() || shape.size() > 2
+                    || !std::all_of(shape.begin(), shape.end(), [](const json& n) { return n.is_number_integer(); }))
+                {
+                    return {};
+                }
+                const std::string first = std::to_string(shape[0].get<int>());
+                return shape.size() == 1 ? "wp.types.vector(length=" + first + ", dtype=" + scalar + ")"
+                                         : "wp.types.matrix(shape=(" + first + ", " + std::to_string(shape[1].get<int>())
+                                               + "), dtype=" + scalar + ")";
             }
             const json name = spec.value("type", json());
             if (!name.is_string())
@@ -434,11 +471,13 @@ namespace xwarp
                 o.signature = k.sig.str();
                 for (const auto& spec : k.types.is_array() ? k.types : json::array())
                 {
-                    o.types.push_back(type_code(spec));
+                    const std::string package = k.defined_in.str().substr(0, k.defined_in.str().find('.'));
+                    o.types.push_back(type_code(spec, package));
                     if (o.types.back().empty())
                     {
-                        why = "generic instance " + k.key + "[" + k.sig.str() + "] takes a type that is not Warp's ("
-                              + spec.dump() + "): the file cannot name it";
+                        why = "generic instance " + k.key + "[" + k.sig.str() + "] takes a type that is neither Warp's nor a "
+                              "@wp.struct of its own package defined at a module's top level (" + spec.dump()
+                              + "): the file cannot name it";
                     }
                 }
                 if (!k.types.is_array())

@@ -108,6 +108,16 @@ def _value(tagged, root):
     raise ValueError(f"argument recorded as {kind}: not data this file can rebuild")
 
 
+def _type_of(spec, root):
+    """An argument type of a generic instance: Warp's as written, the program's own (_later) imported now."""
+    if isinstance(spec, tuple) and spec[:1] == ("xwarp-later",):
+        if spec[1] == "struct":
+            return _resolve("", spec[2], root)
+        kind, inner, ndim = spec[2:]
+        return getattr(wp, kind)(dtype=_type_of(inner, root), ndim=ndim)
+    return spec
+
+
 def _made_by_factories(factories, root):
     """Calls each factory the run called (through the name its module exports, decorators
     included) with the recorded arguments: what they return holds the kernels they made."""
@@ -164,7 +174,7 @@ def _build(target, root, device, arch):
     try:
         made = _made_by_factories(factories, root)
         for name, types in instances:
-            wp.overload(_resolve(module_name, name, root), types)
+            wp.overload(_resolve(module_name, name, root), [_type_of(t, root) for t in types])
         module = _resolve(module_name, kernel_name, root).module if kernel_name else _module_named(warp_module, made)
         changed = {
             key: value

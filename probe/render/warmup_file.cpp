@@ -223,6 +223,10 @@ namespace xwarp
             out += "    " + o + ",\n";
         }
         out += "]\n\n";
+        out += "# A type of the program's own (a @wp.struct, or an array of one): the worker that builds with it\n"
+               "# imports it (_type_of)\n"
+               "def _later(*recipe):\n"
+               "    return (\"xwarp-later\",) + recipe\n\n\n";
         out += "# What the run built, the modules with the longest builds first. A worker process imports a module once and builds\n"
                "# its forms one after another, registering each one's factory calls and generic instances on top of\n"
                "# the last: FORM numbers the forms of a module, FOLLOWS the forms a worker may have built before.\n"

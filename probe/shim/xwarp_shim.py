@@ -1701,7 +1701,20 @@ def _type_spec(t):
         kind = type(t).__name__
         # wp.array(dtype=...) in an annotation is a private class; the public name builds it
         return {"array": "array" if kind.startswith("_") else kind, "dtype": _type_spec(t.dtype), "ndim": t.ndim}
-    return {"type": getattr(t, "__name__", repr(t))}
+    name = getattr(t, "__name__", repr(t))
+    spec = {"type": name}
+    # A vector or matrix of a shape Warp's namespace has no name for (wp.types.vector(length=5, ...)):
+    # its class is named vec_t or mat_t, so its shape and scalar say what to build
+    shape, scalar = getattr(t, "_shape_", None), getattr(t, "_wp_scalar_type_", None)
+    if isinstance(shape, tuple) and scalar is not None and getattr(sys.modules.get("warp"), name, None) is not t:
+        spec["shape"] = list(shape)
+        spec["scalar"] = _type_spec(scalar)
+    # A @wp.struct is Warp's Struct around the class it was made from: a warm-up imports the
+    # class by where it lives
+    cls = getattr(t, "cls", None)
+    if isinstance(cls, type) and isinstance(getattr(t, "vars", None), dict):
+        spec["struct"] = f"{cls.__module__}:{cls.__qualname__}"
+    return spec
 
 
 def _timed_launch(rec, warp, orig, args, kwargs):

@@ -167,3 +167,30 @@ def test_a_run_that_built_nothing_is_a_usage_error_and_writes_no_file(project, t
     proc, plan, script = project.warmup(report)
     assert proc.returncode == 64 and "built no module" in proc.stderr, proc.stderr
     assert not script.exists() and plan is None
+
+
+def test_generic_instances_of_the_programs_own_struct_and_an_unnamed_vector_are_built_by_the_warmup(project):
+    """A generic kernel instantiated with a @wp.struct of the program (and an array of it), and
+    one with a vector of a length Warp has no name for: the file names the struct by where it
+    lives (the worker imports it) and the vector by its shape."""
+    (project.path / "shapes.py").write_text(
+        "from typing import Any\n\nimport warp as wp\n\n\n@wp.struct\nclass Disc:\n    r: float\n\n\n"
+        "@wp.kernel\ndef area(s: Any, discs: wp.array(dtype=Any), out: wp.array(dtype=float)):\n"
+        "    out[0] = 3.0 * s.r * s.r + discs[0].r\n\n\nV5 = wp.types.vector(length=5, dtype=float)\n\n\n"
+        "@wp.kernel\ndef ends(v: Any, out: wp.array(dtype=float)):\n    out[0] = v[0] + v[4]\n")
+    (project.path / "shapes_app.py").write_text(
+        "import warp as wp\n\nimport shapes\n\nd = shapes.Disc()\nd.r = 2.0\n"
+        "discs = wp.array([d], dtype=shapes.Disc)\nout = wp.zeros(1, dtype=float)\n"
+        "wp.launch(shapes.area, dim=1, inputs=[d, discs, out])\n"
+        "wp.launch(shapes.ends, dim=1, inputs=[shapes.V5(1.0, 2.0, 3.0, 4.0, 5.0), out])\nprint(out.numpy()[0])\n")
+    report = project.measure("shapes_app.py")
+    proc, plan, _ = project.warmup(report, "--verify", "--samples", "1", "--workers", "1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    target = next(t for t in plan["targets"] if t["module"] == "shapes")
+    assert target["covered"], target["why_not"]
+    assert target["overloads"][0]["types"][:2] == ['_later("struct", "shapes:Disc")',
+                                                   '_later("array", "array", _later("struct", "shapes:Disc"), 1)'], target
+    last = [t for t in plan["targets"] if t["module"] == "shapes"][-1]  # the form that holds both instances
+    assert last["covered"] and ["wp.types.vector(length=5, dtype=wp.float32)"] in [o["types"][:1] for o in last["overloads"]], last
+    assert plan["check"]["verdict"] == "verified", proc.stdout
+    assert not list(project.temp.iterdir())

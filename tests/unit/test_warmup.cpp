@@ -96,7 +96,7 @@ TEST(AWarmupPlan, NamesWhatItCannotReachAndWhy)
     EXPECT_EQ(p.covered, 1);
     EXPECT_EQ(p.uncovered, 2);
     EXPECT_NE(target(p, "f1").why_not.find("factory or closure"), std::string::npos);
-    EXPECT_NE(target(p, "s1").why_not.find("not Warp's"), std::string::npos);
+    EXPECT_NE(target(p, "s1").why_not.find("neither Warp's nor a @wp.struct"), std::string::npos) << target(p, "s1").why_not;
     EXPECT_TRUE(target(p, "f1").import_from.empty());
     EXPECT_DOUBLE_EQ(p.covered_ms, target(p, "b1").build_ms);
 }
@@ -322,4 +322,38 @@ TEST(AWarmupPlan, RefusesAFormImportingCannotGiveAnyMore)
         << target(changed, "d1").why_not;
     EXPECT_TRUE(target(changed, "c2").covered);
     EXPECT_TRUE(target(changed, "d2").covered);
+}
+
+TEST(AWarmupPlan, NamesAStructOfTheKernelsOwnPackageAndAnUnnamedVectorShape)
+{
+    using nlohmann::json;
+    const json particle = {{"type", "Particle"}, {"struct", "pkg.types:Particle"}};
+    module_load own = generic("s1", {"float32"});
+    own.snapshot->kernels.front().types = json::array({particle, {{"array", "array"}, {"dtype", particle}, {"ndim", 1}}});
+    module_load foreign = generic("s2", {"float64"});
+    foreign.snapshot->kernels.front().types = json::array({{{"type", "Foo"}, {"struct", "os:Foo"}}});
+    module_load local = generic("s3", {"int32"});
+    local.snapshot->kernels.front().types = json::array({{{"type", "Foo"}, {"struct", "pkg.ops:make.<locals>.Foo"}}});
+    module_load vector = generic("s4", {"uint8"});
+    vector.snapshot->kernels.front().types =
+        json::array({{{"type", "vec_t"}, {"shape", {5}}, {"scalar", {{"type", "float32"}}}},
+                     {{"type", "mat_t"}, {"shape", {5, 5}}, {"scalar", {{"type", "float64"}}}}});
+    module_load unnamed = generic("s5", {"int8"});
+    unnamed.snapshot->kernels.front().types = json::array({{{"type", "vec_t"}}});  // recorded before shapes were
+    const warmup_plan p = plan_warmup(run_of({own, foreign, local, vector, unnamed}), {});
+    ASSERT_TRUE(target(p, "s4").covered) << target(p, "s4").why_not;
+    EXPECT_EQ(target(p, "s4").overloads[0].types,
+              (std::vector<std::string>{"wp.types.vector(length=5, dtype=wp.float32)",
+                                        "wp.types.matrix(shape=(5, 5), dtype=wp.float64)"}));
+    EXPECT_FALSE(target(p, "s5").covered);  // never wp.vec_t: the file would not load
+    ASSERT_TRUE(target(p, "s1").covered) << target(p, "s1").why_not;
+    EXPECT_EQ(target(p, "s1").overloads[0].types,
+              (std::vector<std::string>{"_later(\"struct\", \"pkg.types:Particle\")",
+                                        "_later(\"array\", \"array\", _later(\"struct\", \"pkg.types:Particle\"), 1)"}));
+    EXPECT_FALSE(target(p, "s2").covered);  // another package's name never reaches the file
+    EXPECT_NE(target(p, "s2").why_not.find("@wp.struct of its own package"), std::string::npos) << target(p, "s2").why_not;
+    EXPECT_FALSE(target(p, "s3").covered);  // a struct made inside a function has no name to import
+    const std::string file = render_warmup_script(p);
+    EXPECT_LT(file.find("def _later("), file.find("TARGETS = ["));
+    EXPECT_EQ(file.find("os:Foo", file.find("TARGETS = [")), std::string::npos);  // named in a comment above, never as code
 }
