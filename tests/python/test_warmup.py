@@ -67,7 +67,7 @@ def identity(target):
 def test_the_warmup_of_a_package_leaves_no_build_at_run_time(project):
     report = project.measure("app.py")
     measured = json.loads(report.read_text())
-    proc, plan, script = project.warmup(report, "--verify", "--samples", "2", "--workers", "2")
+    proc, plan, script = project.warmup(report, "--verify", "--samples", "1", "--workers", "2")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     # every identity of the run: two forms of the generic module (one instance, then two), the
     # block_dim module at 64 and 128, the plain module
