@@ -32,7 +32,16 @@ namespace xwarp
             return std::regex_match(name, known);
         }
 
-        bool dotted_identifier(const std::string& name);
+        bool dotted_identifier(const std::string& name)
+        {
+            static const std::regex dotted("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*");
+            return std::regex_match(name, dotted);
+        }
+
+        std::string top_package(const std::string& module)
+        {
+            return module.substr(0, module.find('.'));
+        }
 
         // A recorded argument type (the shim's {type}, {type, struct} or {array, dtype, ndim}) as
         // the Python expression that builds it; "" when the file cannot name it. A @wp.struct of
@@ -66,7 +75,7 @@ namespace xwarp
                 const std::string r = ref.get<std::string>();
                 const auto colon = r.find(':');
                 if (colon == std::string::npos || !dotted_identifier(r.substr(0, colon)) || !dotted_identifier(r.substr(colon + 1))
-                    || r.substr(0, r.find_first_of(".:")) != package)
+                    || top_package(r.substr(0, colon)) != package)
                 {
                     return {};
                 }
@@ -108,25 +117,18 @@ namespace xwarp
             return out;
         }
 
-        // What a load of a module was made of, part by part, with each part in words: its plain
-        // kernels and their contents, its generic instances, the functions its kernels call.
-        std::map<std::string, std::string> content_parts(const content_snapshot& s)
+        // What a load of a module was made of, part by part: its plain kernels and their contents,
+        // its generic instances, the functions its kernels call.
+        std::set<std::string> content_parts(const content_snapshot& s)
         {
-            std::map<std::string, std::string> parts;
+            std::set<std::string> parts;
             for (const auto& k : s.kernels)
             {
-                if (k.generic)
-                {
-                    parts.emplace("instance " + k.key + " " + k.sig.str(), "instance " + k.key + "(" + k.sig.str() + ")");
-                }
-                else
-                {
-                    parts.emplace("kernel " + k.key + " " + k.hash.str(), "kernel " + k.key);
-                }
+                parts.insert(k.generic ? "instance " + k.key + " " + k.sig.str() : "kernel " + k.key + " " + k.hash.str());
             }
             for (const auto& [key, hash] : s.functions)
             {
-                parts.emplace("function " + key + " " + hash, "function " + key);
+                parts.insert("function " + key + " " + hash);
             }
             return parts;
         }
@@ -135,17 +137,6 @@ namespace xwarp
         bool import_time(const kernel_entry& k)
         {
             return !k.generic && !k.factory.is_object() && k.qualname.str().find("<locals>") == std::string::npos;
-        }
-
-        bool dotted_identifier(const std::string& name)
-        {
-            static const std::regex dotted("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*");
-            return std::regex_match(name, dotted);
-        }
-
-        std::string top_package(const std::string& module)
-        {
-            return module.substr(0, module.find('.'));
         }
 
         // A recorded factory argument the file can rebuild as data, "" when it can; else why not.
@@ -350,7 +341,7 @@ namespace xwarp
                 return {};
             }
             std::string form;
-            for (const auto& [part, words] : content_parts(*l.snapshot))
+            for (const auto& part : content_parts(*l.snapshot))
             {
                 form += part + ";";
             }
@@ -471,8 +462,7 @@ namespace xwarp
                 o.signature = k.sig.str();
                 for (const auto& spec : k.types.is_array() ? k.types : json::array())
                 {
-                    const std::string package = k.defined_in.str().substr(0, k.defined_in.str().find('.'));
-                    o.types.push_back(type_code(spec, package));
+                    o.types.push_back(type_code(spec, top_package(k.defined_in.str())));
                     if (o.types.back().empty())
                     {
                         why = "generic instance " + k.key + "[" + k.sig.str() + "] takes a type that is neither Warp's nor a "
@@ -543,11 +533,11 @@ namespace xwarp
                     const auto parts = content_parts(*loads[i]->snapshot);
                     for (const auto& [key, hash] : kernels)
                     {
-                        const bool held = parts.count("kernel " + key + " " + hash) != 0;
-                        const bool older = std::any_of(loads[i]->snapshot->kernels.begin(), loads[i]->snapshot->kernels.end(),
-                                                       [&](const kernel_entry& k) { return import_time(k) && k.key == key; });
-                        if (!held)
+                        if (parts.count("kernel " + key + " " + hash) == 0)
                         {
+                            const auto& held = loads[i]->snapshot->kernels;
+                            const bool older = std::any_of(held.begin(), held.end(),
+                                                           [&](const kernel_entry& k) { return import_time(k) && k.key == key; });
                             t.why_not = "an earlier form of the module: kernel " + key
                                         + (older ? " changed after this load" : ", defined when its module is imported, joined it only after this load")
                                         + " (see its hash churn): importing gives the module as its newest load held it";
@@ -574,7 +564,7 @@ namespace xwarp
             struct built_form
             {
                 std::string form;
-                std::map<std::string, std::string> parts;
+                std::set<std::string> parts;
             };
             std::map<std::string, std::vector<built_form>> forms;  // by module: a process holds one copy of it
             for (std::size_t i = 0; i < targets.size(); ++i)
@@ -606,7 +596,7 @@ namespace xwarp
                 {
                     const auto& theirs = family[f].parts;
                     if (static_cast<int>(f) + 1 != t.stage
-                        && std::all_of(theirs.begin(), theirs.end(), [&](const auto& part) { return mine.count(part.first) != 0; }))
+                        && std::includes(mine.begin(), mine.end(), theirs.begin(), theirs.end()))
                     {
                         t.follows.push_back(static_cast<int>(f) + 1);
                     }

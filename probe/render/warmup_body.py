@@ -228,7 +228,7 @@ class _Worker:
 
     def __init__(self, command, env, events):
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True)
-        self.forms = {}  # module family -> the form this process built last
+        self.forms = {}  # Warp module -> the form of it this process built last (one copy, whatever the device)
         self.target = None
         self.ready = False
         threading.Thread(target=self._read, args=(events,), daemon=True).start()
@@ -242,25 +242,26 @@ class _Worker:
         events.put((self, None))  # the process ended
 
     def can_build(self, target):
-        built = self.forms.get(target[8])
-        return built is None or built == target[9] or built in target[10]
+        built = self.forms.get(target[7])
+        return built is None or built == target[8] or built in target[9]
 
     def send(self, index):
         self.target = index
-        self.forms[TARGETS[index][8]] = TARGETS[index][9]
+        self.forms[TARGETS[index][7]] = TARGETS[index][8]
         self.process.stdin.write(f"{index}\n")
         self.process.stdin.flush()
 
     def stop(self):
         """Ends the process: at once while it builds (an interrupt), else once it has read its end."""
-        try:
-            if self.target is not None:
-                raise TimeoutError
-            self.process.stdin.close()
-            self.process.wait(timeout=30)
-        except Exception:
-            self.process.kill()
-            self.process.wait()
+        if self.target is None:
+            try:
+                self.process.stdin.close()
+                self.process.wait(timeout=30)
+                return
+            except Exception:
+                pass
+        self.process.kill()
+        self.process.wait()
 
 
 def warm_up(workers=WORKERS, root=None, device=DEVICE, arch=ARCH, log=print):

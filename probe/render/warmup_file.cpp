@@ -231,16 +231,14 @@ namespace xwarp
                "# its forms one after another, registering each one's factory calls and generic instances on top of\n"
                "# the last: FORM numbers the forms of a module, FOLLOWS the forms a worker may have built before.\n"
                "# (Python module, kernel in it, device, block_dim, generic instances, options, factory calls,\n"
-               "#  Warp module, module family, form, follows)\n"
+               "#  Warp module, form, follows)\n"
                "TARGETS = [\n";
         std::vector<const warmup_target*> covered;
-        std::map<std::string, int> families;  // a worker process holds one copy of a module, whatever the device
         for (const auto& t : plan.targets)
         {
             if (t.covered)
             {
                 covered.push_back(&t);
-                families.emplace(t.module, static_cast<int>(families.size()));
             }
         }
         // The modules with the longest builds first, so the workers end together; a module's forms in
@@ -279,8 +277,7 @@ namespace xwarp
             out += "    (" + py_string(t.import_from) + ", " + py_string(t.kernel) + ", " + py_string(t.device) + ", "
                    + (t.block_dim ? std::to_string(*t.block_dim) : std::string("None")) + ", " + instances + ", "
                    + std::to_string(option_index[t.options.dump()]) + ", " + py_literal(t.factories) + ", "
-                   + py_string(t.module) + ", " + std::to_string(families[t.module]) + ", "
-                   + std::to_string(t.stage) + ", [" + follows + "]),\n";
+                   + py_string(t.module) + ", " + std::to_string(t.stage) + ", [" + follows + "]),\n";
         }
         out += "]\n";
         out += warm_up_code();

@@ -296,7 +296,7 @@ TEST(AWarmupPlan, BuildsEveryFormOfAModuleAndSaysWhichFormsAWorkerMayHaveBuiltBe
     EXPECT_EQ(target(workers, "w2").stage, 2);
     EXPECT_TRUE(target(workers, "w2").follows.empty());
     const std::string file = render_warmup_script(workers);
-    EXPECT_NE(file.find(", 0, 2, []),"), std::string::npos) << file.substr(file.find("TARGETS"), 1500);
+    EXPECT_NE(file.find("\"pkg.m\", 2, []),"), std::string::npos) << file.substr(file.find("TARGETS"), 1500);
 }
 
 TEST(AWarmupPlan, RefusesAFormImportingCannotGiveAnyMore)
