@@ -87,7 +87,7 @@ namespace xwarp
         app.add_option("-o,--out", o.out,
                        std::string("write the warm-up file here")
                            + (f == front::cli ? " (default: ./warp_warmup.py)" : " (default: none; the file is shown)"));
-        app.add_option("--workers", o.workers, "builds at a time in the file (default: the measured machine's CPU count, at most 16)")
+        app.add_option("--workers", o.workers, "worker processes that build at a time in the file (default: the measured machine's CPU count, at most 16)")
             ->check(whole_number(1, 256));
         app.add_option("--device", o.device, "build for this CUDA device instead of the measured one (cuda:1); CPU builds stay");
         app.add_option("--arch", o.arch, "also build each CUDA module ahead of time for this architecture (86, 90; "
