@@ -52,7 +52,7 @@ namespace xwarp::cli
                 warmup_options options = m_options;
                 options.out = options.out.empty() ? "warp_warmup.py" : options.out;
                 cli_job job(m_history, m_replay_streams, m_keep_records, m_run, m_quiet);
-                if (int code = options.verify ? job.consent({&run}) : 0)
+                if (int code = job.consent({&run}))
                 {
                     return code;
                 }

@@ -35,10 +35,8 @@ namespace xwarp
                     return;
                 }
                 const fronts::resolved_run run = resolve_run(*m_session, name, "%warp_warmup");
-                if (options.verify)
-                {
-                    require_run(run, run_flag, "%warp_warmup");
-                }
+                // a file made from a run not measured here runs that run's names as code
+                require_run(run, run_flag, "%warp_warmup");
                 progress_display progress(host, false);
                 warmup_plan plan;
                 try

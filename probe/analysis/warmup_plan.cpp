@@ -43,32 +43,33 @@ namespace xwarp
             return module.substr(0, module.find('.'));
         }
 
-        // A recorded argument type (the shim's {type}, {type, struct} or {array, dtype, ndim}) as
-        // the Python expression that builds it; "" when the file cannot name it. A @wp.struct of
-        // the kernel's own package travels as `_later("struct", "module:qualname")`, imported by
-        // the worker that builds with it (the file's constants load before any program module).
-        std::string type_code(const json& spec, const std::string& package)
+        // A recorded argument type (the shim's {type}, {type, struct}, {array, dtype, ndim} or
+        // {type, shape, scalar}) as the data the file builds it from, checked and cut to what the
+        // file reads; null when the file cannot name it. A @wp.struct must be of the kernel's own
+        // package (the worker that builds with it imports it).
+        json type_spec(const json& spec, const std::string& package)
         {
             if (!spec.is_object())
             {
-                return {};
+                return nullptr;
             }
             if (spec.contains("array"))
             {
-                const std::string dtype = type_code(spec.value("dtype", json::object()), package);
+                json dtype = type_spec(spec.value("dtype", json::object()), package);
                 const json kind = spec["array"];
                 const json ndim = spec.value("ndim", json(1));
-                if (dtype.empty() || !kind.is_string() || !ndim.is_number_integer()
+                if (dtype.is_null() || !kind.is_string() || !ndim.is_number_integer() || ndim.get<int>() < 1 || ndim.get<int>() > 4
                     || !std::regex_match(kind.get<std::string>(), std::regex("[A-Za-z_][A-Za-z0-9_]*")))
                 {
-                    return {};
+                    return nullptr;
                 }
                 const std::string k = kind.get<std::string>()[0] == '_' ? "array" : kind.get<std::string>();
-                if (dtype.rfind("_later(", 0) == 0)
+                static const std::set<std::string> arrays{"array", "indexedarray", "fabricarray", "indexedfabricarray"};
+                if (!arrays.count(k))
                 {
-                    return "_later(\"array\", \"" + k + "\", " + dtype + ", " + std::to_string(ndim.get<int>()) + ")";
+                    return nullptr;
                 }
-                return "wp." + k + "(dtype=" + dtype + ", ndim=" + std::to_string(ndim.get<int>()) + ")";
+                return {{"array", k}, {"dtype", std::move(dtype)}, {"ndim", ndim.get<int>()}};
             }
             if (const json ref = spec.value("struct", json()); ref.is_string())
             {
@@ -77,34 +78,28 @@ namespace xwarp
                 if (colon == std::string::npos || !dotted_identifier(r.substr(0, colon)) || !dotted_identifier(r.substr(colon + 1))
                     || top_package(r.substr(0, colon)) != package)
                 {
-                    return {};
+                    return nullptr;
                 }
-                return "_later(\"struct\", \"" + r + "\")";
+                return {{"struct", r}};
             }
             if (const json shape = spec.value("shape", json()); shape.is_array() && spec.contains("scalar"))
             {
-                const std::string scalar = type_code(spec["scalar"], package);
-                if (scalar.empty() || shape.empty() || shape.size() > 2
-                    || !std::all_of(shape.begin(), shape.end(), [](const json& n) { return n.is_number_integer(); }))
+                json scalar = type_spec(spec["scalar"], package);
+                if (scalar.is_null() || shape.empty() || shape.size() > 2
+                    || !std::all_of(shape.begin(), shape.end(),
+                                    [](const json& n) { return n.is_number_integer() && n.get<int>() > 0 && n.get<int>() <= 64; }))
                 {
-                    return {};
+                    return nullptr;
                 }
-                const std::string first = std::to_string(shape[0].get<int>());
-                return shape.size() == 1 ? "wp.types.vector(length=" + first + ", dtype=" + scalar + ")"
-                                         : "wp.types.matrix(shape=(" + first + ", " + std::to_string(shape[1].get<int>())
-                                               + "), dtype=" + scalar + ")";
+                return {{"shape", shape}, {"scalar", std::move(scalar)}};
             }
             const json name = spec.value("type", json());
             if (!name.is_string())
             {
-                return {};
+                return nullptr;
             }
             const std::string n = name.get<std::string>();
-            if (n == "float" || n == "int" || n == "bool")
-            {
-                return n;
-            }
-            return warp_type_name(n) ? "wp." + n : std::string();
+            return n == "float" || n == "int" || n == "bool" || warp_type_name(n) ? json{{"type", n}} : json(nullptr);
         }
 
         std::string joined(const std::vector<std::string>& argv)
@@ -200,7 +195,7 @@ namespace xwarp
         }
 
         // Why a factory-made kernel cannot be made again by calling its factory, "" when it can.
-        std::string factory_unreachable(const kernel_entry& k)
+        std::string factory_unreachable(const kernel_entry& k, bool cell)
         {
             const json& f = k.factory;
             const std::string where = k.defined_in.str() + "." + k.qualname.str();
@@ -212,6 +207,11 @@ namespace xwarp
             }
             const std::string module = field_or(f, "module", std::string());
             const std::string qualname = field_or(f, "qualname", std::string());
+            if (cell && module == "__main__")
+            {
+                return "kernel " + k.key + " is made by " + qualname + ", a factory defined in the notebook cell: the file "
+                       "calls only factories in files on disk in the program's folder (move it into a module)";
+            }
             if (!dotted_identifier(module) || !dotted_identifier(qualname) || module != k.defined_in.str()
                 || k.qualname.str().rfind(qualname + ".<locals>.", 0) != 0)
             {
@@ -239,7 +239,7 @@ namespace xwarp
         }
 
         // Why the warm-up cannot build this identity by importing its module, "" when it can.
-        std::string unreachable(const content_snapshot& s, bool has_entry)
+        std::string unreachable(const content_snapshot& s, bool has_entry, bool cell)
         {
             if (s.kernels.empty())
             {
@@ -252,10 +252,17 @@ namespace xwarp
                     return "the report does not say where kernel " + k.key
                            + " is defined (recorded by an older xwarp, or from Warp's log)";
                 }
+                const std::string qualname = k.qualname.str();
+                if (!dotted_identifier(k.defined_in.str())
+                    || (!dotted_identifier(qualname) && qualname.find("<locals>") == std::string::npos))
+                {
+                    return "the report names kernel " + k.key + " by something that is not a Python name: the file "
+                           "resolves only names";
+                }
                 if (k.qualname.str().find("<locals>") != std::string::npos)
                 {
                     // the file calls its factory with the recorded arguments, when it can
-                    if (std::string why = factory_unreachable(k); !why.empty())
+                    if (std::string why = factory_unreachable(k, cell); !why.empty())
                     {
                         return why;
                     }
@@ -355,18 +362,93 @@ namespace xwarp
 
         // The folders the run imported the kernels' modules from (its module_files record), those
         // outside the import root: a test module pytest put on sys.path, a script's sibling.
+        // The modules a reference in recorded data names ("module:qualname"), the factories'
+        // arguments and the instances' types included.
+        void referenced_modules(const json& data, std::set<std::string>& out, int depth = 0)
+        {
+            if (depth > 12)
+            {
+                return;
+            }
+            if (data.is_object())
+            {
+                for (const auto& [key, value] : data.items())
+                {
+                    if ((key == "ref" || key == "struct" || key == "enum") && value.is_string())
+                    {
+                        const std::string ref = value.get<std::string>();
+                        out.insert(ref.substr(0, ref.find(':')));
+                    }
+                    referenced_modules(value, out, depth + 1);
+                }
+            }
+            else if (data.is_array())
+            {
+                for (const auto& x : data)
+                {
+                    referenced_modules(x, out, depth + 1);
+                }
+            }
+        }
+
+        // Every Python module the file imports for the covered targets: where their kernels live,
+        // the factories', and those the recorded data refers to.
+        std::set<std::string> modules_named(const std::vector<warmup_target>& targets)
+        {
+            std::set<std::string> names;
+            for (const auto& t : targets)
+            {
+                if (!t.covered)
+                {
+                    continue;
+                }
+                names.insert(t.import_from);
+                for (const auto& o : t.overloads)
+                {
+                    names.insert(o.module);
+                    referenced_modules(o.types, names);
+                }
+                for (const auto& f : t.factories)
+                {
+                    names.insert(field_or(f, "module", std::string()));
+                    referenced_modules(f.value("args", json::array()), names);
+                }
+            }
+            for (const char* not_imported : {"", "__main__", "warp"})
+            {
+                names.erase(not_imported);
+            }
+            return names;
+        }
+
+        // Where the run imported each module that defined a loaded kernel from (its module_files record).
+        std::map<std::string, std::string> module_files_of(const run_result& cold)
+        {
+            std::map<std::string, std::string> files;
+            for (const auto& p : cold.processes)
+            {
+                for (const auto& c : p.calls)
+                {
+                    if (c.function != "module_files" || !c.args.is_object())
+                    {
+                        continue;
+                    }
+                    for (const auto& [name, file] : c.args.items())
+                    {
+                        if (file.is_string() && dotted_identifier(name))
+                        {
+                            files.emplace(name, file.get<std::string>());
+                        }
+                    }
+                }
+            }
+            return files;
+        }
+
         std::vector<std::string> import_paths_of(const run_result& cold, const std::vector<warmup_target>& targets,
                                                  const std::string& import_root)
         {
-            std::set<std::string> wanted;
-            for (const auto& t : targets)
-            {
-                wanted.insert(t.import_from);
-                for (const auto& f : t.factories)
-                {
-                    wanted.insert(field_or(f, "module", std::string()));
-                }
-            }
+            const std::set<std::string> wanted = modules_named(targets);
             std::vector<std::string> out;
             for (const auto& p : cold.processes)
             {
@@ -459,11 +541,12 @@ namespace xwarp
                 }
                 warmup_overload o;
                 o.kernel = k.qualname.str();
+                o.key = k.key;
                 o.signature = k.sig.str();
                 for (const auto& spec : k.types.is_array() ? k.types : json::array())
                 {
-                    o.types.push_back(type_code(spec, top_package(k.defined_in.str())));
-                    if (o.types.back().empty())
+                    o.types.push_back(type_spec(spec, top_package(k.defined_in.str())));
+                    if (o.types.back().is_null())
                     {
                         why = "generic instance " + k.key + "[" + k.sig.str() + "] takes a type that is neither Warp's nor a "
                               "@wp.struct of its own package defined at a module's top level (" + spec.dump()
@@ -474,9 +557,13 @@ namespace xwarp
                 {
                     why = "generic instance " + k.key + "[" + k.sig.str() + "] has no recorded argument types";
                 }
+                if (o.kernel.find("<locals>") != std::string::npos)
+                {
+                    o.kernel.clear();  // a factory made it: the file finds it by its key among what the factory made
+                }
                 if (k.defined_in.str() != t.import_from)
                 {
-                    o.kernel = k.defined_in.str() + ":" + o.kernel;  // another module's kernel: the script imports it
+                    o.module = k.defined_in.str();  // another module's kernel: the worker imports it
                 }
                 t.overloads.push_back(std::move(o));
             }
@@ -604,6 +691,74 @@ namespace xwarp
             }
         }
 
+        // The top-level packages the file imports from, and those of them found in the import
+        // root (the program's own: the file finds the program by them). Without a record of where
+        // a package was imported from, it is the program's when the run imported from nowhere else.
+        void packages_of(warmup_plan& plan, const run_result& cold)
+        {
+            const std::map<std::string, std::string> files = module_files_of(cold);
+            std::set<std::string> tops;
+            for (const auto& m : modules_named(plan.targets))
+            {
+                tops.insert(top_package(m));
+            }
+            const std::string root = plan.import_root + "/";
+            for (const auto& top : tops)
+            {
+                plan.packages.push_back(top);
+                bool seen = false;
+                bool under_root = false;
+                for (const auto& [name, file] : files)
+                {
+                    if (top_package(name) == top)
+                    {
+                        seen = true;
+                        under_root = under_root || file.compare(0, root.size(), root) == 0;
+                    }
+                }
+                if (under_root || (!seen && plan.import_paths.empty()))
+                {
+                    plan.root_packages.push_back(top);
+                }
+            }
+        }
+
+        // What the identities the file leaves cost the program: their measured builds, plus the
+        // precompiled header the first CPU one writes (the largest the run wrote: Warp writes one
+        // per thread, outside the kernel cache, and a primed program's thread has none yet).
+        void estimate_left(warmup_plan& plan, const run_result& cold)
+        {
+            for (const auto& l : cold.module_loads)
+            {
+                if (l.pch_ms && l.device.str().rfind("cpu", 0) == 0)
+                {
+                    plan.header_ms = std::max(plan.header_ms, *l.pch_ms);
+                }
+            }
+            bool cpu_left = false;
+            bool header_counted = false;  // a left identity the run built first on its thread holds one already
+            for (const auto& t : plan.targets)
+            {
+                if (t.covered)
+                {
+                    continue;
+                }
+                plan.left_estimate_ms += t.build_ms;
+                cpu_left = cpu_left || t.device.rfind("cpu", 0) == 0;
+                for (const auto& l : cold.module_loads)
+                {
+                    if (l.module.str() == t.module && l.hash.str() == t.hash && l.device.str() == t.device && l.pch_ms)
+                    {
+                        header_counted = true;
+                    }
+                }
+            }
+            if (cpu_left && !header_counted)
+            {
+                plan.left_estimate_ms += plan.header_ms;
+            }
+        }
+
         // Each identity once, with the first load that built it, in load order.
         std::vector<const module_load*> identities_in_load_order(const run_result& cold)
         {
@@ -621,6 +776,43 @@ namespace xwarp
         }
     }
 
+    void settle_warmup_plan(warmup_plan& plan, const report& analysed)
+    {
+        const auto good = std::find_if(analysed.samples.begin(), analysed.samples.end(), [](const sample& s) { return s.ok(); });
+        if (good == analysed.samples.end())
+        {
+            return;
+        }
+        const run_result& cold = good->cold;
+        plan.covered = plan.uncovered = 0;
+        plan.covered_ms = plan.total_ms = plan.left_estimate_ms = plan.header_ms = 0.0;
+        plan.packages.clear();
+        plan.root_packages.clear();
+        for (auto& t : plan.targets)
+        {
+            t.covered = t.why_not.empty();
+            plan.total_ms += t.build_ms;
+            if (t.covered)
+            {
+                plan.covered_ms += t.build_ms;
+                ++plan.covered;
+            }
+            else
+            {
+                t.import_from.clear();
+                t.kernel.clear();
+                t.factories = json::array();
+                t.overloads.clear();
+                t.options = json::object();
+                t.follows.clear();
+                ++plan.uncovered;
+            }
+        }
+        plan.import_paths = import_paths_of(cold, plan.targets, plan.import_root);
+        packages_of(plan, cold);
+        estimate_left(plan, cold);
+    }
+
     warmup_plan plan_warmup(const report& analysed, const warmup_request& request)
     {
         const auto good = std::find_if(analysed.samples.begin(), analysed.samples.end(), [](const sample& s) { return s.ok(); });
@@ -631,6 +823,7 @@ namespace xwarp
         const run_result& cold = good->cold;
         warmup_plan plan;
         plan.source = request.source;
+        plan.project = analysed.cwd;
         plan.command = analysed.cell_code ? "notebook cell " + analysed.label : joined(analysed.command);
         plan.warp_version = analysed.env.warp_version;
         plan.device = request.device;
@@ -669,7 +862,13 @@ namespace xwarp
                 }
             }
             std::string why;
-            if (no_cache)
+            static const std::regex device_name("[A-Za-z0-9_:]+");
+            static const std::regex hex("[0-9A-Za-z]+");  // Warp writes hex: nothing but letters and digits reaches the file
+            if (!std::regex_match(t.device, device_name) || !std::regex_match(t.hash, hex))
+            {
+                why = "the report's device or hash is not one Warp writes: the file builds only what Warp names";
+            }
+            else if (no_cache)
             {
                 why = "the program sets wp.config.cache_kernels = False: it never reads the cache a warm-up fills (CS-2)";
             }
@@ -679,7 +878,8 @@ namespace xwarp
             }
             else
             {
-                why = unreachable(*l->snapshot, !plan.entry_script.empty() || !plan.entry_source.empty());
+                why = unreachable(*l->snapshot, !plan.entry_script.empty() || !plan.entry_source.empty(),
+                                  !plan.entry_source.empty());
             }
             if (why.empty())
             {
@@ -690,26 +890,7 @@ namespace xwarp
         }
         refuse_unreachable_forms(plan.targets, loads);
         number_stages(plan.targets, loads);
-        for (auto& t : plan.targets)
-        {
-            t.covered = t.why_not.empty();
-            plan.total_ms += t.build_ms;
-            if (t.covered)
-            {
-                plan.covered_ms += t.build_ms;
-                ++plan.covered;
-            }
-            else
-            {
-                t.import_from.clear();
-                t.kernel.clear();
-                t.factories = json::array();
-                t.overloads.clear();
-                t.options = json::object();
-                ++plan.uncovered;
-            }
-        }
-        plan.import_paths = import_paths_of(cold, plan.targets, plan.import_root);
+        settle_warmup_plan(plan, analysed);
         if (!plan.arch.empty()
             && std::none_of(plan.targets.begin(), plan.targets.end(), [](const warmup_target& t)
                             { return t.covered && t.device.rfind("cuda", 0) == 0; }))

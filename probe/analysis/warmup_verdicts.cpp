@@ -1,6 +1,7 @@
 #include "xwarp/analysis/warmup_verdicts.hpp"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <set>
 #include <tuple>
@@ -8,6 +9,7 @@
 #include "xwarp/analysis/stats.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/model/format.hpp"
+#include "xwarp/model/values.hpp"
 
 namespace xwarp
 {
@@ -53,13 +55,114 @@ namespace xwarp
             return builds > 0 ? std::optional<double>(last - first) : std::nullopt;
         }
 
+        std::string target_words(const warmup_target& t)
+        {
+            return t.module + " " + t.hash.substr(0, 7) + " on " + t.device
+                   + (t.block_dim ? " block_dim " + std::to_string(*t.block_dim) : std::string());
+        }
+
+        const warmup_target* planned(const warmup_plan& plan, const nlohmann::json& o)
+        {
+            const std::string module = field_or(o, "warp_module", std::string());
+            const std::string hash = field_or(o, "hash", std::string());
+            const std::string device = field_or(o, "device", std::string());
+            const nlohmann::json bd = o.value("block_dim", nlohmann::json());
+            for (const auto& t : plan.targets)
+            {
+                if (t.covered && t.module == module && t.hash == hash && t.device == device
+                    && (bd.is_number_integer() ? t.block_dim == bd.get<int>() : !t.block_dim))
+                {
+                    return &t;
+                }
+            }
+            return nullptr;
+        }
+
+        // The file's own account of the first sample (its --results): which covered targets it
+        // built as measured, under another hash, or not at all. Those it did not build as measured
+        // are returned: their builds at run time are the file's failures, already named, not a
+        // verification's.
+        std::set<const warmup_target*> read_file_results(warmup_check& c, const warmup_plan& plan, const run_result& prime)
+        {
+            std::set<const warmup_target*> not_as_measured;
+            const nlohmann::json& r = prime.own_results;
+            if (!r.is_object() || !r.contains("outcomes") || !r["outcomes"].is_array())
+            {
+                return not_as_measured;
+            }
+            c.results_read = true;
+            for (const auto& o : r["outcomes"])
+            {
+                if (!o.is_object())
+                {
+                    continue;
+                }
+                const warmup_target* t = planned(plan, o);
+                const std::string words = t ? target_words(*t) : field_or(o, "warp_module", std::string("a target"));
+                const std::string built_hash = field_or(o, "built_hash", std::string());
+                if (!o.value("built", false))
+                {
+                    c.file_failed.push_back(words + ": " + field_or(o, "error", std::string("not built")));
+                }
+                else if (!built_hash.empty() && t && built_hash != t->hash)
+                {
+                    c.file_other.push_back(words + " (built as " + built_hash.substr(0, 7) + ")");
+                }
+                else
+                {
+                    ++c.file_built;
+                    continue;
+                }
+                if (t)
+                {
+                    not_as_measured.insert(t);
+                }
+            }
+            return not_as_measured;
+        }
+
+        // The warm-up's wall at each number of workers the samples tried, and the fastest.
+        void pick_workers(warmup_check& c, const std::vector<primed_sample>& samples, const std::vector<int>& workers)
+        {
+            std::map<int, std::vector<double>> walls;
+            for (std::size_t i = 0; i < samples.size() && i < workers.size(); ++i)
+            {
+                if (samples[i].prime.ok())
+                {
+                    walls[workers[i]].push_back(samples[i].prime.wall_ms);
+                }
+            }
+            if (walls.size() < 2)
+            {
+                return;
+            }
+            for (const auto& [n, w] : walls)
+            {
+                c.worker_trials.push_back({n, make_stat(w)});
+                const auto& best = c.worker_trials;
+                if (!c.workers_picked
+                    || *c.worker_trials.back().wall_ms.median
+                           < *std::find_if(best.begin(), best.end(), [&](const warmup_check::worker_trial& t)
+                                           { return t.workers == *c.workers_picked; })->wall_ms.median)
+                {
+                    c.workers_picked = n;
+                }
+            }
+        }
+
         void add_wall_reasons(warmup_check& c)
         {
             if (!c.covered_built.empty())
             {
                 c.reasons.push_back(std::to_string(c.covered_built.size())
-                                    + " identity(ies) the warm-up covers still built at run time: the warm-up built "
+                                    + " identity(ies) the warm-up built still built at run time: the program built "
                                       "another form of them (a hash that differs)");
+            }
+            if (!c.file_failed.empty() || !c.file_other.empty())
+            {
+                c.reasons.push_back(std::to_string(c.file_failed.size() + c.file_other.size())
+                                    + " identity(ies) the file could not build as measured (named above): each failed "
+                                      "alone, and the program built it at run time");
             }
             if (c.wall_gap_ms && c.band_ms)
             {
@@ -72,9 +175,13 @@ namespace xwarp
     }
 
     warmup_check judge_warmup(const warmup_plan& plan, const std::vector<primed_sample>& samples, bool interrupted,
-                              std::optional<double> timeout_s, std::optional<double> serial_cold_build_ms)
+                              std::optional<double> timeout_s, std::optional<double> serial_cold_build_ms,
+                              std::optional<double> cold_wall_ms, const std::vector<int>& workers_per_sample)
     {
         warmup_check c;
+        c.cold_wall_ms = cold_wall_ms;
+        std::set<const warmup_target*> not_as_measured;
+        int program_built_first = 0;  // the run's identities the program built in the first sample
         std::optional<warmup_verdict> decided;
         std::vector<double> warmup_wall, warmup_build, primed_wall, warm_wall;
         std::set<std::tuple<std::string, std::string, std::string, int>> seen;  // each identity once over the samples
@@ -82,11 +189,15 @@ namespace xwarp
         {
             const primed_sample& s = samples[i];
             ++c.samples;
+            if (i == 0)
+            {
+                not_as_measured = read_file_results(c, plan, s.prime);
+            }
             if (!s.prime.ok())
             {
                 decided = warmup_verdict::failed;
-                c.reasons.push_back("the warm-up failed (" + describe_failure(s.prime, timeout_s) + "): "
-                                    + (s.prime.error_line.empty() ? s.prime.stdout_tail + s.prime.stderr_tail : s.prime.error_line));
+                c.reasons.push_back("the warm-up file failed (" + describe_failure(s.prime, timeout_s) + ")"
+                                    + (s.prime.error_line.empty() ? std::string() : ": " + s.prime.error_line));
                 break;
             }
             warmup_wall.push_back(s.prime.wall_ms);
@@ -105,6 +216,7 @@ namespace xwarp
                 c.reasons.push_back("the program failed on the primed cache (" + describe_failure(s.program.cold, timeout_s) + ")");
                 break;
             }
+            c.program_ran = true;
             primed_wall.push_back(s.program.cold.wall_ms);
             warm_wall.push_back(s.program.warm->wall_ms);
             for (const auto& l : s.program.cold.module_loads)
@@ -115,7 +227,13 @@ namespace xwarp
                     continue;
                 }
                 const warmup_target* t = target_of(plan, l);
-                (!t ? c.new_built : t->covered ? c.covered_built : c.uncovered_built).push_back(built_words(l));
+                program_built_first += t && i == 0 ? 1 : 0;
+                const bool built_by_file = t && t->covered && !not_as_measured.count(t);
+                (!t ? c.new_built : built_by_file ? c.covered_built : c.uncovered_built).push_back(built_words(l));
+            }
+            if (i == 0)
+            {
+                c.covered_measured = static_cast<int>(plan.targets.size()) - program_built_first;
             }
         }
         if (interrupted && !decided)
@@ -134,9 +252,16 @@ namespace xwarp
                                  2.0 * std::max(c.primed_wall_ms.mad.value_or(0.0), c.warm_wall_ms.mad.value_or(0.0)));
         }
         c.serial_cold_build_ms = serial_cold_build_ms;
+        if (c.warmup_wall_ms.median && c.primed_wall_ms.median)
+        {
+            c.warmup_and_primed_ms = *c.warmup_wall_ms.median + *c.primed_wall_ms.median;
+        }
+        pick_workers(c, samples, workers_per_sample);
         if (!decided)
         {
-            c.verdict = c.covered_built.empty() ? warmup_verdict::verified : warmup_verdict::failed;
+            c.verdict = !c.covered_built.empty()                              ? warmup_verdict::failed
+                        : !c.file_failed.empty() || !c.file_other.empty()      ? warmup_verdict::partial
+                                                                               : warmup_verdict::verified;
             add_wall_reasons(c);
         }
         else

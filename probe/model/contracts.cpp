@@ -1,4 +1,5 @@
-// The shim's inputs and the fixer protocol: their schema files, compiled in, checked here.
+// The shim's inputs, the fixer protocol and the warm-up file's targets: their schema files,
+// compiled in, checked here.
 #include "xwarp/model/contracts.hpp"
 
 #include <map>
@@ -11,6 +12,7 @@ namespace xwarp
 {
     extern const char* const shim_inputs_text;
     extern const char* const fixer_protocol_text;
+    extern const char* const warmup_targets_text;
 
     namespace
     {
@@ -22,6 +24,11 @@ namespace xwarp
         {
             static const json shim = schema_parts::as_draft7(json::parse(shim_inputs_text), false);
             static const json fixer = schema_parts::as_draft7(json::parse(fixer_protocol_text), false);
+            static const json warmup = schema_parts::as_draft7(json::parse(warmup_targets_text), false);
+            if (which == contract::warmup_targets)
+            {
+                return warmup;
+            }
             return which == contract::fixer_request || which == contract::fixer_response ? fixer : shim;
         }
 
@@ -33,6 +40,7 @@ namespace xwarp
                 case contract::shim_environment: return "environment";
                 case contract::fixer_request: return "request";
                 case contract::fixer_response: return "response";
+                case contract::warmup_targets: return "";
             }
             return "";
         }
@@ -86,6 +94,11 @@ namespace xwarp
     int fixer_protocol_version()
     {
         return document_of(contract::fixer_request).at("x-protocol-version").get<int>();
+    }
+
+    int warmup_targets_version()
+    {
+        return document_of(contract::warmup_targets).at("x-contract-version").get<int>();
     }
 
     int shim_inputs_version()

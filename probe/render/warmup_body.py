@@ -1,20 +1,182 @@
 # The fixed part of every warm-up file warp-probe warmup writes (render/warmup_file.cpp puts the
-# measured constants above it: WORKERS, IMPORT_PATHS, ENTRY_SCRIPT, ENTRY_SOURCE, DEVICE, ARCH, CONFIG,
-# OPTIONS, TARGETS). It uses Warp's public API only: wp.overload, wp.set_module_options, wp.force_load, and
-# wp.compile_aot_module where the Warp has it.
+# measured constants above it: PROJECT, IMPORT_ROOT, IMPORT_PATHS, PACKAGES, WORKERS, ENTRY_SCRIPT,
+# ENTRY_SOURCE, DEVICE, ARCH, CONFIG, OPTIONS, TARGETS_CONTRACT, TARGETS). It uses Warp's public API
+# only: wp.overload, wp.set_module_options, wp.force_load, and wp.compile_aot_module where the Warp
+# has it.
 #
 # The builds run in worker processes, this same file started with --serve: a process builds in
 # parallel with the others (Warp's code generation holds the interpreter's lock, a thread would
 # not), and each process has its own copy of a module, so forms of it the run built in different
 # processes (pytest-xdist workers instantiating other generic kernels) are each reachable.
+#
+# What it runs: Warp, the program's own modules (imported from the folders it finds below), the
+# factories the run called (functions of those modules, called with the recorded arguments as data),
+# and from the command's own script or notebook cell only its Warp definitions. Never a launch, a
+# subprocess other than its own workers, or a name the program's modules do not define.
 # ruff: noqa: F821
 
+_TARGET_FIELDS = {
+    "warp_module": str, "hash": str, "device": str, "block_dim": (int, type(None)), "module": str, "kernel": str,
+    "instances": list, "options": int, "factories": list, "form": int, "follows": list, "build_ms": (int, float),
+}
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
+_WARP_TYPE = re.compile(r"(bool|int|float|u?int(8|16|32|64)|float(16|32|64)|vec\w*|mat\w*|quat\w*|transform\w*|"
+                        r"spatial_vector\w*|spatial_matrix\w*|spatial_transform\w*)\Z")
+_ARRAY_KINDS = ("array", "indexedarray", "fabricarray", "indexedfabricarray")
+
+
+class WarmupRefused(Exception):
+    """What the file will not do with a name its data gives (a module outside the program, a
+    factory that is not a function of it): the target fails alone, with this reason."""
+
+
+def _check_targets():
+    """TARGETS as this file reads them (the warmup_targets contract): a record of another shape
+    stops here with one sentence, not midway through a build."""
+    if TARGETS_CONTRACT != 1 or not isinstance(TARGETS, list):
+        raise SystemExit(f"warp warm-up: TARGETS follow contract {TARGETS_CONTRACT!r}; this file reads contract 1")
+    for i, target in enumerate(TARGETS):
+        if not isinstance(target, dict) or set(target) != set(_TARGET_FIELDS):
+            raise SystemExit(f"warp warm-up: target {i} has the fields {sorted(target) if isinstance(target, dict) else target!r}, "
+                             f"not those of contract 1: {sorted(_TARGET_FIELDS)}")
+        for field, kind in _TARGET_FIELDS.items():
+            if not isinstance(target[field], kind) or isinstance(target[field], bool) and kind is not bool:
+                raise SystemExit(f"warp warm-up: target {i}: {field} is {type(target[field]).__name__}")
+
+
+# -- where the program is ------------------------------------------------------------------------
+
+
+def _ancestors(path):
+    while True:
+        yield path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
+
+
+def _holds_program(root):
+    """True when `root` holds the program's own packages (or its script) as the measured run
+    imported them."""
+    if not os.path.isdir(root):
+        return False
+    names = ROOT_PACKAGES
+    if ENTRY_SCRIPT and ENTRY_SOURCE is None:
+        if not os.path.isfile(os.path.join(root, ENTRY_SCRIPT)):
+            return False
+    for name in names:
+        if not (os.path.isdir(os.path.join(root, name)) or os.path.isfile(os.path.join(root, name + ".py"))):
+            return False
+    return bool(names) or bool(ENTRY_SCRIPT)
+
+
+def find_root(explicit=None):
+    """The folder the program's modules import from, and the project around it: --root when given,
+    else the first of this file's folder and its parents, the current folder and its parents, and
+    the measured project's folder that holds the program (so the file runs from anywhere in the
+    project, or beside it). None when none does."""
+    if explicit:
+        root = os.path.abspath(explicit)
+        if os.path.isabs(IMPORT_ROOT):
+            return root, PROJECT
+        return root, os.path.normpath(os.path.join(root, *[os.pardir] * _depth()))
+    here = os.path.dirname(os.path.abspath(__file__))
+    seen = set()
+    for project in [*_ancestors(here), *_ancestors(os.getcwd()), PROJECT]:
+        if project in seen:
+            continue
+        seen.add(project)
+        root = os.path.normpath(os.path.join(project, IMPORT_ROOT))
+        if _holds_program(root):
+            return root, project
+    if not ROOT_PACKAGES and (not ENTRY_SCRIPT or ENTRY_SOURCE is not None):
+        # only libraries (they import from the environment), or a notebook cell's own code
+        project = PROJECT if os.path.isdir(PROJECT) else here
+        return os.path.normpath(os.path.join(project, IMPORT_ROOT)), project
+    return None, None
+
+
+def _depth():
+    return 0 if IMPORT_ROOT in ("", ".") else len(os.path.normpath(IMPORT_ROOT).split(os.sep))
+
+
+def _import_paths(project):
+    """The other folders the run imported kernels' modules from that exist here (a relative one
+    is inside the project); a library found nowhere else is left to the environment."""
+    out = []
+    for path in IMPORT_PATHS:
+        full = os.path.normpath(path if os.path.isabs(path) else os.path.join(project, path))
+        if os.path.isdir(full) and full not in out:
+            out.append(full)
+    return out
+
+
+def _system_folders():
+    """The interpreter's own library folders, whose modules define no program's kernels."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    own = {os.path.realpath(paths[k]) + os.sep for k in ("stdlib", "platstdlib") if paths.get(k)}
+    packages = {os.path.realpath(paths[k]) + os.sep for k in ("purelib", "platlib") if paths.get(k)}
+    return own, packages
+
+
+def _program_file(name):
+    """The file Python would import module `name` from, found without importing anything: its top
+    package must be one of the program's (PACKAGES, or Warp), found outside the interpreter's own
+    library, and the file must be on disk. Raises WarmupRefused otherwise."""
+    import importlib.machinery
+
+    if not isinstance(name, str) or not _DOTTED.match(name):
+        raise WarmupRefused(f"{name!r} is not a module name")
+    top, *rest = name.split(".")
+    if top not in PACKAGES and top != "warp":
+        raise WarmupRefused(f"module {name} is not one of the program's packages ({', '.join(PACKAGES) or 'none'})")
+    spec = importlib.machinery.PathFinder.find_spec(top, sys.path)
+    if spec is None:
+        raise WarmupRefused(f"no package {top} on the import path (give --root, the folder that holds it)")
+    locations = list(spec.submodule_search_locations or [])
+    if not rest:
+        path = spec.origin if spec.origin and spec.origin != "namespace" else (locations[0] if locations else None)
+    else:
+        path = None
+        for base in locations:
+            candidate = os.path.join(base, *rest)
+            for option in (candidate + ".py", os.path.join(candidate, "__init__.py"), candidate):
+                if os.path.exists(option):
+                    path = option
+                    break
+            if path:
+                break
+    if path is None or not os.path.exists(path):
+        raise WarmupRefused(f"module {name} is not on disk where its package {top} is")
+    real = os.path.realpath(path)
+    own, packages = _system_folders()
+    if any(real.startswith(p) for p in own) and not any(real.startswith(p) for p in packages):
+        raise WarmupRefused(f"module {name} is part of the Python installation ({real}), not of the program")
+    return real
+
+
+def _import(name):
+    """A module of the program, once its file is found where the program keeps it."""
+    _program_file(name)
+    return importlib.import_module(name)
+
+
+# -- the command's own script or cell: its Warp definitions only -----------------------------------
+
 _entry = None
+_SAFE_IMPORTS = ("__future__", "warp", "numpy", "math", "typing", "dataclasses", "enum", "functools")
 
 
 def _entry_definitions(root):
-    """The command's own script (or notebook cell) as its kernels need it: its definitions run
-    under the name __main__, Warp's module for them; the program's work is left out."""
+    """The command's own script (or notebook cell) as its kernels need it, under the name __main__
+    (Warp's module for them): imports of Warp and of the program's packages, @wp.kernel, @wp.func
+    and @wp.struct definitions whose decorators, annotations and defaults call nothing but Warp's
+    type constructors, and constants of literals. Everything else is the program's work and never
+    runs here; the first lines left out are printed."""
     global _entry
     if _entry is None:
         import ast
@@ -29,101 +191,274 @@ def _entry_definitions(root):
             path = os.path.join(root, ENTRY_SCRIPT)
             with open(path, encoding="utf-8") as f:
                 source = f.read()
-        tree = ast.parse("\n".join(l for l in source.splitlines() if not l.lstrip().startswith(("%", "!"))), path)
-        kept = []
+        tree = ast.parse("\n".join(l if not l.lstrip().startswith(("%", "!")) else "" for l in source.splitlines()), path)
+        kept, left = [], []
+        constants = {}
         for stmt in tree.body:
-            # Definitions only: imports, functions and classes (the kernels), constants (literals,
-            # or Warp's own constructors of literals: wp.constant(2.0), wp.vec3(...)), and Warp's
-            # set-up calls. Launches, loops, the main block and any other call are the
-            # program's work, and never run here.
-            definition = isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef))
-            constant = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and _constant(stmt.value)
-            setup = isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and ast.unparse(
-                stmt.value.func
-            ).rsplit(".", 1)[-1] in ("init", "set_module_options", "set_device") and _constant(stmt.value)
-            if definition or constant or setup:
-                kept.append(stmt)
+            why = _why_not_definition(stmt, constants, root)
+            (left if why else kept).append((stmt, why))
+        for stmt, why in left[:3]:
+            print(f"warp warm-up: left out line {stmt.lineno} of the command's script: {why}", file=sys.stderr)
         namespace = {"__name__": "__main__", "__file__": path, "__builtins__": __builtins__}
-        exec(compile(ast.Module(body=kept, type_ignores=[]), path, "exec"), namespace)
+        exec(compile(ast.Module(body=[s for s, _ in kept], type_ignores=[]), path, "exec"), namespace)
         _entry = types.SimpleNamespace(**namespace)
     return _entry
 
 
-def _constant(node):
-    """A literal, a name, an attribute of a name (wp.float32), or a call of Warp's whose
-    arguments are all of these: a value the kernels read, computed by nothing but Warp."""
+def _why_not_definition(stmt, constants, root):
+    """Why a statement of the script is not a definition this file runs, "" when it is."""
     import ast
 
-    if isinstance(node, (ast.Constant, ast.Name)):
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        if isinstance(stmt, ast.ImportFrom) and stmt.level:
+            return "a relative import"
+        names = [stmt.module] if isinstance(stmt, ast.ImportFrom) else [a.name for a in stmt.names]
+        for name in names:
+            top = (name or "").split(".")[0]
+            if top not in _SAFE_IMPORTS + tuple(PACKAGES) and not _in_root(top, root):
+                return f"an import of {name}, which is neither Warp nor the program's"
+        if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
+            return "a star import"
+        return ""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        # a function's body runs only when it is called: a plain one is kept (a factory of the
+        # script's kernels), called only when the script is a file on disk (never a cell's)
+        if isinstance(stmt, ast.AsyncFunctionDef):
+            return "an async function"
+        for deco in stmt.decorator_list:
+            if not _warp_decorator(deco, ("kernel", "func", "func_grad", "func_replay", "overload")):
+                return "a decorator that is not Warp's"
+        a = stmt.args
+        for default in a.defaults + [d for d in a.kw_defaults if d is not None]:
+            if not _literal(default):
+                return "a default that is not a literal"
+        for arg in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]:
+            if arg.annotation is not None and not _type_expression(arg.annotation):
+                return f"an annotation of {arg.arg} that is not a Warp type"
+        if stmt.returns is not None and not _type_expression(stmt.returns):
+            return "a return annotation that is not a Warp type"
+        return ""
+    if isinstance(stmt, ast.ClassDef):
+        if stmt.bases or stmt.keywords or len(stmt.decorator_list) != 1 or not _warp_decorator(stmt.decorator_list[0], ("struct",)):
+            return "a class that is not a plain @wp.struct"
+        for item in stmt.body:
+            docstring = isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant) and isinstance(item.value.value, str)
+            field = isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.value is None and _type_expression(item.annotation)
+            if not (docstring or field or isinstance(item, ast.Pass)):
+                return "a struct body with more than field annotations"
+        return ""
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if not all(isinstance(t, ast.Name) for t in targets) or stmt.value is None:
+            return "an assignment to something other than a name"
+        if isinstance(stmt, ast.AnnAssign) and not _type_expression(stmt.annotation):
+            return "an annotation that is not a Warp type"
+        kind = _constant_kind(stmt.value, constants)
+        if kind is None:
+            return "a value that is not a constant of literals"
+        for t in targets:
+            constants[t.id] = kind
+        return ""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        return ""  # a docstring
+    return "the program's work (a statement that is no definition)"
+
+
+def _in_root(top, root):
+    """A module or package of that name in the program's own folder."""
+    return bool(top) and _IDENTIFIER.match(top) is not None and (
+        os.path.isfile(os.path.join(root, top + ".py")) or os.path.isdir(os.path.join(root, top)))
+
+
+def _warp_attribute(node, names):
+    """wp.NAME or warp.NAME, NAME among `names`."""
+    import ast
+
+    return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("wp", "warp")
+            and node.attr in names)
+
+
+def _warp_decorator(node, names):
+    import ast
+
+    if _warp_attribute(node, names):
         return True
-    if isinstance(node, ast.Attribute):
-        return _constant(node.value)
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return all(_constant(e) for e in node.elts)
+    return (isinstance(node, ast.Call) and _warp_attribute(node.func, names) and not node.args
+            and all(k.arg is not None and _literal(k.value) for k in node.keywords))
+
+
+def _literal(node):
+    import ast
+
+    if isinstance(node, ast.Constant):
+        return not isinstance(node.value, (bytes, str)) or len(node.value) <= 10000
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, (int, float))
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return len(node.elts) <= 256 and all(_literal(e) for e in node.elts)
     if isinstance(node, ast.Dict):
-        return all(k is None or _constant(k) for k in node.keys) and all(_constant(v) for v in node.values)
-    if isinstance(node, ast.UnaryOp):
-        return _constant(node.operand)
-    if isinstance(node, ast.BinOp):
-        return _constant(node.left) and _constant(node.right)
-    if isinstance(node, ast.Subscript):
-        return _constant(node.value) and _constant(node.slice)
-    if isinstance(node, ast.Call):
-        func = node.func
-        while isinstance(func, ast.Attribute):
-            func = func.value
-        return (isinstance(func, ast.Name) and func.id in _WARP_NAMES and all(_constant(a) for a in node.args)
-                and all(_constant(k.value) for k in node.keywords))
+        return len(node.keys) <= 256 and all(k is not None and _literal(k) for k in node.keys) and all(_literal(v) for v in node.values)
     return False
 
 
-_WARP_NAMES = ("wp", "warp")
+def _type_expression(node, depth=0):
+    """A type as a kernel's annotation writes it: Warp's types by name (wp.float32, wp.array(dtype=
+    float, ndim=2), wp.array[float], wp.types.vector(length=5, dtype=float)), Python's scalars,
+    typing.Any, a name the script defines, or a string."""
+    import ast
+
+    if depth > 6:
+        return False
+    if isinstance(node, ast.Constant):
+        return node.value is None or isinstance(node.value, (str, int))
+    if isinstance(node, ast.Name):
+        return True  # a name: a Warp type imported by name, a struct the script defines, Any
+    if isinstance(node, ast.Attribute):
+        base = node.value
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        return isinstance(base, ast.Name) and base.id in ("wp", "warp", "typing")
+    if isinstance(node, ast.Subscript):
+        return _type_expression(node.value, depth + 1) and _type_expression(node.slice, depth + 1)
+    if isinstance(node, ast.Tuple):
+        return all(_type_expression(e, depth + 1) for e in node.elts)
+    if isinstance(node, ast.Call):
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, (ast.Name, ast.Attribute))):
+            return False
+        owner = ast.unparse(func.value)
+        if owner not in ("wp", "warp", "wp.types", "warp.types") or not (
+                func.attr in _ARRAY_KINDS or func.attr in ("array1d", "array2d", "array3d", "array4d", "vector", "matrix")):
+            return False
+        values = list(node.args) + [k.value for k in node.keywords]
+        return all(k.arg is not None for k in node.keywords) and len(values) <= 4 and all(
+            _type_expression(v, depth + 1) for v in values)
+    return False
 
 
-def _resolve(default_module, name, root):
-    """An object by its qualname in a module ("module:qualname" names another module)."""
-    module_name, _, qualname = name.rpartition(":")
-    module_name = module_name or default_module
-    obj = _entry_definitions(root) if module_name == "__main__" else importlib.import_module(module_name)
+def _constant_kind(node, constants):
+    """'number' or 'other' for a constant of literals (a literal, a name bound to one, arithmetic
+    on numbers, wp.constant of one, one of Warp's named types built from numbers); None otherwise."""
+    import ast
+
+    if _literal(node):
+        return "number" if isinstance(node, (ast.Constant, ast.UnaryOp)) and not isinstance(
+            getattr(node, "value", None), (str, bytes)) else "other"
+    if isinstance(node, ast.Name):
+        return constants.get(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return "number" if _constant_kind(node.operand, constants) == "number" else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)):
+        both = (_constant_kind(node.left, constants), _constant_kind(node.right, constants))
+        return "number" if both == ("number", "number") else None
+    if isinstance(node, ast.Call) and not node.keywords and len(node.args) <= 64:
+        func = node.func
+        if _warp_attribute(func, ("constant",)) and len(node.args) == 1:
+            return _constant_kind(node.args[0], constants)
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("wp", "warp")
+                and _WARP_TYPE.match(func.attr) and all(_constant_kind(a, constants) == "number" for a in node.args)):
+            return "other"
+    return None
+
+
+# -- names the data gives, resolved within the program ---------------------------------------------
+
+
+def _resolve(module_name, qualname, root):
+    """An object by its qualname in one of the program's modules ("module:qualname" names another)."""
+    if ":" in qualname:
+        module_name, qualname = qualname.split(":", 1)
+    if not _DOTTED.match(qualname or ""):
+        raise WarmupRefused(f"{qualname!r} is not a name this file looks up")
+    obj = _entry_definitions(root) if module_name == "__main__" else _import(module_name)
     for part in qualname.split("."):
         obj = getattr(obj, part)
     return obj
 
 
-def _value(tagged, root):
-    """A factory argument from its recorded data: a literal, a float, a tuple or list of those,
-    or a reference to a Warp type or a name in the factory's package."""
+def _warp_name(name):
+    """One of Warp's types by the name Warp exports (wp.float32, wp.vec3): never a function."""
+    obj = getattr(wp, name, None) if isinstance(name, str) and _IDENTIFIER.match(name) else None
+    if not isinstance(obj, type):
+        raise WarmupRefused(f"wp.{name} is not one of Warp's types")
+    return obj
+
+
+def _reference(ref, root):
+    """A recorded reference: "warp:NAME" is a type of Warp's, "module:qualname" a name in one of the
+    program's modules."""
+    module, _, qualname = str(ref).partition(":")
+    if module == "warp":
+        return _warp_name(qualname)
+    return _resolve(module, module + ":" + qualname, root)
+
+
+def _value(tagged, root, depth=0):
+    """A factory argument from its recorded data: a literal, a float, a tuple or list of those, a
+    flag value of one of the program's enums, or a reference (_reference)."""
+    import enum
+
+    if depth > 8 or not isinstance(tagged, dict):
+        raise WarmupRefused("an argument that is not recorded as data")
     if set(tagged) == {"enum", "value"}:  # a combination of flags: the class called with its value
-        return _resolve("", tagged["enum"], root)(tagged["value"])
+        cls = _reference(tagged["enum"], root)
+        if not (isinstance(cls, type) and issubclass(cls, enum.Enum)) or type(tagged["value"]) is not int:
+            raise WarmupRefused(f"{tagged['enum']} is not an enumeration of the program's")
+        return cls(tagged["value"])
     ((kind, value),) = tagged.items()
-    if kind == "lit":
+    if kind == "lit" and (value is None or type(value) in (bool, int, str)):
         return value
     if kind == "float":
         return float(value)
-    if kind in ("tuple", "list"):
-        items = [_value(x, root) for x in value]
+    if kind in ("tuple", "list") and isinstance(value, list):
+        items = [_value(x, root, depth + 1) for x in value]
         return tuple(items) if kind == "tuple" else items
     if kind == "ref":
-        return _resolve("", value, root)
-    raise ValueError(f"argument recorded as {kind}: not data this file can rebuild")
+        return _reference(value, root)
+    raise WarmupRefused(f"an argument recorded as {kind}: not data this file can rebuild")
 
 
 def _type_of(spec, root):
-    """An argument type of a generic instance: Warp's as written, the program's own (_later) imported now."""
-    if isinstance(spec, tuple) and spec[:1] == ("xwarp-later",):
-        if spec[1] == "struct":
-            return _resolve("", spec[2], root)
-        kind, inner, ndim = spec[2:]
-        return getattr(wp, kind)(dtype=_type_of(inner, root), ndim=ndim)
-    return spec
+    """An argument type of a generic instance, from its recorded data: Warp's by name, an array of
+    one, a vector or matrix of a shape Warp has no name for, or a @wp.struct of the program."""
+    if not isinstance(spec, dict):
+        raise WarmupRefused("a type that is not recorded as data")
+    if "array" in spec:
+        kind, ndim = spec["array"], spec.get("ndim", 1)
+        if kind not in _ARRAY_KINDS or type(ndim) is not int or not 1 <= ndim <= 4:
+            raise WarmupRefused(f"an array type {kind!r} of {ndim!r} dimensions")
+        return getattr(wp, kind)(dtype=_type_of(spec.get("dtype"), root), ndim=ndim)
+    if "struct" in spec:
+        struct = _reference(spec["struct"], root)
+        if not isinstance(getattr(struct, "vars", None), dict):
+            raise WarmupRefused(f"{spec['struct']} is not a @wp.struct")
+        return struct
+    if "shape" in spec:
+        shape, scalar = spec["shape"], _type_of(spec.get("scalar"), root)
+        if not (isinstance(shape, list) and 1 <= len(shape) <= 2 and all(type(n) is int and 0 < n <= 64 for n in shape)):
+            raise WarmupRefused(f"a vector or matrix shape {shape!r}")
+        if len(shape) == 1:
+            return wp.types.vector(length=shape[0], dtype=scalar)
+        return wp.types.matrix(shape=tuple(shape), dtype=scalar)
+    name = spec.get("type")
+    if name in ("float", "int", "bool"):
+        return {"float": float, "int": int, "bool": bool}[name]
+    if isinstance(name, str) and _WARP_TYPE.match(name):
+        return _warp_name(name)
+    raise WarmupRefused(f"a type {name!r} that is not Warp's")
 
 
 def _made_by_factories(factories, root):
     """Calls each factory the run called (through the name its module exports, decorators
-    included) with the recorded arguments: what they return holds the kernels they made."""
+    included), a function of the program's, with the recorded arguments: what they return holds
+    the kernels they made."""
     made = []
     for call in factories:
+        if call["module"] == "__main__" and ENTRY_SOURCE is not None:
+            raise WarmupRefused("a factory defined in a notebook cell: this file calls only factories in files on disk")
         factory = _resolve(call["module"], call["qualname"], root)
+        if not callable(factory) or isinstance(factory, type):
+            raise WarmupRefused(f"{call['module']}.{call['qualname']} is not a function")
         args, kwargs = [], {}
         for name, kind, tagged in call["args"]:
             value = _value(tagged, root)
@@ -131,24 +466,32 @@ def _made_by_factories(factories, root):
                 args.append(value)
             elif kind == "star":
                 args.extend(value)
-            else:
+            elif kind == "kw" and _IDENTIFIER.match(name):
                 kwargs[name] = value
+            else:
+                raise WarmupRefused(f"an argument {name!r} passed as {kind!r}")
         made.append(factory(*args, **kwargs))
     return made
 
 
-def _module_named(name, made):
-    """The Warp module `name` among what the factories returned, else in Warp's registry."""
+def _objects(made):
+    """Everything the factories returned, nested containers opened."""
     pending = list(made)
     while pending:
         obj = pending.pop()
-        module = getattr(obj, "module", None)
-        if getattr(module, "name", None) == name:
-            return module
+        yield obj
         if isinstance(obj, (tuple, list)):
             pending.extend(obj)
         elif isinstance(obj, dict):
             pending.extend(obj.values())
+
+
+def _module_named(name, made):
+    """The Warp module `name` among what the factories returned, else in Warp's registry."""
+    for obj in _objects(made):
+        module = getattr(obj, "module", None)
+        if getattr(module, "name", None) == name:
+            return module
     context = sys.modules.get("warp._src.context") or sys.modules.get("warp.context")
     registry = getattr(context, "user_modules", None)
     if isinstance(registry, dict) and name in registry:
@@ -156,71 +499,111 @@ def _module_named(name, made):
     raise LookupError(f"the factory calls made no module {name}: the program's code or its arguments moved on since it was measured")
 
 
-def _prepare(root):
+def _generic_kernel(instance, target, made, module, root):
+    """The generic kernel an instance belongs to: by name in its module, or (made by a factory) by
+    Warp's key among what the factories made and in its Warp module."""
+    if instance["kernel"]:
+        return _resolve(instance["module"] or target["module"], instance["kernel"], root)
+    for obj in _objects(made):
+        if getattr(obj, "key", None) == instance["key"] and hasattr(obj, "module"):
+            return obj
+    kernel = (getattr(module, "kernels", None) or {}).get(instance["key"])
+    if kernel is None:
+        raise LookupError(f"no generic kernel {instance['key']} in module {module.name}")
+    return kernel
+
+
+def _loaded_hash(module, device, block_dim):
+    """The hash Warp loaded the module under on this device and block_dim (feature-detected)."""
+    try:
+        dev = wp.get_device(device)
+        found = [e for e in getattr(module, "execs", {}).values() if getattr(e, "device", None) == dev]
+        exact = [e for e in found if getattr(e, "block_dim", None) == block_dim]
+        chosen = exact or found
+        if len(chosen) == 1 and isinstance(getattr(chosen[0], "module_hash", None), (bytes, bytearray)):
+            return bytes(chosen[0].module_hash).hex()
+    except Exception:
+        pass
+    return None
+
+
+def _prepare(root, paths):
     """A worker's set-up: the program's import paths and its wp.config values, then Warp."""
-    if root not in sys.path:
-        sys.path.insert(0, root)
-    sys.path.extend(p for p in IMPORT_PATHS if p not in sys.path)
+    for path in [root, *paths]:
+        if path not in sys.path:
+            sys.path.insert(0 if path == root else len(sys.path), path)
     for key, value in CONFIG.items():
         setattr(wp.config, key, value)
     wp.init()
 
 
-def _build(target, root, device, arch):
+def _outcome(index, error=None):
+    """What the file did for one target: its identity as planned, whether it built, under which
+    hash, and why not."""
+    t = TARGETS[index]
+    return {"target": index, "warp_module": t["warp_module"], "hash": t["hash"], "device": t["device"],
+            "block_dim": t["block_dim"], "built": False, "built_hash": None, "error": error, "notes": []}
+
+
+def _build(index, root, device, arch):
     """Registers what one identity held (factory calls, generic instances, options) on its module
-    in this process, loads it, and builds it ahead of time for `arch`. Returns what failed, and
-    notes."""
-    module_name, kernel_name, target_device, block_dim, instances, options, factories, warp_module = target[:8]
+    in this process, loads it, and builds it ahead of time for `arch`. Returns its outcome."""
+    target = TARGETS[index]
+    outcome = _outcome(index)
+    started = time.perf_counter()
     try:
-        made = _made_by_factories(factories, root)
-        for name, types in instances:
-            wp.overload(_resolve(module_name, name, root), [_type_of(t, root) for t in types])
-        module = _resolve(module_name, kernel_name, root).module if kernel_name else _module_named(warp_module, made)
+        made = _made_by_factories(target["factories"], root)
+        if target["kernel"]:
+            module = _resolve(target["module"], target["kernel"], root).module
+        else:
+            module = _module_named(target["warp_module"], made)
+        for instance in target["instances"]:
+            kernel = _generic_kernel(instance, target, made, module, root)
+            wp.overload(kernel, [_type_of(t, root) for t in instance["types"]])
         changed = {
             key: value
-            for key, value in OPTIONS[options].items()
+            for key, value in OPTIONS[target["options"]].items()
             if module.options.get(key) is not None and module.options.get(key) != value
         }
         if changed:
             wp.set_module_options(changed, module=module)
-    except Exception as error:  # the program's code moved on since it was measured
-        return [f"{module_name}:{kernel_name}: {type(error).__name__}: {error}"], []
-    if device and target_device.startswith("cuda"):
-        target_device = device
-    try:
-        wp.force_load(device=target_device, modules=[module], block_dim=block_dim, max_workers=0)
-    except Exception as error:
-        return [f"{module.name} on {target_device}: {type(error).__name__}: {error}"], []
+        target_device = device if device and target["device"].startswith("cuda") else target["device"]
+        wp.force_load(device=target_device, modules=[module], block_dim=target["block_dim"], max_workers=0)
+    except Exception as error:  # the program's code moved on since it was measured, or a name was refused
+        outcome["error"] = f"{type(error).__name__}: {error}"[:1000]
+        outcome["seconds"] = round(time.perf_counter() - started, 3)
+        return outcome
+    outcome["built"] = True
+    outcome["built_hash"] = _loaded_hash(module, target_device, target["block_dim"])
+    outcome["seconds"] = round(time.perf_counter() - started, 3)
     if not arch or not target_device.startswith("cuda"):
-        return [], []
+        return outcome
     aot = getattr(wp, "compile_aot_module", None)
     if aot is None:
-        return [], ["this Warp has no wp.compile_aot_module: nothing built ahead of time for " + str(arch)]
-    failed = []
+        outcome["notes"].append("this Warp has no wp.compile_aot_module: nothing built ahead of time for " + str(arch))
+        return outcome
     # compile_aot_module builds at the module's own block_dim: lend it the measured one
     before = module.options.get("block_dim")
     try:
-        wp.set_module_options({"block_dim": block_dim}, module=module)
+        wp.set_module_options({"block_dim": target["block_dim"]}, module=module)
         aot(module, device=target_device, arch=arch)
     except Exception as error:
-        failed.append(f"{module.name} ahead of time for {arch}: {type(error).__name__}: {error}")
+        outcome["notes"].append(f"{module.name} ahead of time for {arch}: {type(error).__name__}: {error}")
     finally:
         wp.set_module_options({"block_dim": before}, module=module)
-    return failed, []
+    return outcome
 
 
-def _serve(root, device, arch):
+def _serve(root, paths, device, arch):
     """A worker process: builds the targets whose numbers arrive on its standard input, one at a
     time, and answers each on its standard output in one JSON line; Warp's own messages go to
     standard error."""
     answers = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
-    _prepare(root)
+    _prepare(root, paths)
     answers.write(json.dumps({"ready": str(wp.config.kernel_cache_dir)}) + "\n")
     for line in sys.stdin:
-        index = int(line)
-        failed, notes = _build(TARGETS[index], root, device, arch)
-        answers.write(json.dumps({"target": index, "failed": failed, "notes": notes}) + "\n")
+        answers.write(json.dumps(_build(int(line), root, device, arch)) + "\n")
 
 
 class _Worker:
@@ -242,12 +625,12 @@ class _Worker:
         events.put((self, None))  # the process ended
 
     def can_build(self, target):
-        built = self.forms.get(target[7])
-        return built is None or built == target[8] or built in target[9]
+        built = self.forms.get(target["warp_module"])
+        return built is None or built == target["form"] or built in target["follows"]
 
     def send(self, index):
         self.target = index
-        self.forms[TARGETS[index][7]] = TARGETS[index][8]
+        self.forms[TARGETS[index]["warp_module"]] = TARGETS[index]["form"]
         self.process.stdin.write(f"{index}\n")
         self.process.stdin.flush()
 
@@ -264,20 +647,38 @@ class _Worker:
         self.process.wait()
 
 
-def warm_up(workers=WORKERS, root=None, device=DEVICE, arch=ARCH, log=print):
+def _describe(index):
+    t = TARGETS[index]
+    return f"{t['warp_module']} {t['hash'][:7]} on {t['device']}" + (f" block_dim {t['block_dim']}" if t["block_dim"] else "")
+
+
+def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print):
     """Builds the identities above into Warp's kernel cache (wp.config.kernel_cache_dir, or
-    WARP_CACHE_PATH) in `workers` processes at a time. Returns (identities loaded, what failed)."""
-    root = os.path.abspath(root or os.path.dirname(os.path.abspath(__file__)))
+    WARP_CACHE_PATH) in up to `workers` processes at a time (default: WORKERS, at most the CPUs this
+    process may use). A target that fails fails alone. Returns a dict: built (identities built as
+    measured), other (built under another hash: the program or its environment changed), failed
+    (target, why), outcomes (one per target), wall_s."""
+    _check_targets()
     started = time.perf_counter()
+    found, project = find_root(root)
+    if found is None:
+        raise FileNotFoundError(
+            f"cannot find the program from here: no folder from {os.path.dirname(os.path.abspath(__file__))} or "
+            f"{os.getcwd()} up, nor {PROJECT}, holds {os.path.join(IMPORT_ROOT, '')} with "
+            f"{', '.join(ROOT_PACKAGES) or ENTRY_SCRIPT}; give --root, the folder the program imports its modules from")
+    paths = _import_paths(project)
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    workers = max(1, min(workers or WORKERS, usable, len(TARGETS) or 1))
     env = dict(os.environ)
     if getattr(wp.config, "kernel_cache_dir", None):  # set by the program that calls warm_up()
         env["WARP_CACHE_PATH"] = str(wp.config.kernel_cache_dir)
-    command = [sys.executable, os.path.abspath(__file__), "--serve", json.dumps([root, device, list(arch or ())])]
+    command = [sys.executable, os.path.abspath(__file__), "--serve", json.dumps([found, paths, device, list(arch or ())])]
     events = queue.Queue()
     pending = list(range(len(TARGETS)))  # the longest modules first, each module's forms in order
-    crew, loaded, failed, notes, cache = [], 0, [], [], None
+    outcomes = {}
+    crew, notes, cache = [], [], None
     try:
-        crew = [_Worker(command, env, events) for _ in range(min(max(1, workers), len(TARGETS)))]
+        crew = [_Worker(command, env, events) for _ in range(min(workers, len(TARGETS)))]
         idle = list(crew)
         while pending or any(w.target is not None for w in crew):
             for worker in list(idle):
@@ -305,12 +706,11 @@ def warm_up(workers=WORKERS, root=None, device=DEVICE, arch=ARCH, log=print):
                     idle.remove(worker)
                 code = worker.process.wait()
                 if not worker.ready:  # it could not set up: nor will the next one
-                    failed.extend(f"{TARGETS[i][7]} on {TARGETS[i][2]}: no worker process started (exit code {code})"
-                                  for i in pending + ([worker.target] if worker.target is not None else []))
+                    for i in pending + ([worker.target] if worker.target is not None else []):
+                        outcomes[i] = _outcome(i, f"no worker process started (exit code {code}): see the lines above")
                     pending.clear()
                 elif worker.target is not None:
-                    failed.append(f"{TARGETS[worker.target][7]} on {TARGETS[worker.target][2]}: its worker process "
-                                  f"ended (exit code {code})")
+                    outcomes[worker.target] = _outcome(worker.target, f"its worker process ended (exit code {code})")
                 worker.target = None
                 if pending:
                     idle.append(_Worker(command, env, events))
@@ -321,33 +721,60 @@ def warm_up(workers=WORKERS, root=None, device=DEVICE, arch=ARCH, log=print):
                 continue
             worker.target = None
             idle.append(worker)
-            failed.extend(answer["failed"])
+            outcomes[answer["target"]] = answer
             notes.extend(n for n in answer["notes"] if n not in notes)
-            loaded += 0 if answer["failed"] else 1
     finally:
         for worker in crew:
             worker.stop()
+    result = {"built": [], "other": [], "failed": [], "outcomes": [outcomes.get(i) for i in range(len(TARGETS))],
+              "wall_s": round(time.perf_counter() - started, 3), "workers": workers, "root": found, "cache": cache}
+    for i, o in enumerate(result["outcomes"]):
+        if o is None:
+            o = result["outcomes"][i] = _outcome(i, "not built (the warm-up stopped first)")
+        if not o["built"]:
+            result["failed"].append((i, o["error"] or "not built"))
+        elif o["built_hash"] and o["built_hash"] != TARGETS[i]["hash"]:
+            result["other"].append(i)
+        else:
+            result["built"].append(i)
     for line in notes:
         log("warp warm-up: " + line)
-    log(
-        f"warp warm-up: {loaded} module identities in {time.perf_counter() - started:.2f} s "
-        f"({max(1, workers)} worker processes) into {cache}"
-    )
-    for line in failed:
-        log("warp warm-up: not built: " + line)
-    return loaded, failed
+    log(f"warp warm-up: built {len(result['built'])} of {len(TARGETS)} module identities as measured in "
+        f"{result['wall_s']:.2f} s ({workers} worker processes) into {cache}")
+    for i in result["other"]:
+        log(f"warp warm-up: built under another hash ({result['outcomes'][i]['built_hash'][:7]}): {_describe(i)}: the program's "
+            "code, options or Warp changed since it was measured; measure it again and write this file again")
+    for i, why in result["failed"]:
+        log(f"warp warm-up: not built: {_describe(i)}: {why}")
+    return result
+
+
+def _main():
+    parser = argparse.ArgumentParser(description="Build the measured Warp modules into the kernel cache.")
+    parser.add_argument("--workers", type=int, default=None,
+                        help=f"builds at a time (default {WORKERS}, at most the CPUs this process may use)")
+    parser.add_argument("--root", help="the folder the program's modules are imported from (default: found from this "
+                                       "file's folder, the current folder, then the measured project's)")
+    parser.add_argument("--device", default=DEVICE, help="build for this CUDA device instead of the measured one")
+    parser.add_argument("--arch", type=int, action="append", help="also build ahead of time for this CUDA architecture")
+    parser.add_argument("--results", help="write what each target did as JSON to this file")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target was not built as measured")
+    parser.add_argument("--serve", help=argparse.SUPPRESS)  # a worker process of warm_up(): [root, paths, device, arch]
+    args = parser.parse_args()
+    if args.serve:
+        _check_targets()
+        _serve(*json.loads(args.serve))
+        sys.exit(0)
+    try:
+        result = warm_up(args.workers, args.root, args.device, args.arch or ARCH)
+    except FileNotFoundError as error:
+        print(f"warp warm-up: {error}", file=sys.stderr)
+        sys.exit(2)
+    if args.results:
+        with open(args.results, "w", encoding="utf-8") as f:
+            json.dump({"contract": TARGETS_CONTRACT, **{k: v for k, v in result.items()}}, f)
+    sys.exit(1 if args.strict and (result["failed"] or result["other"]) else 0)
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="Build the measured Warp modules into the kernel cache.")
-    parser.add_argument("--workers", type=int, default=WORKERS, help="builds at a time (default %(default)s)")
-    parser.add_argument("--root", help="the folder the program's modules are imported from (default: this file's)")
-    parser.add_argument("--device", default=DEVICE, help="build for this CUDA device instead of the measured one")
-    parser.add_argument("--arch", type=int, action="append", help="also build ahead of time for this CUDA architecture")
-    parser.add_argument("--serve", help=argparse.SUPPRESS)  # a worker process of warm_up(): [root, device, arch]
-    args = parser.parse_args()
-    if args.serve:
-        _serve(*json.loads(args.serve))
-        sys.exit(0)
-    _, not_built = warm_up(args.workers, args.root, args.device, args.arch or ARCH)
-    sys.exit(1 if not_built else 0)
+    _main()

@@ -26,7 +26,8 @@ namespace xwarp
     primed_sample command_sampler::run_primed(int index, const measure_options& prime, run_observer* observer,
                                               const cancel_check& cancelled)
     {
-        if (!m_prime)
+        // the prime command may change from sample to sample (warmup --verify tries worker counts)
+        if (!m_prime || m_prime->options.command != prime.command)
         {
             m_prime = std::make_unique<prepared_command>(prepare_command(prime));
         }

@@ -4,6 +4,7 @@
 #include "xwarp/model/json_io.hpp"
 
 #include <algorithm>
+#include <regex>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -11,7 +12,10 @@
 
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/warmup_verdicts.hpp"
+#include "xwarp/model/contracts.hpp"
 #include "xwarp/model/format.hpp"
+#include "xwarp/model/values.hpp"
+#include "xwarp/os/bounded_read.hpp"
 #include "xwarp/os/tempdir.hpp"
 #include "xwarp/render/warmup_file.hpp"
 
@@ -58,8 +62,16 @@ namespace xwarp
             write_file(script, plan.script);
             measure_options prime_options = rerun;
             prime_options.python.clear();
-            prime_options.command = {program_python(saved, rerun), script, "--root", plan.import_root,
-                                     "--workers", std::to_string(plan.workers)};
+            // what the file says it did, target by target, is read after each warm-up pass
+            prime_options.results_file = files.path() + "/results.json";
+            // more workers write more precompiled headers: with two samples or more the file is
+            // timed at its planned workers and at one, alternately, and the faster is kept
+            std::vector<int> candidates{plan.workers};
+            if (plan.workers > 1 && plan.covered > 1 && samples >= 2)
+            {
+                candidates.push_back(1);
+            }
+            std::vector<int> workers_per_sample;
             prime_options.samples = samples;
             measure_options program_options = rerun;
             program_options.samples = samples;
@@ -69,6 +81,10 @@ namespace xwarp
             bool interrupted = false;
             for (int i = 1; i <= samples; ++i)
             {
+                const int workers = candidates[static_cast<std::size_t>(i - 1) % candidates.size()];
+                prime_options.command = {program_python(saved, rerun), script, "--root", plan.import_root, "--workers",
+                                         std::to_string(workers), "--results", prime_options.results_file};
+                workers_per_sample.push_back(workers);
                 primed_sample s = program->run_primed(i, prime_options, observer, cancelled);
                 if (s.prime.interrupted || s.program.cold.interrupted || (s.program.warm && s.program.warm->interrupted)
                     || (cancelled && cancelled()))
@@ -83,7 +99,93 @@ namespace xwarp
                     break;
                 }
             }
-            return judge_warmup(plan, taken, interrupted, rerun.timeout_s, saved.result.cold_module_ms.median);
+            return judge_warmup(plan, taken, interrupted, rerun.timeout_s, saved.result.cold_module_ms.median,
+                                saved.result.cold_wall_ms.median, workers_per_sample);
+        }
+
+        // The file a Python module of the program is imported from, under one of the folders the
+        // run imported from: ROOT/a/b.py or ROOT/a/b/__init__.py for "a.b". "" when none holds it.
+        std::string module_file(const std::string& module, const warmup_plan& plan)
+        {
+            std::string rel = module;
+            std::replace(rel.begin(), rel.end(), '.', '/');
+            std::vector<std::string> roots{plan.import_root};
+            roots.insert(roots.end(), plan.import_paths.begin(), plan.import_paths.end());
+            for (const auto& root : roots)
+            {
+                for (const std::string& candidate : {root + "/" + rel + ".py", root + "/" + rel + "/__init__.py"})
+                {
+                    if (is_plain_file(candidate))
+                    {
+                        return candidate;
+                    }
+                }
+            }
+            return {};
+        }
+
+        // Whether a module's source on disk defines `name` at its top (def, class or assignment).
+        bool defines(const std::string& file, const std::string& name)
+        {
+            const bounded_read source = read_regular_file(file, 16u << 20);
+            if (!source.ok)
+            {
+                return false;
+            }
+            const std::regex top(R"((^|\n)((async +)?def +|class +)?)" + name + R"(\b)");
+            return std::regex_search(source.text, top);
+        }
+
+        // The report's names checked against the disk, when the file is written: every module a
+        // covered target imports must be a file under the folders the program was imported from,
+        // and every factory a name its module's source defines. A report is data: a name it gives
+        // that is not the program's on this disk leaves its target to the program, with why.
+        void check_on_disk(warmup_plan& plan)
+        {
+            const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
+            for (auto& t : plan.targets)
+            {
+                if (!t.covered)
+                {
+                    continue;
+                }
+                std::vector<std::pair<std::string, std::string>> names;  // module, the top name it must define ("" any)
+                if (t.import_from != "__main__")
+                {
+                    names.emplace_back(t.import_from, t.kernel.substr(0, t.kernel.find('.')));
+                }
+                for (const auto& f : t.factories)
+                {
+                    const std::string qualname = field_or(f, "qualname", std::string());
+                    names.emplace_back(field_or(f, "module", std::string()), qualname.substr(0, qualname.find('.')));
+                }
+                for (const auto& o : t.overloads)
+                {
+                    if (!o.module.empty() && o.module != "__main__")
+                    {
+                        names.emplace_back(o.module, o.kernel.substr(0, o.kernel.find('.')));
+                    }
+                }
+                for (const auto& [module, name] : names)
+                {
+                    if (module == "__main__")
+                    {
+                        continue;
+                    }
+                    const std::string file = module_file(module, plan);
+                    if (file.empty())
+                    {
+                        t.why_not = "the report names module " + module + ", which is not a file under the folders the program "
+                                    "was imported from on this disk: the file builds only the program's own code";
+                        break;
+                    }
+                    if (!name.empty() && (!std::regex_match(name, identifier) || !defines(file, name)))
+                    {
+                        t.why_not = "the report names " + module + "." + name + ", which " + file + " does not define";
+                        break;
+                    }
+                }
+            }
         }
     }
 
@@ -101,6 +203,14 @@ namespace xwarp
         {
             throw warmup_error(e.what());
         }
+        check_on_disk(plan);
+        settle_warmup_plan(plan, analysed);
+        std::vector<std::string> option_sets;
+        if (const std::string wrong = contract_violation(contract::warmup_targets, warmup_target_records(plan, option_sets));
+            !wrong.empty())
+        {
+            throw std::logic_error("internal: the warm-up file's targets are outside their contract: " + wrong);
+        }
         plan.script = render_warmup_script(plan);
         if (!job.out_path.empty())
         {
@@ -114,6 +224,17 @@ namespace xwarp
                 throw warmup_error("the warm-up covers no identity of this run: there is nothing to verify");
             }
             plan.check = verify(analysed, plan, rerun, std::max(1, job.samples), make_sampler, observer, cancelled);
+            if (plan.check->workers_picked && *plan.check->workers_picked != plan.workers)
+            {
+                plan.notes.push_back("WORKERS is " + std::to_string(*plan.check->workers_picked) + ", not "
+                                     + std::to_string(plan.workers) + ": the file was faster so when --verify timed both");
+                plan.workers = *plan.check->workers_picked;
+                plan.script = render_warmup_script(plan);
+                if (!job.out_path.empty())
+                {
+                    write_file(job.out_path, plan.script);
+                }
+            }
         }
         return plan;
     }

@@ -71,14 +71,34 @@ def test_the_fixers_handlers_are_the_protocols_operations(tmp_path):
     assert sorted(variants) == sorted(protocol_ops)
     # a request outside the protocol is one sentence and no response, never a traceback
     for request, said in (
-        ({"protocol": 1, "root": str(tmp_path), "fixes": [{"id": "x", "ops": [{"op": "rewrite_all"}]}]}, "not in protocol 1"),
-        ({"protocol": 99, "root": str(tmp_path), "fixes": []}, "this fixer speaks 1"),
+        ({"protocol": fixer.PROTOCOL, "root": str(tmp_path), "fixes": [{"id": "x", "ops": [{"op": "rewrite_all"}]}]},
+         f"not in protocol {fixer.PROTOCOL}"),
+        ({"protocol": 99, "root": str(tmp_path), "fixes": []}, f"this fixer speaks {fixer.PROTOCOL}"),
     ):
         (tmp_path / "request.json").write_text(json.dumps(request))
         done = subprocess.run([sys.executable, str(ROOT / "probe" / "fixer" / "xwarp_fix.py"), str(tmp_path / "request.json"),
                                str(tmp_path / "response.json")], capture_output=True, text=True, timeout=60)
         assert done.returncode != 0 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
         assert not (tmp_path / "response.json").exists()
+
+
+def test_the_warmup_files_fields_are_the_targets_contract():
+    """The warm-up file's TARGETS are named records: the file's own reader (_TARGET_FIELDS) and
+    warp-probe's writer (checked against warmup_targets.schema.json before a file is written)
+    name the same fields, so a column can never drift between them."""
+    import ast
+
+    schema = json.loads((ROOT / "probe" / "schema" / "warmup_targets.schema.json").read_text())
+    body = ast.parse((ROOT / "probe" / "render" / "warmup_body.py").read_text())
+    (fields,) = [node.value for node in body.body if isinstance(node, ast.Assign)
+                 and any(getattr(t, "id", None) == "_TARGET_FIELDS" for t in node.targets)]
+    read = {k.value for k in fields.keys}
+    target = schema["$defs"]["target"]
+    assert read == set(target["properties"]) == set(target["required"])
+    assert target["additionalProperties"] is False
+    # the file reads the contract's version it was written for
+    assert schema["x-contract-version"] == 1
+    assert "TARGETS_CONTRACT != 1" in (ROOT / "probe" / "render" / "warmup_body.py").read_text()
 
 
 def probe_cli(*args, timeout=120):

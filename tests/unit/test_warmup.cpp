@@ -6,6 +6,7 @@
 #include "builders.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/warmup_plan.hpp"
+#include "xwarp/model/contracts.hpp"
 #include "xwarp/render/warmup_file.hpp"
 #include "xwarp/runner/runner.hpp"
 
@@ -82,7 +83,8 @@ TEST(AWarmupPlan, CoversImportedModulesAndLoadsEachFormOfAGenericModuleInOrder)
     EXPECT_EQ(target(p, "g2").stage, 2);
     EXPECT_EQ(target(p, "a1").stage, 1);
     ASSERT_EQ(target(p, "g2").overloads.size(), 2u);
-    EXPECT_EQ(target(p, "g2").overloads[1].types, std::vector<std::string>{"wp.array(dtype=wp.float64, ndim=1)"});
+    EXPECT_EQ(target(p, "g2").overloads[1].types,
+              nlohmann::json::parse(R"([{"array": "array", "dtype": {"type": "float64"}, "ndim": 1}])"));
     EXPECT_EQ(target(p, "a1").import_from, "pkg.a");
     EXPECT_DOUBLE_EQ(p.covered_ms, p.total_ms);
 }
@@ -136,7 +138,7 @@ TEST(AWarmupFile, EscapesEveryTextFromTheReport)
     r.command = {"python3", "app.py\n\"\"\"\nos.system('x')\u202e"};
     const warmup_plan p = plan_warmup(r, {"run\nos.system('y')", 0, "cuda:1\"", {}});
     const std::string file = render_warmup_script(p);
-    const std::string generated = file.substr(0, file.find("\n_entry = None"));  // the rest is fixed code
+    const std::string generated = file.substr(0, file.find("\n_TARGET_FIELDS = {"));  // the rest is fixed code
     std::size_t at = 0;
     while (at < generated.size())
     {
@@ -296,7 +298,7 @@ TEST(AWarmupPlan, BuildsEveryFormOfAModuleAndSaysWhichFormsAWorkerMayHaveBuiltBe
     EXPECT_EQ(target(workers, "w2").stage, 2);
     EXPECT_TRUE(target(workers, "w2").follows.empty());
     const std::string file = render_warmup_script(workers);
-    EXPECT_NE(file.find("\"pkg.m\", 2, []),"), std::string::npos) << file.substr(file.find("TARGETS"), 1500);
+    EXPECT_NE(file.find("\"follows\": [], \"form\": 2"), std::string::npos) << file.substr(file.find("TARGETS"), 1500);
 }
 
 TEST(AWarmupPlan, RefusesAFormImportingCannotGiveAnyMore)
@@ -343,17 +345,31 @@ TEST(AWarmupPlan, NamesAStructOfTheKernelsOwnPackageAndAnUnnamedVectorShape)
     const warmup_plan p = plan_warmup(run_of({own, foreign, local, vector, unnamed}), {});
     ASSERT_TRUE(target(p, "s4").covered) << target(p, "s4").why_not;
     EXPECT_EQ(target(p, "s4").overloads[0].types,
-              (std::vector<std::string>{"wp.types.vector(length=5, dtype=wp.float32)",
-                                        "wp.types.matrix(shape=(5, 5), dtype=wp.float64)"}));
+              json::parse(R"([{"shape": [5], "scalar": {"type": "float32"}}, {"shape": [5, 5], "scalar": {"type": "float64"}}])"));
     EXPECT_FALSE(target(p, "s5").covered);  // never wp.vec_t: the file would not load
     ASSERT_TRUE(target(p, "s1").covered) << target(p, "s1").why_not;
     EXPECT_EQ(target(p, "s1").overloads[0].types,
-              (std::vector<std::string>{"_later(\"struct\", \"pkg.types:Particle\")",
-                                        "_later(\"array\", \"array\", _later(\"struct\", \"pkg.types:Particle\"), 1)"}));
+              json::parse(R"([{"struct": "pkg.types:Particle"}, {"array": "array", "dtype": {"struct": "pkg.types:Particle"}, "ndim": 1}])"));
     EXPECT_FALSE(target(p, "s2").covered);  // another package's name never reaches the file
     EXPECT_NE(target(p, "s2").why_not.find("@wp.struct of its own package"), std::string::npos) << target(p, "s2").why_not;
     EXPECT_FALSE(target(p, "s3").covered);  // a struct made inside a function has no name to import
     const std::string file = render_warmup_script(p);
-    EXPECT_LT(file.find("def _later("), file.find("TARGETS = ["));
-    EXPECT_EQ(file.find("os:Foo", file.find("TARGETS = [")), std::string::npos);  // named in a comment above, never as code
+    // the types travel as data the file turns into types itself, never as code
+    EXPECT_NE(file.find("{\"struct\": \"pkg.types:Particle\"}", file.find("TARGETS = [")), std::string::npos);
+    EXPECT_EQ(file.find("os:Foo", file.find("TARGETS = [")), std::string::npos);  // named in a comment above, never as data
+}
+
+TEST(AWarmupFile, WritesTargetsAsRecordsOfItsContractAndTheContractRefusesAColumnThatDrifted)
+{
+    const nlohmann::json args = nlohmann::json::array({nlohmann::json::array({"gain", "pos", {{"float", "2.0"}}})});
+    const warmup_plan p = plan_warmup(run_of({factory_made("f1", args), generic("g1", {"float32"}), defined("pkg.a", "a1", "pkg.a")}), {});
+    std::vector<std::string> option_sets;
+    nlohmann::json records = warmup_target_records(p, option_sets);
+    ASSERT_EQ(records.size(), 3u);
+    EXPECT_EQ(contract_violation(contract::warmup_targets, records), "");
+    records[0]["form_number"] = 1;  // a field the file does not read
+    EXPECT_NE(contract_violation(contract::warmup_targets, records), "");
+    records[0].erase("form_number");
+    records[0]["instances"] = nlohmann::json::array({{{"kernel", "g"}, {"module", ""}, {"key", "g"}, {"types", {"wp.float32"}}}});
+    EXPECT_NE(contract_violation(contract::warmup_targets, records), "") << "a type as code, not data";
 }

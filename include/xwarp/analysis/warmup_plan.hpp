@@ -28,6 +28,10 @@ namespace xwarp
     // report has no good sample or recorded no identity with its content (an older xwarp, or
     // Warp's log alone).
     warmup_plan plan_warmup(const report& analysed, const warmup_request& request);
+
+    // The plan's figures and imports again after targets were refused (a why_not set): what it
+    // covers, where the file imports from, its packages, and what it leaves to the program.
+    void settle_warmup_plan(warmup_plan& plan, const report& analysed);
 }
 
 #endif

@@ -11,12 +11,20 @@
 namespace xwarp
 {
     // The check of a warm-up from its primed samples, in the order they ran (the run stops at
-    // the first that failed): verified when every identity the warm-up covers loaded from its
-    // cache in every sample; failed when one still built or a run failed; interrupted when the
-    // user stopped it. The walls, the builds left (covered, uncovered, new) and the band of the
-    // primed wall against the warm wall are filled for the fronts.
+    // the first that failed). What the file built is what it said it did (its results, the prime
+    // pass's own_results: built as measured, under another hash, or not, with why); what it covers
+    // is what the program then did not build. Verified when the file built every identity it
+    // covers and the program built none of them in any sample; partial when the file could not
+    // build some (a target fails alone) and the program built none of those it did; failed when
+    // one it built was built again, or the file or the program failed; interrupted when the user
+    // stopped it. The walls, the builds left (covered, uncovered, new), the band of the primed
+    // wall against the warm wall and the measured run's own cold wall are filled for the fronts.
+    // workers_per_sample: the worker processes each sample's warm-up ran with, when they were
+    // tried against each other (the lowest median wall is picked; a tie keeps the fewer).
     warmup_check judge_warmup(const warmup_plan& plan, const std::vector<primed_sample>& samples, bool interrupted,
-                              std::optional<double> timeout_s, std::optional<double> serial_cold_build_ms);
+                              std::optional<double> timeout_s, std::optional<double> serial_cold_build_ms,
+                              std::optional<double> cold_wall_ms = std::nullopt,
+                              const std::vector<int>& workers_per_sample = {});
 }
 
 #endif

@@ -5,7 +5,9 @@
 //     sets, and $XWARP_WHATIF, one variant per lever with its parameters and the counters
 //     ("effects") that say it changed something;
 //   - the fixer protocol (probe/schema/fixer_protocol.schema.json): warp-probe fix's request,
-//     its operations (a tagged union on "op") and the fixer's response.
+//     its operations (a tagged union on "op") and the fixer's response;
+//   - the warm-up file's targets (probe/schema/warmup_targets.schema.json): the TARGETS records
+//     warp-probe warmup writes into the file and the file's own code reads.
 // The shim's records have their own contract (shim_contract.hpp).
 #ifndef XWARP_MODEL_CONTRACTS_HPP
 #define XWARP_MODEL_CONTRACTS_HPP
@@ -23,12 +25,14 @@ namespace xwarp
         shim_environment,  // the XWARP_* variables of a pass, as an object
         fixer_request,
         fixer_response,
+        warmup_targets,    // a warm-up file's TARGETS
     };
 
     // "" when the value is inside the contract; else one line saying where and why.
     std::string contract_violation(contract which, const nlohmann::json& value);
 
     int fixer_protocol_version();
+    int warmup_targets_version();
     int shim_inputs_version();
 
     // The fixer's operations, as the protocol names them (its "op" enum).

@@ -35,6 +35,10 @@ namespace xwarp
         // variants/NAME/): what --replay-streams reads back
         std::string keep_records_dir;
         bool nvrtc_trace = false;          // turn Warp's compile_time_trace on and keep NVRTC's traces
+        // A file the command writes an account of its own work to, as JSON (the warm-up file's
+        // --results): read after each pass into run_result::own_results, then removed; kept as
+        // results.json with --keep-records.
+        std::string results_file;
     };
 
     // Progress callbacks; all are called from the thread that started the run.

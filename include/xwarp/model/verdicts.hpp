@@ -54,7 +54,8 @@ namespace xwarp
         no_patch,      // no mechanical form, or library code
         not_verified,  // written, not measured (no --verify)
         verified,      // improved beyond the band, same launches
-        no_gain,       // inside the band, or not significant
+        no_gain,       // the patched program was not faster at all
+        inconclusive,  // faster, but inside the band or not significant: more samples could settle it
         regressed,
         invalid,       // the patched program failed, or its launches changed
     };
@@ -72,8 +73,9 @@ namespace xwarp
     // warmup --verify: every covered identity loaded from the primed cache, or not.
     enum class warmup_verdict
     {
-        verified,
-        failed,  // a covered identity built, or a run failed
+        verified,     // the file built every covered identity and the program built none of them
+        partial,      // the file could not build some (each named with why); none it built was built again
+        failed,       // an identity the file built was built again, or the file or the program failed
         interrupted,
     };
 
@@ -99,8 +101,8 @@ namespace xwarp
     template <>
     struct enum_words<fix_verdict>
     {
-        static constexpr std::array<std::string_view, 6> words{"no-patch", "not-verified", "verified",
-                                                               "no-gain",  "regressed",    "invalid"};
+        static constexpr std::array<std::string_view, 7> words{"no-patch",     "not-verified", "verified", "no-gain",
+                                                               "inconclusive", "regressed",    "invalid"};
     };
     template <>
     struct enum_words<together_status>
@@ -110,7 +112,7 @@ namespace xwarp
     template <>
     struct enum_words<warmup_verdict>
     {
-        static constexpr std::array<std::string_view, 3> words{"verified", "failed", "interrupted"};
+        static constexpr std::array<std::string_view, 4> words{"verified", "partial", "failed", "interrupted"};
     };
 
     // The word of a member, as the JSON and the history write it.

@@ -18,9 +18,14 @@ namespace xwarp
     // A generic instance the warm-up registers before its target loads.
     struct warmup_overload
     {
-        std::string kernel;               // the generic kernel's qualname in the target's Python module
-        std::string signature;            // as Warp prints it ("a: wp.array[wp.float32], s: float32")
-        std::vector<std::string> types;   // Python expressions, one per argument ("wp.float32")
+        std::string kernel;     // the generic kernel's qualname in its Python module; "" when a factory made it
+        std::string module;     // that Python module when it is not the target's ("" the target's)
+        std::string key;        // Warp's key of the kernel (a factory's kernel is found by it)
+        std::string signature;  // as Warp prints it ("a: wp.array[wp.float32], s: float32")
+        // one type per argument, as data the file turns into the type: {"type": "float32"},
+        // {"array": "array", "dtype": {...}, "ndim": 1}, {"shape": [5], "scalar": {...}},
+        // {"struct": "module:qualname"} (a @wp.struct of the kernel's own package)
+        nlohmann::json types = nlohmann::json::array();
     };
 
     // One identity (module, hash, device, block_dim) of the run's first good cold pass.
@@ -51,6 +56,30 @@ namespace xwarp
     struct warmup_check
     {
         int samples = 0;
+        // What the file said it did (its --results, first sample): the identities it built as
+        // measured, those it built under another hash, and those it could not build, each "module
+        // hash7 on device [block_dim N]" and, for a failure, ": why". results_read is false when the
+        // file wrote none (it stopped before its end, or a recording without them).
+        bool results_read = false;
+        int file_built = 0;
+        std::vector<std::string> file_other;
+        std::vector<std::string> file_failed;
+        bool program_ran = false;  // the program ran on the primed cache (else nothing is known of what it built)
+        // Of the run's identities, those the program did not build on the primed cache (first
+        // sample): the warm-up's measured coverage.
+        std::optional<int> covered_measured;
+        std::optional<double> cold_wall_ms;  // the measured run's cold wall (its report), beside the warm-up's own
+        std::optional<double> warmup_and_primed_ms;  // the warm-up's wall + the program's on its cache (medians)
+        // The file's own wall at each number of worker processes tried (the samples alternate
+        // between them: each worker writes its own precompiled header on the CPU, so more workers
+        // are not always faster), and the number picked: the lowest median, written into the file.
+        struct worker_trial
+        {
+            int workers = 0;
+            stat wall_ms;
+        };
+        std::vector<worker_trial> worker_trials;
+        std::optional<int> workers_picked;
         stat warmup_wall_ms;     // the warm-up's process, start to exit
         stat warmup_build_ms;    // from its first build's start to its last build's end
         int warmup_builds = 0;   // identities it compiled (first sample)
@@ -71,6 +100,7 @@ namespace xwarp
     struct warmup_plan
     {
         std::string source;                // the report it was planned from (path or @ID)
+        std::string project;               // the measured command's folder: the file looks there last for the program
         std::string command;               // the measured command, one line
         std::string warp_version;
         std::string import_root;           // the folder the program's modules are imported from (measured)
@@ -82,6 +112,10 @@ namespace xwarp
         // Further folders the program imported its kernels' modules from (a test folder pytest put
         // on sys.path, a package outside import_root), searched after it.
         std::vector<std::string> import_paths;
+        // The top-level packages (or modules) the file imports kernels and factories from; those of
+        // them found in import_root are the program's own (the file finds the program by them).
+        std::vector<std::string> packages;
+        std::vector<std::string> root_packages;
         int workers = 1;
         std::string device;                // --device: replaces each CUDA device; "" keeps the measured ones
         std::vector<int> arch;             // --arch: CUDA architectures built ahead of time as well
@@ -91,6 +125,12 @@ namespace xwarp
         int uncovered = 0;
         double covered_ms = 0.0;
         double total_ms = 0.0;
+        // What the identities it leaves cost the program at run time, an estimate: their builds in
+        // the measured run, plus the precompiled header the first of them writes on the CPU (Warp
+        // writes one per thread of each process, outside the kernel cache, so a primed program
+        // pays it again for its first build): header_ms, the run's own.
+        double header_ms = 0.0;
+        double left_estimate_ms = 0.0;
         std::vector<std::string> notes;
         std::string script;  // the Python file (render_warmup_script), kept with the plan for the fronts
         std::string script_path;  // where it was written ("" when not)

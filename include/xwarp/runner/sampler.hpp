@@ -64,7 +64,7 @@ namespace xwarp
 
     private:
         prepared_command m_command;
-        std::unique_ptr<prepared_command> m_prime;  // prepared at the first primed sample
+        std::unique_ptr<prepared_command> m_prime;  // prepared at the first primed sample, again when it changes
     };
 
     // Samplers of the real commands.
