@@ -7,21 +7,31 @@ site-packages), then for each program runs
     warp-probe fix --verify
     warp-probe warmup --verify --workers W
 
-and prints, per program: the findings with their measured figures, the patches written and
-verified, the identities the warm-up covers, and the primed wall against the cold one. Every
-figure comes from the reports these commands write (kept in --out). Not part of the test suite:
-a full pass takes 20-40 minutes on 2 CPUs.
+and then checks the warm-up as a user's build step would run it, bare (no probe): the file on a
+fresh cache (its exit code and its own wall), then the program on that cache, whose builds are
+counted from Warp's own log lines ("(compiled)"). It prints, per program: the findings with their
+measured figures (an unreplayed one says it is an estimate), the patches written and verified,
+the identities the warm-up covers (what --verify measured, and what Warp's log says was left),
+and the warm-up's own wall beside the cold run's. Every figure comes from the reports these
+commands write (kept in --out) or from the bare runs' own output. Not part of the test suite: a
+full pass takes 20-40 minutes on 2 CPUs.
 
-    python3 bench/realworld/run.py [--out DIR] [--device cpu|cuda:0] [--only NAME ...]
+NVIDIA's c01 particle-preprocessing package (the warp-compile-time-optimizer skill's evaluation
+files) is not on PyPI and is not copied into this repository: give a local copy with --c01 DIR
+(the folder that holds its pyproject.toml and src/).
+
+    python3 bench/realworld/run.py [--out DIR] [--device cpu|cuda:0] [--c01 DIR] [--only NAME ...]
 """
 
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -53,17 +63,21 @@ def install(private, python):
         (target / ".installed").write_text("ok\n")
 
 
-def programs(private, python, device):
+def programs(private, python, device, c01):
     mjw = private / "mjw"
     data = mjw / "mujoco_warp" / "test_data"
     step = [python, "mjwarp_step.py"]
-    return {
+    out = {
         "mjwarp-pendula": ([*step, str(data / "pendula.xml"), "3", device], str(mjw), ["mjwarp_step.py"]),
         "mjwarp-humanoid": ([*step, str(data / "humanoid" / "humanoid.xml"), "3", device], str(mjw), ["mjwarp_step.py"]),
         "newton-basic-pendulum": ([python, "-m", "newton.examples", "basic_pendulum", "--viewer", "null", "--num-frames",
                                    "10", "--device", device], f"{private / 'newton'}:{mjw}", []),
         "particle-prep": ([python, "-m", "particle_prep"], "src", ["particle_pkg"]),
     }
+    if c01:
+        # its src layout on PYTHONPATH, run from the project's folder, as its README-less eval runs it
+        out["c01-particle-preprocessing"] = ([python, "-m", "particle_prep"], "src", [str(Path(c01).resolve())])
+    return out
 
 
 def run(args, env, log):
@@ -72,19 +86,61 @@ def run(args, env, log):
     return proc.returncode
 
 
-def summarize(name, folder):
+def bare_warmup(folder, python, project, env):
+    """The warm-up file as a build step runs it (no probe): on a fresh cache, from the project's
+    folder, then the program on that cache with Warp's own log counting what it still built."""
+    cache = folder / "bare-cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    bare_env = dict(env, WARP_CACHE_PATH=str(cache))
+    bare_env.pop("XWARP_HISTORY", None)
+    started = time.perf_counter()
+    warm = subprocess.run([python, str(folder / "warp_warmup.py")], cwd=project, env=bare_env, capture_output=True, text=True)
+    warm_s = time.perf_counter() - started
+    (folder / "bare-warmup.txt").write_text(warm.stdout + warm.stderr)
+    return cache, warm.returncode, warm_s, bare_env
+
+
+def compiled_lines(text):
+    return len(re.findall(r"^Module .* load on device .* took .*\(compiled\)", text, re.M))
+
+
+def module_dirs(cache):
+    return {p.name for p in cache.rglob("wp_*") if p.is_dir()}
+
+
+def bare_program(folder, command, project, env, cache):
+    """The program on the warm-up's cache: its builds by Warp's log lines, and the module folders
+    it added to the cache (the same count when Warp prints its loads; a program that silences
+    Warp's log still adds folders)."""
+    before = module_dirs(cache)
+    started = time.perf_counter()
+    run = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    (folder / "bare-program.txt").write_text(run.stdout + run.stderr)
+    return run.returncode, wall, compiled_lines(run.stdout + run.stderr), len(module_dirs(cache) - before)
+
+
+def finding_figure(f):
+    """A finding's headline figure as the report's own savings_basis says it: measured, or an
+    estimate with why it stands unmeasured."""
+    m = f.get("measured") or {}
+    basis = f.get("savings_basis")
+    if basis == "measured":
+        return f"measured {m['verdict']}: saves {m['saving_ms'] / 1000:.2f} s ({m['clock']})"
+    if basis == "measured-no-gain":
+        return f"measured {m['verdict']}: no saving credited"
+    if basis == "estimate":
+        return f"estimate {f['savings_ms'] / 1000:.2f} s ({f.get('savings_why')})"
+    return "no figure" + (f" (replay {m['verdict']})" if m.get("verdict") else "")
+
+
+def summarize(name, folder, bare=None):
     out = [f"== {name}"]
     report = json.loads((folder / "report.json").read_text())
     s = report["summary"]
     out.append(f"  cold wall {s['cold_wall_ms']['median'] / 1000:.2f} s, warm wall {s['warm_wall_ms']['median'] / 1000:.2f} s")
     for f in report["findings"][:6]:
-        m = f.get("measured") or {}
-        judged = m.get("verdict") in ("improved", "regressed", "inconclusive") and m.get("saving_ms") is not None
-        figure = (f"measured {m['verdict']}: saves {m['saving_ms'] / 1000:.2f} s ({m['clock']})" if judged
-                  else f"estimate {f['savings_ms'] / 1000:.2f} s" if f.get("savings_ms") is not None else "no figure")
-        if m.get("verdict") and not judged:
-            figure += f" (replay {m['verdict']})"
-        out.append(f"  {f['mechanism']:<6} {f.get('lever') or '-':<20} {figure}{'  [library]' if f['library'] else ''}")
+        out.append(f"  {f['mechanism']:<6} {f.get('lever') or '-':<20} {finding_figure(f)}{'  [library]' if f['library'] else ''}")
     fix_path = folder / "fix.json"
     if fix_path.exists():
         fixes = json.loads(fix_path.read_text())["fixes"]
@@ -97,15 +153,26 @@ def summarize(name, folder):
     if warm_path.exists():
         w = json.loads(warm_path.read_text())
         c = w.get("check") or {}
-        left = len(c.get("covered_built", [])) + len(c.get("uncovered_built", [])) + len(c.get("new_built", []))
-        out.append(f"  warm-up: {w['covered']} of {w['covered'] + w['uncovered']} identities covered; "
-                   f"verdict {c.get('verdict')}, builds left at run time {left}")
-        if c:
-            cold = s["cold_wall_ms"]["median"]
-            primed = c["primed_wall_ms"]["median"]
-            warmup = c["warmup_wall_ms"]["median"]
-            out.append(f"  primed wall {primed / 1000:.2f} s against cold {cold / 1000:.2f} s ({primed / cold:.2f}); "
-                       f"warm-up + primed {(warmup + primed) / cold:.2f} of cold")
+        total = w["covered"] + w["uncovered"]
+        measured = c.get("covered_measured")
+        out.append(f"  warm-up: planned {w['covered']} of {total}; --verify {c.get('verdict')}: covers "
+                   f"{measured if measured is not None else 'n/a'} of {total} (the file built {c.get('file_built')} as "
+                   f"measured, {len(c.get('file_failed') or [])} failed alone)")
+        for line in (c.get("file_failed") or [])[:3]:
+            out.append(f"    not built: {line[:140]}")
+        cold = s["cold_wall_ms"]["median"]
+        if c.get("primed_wall_ms", {}).get("median") and c.get("warmup_wall_ms", {}).get("median"):
+            primed, warmup = c["primed_wall_ms"]["median"], c["warmup_wall_ms"]["median"]
+            out.append(f"  the file's own wall {warmup / 1000:.2f} s beside the cold run's {cold / 1000:.2f} s; primed program "
+                       f"{primed / 1000:.2f} s ({primed / cold:.2f} of cold); warm-up + primed {(warmup + primed) / cold:.2f} of cold")
+        for t in c.get("worker_trials") or []:
+            out.append(f"    {t['workers']} worker(s): {t['wall_ms']['median'] / 1000:.2f} s")
+        if bare:
+            code, warm_s, prog_code, prog_s, left, added = bare
+            out.append(f"  bare: the file exited {code} in {warm_s:.2f} s; the program then exited {prog_code} in {prog_s:.2f} s, "
+                       f"Warp's log shows {left} build(s) left ({added} module folder(s) added to the cache): "
+                       f"{total - left} of {total} covered"
+                       + ("" if measured is None or total - left == measured else f" (--verify said {measured})"))
     return "\n".join(out)
 
 
@@ -117,6 +184,7 @@ def main():
     parser.add_argument("--samples", type=int, default=2)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--c01", default=None, help="a local copy of NVIDIA's c01_particle_preprocessing package")
     args = parser.parse_args()
     out = Path(args.out or tempfile.mkdtemp(prefix="xwarp-realworld-"))
     private = Path(args.private or out / "packages")
@@ -124,7 +192,7 @@ def main():
     python, probe = python_binary(), probe_binary()
     install(private, python)
     summaries = []
-    for name, (command, pythonpath, carry) in programs(private, python, args.device).items():
+    for name, (command, pythonpath, carry) in programs(private, python, args.device, args.c01).items():
         if args.only and name not in args.only:
             continue
         folder = out / name
@@ -132,7 +200,7 @@ def main():
         shutil.rmtree(project, ignore_errors=True)
         project.mkdir(parents=True)
         for item in carry:  # the program's own files: a folder of its own that fix may copy
-            src = HERE / item if (HERE / item).exists() else ROOT / "tests" / "python" / "targets" / item
+            src = Path(item) if Path(item).is_absolute() else HERE / item if (HERE / item).exists() else ROOT / "tests" / "python" / "targets" / item
             if src.is_dir():
                 shutil.copytree(src, project, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
             else:
@@ -148,7 +216,13 @@ def main():
              "--out", str(folder / "patches")], env, folder / "fix.txt")
         run([probe, "warmup", str(report), "--verify", "--samples", str(args.samples), "--workers", str(args.workers),
              "-o", str(folder / "warp_warmup.py"), "--json", str(folder / "warmup.json")], env, folder / "warmup.txt")
-        summaries.append(summarize(name, folder))
+        bare = None
+        if (folder / "warp_warmup.py").exists():
+            cache, code, warm_s, bare_env = bare_warmup(folder, python, project, env)
+            prog_code, prog_s, left, added = bare_program(folder, command, project, bare_env, cache)
+            bare = (code, warm_s, prog_code, prog_s, left, added)
+            shutil.rmtree(cache, ignore_errors=True)
+        summaries.append(summarize(name, folder, bare))
         print(summaries[-1], flush=True)
     (out / "summary.txt").write_text("\n".join(summaries) + "\n")
     print(f"\nreports in {out}")

@@ -214,6 +214,18 @@ namespace xwarp
         // ------------------------------------------------------------------------------------
         // Clocks
 
+        // Every sample of one side beyond every sample of the other, in the direction of the change.
+        bool separated(const std::vector<double>& before, const std::vector<double>& after, bool fell)
+        {
+            if (before.empty() || after.empty())
+            {
+                return false;
+            }
+            const auto [b_min, b_max] = std::minmax_element(before.begin(), before.end());
+            const auto [a_min, a_max] = std::minmax_element(after.begin(), after.end());
+            return fell ? *a_max < *b_min : *a_min > *b_max;
+        }
+
         clock_judgement judge(const std::string& name, const stat& b, const stat& a)
         {
             clock_judgement c;
@@ -256,6 +268,12 @@ namespace xwarp
             {
                 c.outcome = "not-significant";
             }
+            else if (!ranked && !separated(b.values, a.values, delta < 0))
+            {
+                // too few samples for the rank test: only sides that do not overlap at all are
+                // credited, so that one disturbed sample (a stray build) decides nothing
+                c.outcome = "overlapping";
+            }
             else
             {
                 c.outcome = delta < 0 ? "improved" : "regressed";
@@ -264,7 +282,7 @@ namespace xwarp
             // for 80% power at the 5% level, inflated by pi/3 (the rank test's efficiency).
             // The spread is the larger of the two sides' standard deviations and scaled MADs,
             // so a lumpy sample is not mistaken for a tight one.
-            if (c.outcome == "not-significant" || (!ranked && c.outcome != "within-noise"))
+            if (c.outcome == "not-significant" || c.outcome == "overlapping" || (!ranked && c.outcome != "within-noise"))
             {
                 auto stdev = [](const std::vector<double>& v)
                 {
@@ -659,6 +677,29 @@ namespace xwarp
             return v;
         }
 
+        // "the after side's warm passes (1 of 2)" when some but not all of a side's warm passes
+        // compiled: a build in one pass is a stray, not a cache that is never reused; "" else.
+        std::string stray_warm_builds(const report& r, const std::string& side)
+        {
+            int compiled = 0;
+            int passes = 0;
+            for (const auto& s : r.samples)
+            {
+                if (!s.ok())
+                {
+                    continue;
+                }
+                ++passes;
+                compiled += std::any_of(s.warm->module_loads.begin(), s.warm->module_loads.end(),
+                                        [](const module_load& l) { return l.status == load_status::compiled; })
+                                ? 1
+                                : 0;
+            }
+            return compiled > 0 && compiled < passes ? "the " + side + " side's warm passes (" + std::to_string(compiled)
+                                                           + " of " + std::to_string(passes) + ")"
+                                                     : std::string();
+        }
+
         bool flagged(const report& r, const char* id)
         {
             return std::any_of(r.result.flags.begin(), r.result.flags.end(), [&](const flag& f) { return f.id == id; });
@@ -687,11 +728,21 @@ namespace xwarp
                         judge("compile_elapsed_ms", before.result.compile_elapsed_ms, after.result.compile_elapsed_ms),
                         judge("warm_module_ms", before.result.warm_module_ms, after.result.warm_module_ms)};
             std::size_t decide = 0;
-            if (flagged(before, "CACHE_NOT_REUSED") || flagged(after, "CACHE_NOT_REUSED"))
+            const std::string stray = stray_warm_builds(before, "before") + stray_warm_builds(after, "after");
+            if ((flagged(before, "CACHE_NOT_REUSED") || flagged(after, "CACHE_NOT_REUSED")) && stray.empty())
             {
                 decide = 2;
                 c.judged_on = "warm module work: a cache that was not reused shows in the warm pass, where cold wall - "
                               "warm wall hides it";
+            }
+            else if (!stray.empty())
+            {
+                const bool elapsed = c.same_structure || flagged(before, "BUILDS_OVERLAPPED") || flagged(after, "BUILDS_OVERLAPPED");
+                decide = elapsed ? 1 : 0;
+                c.judged_on = std::string(elapsed ? "compile elapsed" : "cold module work") + ": " + stray
+                              + " compiled while the others reused the cache: a different experiment, left out of the "
+                                "verdict (warm module work is not judged)";
+                c.notes.push_back(stray + " compiled again: a stray build, not the lever's effect");
             }
             else if (c.same_structure)
             {
@@ -724,6 +775,7 @@ namespace xwarp
                     invalid.push_back(name + ": " + std::to_string(side->result.samples_total - side->result.samples_ok)
                                       + " of " + std::to_string(side->result.samples_total) + " samples failed");
                 }
+                bool tests_failed = false;
                 for (const auto& s : side->samples)
                 {
                     const auto failed = std::find_if(s.cold.module_loads.begin(), s.cold.module_loads.end(),
@@ -732,6 +784,12 @@ namespace xwarp
                     {
                         invalid.push_back(name + ": module " + failed->module + " failed to build");
                     }
+                    tests_failed = tests_failed || s.cold.tests_failed || (s.warm && s.warm->tests_failed);
+                }
+                if (tests_failed)
+                {
+                    // what a failing suite built counts; how long it took does not (a failed test stops early)
+                    invalid.push_back(name + ": tests failed: a timing verdict needs a passing suite");
                 }
             }
             if (c.workload.status == workload_status::changed)
@@ -795,7 +853,10 @@ namespace xwarp
             {
                 c.verdict = verdict::inconclusive;
                 c.reasons.push_back(detail + (d.outcome == "within-noise" ? ": inside the noise band"
-                                                                          : ": beyond the band but not significant"));
+                                              : d.outcome == "overlapping"
+                                                  ? ": beyond the band, but the two sides' samples overlap (with fewer "
+                                                    "than 5 a side, only sides that do not overlap are credited)"
+                                                  : ": beyond the band but not significant"));
                 inconclusive_reasons(d, c);
             }
             for (std::size_t k = 0; k < c.clocks.size(); ++k)

@@ -9,7 +9,10 @@ namespace xwarp
 {
     namespace
     {
-        fix_verdict verdict_of(verdict v)
+        // compare's verdict as a patch's: a change inside the noise is inconclusive when the patched
+        // program was faster on the deciding clock (more samples could settle it), no gain when it
+        // was not faster at all.
+        fix_verdict verdict_of(verdict v, std::optional<double> delta_ms)
         {
             switch (v)
             {
@@ -17,7 +20,7 @@ namespace xwarp
                 case verdict::regressed: return fix_verdict::regressed;
                 case verdict::invalid:
                 case verdict::not_comparable: return fix_verdict::invalid;
-                default: return fix_verdict::no_gain;
+                default: return delta_ms && *delta_ms < 0 ? fix_verdict::inconclusive : fix_verdict::no_gain;
             }
         }
 
@@ -34,17 +37,19 @@ namespace xwarp
             report before = unpatched;
             report after = patched;
             const comparison c = compare_reports(before, after, "unpatched", "patched " + f.finding);
-            f.verdict = verdict_of(c.verdict);
             f.samples = static_cast<int>(patched.samples.size());
+            std::optional<double> delta;
             for (const auto& k : c.clocks)
             {
                 if (k.clock == c.decided_by)
                 {
+                    delta = k.delta_ms;
                     f.saving_ms = k.delta_ms ? std::optional<double>(-*k.delta_ms) : std::nullopt;
                     f.band_ms = k.band_ms;
                     f.clock = clock_words(k.clock);
                 }
             }
+            f.verdict = verdict_of(c.verdict, delta);
             std::string reasons;
             for (const auto& r : c.reasons)
             {

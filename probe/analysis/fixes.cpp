@@ -153,11 +153,23 @@ namespace xwarp
         }
         for (const auto& l : good->cold.module_loads)
         {
-            const std::string m = l.module;
-            if (m != "warp" && m.rfind("warp.", 0) != 0
-                && std::find(out.kernel_modules.begin(), out.kernel_modules.end(), m) == out.kernel_modules.end())
+            // the Python modules that define its kernels (a module="unique" one is named after its
+            // kernel, not after its Python module), and its own name
+            std::vector<std::string> names{l.module.str()};
+            if (l.snapshot)
             {
-                out.kernel_modules.push_back(m);
+                for (const auto& k : l.snapshot->kernels)
+                {
+                    names.push_back(k.defined_in.str());
+                }
+            }
+            for (const auto& m : names)
+            {
+                if (!m.empty() && m != "warp" && m.rfind("warp.", 0) != 0
+                    && std::find(out.kernel_modules.begin(), out.kernel_modules.end(), m) == out.kernel_modules.end())
+                {
+                    out.kernel_modules.push_back(m);
+                }
             }
         }
         return out;

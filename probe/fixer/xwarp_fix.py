@@ -57,6 +57,17 @@ class Source:
     def insert_before(self, n, new_lines):
         self.edits.append((n, n - 1, new_lines))
 
+    def insert_block(self, n, new_lines):
+        """new_lines as a block of their own before line n, in the file's style: after the last
+        code line above n, one blank line before the block, and the blank lines that stood
+        before n (or one, when none did) after it."""
+        above = n - 1
+        while above > 0 and not self.line(above).strip():
+            above -= 1
+        gap_before = ["\n"] if above > 0 else []
+        gap_after = [] if n - 1 > above or not self.line(n).strip() else ["\n"]
+        self.edits.append((above + 1, above, gap_before + list(new_lines) + gap_after))
+
     def replace(self, first, last, new_lines):
         self.edits.append((first, last, new_lines))
 
@@ -133,6 +144,34 @@ def statement_at(source, line, kinds=(ast.stmt,)):
     return best
 
 
+# What CS-2's places may be: a call that clears a cache, an assignment of a cache setting or of a
+# cache variable. Any other statement a report names is left alone.
+_CACHE_CALLS = ("clear_kernel_cache", "clear_lto_cache")
+_CACHE_SETTINGS = ("cache_kernels", "kernel_cache_dir")
+_CACHE_VARIABLES = ("CUDA_CACHE_DISABLE", "CUDA_CACHE_PATH", "CUDA_CACHE_MAXSIZE", "WARP_CACHE_PATH")
+
+
+def throws_cache_away(stmt):
+    """True when the simple statement is a cache clear: a call of clear_kernel_cache or
+    clear_lto_cache and nothing else, or an assignment to wp.config.cache_kernels /
+    kernel_cache_dir or os.environ[a cache variable]."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        f = stmt.value.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+        return name in _CACHE_CALLS
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for t in targets:
+            if isinstance(t, ast.Attribute) and t.attr in _CACHE_SETTINGS and ast.unparse(t.value).endswith("config"):
+                continue
+            if isinstance(t, ast.Subscript) and ast.unparse(t.value).endswith("environ") and isinstance(t.slice, ast.Constant) \
+                    and t.slice.value in _CACHE_VARIABLES:
+                continue
+            return False
+        return True
+    return False
+
+
 def calls_launch(node):
     """True when the statement calls something named launch (wp.launch, warp.launch, launch)."""
     for sub in ast.walk(node):
@@ -204,11 +243,29 @@ def module_docstring_end(source):
     return end
 
 
-def imported_modules(stmt):
+def package_of(path):
+    """The dotted package a file belongs to, from the folders above it that hold __init__.py
+    ("" for a file outside any package): what its relative imports are relative to."""
+    parts = []
+    folder = os.path.dirname(os.path.abspath(path))
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parts.insert(0, os.path.basename(folder))
+        folder = os.path.dirname(folder)
+    return ".".join(parts)
+
+
+def imported_modules(stmt, package=""):
     if isinstance(stmt, ast.Import):
         return [a.name for a in stmt.names]
-    if isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
-        return [stmt.module] + [stmt.module + "." + a.name for a in stmt.names]
+    if isinstance(stmt, ast.ImportFrom):
+        base = stmt.module or ""
+        if stmt.level:
+            parent = package.split(".")[: max(0, len(package.split(".")) - (stmt.level - 1))] if package else []
+            if not parent:
+                return []
+            base = ".".join(parent + ([base] if base else []))
+        if base:
+            return [base] + [base + "." + a.name for a in stmt.names]
     return []
 
 
@@ -219,14 +276,19 @@ def defines_kernels(name, kernel_modules):
 def entry_point(source, kernel_modules):
     """Where a setting must go to arrive before any kernel is defined: (line to insert before,
     the warp alias to use, whether `import warp` must be written too). Right after `import
-    warp`, unless an import that defines kernels comes first: then before that import."""
+    warp`, unless an import that defines kernels comes first: then before that import. A
+    relative import counts as one of the package it is relative to; an import of the program's
+    own package (one of the kernels' top packages) counts as defining kernels."""
     alias = warp_alias(source)
     warp_end = None
     first_kernel_import = None
+    package = package_of(source.path)
+    tops = {m.split(".")[0] for m in kernel_modules} - {"warp", "__main__"}
     for stmt in source.tree.body:
         if isinstance(stmt, ast.Import) and any(a.name == "warp" for a in stmt.names) and warp_end is None:
             warp_end = stmt.end_lineno
-        if first_kernel_import is None and any(defines_kernels(m, kernel_modules) for m in imported_modules(stmt)):
+        names = imported_modules(stmt, package)
+        if first_kernel_import is None and any(defines_kernels(m, kernel_modules) or m.split(".")[0] in tops for m in names):
             first_kernel_import = stmt
         if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) and first_kernel_import is None and warp_end is None:
             first_kernel_import = stmt  # code before any import of warp: put the setting above it
@@ -323,7 +385,7 @@ class Fixer:
         lines = ([f"import warp as {alias}\n"] if with_import else []) + [
             f"{alias}.config.{op['key']} = {literal(op['value'])}  # xwarp fix: {comment_text(op.get('why', 'set before any module is created'))}\n"
         ]
-        src.insert_before(at, lines)
+        src.insert_block(at, lines)
         for place in op.get("remove") or ():
             self.remove_statement(place, only_if="config", key=op["key"])
 
@@ -336,7 +398,7 @@ class Fixer:
         lines = ([f"import warp as {alias}\n"] if with_import else []) + [
             f"{alias}.set_module_options({options})  # xwarp fix: the module's options before its first load\n"
         ]
-        src.insert_before(at, lines)
+        src.insert_block(at, lines)
         for place in op.get("remove") or ():
             self.remove_statement(place, only_if="call", function="set_module_options")
 
@@ -363,12 +425,36 @@ class Fixer:
         src.insert_before(target.end_lineno + 1, ["\n"] + [indent + x for x in lines])
 
     def op_named_module(self, op):
+        """Each group of kernels (those sharing a declaration) moves into the named module whole,
+        its creations between launches hoisted first, or stays unique with why: what can move
+        moves, so a plugin kernel made in a loop does not keep the others unique."""
         name = checked_name(op["name"], "module name")
-        for place in op["places"]:
-            src = self.source(place["file"])
-            self.replace_unique(src, place["line"], name)
-        for place in op.get("hoist_calls") or ():
-            self.hoist_any(place)
+        moved, stayed = [], []
+        for group in op["groups"]:
+            mark = self.mark()
+            try:
+                for place in group.get("hoist_calls") or ():
+                    self.hoist_any(place)
+                for place in group["places"]:
+                    self.replace_unique(self.source(place["file"]), place["line"], name)
+                moved.extend(group.get("kernels") or ())
+            except FixRefused as e:
+                self.rollback(mark)
+                stayed.append((group.get("kernels") or ["?"], str(e)))
+        if not moved:
+            raise FixRefused("; ".join(dict.fromkeys(why for _, why in stayed)) or "no kernel to move")
+        for kernels, why in stayed:
+            self.notes.append(f"{', '.join(comment_text(k) for k in kernels)} stay(s) module=\"unique\": {why}")
+        if stayed:
+            self.notes.append(f"moved into module {name}: {', '.join(comment_text(k) for k in moved)}")
+
+    def mark(self):
+        """Where each file's edits stand now, to take back a group's edits that could not all be made."""
+        return {path: len(src.edits) for path, src in self.sources.items()}
+
+    def rollback(self, mark):
+        for path, src in self.sources.items():
+            del src.edits[mark.get(path, 0):]
 
     def hoist_any(self, place):
         """Hoists the first frame of a late creation that can move: the factory's call, else a
@@ -458,7 +544,7 @@ class Fixer:
     def op_remove_statements(self, op):
         removed = 0
         for place in op["places"]:
-            if self.remove_statement(place, only_if=None):
+            if self.remove_statement(place, only_if="cache"):
                 removed += 1
         if not removed:
             raise FixRefused("every place that throws the cache away is deliberate (under a condition): left as it is")
@@ -489,6 +575,10 @@ class Fixer:
                 )
                 return False
         if only_if == "config" and f".config.{key}" not in ast.unparse(stmt):
+            return False
+        if only_if == "cache" and not throws_cache_away(stmt):
+            self.notes.append(f"{src.rel}:{place['line']} is not a statement that throws the cache away (a report's line "
+                              "names it): left as it is")
             return False
         if only_if == "call" and function not in ast.unparse(stmt):
             return False
@@ -599,7 +689,7 @@ def type_code(spec, alias):
 # The protocol (probe/schema/fixer_protocol.schema.json): its version, and each operation's
 # handler, by the name warp-probe's code forms emit (tests/python/test_contracts.py holds this
 # table to the schema's list).
-PROTOCOL = 1
+PROTOCOL = 2
 OPERATIONS = {
     "config_at_entry": Fixer.op_config_at_entry,
     "module_options": Fixer.op_module_options,

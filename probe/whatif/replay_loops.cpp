@@ -46,8 +46,10 @@ namespace xwarp
                     decided.push_back(unrun_lever(p, verdict::not_run,
                                                   "over the what-if budget: it needs about " + format_ms(cost) + ", "
                                                       + format_ms(std::max(0.0, budget_ms - spent))
-                                                      + " were left after levers with more at stake (this one: "
-                                                      + format_ms(p.stake_ms) + ", " + p.stake_source
+                                                      + " were left after levers with more at stake (this one's stake: "
+                                                      // the estimate is the finding's own figure: not quoted twice
+                                                      + (p.estimate_ms ? std::string("the finding's estimate")
+                                                                       : format_ms(p.stake_ms) + ", " + p.stake_source)
                                                       + "; raise it with --whatif-budget)"));
                     continue;
                 }

@@ -111,8 +111,11 @@ TEST(Fixes, KernelsCreatedBetweenLaunchesMakeMergingTwoChangesAndTheReplayIsNotS
     ASSERT_EQ(fixes.size(), 1u);
     ASSERT_EQ(fixes[0].ops.size(), 1u);
     EXPECT_EQ(fixes[0].ops[0]["op"], "named_module");
-    EXPECT_EQ(fixes[0].ops[0]["places"].size(), 1u);  // the factory's default, once
-    EXPECT_EQ(fixes[0].ops[0]["hoist_calls"].size(), 2u);
+    // one group: the kernels share the factory's default (one edit moves them all), and the two
+    // late creations move with it
+    ASSERT_EQ(fixes[0].ops[0]["groups"].size(), 1u);
+    EXPECT_EQ(fixes[0].ops[0]["groups"][0]["places"].size(), 1u);
+    EXPECT_EQ(fixes[0].ops[0]["groups"][0]["hoist_calls"].size(), 2u);
 }
 
 TEST(Fixes, TheBudgetMeasuresTheTopEstimateFirstThenWhereTheMostBuildTimeIsAtStake)

@@ -73,7 +73,7 @@ namespace xwarp
         std::string test;                 // "mann-whitney-exact", "mann-whitney-normal", "none (fewer than 5 samples a side)"
         int n_before = 0;
         int n_after = 0;
-        std::string outcome;  // improved, regressed, within-noise, not-significant, n/a
+        std::string outcome;  // improved, regressed, within-noise, not-significant, overlapping (fewer than 5 a side, not separated), n/a
         std::optional<int> samples_needed;  // per side, to settle an unsettled result
         std::string note;  // how the values were taken, when it matters
     };

@@ -107,17 +107,31 @@ namespace xwarp
 
     // A test of a suite and the builds it paid: the loads the shim attributed to the test that
     // was running (pytest's node id, a unittest id), in the first good sample's cold pass.
+    // An identity a test built, and its build's module work.
+    struct built_identity
+    {
+        shared_text module;
+        std::string hash;  // full
+        shared_text device;
+        std::optional<int> block_dim;
+        double ms = 0.0;
+
+        // "module hash7 on device [block_dim N] (ms)", as the renderers print it
+        std::string words() const;
+    };
+
     struct test_cost
     {
         std::string test;            // "" for collection and set-up outside any test
         int builds = 0;              // identities it compiled
         double build_ms = 0.0;       // their module work
-        std::vector<std::string> identities;  // "module hash7 on device [block_dim N] (ms)", in load order
+        std::vector<built_identity> identities;  // in load order
+        bool failed = false;         // the runner said it failed (the pass's failed_tests)
         std::vector<std::int64_t> pids;       // the processes it ran in (xdist workers, subprocesses)
         // Paid by the first: the later tests of the same process that launched a module this one
         // built, while that build was its current identity (the shim's test_use records)
         int reused_by = 0;
-        std::vector<std::string> reusers;  // the first five of them, in order
+        std::vector<std::string> reusers;  // every one of them, in order (the renderers show the first few)
     };
 
     // One process of a suite's cold pass: its wall and the part its builds took.
@@ -231,6 +245,34 @@ namespace xwarp
                 }
             }
             return savings_ms ? headline_source::estimate : headline_source::none;
+        }
+
+        // Why an estimate stands as the headline, unmeasured: its lever's replay did not apply
+        // or did not run, no replay was asked for, or no lever replays it. "" when the headline
+        // is not an estimate.
+        std::string estimate_why() const
+        {
+            if (headline() != headline_source::estimate)
+            {
+                return {};
+            }
+            const auto word = measured.is_object() ? measured.find("verdict") : measured.end();
+            const auto v = measured.is_object() && word != measured.end() && word->is_string()
+                               ? member_named<xwarp::verdict>(word->get<std::string>())
+                               : std::nullopt;
+            if (v == xwarp::verdict::not_applied)
+            {
+                return "its replay did not apply";
+            }
+            if (v == xwarp::verdict::not_run)
+            {
+                return "not replayed";
+            }
+            if (v == xwarp::verdict::unverified || v == xwarp::verdict::not_comparable)
+            {
+                return "its replay could not be judged";
+            }
+            return lever.empty() ? "no lever replays it" : "not replayed: --whatif measures it";
         }
     };
 

@@ -1,6 +1,7 @@
 // shared-module: the one-kernel module="unique" modules a CS-9 finding names are declared in one
 // shared module instead (their kernels keep their names and options).
 #include <algorithm>
+#include <cctype>
 
 #include <nlohmann/json.hpp>
 
@@ -56,13 +57,23 @@ namespace xwarp::levers
     {
         // A named module instead of module="unique": at the factory's keyword default when the
         // "unique" came from one, else at each declaration; and, when the kernels were created
-        // between launches, their creation moved before the first launch.
+        // between launches, their creation moved before the first launch. Kernels that share a
+        // declaration are one group (the edit of that place moves them all); the fixer moves each
+        // group that can move and says why the others stay unique (a plugin's kernel made in a
+        // loop, say), so one kernel that cannot move never blocks the rest.
         void code_form(fix_plan& p, const fix_input& in)
         {
             const json cause = in.f.cause.value();
             const std::vector<std::string> modules = strings_of(field_or(cause, "modules", json::array()));
-            json places = json::array();
-            std::string name;
+            struct group
+            {
+                json kernels = json::array();
+                json places = json::array();
+                json hoists = json::array();
+                std::vector<std::string> modules;
+            };
+            std::vector<group> groups;
+            std::string stem;
             for (const auto& proc : in.cold.processes)
             {
                 for (const auto& c : proc.calls)
@@ -75,31 +86,66 @@ namespace xwarp::levers
                     const json def = field_or(c.args, "default", json());
                     const json at = def.is_object() ? json{{"file", def.value("file", "")}, {"line", def.value("line", 0)}}
                                                     : place(c.file, c.line);
-                    if (!at.is_null() && std::find(places.begin(), places.end(), at) == places.end())
+                    if (at.is_null())
                     {
-                        places.push_back(at);
+                        continue;
                     }
-                    if (name.empty())
+                    auto g = std::find_if(groups.begin(), groups.end(), [&](const group& x)
+                                          { return std::find(x.places.begin(), x.places.end(), at) != x.places.end(); });
+                    if (g == groups.end())
                     {
-                        const std::string in_fn = field_or(c.args, "declared_in", std::string("module"));
-                        name = def.is_object() || in_fn != "<module>" ? in_fn + "_kernels" : "shared_kernels";
+                        g = groups.insert(groups.end(), group{});
+                        g->places.push_back(at);
+                    }
+                    const std::string key = field_or(c.args, "key", std::string("?"));
+                    if (std::find(g->kernels.begin(), g->kernels.end(), key) == g->kernels.end())
+                    {
+                        g->kernels.push_back(key);
+                    }
+                    g->modules.push_back(module);
+                    if (stem.empty())
+                    {
+                        // the shared module is named after the file that declares the first of them
+                        const std::string file = at.value("file", std::string());
+                        const auto slash = file.rfind('/');
+                        std::string base = file.substr(slash == std::string::npos ? 0 : slash + 1);
+                        base = base.substr(0, base.rfind('.'));
+                        for (char& ch : base)
+                        {
+                            ch = std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' ? ch : '_';
+                        }
+                        stem = base.empty() || base == "__main__" || base == "__init__" || std::isdigit(static_cast<unsigned char>(base[0]))
+                                   ? "shared"
+                                   : base;
                     }
                 }
             }
-            if (places.empty())
+            if (groups.empty())
             {
                 p.no_form = "the records do not say where the module=\"unique\" kernels were declared";
                 return;
             }
-            json late = json::array();
             for (const auto& l : field_or(cause, "late", json::array()))
             {
-                if (l.is_object() && l.value("file", json()).is_string())
+                if (!l.is_object() || !l.value("file", json()).is_string())
                 {
-                    late.push_back({{"file", l["file"]}, {"line", l.value("line", 0)}, {"stack", l.value("stack", json::array())}});
+                    continue;
+                }
+                const std::string module = l.value("module", std::string());
+                for (auto& g : groups)
+                {
+                    if (std::find(g.modules.begin(), g.modules.end(), module) != g.modules.end())
+                    {
+                        g.hoists.push_back({{"file", l["file"]}, {"line", l.value("line", 0)}, {"stack", l.value("stack", json::array())}});
+                    }
                 }
             }
-            p.ops.push_back({{"op", "named_module"}, {"name", name}, {"places", places}, {"hoist_calls", late}});
+            json out = json::array();
+            for (auto& g : groups)
+            {
+                out.push_back({{"kernels", g.kernels}, {"places", g.places}, {"hoist_calls", g.hoists}});
+            }
+            p.ops.push_back({{"op", "named_module"}, {"name", stem + "_kernels"}, {"groups", out}});
         }
     }
 
