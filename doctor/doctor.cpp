@@ -82,7 +82,9 @@ print(json.dumps(out))
         spec.cwd = tmp.path();
         spec.stdout_path = tmp.path() + "/out";
         spec.stderr_path = tmp.path() + "/err";
-        auto outcome = run_process(spec, 120.0, {}, {});
+        // an interpreter that hangs (a sitecustomize that waits, a stuck import) is given up on
+        constexpr double answer_within_s = 60.0;
+        auto outcome = run_process(spec, answer_within_s, {}, {});
         std::ifstream in(spec.stdout_path);
         std::string line;
         std::string last;
@@ -97,6 +99,11 @@ print(json.dumps(out))
         if (!outcome.spawn_error.empty())
         {
             d.target["error"] = "could not start " + exe + ": " + outcome.spawn_error;
+        }
+        else if (outcome.timed_out)
+        {
+            d.target["error"] = exe + " did not answer within " + std::to_string(static_cast<int>(answer_within_s))
+                                + " s: stopped (does it hang at start-up, or on import warp?)";
         }
         else if (j.is_discarded() || !j.is_object())
         {

@@ -36,6 +36,7 @@ namespace xwarp::fronts
                 case probe_error::kind::not_executable: return job_error(kind::not_executable, e.what());
                 case probe_error::kind::cwd_missing: return job_error(kind::no_input, e.what());
                 case probe_error::kind::usage: return job_error(kind::usage, e.what());
+                case probe_error::kind::io: return job_error(kind::cannot_write, e.what());  // --keep-records' folder
                 default: return job_error(kind::software, e.what());
             }
         }
@@ -428,10 +429,9 @@ namespace xwarp::fronts
         job.out_path = options.out;
         job.verify = options.verify;
         job.samples = options.samples;
-        if (job.verify)
-        {
-            require_consent(run, context);
-        }
+        // the file imports the report's modules and calls its factories: a report from elsewhere
+        // is code to run, and needs the same consent as re-running its command
+        require_consent(run, context);
         rerun again = job.verify || run.saved.cell_code ? rerun_of(run, context) : rerun{};
         if (!job.verify && !run.saved.cell_code)
         {

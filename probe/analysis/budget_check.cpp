@@ -357,6 +357,11 @@ namespace xwarp
             int skipped = 0;
             for (const auto& [name, want] : before->items())
             {
+                if (!want.is_object() || !after->value(name, nlohmann::json::object()).is_object())
+                {
+                    differences.push_back(name + " is not recorded as an array's figures");
+                    continue;
+                }
                 if (want.contains("skipped"))
                 {
                     ++skipped;

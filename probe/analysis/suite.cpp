@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 #include "xwarp/model/format.hpp"
 
@@ -15,6 +16,20 @@ namespace xwarp
                + (l.block_dim ? " block_dim " + std::to_string(*l.block_dim) : std::string());
     }
 
+    // pytest prints a node id as the shim records it; unittest prints "pkg.mod.Class.test", which
+    // the shim records as TestCase.id(), the same words: one may be a suffix of the other when a
+    // runner names the module from another root.
+    bool same_test(const std::string& printed, const std::string& recorded)
+    {
+        if (printed == recorded)
+        {
+            return true;
+        }
+        const auto ends_with = [](const std::string& a, const std::string& b)
+        { return a.size() > b.size() && a.compare(a.size() - b.size(), b.size(), b) == 0 && (a[a.size() - b.size() - 1] == '/' || a[a.size() - b.size() - 1] == '.'); };
+        return ends_with(printed, recorded) || ends_with(recorded, printed);
+    }
+
     bool is_suite(const run_result& cold)
     {
         return std::any_of(cold.module_loads.begin(), cold.module_loads.end(), [](const module_load& l) { return !l.test.empty(); });
@@ -22,6 +37,25 @@ namespace xwarp
 
     namespace
     {
+        // A list in first-seen order that takes each item once, in constant time per item: 80,000
+        // test_use records, or 20,000 tests rebuilding one module, stay linear.
+        class ordered_set
+        {
+        public:
+            void add(const std::string& item)
+            {
+                if (!item.empty() && m_seen.insert(item).second)
+                {
+                    m_items.push_back(item);
+                }
+            }
+            const std::vector<std::string>& items() const { return m_items; }
+
+        private:
+            std::unordered_set<std::string> m_seen;
+            std::vector<std::string> m_items;
+        };
+
         // Paid by the first: walking each process's loads and test_use records in the order the
         // shim wrote them, a module's current build is paid by the test that compiled it, and a
         // later test that launches the module reuses it (a build from another process's cache
@@ -49,7 +83,7 @@ namespace xwarp
                     }
                 }
             }
-            std::map<std::string, std::vector<std::string>> out;
+            std::map<std::string, ordered_set> reusers;
             for (auto& [pid, events] : by_pid)
             {
                 std::stable_sort(events.begin(), events.end(), [](const event& a, const event& b) { return a.seq < b.seq; });
@@ -68,12 +102,13 @@ namespace xwarp
                     {
                         continue;
                     }
-                    auto& reusers = out[it->second];
-                    if (std::find(reusers.begin(), reusers.end(), test) == reusers.end())
-                    {
-                        reusers.push_back(test);
-                    }
+                    reusers[it->second].add(test);
                 }
+            }
+            std::map<std::string, std::vector<std::string>> out;
+            for (auto& [payer, tests] : reusers)
+            {
+                out[payer] = tests.items();
             }
             return out;
         }
@@ -81,14 +116,10 @@ namespace xwarp
 
     std::map<std::pair<std::string, std::string>, std::vector<std::string>> tests_launching(const run_result& cold)
     {
-        std::map<std::pair<std::string, std::string>, std::vector<std::string>> out;
+        std::map<std::pair<std::string, std::string>, ordered_set> seen;
         const auto add = [&](const std::string& module, const std::string& device, const std::string& test)
         {
-            auto& tests = out[{module, device}];
-            if (!test.empty() && std::find(tests.begin(), tests.end(), test) == tests.end())
-            {
-                tests.push_back(test);
-            }
+            seen[{module, device}].add(test);
         };
         for (const auto& l : cold.module_loads)
         {
@@ -105,6 +136,11 @@ namespace xwarp
                 }
             }
         }
+        std::map<std::pair<std::string, std::string>, std::vector<std::string>> out;
+        for (auto& [key, tests] : seen)
+        {
+            out[key] = tests.items();
+        }
         return out;
     }
 
@@ -114,24 +150,24 @@ namespace xwarp
         {
             return;
         }
-        std::map<std::string, std::vector<std::string>> built_in;  // module -> the tests that built it
+        std::map<std::string, ordered_set> built_in;  // module -> the tests that built it
         for (const auto& l : cold.module_loads)
         {
             if (l.status != load_status::compiled)
             {
                 continue;
             }
-            auto& tests = built_in[l.module.str()];
-            const std::string test = l.test.empty() ? std::string("collection / set-up") : l.test.str();
-            if (std::find(tests.begin(), tests.end(), test) == tests.end())
-            {
-                tests.push_back(test);
-            }
+            built_in[l.module.str()].add(l.test.empty() ? std::string("collection / set-up") : l.test.str());
         }
         for (auto& f : findings)
         {
             // a finding about several modules names them joined: "a, b, c"
             const std::string modules = f.module.str();
+            ordered_set tests;
+            for (const auto& t : f.tests)
+            {
+                tests.add(t);
+            }
             std::size_t at = 0;
             while (at <= modules.size() && !modules.empty())
             {
@@ -139,12 +175,9 @@ namespace xwarp
                 const std::string name = modules.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
                 if (const auto it = built_in.find(name); it != built_in.end())
                 {
-                    for (const auto& t : it->second)
+                    for (const auto& t : it->second.items())
                     {
-                        if (std::find(f.tests.begin(), f.tests.end(), t) == f.tests.end())
-                        {
-                            f.tests.push_back(t);
-                        }
+                        tests.add(t);
                     }
                 }
                 if (comma == std::string::npos)
@@ -153,6 +186,7 @@ namespace xwarp
                 }
                 at = comma + 2;
             }
+            f.tests = tests.items();
         }
     }
 
@@ -184,7 +218,7 @@ namespace xwarp
             const double ms = l.work_ms();
             t.builds += 1;
             t.build_ms += ms;
-            t.identities.push_back(identity_name(l) + " (" + format_ms(ms) + ")");
+            t.identities.push_back({l.module, l.hash.str(), l.device, l.block_dim, ms});
             worker_share& w = by_pid[l.pid];
             w.pid = l.pid;
             w.builds += 1;
@@ -203,12 +237,15 @@ namespace xwarp
             s.workers.push_back(w);
         }
         const auto reused = reusers_by_payer(cold);
+        const std::unordered_set<std::string> failed(cold.failed_tests.begin(), cold.failed_tests.end());
         for (auto& [name, t] : by_test)
         {
+            t.failed = !name.empty() && (failed.count(name) > 0 || std::any_of(cold.failed_tests.begin(), cold.failed_tests.end(),
+                                                                              [&](const std::string& f) { return same_test(f, name); }));
             if (const auto it = reused.find(name); it != reused.end())
             {
                 t.reused_by = static_cast<int>(it->second.size());
-                t.reusers.assign(it->second.begin(), it->second.begin() + std::min<std::size_t>(5, it->second.size()));
+                t.reusers = it->second;  // every one: the renderers cap what they show
             }
             s.tests.push_back(std::move(t));
         }

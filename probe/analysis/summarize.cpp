@@ -261,6 +261,10 @@ namespace xwarp
             const char* abbrev = sig > 0 && sig < NSIG ? sigabbrev_np(sig) : nullptr;
             return "killed by signal " + std::to_string(sig) + (abbrev ? std::string(" (SIG") + abbrev + ")" : "");
         }
+        if (!run.records_lost.empty() && run.exit_code && *run.exit_code == 0)
+        {
+            return "its records were not all read, so it is not judged: " + run.records_lost;
+        }
         if (run.exit_code && *run.exit_code != 0)
         {
             return "exited with code " + std::to_string(*run.exit_code)

@@ -545,6 +545,17 @@ namespace xwarp
             throw history_error("the history store " + path_ + " is damaged: left as it is", history_error::kind::unreadable);
         }
         db_.reset();
+        {
+            // its header still opens: moved aside here, or the next open would take the same
+            // damaged file again and every later run would go unstored
+            open_lock lock(path_, reader_);
+            const std::string aside = move_aside(path_, "corrupt");
+            if (notes_)
+            {
+                notes_->push_back("the history store " + path_ + " has damaged pages: moved aside to " + aside
+                                  + "; a new store was started");
+            }
+        }
         open_or_move_aside(notes_);
         try
         {

@@ -1,5 +1,7 @@
 // JSON mapping of the report model. Key names are the schema's (probe/schema/report.schema.json).
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "xwarp/model/comparison.hpp"
+#include "xwarp/model/format.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/model/warmup.hpp"
 
@@ -108,7 +111,8 @@ namespace xwarp
 
     bool run_result::ok() const
     {
-        return spawn_error.empty() && !timed_out && !interrupted && exit_code && *exit_code == 0;
+        return spawn_error.empty() && !timed_out && !interrupted && exit_code && (*exit_code == 0 || tests_failed)
+               && records_lost.empty();
     }
 
     NLOHMANN_JSON_SERIALIZE_ENUM(load_status,
@@ -200,6 +204,9 @@ namespace xwarp
                                                         stdout_tail,
                                                         stderr_tail,
                                                         error_line,
+                                                        records_lost,
+                                                        tests_failed,
+                                                        failed_tests,
                                                         stray_processes_killed,
                                                         stray_processes_left,
                                                         containment,
@@ -236,16 +243,22 @@ namespace xwarp
         s.warm = j.value("warm", std::optional<run_result>{});
     }
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(stat, median, mad, values)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(warmup_overload, kernel, signature, types)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(warmup_overload, kernel, module, key, signature, types)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(warmup_target, module, hash, device, block_dim, build_ms, stage, follows, covered,
                                                     why_not, import_from, kernel, overloads, options, factories)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(warmup_check::worker_trial, workers, wall_ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(warmup_check, samples, warmup_wall_ms, warmup_build_ms, warmup_builds,
                                                     primed_wall_ms, warm_wall_ms, wall_gap_ms, band_ms, serial_cold_build_ms,
-                                                    covered_built, uncovered_built, new_built, verdict, reasons)
+                                                    covered_built, uncovered_built, new_built, verdict, reasons,
+                                                    results_read, file_built, file_other, file_failed, program_ran,
+                                                    covered_measured, cold_wall_ms, warmup_and_primed_ms, worker_trials,
+                                                    workers_picked)
     void to_json(json& j, const warmup_plan& p)
     {
         j = json{{"source", p.source}, {"command", p.command}, {"warp_version", p.warp_version},
-                 {"import_root", p.import_root}, {"import_paths", p.import_paths}, {"entry_script", p.entry_script}, {"entry_source", p.entry_source}, {"workers", p.workers}, {"device", p.device}, {"arch", p.arch},
+                 {"project", p.project}, {"import_root", p.import_root}, {"import_paths", p.import_paths},
+                 {"packages", p.packages}, {"root_packages", p.root_packages}, {"header_ms", p.header_ms},
+                 {"left_estimate_ms", p.left_estimate_ms}, {"entry_script", p.entry_script}, {"entry_source", p.entry_source}, {"workers", p.workers}, {"device", p.device}, {"arch", p.arch},
                  {"config", p.config}, {"targets", p.targets}, {"covered", p.covered}, {"uncovered", p.uncovered},
                  {"covered_ms", p.covered_ms}, {"total_ms", p.total_ms}, {"notes", p.notes}, {"script", p.script},
                  {"script_path", p.script_path}, {"check", p.check ? json(*p.check) : json()}};
@@ -257,7 +270,33 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         launch_kernel_count, kernel, module, device, count, block_dims, adjoint)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(flag, id, message)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(test_cost, test, builds, build_ms, identities, pids, reused_by, reusers)
+    std::string built_identity::words() const
+    {
+        return module.str() + " " + hash.substr(0, 7) + " on " + device.str()
+               + (block_dim ? " block_dim " + std::to_string(*block_dim) : std::string()) + " (" + format_ms(ms) + ")";
+    }
+
+    void to_json(json& j, const built_identity& b)
+    {
+        j = json{{"module", b.module}, {"hash", b.hash}, {"device", b.device},
+                 {"block_dim", b.block_dim ? json(*b.block_dim) : json()}, {"ms", b.ms}};
+    }
+
+    void from_json(const json& j, built_identity& b)
+    {
+        if (j.is_string())  // reports written before identities were data: the words alone
+        {
+            b.module = j.get<std::string>();
+            return;
+        }
+        b.module = j.value("module", std::string());
+        b.hash = j.value("hash", std::string());
+        b.device = j.value("device", std::string());
+        b.block_dim = j.contains("block_dim") && j["block_dim"].is_number_integer() ? std::optional<int>(j["block_dim"].get<int>())
+                                                                                    : std::nullopt;
+        b.ms = j.value("ms", 0.0);
+    }
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(test_cost, test, builds, build_ms, identities, failed, pids, reused_by, reusers)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(worker_share, pid, wall_ms, build_ms, builds, tests)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_total, module, device, identities, builds, ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
@@ -420,9 +459,25 @@ namespace xwarp
                                                     tests)
     }
 
+    namespace
+    {
+        // What a finding's savings_ms is, for a reader of the JSON: a measured saving, an estimate
+        // (and why it stands unmeasured), or no figure. Written, never read back: derived.
+        void add_savings_basis(json& j, const finding& f)
+        {
+            const auto source = f.headline();
+            j["savings_basis"] = source == finding::headline_source::measured_gain      ? "measured"
+                                 : source == finding::headline_source::measured_no_gain ? "measured-no-gain"
+                                 : source == finding::headline_source::estimate         ? "estimate"
+                                                                                         : "none";
+            j["savings_why"] = f.estimate_why();
+        }
+    }
+
     void to_json(json& j, const finding& f)
     {
         fields_but_records::to_json(j, f);
+        add_savings_basis(j, f);
         j["cause"] = f.cause;
     }
 
@@ -820,6 +875,7 @@ namespace xwarp
                            w.array(r.findings, [&](const finding& f) {
                                json head;
                                fields_but_records::to_json(head, f);
+                               add_savings_basis(head, f);
                                w.object(head, {{"cause", [&] { w.compact_text(f.cause.text()); }}});
                            });
                        }},
@@ -1290,37 +1346,98 @@ namespace xwarp
         // How long a FIFO may wait for its writer before a reader says there is none.
         constexpr int fifo_writer_wait_ms = 3000;
 
-        // The whole text of what can be read once only (standard input, a FIFO, a pipe),
-        // bounded by max_report_bytes.
-        std::string read_all(int fd, const std::string& path)
+        // What can be read once only (standard input, a FIFO, a pipe), spooled to a private
+        // temporary file (the reader may need a second pass; a report of a gigabyte is not held
+        // in memory twice), bounded by max_report_bytes, and refused at its first byte when that
+        // cannot begin a JSON object.
+        class spooled_input
         {
-            std::string text;
-            char buf[1 << 16];
-            while (true)
+        public:
+            spooled_input(int fd, const std::string& path)
             {
-                const ssize_t n = ::read(fd, buf, sizeof buf);
-                if (n < 0 && errno == EINTR)
+                std::string dir = std::filesystem::temp_directory_path().string();
+                std::string name = dir + "/xwarp-report-XXXXXX";
+                const int out = ::mkstemp(name.data());
+                if (out < 0)
                 {
-                    continue;
+                    throw report_error(report_error::kind::missing, path + ": no temporary file to read it into ("
+                                                                        + std::strerror(errno) + ")");
                 }
-                if (n <= 0)
+                m_path = name;
+                char buf[1 << 16];
+                std::size_t total = 0;
+                bool looked = false;
+                while (true)
                 {
-                    break;
+                    const ssize_t n = ::read(fd, buf, sizeof buf);
+                    if (n < 0 && errno == EINTR)
+                    {
+                        continue;
+                    }
+                    if (n <= 0)
+                    {
+                        break;
+                    }
+                    if (!looked)
+                    {
+                        for (ssize_t i = 0; i < n && !looked; ++i)
+                        {
+                            const char c = buf[i];
+                            if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+                            {
+                                continue;
+                            }
+                            looked = true;
+                            if (c != '{')
+                            {
+                                ::close(out);
+                                throw report_error(report_error::kind::shape, path + ": not a report (it does not begin with a "
+                                                                                  "JSON object)");
+                            }
+                        }
+                    }
+                    total += static_cast<std::size_t>(n);
+                    if (total > max_report_bytes)
+                    {
+                        ::close(out);
+                        throw report_error(report_error::kind::shape, path + ": larger than "
+                                                                          + std::to_string(max_report_bytes >> 20)
+                                                                          + " MiB: not a report this tool wrote");
+                    }
+                    for (ssize_t done = 0; done < n;)
+                    {
+                        const ssize_t w = ::write(out, buf + done, static_cast<std::size_t>(n - done));
+                        if (w < 0 && errno == EINTR)
+                        {
+                            continue;
+                        }
+                        if (w <= 0)
+                        {
+                            ::close(out);
+                            throw report_error(report_error::kind::missing, path + ": could not spool it ("
+                                                                                + std::strerror(errno) + ")");
+                        }
+                        done += w;
+                    }
                 }
-                text.append(buf, static_cast<std::size_t>(n));
-                if (text.size() > max_report_bytes)
-                {
-                    throw report_error(report_error::kind::shape, path + ": larger than "
-                                                                      + std::to_string(max_report_bytes >> 20)
-                                                                      + " MiB: not a report this tool wrote");
-                }
+                ::close(out);
             }
-            return text;
-        }
+            ~spooled_input()
+            {
+                std::error_code ec;
+                std::filesystem::remove(m_path, ec);
+            }
+            spooled_input(const spooled_input&) = delete;
+            spooled_input& operator=(const spooled_input&) = delete;
+            const std::string& path() const { return m_path; }
+
+        private:
+            std::string m_path;
+        };
 
         // A FIFO is opened without blocking: with no writer, a reader would wait forever. Its
         // writer has a few seconds to begin; then it is read whole (it cannot be read twice).
-        std::string read_fifo(const std::string& path)
+        std::unique_ptr<spooled_input> read_fifo(const std::string& path)
         {
             const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
             if (fd < 0)
@@ -1344,7 +1461,7 @@ namespace xwarp
             ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
             try
             {
-                std::string text = read_all(fd, path);
+                auto text = std::make_unique<spooled_input>(fd, path);
                 ::close(fd);
                 return text;
             }
@@ -1361,12 +1478,17 @@ namespace xwarp
         std::error_code ec;
         if (path == "-" || std::filesystem::is_fifo(path, ec))
         {
-            // read once, whole, then parsed as text (the reader may need a second pass)
-            const std::string text = path == "-" ? read_all(STDIN_FILENO, "standard input") : read_fifo(path);
+            // read once, into a file of its own, then parsed from there (the reader may need a second pass)
+            const std::unique_ptr<spooled_input> spooled =
+                path == "-" ? std::make_unique<spooled_input>(STDIN_FILENO, "standard input") : read_fifo(path);
             const std::string name = path == "-" ? "standard input" : path;
+            const auto read = [&spooled](record_reading how) {
+                std::ifstream in(spooled->path(), std::ios::binary);
+                return read_streaming(in, how);
+            };
             try
             {
-                return report_from_text(text);
+                return read_either_way(read);
             }
             catch (const report_error& e)
             {

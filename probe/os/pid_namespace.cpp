@@ -139,15 +139,15 @@ namespace xwarp::proc
         }
 
         // The namespace's first process: reaps whatever ends in it (orphans come here) until
-        // the command ends; then kills what is left, hands out the command's status and how
-        // many it killed, and ends, which ends the namespace.
-        [[noreturn]] void be_init(pid_t command, int status_fd, bool own_proc) noexcept
+        // the command's parent ends (as the command did); then kills what is left, hands out the
+        // command's status and how many it killed, and ends, which ends the namespace.
+        [[noreturn]] void be_init(pid_t command_parent, int status_fd, bool own_proc) noexcept
         {
             while (true)
             {
                 int status = 0;
                 const pid_t ended = ::waitpid(-1, &status, 0);
-                if (ended == command)
+                if (ended == command_parent)
                 {
                     int ignored = 0;
                     while (::waitpid(-1, &ignored, WNOHANG) > 0)
@@ -218,6 +218,22 @@ namespace xwarp::proc
         // mount fails the command still runs; only /proc/<its pid> then names another process.
         const bool own_proc = ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0
                               && ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
+        const pid_t command_parent = ::fork();
+        if (command_parent < 0)
+        {
+            ::_exit(127);
+        }
+        if (command_parent > 0)
+        {
+            ::prctl(PR_SET_NAME, "xwarp-init", 0, 0, 0);
+            close_all_but(status_pipe[1]);
+            be_init(command_parent, status_pipe[1], own_proc);
+        }
+        // The command's parent (pid 2): the command sees a parent that is not pid 1, as it would
+        // outside (a program may exit when its parent is init, taking itself for an orphan). It
+        // waits for the command and ends as the command did; orphans go to the init.
+        ::close(status_pipe[1]);
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         const pid_t command = ::fork();
         if (command < 0)
         {
@@ -225,9 +241,18 @@ namespace xwarp::proc
         }
         if (command > 0)
         {
-            close_all_but(status_pipe[1]);
-            be_init(command, status_pipe[1], own_proc);
+            ::prctl(PR_SET_NAME, "xwarp-parent", 0, 0, 0);
+            close_all_but(-1);
+            int status = 0;
+            while (::waitpid(command, &status, 0) < 0)
+            {
+                if (errno != EINTR)
+                {
+                    ::_exit(127);
+                }
+            }
+            end_as(status);
         }
-        ::close(status_pipe[1]);  // the command: goes on to exec
+        // the command: goes on to exec
     }
 }

@@ -6,9 +6,12 @@
 //
 // The shape, between fork and exec of the command (so the probe's own later children are never
 // in it): the forked child unshares, then forks the namespace's init, which mounts a /proc of
-// the namespace (so the command's os.getpid() names its own /proc entry) and forks the command.
-// The init reaps orphans and hands the command's wait status to the child outside, which ends
-// the same way (same exit code, same signal), so the probe sees the command's own status.
+// the namespace (so the command's os.getpid() names its own /proc entry) and forks the
+// command's parent, which forks the command: the command is pid 3 with parent 2, never a child
+// of pid 1 (a program that exits when its parent is init would take itself for an orphan). The
+// parent ends as the command did; the init reaps orphans and hands that status to the child
+// outside, which ends the same way (same exit code, same signal), so the probe sees the
+// command's own status.
 #ifndef XWARP_OS_PID_NAMESPACE_HPP
 #define XWARP_OS_PID_NAMESPACE_HPP
 

@@ -586,6 +586,7 @@ namespace xwarp
         // the report's own lists (a hostile or merged report can hold any number)
         constexpr std::size_t max_message_rows = 50;  // errors, flags, warnings
         constexpr std::size_t max_replay_rows = 100;  // what-if replays, fixes, declined
+        constexpr std::size_t max_process_rows = 100;  // a suite's processes
 
         void findings_html(std::ostream& o, const std::vector<finding>& findings, const guide_sections& guide)
         {
@@ -1169,23 +1170,35 @@ namespace xwarp
                     std::string ids;
                     for (std::size_t i = 0; i < t.identities.size() && i < 8; ++i)
                     {
-                        ids += (ids.empty() ? "" : "<br>") + mono(capped(t.identities[i]));
+                        ids += (ids.empty() ? "" : "<br>") + mono(capped(t.identities[i].words()));
                     }
                     std::string reusers;
-                    for (const auto& r : t.reusers)
+                    constexpr std::size_t max_reusers = 8;
+                    for (std::size_t i = 0; i < t.reusers.size() && i < max_reusers; ++i)
                     {
-                        reusers += (reusers.empty() ? "" : "<br>") + mono(r);
+                        reusers += (reusers.empty() ? "" : "<br>") + mono(capped(t.reusers[i]));
+                    }
+                    if (t.reusers.size() > max_reusers)
+                    {
+                        reusers += "<br>and " + std::to_string(t.reusers.size() - max_reusers) + " more";
                     }
                     m_o << "<tr>" << td(html_escape(format_ms(t.build_ms)), style::num) << td(std::to_string(t.builds), style::num)
-                        << td(t.test.empty() ? std::string("collection / set-up") : mono(capped(t.test))) << td(ids)
+                        << td((t.test.empty() ? std::string("collection / set-up") : mono(capped(t.test)))
+                              + (t.failed ? " " + badge("failed", "231,76,60") : std::string()))
+                        << td(ids)
                         << td(t.reused_by > 0 ? std::to_string(t.reused_by) + " later test(s):<br>" + reusers : std::string())
                         << "</tr>";
                 }
                 m_o << "</table>" << more_rows(rows, max_identity_rows, "more tests");
                 m_o << "<table data-xwarp=\"workers\" style=\"" << style::table << "\"><tr>" << th("process") << th("builds")
                     << th("build time") << th("wall") << th("compile share") << th("tests") << "</tr>";
+                std::size_t processes = 0;
                 for (const auto& w : m_s.workers)
                 {
+                    if (++processes > max_process_rows)
+                    {
+                        break;
+                    }
                     const bool wall = w.wall_ms && *w.wall_ms > 0;
                     m_o << "<tr>" << td("pid " + std::to_string(w.pid)) << td(std::to_string(w.builds), style::num)
                         << td(html_escape(format_ms(w.build_ms)), style::num)
@@ -1193,7 +1206,7 @@ namespace xwarp
                         << td(wall ? std::to_string(static_cast<int>(100.0 * w.build_ms / *w.wall_ms + 0.5)) + "%" : "", style::num)
                         << td(std::to_string(w.tests), style::num) << "</tr>";
                 }
-                m_o << "</table>";
+                m_o << "</table>" << more_rows(m_s.workers.size(), max_process_rows, "more processes");
             }
 
             void launches()
@@ -1319,15 +1332,19 @@ namespace xwarp
             o << "<div>first divergence at launch #" << d.index + 1 << ": before " << mono(words(d.before)) << ", after "
               << mono(words(d.after)) << "</div>";
         }
-        for (const auto& m : c.workload.moved_counts)
+        constexpr std::size_t max_compare_rows = 500;  // moved launch counts, hash receipts
+        for (std::size_t i = 0; i < c.workload.moved_counts.size() && i < max_compare_rows; ++i)
         {
+            const auto& m = c.workload.moved_counts[i];
             o << "<div>launches of " << mono(m.kernel) << ": " << m.before << " &rarr; " << m.after << "</div>";
         }
+        o << more_rows(c.workload.moved_counts.size(), max_compare_rows, "more kernels whose launches moved");
 
         o << "<div style=\"" << style::heading << "\">Hash receipts</div><table data-xwarp=\"receipts\" style=\"" << style::table
           << "\"><thead><tr>" << th("module") << th("device") << th("before") << th("after") << th("") << "</tr></thead><tbody>";
-        for (const auto& r : c.receipts)
+        for (std::size_t i = 0; i < c.receipts.size() && i < max_compare_rows; ++i)
         {
+            const auto& r = c.receipts[i];
             auto hashes = [](const std::vector<shared_text>& v)
             {
                 std::string s;
@@ -1341,7 +1358,7 @@ namespace xwarp
               << td(mono(hashes(r.after))) << td(r.changed ? badge("changed", "230,126,34") : badge("unchanged", "128,128,128"))
               << "</tr>";
         }
-        o << "</tbody></table>";
+        o << "</tbody></table>" << more_rows(c.receipts.size(), max_compare_rows, "more modules' receipts");
         for (const auto& oc : c.option_checks)
         {
             o << "<div data-xwarp=\"option-check\" style=\"" << style::box << "border-color:rgba(231,76,60,0.7);\"><b>option did not arrive</b> "

@@ -363,7 +363,12 @@ namespace xwarp
             for (auto& t : s.tests)
             {
                 clean(t.test);
-                clean(t.identities);
+                for (auto& id : t.identities)
+                {
+                    clean(id.module);
+                    clean(id.hash);
+                    clean(id.device);
+                }
             }
         }
 

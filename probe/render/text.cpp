@@ -157,7 +157,7 @@ namespace xwarp
                 return "measured " + measured_words(f.measured) + "; no saving credited"
                        + (estimate.empty() ? "" : " (the estimate was ~" + estimate + ")");
             case finding::headline_source::estimate:
-                return "saves ~" + estimate;
+                return "estimate ~" + estimate + " (" + f.estimate_why() + ")";
             case finding::headline_source::none:
                 break;
         }
@@ -410,7 +410,8 @@ namespace xwarp
                     << "Warp and CUDA caches\n";
                 if (!r.run_settings.stopped_because.empty())
                 {
-                    m_o << "           --samples " << r.run_settings.sampling << ": " << r.run_settings.stopped_because << "\n";
+                    m_o << "           --samples " << one_line(r.run_settings.sampling) << ": "
+                        << one_line(r.run_settings.stopped_because) << "\n";
                 }
                 m_o << "  machine  Warp " << (r.env.warp_version.empty() ? "?" : r.env.warp_version) << ", Python "
                     << (r.env.python_version.empty() ? "?" : r.env.python_version) << ", " << r.env.cpu_model << " ("
@@ -697,7 +698,7 @@ namespace xwarp
                         ++nvrtc_phases;  // too fine for a line: the trace export has them
                         continue;
                     }
-                    parts += (parts.empty() ? "" : ", ") + ph.kind + " " + format_ms(ph.ms);
+                    parts += (parts.empty() ? "" : ", ") + one_line(ph.kind.str()) + " " + format_ms(ph.ms);
                 }
                 if (nvrtc_phases > 0)
                 {
@@ -733,20 +734,21 @@ namespace xwarp
                     }
                     m_o << "  " << pad(format_ms(t.build_ms), 10, true) << "  " << pad(std::to_string(t.builds), 3, true)
                         << " build(s)  " << one_line(t.test.empty() ? std::string("collection / set-up (outside any test)") : t.test)
-                        << "\n";
+                        << (t.failed ? "  [FAILED]" : "") << "\n";
                     for (std::size_t i = 0; i < t.identities.size() && i < 4; ++i)
                     {
-                        m_o << "              " << one_line(t.identities[i]) << "\n";
+                        m_o << "              " << one_line(t.identities[i].words()) << "\n";
                     }
                     if (t.reused_by > 0)
                     {
                         std::string names;
-                        for (const auto& r : t.reusers)
+                        constexpr std::size_t shown_reusers = 5;
+                        for (std::size_t i = 0; i < t.reusers.size() && i < shown_reusers; ++i)
                         {
-                            names += (names.empty() ? "" : ", ") + r;
+                            names += (names.empty() ? "" : ", ") + t.reusers[i];
                         }
                         m_o << "              paid by the first: reused by " << t.reused_by << " later test(s): "
-                            << one_line(names) << (t.reused_by > static_cast<int>(t.reusers.size()) ? ", ..." : "") << "\n";
+                            << one_line(names) << (t.reusers.size() > shown_reusers ? ", ..." : "") << "\n";
                     }
                     if (t.identities.size() > 4)
                     {
@@ -791,7 +793,8 @@ namespace xwarp
                     }
                     const std::string parts = phase_words(spans, i);
                     m_o << "  +" << pad(format_ms(sp.start_ms), 10) << pad(format_ms(sp.ms), 10)
-                        << pad(elide(one_line(sp.module), 60), 24) << " " << pad(sp.hash, 8) << pad(sp.status, 9)
+                        << pad(elide(one_line(sp.module), 60), 24) << " " << pad(one_line(sp.hash.str()), 8)
+                        << pad(one_line(sp.status.str()), 9)
                         << (parts.empty() ? "" : "[" + parts + "]")
                         << (sp.triggered_by.empty() ? "" : " waited by the launch of " + elide(one_line(sp.triggered_by.str()), 60))
                         << "\n";

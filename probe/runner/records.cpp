@@ -1,6 +1,7 @@
 #include "xwarp/runner/records.hpp"
 
 #include "xwarp/model/shim_contract.hpp"
+#include "xwarp/os/bounded_read.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -417,11 +418,19 @@ namespace xwarp
                 files.push_back(entry.path());
             }
         }
-        // One stream per process; processes are ordered by start time afterwards.
+        std::sort(files.begin(), files.end());
+        // One stream per process; processes are ordered by start time afterwards. Each file is
+        // opened as the program may have left it: never a FIFO, a link or past the cap.
         std::vector<shim_records> parts;
         for (const auto& f : files)
         {
-            std::ifstream in(f);
+            const bounded_read file = read_regular_file(f.string(), max_record_file_bytes);
+            if (!file.ok)
+            {
+                out.unreadable.push_back(f.filename().string() + ": " + file.why);
+                continue;
+            }
+            std::istringstream in(file.text);
             shim_records part;
             read_shim_stream(in, part);
             parts.push_back(std::move(part));
@@ -745,6 +754,42 @@ namespace xwarp
         });
         std::sort(out.begin(), out.end(), [](const nvrtc_trace& a, const nvrtc_trace& b) { return a.file < b.file; });
         return out;
+    }
+
+    void scan_test_failures(std::istream& in, std::vector<std::string>& out, std::size_t cap)
+    {
+        static const std::regex pytest_line(R"(^(FAILED|ERROR) (\S+::\S+)( - .*)?$)");
+        static const std::regex unittest_line(R"(^(FAIL|ERROR): (\S+) \(([^)]+)\)$)");
+        std::string line;
+        std::smatch m;
+        while (std::getline(in, line) && out.size() < cap)
+        {
+            if (line.size() > 4000 || (line.rfind("FAIL", 0) != 0 && line.rfind("ERROR", 0) != 0))
+            {
+                continue;
+            }
+            if (!line.empty() && line.back() == '\r')
+            {
+                line.pop_back();
+            }
+            std::string test;
+            if (std::regex_match(line, m, pytest_line))
+            {
+                test = m[2];
+            }
+            else if (std::regex_match(line, m, unittest_line))
+            {
+                // 3.11: "test_x (pkg.mod.Class.test_x)"; older: "test_x (pkg.mod.Class)"
+                const std::string where = m[3];
+                test = where.size() > m[2].length() && where.compare(where.size() - m[2].length(), m[2].length(), m[2]) == 0
+                           ? where
+                           : where + "." + std::string(m[2]);
+            }
+            if (!test.empty() && std::find(out.begin(), out.end(), test) == out.end())
+            {
+                out.push_back(test);
+            }
+        }
     }
 
     std::string last_error_line(const std::string& path)

@@ -3,6 +3,7 @@
 
 #include "xwarp/model/contracts.hpp"
 #include "xwarp/model/shim_contract.hpp"
+#include "xwarp/os/bounded_read.hpp"
 #include "xwarp/os/file_tail.hpp"
 
 #include <algorithm>
@@ -168,10 +169,12 @@ namespace xwarp
             run.notes.push_back("no Python process imported Warp under the shim (does the command run Python "
                                 "with -I or -E, or reset PYTHONPATH?)");
         }
+        // What was lost decides the pass: a record that could not be read is data the figures
+        // miss (an identity, a process), and a budget would be judged without it.
+        std::vector<std::string> lost;
         if (rec.malformed_lines > 0)
         {
-            run.notes.push_back(std::to_string(rec.malformed_lines) + " unreadable record line(s) (a process "
-                                                                      "killed while writing?)");
+            lost.push_back(std::to_string(rec.malformed_lines) + " unreadable record line(s) (a process killed while writing?)");
         }
         if (rec.rejected_count > 0)
         {
@@ -180,8 +183,26 @@ namespace xwarp
             {
                 named += (named.empty() ? "" : "; ") + why;
             }
-            run.notes.push_back(std::to_string(rec.rejected_count) + " shim record(s) outside the record contract, left "
-                                "out: " + named);
+            lost.push_back(std::to_string(rec.rejected_count) + " shim record(s) outside the record contract, left out: " + named);
+        }
+        for (const auto& f : rec.unreadable)
+        {
+            lost.push_back("record file " + f);
+        }
+        for (const auto& p : rec.processes)
+        {
+            for (const auto& e : p.shim_errors)
+            {
+                if (e.rfind("writing a ", 0) == 0)
+                {
+                    lost.push_back("pid " + std::to_string(p.pid) + " could not write a record (" + e + ")");
+                }
+            }
+        }
+        for (const auto& why : lost)
+        {
+            run.notes.push_back(why);
+            run.records_lost += (run.records_lost.empty() ? "" : "; ") + why;
         }
         if (rec.newer_contract > 0)
         {
@@ -225,6 +246,27 @@ namespace xwarp
             run.launches_truncated = true;
         }
         run.cache = cache;
+        // a suite whose tests failed ran to its end: what it built, and by which test, still counts
+        const bool suite = std::any_of(run.module_loads.begin(), run.module_loads.end(), [](const module_load& l) { return !l.test.empty(); })
+                           || std::any_of(run.processes.begin(), run.processes.end(), [](const process_record& p) {
+                                  return std::any_of(p.calls.begin(), p.calls.end(), [](const api_call_event& c) { return c.function == "test_use"; });
+                              });
+        if (suite && outcome.exit_code && *outcome.exit_code == 1 && !outcome.timed_out && !outcome.interrupted)
+        {
+            run.tests_failed = true;
+            for (const auto& path : {stdout_path, stderr_path})
+            {
+                if (is_plain_file(path))
+                {
+                    std::ifstream in(path);
+                    scan_test_failures(in, run.failed_tests);
+                }
+            }
+            run.notes.push_back("tests failed (exit code 1)"
+                                + (run.failed_tests.empty() ? std::string() : ": " + std::to_string(run.failed_tests.size())
+                                                                                   + " named, first " + run.failed_tests.front())
+                                + ": what the suite built and by which test still counts; no timing verdict is judged on it");
+        }
         run.stdout_tail = file_tail(stdout_path, output_tail_bytes);
         run.stderr_tail = file_tail(stderr_path, output_tail_bytes);
         if (!run.ok())
@@ -235,10 +277,39 @@ namespace xwarp
             return run;
         }
 
+        // A recorded pass's account of its own work, beside its records.
+        constexpr const char* own_results_name = "results.json";
+
+        // The command's own results file: the command wrote it, so it is read as the records
+        // are (a regular file, no link followed, at most 16 MiB); null with a note otherwise.
+        nlohmann::json read_own_results(const std::string& path, std::vector<std::string>& notes)
+        {
+            std::error_code ec;
+            if (!fs::exists(fs::symlink_status(path, ec)))
+            {
+                return nullptr;
+            }
+            const bounded_read file = read_regular_file(path, 16u << 20);
+            if (!file.ok)
+            {
+                notes.push_back("the command's own results " + path + " were not read: " + file.why);
+                return nullptr;
+            }
+            nlohmann::json j = nlohmann::json::parse(file.text, nullptr, false);
+            if (j.is_discarded())
+            {
+                notes.push_back("the command's own results " + path + " are not JSON");
+                return nullptr;
+            }
+            return j;
+        }
+
+        // A regular file only (a record folder is the program's: a FIFO there would block the
+        // copy, a link would copy what it points to).
         void copy_file_if_there(const fs::path& from, const fs::path& to)
         {
             std::error_code ec;
-            if (fs::exists(from, ec))
+            if (is_plain_file(from.string()))
             {
                 fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
             }
@@ -262,6 +333,10 @@ namespace xwarp
             }
             copy_file_if_there(stdout_path, fs::path(dest) / "stdout");
             copy_file_if_there(stderr_path, fs::path(dest) / "stderr");
+            if (!run.own_results.is_null())
+            {
+                std::ofstream(fs::path(dest) / own_results_name) << run.own_results.dump() << "\n";
+            }
             nlohmann::json meta = {{"wall_ms", run.wall_ms},
                                    {"exit_code", run.exit_code ? nlohmann::json(*run.exit_code) : nlohmann::json()},
                                    {"term_signal", run.term_signal ? nlohmann::json(*run.term_signal) : nlohmann::json()},
@@ -379,6 +454,12 @@ namespace xwarp
             process_outcome outcome = run_process(spec, pc.options.timeout_s, pc.cancelled, tick);
 
             run_result run = assemble_pass(outcome, records, spec.stdout_path, spec.stderr_path, warp_cache, inventory_cache(warp_cache));
+            if (!pc.options.results_file.empty())
+            {
+                run.own_results = read_own_results(pc.options.results_file, run.notes);
+                std::error_code gone;
+                fs::remove(pc.options.results_file, gone);
+            }
             auto trace_flag = spec.env.find("XWARP_NVRTC_TRACE");
             if (phase == "cold" && trace_flag != spec.env.end() && trace_flag->second == "1")
             {
@@ -707,8 +788,17 @@ namespace xwarp
     run_result load_recorded_pass(const std::string& dir)
     {
         const fs::path pass_dir(dir);
-        std::ifstream in(pass_dir / "pass.json");
-        nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
+        // a recorded folder is the user's to name: every file in it is read as the records are
+        for (const char* name : {"stdout", "stderr"})
+        {
+            std::error_code ec;
+            if (fs::exists(fs::symlink_status(pass_dir / name, ec)) && !is_plain_file((pass_dir / name).string()))
+            {
+                throw std::runtime_error("not a recorded pass: " + (pass_dir / name).string() + " is not a regular file");
+            }
+        }
+        const bounded_read meta_file = read_regular_file((pass_dir / "pass.json").string(), 1u << 20);
+        nlohmann::json meta = meta_file.ok ? nlohmann::json::parse(meta_file.text, nullptr, false) : nlohmann::json();
         if (meta.is_discarded() || !meta.is_object())
         {
             throw std::runtime_error("not a recorded pass: " + (pass_dir / "pass.json").string());
@@ -735,8 +825,14 @@ namespace xwarp
         cache.binary_bytes = c.value("binary_bytes", std::int64_t{0});
         cache.lto_files = c.value("lto_files", 0);
         cache.lto_bytes = c.value("lto_bytes", std::int64_t{0});
-        return assemble_pass(outcome, pass_dir.string(), (pass_dir / "stdout").string(), (pass_dir / "stderr").string(),
-                             meta.value("warp_cache", std::string()), cache);
+        run_result run = assemble_pass(outcome, pass_dir.string(), (pass_dir / "stdout").string(),
+                                       (pass_dir / "stderr").string(), meta.value("warp_cache", std::string()), cache);
+        std::error_code ec;
+        if (fs::exists(pass_dir / own_results_name, ec))
+        {
+            run.own_results = read_own_results((pass_dir / own_results_name).string(), run.notes);
+        }
+        return run;
     }
 
     report load_recorded_run(const std::string& dir)

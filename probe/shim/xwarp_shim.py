@@ -71,6 +71,55 @@ def _jsonable(value):
     return repr(value)
 
 
+def _site_prefixes():
+    """Where installed packages live (inside the standard library's folder in a venv or pyenv)."""
+    try:
+        import sysconfig
+
+        paths = sysconfig.get_paths()
+        found = {paths.get("purelib"), paths.get("platlib")}
+    except Exception:
+        found = set()
+    for entry in sys.path:
+        if entry.endswith(("site-packages", "dist-packages")):
+            found.add(entry)
+    return tuple(os.path.join(p, "") for p in found if p)
+
+
+_RUNNER_PACKAGES = ("_pytest", "pytest", "pluggy", "xdist", "execnet")
+_runner_dirs = {}
+
+
+def _runner_prefixes():
+    """The folders of the test runners imported so far (looked up as they appear)."""
+    if len(_runner_dirs) < len(_RUNNER_PACKAGES):
+        for name in _RUNNER_PACKAGES:
+            if name not in _runner_dirs:
+                file = getattr(sys.modules.get(name), "__file__", None)
+                if isinstance(file, str):
+                    _runner_dirs[name] = os.path.dirname(os.path.abspath(file)) + os.sep
+    return tuple(_runner_dirs.values())
+
+
+def _without_lone_surrogates(value):
+    """The value with every lone surrogate of its texts written out as an escape: a byte that was
+    not UTF-8 (U+DC80..U+DCFF, from os.fsdecode) as "\\xNN", any other as "\\uNNNN"."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return "".join(
+                c if not 0xD800 <= ord(c) <= 0xDFFF
+                else f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else f"\\u{ord(c):04x}"
+                for c in value)
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(str(k)): _without_lone_surrogates(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_without_lone_surrogates(v) for v in value]
+    return value
+
+
 def _hex(value, n=None):
     if isinstance(value, (bytes, bytearray)):
         h = bytes(value).hex()
@@ -111,6 +160,8 @@ class _Recorder:
         self.seq = 0
         self.pid = os.getpid()
         self.internal_prefixes = ()
+        self.stdlib_prefix = os.path.dirname(os.__file__) + os.sep
+        self.site_prefixes = _site_prefixes()
         self.hooks = {}
         self.warp = None
         self.ctx = None
@@ -163,7 +214,13 @@ class _Recorder:
         obj["seq"] = self.seq
         obj["t_ms"] = round((_perf() - self.t0) * 1000.0, 3)
         self.seq += 1
-        self.file.write(json.dumps(obj, default=_jsonable, separators=(",", ":")) + "\n")
+        text = json.dumps(obj, default=_jsonable, separators=(",", ":"))
+        if "\\ud" in text:
+            # a surrogate: a text that held bytes that are not UTF-8 (os.fsdecode of a file name, argv)
+            # or a pair; a lone one is escaped, so that the record stays JSON any reader takes
+            text = json.dumps(_without_lone_surrogates(obj), default=lambda v: _without_lone_surrogates(_jsonable(v)),
+                              separators=(",", ":"))
+        self.file.write(text + "\n")
         self.file.flush()
 
     def emit(self, obj):
@@ -178,10 +235,27 @@ class _Recorder:
             if self.file is None:
                 self._open()
             self._write(obj)
-        except Exception:
-            pass
+        except Exception as exc:
+            # never a record lost in silence: what could not be written is named, and the pass that
+            # lost it is not judged
+            try:
+                if self.file is not None:
+                    self._write({"type": "shim_error", "where": f"writing a {str(obj.get('type'))[:40]} record",
+                                 "error": repr(exc)[:500]})
+            except Exception:
+                pass
 
     # -- stack attribution (never on the per-launch path) --------------------------------------
+
+    def internal(self, fn):
+        """A frame that is nobody's own code: Warp, this shim, importlib, the standard library
+        (unittest among it) and the test runners (pytest, pluggy, xdist, execnet), wherever they
+        are installed. Packages in site-packages are the program's or its libraries'."""
+        if fn.startswith(self.internal_prefixes) or fn.startswith("<frozen"):
+            return True
+        if fn.startswith(self.stdlib_prefix) and not fn.startswith(self.site_prefixes):
+            return True
+        return fn.startswith(_runner_prefixes())
 
     def user_frame(self, skip=2):
         """Return (internal function names walked, the internal frames, file, line) of the first
@@ -194,7 +268,7 @@ class _Recorder:
             return chain, frames, None, None
         while f is not None:
             fn = f.f_code.co_filename
-            if fn.startswith(self.internal_prefixes) or fn.startswith("<frozen"):
+            if self.internal(fn):
                 chain.append(f.f_code.co_name)
                 frames.append(f)
                 f = f.f_back
@@ -357,13 +431,18 @@ def _runtime_facts(ctx, cfg):
 # -- import watcher ---------------------------------------------------------------------------
 
 
-class _WarpImportWatcher:
-    """A meta-path finder that notices `import warp` and installs the hooks right after
-    the package finished importing. It changes nothing about how warp is found or loaded:
-    it wraps the real loader's exec_module on that one loader instance."""
+class _ImportWatcher:
+    """A meta-path finder that notices one module's import (`warp`: the hooks; `unittest.case`:
+    the test watcher) and calls back right after the module finished importing. It changes
+    nothing about how the module is found or loaded: it wraps the real loader's exec_module on
+    that one loader instance."""
+
+    def __init__(self, name, installed):
+        self.name = name
+        self.installed = installed
 
     def find_spec(self, name, path=None, target=None):
-        if name != "warp":
+        if name != self.name:
             return None
         for finder in sys.meta_path:
             if finder is self:
@@ -395,7 +474,10 @@ class _WarpImportWatcher:
                 sys.meta_path.remove(watcher)
             except ValueError:
                 pass
-            _install(module)
+            try:
+                watcher.installed(module)
+            except Exception:
+                pass
 
         try:
             loader.exec_module = exec_module
@@ -448,10 +530,6 @@ def _install(warp):
     _tls = threading.local()
     rec.lock = threading.Lock()
     rec.warp = warp
-    global _in_suite
-    _in_suite = "_pytest" in sys.modules or "unittest" in sys.modules or bool(_inherited_test)
-    if "unittest" in sys.modules:
-        _watch_unittest()
     try:
         ctx = sys.modules.get("warp._src.context") or sys.modules.get("warp.context")
         build = sys.modules.get("warp._src.build") or sys.modules.get("warp.build")
@@ -636,25 +714,39 @@ def _record_load(rec, module, result, device, bd, frame, t0, error):
         rec.emit({"type": "shim_error", "where": "load", "error": repr(exc)})
 
 
-# A test id this process inherited from the pytest that started it (a subprocess of a test).
+# The test running in this process, each from where its runner keeps it, never decided once:
+# pytest's node id as pytest's own runner sets PYTEST_CURRENT_TEST (the environment hook sees the
+# assignment and checks who made it: a value the program wrote is no test), the unittest test
+# TestCase.run is running (wrapped when unittest.case is imported, before or after Warp), and the
+# test whose process started this one (the id it inherited). None outside any test.
 _inherited_test = os.environ.get("PYTEST_CURRENT_TEST")
-_in_suite = False  # set at Warp's import: a test runner is loaded (test_use records are written)
+_inherited_name = _inherited_test.rsplit(" (", 1)[0] if isinstance(_inherited_test, str) and _inherited_test else None
+_pytest_now = [None]
+_unittest_now = [None]
+_TEST_USE_CAP = 20000  # test_use records a process writes at most
+
+
+def _pytest_set(key, value, frame):
+    """Called by the environment hook for PYTEST_CURRENT_TEST: taken only from pytest's own runner."""
+    try:
+        code = frame.f_code
+        if code.co_name == "_update_current_test_var" and "_pytest" in code.co_filename:
+            _pytest_now[0] = value.rsplit(" (", 1)[0] if isinstance(value, str) and value else None
+    except Exception:
+        pass
 
 
 def _current_test():
-    """The test that is running, for a load (never on the launch path): pytest's node id when
-    pytest runs in this process (it sets PYTEST_CURRENT_TEST for each phase of each test, in each
-    xdist worker), else the id of a unittest.TestCase whose method is on the stack (python -m
-    unittest, and runners built on it), else the test whose process started this one (the id it
-    inherited); None outside any test (collection, module set-up, a program that is no suite)."""
-    current = os.environ.get("PYTEST_CURRENT_TEST")
-    in_pytest = "_pytest" in sys.modules
-    if in_pytest and current and current != _inherited_test:
-        return current.rsplit(" (", 1)[0]
+    """The test that is running, for a load (never on the launch path): _test_now(), else the id of
+    a unittest.TestCase whose method is on the stack (a test whose run() began before unittest was
+    watched)."""
+    now = _test_now()
+    if now is not None:
+        return now
     unittest = sys.modules.get("unittest")
     case = getattr(unittest, "TestCase", None)
     if case is None:
-        return current.rsplit(" (", 1)[0] if current and not in_pytest else None
+        return None
     f = sys._getframe(2)
     while f is not None:
         code = f.f_code
@@ -662,22 +754,17 @@ def _current_test():
             owner = f.f_locals.get("self")
             if isinstance(owner, case):
                 try:
-                    return owner.id()
+                    name = owner.id()
                 except Exception:
                     return None
+                return name if isinstance(name, str) else None
         f = f.f_back
-    return current.rsplit(" (", 1)[0] if current and not in_pytest else None
-
-
-# The unittest test running in this process, kept by a wrapper of TestCase.run (_watch_unittest):
-# the launch path reads it instead of walking the stack.
-_unittest_now = [None]
-_TEST_USE_CAP = 20000  # test_use records a process writes at most
+    return None
 
 
 def _watch_unittest():
-    """Wraps unittest's TestCase.run (when unittest is loaded as Warp is) so that a launch knows its
-    test in one list read. What the test does is unchanged."""
+    """Wraps unittest's TestCase.run so that a launch knows its test in one list read. What the
+    test does is unchanged; an id() that is not a string is no test name."""
     case = getattr(sys.modules.get("unittest.case"), "TestCase", None)
     run = getattr(case, "run", None)
     if run is None or getattr(run, "_xwarp_watch", False):
@@ -686,7 +773,8 @@ def _watch_unittest():
     def watched_run(self, *args, **kwargs):
         previous = _unittest_now[0]
         try:
-            _unittest_now[0] = self.id()
+            name = self.id()
+            _unittest_now[0] = name if isinstance(name, str) else None
         except Exception:
             pass
         try:
@@ -701,30 +789,22 @@ def _watch_unittest():
 
 
 def _test_now():
-    """The test running now, on the launch path: pytest's node id (PYTEST_CURRENT_TEST, in each
-    xdist worker), else the unittest test TestCase.run is running, else the test whose process
-    started this one; None outside any test. Two dict reads in the common case."""
-    if "_pytest" in sys.modules:
-        current = os.environ.get("PYTEST_CURRENT_TEST")
-        if current and current != _inherited_test:
-            return current.rsplit(" (", 1)[0]
-    if _unittest_now[0] is not None:
-        return _unittest_now[0]
-    return _inherited_test.rsplit(" (", 1)[0] if _inherited_test else None
+    """The test running now, on the launch path: three list reads."""
+    return _pytest_now[0] or _unittest_now[0] or _inherited_name
 
 
-def _note_test_use(rec, module, device):
+def _note_test_use(rec, test, module, device):
     """A test's first launch of a module on a device: who reused what another test paid for."""
-    test = _test_now()
-    if test is None:
-        return
-    use = (test, module, device)
-    uses = rec.test_uses
-    if use in uses or len(uses) >= _TEST_USE_CAP:
-        return
-    uses.add(use)
-    rec.emit({"type": "call", "function": "test_use", "args": {"test": test, "module": module, "device": device},
-              "file": None, "line": None})
+    try:
+        use = (test, module, device)
+        uses = rec.test_uses
+        if use in uses or len(uses) >= _TEST_USE_CAP:
+            return
+        uses.add(use)
+        rec.emit({"type": "call", "function": "test_use", "args": {"test": test, "module": module, "device": device},
+                  "file": None, "line": None})
+    except Exception:
+        pass
 
 
 def _snapshot(module, bd):
@@ -1058,7 +1138,7 @@ def _record_dirty(rec, module):
             while f is not None and f.f_code.co_filename != file:
                 f = f.f_back
             caller = f.f_back if f is not None else None
-            if caller is not None and not caller.f_code.co_filename.startswith(rec.internal_prefixes):
+            if caller is not None and not rec.internal(caller.f_code.co_filename):
                 detail["called_from"] = {"file": caller.f_code.co_filename, "line": caller.f_lineno}
         except Exception:
             pass
@@ -1338,7 +1418,8 @@ def _hook_launch(warp, ctx):
             if i is None:
                 i = index[key] = len(index)
                 _record_launch_site(rec, kernel)
-            used = (key[1], key[3]) if _in_suite else None
+            test = _test_now()
+            used = (test, key[1], key[3]) if test is not None else None
             rec.launch_total += 1
             if rec.launch_total <= _LAUNCH_CAP:
                 rec.launch_seq.append(i)
@@ -1385,7 +1466,7 @@ def _record_launch_site(rec, kernel):
         f = sys._getframe(2)
         while f is not None and len(stack) < 12:
             fn = f.f_code.co_filename
-            if not (fn.startswith(rec.internal_prefixes) or fn.startswith("<frozen")):
+            if not rec.internal(fn):
                 stack.append([fn, f.f_lineno, f.f_code.co_name])
             f = f.f_back
         if not stack:
@@ -1545,7 +1626,7 @@ def _unique_declaration(rec):
     parameter of the declaring function (a factory), that parameter's default and the call of
     the factory. Called only for module="unique": never on a launch path."""
     f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.startswith(rec.internal_prefixes):
+    while f is not None and rec.internal(f.f_code.co_filename):
         f = f.f_back
     if f is None:
         return None
@@ -1559,7 +1640,7 @@ def _unique_declaration(rec):
             if line is not None:
                 decl["default"] = {"file": code.co_filename, "line": line, "param": p}
             caller = f.f_back
-            while caller is not None and caller.f_code.co_filename.startswith(rec.internal_prefixes):
+            while caller is not None and rec.internal(caller.f_code.co_filename):
                 caller = caller.f_back
             if caller is not None:
                 decl["called_from"] = {"file": caller.f_code.co_filename, "line": caller.f_lineno}
@@ -1568,7 +1649,7 @@ def _unique_declaration(rec):
                 # that sits in a block with a launch before it)
                 stack = []
                 while caller is not None and len(stack) < 8:
-                    if not caller.f_code.co_filename.startswith(rec.internal_prefixes):
+                    if not rec.internal(caller.f_code.co_filename):
                         stack.append([caller.f_code.co_filename, caller.f_lineno])
                     caller = caller.f_back
                 decl["called_stack"] = stack
@@ -1657,7 +1738,9 @@ def _hook_environ(rec):
             _lever.count("environment_assignments_held")
             return
         base.__setitem__(self, key, value)
-        if key in _WATCHED_ENV:
+        if key == "PYTEST_CURRENT_TEST":
+            _pytest_set(key, value, sys._getframe(1))
+        elif key in _WATCHED_ENV:
             try:
                 f = sys._getframe(1)
                 rec.emit_or_hold(
@@ -1667,8 +1750,19 @@ def _hook_environ(rec):
             except Exception:
                 pass
 
+    def __delitem__(self, key):
+        base.__delitem__(self, key)
+        if key == "PYTEST_CURRENT_TEST":  # pytest's runner pops it after each test's teardown
+            try:
+                f = sys._getframe(1)
+                while f is not None and f.f_code.co_name in ("pop", "__delitem__"):
+                    f = f.f_back
+                _pytest_set(key, None, f)
+            except Exception:
+                pass
+
     try:
-        os.environ.__class__ = type("XwarpRecordedEnviron", (base,), {"__setitem__": __setitem__})
+        os.environ.__class__ = type("XwarpRecordedEnviron", (base,), {"__setitem__": __setitem__, "__delitem__": __delitem__})
     except TypeError:
         return False
     return True
@@ -1781,7 +1875,11 @@ def start():
         pass
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_after_fork_in_child)
+    if "unittest.case" in sys.modules:
+        _watch_unittest()
+    else:
+        sys.meta_path.insert(0, _ImportWatcher("unittest.case", lambda module: _watch_unittest()))
     if "warp" in sys.modules:
         _install(sys.modules["warp"])
     else:
-        sys.meta_path.insert(0, _WarpImportWatcher())
+        sys.meta_path.insert(0, _ImportWatcher("warp", _install))

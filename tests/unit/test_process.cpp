@@ -224,13 +224,14 @@ TEST(Process, ADaemonThatLeavesTheCgroupDiesWithTheCommandInItsPidNamespace)
     const std::string daemon = "sleep\0" "63.25\0";
     auto out = run_process(shell("setsid sh -c 'echo 0 > /sys/fs/cgroup/cgroup.procs 2>/dev/null; exec env -i sleep 63.25' & "
                                  "until [ \"$(cut -d' ' -f6 /proc/$!/stat)\" != \"$(cut -d' ' -f6 /proc/$$/stat)\" ]; do :; done; "
-                                 "echo $$ > mine; exit 7",
+                                 "echo $$ > mine; echo $PPID > parent; exit 7",
                                  tmp),
                            std::nullopt, {}, {});
     ASSERT_EQ(out.containment, "pid-namespace") << "as root the kernel lets a PID namespace be made";
     ASSERT_TRUE(out.exit_code);
     EXPECT_EQ(*out.exit_code, 7);
-    EXPECT_EQ(read_pid(tmp.path() + "/mine"), 2) << "the command is the namespace's second process, after its init";
+    EXPECT_EQ(read_pid(tmp.path() + "/mine"), 3) << "the command is the namespace's third process, after its init and its parent";
+    EXPECT_EQ(read_pid(tmp.path() + "/parent"), 2) << "the command's parent is not the namespace's init: it exits when orphaned";
     EXPECT_EQ(out.strays_killed, 1);
     for (int i = 0; i < 500 && !running(std::string(daemon.data(), daemon.size())).empty(); ++i)
     {

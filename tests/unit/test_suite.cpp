@@ -60,7 +60,8 @@ TEST(ASuite, CountsEachBuildForTheTestThatRanItAndEachProcesssShare)
     EXPECT_EQ(tests[1].test, "t.py::test_b");
     EXPECT_EQ(tests[1].builds, 1);  // the cached load paid nothing
     ASSERT_EQ(tests[1].identities.size(), 1u);
-    EXPECT_EQ(tests[1].identities[0].rfind("own bbbb222 on cpu block_dim 1 (", 0), 0u) << tests[1].identities[0];
+    EXPECT_EQ(tests[1].identities[0].words().rfind("own bbbb222 on cpu block_dim 1 (", 0), 0u) << tests[1].identities[0].words();
+    EXPECT_EQ(tests[1].identities[0].module, "own");  // data, not words: the JSON carries its fields
     EXPECT_EQ(tests[2].test, "");  // collection and set-up
     ASSERT_EQ(r.result.workers.size(), 1u);
     EXPECT_EQ(r.result.workers[0].builds, 3);

@@ -275,12 +275,24 @@ namespace xwarp
         std::string stdout_tail;
         std::string stderr_tail;
         std::string error_line;          // the last exception line of stderr ("ValueError: ..."), kept whole
+        // Why some of the pass's records could not be read (a partial line, a record outside the
+        // contract, a record the shim could not write, a file that is no regular file): such a
+        // pass lost data, so it is not a good pass, and no budget or verdict is judged on it.
+        std::string records_lost;
+        // A test suite (its processes ran tests) that ended with exit code 1: tests failed. The pass
+        // ran to its end and its records are whole, so it is good for what was built and by which
+        // test (attribution, warm-up); a timing verdict needs a passing suite (compare refuses).
+        bool tests_failed = false;
+        std::vector<std::string> failed_tests;  // as the runner printed them (pytest's node ids, unittest's ids), at most 200
         int stray_processes_killed = 0;  // left running outside the process group, killed after the pass
         std::vector<std::string> stray_processes_left;  // "1234 (sleep)": left running, not permitted to kill
         // what held the pass's processes so that none outlived it: "pid-namespace", "cgroup",
         // "process-tree" (the recorded tree); empty in reports written before it was recorded
         std::string containment;
         std::vector<nvrtc_trace> nvrtc_traces;  // measure --nvrtc-trace, cold passes
+        // What the command said of its own work (measure_options::results_file), null when it
+        // wrote nothing readable; not part of the report's JSON.
+        nlohmann::json own_results;
         std::vector<std::string> notes;
 
         bool ok() const;

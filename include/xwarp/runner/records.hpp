@@ -27,12 +27,24 @@ namespace xwarp
         std::vector<std::string> rejected;
         int rejected_count = 0;
         int newer_contract = 0;  // a process record's contract, when newer than this reader's
+        // Record files that could not be read, each "NAME: why" (a FIFO, a link, larger than the
+        // cap): the program wrote its records folder, so a name there may be anything.
+        std::vector<std::string> unreadable;
     };
+
+    // The most one record file is read of (a process that launched two million kernels writes
+    // tens of megabytes; a file past this is no shim's).
+    inline constexpr std::size_t max_record_file_bytes = 512u << 20;
 
     shim_records read_shim_records(const std::string& dir);
 
     // Parses one JSON-lines record stream (exposed for tests and the fuzzer).
     void read_shim_stream(std::istream& in, shim_records& out);
+
+    // The tests a runner's output says failed: pytest's short summary ("FAILED node::id - why",
+    // "ERROR node::id") and unittest's ("FAIL: test (module.Class.test)", "ERROR: ..."). At most
+    // `cap`, each once.
+    void scan_test_failures(std::istream& in, std::vector<std::string>& out, std::size_t cap = 200);
 
     // Warp's own log lines: the fallback when the hooks are missing, and a cross-check.
     struct log_scan
