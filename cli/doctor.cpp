@@ -22,12 +22,14 @@ namespace xwarp::cli
                                                "Changes nothing.");
                 sub->add_option("--python", m_python, "the interpreter to ask about Warp (default: python3 on PATH)");
                 sub->add_option("--json", m_json, "also write the facts as JSON");
+                sub->add_option("--timeout", m_timeout, "seconds the interpreter has to answer (default 60)")
+                    ->check(CLI::PositiveNumber);
                 return sub;
             }
 
             int run() override
             {
-                auto d = run_doctor(m_python, default_shim_dir());
+                auto d = run_doctor(m_python, default_shim_dir(), m_timeout);
                 if (!m_json.empty())
                 {
                     if (int rc = write_json_or_fail(m_json, doctor_to_json(d)))
@@ -42,6 +44,7 @@ namespace xwarp::cli
         private:
             std::string m_python = "python3";
             std::string m_json;
+            double m_timeout = 60.0;
         };
     }
 

@@ -67,31 +67,38 @@ namespace xwarp::cli
                 {
                     return code;
                 }
+                const int rc = act(*store);
+                print_notes(notes);  // what the store said while it worked (a store moved aside on damage)
+                return rc;
+            }
+
+        private:
+            int act(history_store& store)
+            {
                 if (*m_list)
                 {
-                    std::cout << render_history_list(store->runs(m_filter), store->path());
+                    std::cout << render_history_list(store.runs(m_filter), store.path());
                     return exit_code::ok;
                 }
                 if (*m_show || *m_export)
                 {
-                    return show(*store);
+                    return show(store);
                 }
                 if (*m_diff)
                 {
-                    return diff(*store);
+                    return diff(store);
                 }
                 if (*m_trend)
                 {
-                    return trend(*store);
+                    return trend(store);
                 }
                 if (*m_table)
                 {
-                    return table(*store);
+                    return table(store);
                 }
-                return import(*store);
+                return import(store);
             }
 
-        private:
             void add_list()
             {
                 m_list = m_history->add_subcommand("list", "The stored runs, newest first");

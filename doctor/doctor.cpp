@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "xwarp/env/environment.hpp"
+#include "xwarp/model/format.hpp"
 #include "xwarp/os/process.hpp"
 #include "xwarp/os/file_tail.hpp"
 #include "xwarp/os/tempdir.hpp"
@@ -49,7 +50,7 @@ print(json.dumps(out))
 )";
     }
 
-    doctor_report run_doctor(const std::string& python, const std::string& shim_dir)
+    doctor_report run_doctor(const std::string& python, const std::string& shim_dir, double answer_within_s)
     {
         doctor_report d;
         d.env = collect_host_environment();
@@ -82,8 +83,6 @@ print(json.dumps(out))
         spec.cwd = tmp.path();
         spec.stdout_path = tmp.path() + "/out";
         spec.stderr_path = tmp.path() + "/err";
-        // an interpreter that hangs (a sitecustomize that waits, a stuck import) is given up on
-        constexpr double answer_within_s = 60.0;
         auto outcome = run_process(spec, answer_within_s, {}, {});
         std::ifstream in(spec.stdout_path);
         std::string line;
@@ -102,7 +101,7 @@ print(json.dumps(out))
         }
         else if (outcome.timed_out)
         {
-            d.target["error"] = exe + " did not answer within " + std::to_string(static_cast<int>(answer_within_s))
+            d.target["error"] = exe + " did not answer within " + format_fixed(answer_within_s, 0)
                                 + " s: stopped (does it hang at start-up, or on import warp?)";
         }
         else if (j.is_discarded() || !j.is_object())

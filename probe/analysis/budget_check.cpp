@@ -80,6 +80,12 @@ namespace xwarp
 
     std::vector<budget_limit> parse_budget(const std::string& spec)
     {
+        // limits are words and numbers: a byte that is not UTF-8 would reach the history's JSON
+        if (!valid_utf8(spec))
+        {
+            throw budget_error("the limits are not UTF-8 text (byte " + std::to_string(first_invalid_utf8(spec))
+                               + "): write METRIC<=NUMBER[,...]");
+        }
         std::vector<budget_limit> out;
         std::size_t start = 0;
         while (start <= spec.size())
@@ -453,7 +459,7 @@ namespace xwarp
             std::map<std::string, int> by_module;
             for (const auto& smp : r.samples)
             {
-                if (!smp.ok())
+                if (!smp.ok() || !smp.warm)  // a one-pass sample has no warm pass to count
                 {
                     continue;
                 }

@@ -1,6 +1,7 @@
 #include "xwarp/model/format.hpp"
 
 #include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <ctime>
 
@@ -82,5 +83,35 @@ namespace xwarp
         char buf[32];
         std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
         return buf;
+    }
+
+    std::size_t first_invalid_utf8(std::string_view text)
+    {
+        for (std::size_t i = 0; i < text.size();)
+        {
+            const auto b = static_cast<unsigned char>(text[i]);
+            const std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+            if (n == 0 || i + n > text.size())
+            {
+                return i;
+            }
+            std::uint32_t cp = n == 1 ? b : n == 2 ? (b & 0x1Fu) : n == 3 ? (b & 0x0Fu) : (b & 0x07u);
+            for (std::size_t k = 1; k < n; ++k)
+            {
+                const auto c = static_cast<unsigned char>(text[i + k]);
+                if ((c >> 6) != 0x2)
+                {
+                    return i;
+                }
+                cp = (cp << 6) | (c & 0x3Fu);
+            }
+            const bool overlong = (n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
+            if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            {
+                return i;
+            }
+            i += n;
+        }
+        return text.size();
     }
 }

@@ -432,6 +432,7 @@ namespace xwarp
         {
             clean(r.label);
             clean(r.run_settings.stopped_because);
+            clean(r.run_settings.sampling);
             clean(r.command);
             clean(r.cwd);
             clean(r.warnings);

@@ -410,8 +410,7 @@ namespace xwarp
                     << "Warp and CUDA caches\n";
                 if (!r.run_settings.stopped_because.empty())
                 {
-                    m_o << "           --samples " << one_line(r.run_settings.sampling) << ": "
-                        << one_line(r.run_settings.stopped_because) << "\n";
+                    m_o << "           --samples " << r.run_settings.sampling << ": " << r.run_settings.stopped_because << "\n";
                 }
                 m_o << "  machine  Warp " << (r.env.warp_version.empty() ? "?" : r.env.warp_version) << ", Python "
                     << (r.env.python_version.empty() ? "?" : r.env.python_version) << ", " << r.env.cpu_model << " ("

@@ -29,7 +29,7 @@ collect_ignore_glob = ["targets/*"]
 # except the files whose module-scoped fixtures are costly to make twice (the wheel and its venv, a
 # measured run several tests read), each kept on one worker. The longest units start first, so
 # that none of them is left to run alone at the end.
-ONE_WORKER = ("test_pip", "test_cli_report", "test_hardening", "test_notebook", "test_real_shapes")
+ONE_WORKER = ("test_pip", "test_cli_report", "test_hardening", "test_notebook", "test_real_shapes", "test_warmup_hostile")
 FIRST = ("test_pip", "test_lesson_cheats", "test_lessons")
 
 

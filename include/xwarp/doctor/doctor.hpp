@@ -21,7 +21,9 @@ namespace xwarp
         bool built_with_cuda = false;
     };
 
-    doctor_report run_doctor(const std::string& python, const std::string& shim_dir);
+    // The interpreter is asked within answer_within_s: one that hangs (a sitecustomize that waits,
+    // a stuck import) is stopped and said so.
+    doctor_report run_doctor(const std::string& python, const std::string& shim_dir, double answer_within_s = 60.0);
     nlohmann::json doctor_to_json(const doctor_report& d);
     std::string render_doctor_text(const doctor_report& d);
 }

@@ -1,0 +1,284 @@
+"""A warm-up file is code its user runs, made from a report that may come from anyone: a property
+test. A corpus of hostile notebook cells (every way a top-level statement of a cell can run code:
+annotated assignments, decorators, defaults and annotations of a def, class bodies, calls reached
+through wp., wp.init(...), an operator a metaclass defines, launches and allocations) and of
+hostile reports (factories, references and struct types naming the standard library, a module of
+the interpreter's own, names that are not names) goes through warp-probe warmup with the user's
+consent (--run), and each file it writes runs under a Python audit hook in every one of its
+processes (tests/python/audit_hook/sitecustomize.py) that blocks and logs any process, socket,
+file write or exec other than the file's own workers and Warp's cache. Nothing may be logged,
+no marker file may appear, the benign kernel beside the hostile lines still builds, and the
+file exits 0. The magics write the same file as the CLI, and none writes one without consent."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import PROBE, ROOT, VENV_PYTHON
+
+# one pytest-xdist worker for this file: its module fixture is made once (conftest.ONE_WORKER)
+pytestmark = pytest.mark.xdist_group("test_warmup_hostile")
+
+HOOK = Path(__file__).resolve().parent / "audit_hook"
+
+APP = '''import warp as wp
+
+from helpers import make_scale
+
+
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    a[wp.tid()] = a[wp.tid()] + 1.0
+
+
+a = wp.zeros(4, dtype=float)
+wp.launch(k, dim=4, inputs=[a])
+wp.launch(make_scale(2.0), dim=4, inputs=[a])
+print("ok", float(a.numpy()[0]))
+'''
+
+HELPERS = '''import warp as wp
+
+
+def make_scale(s: float):
+    @wp.kernel(module="unique")
+    def scale(a: wp.array(dtype=float)):
+        a[wp.tid()] = a[wp.tid()] * s
+
+    return scale
+'''
+
+
+def hostile_cell(marker):
+    """Every form that ran code through the old definitions filter, and more, each touching its own
+    marker file if it runs."""
+    m = lambda n: f'"touch {marker}-{n}"'  # noqa: E731
+    return "\n".join([
+        "import warp as wp",
+        "import subprocess",
+        "from os import system as _sys",
+        f"subprocess.run({m('subprocess')}, shell=True)",
+        f"_sys({m('from-import')})",
+        f"x: __import__('os').system({m('annassign')}) = 1",
+        f"y: int = __import__('os').system({m('annassign-value')})",
+        f"@(lambda f: (__import__('os').system({m('decorator')}), f)[1])",
+        "@wp.func",
+        "def f1(a: float):",
+        "    return a",
+        f"def helper(a=__import__('os').system({m('default')})):",
+        "    return a",
+        f"def helper2(a: __import__('os').system({m('annotation')})):",
+        "    return a",
+        f"def helper3(a=(b := __import__('os').system({m('walrus')}))):",
+        "    return a",
+        "@wp.struct",
+        "class S:",
+        "    x: float",
+        f"    __import__('os').system({m('struct-body')})",
+        "class C:",
+        f"    __import__('os').system({m('class-body')})",
+        f"wp._src.context.os.system({m('through-wp')})",
+        f"Y = wp._src.context.os.system({m('through-wp-assign')})",
+        f"wp.init(__import__('os').system({m('init-arg')}))",
+        "class M(type):",
+        "    def __add__(c, o):",
+        f"        return __import__('os').system({m('metaclass')})",
+        "class C2(metaclass=M):",
+        "    pass",
+        "Z = C2 + 1",
+        f"exec(\"__import__('os').system('touch {marker}-exec')\")",
+        f"N = int(__import__('os').system({m('int-call')}))",
+        f"@wp.kernel(module=__import__('os').system({m('decorator-kwarg')}))",
+        "def k2(a: wp.array(dtype=float)):",
+        "    a[0] = 1.0",
+        f"if True:\n    __import__('os').system({m('if-block')})",
+        f"W = wp.constant(__import__('os').system({m('constant-arg')}))",
+        "big = wp.zeros(50_000_000)",
+        "_ = wp.launch(k, dim=1, inputs=[wp.zeros(1)])",
+        "",
+        "@wp.kernel",
+        "def k(a: wp.array(dtype=float)):",
+        "    a[wp.tid()] = a[wp.tid()] + 1.0",
+        "",
+    ])
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("hostile")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "app.py").write_text(APP)
+    (project / "helpers.py").write_text(HELPERS)
+    temp = tmp_path / "probe-tmp"
+    temp.mkdir()
+    env = dict(os.environ, TMPDIR=str(temp), XWARP_HISTORY=str(tmp_path / "history.sqlite3"))
+    report = tmp_path / "app.json"
+    done = subprocess.run([str(PROBE), "measure", "-q", "--samples", "1", "--json", str(report), "--cwd", str(project),
+                           "--", str(VENV_PYTHON), "app.py"], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    class Measured:
+        path = project
+        root = tmp_path
+        data = json.loads(report.read_text())
+
+        def probe(self, *args):
+            return subprocess.run([str(PROBE), *map(str, args)], capture_output=True, text=True, env=env, cwd=tmp_path,
+                                  timeout=600)
+
+    Measured.temp = temp
+    return Measured()
+
+
+def run_audited(script, measured, venv_python, tag):
+    """Runs the file as a user's build step would, every process of it under the audit hook."""
+    log = measured.root / f"audit-{tag}.log"
+    cache = measured.root / f"cache-{tag}"
+    work = measured.root / f"tmp-{tag}"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XWARP_")}
+    env.update(PYTHONPATH=str(HOOK), WARP_CACHE_PATH=str(cache), TMPDIR=str(work), PYTHONDONTWRITEBYTECODE="1",
+               XWARP_AUDIT_LOG=str(log), XWARP_AUDIT_FILE=str(script),
+               XWARP_AUDIT_WRITABLE=os.pathsep.join([str(cache), str(work), str(measured.root / f"results-{tag}.json")]))
+    done = subprocess.run([str(venv_python), str(script), "--results", str(measured.root / f"results-{tag}.json")],
+                          cwd=measured.root, env=env, capture_output=True, text=True, timeout=600)
+    logged = log.read_text() if log.exists() else ""
+    return done, logged
+
+
+def markers(measured):
+    return sorted(p.name for p in measured.root.rglob("PWNED*"))
+
+
+def test_a_hostile_cells_warmup_file_runs_no_statement_but_its_warp_definitions(measured, venv_python):
+    report = json.loads(json.dumps(measured.data))
+    marker = measured.root / "PWNED"
+    report["cell_code"] = hostile_cell(marker)
+    report["command"] = ["python", "<cell>"]
+    hostile = measured.root / "cell.json"
+    hostile.write_text(json.dumps(report))
+    script = measured.root / "cell_warmup.py"
+    done = measured.probe("warmup", hostile, "--run", "-q", "-o", script)
+    assert done.returncode == 0, done.stdout + done.stderr
+    ran, logged = run_audited(script, measured, venv_python, "cell")
+    assert logged == "", logged
+    assert markers(measured) == []
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    # the cell's kernel k, beside the hostile lines, is still built from its definition
+    results = json.loads((measured.root / "results-cell.json").read_text())
+    main = [o for o in results["outcomes"] if o["warp_module"] == "__main__"]
+    assert main and all(o["built"] for o in main), results
+    # and the filter names what it left out (the first few lines), not silently
+    assert "left out line" in ran.stderr
+
+
+def test_the_filter_refuses_each_hostile_statement_on_its_own():
+    """Each form, alone, through the file's own filter: none of them is a definition it runs."""
+    import ast
+
+    body = (ROOT / "probe" / "render" / "warmup_body.py").read_text()
+    space = {"re": __import__("re"), "os": os, "sys": sys, "PACKAGES": [], "ROOT_PACKAGES": [], "DEVICE": None, "ARCH": [],
+             "__builtins__": __builtins__}
+    exec(compile(body, "warmup_body.py", "exec"), space)
+    why_not = space["_why_not_definition"]
+    statements = ast.parse(hostile_cell("/nonexistent/PWNED")).body
+    refused = [why_not(s, {}, "/nonexistent") for s in statements]
+    kept = [ast.unparse(s).splitlines()[0] for s, why in zip(statements, refused) if not why]
+    # only Warp's import and the kernel's definition remain (the @wp.func under a lambda decorator,
+    # the helpers with a calling default or annotation and the struct with a statement in its body
+    # are refused whole)
+    assert kept == ["import warp as wp", "@wp.kernel"], kept
+
+
+def hostile_targets(measured):
+    """A report whose factory, references and types name what is not the program's: the
+    standard library, the interpreter's own modules, and names that are not names."""
+    report = json.loads(json.dumps(measured.data))
+    loads = report["samples"][0]["cold"]["module_loads"]
+    scale = next(l for l in loads if l["module"].startswith("make_scale"))
+    kernel = scale["snapshot"]["kernels"][0]
+    variants = []
+    for n, (factory, args) in enumerate([
+        ({"module": "os", "qualname": "system"}, [["command", "pos", {"lit": f"touch {measured.root}/PWNED-factory"}]]),
+        ({"module": "helpers", "qualname": "make_scale"}, [["s", "pos", {"ref": "os:system"}]]),
+        ({"module": "helpers", "qualname": "make_scale"}, [["s", "pos", {"enum": "os:system", "value": 1}]]),
+        ({"module": "helpers", "qualname": "make_scale"}, [["s); __import__('os').system('x'", "pos", {"lit": 1}]]),
+        ({"module": "helpers", "qualname": "make_scale"}, [["s", "pos", {"object": "Evil"}]]),
+        ({"module": "antigravity", "qualname": "geohash"}, [["latitude", "pos", {"lit": 1}]]),
+    ]):
+        load = json.loads(json.dumps(scale))
+        load["hash"] = f"{n + 1:x}" * 64
+        load["module"] = f"hostile_{n}"
+        k = load["snapshot"]["kernels"][0]
+        k["defined_in"] = factory["module"]
+        k["qualname"] = factory["qualname"] + ".<locals>.scale"
+        k["factory"] = {**factory, "file": kernel["factory"]["file"], "line": 1, "args": args}
+        variants.append(load)
+    # a struct type of the standard library as a generic instance's argument
+    typed = json.loads(json.dumps(scale))
+    typed["hash"] = "9" * 64
+    typed["module"] = "hostile_struct"
+    typed["snapshot"]["kernels"][0].update(generic=True, types=[{"type": "system", "struct": "os:system"}])
+    variants.append(typed)
+    loads.extend(variants)
+    return report
+
+
+def test_a_hostile_reports_warmup_file_calls_nothing_outside_the_program(measured, venv_python):
+    hostile = measured.root / "targets.json"
+    hostile.write_text(json.dumps(hostile_targets(measured)))
+    script = measured.root / "targets_warmup.py"
+    plan_json = measured.root / "targets-plan.json"
+    done = measured.probe("warmup", hostile, "--run", "-q", "-o", script, "--json", plan_json)
+    assert done.returncode == 0, done.stdout + done.stderr
+    plan = json.loads(plan_json.read_text())
+    # none of them reaches the file: each is named with why
+    for t in plan["targets"]:
+        if t["module"].startswith("hostile_"):
+            assert not t["covered"] and t["why_not"], t
+    text = script.read_text()
+    assert "os:system" not in text.split("TARGETS = [", 1)[1] and '"antigravity"' not in text
+    ran, logged = run_audited(script, measured, venv_python, "targets")
+    assert logged == "", logged
+    assert markers(measured) == []
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+
+
+def test_the_file_checks_again_when_it_runs(measured, venv_python):
+    """A file edited after it was written (or written by another tool) still calls nothing outside
+    the program: its own checks refuse the standard library's modules and Warp's functions."""
+    script = measured.root / "plain_warmup.py"
+    done = measured.probe("warmup", measured.root / "app.json", "-q", "-o", script)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = script.read_text()
+    start = text.index("TARGETS = [") + len("TARGETS = [")
+    records = [json.loads(line.strip().rstrip(",")) for line in text[start:text.index("\n]\n", start)].splitlines()
+               if line.strip().startswith("{")]
+    evil = dict(records[0], module="os", kernel="", warp_module="evil", hash="e" * 64,
+                factories=[{"module": "os", "qualname": "system", "args": [["c", "pos", {"lit": "touch " + str(measured.root / "PWNED-edited")}]]}],
+                instances=[{"kernel": "", "module": "", "key": "k", "types": [{"type": "launch"}]}])
+    edited = measured.root / "edited_warmup.py"
+    edited.write_text(text.replace("TARGETS = [\n", "TARGETS = [\n    " + json.dumps(evil).replace("null", "None") + ",\n", 1)
+                      .replace('\nPACKAGES = ["helpers"]', '\nPACKAGES = ["helpers", "os"]'))
+    ran, logged = run_audited(edited, measured, venv_python, "edited")
+    assert logged == "", logged
+    assert markers(measured) == []
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    results = json.loads((measured.root / "results-edited.json").read_text())
+    (refused,) = [o for o in results["outcomes"] if o["warp_module"] == "evil"]
+    assert not refused["built"] and "part of the Python installation" in refused["error"], refused
+
+
+def test_no_front_writes_a_file_for_a_run_not_measured_here_without_consent(measured):
+    report = measured.root / "foreign.json"
+    report.write_text(json.dumps(dict(measured.data, cwd=str(measured.root / "elsewhere"))))  # not a run of this history
+    script = measured.root / "foreign_warmup.py"
+    done = measured.probe("warmup", report, "-q", "-o", script)
+    assert done.returncode == 77 and not script.exists(), done.stdout + done.stderr
+    assert "--run" in done.stderr
