@@ -685,7 +685,7 @@ namespace xwarp
             int passes = 0;
             for (const auto& s : r.samples)
             {
-                if (!s.ok())
+                if (!s.ok() || !s.warm)
                 {
                     continue;
                 }

@@ -151,6 +151,12 @@ namespace xwarp
                 p.not_applicable = "the baseline has no successful sample";
                 return p;
             }
+            if (!s->warm)
+            {
+                p.not_applicable = "the baseline is one pass of a suite's own run (the pytest plugin's): a replay needs a "
+                                   "measured cold and warm pass (warp-probe measure)";
+                return p;
+            }
             levers::find(lever)->plan(p, levers::plan_input{baseline, s->cold, *s->warm, fs});
             // What is at stake: the estimate, or for an unestimated lever the build time it
             // touches (CS-10's adjoint builds are most of the builds they are in).

@@ -16,18 +16,37 @@ namespace xwarp
                + (l.block_dim ? " block_dim " + std::to_string(*l.block_dim) : std::string());
     }
 
-    // pytest prints a node id as the shim records it; unittest prints "pkg.mod.Class.test", which
-    // the shim records as TestCase.id(), the same words: one may be a suffix of the other when a
-    // runner names the module from another root.
+    namespace
+    {
+        // A test's id in dotted words: "pkg/test_x.py::Class::test" and "pkg.test_x.Class.test"
+        // read the same (the shim records the first whichever runner ran it; unittest prints the
+        // second).
+        std::string dotted_test(std::string id)
+        {
+            for (const std::string from : {".py::", "::", "/"})
+            {
+                for (auto at = id.find(from); at != std::string::npos; at = id.find(from, at + 1))
+                {
+                    id.replace(at, from.size(), ".");
+                }
+            }
+            return id;
+        }
+    }
+
+    // One test named two ways (a runner's printed id, the shim's recorded one): the same words,
+    // one a suffix of the other at a boundary (a runner may name the module from another root).
     bool same_test(const std::string& printed, const std::string& recorded)
     {
-        if (printed == recorded)
+        const std::string a = dotted_test(printed);
+        const std::string b = dotted_test(recorded);
+        if (a == b)
         {
             return true;
         }
-        const auto ends_with = [](const std::string& a, const std::string& b)
-        { return a.size() > b.size() && a.compare(a.size() - b.size(), b.size(), b) == 0 && (a[a.size() - b.size() - 1] == '/' || a[a.size() - b.size() - 1] == '.'); };
-        return ends_with(printed, recorded) || ends_with(recorded, printed);
+        const auto ends_with = [](const std::string& x, const std::string& y)
+        { return x.size() > y.size() && x.compare(x.size() - y.size(), y.size(), y) == 0 && x[x.size() - y.size() - 1] == '.'; };
+        return ends_with(a, b) || ends_with(b, a);
     }
 
     bool is_suite(const run_result& cold)

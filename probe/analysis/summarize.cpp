@@ -430,14 +430,20 @@ namespace xwarp
             void count_figures(const sample& smp)
             {
                 const run_result& cold = smp.cold;
-                const run_result& warm = *smp.warm;
+                const run_result* warm = smp.warm ? &*smp.warm : nullptr;  // none in a one-pass sample
                 m_cold_wall.push_back(cold.wall_ms);
-                m_warm_wall.push_back(warm.wall_ms);
-                const double el = cold.wall_ms - warm.wall_ms;
-                m_elapsed.push_back(el);
+                const double el = warm ? cold.wall_ms - warm->wall_ms : 0.0;
+                if (warm)
+                {
+                    m_warm_wall.push_back(warm->wall_ms);
+                    m_elapsed.push_back(el);
+                }
                 const double cm = sum_work(cold);
                 m_cold_mod.push_back(cm);
-                m_warm_mod.push_back(sum_work(warm));
+                if (warm)
+                {
+                    m_warm_mod.push_back(sum_work(*warm));
+                }
                 double nat = 0.0;
                 double bytes = 0.0;
                 bool have_bytes = false;
@@ -485,8 +491,8 @@ namespace xwarp
                     m_lto_work += cm;
                     m_lto_native += nat;
                 }
-                if (std::any_of(warm.module_loads.begin(), warm.module_loads.end(),
-                                [](const module_load& l) { return l.status == load_status::compiled; }))
+                if (warm && std::any_of(warm->module_loads.begin(), warm->module_loads.end(),
+                                        [](const module_load& l) { return l.status == load_status::compiled; }))
                 {
                     ++m_warm_compiled_samples;
                 }

@@ -212,7 +212,7 @@ namespace xwarp
                                                         containment,
                                                         nvrtc_traces,
                                                         notes)
-        NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(sample, index)
+        NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(sample, index, one_pass)
     }
 
     void to_json(json& j, const run_result& p)

@@ -861,6 +861,13 @@ namespace xwarp
             {
                 s.warm = load_recorded_pass((sample_dir / "warm").string());
             }
+            else
+            {
+                // a pass that says it is the only one (the pytest plugin's: a suite's own run)
+                const bounded_read meta = read_regular_file((sample_dir / "cold" / "pass.json").string(), 1u << 20);
+                const nlohmann::json j = meta.ok ? nlohmann::json::parse(meta.text, nullptr, false) : nlohmann::json();
+                s.one_pass = j.is_object() && j.value("one_pass", false);
+            }
             r.samples.push_back(std::move(s));
         }
         if (r.samples.empty())

@@ -179,6 +179,9 @@ class _Recorder:
         self.launch_times = {}
         # Python modules that defined a loaded kernel: their files go in the exit's module_files
         self.kernel_modules = set()
+        # test -> [builds, ms]: what each test of this process compiled (the pytest plugin puts it
+        # on the test's JUnit properties)
+        self.builds_by_test = {}
 
     def emit_or_hold(self, obj):
         if self.pending is not None:
@@ -689,6 +692,10 @@ def _record_load(rec, module, result, device, bd, frame, t0, error):
         test = _current_test()
         if test:
             event["test"] = test
+            if status == "compiled":
+                paid = rec.builds_by_test.setdefault(test, [0, 0.0])
+                paid[0] += 1
+                paid[1] += frame.get("warp_ms") or total_ms
         for key in (
             "native_ms",
             "native_kind",
@@ -727,13 +734,44 @@ _TEST_USE_CAP = 20000  # test_use records a process writes at most
 
 
 def _pytest_set(key, value, frame):
-    """Called by the environment hook for PYTEST_CURRENT_TEST: taken only from pytest's own runner."""
+    """Called by the environment hook for PYTEST_CURRENT_TEST: taken only from pytest's own runner,
+    whose frame holds the item (its node id lacks its file under --pyargs: the file is added)."""
     try:
         code = frame.f_code
         if code.co_name == "_update_current_test_var" and "_pytest" in code.co_filename:
-            _pytest_now[0] = value.rsplit(" (", 1)[0] if isinstance(value, str) and value else None
+            if not (isinstance(value, str) and value):
+                _pytest_now[0] = None
+                return
+            nodeid = value.rsplit(" (", 1)[0]
+            if nodeid.startswith("::"):
+                path = getattr(frame.f_locals.get("item"), "path", None)
+                if path is not None:
+                    nodeid = _test_file(os.fspath(path)) + nodeid
+            _pytest_now[0] = nodeid
     except Exception:
         pass
+
+
+def _test_file(path):
+    """A test file as a test id names it: relative to the current folder when it is in it."""
+    try:
+        rel = os.path.relpath(path)
+        return path if rel.startswith(os.pardir) else rel
+    except ValueError:
+        return path
+
+
+def _unittest_id(case):
+    """A unittest test's id, whole like pytest's (path/to/test_x.py::Class::test), so that a suite's
+    tests read the same whichever runner ran them; its own id() when its file is unknown."""
+    cls = type(case)
+    module = sys.modules.get(getattr(cls, "__module__", ""))
+    file = getattr(module, "__file__", None)
+    method = getattr(case, "_testMethodName", None)
+    if isinstance(file, str) and isinstance(method, str):
+        return f"{_test_file(file)}::{cls.__qualname__}::{method}"
+    name = case.id()
+    return name if isinstance(name, str) else None
 
 
 def _current_test():
@@ -754,10 +792,9 @@ def _current_test():
             owner = f.f_locals.get("self")
             if isinstance(owner, case):
                 try:
-                    name = owner.id()
+                    return _unittest_id(owner)
                 except Exception:
                     return None
-                return name if isinstance(name, str) else None
         f = f.f_back
     return None
 
@@ -773,8 +810,7 @@ def _watch_unittest():
     def watched_run(self, *args, **kwargs):
         previous = _unittest_now[0]
         try:
-            name = self.id()
-            _unittest_now[0] = name if isinstance(name, str) else None
+            _unittest_now[0] = _unittest_id(self)
         except Exception:
             pass
         try:

@@ -19,6 +19,10 @@ namespace xwarp::detect
             {
                 double ms = 0.0;
                 bool any = false;
+                if (!s->warm)
+                {
+                    continue;  // one pass: no warm pass to have reused the cache
+                }
                 for (const auto& l : s->warm->module_loads)
                 {
                     if (l.status == load_status::compiled)

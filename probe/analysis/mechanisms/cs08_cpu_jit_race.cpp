@@ -10,8 +10,12 @@ namespace xwarp::detect
         {
             for (const auto* s : ctx.good)
             {
-                for (const auto* run : {&s->cold, &*s->warm})
+                for (const auto* run : {&s->cold, s->warm ? &*s->warm : nullptr})
                 {
+                    if (!run)
+                    {
+                        continue;  // a one-pass sample
+                    }
                     const auto& tail = run->stderr_tail;
                     if (tail.find("Failed to find module: wp_") == std::string::npos
                         && tail.find("Failed to find forward kernel") == std::string::npos)

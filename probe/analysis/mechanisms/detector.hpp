@@ -107,7 +107,12 @@ namespace xwarp::detect
         std::vector<std::vector<hash_move>> moves;  // per good sample, in load order
 
         const run_result& first_cold() const { return good.front()->cold; }
-        const run_result& first_warm() const { return *good.front()->warm; }
+        // the first good sample's warm pass; an empty pass for a one-pass sample (none was made)
+        const run_result& first_warm() const
+        {
+            static const run_result none;
+            return good.front()->warm ? *good.front()->warm : none;
+        }
 
         // Block_dims the launches of the first good cold pass used, per (module, device), with
         // the kernels launched at each: views of the launches' strings, which outlive the context

@@ -47,6 +47,10 @@ namespace xwarp::detect
                     }
                 }
                 double ms = 0.0;
+                if (!s->warm)
+                {
+                    continue;  // one pass: no reload to see
+                }
                 for (const auto& l : s->warm->module_loads)
                 {
                     if (l.status == load_status::cached && ptx.count({l.module, l.hash, l.device}))

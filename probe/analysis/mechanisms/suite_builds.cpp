@@ -1,8 +1,10 @@
 // Two findings that belong to test suites (the shim attributes each load to the test that was
 // running):
 // - repeated-across-workers: the same identity compiled by more than one process of one pass
-//   (pytest-xdist workers, a runner's subprocesses): each worker paid for a build one warm-up
-//   before the workers start would have paid once;
+//   (pytest-xdist workers, a runner's subprocesses): each worker paid for a build another had
+//   made. Its headline is on the suite's wall, an upper bound (the longest repeated copy: each
+//   copy sat on its own worker's wall, and the suite's wall is its slowest worker's); the CPU
+//   time of all the copies is beside it, never quoted as wall;
 // - same-code-other-name: identities with the same hash under different module names (a module
 //   made per parametrisation whose code does not change): the same build paid once per name;
 // - many-tests-one-module: one module holding the kernels of many tests, built whole at the first
@@ -85,6 +87,23 @@ namespace xwarp::detect
             return extra;
         }
 
+        // Where the module was created (the shim's module record: the first user frame), so that a
+        // library's module is marked as library code like any finding located in it.
+        void locate_module(finding& f, const run_result& cold, const std::string& module)
+        {
+            for (const auto& p : cold.processes)
+            {
+                for (const auto& m : p.modules_created)
+                {
+                    if (m.module == module && m.file)
+                    {
+                        add_location(f, m.file, m.line, "module " + module + " created here");
+                        return;
+                    }
+                }
+            }
+        }
+
         std::string tests_of(const std::vector<const module_load*>& loads)
         {
             std::vector<std::string> names;
@@ -102,19 +121,44 @@ namespace xwarp::detect
                 return;
             }
             const auto by_pid = [](const module_load& l) { return l.pid; };
-            auto extra = repeated_ms(ctx, &identity_of, by_pid);
+            auto cpu = repeated_ms(ctx, &identity_of, by_pid);
+            // on the wall: each sample's longest copy after the first (the copies ran on
+            // different workers' walls, side by side)
+            std::map<identity_id, std::vector<double>> wall;
+            for (const auto* smp : ctx.good)
+            {
+                for (const auto& [k, loads] : repeated(smp->cold, &identity_of, by_pid))
+                {
+                    double longest = 0.0;
+                    for (std::size_t i = 1; i < loads.size(); ++i)
+                    {
+                        longest = std::max(longest, loads[i]->work_ms());
+                    }
+                    wall[k].push_back(longest);
+                }
+            }
             for (const auto& [k, loads] : repeated(ctx.first_cold(), &identity_of, by_pid))
             {
                 finding f = make_finding("repeated-across-workers", std::get<0>(k), std::get<2>(k));
+                const double cpu_ms = median(cpu[k]).value_or(0.0);
+                const double wall_ms = median(wall[k]).value_or(0.0);
                 f.evidence = "identity " + identity_name(*loads.front()) + " was compiled by " + std::to_string(loads.size())
                              + " processes of the suite (tests " + tests_of(loads) + "): every worker after the first paid "
-                             + "for a build already made";
-                f.cause = json_text(nlohmann::json{{"hash", std::get<1>(k).substr(0, 7)}, {"processes", loads.size()}});
-                f.savings_ms = median(extra[k]);
-                f.recommendation = "Build the suite's identities once before the workers start: warp-probe warmup on this "
-                                   "report writes a file that does (run it as a CI step, or from a session-scoped fixture "
-                                   "in the main process before pytest-xdist starts its workers), and a kernel cache "
-                                   "kept between CI runs keeps them (references/ci.md).";
+                             + "for a build already made. On the suite's wall that is at most " + format_ms(wall_ms)
+                             + " (the longest repeated copy: the copies ran side by side on their own workers); the "
+                               "copies took " + format_ms(cpu_ms) + " of CPU time";
+                f.cause = json_text(nlohmann::json{{"hash", std::get<1>(k).substr(0, 7)},
+                                                   {"processes", loads.size()},
+                                                   {"wall_bound_ms", wall_ms},
+                                                   {"cpu_ms", cpu_ms}});
+                f.savings_ms = wall_ms;
+                locate_module(f, ctx.first_cold(), std::get<0>(k));
+                f.recommendation = "What removes the repeats, each to be measured on the suite's wall before it is kept: a "
+                                   "kernel cache kept between CI runs (the workers then load it; references/ci.md), "
+                                   "pytest-xdist's --dist loadfile or loadgroup (a module's tests on one worker), or a "
+                                   "warm-up step before the workers start (warp-probe warmup). A warm-up step pays only "
+                                   "when the suite's workers are fewer than the modules they build: on as many CPUs as "
+                                   "modules the workers already build side by side, and the step adds its own wall.";
                 out.findings.push_back(std::move(f));
             }
         }
@@ -140,6 +184,7 @@ namespace xwarp::detect
                              + tests_of(loads) + ")";
                 f.cause = json_text(nlohmann::json{{"hash", std::get<0>(k).substr(0, 7)}, {"modules", names}});
                 f.savings_ms = median(extra[k]);
+                locate_module(f, ctx.first_cold(), names.front());
                 f.recommendation = "Give the kernels one module whatever the parametrisation (define them once at module "
                                    "scope, or name the module after what changes the code, not after the test's "
                                    "parameters): the same build is then paid once.";
@@ -194,6 +239,7 @@ namespace xwarp::detect
                 {
                     f.savings_ms = ms - ms / ways;
                 }
+                locate_module(f, cold, l.module.str());
                 f.recommendation = "Either keep the shared module and build it once before the suite (warp-probe warmup on "
                                    "this report, --workers N), or split the test kernels into modules by the tests that use "
                                    "them (a Python module per feature, or module=\"name\"), so that a test waits only for "
