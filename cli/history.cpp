@@ -197,7 +197,7 @@ namespace xwarp::cli
                 {
                     return fail(exit_code::no_input, "no run @" + std::to_string(ra ? *b : *a) + " in " + store.path());
                 }
-                std::cout << render_history_diff(build_history_diff(*ra, store.identities(*a), *rb, store.identities(*b)));
+                std::cout << render_history_diff(build_history_diff(*ra, store.identities(*a), *rb, store.identities(*b), store.tests(*b)));
                 return exit_code::ok;
             }
 

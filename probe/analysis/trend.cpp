@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -232,6 +233,74 @@ namespace xwarp
         }
     }
 
+    namespace
+    {
+        using identity_set = std::set<std::string>;  // "module hash7 on device [block_dim N]"
+
+        std::string identity_words(const std::string& module, const std::string& hash, const std::string& device,
+                                   std::optional<int> block_dim)
+        {
+            return module + " " + hash.substr(0, 7) + " on " + device
+                   + (block_dim ? " block_dim " + std::to_string(*block_dim) : std::string());
+        }
+
+        // "new X", "gone Y" from one set to the next, at most `most` named and a count of the rest.
+        std::vector<std::string> set_changes(const identity_set& before, const identity_set& after, std::size_t most = 6)
+        {
+            std::vector<std::string> out;
+            std::size_t more = 0;
+            for (const auto& x : after)
+            {
+                if (!before.count(x))
+                {
+                    if (out.size() < most)
+                    {
+                        out.push_back("new " + x);
+                    }
+                    else
+                    {
+                        ++more;
+                    }
+                }
+            }
+            for (const auto& x : before)
+            {
+                if (!after.count(x))
+                {
+                    if (out.size() < most)
+                    {
+                        out.push_back("gone " + x);
+                    }
+                    else
+                    {
+                        ++more;
+                    }
+                }
+            }
+            if (more > 0)
+            {
+                out.push_back("and " + std::to_string(more) + " more");
+            }
+            return out;
+        }
+
+        // Names what was built differently at each step; a time step with nothing built
+        // differently says so (the time moved: the machine, the compiler, not the code).
+        void attach_builds(std::vector<trend_step>& steps, const std::vector<identity_set>& sets)
+        {
+            for (auto& st : steps)
+            {
+                const auto i = static_cast<std::size_t>(st.index);
+                if (i == 0 || i >= sets.size())
+                {
+                    continue;
+                }
+                st.built = set_changes(sets[i - 1], sets[i]);
+                st.same_builds = st.measure != "identities" && st.built.empty();
+            }
+        }
+    }
+
     history_trend build_trend(const std::vector<history_run>& runs,
                               const std::vector<std::vector<history_identity>>& rows)
     {
@@ -244,6 +313,8 @@ namespace xwarp
         }
         std::map<module_key, module_trend> modules;
         std::vector<std::map<module_key, trend_point>> per_run(runs.size());
+        std::vector<std::map<module_key, identity_set>> sets_per_run(runs.size());
+        std::vector<identity_set> run_sets(runs.size());
         std::vector<double> total_ms, total_bands, total_ids;
         for (std::size_t i = 0; i < runs.size(); ++i)
         {
@@ -253,6 +324,9 @@ namespace xwarp
             for (const auto& row : i < rows.size() ? rows[i] : std::vector<history_identity>{})
             {
                 auto& p = here[{row.module, row.device}];
+                const std::string words = identity_words(row.module, row.hash, row.device, row.block_dim);
+                sets_per_run[i][{row.module, row.device}].insert(words);
+                run_sets[i].insert(words);
                 p.run = runs[i].id;
                 p.cold_ms += row.ms;
                 p.identities += 1;
@@ -280,6 +354,7 @@ namespace xwarp
         auto ms_steps = detect_steps(total_ms, total_bands, "cold ms");
         t.total_steps.insert(t.total_steps.end(), ms_steps.begin(), ms_steps.end());
         attach_runs(t.total_steps, runs);
+        attach_builds(t.total_steps, run_sets);
 
         for (auto& [key, m] : modules)
         {
@@ -303,6 +378,13 @@ namespace xwarp
             m.steps.insert(m.steps.end(), module_ms_steps.begin(), module_ms_steps.end());
             std::stable_sort(m.steps.begin(), m.steps.end(), [](const trend_step& a, const trend_step& b) { return a.index < b.index; });
             attach_runs(m.steps, runs);
+            std::vector<identity_set> module_sets;
+            for (std::size_t i = 0; i < runs.size(); ++i)
+            {
+                auto found = sets_per_run[i].find(key);
+                module_sets.push_back(found != sets_per_run[i].end() ? found->second : identity_set{});
+            }
+            attach_builds(m.steps, module_sets);
         }
         for (auto& [key, m] : modules)
         {
@@ -319,6 +401,10 @@ namespace xwarp
     void add_test_trends(history_trend& t, const std::vector<std::vector<test_cost>>& rows)
     {
         std::map<std::string, test_trend> by_name;
+        // per test and run: what it built (nullopt: not listed, or the store does not know)
+        std::map<std::string, std::vector<std::optional<identity_set>>> built;
+        std::vector<identity_set> run_built(t.runs.size());  // every test's builds of a run
+        std::vector<bool> run_known(t.runs.size(), true);
         for (std::size_t i = 0; i < rows.size() && i < t.runs.size(); ++i)
         {
             for (const auto& c : rows[i])
@@ -329,27 +415,90 @@ namespace xwarp
                 tt.builds.resize(t.runs.size(), 0);
                 tt.build_ms[i] = c.build_ms;
                 tt.builds[i] = c.builds;
+                auto& sets = built[c.test];
+                sets.resize(t.runs.size());
+                if (!c.identities_known)
+                {
+                    run_known[i] = false;
+                    continue;
+                }
+                identity_set here;
+                for (const auto& b : c.identities)
+                {
+                    here.insert(identity_words(b.module.str(), b.hash, b.device.str(), b.block_dim));
+                }
+                run_built[i].insert(here.begin(), here.end());
+                sets[i] = std::move(here);
             }
         }
         for (auto& [name, tt] : by_name)
         {
-            // steps over the runs that listed the test (a run that did not is no level)
-            std::vector<double> ms;
-            std::vector<double> bands;
+            const auto& sets = built[name];
+            // the runs that listed the test (a run that did not is no level)
             std::vector<std::size_t> at;
+            bool known = true;
             for (std::size_t i = 0; i < tt.build_ms.size(); ++i)
             {
                 if (tt.build_ms[i])
                 {
-                    ms.push_back(*tt.build_ms[i]);
-                    bands.push_back(share_band(t.runs[i], *tt.build_ms[i]));
                     at.push_back(i);
+                    known = known && sets[i].has_value() && run_known[i];
                 }
             }
-            for (auto s : detect_steps(ms, bands, "cold ms"))
+            if (known)
             {
-                s.index = static_cast<int>(at[static_cast<std::size_t>(s.index)]);
-                tt.steps.push_back(s);
+                // A step is a change in what the test built: an identity no test of the run
+                // before built (the code changed), or one it built that no test builds any more.
+                // An identity another test built before (xdist drew the tests otherwise, or the
+                // order changed) moved, and time alone, with the same builds, is not a step.
+                for (std::size_t k = 1; k < at.size(); ++k)
+                {
+                    const std::size_t i = at[k];
+                    const std::size_t before = at[k - 1];
+                    identity_set fresh;
+                    identity_set gone;
+                    for (const auto& x : *sets[i])
+                    {
+                        if (!run_built[before].count(x))
+                        {
+                            fresh.insert(x);
+                        }
+                    }
+                    for (const auto& x : *sets[before])
+                    {
+                        if (!run_built[i].count(x))
+                        {
+                            gone.insert(x);
+                        }
+                    }
+                    if (fresh.empty() && gone.empty())
+                    {
+                        continue;
+                    }
+                    trend_step st;
+                    st.index = static_cast<int>(i);
+                    st.measure = "identities";
+                    st.before = static_cast<double>(tt.builds[before]);
+                    st.after = static_cast<double>(tt.builds[i]);
+                    st.built = set_changes(gone, fresh);
+                    tt.steps.push_back(std::move(st));
+                }
+            }
+            else
+            {
+                // a store that did not keep what its tests built: time steps, judged as before
+                std::vector<double> ms;
+                std::vector<double> bands;
+                for (const auto i : at)
+                {
+                    ms.push_back(*tt.build_ms[i]);
+                    bands.push_back(share_band(t.runs[i], *tt.build_ms[i]));
+                }
+                for (auto s : detect_steps(ms, bands, "cold ms"))
+                {
+                    s.index = static_cast<int>(at[static_cast<std::size_t>(s.index)]);
+                    tt.steps.push_back(s);
+                }
             }
             attach_runs(tt.steps, t.runs);
             t.tests.push_back(std::move(tt));
@@ -407,7 +556,8 @@ namespace xwarp
     }
 
     history_diff build_history_diff(const history_run& a, const std::vector<history_identity>& a_rows,
-                                    const history_run& b, const std::vector<history_identity>& b_rows)
+                                    const history_run& b, const std::vector<history_identity>& b_rows,
+                                    const std::vector<test_cost>& b_tests)
     {
         history_diff d;
         d.a = a;
@@ -457,6 +607,22 @@ namespace xwarp
             c.b_identities = static_cast<int>(y.hashes.size());
             std::set_difference(y.hashes.begin(), y.hashes.end(), x.hashes.begin(), x.hashes.end(), std::back_inserter(c.added));
             std::set_difference(x.hashes.begin(), x.hashes.end(), y.hashes.begin(), y.hashes.end(), std::back_inserter(c.removed));
+            for (const auto& added : c.added)
+            {
+                for (const auto& test : b_tests)
+                {
+                    for (const auto& built : test.identities)
+                    {
+                        const std::string key = built.hash.substr(0, 7)
+                                                + (built.block_dim ? "@" + std::to_string(*built.block_dim) : "");
+                        if (built.module.str() == c.module && built.device.str() == c.device && key == added)
+                        {
+                            c.paid_by[added].push_back(test.test.empty() ? "collection / set-up" : test.test);
+                            break;
+                        }
+                    }
+                }
+            }
             d.modules.push_back(std::move(c));
         }
         std::stable_sort(d.modules.begin(), d.modules.end(),

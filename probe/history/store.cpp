@@ -126,11 +126,75 @@ namespace xwarp
                 test TEXT NOT NULL, builds INTEGER, build_ms REAL, reused_by INTEGER);
             CREATE INDEX tests_run ON tests (run_id);
             )sql",
+            // one line per identity the test built: module, device, hash, block_dim ("" none), ms,
+            // tab-separated (NULL in rows stored before: what they built is not known)
+            R"sql(
+            ALTER TABLE tests ADD COLUMN built TEXT;
+            )sql",
         };
         static_assert(sizeof(migrations) / sizeof(migrations[0]) == history_schema_version,
                       "one migration per schema version");
 
         constexpr int busy_timeout_ms = 15000;
+
+        // What a test built, as the tests table keeps it: one identity a line.
+        std::string built_lines(const std::vector<built_identity>& built)
+        {
+            std::string out;
+            for (const auto& b : built)
+            {
+                out += b.module.str() + '\t' + b.device.str() + '\t' + b.hash + '\t'
+                       + (b.block_dim ? std::to_string(*b.block_dim) : std::string()) + '\t' + format_fixed(b.ms, 1) + '\n';
+            }
+            return out;
+        }
+
+        std::vector<built_identity> parse_built_lines(const std::string& text)
+        {
+            std::vector<built_identity> out;
+            std::size_t at = 0;
+            while (at < text.size())
+            {
+                std::size_t end = text.find('\n', at);
+                if (end == std::string::npos)
+                {
+                    end = text.size();
+                }
+                std::vector<std::string> f;
+                std::size_t from = at;
+                for (std::size_t i = at; i <= end; ++i)
+                {
+                    if (i == end || text[i] == '\t')
+                    {
+                        f.push_back(text.substr(from, i - from));
+                        from = i + 1;
+                    }
+                }
+                at = end + 1;
+                if (f.size() != 5)
+                {
+                    continue;  // not a line this store wrote
+                }
+                built_identity b;
+                b.module = f[0];
+                b.device = f[1];
+                b.hash = f[2];
+                try
+                {
+                    if (!f[3].empty())
+                    {
+                        b.block_dim = std::stoi(f[3]);
+                    }
+                    b.ms = std::stod(f[4]);
+                }
+                catch (const std::exception&)
+                {
+                    continue;
+                }
+                out.push_back(std::move(b));
+            }
+            return out;
+        }
 
         // A report's text (its compact JSON) is never held whole here: at 10,000 identities it
         // is 22 MB, and SQLite copied it once more into the row it wrote. It is written twice
@@ -659,7 +723,8 @@ namespace xwarp
                     id_row.exec();
                     id_row.reset();
                 });
-                SQLite::Statement t_row(*db_, "INSERT INTO tests (run_id, test, builds, build_ms, reused_by) VALUES (?,?,?,?,?)");
+                SQLite::Statement t_row(*db_, "INSERT INTO tests (run_id, test, builds, build_ms, reused_by, built) "
+                                              "VALUES (?,?,?,?,?,?)");
                 for (const auto& t : r.result.tests)
                 {
                     t_row.bind(1, id);
@@ -667,6 +732,7 @@ namespace xwarp
                     t_row.bind(3, t.builds);
                     t_row.bind(4, t.build_ms);
                     t_row.bind(5, t.reused_by);
+                    t_row.bind(6, built_lines(t.identities));
                     t_row.exec();
                     t_row.reset();
                 }
@@ -818,7 +884,7 @@ namespace xwarp
         return guarded(
             [&]()
             {
-                SQLite::Statement q(*db_, "SELECT test, builds, build_ms, reused_by FROM tests WHERE run_id = ? "
+                SQLite::Statement q(*db_, "SELECT test, builds, build_ms, reused_by, built FROM tests WHERE run_id = ? "
                                           "ORDER BY build_ms DESC");
                 q.bind(1, run_id);
                 std::vector<test_cost> out;
@@ -829,6 +895,11 @@ namespace xwarp
                     t.builds = q.getColumn(1).getInt();
                     t.build_ms = q.getColumn(2).getDouble();
                     t.reused_by = q.getColumn(3).getInt();
+                    t.identities_known = !q.getColumn(4).isNull();
+                    if (t.identities_known)
+                    {
+                        t.identities = parse_built_lines(q.getColumn(4).getString());
+                    }
                     out.push_back(std::move(t));
                 }
                 return out;

@@ -56,7 +56,21 @@ namespace xwarp
             }
             line += "; changed: " + what;
         }
-        else
+        if (!s.built.empty())
+        {
+            std::string what;
+            for (const auto& b : s.built)
+            {
+                what += (what.empty() ? "" : ", ") + one_line(b);
+            }
+            line += "; built: " + what;
+        }
+        if (s.changed.empty() && s.same_builds)
+        {
+            line += "; the same identities were built and nothing in the fingerprint changed: the time moved (the "
+                    "machine's load?), not what was built";
+        }
+        else if (s.changed.empty() && s.built.empty())
         {
             line += "; nothing in the fingerprint changed (the code or the data did?)";
         }
@@ -258,6 +272,19 @@ namespace xwarp
                     h += (h.empty() ? "" : " ") + one_line(x);
                 }
                 o << "; new " << h;
+            }
+            for (const auto& [hash, tests] : m.paid_by)
+            {
+                std::string who;
+                for (std::size_t i = 0; i < tests.size() && i < 3; ++i)
+                {
+                    who += (who.empty() ? "" : ", ") + elide(one_line(tests[i]), 90);
+                }
+                if (tests.size() > 3)
+                {
+                    who += " and " + std::to_string(tests.size() - 3) + " more";
+                }
+                o << "\n      " << one_line(hash) << " paid by " << who;
             }
             if (!m.removed.empty())
             {

@@ -717,3 +717,152 @@ TEST(Store, ASuitesTestsAreKeptPerRunAndTrendedTestByTest)
     EXPECT_DOUBLE_EQ(*t.tests.front().build_ms[1], 3.0 * *t.tests.front().build_ms[0]);
     EXPECT_NE(render_trend(t).find("Per test (build ms it paid per run"), std::string::npos);
 }
+
+namespace
+{
+    test_cost suite_test(const std::string& name, std::vector<std::pair<std::string, std::string>> built, double ms)
+    {
+        test_cost t;
+        t.test = name;
+        for (const auto& [module, hash] : built)
+        {
+            built_identity b;
+            b.module = module;
+            b.hash = hash;
+            b.device = "cpu";
+            b.ms = ms / static_cast<double>(built.size());
+            t.identities.push_back(b);
+        }
+        t.builds = static_cast<int>(t.identities.size());
+        t.build_ms = built.empty() ? 0.0 : ms;
+        return t;
+    }
+}
+
+TEST(Trend, ATestStepsWhereWhatItBuiltChangedNotWhereXdistMovedABuildOrTheTimeMoved)
+{
+    std::vector<history_run> runs = {run_with(1, "a"), run_with(2, "a"), run_with(3, "a"), run_with(4, "b"), run_with(5, "b")};
+    history_trend t = build_trend(runs, std::vector<std::vector<history_identity>>(runs.size()));
+    std::vector<std::vector<test_cost>> tests = {
+        {suite_test("t.py::a", {{"sim", "1111111aa"}}, 400), suite_test("t.py::b", {}, 0)},
+        // xdist drew b first: b built sim, a reused nothing new (a move, not a step)
+        {suite_test("t.py::a", {}, 0), suite_test("t.py::b", {{"sim", "1111111aa"}}, 410)},
+        // the same build, twice the time (a loaded machine): no step with identities known
+        {suite_test("t.py::a", {{"sim", "1111111aa"}}, 900), suite_test("t.py::b", {}, 0)},
+        // the code changed: a builds a new identity of sim
+        {suite_test("t.py::a", {{"sim", "2222222bb"}}, 420), suite_test("t.py::b", {}, 0)},
+        {suite_test("t.py::a", {{"sim", "2222222bb"}}, 415), suite_test("t.py::b", {}, 0)},
+    };
+    add_test_trends(t, tests);
+    for (const auto& tt : t.tests)
+    {
+        if (tt.test == "t.py::a")
+        {
+            ASSERT_EQ(tt.steps.size(), 1u) << render_trend(t);
+            EXPECT_EQ(tt.steps[0].at_run, 4);
+            EXPECT_EQ(tt.steps[0].measure, "identities");
+            EXPECT_EQ(tt.steps[0].built, (std::vector<std::string>{"new sim 2222222 on cpu", "gone sim 1111111 on cpu"}));
+        }
+        else
+        {
+            EXPECT_TRUE(tt.steps.empty()) << render_trend(t);
+        }
+    }
+    EXPECT_NE(render_trend(t).find("built: new sim 2222222 on cpu, gone sim 1111111 on cpu"), std::string::npos);
+
+    // a store that did not keep what tests built falls back to time steps
+    for (auto& run : tests)
+    {
+        for (auto& c : run)
+        {
+            c.identities.clear();
+            c.identities_known = false;
+        }
+    }
+    history_trend old = build_trend(runs, std::vector<std::vector<history_identity>>(runs.size()));
+    add_test_trends(old, tests);
+    for (const auto& tt : old.tests)
+    {
+        for (const auto& s : tt.steps)
+        {
+            EXPECT_EQ(s.measure, "cold ms");
+        }
+    }
+}
+
+TEST(Trend, AModuleTimeStepWithTheSameIdentitiesSaysTheTimeMovedNotTheCode)
+{
+    std::vector<history_run> runs = {run_with(1, "a"), run_with(2, "a"), run_with(3, "a"), run_with(4, "a"), run_with(5, "a")};
+    std::vector<std::vector<history_identity>> rows = {
+        {row("sim", "h1", 400)}, {row("sim", "h1", 402)}, {row("sim", "h1", 401)}, {row("sim", "h1", 900)}, {row("sim", "h1", 905)}};
+    const auto t = build_trend(runs, rows);
+    ASSERT_EQ(t.modules.size(), 1u);
+    ASSERT_EQ(t.modules[0].steps.size(), 1u);
+    EXPECT_TRUE(t.modules[0].steps[0].same_builds);
+    EXPECT_NE(step_line(t.modules[0].steps[0]).find("the time moved"), std::string::npos);
+
+    rows[3] = {row("sim", "h2", 900)};
+    rows[4] = {row("sim", "h2", 905)};
+    const auto changed = build_trend(runs, rows);
+    ASSERT_FALSE(changed.modules[0].steps.empty());
+    for (const auto& s : changed.modules[0].steps)
+    {
+        EXPECT_FALSE(s.same_builds);
+        EXPECT_EQ(s.built, (std::vector<std::string>{"new sim h2 on cpu block_dim 1", "gone sim h1 on cpu block_dim 1"}));
+    }
+}
+
+TEST(Diff, NamesTheTestsThatPayForEachNewIdentity)
+{
+    std::vector<test_cost> b_tests = {suite_test("t.py::a", {{"m", "3333333x"}}, 180), suite_test("t.py::b", {}, 0)};
+    b_tests[0].identities[0].block_dim = 1;
+    const auto d = build_history_diff(run_with(1, "a"), {row("m", "1111111x", 100)}, run_with(2, "b"),
+                                      {row("m", "3333333x", 180)}, b_tests);
+    ASSERT_EQ(d.modules.size(), 1u);
+    ASSERT_EQ(d.modules[0].paid_by.count("3333333@1"), 1u);
+    EXPECT_EQ(d.modules[0].paid_by.at("3333333@1"), std::vector<std::string>{"t.py::a"});
+    EXPECT_NE(render_history_diff(d).find("3333333@1 paid by t.py::a"), std::string::npos) << render_history_diff(d);
+}
+
+TEST(Store, WhatEachTestBuiltIsKeptAndOlderRowsSayTheyDoNotKnow)
+{
+    temp_folder tmp;
+    std::vector<std::string> notes;
+    const std::string path = (tmp.path / "h.sqlite3").string();
+    const report suite = recorded("suite_xdist");
+    std::int64_t id = 0;
+    {
+        history_store store(path, &notes);
+        id = store.add_report(suite, "measure");
+        const auto kept = store.tests(id);
+        ASSERT_EQ(kept.size(), suite.result.tests.size());
+        for (const auto& k : kept)
+        {
+            EXPECT_TRUE(k.identities_known);
+            EXPECT_EQ(static_cast<int>(k.identities.size()), k.builds) << k.test;
+            for (const auto& t : suite.result.tests)
+            {
+                if (t.test == k.test)
+                {
+                    ASSERT_EQ(k.identities.size(), t.identities.size());
+                    for (std::size_t i = 0; i < t.identities.size(); ++i)
+                    {
+                        EXPECT_EQ(k.identities[i].hash, t.identities[i].hash);
+                        EXPECT_EQ(k.identities[i].module.str(), t.identities[i].module.str());
+                        EXPECT_EQ(k.identities[i].block_dim, t.identities[i].block_dim);
+                    }
+                }
+            }
+        }
+    }
+    {
+        SQLite::Database db(path, SQLite::OPEN_READWRITE);
+        db.exec("UPDATE tests SET built = NULL");  // as a store of schema 2 left its rows
+    }
+    history_store store(path, &notes);
+    for (const auto& k : store.tests(id))
+    {
+        EXPECT_FALSE(k.identities_known);
+        EXPECT_TRUE(k.identities.empty());
+    }
+}

@@ -53,8 +53,11 @@ namespace xwarp
     // The series' tests added to its trend: rows[i] the tests of runs[i] (history_store::tests).
     void add_test_trends(history_trend& t, const std::vector<std::vector<test_cost>>& rows);
 
+    // b_tests: the tests of b as the store keeps them (empty: not a suite), which name who pays
+    // for each identity new in b.
     history_diff build_history_diff(const history_run& a, const std::vector<history_identity>& a_rows,
-                                    const history_run& b, const std::vector<history_identity>& b_rows);
+                                    const history_run& b, const std::vector<history_identity>& b_rows,
+                                    const std::vector<test_cost>& b_tests = {});
 
     // The latest run of one command per machine, module by module.
     machine_table build_machine_table(const std::string& command,

@@ -26,7 +26,7 @@ namespace SQLite
 
 namespace xwarp
 {
-    inline constexpr int history_schema_version = 2;  // 2: a suite's tests per run
+    inline constexpr int history_schema_version = 3;  // 2: a suite's tests per run; 3: what each test built
 
     class history_error : public std::runtime_error
     {

@@ -4,6 +4,7 @@
 #define XWARP_MODEL_HISTORY_HPP
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,6 +81,11 @@ namespace xwarp
         double band = 0.0;              // the noise band it was judged against (cold ms)
         bool confirmed = true;          // false when the step is the last run (not yet seen to persist)
         std::vector<std::string> changed;  // fingerprint fields that changed at the step: "Warp 1.18.1 -> 1.19.0"
+        // What was built differently there: "new sim 4f0c2aa on cpu", "gone ..." (a module's or a
+        // test's identities; empty when the store does not know)
+        std::vector<std::string> built;
+        // a time step where the same identities were built: the time moved, not what was built
+        bool same_builds = false;
     };
 
     struct trend_point
@@ -146,6 +152,9 @@ namespace xwarp
             int b_identities = 0;
             std::vector<std::string> added;    // hashes (7 hex) only in b
             std::vector<std::string> removed;  // hashes only in a
+            // per hash new in b: the tests of b that built it (a suite stored with its tests),
+            // the tests a cache from a pays this identity in; "" is collection or set-up
+            std::map<std::string, std::vector<std::string>> paid_by;
         };
         std::vector<module_change> modules;  // largest |delta| first; unchanged modules left out
         int unchanged = 0;                   // modules with the same hashes on both
