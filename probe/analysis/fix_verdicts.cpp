@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "xwarp/analysis/compare.hpp"
+#include "xwarp/analysis/summarize.hpp"
 #include "xwarp/model/format.hpp"
 
 namespace xwarp
@@ -30,6 +31,45 @@ namespace xwarp
         }
     }
 
+    namespace
+    {
+        // Compiled loads in the first good sample's cold pass, or its warm pass (warm: true).
+        std::optional<int> builds_in(const report& r, bool warm)
+        {
+            const sample* s = r.first_good();
+            if (s == nullptr || (warm && !s->warm))
+            {
+                return std::nullopt;
+            }
+            int built = 0;
+            for (const auto& l : (warm ? s->warm->module_loads : s->cold.module_loads))
+            {
+                built += l.status == load_status::compiled ? 1 : 0;
+            }
+            return built;
+        }
+
+        // The counted part of a patch's verification: builds, and whether its finding is gone.
+        void count_effect(fix_result& f, report before, report after)
+        {
+            f.cold_builds_before = builds_in(before, false);
+            f.cold_builds_after = builds_in(after, false);
+            f.warm_builds_before = builds_in(before, true);
+            f.warm_builds_after = builds_in(after, true);
+            if (!f.cold_builds_after)
+            {
+                return;
+            }
+            analyze(after);
+            bool still = false;
+            for (const auto& g : after.findings)
+            {
+                still = still || (g.mechanism.str() == f.mechanism && (f.module.empty() || g.module.str() == f.module));
+            }
+            f.finding_gone = !still;
+        }
+    }
+
     void judge_patch(fix_result& f, const report& unpatched, const report& patched)
     {
         try
@@ -50,12 +90,43 @@ namespace xwarp
                 }
             }
             f.verdict = verdict_of(c.verdict, delta);
+            count_effect(f, before, after);
             std::string reasons;
             for (const auto& r : c.reasons)
             {
                 reasons += (reasons.empty() ? "" : "; ") + r;
             }
             f.reason = reasons;
+            // Fewer builds for the same launches is the patch doing what it says, counted: noise
+            // cannot make it up or take it away. It verifies the patch whatever the clock said;
+            // the time stays beside it as measured, and a clock that disagrees is said.
+            // fewer in the cold pass, or in the warm pass (a cache no longer thrown away) and no
+            // more in the cold one
+            const bool counted = f.cold_builds_before && f.cold_builds_after;
+            const bool fewer_cold = counted && *f.cold_builds_after < *f.cold_builds_before;
+            const bool fewer_warm = counted && *f.cold_builds_after <= *f.cold_builds_before && f.warm_builds_before
+                                    && f.warm_builds_after && *f.warm_builds_after < *f.warm_builds_before;
+            const bool fewer_builds = fewer_cold || fewer_warm;
+            if (fewer_builds && c.workload.status == workload_status::same && f.verdict != fix_verdict::invalid
+                && f.verdict != fix_verdict::verified)
+            {
+                const bool slower = f.verdict == fix_verdict::regressed;
+                f.verdict = fix_verdict::verified;
+                f.verified_by = "builds";
+                f.reason = std::string("verified by count: the ") + (fewer_cold ? "cold" : "warm") + " pass built "
+                           + std::to_string(fewer_cold ? *f.cold_builds_before : *f.warm_builds_before) + " -> "
+                           + std::to_string(fewer_cold ? *f.cold_builds_after : *f.warm_builds_after)
+                           + " module(s) for the same launches; "
+                           + (slower ? "the clock went the other way beyond its band (a loaded machine, or a merged module that "
+                                       "builds slower: more samples tell which)"
+                                     : "the time it saves is inside the noise band of " + std::to_string(f.samples)
+                                           + " sample(s)")
+                           + (reasons.empty() ? std::string() : "; " + reasons);
+            }
+            else if (f.verdict == fix_verdict::verified)
+            {
+                f.verified_by = "time";
+            }
         }
         catch (const compare_input_error& e)
         {

@@ -245,7 +245,7 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(stat, median, mad, values)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(warmup_overload, kernel, module, key, signature, types)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(warmup_target, module, hash, device, block_dim, build_ms, stage, follows, covered,
-                                                    why_not, import_from, kernel, overloads, options, factories)
+                                                    why_not, import_from, kernel, overloads, options, factories, tests)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(warmup_check::worker_trial, workers, wall_ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(warmup_check, samples, warmup_wall_ms, warmup_build_ms, warmup_builds,
                                                     primed_wall_ms, warm_wall_ms, wall_gap_ms, band_ms, serial_cold_build_ms,
@@ -385,7 +385,8 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(settling, added_before, added_after, max_samples, settled, stopped_because)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(fix_result, finding, mechanism, lever, module, files, patch, patch_file,
                                                     verdict, saving_ms, clock, band_ms, samples, reason, notes, together, together_step,
-                                                    applied)
+                                                    applied, cold_builds_before, cold_builds_after, warm_builds_before, warm_builds_after,
+                                                    finding_gone, verified_by)
 
     void to_json(json& j, const whatif_result& w)
     {
@@ -956,7 +957,9 @@ namespace xwarp
         // Look at the type before the value: j.value() throws on a number where a string belongs.
         if (const auto tool = j.find("tool"); tool != j.end() && tool->is_string() && tool->get<std::string>() != "warp-probe")
         {
-            throw report_error(report_error::kind::shape, "not a warp-probe report (written by " + j["tool"].get<std::string>() + ")");
+            throw report_error(report_error::kind::shape, "not a warp-probe report: at /tool: expected \"warp-probe\", got "
+                                                              + json(j["tool"].get<std::string>()).dump(-1, ' ', true,
+                                                                                                        json::error_handler_t::replace));
         }
         if (!j.contains("samples"))
         {

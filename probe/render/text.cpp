@@ -191,6 +191,18 @@ namespace xwarp
                   << f.samples << (f.band_ms ? ", band " + format_ms(*f.band_ms) : std::string()) << ")";
             }
             o << (f.applied ? "  [applied]" : "") << "\n";
+            if (f.cold_builds_before && f.cold_builds_after)
+            {
+                o << "      counted: the cold pass built " << *f.cold_builds_before << " -> " << *f.cold_builds_after
+                  << " module(s)"
+                  << (f.warm_builds_before && f.warm_builds_after
+                          ? ", the warm pass " + std::to_string(*f.warm_builds_before) + " -> " + std::to_string(*f.warm_builds_after)
+                          : std::string())
+                  << (f.finding_gone ? (*f.finding_gone ? "; " + f.mechanism + " no longer fires"
+                                                        : "; " + f.mechanism + " still fires on the patched run")
+                                     : std::string())
+                  << "\n";
+            }
             if (!f.reason.empty())
             {
                 o << "      " << f.reason << "\n";

@@ -103,7 +103,8 @@ def test_fix_hoists_the_factory_calls_past_the_helper_launch_and_writes_the_entr
     (f,) = [f for f in json.loads(out.read_text())["fixes"] if f["mechanism"] == "CS-9"]
     # the stage kernels move into one module and the patch verifies; the plugin's kernel, made in
     # a loop, cannot move before the first launch: it stays unique, and the note says why
-    assert f["verdict"] == "verified", f
+    # fewer modules for the same launches: counted, so the verdict stands whatever the clock's noise
+    assert f["verdict"] == "verified" and f["cold_builds_after"] < f["cold_builds_before"], f
     assert f["files"] == ["src/particle_prep/pipeline.py", "src/particle_prep/stages.py"], f
     assert 'module="stages_kernels"' in f["patch"] and "plugins.py" not in f["patch"]
     moved = [line for line in f["patch"].splitlines() if line.startswith("+") and " = make_stage(" in line]

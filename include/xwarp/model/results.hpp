@@ -126,6 +126,7 @@ namespace xwarp
         int builds = 0;              // identities it compiled
         double build_ms = 0.0;       // their module work
         std::vector<built_identity> identities;  // in load order
+        bool identities_known = true;  // false for a test a store kept before it kept what tests built
         bool failed = false;         // the runner said it failed (the pass's failed_tests)
         std::vector<std::int64_t> pids;       // the processes it ran in (xdist workers, subprocesses)
         // Paid by the first: the later tests of the same process that launched a module this one
@@ -344,7 +345,7 @@ namespace xwarp
         std::vector<std::string> files;  // relative to the project root
         std::string patch;       // a unified diff (git apply, patch -p1); "" when there is none
         std::string patch_file;  // where it was written
-        // verified (improved beyond the band, same launches), no-gain (inside the band or not
+        // verified (improved beyond the band, or fewer builds counted; same launches), no-gain (inside the band or not
         // significant), regressed, invalid (the program failed or its launches changed),
         // not-verified (no --verify), no-patch (no mechanical form, or library code: reason says)
         fix_verdict verdict = fix_verdict::no_patch;
@@ -357,6 +358,17 @@ namespace xwarp
         together_status together_step = together_status::not_measured_together;  // --all: decides --apply
         std::string together;  // --all: how it did with the verified patches before it applied, in words
         bool applied = false;  // --apply wrote it into the program's files
+        // What the patch did, counted rather than timed (noise cannot move these): the modules
+        // the cold pass built (compiled loads) unpatched and patched (first good sample of each), and
+        // whether the finding it fixes is gone from the patched run.
+        std::optional<int> cold_builds_before;
+        std::optional<int> cold_builds_after;
+        std::optional<int> warm_builds_before;  // the same in the warm pass (on the cache the cold one filled)
+        std::optional<int> warm_builds_after;
+        std::optional<bool> finding_gone;
+        // what a verified verdict rests on: "time" (the clock beyond its band) or "builds" (fewer
+        // builds for the same launches, counted); "" when not verified
+        std::string verified_by;
     };
 
     // A lever the analysis considered for what it saw and rejected, with the numbers that
