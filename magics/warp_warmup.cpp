@@ -58,12 +58,16 @@ namespace xwarp
                                 + (plan.check ? ", " + word_of(plan.check->verdict) : std::string()));
                 const std::string text = render_warmup_text(plan);
                 std::string html = render_preformatted_html(text);
-                if (plan.script_path.empty())
+                if (plan.script_path.empty() && !plan.script.empty())
                 {
                     html += "<details><summary>warp_warmup.py</summary>" + render_preformatted_html(plan.script) + "</details>";
                 }
                 host.show({{"text/html", html}, {"text/plain", plan.script_path.empty() ? text + "\n" + plan.script : text}}, "",
                           false);
+                if (plan.covered == 0)
+                {
+                    throw magic_error("%warp_warmup: the warm-up could build none of the run's identities: no file written");
+                }
                 if (plan.check && plan.check->verdict != warmup_verdict::verified)
                 {
                     throw magic_error("%warp_warmup: the warm-up did not verify: "

@@ -853,6 +853,15 @@ namespace xwarp
             t.device = l->device.str();
             t.block_dim = l->block_dim;
             t.build_ms = l->work_ms();
+            for (const auto& other : cold.module_loads)
+            {
+                if (other.status == load_status::compiled && other.module.str() == t.module && other.hash.str() == t.hash
+                    && other.device.str() == t.device && other.block_dim == t.block_dim
+                    && std::find(t.tests.begin(), t.tests.end(), other.test.str()) == t.tests.end())
+                {
+                    t.tests.push_back(other.test.str());
+                }
+            }
             for (const auto& id : analysed.result.identities)
             {
                 if (id.module.str() == t.module && id.hash.str() == t.hash && id.device.str() == t.device

@@ -18,6 +18,7 @@
 _TARGET_FIELDS = {
     "warp_module": str, "hash": str, "device": str, "block_dim": (int, type(None)), "module": str, "kernel": str,
     "instances": list, "options": int, "factories": list, "form": int, "follows": list, "build_ms": (int, float),
+    "tests": list,
 }
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
@@ -545,9 +546,50 @@ def _outcome(index, error=None):
             "block_dim": t["block_dim"], "built": False, "built_hash": None, "error": error, "notes": []}
 
 
-def _build(index, root, device, arch):
+def _current_hash(module, block_dim):
+    """The hash the module has now (its kernels as this process imported and registered them),
+    computed without building; None where this Warp offers no way to ask."""
+    get = getattr(module, "get_module_hash", None)
+    try:
+        value = get(block_dim) if get is not None else None
+    except Exception:
+        return None
+    return bytes(value).hex() if isinstance(value, (bytes, bytearray)) else None
+
+
+def _cache_folder(module, module_name, hash_hex, block_dim):
+    """The name of Warp's cache folder for one identity: the module's own answer where this Warp
+    has one (it knows options such as strip_hash), else Warp's naming, wp_<module>_<hash7>."""
+    ask = getattr(module, "get_module_identifier", None)
+    if ask is not None:
+        try:
+            name = ask(block_dim=block_dim)
+            if isinstance(name, str) and name:
+                return name
+        except Exception:
+            pass
+    return f"wp_{module_name}_{hash_hex[:7]}"
+
+
+def _cache_entry(folder_name, device):
+    """The cache folder when it holds a binary this device can load (a CPU object; for CUDA a cubin
+    of the device's architecture, or PTX), else None."""
+    folder = os.path.join(str(wp.config.kernel_cache_dir), folder_name)
+    if not os.path.isdir(folder):
+        return None
+    if device.startswith("cpu"):
+        wanted = lambda name: name.endswith(".o")
+    else:
+        arch = getattr(wp.get_device(device), "arch", None)
+        wanted = lambda name: name.endswith(".ptx") or (name.endswith(".cubin") and (arch is None or f".sm{arch}" in name))
+    return folder if any(wanted(name) for name in os.listdir(folder)) else None
+
+
+def _build(index, root, device, arch, mode="build"):
     """Registers what one identity held (factory calls, generic instances, options) on its module
-    in this process, loads it, and builds it ahead of time for `arch`. Returns its outcome."""
+    in this process, loads it, and builds it ahead of time for `arch`. Returns its outcome.
+    mode "missing": first computes the module's hash as importing gives it now and loads it only
+    when the cache lacks that identity; "dry-run": computes and compares, builds nothing."""
     target = TARGETS[index]
     outcome = _outcome(index)
     started = time.perf_counter()
@@ -568,6 +610,17 @@ def _build(index, root, device, arch):
         if changed:
             wp.set_module_options(changed, module=module)
         target_device = device if device and target["device"].startswith("cuda") else target["device"]
+        if mode != "build":
+            now = _current_hash(module, target["block_dim"])
+            outcome["current_hash"] = now
+            outcome["changed"] = bool(now and now != target["hash"])
+            outcome["folder"] = _cache_folder(module, target["warp_module"], now, target["block_dim"]) if now else None
+            entry = _cache_entry(outcome["folder"], target_device) if now else None
+            if entry or mode == "dry-run":
+                # in the cache already (nothing to build), or only asked what a build would be
+                outcome["in_cache"] = entry is not None
+                outcome["seconds"] = round(time.perf_counter() - started, 3)
+                return outcome
         wp.force_load(device=target_device, modules=[module], block_dim=target["block_dim"], max_workers=0)
     except Exception as error:  # the program's code moved on since it was measured, or a name was refused
         outcome["error"] = f"{type(error).__name__}: {error}"[:1000]
@@ -594,7 +647,7 @@ def _build(index, root, device, arch):
     return outcome
 
 
-def _serve(root, paths, device, arch):
+def _serve(root, paths, device, arch, mode="build"):
     """A worker process: builds the targets whose numbers arrive on its standard input, one at a
     time, and answers each on its standard output in one JSON line; Warp's own messages go to
     standard error."""
@@ -603,7 +656,7 @@ def _serve(root, paths, device, arch):
     _prepare(root, paths)
     answers.write(json.dumps({"ready": str(wp.config.kernel_cache_dir)}) + "\n")
     for line in sys.stdin:
-        answers.write(json.dumps(_build(int(line), root, device, arch)) + "\n")
+        answers.write(json.dumps(_build(int(line), root, device, arch, mode)) + "\n")
 
 
 class _Worker:
@@ -652,12 +705,15 @@ def _describe(index):
     return f"{t['warp_module']} {t['hash'][:7]} on {t['device']}" + (f" block_dim {t['block_dim']}" if t["block_dim"] else "")
 
 
-def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print):
+def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print, mode="build"):
     """Builds the identities above into Warp's kernel cache (wp.config.kernel_cache_dir, or
     WARP_CACHE_PATH) in up to `workers` processes at a time (default: WORKERS, at most the CPUs this
     process may use). A target that fails fails alone. Returns a dict: built (identities built as
     measured), other (built under another hash: the program or its environment changed), failed
-    (target, why), outcomes (one per target), wall_s."""
+    (target, why), outcomes (one per target), wall_s. mode "missing" builds only what the cache
+    lacks (each identity's hash computed as importing gives it now, its cache entry looked up);
+    "dry-run" builds nothing and says what a run of the program would build, and which tests
+    paid for it when it was measured."""
     _check_targets()
     started = time.perf_counter()
     found, project = find_root(root)
@@ -672,7 +728,7 @@ def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print):
     env = dict(os.environ)
     if getattr(wp.config, "kernel_cache_dir", None):  # set by the program that calls warm_up()
         env["WARP_CACHE_PATH"] = str(wp.config.kernel_cache_dir)
-    command = [sys.executable, os.path.abspath(__file__), "--serve", json.dumps([found, paths, device, list(arch or ())])]
+    command = [sys.executable, os.path.abspath(__file__), "--serve", json.dumps([found, paths, device, list(arch or ()), mode])]
     events = queue.Queue()
     pending = list(range(len(TARGETS)))  # the longest modules first, each module's forms in order
     outcomes = {}
@@ -726,11 +782,19 @@ def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print):
     finally:
         for worker in crew:
             worker.stop()
-    result = {"built": [], "other": [], "failed": [], "outcomes": [outcomes.get(i) for i in range(len(TARGETS))],
-              "wall_s": round(time.perf_counter() - started, 3), "workers": workers, "root": found, "cache": cache}
+    result = {"built": [], "other": [], "failed": [], "in_cache": [], "would_build": [],
+              "outcomes": [outcomes.get(i) for i in range(len(TARGETS))],
+              "wall_s": round(time.perf_counter() - started, 3), "workers": workers, "root": found, "cache": cache,
+              "mode": mode}
     for i, o in enumerate(result["outcomes"]):
         if o is None:
             o = result["outcomes"][i] = _outcome(i, "not built (the warm-up stopped first)")
+        if o.get("in_cache"):
+            result["in_cache"].append(i)
+            continue
+        if mode == "dry-run" and not o["error"]:
+            result["would_build"].append(i)
+            continue
         if not o["built"]:
             result["failed"].append((i, o["error"] or "not built"))
         elif o["built_hash"] and o["built_hash"] != TARGETS[i]["hash"]:
@@ -739,14 +803,71 @@ def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print):
             result["built"].append(i)
     for line in notes:
         log("warp warm-up: " + line)
-    log(f"warp warm-up: built {len(result['built'])} of {len(TARGETS)} module identities as measured in "
-        f"{result['wall_s']:.2f} s ({workers} worker processes) into {cache}")
+    if mode != "build":
+        log(f"warp warm-up: {len(result['in_cache'])} of {len(TARGETS)} module identities are in the cache {cache} already")
+    for i in result["would_build"]:
+        o = result["outcomes"][i]
+        why = "changed since it was measured" if o.get("changed") else "not in the cache"
+        paid = [p for p in TARGETS[i]["tests"] if p]  # "" is outside any test: a program, not a suite
+        log(f"warp warm-up: would build {_describe(i)} ({why})"
+            + (f": paid by {', '.join(paid[:3])}{' and more' if len(paid) > 3 else ''} when measured" if paid else ""))
+    if mode == "dry-run":
+        log(f"warp warm-up: a run would build {len(result['would_build'])} of {len(TARGETS)} module identities "
+            f"(nothing was built; {result['wall_s']:.2f} s to find out)")
+    else:
+        log(f"warp warm-up: built {len(result['built'])} of {len(TARGETS)} module identities as measured in "
+            f"{result['wall_s']:.2f} s ({workers} worker processes) into {cache}")
     for i in result["other"]:
-        log(f"warp warm-up: built under another hash ({result['outcomes'][i]['built_hash'][:7]}): {_describe(i)}: the program's "
-            "code, options or Warp changed since it was measured; measure it again and write this file again")
+        if mode == "missing":
+            # the point of --missing: a kept cache after a change builds what the change invalidated
+            log(f"warp warm-up: built {_describe(i)} as the code gives it now ({result['outcomes'][i]['built_hash'][:7]}): "
+                "changed since it was measured")
+        else:
+            log(f"warp warm-up: built under another hash ({result['outcomes'][i]['built_hash'][:7]}): {_describe(i)}: the "
+                "program's code, options or Warp changed since it was measured; measure it again and write this file again")
     for i, why in result["failed"]:
         log(f"warp warm-up: not built: {_describe(i)}: {why}")
     return result
+
+
+def prune(dry_run=False, log=print, workers=None, root=None):
+    """Removes the module folders of Warp's kernel cache (this Warp's version folder) that the code
+    as it is now does not use: a cache kept between CI runs grows by every change's identities
+    otherwise. The code's current identities are computed the way --dry-run computes them
+    (importing, building nothing): a folder a change just built stays, the one it made stale goes.
+    A module whose identity this file cannot compute (not in TARGETS, or not computable now) keeps
+    all its folders. Only folders named as Warp names them (wp_...); with dry_run, lists them."""
+    wp.init()
+    cache = str(wp.config.kernel_cache_dir)
+    now = warm_up(workers, root, mode="dry-run", log=lambda line: None)
+    keep = {o["folder"] for o in now["outcomes"] if o and o.get("folder")}
+    unknown = [i for i, o in enumerate(now["outcomes"]) if not (o and o.get("folder"))]
+    if unknown:
+        # an identity whose hash could not be computed now: its module's folders may be in use
+        log(f"warp warm-up: {len(unknown)} identity(ies) could not be computed now; their modules' folders stay")
+    keep_prefixes = {f"wp_{TARGETS[i]['warp_module']}_" for i in unknown}
+    # a module the file does not build (its identity is in USED, not in TARGETS) may have another
+    # hash now that nothing here computes: its folders stay too
+    planned = {f"wp_{t['warp_module']}_{t['hash'][:7]}" for t in TARGETS}
+    keep_prefixes |= {name[:-7] for name in USED if name not in planned and len(name) > 10}
+    keep_prefixes = tuple(sorted(keep_prefixes))
+    unused = sorted(n for n in os.listdir(cache) if n.startswith("wp_") and n not in keep
+                    and not (keep_prefixes and n.startswith(keep_prefixes))
+                    and os.path.isdir(os.path.join(cache, n)) and not os.path.islink(os.path.join(cache, n)))
+    freed = 0
+    for name in unused:
+        folder = os.path.join(cache, name)
+        freed += sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(folder) for f in fs)
+        if not dry_run:
+            shutil.rmtree(folder, ignore_errors=True)
+    kept = len(keep & set(os.listdir(cache)))
+    log(f"warp warm-up: {'would remove' if dry_run else 'removed'} {len(unused)} module folder(s) the code as it is now "
+        f"does not use ({freed / 1e6:.1f} MB) from {cache}; {kept} in use stay")
+    for name in unused[:20]:
+        log(f"warp warm-up:   {name}")
+    if len(unused) > 20:
+        log(f"warp warm-up:   and {len(unused) - 20} more")
+    return 0
 
 
 def _main():
@@ -759,21 +880,35 @@ def _main():
     parser.add_argument("--arch", type=int, action="append", help="also build ahead of time for this CUDA architecture")
     parser.add_argument("--results", help="write what each target did as JSON to this file")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target was not built as measured")
+    parser.add_argument("--missing", action="store_true",
+                        help="build only what the cache lacks: each identity's hash as importing gives it now, looked up "
+                             "in the cache (a kept CI cache after a change: only what the change invalidated builds)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="build nothing: say which identities a run would build (changed, or not in the cache) and "
+                             "which tests paid for them when measured")
+    parser.add_argument("--prune", action="store_true",
+                        help="remove from the cache the module folders the code as it is now does not use (a module the file "
+                             "cannot compute keeps its folders), and exit (with --dry-run: list them)")
     parser.add_argument("--serve", help=argparse.SUPPRESS)  # a worker process of warm_up(): [root, paths, device, arch]
     args = parser.parse_args()
     if args.serve:
         _check_targets()
         _serve(*json.loads(args.serve))
         sys.exit(0)
+    if args.prune:
+        sys.exit(prune(dry_run=args.dry_run, workers=args.workers, root=args.root))
     try:
-        result = warm_up(args.workers, args.root, args.device, args.arch or ARCH)
+        mode = "dry-run" if args.dry_run else "missing" if args.missing else "build"
+        result = warm_up(args.workers, args.root, args.device, args.arch or ARCH, mode=mode)
     except FileNotFoundError as error:
         print(f"warp warm-up: {error}", file=sys.stderr)
         sys.exit(2)
     if args.results:
         with open(args.results, "w", encoding="utf-8") as f:
             json.dump({"contract": TARGETS_CONTRACT, **{k: v for k, v in result.items()}}, f)
-    sys.exit(1 if args.strict and (result["failed"] or result["other"]) else 0)
+    # --strict: each target as measured; with --missing a changed one built as the code is now is the aim
+    changed_is_fine = mode == "missing"
+    sys.exit(1 if args.strict and (result["failed"] or (result["other"] and not changed_is_fine)) else 0)
 
 
 if __name__ == "__main__":

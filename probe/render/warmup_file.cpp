@@ -225,7 +225,8 @@ namespace xwarp
                                {"factories", t.factories},
                                {"form", t.stage},
                                {"follows", t.follows},
-                               {"build_ms", t.build_ms}});
+                               {"build_ms", t.build_ms},
+                               {"tests", t.tests}});
         }
         return records;
     }
@@ -266,7 +267,7 @@ namespace xwarp
         {
             out += comment("Note: " + n);
         }
-        out += "\nimport argparse\nimport importlib\nimport json\nimport os\nimport queue\nimport re\nimport subprocess\nimport sys\n"
+        out += "\nimport argparse\nimport importlib\nimport json\nimport os\nimport queue\nimport re\nimport shutil\nimport subprocess\nimport sys\n"
                "import threading\nimport time\n\nimport warp as wp\n\n";
         out += "PROJECT = " + py_string(plan.project) + "  # the measured command's folder: where the program is looked for last\n";
         out += "IMPORT_ROOT = " + py_string(relative_to(plan.import_root, plan.project))
@@ -292,6 +293,20 @@ namespace xwarp
             arch += (arch.empty() ? "" : ", ") + std::to_string(a);
         }
         out += "ARCH = [" + arch + "]  # CUDA architectures also built ahead of time (wp.compile_aot_module)\n\n";
+        // every identity the run built, covered or not: --prune keeps every folder of a module
+        // listed here that TARGETS does not build (its current hash is not the file's to compute)
+        std::vector<std::string> used;
+        for (const auto& t : plan.targets)
+        {
+            const std::string folder = "wp_" + t.module + "_" + t.hash.substr(0, 7);
+            if (std::find(used.begin(), used.end(), folder) == used.end())
+            {
+                used.push_back(folder);
+            }
+        }
+        out += "# The cache folders of every identity the measured run built (--prune keeps the folders of a module the file "
+               "does not build)\nUSED = " + py_literal(used)
+               + "\n\n";
         out += "# wp.config values the program set before its first build\nCONFIG = " + py_literal(plan.config) + "\n\n";
 
         std::vector<std::string> option_sets;

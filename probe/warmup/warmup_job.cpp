@@ -211,6 +211,13 @@ namespace xwarp
         {
             throw std::logic_error("internal: the warm-up file's targets are outside their contract: " + wrong);
         }
+        if (plan.covered == 0)
+        {
+            // a file that builds nothing would only cost its imports: none is written, nothing runs
+            plan.notes.push_back("no file written: the warm-up could build none of the run's identities (each NOT line says "
+                                 "why)" + std::string(job.verify ? ", so there is nothing to verify" : ""));
+            return plan;
+        }
         plan.script = render_warmup_script(plan);
         if (!job.out_path.empty())
         {
@@ -219,10 +226,6 @@ namespace xwarp
         }
         if (job.verify)
         {
-            if (plan.covered == 0)
-            {
-                throw warmup_error("the warm-up covers no identity of this run: there is nothing to verify");
-            }
             plan.check = verify(analysed, plan, rerun, std::max(1, job.samples), make_sampler, observer, cancelled);
             if (plan.check->workers_picked && *plan.check->workers_picked != plan.workers)
             {

@@ -155,6 +155,13 @@ def test_the_other_recipes_parse():
 
     steps = yaml.safe_load(fenced_block("ci.md", "ci:warmup-actions"))
     assert any("warp_warmup.py" in str(s.get("run", "")) for s in steps)
+    plugin = yaml.safe_load(fenced_block("ci.md", "ci:plugin"))
+    assert any("--warp-builds" in str(s.get("run", "")) for s in plugin)
+    kept = yaml.safe_load(fenced_block("ci.md", "ci:kept-cache-actions"))["tests"]["steps"]
+    runs = [str(s.get("run", "")) for s in kept]
+    assert any("--dry-run" in r for r in runs) and any("--prune" in r for r in runs), runs
+    gitlab = yaml.safe_load(fenced_block("ci.md", "ci:kept-cache-gitlab"))["tests"]["script"]
+    assert any("--missing" in line for line in gitlab) and any("--prune" in line for line in gitlab), gitlab
     slurm = subprocess.run(["sh", "-n", "-c", fenced_block("ci.md", "ci:warmup-slurm")], capture_output=True, text=True)
     assert slurm.returncode == 0, slurm.stderr
 
@@ -193,4 +200,77 @@ def test_generic_instances_of_the_programs_own_struct_and_an_unnamed_vector_are_
     last = [t for t in plan["targets"] if t["module"] == "shapes"][-1]  # the form that holds both instances
     assert last["covered"] and [{"shape": [5], "scalar": {"type": "float32"}}] in [o["types"][:1] for o in last["overloads"]], last
     assert plan["check"]["verdict"] == "verified", proc.stdout
+    assert not list(project.temp.iterdir())
+
+
+def test_a_kept_cache_builds_only_what_a_change_invalidated_and_names_the_tests_that_pay(project, venv_python, tmp_path):
+    """ci.md section 6 on a real suite: the warm-up file of a measured unittest suite, on a cache
+    kept between runs. --missing builds what the cache lacks and nothing once it holds all;
+    after a change to one module, --dry-run names that module and the test that paid for it
+    without building, --missing builds only it, --prune removes the folder the change made
+    stale and keeps the rest, and the suite then builds nothing (Warp's own log)."""
+    (project.path / "test_app.py").write_text(
+        "import unittest\n\nimport warp as wp\n\nfrom wpkg import blocks, reduce\n\nwp.config.enable_cpu_blocks = True\n\n\n"
+        "class TestApp(unittest.TestCase):\n"
+        "    def test_reduce(self):\n        a = wp.ones(64, dtype=wp.float32)\n        wp.launch(reduce.square, dim=64, inputs=[a])\n"
+        "        self.assertTrue(a.numpy()[0] > 0)\n\n"
+        "    def test_blocks(self):\n        a = wp.ones(64, dtype=wp.float32)\n        blocks.run(a, 64)\n\n\n"
+        "if __name__ == '__main__':\n    unittest.main()\n")
+    out = tmp_path / "suite.json"
+    env = dict(os.environ, TMPDIR=str(project.temp))
+    proc = subprocess.run([str(PROBE), "measure", "-q", "--samples", "1", "--json", str(out), "--cwd", str(project.path),
+                           "--", str(venv_python), "-m", "unittest", "test_app"], capture_output=True, text=True, env=env,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc, plan, script = project.warmup(out)
+    assert proc.returncode == 0 and plan["covered"] == 2, proc.stdout + proc.stderr
+    paid = {t["module"]: t["tests"] for t in plan["targets"]}
+    assert any("test_reduce" in name for name in paid["wpkg.reduce"]), paid
+    file = project.path / "warp_warmup.py"
+    shutil.copy2(script, file)
+    cache = tmp_path / "kept-cache"
+    run_env = dict(os.environ, WARP_CACHE_PATH=str(cache), TMPDIR=str(project.temp), PYTHONDONTWRITEBYTECODE="1")
+
+    def warmup(*args):
+        done = subprocess.run([str(venv_python), str(file), "--workers", "2", *args], cwd=project.path, env=run_env,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    def folders():
+        return sorted(p.name for p in cache.rglob("wp_wpkg*") if p.is_dir())
+
+    first = warmup("--missing")
+    assert "0 of 2 module identities are in the cache" in first and "built 2 of 2 module identities as measured" in first, first
+    again = warmup("--missing")
+    assert "2 of 2 module identities are in the cache" in again and "built 0 of 2" in again, again
+    before = folders()
+    assert len(before) == 2, before
+
+    reduce = project.path / "wpkg" / "reduce.py"
+    reduce.write_text(reduce.read_text().replace("range(12)", "range(13)"))
+    dry = warmup("--dry-run")
+    assert folders() == before, "--dry-run built something"
+    would = [line for line in dry.splitlines() if "would build" in line and "a run would" not in line]
+    assert len(would) == 1 and "wpkg.reduce" in would[0] and "changed since it was measured" in would[0], dry
+    assert "paid by" in would[0] and "test_reduce" in would[0] and "test_blocks" not in would[0], would
+    assert "a run would build 1 of 2 module identities" in dry, dry
+
+    rebuilt = warmup("--missing")
+    assert "1 of 2 module identities are in the cache" in rebuilt and "as the code gives it now" in rebuilt, rebuilt
+    after = folders()
+    assert len(after) == 3 and set(before) < set(after), after
+    stale = [n for n in before if n.startswith("wp_wpkg.reduce_")]
+
+    listed = warmup("--prune", "--dry-run")
+    assert "would remove 1 module folder" in listed and stale[0] in listed, listed
+    assert folders() == after
+    warmup("--prune")
+    assert folders() == sorted(set(after) - set(stale)), folders()
+
+    suite = subprocess.run([str(venv_python), "-m", "unittest", "test_app"], cwd=project.path,
+                           env=run_env, capture_output=True, text=True, timeout=600)
+    log = suite.stdout + suite.stderr
+    assert suite.returncode == 0, log[-2000:]
+    assert "(compiled)" not in log and log.count("(cached)") == 2, log[-2000:]
     assert not list(project.temp.iterdir())

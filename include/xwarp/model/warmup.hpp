@@ -50,6 +50,9 @@ namespace xwarp
         // The factory calls that re-create its factory-made kernels before it loads, in the order
         // the run made them: {module, qualname, args: [[name, "pos"|"kw"|"star", tagged value]]}.
         nlohmann::json factories = nlohmann::json::array();
+        // The tests that built it in the measured run (a suite's; "" is collection or set-up):
+        // what a change that invalidates it will cost, and whom.
+        std::vector<std::string> tests;
     };
 
     // warmup --verify: the warm-up run in fresh private caches, then the program on that cache.
