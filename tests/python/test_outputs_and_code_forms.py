@@ -130,7 +130,7 @@ def run_fixer(tmp_path, fixes, files=None):
     (project / "app.py").write_text(PROGRAM)
     for name, text in (files or {}).items():
         (project / name).write_text(text)
-    request = {"protocol": 1, "root": str(project), "entry": str(project / "app.py"), "kernel_modules": [],
+    request = {"protocol": 2, "root": str(project), "entry": str(project / "app.py"), "kernel_modules": [],
                "launch_sites": [], "fixes": fixes}
     (tmp_path / "request.json").write_text(json.dumps(request))
     proc = subprocess.run([sys.executable, str(FIXER), str(tmp_path / "request.json"), str(tmp_path / "response.json")],
@@ -232,9 +232,10 @@ def test_a_fifo_or_an_oversized_source_is_refused_and_the_other_fixes_are_kept(t
 
 
 WARMUP_HARNESS = """
-import argparse, importlib, json, os, queue, subprocess, sys, threading, time
+import argparse, importlib, json, os, queue, re, shutil, subprocess, sys, threading, time
 import warp as wp
 WORKERS, ENTRY_SCRIPT, DEVICE, ARCH, CONFIG, OPTIONS, TARGETS = 1, "", None, [], {}, [], []
+PROJECT, IMPORT_ROOT, IMPORT_PATHS, PACKAGES, ROOT_PACKAGES, USED, TARGETS_CONTRACT = "", ".", [], [], [], [], 1
 ENTRY_SOURCE = sys.stdin.read()
 body = dict(globals(), __name__="warmup_body")  # as the written file has them, but not run as a script
 exec(compile(open(sys.argv[1]).read(), "warmup_body", "exec"), body)
@@ -270,4 +271,9 @@ def test_the_warmup_keeps_a_cells_definitions_and_runs_none_of_its_calls(tmp_pat
                           input=cell, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert not marker.exists(), "the warm-up ran a call of the cell"
-    assert "defined ['AXIS', 'FIRST', 'N', 'SCALE', 'SIZES', 'k', 'label', 'os', 'wp']" in proc.stdout, proc.stdout
+    # references/cli.md's rules: Warp's import and literal constants stay; `import os` (not a pure
+    # standard module) and values built from other names (a tuple of them, a subscript) are left
+    # out, the first of them named, and every call
+    assert "defined ['AXIS', 'N', 'SCALE', 'k', 'label', 'wp']" in proc.stdout, proc.stdout
+    assert "left out line 1 of the command's script: an import of os" in proc.stderr, proc.stderr
+    assert "left out line 6 of the command's script: a value that is not a constant of literals" in proc.stderr

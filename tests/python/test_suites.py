@@ -66,7 +66,7 @@ def warp_log_builds(log_text):
 
 
 def report_builds(report):
-    return {t["test"]: {" ".join(i.split(" ")[:2]) for i in t["identities"]}
+    return {t["test"]: {f"{i['module']} {i['hash'][:7]}" for i in t["identities"]}
             for t in report["summary"]["tests"] if t["builds"] > 0}
 
 
@@ -130,10 +130,11 @@ def test_unittest_ids_are_taken_from_the_test_case_on_the_stack(suite):
         "    def test_triple_again(self):\n        a = wp.full(4, 2.0, dtype=float)\n"
         "        wp.launch(triple, dim=4, inputs=[a])\n        self.assertTrue(np.allclose(a.numpy(), 6.0))\n")
     _, report = suite.measure(VENV_PYTHON, "-m", "unittest", "test_gamma", name="unittest")
-    # the later test reused what the first paid for, its id kept by unittest's own TestCase.run
-    payer = {t["test"]: t for t in report["summary"]["tests"]}["test_gamma.Triple.test_triple"]
-    assert payer["reusers"] == ["test_gamma.Triple.test_triple_again"] and payer["reused_by"] == 1, payer
-    assert report_builds(report) == {"test_gamma.Triple.test_triple": {f"test_gamma {h}" for h in [
+    # the later test reused what the first paid for, its id kept by unittest's own TestCase.run and
+    # written whole, as pytest writes it (file::Class::test)
+    payer = {t["test"]: t for t in report["summary"]["tests"]}["test_gamma.py::Triple::test_triple"]
+    assert payer["reusers"] == ["test_gamma.py::Triple::test_triple_again"] and payer["reused_by"] == 1, payer
+    assert report_builds(report) == {"test_gamma.py::Triple::test_triple": {f"test_gamma {h}" for h in [
         next(l["hash"][:7] for l in report["samples"][0]["cold"]["module_loads"] if l["module"] == "test_gamma")]}}
 
 
