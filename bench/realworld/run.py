@@ -72,6 +72,8 @@ def programs(private, python, device, c01):
         "mjwarp-humanoid": ([*step, str(data / "humanoid" / "humanoid.xml"), "3", device], str(mjw), ["mjwarp_step.py"]),
         "newton-basic-pendulum": ([python, "-m", "newton.examples", "basic_pendulum", "--viewer", "null", "--num-frames",
                                    "10", "--device", device], f"{private / 'newton'}:{mjw}", []),
+        "newton-cloth-hanging": ([python, "-m", "newton.examples", "cloth_hanging", "--viewer", "null", "--num-frames",
+                                  "10", "--device", device], f"{private / 'newton'}:{mjw}", []),
         "particle-prep": ([python, "-m", "particle_prep"], "src", ["particle_pkg"]),
     }
     if c01:
@@ -185,11 +187,15 @@ def main():
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--c01", default=None, help="a local copy of NVIDIA's c01_particle_preprocessing package")
+    parser.add_argument("--probe", default=None, help="the warp-probe to run (default: build/warp-probe, else on PATH)")
+    parser.add_argument("--python", default=None, help="the Python the programs run with (default: .venv's, else this one)")
+    parser.add_argument("--whatif", default="auto", help="measure's --whatif (default auto: the levers the findings name; none: no replays)")
+    parser.add_argument("--no-bare", action="store_true", help="skip the bare warm-up check (a second cold run)")
     args = parser.parse_args()
     out = Path(args.out or tempfile.mkdtemp(prefix="xwarp-realworld-"))
     private = Path(args.private or out / "packages")
     private.mkdir(parents=True, exist_ok=True)
-    python, probe = python_binary(), probe_binary()
+    python, probe = args.python or python_binary(), args.probe or probe_binary()
     install(private, python)
     summaries = []
     for name, (command, pythonpath, carry) in programs(private, python, args.device, args.c01).items():
@@ -205,19 +211,24 @@ def main():
                 shutil.copytree(src, project, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
             else:
                 shutil.copy2(src, project / item)
-        env = dict(os.environ, PYTHONPATH=pythonpath, XWARP_HISTORY=str(out / "history.sqlite3"))
+        # the program's own folders first, then whatever the caller put on the path (a Warp unpacked elsewhere)
+        inherited = os.environ.get("PYTHONPATH")
+        env = dict(os.environ, PYTHONPATH=pythonpath + (os.pathsep + inherited if inherited else ""),
+                   XWARP_HISTORY=str(out / "history.sqlite3"))
         report = folder / "report.json"
-        rc = run([probe, "measure", "--samples", str(args.samples), "--whatif", "auto", "--json", str(report), "--cwd",
+        whatif = [] if args.whatif == "none" else ["--whatif", args.whatif]
+        rc = run([probe, "measure", "--samples", str(args.samples), *whatif, "--json", str(report), "--cwd",
                   str(project), "--", *command], env, folder / "measure.txt")
         if rc != 0 or not report.exists():
             summaries.append(f"== {name}\n  measure failed ({rc}): see {folder / 'measure.txt'}")
+            print(summaries[-1], flush=True)
             continue
         run([probe, "fix", str(report), "--verify", "--samples", str(args.samples), "--json", str(folder / "fix.json"),
              "--out", str(folder / "patches")], env, folder / "fix.txt")
         run([probe, "warmup", str(report), "--verify", "--samples", str(args.samples), "--workers", str(args.workers),
              "-o", str(folder / "warp_warmup.py"), "--json", str(folder / "warmup.json")], env, folder / "warmup.txt")
         bare = None
-        if (folder / "warp_warmup.py").exists():
+        if (folder / "warp_warmup.py").exists() and not args.no_bare:
             cache, code, warm_s, bare_env = bare_warmup(folder, python, project, env)
             prog_code, prog_s, left, added = bare_program(folder, command, project, bare_env, cache)
             bare = (code, warm_s, prog_code, prog_s, left, added)
