@@ -274,3 +274,22 @@ def test_a_kept_cache_builds_only_what_a_change_invalidated_and_names_the_tests_
     assert suite.returncode == 0, log[-2000:]
     assert "(compiled)" not in log and log.count("(cached)") == 2, log[-2000:]
     assert not list(project.temp.iterdir())
+
+
+def test_a_warmup_that_could_build_nothing_writes_no_file_and_says_why(project, tmp_path):
+    """Every identity out of reach (its only kernel made from an object): no file that builds
+    nothing, nothing run by --verify, exit 1 with each NOT line and the reason."""
+    (project.path / "object_only.py").write_text(
+        "import warp as wp\n\n\nclass Settings:\n    def __init__(self, gain):\n        self.gain = gain\n\n\n"
+        "def make_scaled(settings):\n    g = settings.gain\n\n    @wp.kernel(module=\"unique\")\n"
+        "    def scaled(a: wp.array(dtype=wp.float32)):\n        a[wp.tid()] = a[wp.tid()] * g\n\n    return scaled\n\n\n"
+        "a = wp.ones(8, dtype=wp.float32)\nwp.launch(make_scaled(Settings(3.0)), dim=8, inputs=[a])\nprint('ok')\n")
+    report = project.measure("object_only.py")
+    for args in ((), ("--verify", "--samples", "1")):
+        proc, plan, script = project.warmup(report, *args)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert not script.exists(), "a file that builds nothing was written"
+        assert plan["covered"] == 0 and plan["check"] is None, plan
+        assert "NOT" in proc.stdout and "Settings object" in proc.stdout, proc.stdout
+        assert "no file written" in proc.stdout, proc.stdout
+    assert not list(project.temp.iterdir())

@@ -244,3 +244,36 @@ TEST(Fixes, NoBackwardOffPatchForAProgramThatRecordsATapeAndOneSentenceWhereNoFo
     EXPECT_TRUE(granular[0].ops.empty());
     EXPECT_NE(granular[0].no_form.find("design choice"), std::string::npos) << granular[0].no_form;
 }
+
+TEST(Fixes, ALateModuleCountsOnceHoweverManyOfItsKernelsOrProcessesDeclaredIt)
+{
+    // "57 of the 52": each kernel declaration was counted, not each module
+    report r = load_recorded_run(std::string(XWARP_FIXTURES_DIR) + "/streams/unique_between_launches-warp1.19.0");
+    for (auto& s : r.samples)
+    {
+        for (auto& p : s.cold.processes)
+        {
+            const auto calls = p.calls;
+            for (const auto& c : calls)
+            {
+                if (c.function == "kernel")
+                {
+                    p.calls.push_back(c);  // a second kernel declared into the same module
+                }
+            }
+        }
+    }
+    analyze(r);
+    const finding* f = first(r, "CS-9");
+    ASSERT_NE(f, nullptr);
+    const auto at = f->evidence.find(" were created after the first of them loaded");
+    ASSERT_NE(at, std::string::npos) << f->evidence;
+    const std::string head = f->evidence.substr(0, at);
+    const auto of = head.rfind(" of the ");
+    const auto start = head.rfind("; ", of);
+    ASSERT_NE(of, std::string::npos);
+    const int late = std::stoi(head.substr(start + 2, of - start - 2));
+    const int total = std::stoi(head.substr(of + 8));
+    EXPECT_LE(late, total) << f->evidence;
+    EXPECT_EQ(late, 2) << f->evidence;  // the two stages created between launches
+}

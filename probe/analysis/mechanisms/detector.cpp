@@ -483,7 +483,13 @@ namespace xwarp::detect
         }
         cause["late"] = std::move(places);
         f.cause = json_text(cause);
-        f.evidence += "; " + std::to_string(late.size()) + " of the " + std::to_string(total)
+        // a module counts once: several of its kernels, or several processes, declare it late
+        std::set<std::string> late_modules;
+        for (const auto& l : late)
+        {
+            late_modules.insert(l.module);
+        }
+        f.evidence += "; " + std::to_string(late_modules.size()) + " of the " + std::to_string(total)
                       + " were created after the first of them loaded (between launches): merged as they are, one "
                         "module would rebuild at each new kernel (CS-1), so the estimate holds only once they are "
                         "created before the first launch";
