@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ctime>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -103,6 +104,144 @@ namespace xwarp
                                [](const process_record& p) { return field_or(p.hooks, "launch", false); });
         }
 
+        // Launches recorded by more than one process: a test suite's workers, whose launches
+        // interleave in no fixed order from run to run.
+        bool several_processes(const run_result& r)
+        {
+            std::set<std::int64_t> pids;
+            for (const auto& l : r.launches)
+            {
+                pids.insert(l.pid);
+                if (pids.size() > 1)
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        std::string launch_key(const launch_record& l)
+        {
+            std::string key = l.kernel + '\x1f' + l.device.str() + '\x1f' + std::to_string(l.block_dim) + '\x1f'
+                              + (l.adjoint ? "1" : "0") + '\x1f' + l.dim.text();
+            for (const auto& t : l.dtypes)
+            {
+                key += '\x1f' + t.str();
+            }
+            return key;
+        }
+
+        // Several processes: the same launches, each kernel with the same signatures as often,
+        // in whatever order the processes ran them.
+        workload_check same_launches_any_order(const run_result& b, const run_result& a, workload_check& w)
+        {
+            if (b.launches_truncated || a.launches_truncated)
+            {
+                w.status = workload_status::unverified;
+                w.reason = "the suite's launches were stored in part, and its processes run them in no fixed order";
+                return w;
+            }
+            std::map<std::string, std::pair<std::int64_t, std::int64_t>> by_key;
+            std::map<std::string, std::pair<std::int64_t, std::int64_t>> by_kernel;
+            for (const auto& l : b.launches)
+            {
+                by_key[launch_key(l)].first += l.count;
+                by_kernel[l.kernel].first += l.count;
+            }
+            for (const auto& l : a.launches)
+            {
+                by_key[launch_key(l)].second += l.count;
+                by_kernel[l.kernel].second += l.count;
+            }
+            const bool same = std::all_of(by_key.begin(), by_key.end(), [](const auto& kv) { return kv.second.first == kv.second.second; });
+            if (same && b.launch_total == a.launch_total)
+            {
+                w.status = workload_status::same;
+                w.reason = std::to_string(a.launch_total) + " launches over several processes, each kernel as often with the "
+                           "same dims, devices, dtypes, block_dims and adjoint flags (a suite's processes run them in no "
+                           "fixed order)";
+                return w;
+            }
+            w.status = workload_status::changed;
+            w.reason = "the launches of the suite's processes differ (" + std::to_string(b.launch_total) + " before, "
+                       + std::to_string(a.launch_total) + " after, counted per kernel and signature)";
+            for (const auto& [k, c] : by_kernel)
+            {
+                if (c.first != c.second)
+                {
+                    w.moved_counts.push_back({k, c.first, c.second});
+                }
+            }
+            return w;
+        }
+
+        // pytest's closing line ("12 passed, 1 skipped in 3.40s"): the count of passed tests, or
+        // nullopt when the output does not end with one.
+        std::optional<long> passed_tests(const run_result& r)
+        {
+            static const std::regex line(R"((\d+) passed)");
+            std::optional<long> passed;
+            const std::string& out = r.stdout_tail;
+            const auto last = out.find_last_not_of(" \n\r\t");
+            if (last == std::string::npos)
+            {
+                return passed;
+            }
+            const auto start = out.rfind('\n', last);
+            const std::string closing = out.substr(start == std::string::npos ? 0 : start + 1, last + 1);
+            std::smatch m;
+            if (std::regex_search(closing, m, line))
+            {
+                passed = std::stol(m[1].str());
+            }
+            return passed;
+        }
+
+        // A change to how a suite runs (its workers, how they draw tests) changes the launches each
+        // worker makes outside any test (a session fixture runs once per worker): what must stay
+        // the same is the suite's tests, each sample passing as many, with no test failing.
+        void suite_workload(const report& before, const report& after, workload_check& w)
+        {
+            if (w.status == workload_status::same)
+            {
+                return;
+            }
+            std::set<long> counts;
+            for (const auto* side : {&before, &after})
+            {
+                for (const auto& s : side->samples)
+                {
+                    if (!s.ok())
+                    {
+                        continue;
+                    }
+                    const auto n = passed_tests(s.cold);
+                    if (!n || s.cold.exit_code != 0 || !s.cold.failed_tests.empty())
+                    {
+                        w.status = workload_status::unverified;
+                        w.reason = "a suite lever's launches differ by the workers' set-up, and pytest's closing line "
+                                   "(N passed) was not found with every test passing: " + w.reason;
+                        return;
+                    }
+                    counts.insert(*n);
+                }
+            }
+            if (counts.size() == 1)
+            {
+                w.status = workload_status::same;
+                w.reason = "the suite passed the same " + std::to_string(*counts.begin()) + " tests in every sample on both "
+                           "sides (pytest's closing line); the launches differ only as the workers' set-up does: "
+                           + w.reason;
+                w.moved_counts.clear();
+            }
+            else
+            {
+                w.status = workload_status::changed;
+                w.reason = "the suite passed a different number of tests on the two sides (pytest's closing lines): "
+                           + w.reason;
+            }
+        }
+
         workload_check check_workload(const run_result& b, const run_result& a)
         {
             workload_check w;
@@ -125,6 +264,10 @@ namespace xwarp
                 return w;
             }
 
+            if (several_processes(b) || several_processes(a))
+            {
+                return same_launches_any_order(b, a, w);
+            }
             // Renames and divergence, walking both flattened sequences run by run.
             std::set<std::pair<std::string, std::string>> renames;
             std::map<std::string, std::string> rename_map;
@@ -524,11 +667,12 @@ namespace xwarp
         }
     }
 
-    comparison compare_reports(report& before, report& after, const std::string& before_name, const std::string& after_name)
+    comparison compare_reports(report& before, report& after, const std::string& before_name, const std::string& after_name,
+                               deciding_clock clock)
     {
         analyze(before);
         analyze(after);
-        return compare_analyzed(before, after, before_name, after_name);
+        return compare_analyzed(before, after, before_name, after_name, clock);
     }
 
     namespace
@@ -838,6 +982,7 @@ namespace xwarp
             const auto& d = c.clocks[decide];
             const std::string clock_name = d.clock == "compile_elapsed_ms" ? "compile elapsed"
                                            : d.clock == "warm_module_ms"   ? "warm module work"
+                                           : d.clock == "cold_wall_ms"     ? "cold wall"
                                                                            : "cold module work";
             const std::string detail = clock_name + " " + (d.delta_ms && *d.delta_ms < 0 ? "fell " : "rose ")
                                        + format_ms(std::fabs(d.delta_ms.value_or(0.0)))
@@ -872,7 +1017,7 @@ namespace xwarp
     }
 
     comparison compare_analyzed(const report& before, const report& after, const std::string& before_name,
-                                const std::string& after_name)
+                                const std::string& after_name, deciding_clock clock)
     {
         require_comparable(before, before_name);
         require_comparable(after, after_name);
@@ -897,7 +1042,16 @@ namespace xwarp
         };
         c.same_structure = same_identities(b, a) && before.result.source_bytes.median == after.result.source_bytes.median;
         c.option_checks = check_options(b, a, c.receipts);
-        const std::size_t decide = judge_clocks(before, after, c);
+        std::size_t decide = judge_clocks(before, after, c);
+        if (clock == deciding_clock::cold_wall)
+        {
+            suite_workload(before, after, c.workload);
+            c.clocks.push_back(judge("cold_wall_ms", before.result.cold_wall_ms, after.result.cold_wall_ms));
+            decide = c.clocks.size() - 1;
+            c.decided_by = "cold_wall_ms";
+            c.judged_on = "cold wall: the change is to how the suite runs (its workers, how they draw tests), so the "
+                          "command's wall is what it is for, and module work summed over processes is not";
+        }
         // Verdict, most fundamental problem first.
         std::vector<std::string> invalid;
         if (!not_comparable.empty())

@@ -27,7 +27,10 @@ namespace xwarp
 
         std::string clock_words(const std::string& clock)
         {
-            return clock == "compile_elapsed_ms" ? "compile elapsed" : clock == "warm_module_ms" ? "warm module work" : "cold module work";
+            return clock == "compile_elapsed_ms" ? "compile elapsed"
+                   : clock == "warm_module_ms"   ? "warm module work"
+                   : clock == "cold_wall_ms"     ? "cold wall"
+                                                 : "cold module work";
         }
     }
 

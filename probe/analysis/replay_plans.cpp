@@ -203,6 +203,16 @@ namespace xwarp
                 found.push_back(plan_one(f.lever, baseline, s));
             }
         }
+        // A suite under pytest-xdist: its worker count is a lever of its own, whatever the findings
+        const bool asked = std::any_of(plans.begin(), plans.end(), [](const lever_plan& p) { return p.lever == "xdist-workers"; });
+        if (!asked)
+        {
+            lever_plan workers = plan_one("xdist-workers", baseline, s);
+            if (workers.not_applicable.empty())
+            {
+                found.push_back(std::move(workers));
+            }
+        }
         std::stable_sort(found.begin(), found.end(), [](const lever_plan& a, const lever_plan& b) { return a.stake_ms > b.stake_ms; });
         const auto top = std::max_element(found.begin(), found.end(), [](const lever_plan& a, const lever_plan& b)
                                           { return a.estimate_ms.value_or(-1.0) < b.estimate_ms.value_or(-1.0); });
@@ -280,6 +290,10 @@ namespace xwarp
                 {
                     w.saving_warm_module_ms = -*k.delta_ms;
                 }
+                if (k.clock == "cold_wall_ms" && k.delta_ms)
+                {
+                    w.saving_cold_wall_ms = -*k.delta_ms;
+                }
                 if (k.clock == c.decided_by)
                 {
                     w.band_ms = k.band_ms;
@@ -317,7 +331,9 @@ namespace xwarp
         {
             report before = baseline;
             report after = replay;
-            c = compare_reports(before, after, "baseline", "what-if " + plan.lever);
+            const levers::lever_def* def = levers::find(plan.lever);
+            c = compare_reports(before, after, "baseline", "what-if " + plan.lever,
+                                def && def->on_wall ? deciding_clock::cold_wall : deciding_clock::by_structure);
             if (compared)
             {
                 *compared = c;

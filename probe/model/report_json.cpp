@@ -400,7 +400,8 @@ namespace xwarp
              {"saving_ms",
               {{"cold_module_work", w.saving_cold_module_ms},
                {"compile_elapsed", w.saving_compile_elapsed_ms},
-               {"warm_module_work", w.saving_warm_module_ms}}},
+               {"warm_module_work", w.saving_warm_module_ms},
+               {"cold_wall", w.saving_cold_wall_ms}}},
              {"band_ms", w.band_ms},
              {"judged_on", w.judged_on},
              {"samples", w.samples},
@@ -427,6 +428,7 @@ namespace xwarp
         w.saving_cold_module_ms = saving.value("cold_module_work", std::optional<double>{});
         w.saving_compile_elapsed_ms = saving.value("compile_elapsed", std::optional<double>{});
         w.saving_warm_module_ms = saving.value("warm_module_work", std::optional<double>{});
+        w.saving_cold_wall_ms = saving.value("cold_wall", std::optional<double>{});
         w.band_ms = j.value("band_ms", std::optional<double>{});
         w.judged_on = j.value("judged_on", std::string());
         w.samples = j.value("samples", 0);

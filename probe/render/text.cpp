@@ -333,6 +333,10 @@ namespace xwarp
         {
             return "compile elapsed";
         }
+        if (clock == "cold_wall_ms")
+        {
+            return "cold wall";
+        }
         return clock;
     }
 

@@ -36,6 +36,11 @@ class Lever:
         self.params = params or {}
         self.applied = {}
 
+    # -- the process starts: before the program reads its arguments ------------------------------
+
+    def at_start(self):
+        """Runs once, when the shim starts in a process, before the program's own code."""
+
     def count(self, what, n=1):
         self.applied[what] = self.applied.get(what, 0) + n
 
@@ -287,6 +292,84 @@ class MergeModules(Lever):
         return None
 
 
+# The suite levers change pytest-xdist's arguments in the pytest process itself (the shim starts
+# before pytest reads sys.argv), and mark the change in the environment its workers inherit: a
+# worker that sees the mark, or the worker count asked for, says the lever reached it. The
+# controlling process imports no Warp and writes no record; its workers do.
+_SUITE_MARK = "PYTEST_XWARP_SUITE_LEVER"
+
+
+def _pytest_controller():
+    """True in the process that runs pytest's main: started as `python -m pytest` or as the pytest
+    script. pytest-xdist's workers are started with `-c` (and PYTEST_XDIST_WORKER may be inherited
+    from a pytest that runs this one, so it decides nothing)."""
+    import sys
+
+    argv = list(getattr(sys, "orig_argv", None) or [])
+    for i, arg in enumerate(argv[:-1]):
+        if arg == "-m" and argv[i + 1] in ("pytest", "py.test"):
+            return True
+    return len(argv) > 1 and os.path.basename(argv[1]) in ("pytest", "py.test")
+
+
+def _replace_option(argv, long_name, short_name, value):
+    """argv without the option (`--name V`, `--name=V`, `-nV`, `-n V`), then `--name value`."""
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg == long_name or (short_name and arg == short_name):
+            skip = True
+            continue
+        if arg.startswith(long_name + "=") or (short_name and arg.startswith(short_name) and not arg.startswith("--")
+                                               and len(arg) > len(short_name)):
+            continue
+        out.append(arg)
+    return out + [long_name, str(value)]
+
+
+class _SuiteLever(Lever):
+    effects = ("workers_started",)
+    option = ("", "")
+
+    def value(self):
+        return ""
+
+    def at_start(self):
+        import sys
+
+        if not _pytest_controller() or not self.value():
+            return
+        sys.argv[1:] = _replace_option(sys.argv[1:], *self.option, self.value())
+        os.environ[_SUITE_MARK] = f"{self.name}={self.value()}"
+
+    def at_import(self, warp, cfg):
+        super().at_import(warp, cfg)
+        if (os.environ.get("PYTEST_XDIST_WORKER") and not _pytest_controller()
+                and os.environ.get(_SUITE_MARK) == f"{self.name}={self.value()}"):
+            self.count("workers_started")
+
+
+class XdistLoadfile(_SuiteLever):
+    name = "xdist-loadfile"
+    params_known = ("dist",)
+    option = ("--dist", "")
+
+    def value(self):
+        return self.params.get("dist") if self.params.get("dist") in ("loadfile",) else ""
+
+
+class XdistWorkers(_SuiteLever):
+    name = "xdist-workers"
+    params_known = ("workers",)
+    option = ("--numprocesses", "-n")
+
+    def value(self):
+        n = self.params.get("workers")
+        return str(n) if isinstance(n, int) and not isinstance(n, bool) and 0 < n <= 1024 else ""
+
+
 _LEVERS = {
     cls.name: cls
     for cls in (
@@ -299,6 +382,8 @@ _LEVERS = {
         MergeModules,
         KeepCache,
         MathdxOff,
+        XdistLoadfile,
+        XdistWorkers,
     )
 }
 

@@ -146,6 +146,7 @@ def _load_lever():
         import xwarp_levers
 
         _lever = xwarp_levers.make(json.loads(raw))
+        _lever.at_start()
     except Exception:
         _lever = None
 

@@ -179,3 +179,34 @@ def test_a_warmup_builds_the_forms_each_worker_made_of_a_shared_generic_module(s
     assert plan["check"]["verdict"] == "verified", proc.stdout
     assert "builds left at run time: 0" in proc.stdout, proc.stdout
     assert not list(suite.temp.iterdir())
+
+
+def test_suite_levers_change_how_pytest_runs_and_are_judged_on_the_suites_wall(suite):
+    """--whatif xdist-loadfile,xdist-workers on a real pytest -n 2 suite: the shim rewrites the
+    pytest process's own arguments (the workers it starts say they saw it), the replay keeps the
+    same launches in whatever order the workers ran them, and the verdict is on the cold wall.
+    Which way the wall moved is the machine's to say: not asserted."""
+    out = suite.path.parent / "levers.json"
+    proc = suite.probe("measure", "-q", "--samples", "2", "--whatif", "xdist-loadfile,xdist-workers", "--json", out,
+                       "--cwd", suite.path, "--", VENV_PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "3",
+                       "test_alpha.py", "test_beta.py")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    report = json.loads(out.read_text())
+    validate_report(report)
+    by_lever = {w["lever"]: w for w in report["whatif"]}
+    loadfile = by_lever["xdist-loadfile"]
+    assert loadfile["params"] == {"dist": "loadfile"}, loadfile
+    assert loadfile["applied"].get("workers_started", 0) >= 2, loadfile  # each worker of each sample saw it
+    assert loadfile["verdict"] in ("improved", "regressed", "inconclusive"), loadfile  # never invalid: same launches
+    assert loadfile["judged_on"].startswith("cold wall"), loadfile
+    assert loadfile["saving_ms"]["cold_wall"] is not None
+    workers = by_lever["xdist-workers"]
+    cpus = os.cpu_count()
+    if cpus == 3:
+        assert workers["verdict"] == "not-applied" or "already runs one worker per CPU" in workers["reason"], workers
+    else:
+        assert workers["params"] == {"workers": cpus}, workers
+        assert workers["applied"].get("workers_started", 0) >= 1 and workers["judged_on"].startswith("cold wall"), workers
+    finding = next(f for f in report["findings"] if f["mechanism"] == "repeated-across-workers")
+    assert finding["lever"] == "xdist-loadfile" and "--whatif xdist-loadfile" in finding["recommendation"]
+    assert not list(suite.temp.iterdir())

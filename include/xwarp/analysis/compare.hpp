@@ -27,20 +27,32 @@ namespace xwarp
     // beyond the band that is not yet significant and could be within max_samples).
     std::string settled_because(const comparison& c, int max_samples);
 
+    // Which clock decides: the one the build structure calls for (module work, compile
+    // elapsed, warm module work: judge_clocks says why), or the command's cold wall, for a
+    // change made to how a test suite runs (its workers, how they draw tests), where the wall
+    // is what the change is for and module work is summed over processes.
+    enum class deciding_clock
+    {
+        by_structure,
+        cold_wall,
+    };
+
     // Analyses both reports in place (the fronts render them next to the verdict) and compares
     // them. Throws compare_input_error when a side has no successful sample. The verdict's exit
     // code is the front's to set (fronts/exit_codes.hpp).
     comparison compare_reports(report& before,
                                report& after,
                                const std::string& before_name,
-                               const std::string& after_name);
+                               const std::string& after_name,
+                               deciding_clock clock = deciding_clock::by_structure);
 
     // The same for two reports analysed already (analyze()), and perhaps since given only what
     // a comparison reads (keep_what_compare_reads).
     comparison compare_analyzed(const report& before,
                                 const report& after,
                                 const std::string& before_name,
-                                const std::string& after_name);
+                                const std::string& after_name,
+                                deciding_clock clock = deciding_clock::by_structure);
 
     // Throws compare_input_error, naming the side, when an analysed report has no successful
     // sample: checked by compare_analyzed, and by a front before it keeps a side.

@@ -302,6 +302,7 @@ namespace xwarp
         std::optional<double> saving_cold_module_ms;  // baseline - replay medians (positive: it saved)
         std::optional<double> saving_compile_elapsed_ms;
         std::optional<double> saving_warm_module_ms;  // keep-cache is judged on the warm pass
+        std::optional<double> saving_cold_wall_ms;    // a suite lever is judged on the command's cold wall
         std::optional<double> band_ms;   // the noise band of the clock it was judged on
         std::string judged_on;           // that clock
         int samples = 0;                 // replay samples (as many baseline samples, interleaved)
@@ -317,7 +318,7 @@ namespace xwarp
         // here once, for the findings, the text and the HTML alike.
         struct quoted_saving
         {
-            std::string clock;  // "cold module work", "compile elapsed" or "warm module work"
+            std::string clock;  // "cold module work", "compile elapsed", "warm module work" or "cold wall"
             std::optional<double> ms;
         };
         quoted_saving quoted() const
@@ -329,6 +330,10 @@ namespace xwarp
             if (judged_on.rfind("warm module work", 0) == 0)
             {
                 return {"warm module work", saving_warm_module_ms};
+            }
+            if (judged_on.rfind("cold wall", 0) == 0)
+            {
+                return {"cold wall", saving_cold_wall_ms};
             }
             return {"cold module work", saving_cold_module_ms};
         }

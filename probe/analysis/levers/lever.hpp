@@ -56,6 +56,9 @@ namespace xwarp::levers
         code_form_fn code_form = nullptr;
         const char* no_code_form = nullptr;
         stake_fn stake = nullptr;
+        // Judged on the command's cold wall (compare's deciding_clock::cold_wall): a change to how
+        // a test suite runs, whose module work is summed over its processes.
+        bool on_wall = false;
     };
 
     // Every lever, in the order --help lists them (registry.cpp).

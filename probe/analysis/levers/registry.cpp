@@ -17,6 +17,8 @@ namespace xwarp
         extern const lever_def merge_modules;
         extern const lever_def keep_cache;
         extern const lever_def mathdx_off;
+        extern const lever_def xdist_loadfile;
+        extern const lever_def xdist_workers;
 
         const std::vector<const lever_def*>& table()
         {
@@ -30,6 +32,8 @@ namespace xwarp
                 &merge_modules,
                 &keep_cache,
                 &mathdx_off,
+                &xdist_loadfile,
+                &xdist_workers,
             };
             return rows;
         }

@@ -153,12 +153,14 @@ namespace xwarp::detect
                                                    {"cpu_ms", cpu_ms}});
                 f.savings_ms = wall_ms;
                 locate_module(f, ctx.first_cold(), std::get<0>(k));
+                f.lever = "xdist-loadfile";
                 f.recommendation = "What removes the repeats, each to be measured on the suite's wall before it is kept: a "
                                    "kernel cache kept between CI runs (the workers then load it; references/ci.md), "
-                                   "pytest-xdist's --dist loadfile or loadgroup (a module's tests on one worker), or a "
-                                   "warm-up step before the workers start (warp-probe warmup). A warm-up step pays only "
-                                   "when the suite's workers are fewer than the modules they build: on as many CPUs as "
-                                   "modules the workers already build side by side, and the step adds its own wall.";
+                                   "pytest-xdist's --dist loadfile (a file's tests on one worker: --whatif xdist-loadfile "
+                                   "replays it on the suite's wall), or a warm-up step before the workers start "
+                                   "(warp-probe warmup --verify measures it). A warm-up step pays only when the suite's "
+                                   "workers are fewer than the modules they build: on as many CPUs as modules the "
+                                   "workers already build side by side, and the step adds its own wall.";
                 out.findings.push_back(std::move(f));
             }
         }
