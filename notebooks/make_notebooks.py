@@ -630,8 +630,9 @@ wp.launch(settle, dim=64, inputs=[a, m])
 wp.launch(relax, dim=64, inputs=[a, m])"""),
             ("md", """The cold pass built **two identities**, one per form of the module. Look at the warm pass:
 it builds nothing, but it still **loads two identities** from the cache: each is hashed and its
-binary loaded, so churn is cheap on a warm cache, not free (a module emitted as PTX is even
-compiled again at every load: the GPU lesson shows 784 ms for one from a warm cache). The builds
+binary loaded, so churn is cheap on a warm cache, not free (a module emitted as PTX, where the
+GPU driver is older than Warp's CUDA toolkit, is even compiled again at every load: the GPU lesson
+shows 784 ms for one from a warm cache). The builds
 themselves go unnoticed there; they are paid again in full wherever the cache is empty. That is why churn is worth
 fixing even when your own machine feels fast, and why `warp-probe measure` always measures cold.
 
@@ -644,7 +645,8 @@ what the program printed: the report's JSON has it under `stdout_tail`):
 
 the module, the first seven characters of its hash, the device, the time, and `compiled` or
 `cached`. Two lines for one module with two hashes are churn. `wp.config.compile_time_trace = True`
-writes a trace of each build's phases. NVIDIA's pages on [code generation](https://nvidia.github.io/warp/codegen.html)
+writes a trace of each CUDA build's phases (NVRTC's, CUDA toolkit 12.8 or later; a CPU build
+writes none). NVIDIA's pages on [code generation](https://nvidia.github.io/warp/codegen.html)
 and on [reducing compilation and startup time](https://nvidia.github.io/warp/stable/user_guide/execution_and_performance/reducing_compilation_and_startup_time.html)
 describe the same pipeline and the same fixes from Warp's side.
 
@@ -700,10 +702,11 @@ one notebook cell run as a script) form one Warp module. Its **identity** is:
 
 > the live kernels and the functions they call (in any module), the `wp.constant` and `wp.static`
 > values they read, the module's options and the `wp.config` build flags folded in when it loads,
-> the CUDA block_dim, and the generic instances
+> the block_dim, and the generic instances
 
 A change to any one of them is a new identity. The **block_dim** is the number of threads per block a
-CUDA launch uses (the CPU runs 1); a **generic instance** is the typed copy Warp makes of a kernel
+CUDA launch uses (256 by default; the CPU runs 1 unless `wp.config.enable_cpu_blocks` is on), so a
+module used on both devices is two identities; a **generic instance** is the typed copy Warp makes of a kernel
 written for `Any` when it meets argument types (lesson 6 takes them apart).
 
 Each new identity is a full code generation and native build of *every* kernel in the module. So cold
@@ -747,8 +750,9 @@ wp.launch(stage_c, dim=64, inputs=[a, m])"""),
   measuring, never instructions.
 
 On the CPU, most of the first build is Warp writing a **precompiled header** (the Warp runtime's
-header, compiled once and reused by every later build), once per process and thread; the saving is
-the rest of the rebuilds.
+header, compiled by the first build of each process and thread and reused by its later builds
+that match it: Warp writes one per block_dim, build mode, optimisation level and compiler flags,
+`builtin_bd64_...pch` beside `builtin_bd128_...pch`); the saving is the rest of the rebuilds.
 
 Now the fix: define the three kernels before the first launch."""),
             ("code", f"""%%warp_probe --samples 3 --name hoisted
@@ -1332,7 +1336,8 @@ def gpu_intro_cells():
 `wp.config.enable_cpu_blocks = True` (off by default, every CPU launch then runs at block_dim 1),
 and [CS-5 on the CPU](cs5_block_dims_cpu.ipynb) does this lesson's first part without a GPU. CS-12
 does not either: Warp 1.19 keeps a precompiled header per compiling thread for Clang (the CPU), and
-for NVRTC with CUDA toolkits before 13.0; from 13.0 on it passes NVRTC only `-pch` and NVRTC keeps
+for NVRTC with CUDA toolkits from 12.8 up to 13.0 (below 12.8 NVRTC has no precompiled headers);
+from 13.0 on it passes NVRTC only `-pch` and NVRTC keeps
 its own header directories (the recordings below used toolkit 13.4). `--whatif pch-off` measures
 it on any device; it is here for its CUDA form.
 
@@ -1532,7 +1537,7 @@ The levers (`warp-probe mechanisms` lists which mechanism each one fixes):
 | `shared-module`, `merge-modules` | puts the kernels that each had a module of their own (`module="unique"`), or the small modules, in one module | 8 |
 | `backward-off` | holds `enable_backward` off: no adjoint code, the code automatic differentiation runs backward | 9 |
 | `parallel-preload` | preloads the baseline's modules at the first launch, with several workers | 10 |
-| `pch-off`, `mathdx-off` | hold off the precompiled header (the runtime header compiled once for later builds) and MathDx (NVIDIA's device math libraries, used by tile operations on a GPU) | 11 |
+| `pch-off`, `mathdx-off` | hold off the precompiled header (Warp's runtime header, written per thread, block_dim and build mode and reused by the later builds that match it) and MathDx (NVIDIA's device math libraries, used by tile operations on a GPU) | 12 |
 
 You need none of those lessons to read a replay: each lever changes one thing, and the verdict reads
 the same for all.

@@ -188,3 +188,88 @@ def test_the_whatif_lesson_measures_a_program_no_other_lesson_probes():
     for path in NB.glob("*.ipynb"):
         if path.stem != "whatif":
             assert not whatif & probe_bodies(path.stem), path.name
+
+
+def all_prose():
+    return "\n".join(prose(p.stem) for p in sorted(NB.glob("*.ipynb"))) + "\n" + (NB / "glossary.md").read_text()
+
+
+def test_the_cpu_precompiled_header_is_written_per_block_dim_as_the_lessons_now_say(tmp_path):
+    out = warp_snippet("""
+        import os
+        wp.config.enable_cpu_blocks = True
+        wp.init()
+
+        @wp.kernel
+        def k(a: wp.array(dtype=float)):
+            a[wp.tid()] = a[wp.tid()] + 1.0
+
+        a = wp.zeros(128, dtype=float)
+        wp.launch(k, dim=128, inputs=[a], block_dim=64)
+        wp.launch(k, dim=128, inputs=[a], block_dim=128)
+        wp.synchronize()
+        folder = wp._src.context.runtime.get_clang_pch_dir()
+        names = sorted(f for _, _, fs in os.walk(folder) for f in fs if f.endswith(".pch"))
+        print("headers:", len(names), " ".join(n.split("_")[1] for n in names))
+    """, tmp_path)
+    assert "headers: 2 bd128 bd64" in out, out
+    text = all_prose()
+    assert "compiled once and reused by every later build" not in text
+    assert "`builtin_bd64_...pch`" in prose("overview") and "builtin_bd64_...pch" in (NB / "glossary.md").read_text()
+
+
+def test_compile_time_trace_writes_nothing_for_a_cpu_build_and_the_primer_says_cuda(tmp_path):
+    out = warp_snippet("""
+        import os
+        wp.config.compile_time_trace = True
+        wp.init()
+
+        @wp.kernel
+        def k(a: wp.array(dtype=float)):
+            a[wp.tid()] = 1.0
+
+        wp.launch(k, dim=4, inputs=[wp.zeros(4, dtype=float)])
+        wp.synchronize()
+        files = [f for _, _, fs in os.walk(wp.config.kernel_cache_dir) for f in fs]
+        print("trace files:", [f for f in files if "trace" in f.lower()], "built:", any(f.endswith(".o") for f in files))
+    """, tmp_path)
+    assert "trace files: [] built: True" in out, out
+    assert "writes a trace of each CUDA build's phases (NVRTC's, CUDA toolkit 12.8 or later; a CPU build" in all_prose()
+
+
+def test_the_block_dim_is_in_the_hash_so_cpu_and_cuda_are_two_identities(tmp_path):
+    out = warp_snippet("""
+        wp.init()
+
+        @wp.kernel
+        def k(a: wp.array(dtype=float)):
+            a[wp.tid()] = 1.0
+
+        m = wp.get_module(k.__module__)
+        print("same hash at 1 and 256:", m.get_module_hash(1) == m.get_module_hash(256))
+    """, tmp_path)
+    assert "same hash at 1 and 256: False" in out, out
+    glossary = (NB / "glossary.md").read_text()
+    assert "The device is not hashed:" not in glossary
+    assert "two hashes, two folders, two\nbuilds" in glossary or "two hashes, two folders, two builds" in glossary
+    assert "> the CUDA block_dim, and the generic instances" not in all_prose()
+
+
+def test_the_gpu_statements_name_their_conditions():
+    text = all_prose()
+    # PTX compiled at every load only where the driver is older than Warp's toolkit
+    assert "a module emitted as PTX, where the\nGPU driver is older than Warp's CUDA toolkit" in text
+    # NVRTC's precompiled headers: from 12.8 (none below), per thread up to 13.0
+    assert "from 12.8 up to 13.0 (below 12.8 NVRTC has no precompiled headers)" in prose("gpu_mechanisms")
+
+
+def test_the_lesson_numbers_and_counts_are_the_courses():
+    rows = [line for line in (NB / "README.md").read_text().splitlines() if re.match(r"\| \d+ \| \[", line)]
+    lessons = {int(r.split("|")[1]): r for r in rows if ".ipynb" in r}
+    gpu = next(n for n, r in lessons.items() if "gpu_mechanisms.ipynb" in r)
+    assert f"| `pch-off`, `mathdx-off` |" in prose("whatif")
+    row = next(line for line in prose("whatif").splitlines() if line.startswith("| `pch-off`, `mathdx-off` |"))
+    assert row.rstrip().endswith(f"| {gpu} |"), row
+    notebooks = len(list(NB.glob("*.ipynb")))
+    words = {12: "twelve", 13: "thirteen", 14: "fourteen", 15: "fifteen"}
+    assert f"the course: {words[notebooks]} notebooks" in (ROOT / "references" / "notebook.md").read_text()
