@@ -52,6 +52,28 @@ def test_each_shim_lever_reads_the_contracts_parameters_and_counts_its_effects()
     assert levers.make({"lever": "pch-off", "params": {}}).pinned == {"use_precompiled_headers": False}
 
 
+def test_the_reports_lever_enum_the_shims_variants_and_the_engines_table_name_the_same_levers():
+    """Three lists of one set: the report schema's whatif lever enum, the shim-inputs variants and
+    the levers warp-probe plans (its --help). A lever added to one alone fails here."""
+    report_schema = json.loads((ROOT / "probe" / "schema" / "report.schema.json").read_text())
+    enum = None
+    stack = [report_schema]
+    while stack and enum is None:  # the whatif item's lever enum, wherever the schema keeps it
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("type") == "object" and "judged_on" in node.get("properties", {}) and "lever" in node["properties"]:
+                enum = node["properties"]["lever"]["enum"]
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    assert enum is not None, "the report schema has no whatif lever enum"
+    helped = subprocess.run([str(PROBE), "measure", "--help"], capture_output=True, text=True, check=True).stdout
+    listed = re.search(r"LEVER\[,LEVER\.\.\.\] \(([^)]*)\)", " ".join(helped.split()))
+    assert listed, helped
+    engine = {name.strip() for name in listed.group(1).split(",")}
+    assert set(enum) == set(lever_variants()) == engine, (sorted(enum), sorted(lever_variants()), sorted(engine))
+
+
 def test_every_variable_the_shim_reads_is_in_the_contract():
     read = set()
     for source in (ROOT / "probe" / "shim").glob("*.py"):
