@@ -99,7 +99,8 @@ def user_venv(wheel, tmp_path_factory):
     run([python, "-m", "venv", venv])
     before = venv_files(venv)
     pip = venv / "bin" / "pip"
-    run([pip, "install", "-q", "--disable-pip-version-check", f"warp-lang=={WARP_VERSION}", "ipykernel"], timeout=900)
+    run([pip, "install", "-q", "--disable-pip-version-check", f"warp-lang=={WARP_VERSION}", "ipykernel", "pytest"],
+        timeout=900)
     with_deps = venv_files(venv)
     run([pip, "install", "-q", "--disable-pip-version-check", "--no-deps", fixed])
     return venv, with_deps, before
@@ -129,6 +130,34 @@ def test_warp_probe_measures_the_demo_from_the_venv(user_venv, tmp_path):
     loads = [l for l in measured["samples"][0]["cold"]["module_loads"]]
     assert loads and loads[0]["status"] == "compiled"
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_pip_install_registers_the_pytest_plugin_off_unless_asked(user_venv, tmp_path):
+    """The wheel's pytest11 entry point: `pytest --warp-builds` in the user's own run lists the
+    build with the test that paid it, writes JUnit properties and the report; without the flag
+    the run is pytest's own."""
+    venv, _, _ = user_venv
+    (tmp_path / "test_k.py").write_text(
+        "import warp as wp\n\n\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[wp.tid()] = 2.0\n\n\n"
+        "def test_launch():\n    a = wp.zeros(4, dtype=float)\n    wp.launch(k, dim=4, inputs=[a])\n"
+        "    assert a.numpy()[0] == 2.0\n")
+    env = dict(os.environ, PATH=f"{venv / 'bin'}:/usr/bin:/bin", TMPDIR=str(tmp_path), WARP_CACHE_PATH=str(tmp_path / "cache"))
+    env.pop("XWARP_SHIM_DIR", None)
+    env.pop("PYTHONPATH", None)
+    plain = run([venv / "bin" / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_k.py"], env=env, cwd=tmp_path,
+                timeout=600)
+    assert "warp builds" not in plain.stdout and "1 passed" in plain.stdout, plain.stdout
+    import shutil as _shutil
+
+    _shutil.rmtree(tmp_path / "cache")
+    report = tmp_path / "builds.json"
+    done = run([venv / "bin" / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--warp-builds",
+                "--warp-builds-report", report, "--junitxml", tmp_path / "junit.xml", "test_k.py"], env=env, cwd=tmp_path,
+               timeout=600)
+    assert "warp builds" in done.stdout and "test_k.py::test_launch" in done.stdout, done.stdout
+    assert "1 build(s)" in done.stdout, done.stdout
+    assert json.loads(report.read_text())["summary"]["tests"][0]["test"] == "test_k.py::test_launch"
+    assert 'name="warp_builds" value="1"' in (tmp_path / "junit.xml").read_text()
 
 
 def test_install_kernel_writes_a_kernelspec_without_root(user_venv, tmp_path):
