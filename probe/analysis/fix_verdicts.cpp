@@ -37,28 +37,13 @@ namespace xwarp
     namespace
     {
         // Compiled loads in the first good sample's cold pass, or its warm pass (warm: true).
-        std::optional<int> builds_in(const report& r, bool warm)
-        {
-            const sample* s = r.first_good();
-            if (s == nullptr || (warm && !s->warm))
-            {
-                return std::nullopt;
-            }
-            int built = 0;
-            for (const auto& l : (warm ? s->warm->module_loads : s->cold.module_loads))
-            {
-                built += l.status == load_status::compiled ? 1 : 0;
-            }
-            return built;
-        }
-
         // The counted part of a patch's verification: builds, and whether its finding is gone.
         void count_effect(fix_result& f, report before, report after)
         {
-            f.cold_builds_before = builds_in(before, false);
-            f.cold_builds_after = builds_in(after, false);
-            f.warm_builds_before = builds_in(before, true);
-            f.warm_builds_after = builds_in(after, true);
+            f.cold_builds_before = before.builds_in_first_good(false);
+            f.cold_builds_after = after.builds_in_first_good(false);
+            f.warm_builds_before = before.builds_in_first_good(true);
+            f.warm_builds_after = after.builds_in_first_good(true);
             if (!f.cold_builds_after)
             {
                 return;

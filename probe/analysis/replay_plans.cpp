@@ -326,6 +326,10 @@ namespace xwarp
         whatif_result w = unrun_lever(plan, verdict::not_run, "");
         w.samples = static_cast<int>(replay.samples.size());
         w.applied = summed_applied(replay);
+        w.cold_builds_baseline = baseline.builds_in_first_good(false);
+        w.cold_builds_replay = replay.builds_in_first_good(false);
+        w.warm_builds_baseline = baseline.builds_in_first_good(true);
+        w.warm_builds_replay = replay.builds_in_first_good(true);
         comparison c;
         try
         {

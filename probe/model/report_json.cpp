@@ -406,6 +406,11 @@ namespace xwarp
              {"judged_on", w.judged_on},
              {"samples", w.samples},
              {"estimate_ms", w.estimate_ms},
+             {"builds",
+              {{"cold_baseline", w.cold_builds_baseline},
+               {"cold_replay", w.cold_builds_replay},
+               {"warm_baseline", w.warm_builds_baseline},
+               {"warm_replay", w.warm_builds_replay}}},
              {"reason", w.reason},
              {"steady_state", w.steady_state},
              {"needs", w.needs}};
@@ -433,6 +438,11 @@ namespace xwarp
         w.judged_on = j.value("judged_on", std::string());
         w.samples = j.value("samples", 0);
         w.estimate_ms = j.value("estimate_ms", std::optional<double>{});
+        const json builds = j.value("builds", json::object());
+        w.cold_builds_baseline = builds.value("cold_baseline", std::optional<int>{});
+        w.cold_builds_replay = builds.value("cold_replay", std::optional<int>{});
+        w.warm_builds_baseline = builds.value("warm_baseline", std::optional<int>{});
+        w.warm_builds_replay = builds.value("warm_replay", std::optional<int>{});
         w.reason = j.value("reason", std::string());
         w.steady_state = j.value("steady_state", json::object());
         w.needs = j.value("needs", std::string());

@@ -874,6 +874,10 @@ namespace xwarp
             const auto [clock, saving] = w.quoted();
             const bool measured = w.verdict != verdict::not_applied && w.verdict != verdict::not_run;
             std::string why = w.reason;
+            if (const auto counted = w.counted_builds_words(); !counted.empty() && measured)
+            {
+                why += (why.empty() ? "" : "; ") + counted;
+            }
             for (const auto& [kernel, t] : w.steady_state.items())
             {
                 const auto b = t.find("baseline_ms");

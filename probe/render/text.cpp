@@ -123,6 +123,10 @@ namespace xwarp
             {
                 o << "      estimate was " << format_ms(*w.estimate_ms) << "\n";
             }
+            if (const auto counted = w.counted_builds_words(); !counted.empty() && w.verdict != verdict::not_run)
+            {
+                o << "      " << counted << "\n";
+            }
             if (!w.reason.empty())
             {
                 o << "      " << w.reason << "\n";

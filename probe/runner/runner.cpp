@@ -106,6 +106,92 @@ namespace xwarp
             return out;
         }
 
+        // What the records say went wrong: what was lost decides the pass (a record that could not
+        // be read is data the figures miss, an identity, a process, and a budget would be judged
+        // without it); shim errors and a process that used its own cache are notes.
+        void note_record_problems(run_result& run, const shim_records& rec, const std::string& warp_cache)
+        {
+            std::vector<std::string> lost;
+            if (rec.malformed_lines > 0)
+            {
+                lost.push_back(std::to_string(rec.malformed_lines) + " unreadable record line(s) (a process killed while writing?)");
+            }
+            if (rec.rejected_count > 0)
+            {
+                std::string named;
+                for (const auto& why : rec.rejected)
+                {
+                    named += (named.empty() ? "" : "; ") + why;
+                }
+                lost.push_back(std::to_string(rec.rejected_count) + " shim record(s) outside the record contract, left out: " + named);
+            }
+            for (const auto& f : rec.unreadable)
+            {
+                lost.push_back("record file " + f);
+            }
+            for (const auto& p : rec.processes)
+            {
+                for (const auto& e : p.shim_errors)
+                {
+                    if (e.rfind("writing a ", 0) == 0)
+                    {
+                        lost.push_back("pid " + std::to_string(p.pid) + " could not write a record (" + e + ")");
+                    }
+                }
+            }
+            for (const auto& why : lost)
+            {
+                run.notes.push_back(why);
+                run.records_lost += (run.records_lost.empty() ? "" : "; ") + why;
+            }
+            if (rec.newer_contract > 0)
+            {
+                run.notes.push_back("the shim wrote records under contract " + std::to_string(rec.newer_contract)
+                                    + ", newer than this warp-probe reads (" + std::to_string(shim_contract_version())
+                                    + "): a field it added is not read");
+            }
+            for (const auto& p : rec.processes)
+            {
+                for (const auto& e : p.shim_errors)
+                {
+                    run.notes.push_back("shim error in pid " + std::to_string(p.pid) + ": " + e);
+                }
+                auto dir = p.runtime.find("kernel_cache_dir");
+                if (dir != p.runtime.end() && dir->is_string()
+                    && dir->get<std::string>().rfind(warp_cache, 0) != 0)
+                {
+                    run.notes.push_back("pid " + std::to_string(p.pid) + " used its own kernel cache "
+                                        + dir->get<std::string>() + ": this pass was not isolated");
+                }
+            }
+        }
+
+        // A suite whose tests failed ran to its end: what it built, and by which test, still counts.
+        void note_failed_tests(run_result& run, const process_outcome& outcome, const std::string& stdout_path,
+                               const std::string& stderr_path)
+        {
+            const bool suite = std::any_of(run.module_loads.begin(), run.module_loads.end(), [](const module_load& l) { return !l.test.empty(); })
+                               || std::any_of(run.processes.begin(), run.processes.end(), [](const process_record& p) {
+                                      return std::any_of(p.calls.begin(), p.calls.end(), [](const api_call_event& c) { return c.function == "test_use"; });
+                                  });
+            if (suite && outcome.exit_code && *outcome.exit_code == 1 && !outcome.timed_out && !outcome.interrupted)
+            {
+                run.tests_failed = true;
+                for (const auto& path : {stdout_path, stderr_path})
+                {
+                    if (is_plain_file(path))
+                    {
+                        std::ifstream in(path);
+                        scan_test_failures(in, run.failed_tests);
+                    }
+                }
+                run.notes.push_back("tests failed (exit code 1)"
+                                    + (run.failed_tests.empty() ? std::string() : ": " + std::to_string(run.failed_tests.size())
+                                                                                       + " named, first " + run.failed_tests.front())
+                                    + ": what the suite built and by which test still counts; no timing verdict is judged on it");
+            }
+        }
+
         // A pass's result from what it left: the process outcome, the shim's records, the
         // command's output (Warp's log lines, the fallback source) and the cache it filled. The
         // same assembly reads a pass recorded with --keep-records back.
@@ -116,163 +202,89 @@ namespace xwarp
                                  const std::string& warp_cache,
                                  const cache_inventory& cache)
         {
-        run_result run;
-        run.wall_ms = outcome.wall_ms;
-        run.exit_code = outcome.exit_code;
-        run.term_signal = outcome.term_signal;
-        run.timed_out = outcome.timed_out;
-        run.interrupted = outcome.interrupted;
-        run.spawn_error = outcome.spawn_error;
+            run_result run;
+            run.wall_ms = outcome.wall_ms;
+            run.exit_code = outcome.exit_code;
+            run.term_signal = outcome.term_signal;
+            run.timed_out = outcome.timed_out;
+            run.interrupted = outcome.interrupted;
+            run.spawn_error = outcome.spawn_error;
 
-        shim_records rec = read_shim_records(records);
-        log_scan log;
-        for (const auto& path : {stdout_path, stderr_path})
-        {
-            std::ifstream in(path);
-            log_scan part = scan_warp_log(in);
-            log.native_ms_total += part.native_ms_total;
-            log.native_lines += part.native_lines;
-            for (auto& l : part.loads)
-            {
-                log.loads.push_back(std::move(l));
-            }
-        }
-
-        const bool fallback = std::any_of(rec.processes.begin(),
-                                          rec.processes.end(),
-                                          [](const process_record& p) { return p.log_fallback; });
-        if (!fallback && !rec.loads.empty())
-        {
-            run.load_source = "hook";
-            run.module_loads = std::move(rec.loads);
-            if (log.loads.size() > run.module_loads.size())
-            {
-                run.notes.push_back(std::to_string(log.loads.size() - run.module_loads.size())
-                                    + " module-load line(s) in the output had no hook record "
-                                      "(a Python process without the shim, e.g. python -I or -E?)");
-            }
-        }
-        else if (!log.loads.empty())
-        {
-            run.load_source = "log";
-            run.module_loads = std::move(log.loads);
-            run.notes.push_back(fallback ? "Warp's load hooks were not available: module figures come from "
-                                           "Warp's own log lines"
-                                         : "no hook records: module figures come from Warp's own log lines");
-        }
-        else
-        {
-            run.load_source = rec.processes.empty() ? "none" : "hook";
-        }
-        if (rec.processes.empty() && run.ok())
-        {
-            run.notes.push_back("no Python process imported Warp under the shim (does the command run Python "
-                                "with -I or -E, or reset PYTHONPATH?)");
-        }
-        // What was lost decides the pass: a record that could not be read is data the figures
-        // miss (an identity, a process), and a budget would be judged without it.
-        std::vector<std::string> lost;
-        if (rec.malformed_lines > 0)
-        {
-            lost.push_back(std::to_string(rec.malformed_lines) + " unreadable record line(s) (a process killed while writing?)");
-        }
-        if (rec.rejected_count > 0)
-        {
-            std::string named;
-            for (const auto& why : rec.rejected)
-            {
-                named += (named.empty() ? "" : "; ") + why;
-            }
-            lost.push_back(std::to_string(rec.rejected_count) + " shim record(s) outside the record contract, left out: " + named);
-        }
-        for (const auto& f : rec.unreadable)
-        {
-            lost.push_back("record file " + f);
-        }
-        for (const auto& p : rec.processes)
-        {
-            for (const auto& e : p.shim_errors)
-            {
-                if (e.rfind("writing a ", 0) == 0)
-                {
-                    lost.push_back("pid " + std::to_string(p.pid) + " could not write a record (" + e + ")");
-                }
-            }
-        }
-        for (const auto& why : lost)
-        {
-            run.notes.push_back(why);
-            run.records_lost += (run.records_lost.empty() ? "" : "; ") + why;
-        }
-        if (rec.newer_contract > 0)
-        {
-            run.notes.push_back("the shim wrote records under contract " + std::to_string(rec.newer_contract)
-                                + ", newer than this warp-probe reads (" + std::to_string(shim_contract_version())
-                                + "): a field it added is not read");
-        }
-        for (const auto& p : rec.processes)
-        {
-            for (const auto& e : p.shim_errors)
-            {
-                run.notes.push_back("shim error in pid " + std::to_string(p.pid) + ": " + e);
-            }
-            auto dir = p.runtime.find("kernel_cache_dir");
-            if (dir != p.runtime.end() && dir->is_string()
-                && dir->get<std::string>().rfind(warp_cache, 0) != 0)
-            {
-                run.notes.push_back("pid " + std::to_string(p.pid) + " used its own kernel cache "
-                                    + dir->get<std::string>() + ": this pass was not isolated");
-            }
-        }
-        // Show loads in the order they happened across processes.
-        std::map<std::int64_t, double> start_of;
-        for (const auto& p : rec.processes)
-        {
-            start_of[p.pid] = p.started_unix * 1000.0;
-        }
-        std::stable_sort(run.module_loads.begin(),
-                         run.module_loads.end(),
-                         [&](const module_load& a, const module_load& b)
-                         {
-                             return start_of[a.pid] + a.t_start_ms < start_of[b.pid] + b.t_start_ms;
-                         });
-        run.processes = std::move(rec.processes);
-        run.launch_total = rec.launch_total;
-        run.launches_truncated = rec.launches_truncated;
-        run.launches = std::move(rec.launches);
-        if (run.launches.size() > max_launch_records)
-        {
-            run.launches.resize(max_launch_records);
-            run.launches_truncated = true;
-        }
-        run.cache = cache;
-        // a suite whose tests failed ran to its end: what it built, and by which test, still counts
-        const bool suite = std::any_of(run.module_loads.begin(), run.module_loads.end(), [](const module_load& l) { return !l.test.empty(); })
-                           || std::any_of(run.processes.begin(), run.processes.end(), [](const process_record& p) {
-                                  return std::any_of(p.calls.begin(), p.calls.end(), [](const api_call_event& c) { return c.function == "test_use"; });
-                              });
-        if (suite && outcome.exit_code && *outcome.exit_code == 1 && !outcome.timed_out && !outcome.interrupted)
-        {
-            run.tests_failed = true;
+            shim_records rec = read_shim_records(records);
+            log_scan log;
             for (const auto& path : {stdout_path, stderr_path})
             {
-                if (is_plain_file(path))
+                std::ifstream in(path);
+                log_scan part = scan_warp_log(in);
+                log.native_ms_total += part.native_ms_total;
+                log.native_lines += part.native_lines;
+                for (auto& l : part.loads)
                 {
-                    std::ifstream in(path);
-                    scan_test_failures(in, run.failed_tests);
+                    log.loads.push_back(std::move(l));
                 }
             }
-            run.notes.push_back("tests failed (exit code 1)"
-                                + (run.failed_tests.empty() ? std::string() : ": " + std::to_string(run.failed_tests.size())
-                                                                                   + " named, first " + run.failed_tests.front())
-                                + ": what the suite built and by which test still counts; no timing verdict is judged on it");
-        }
-        run.stdout_tail = file_tail(stdout_path, output_tail_bytes);
-        run.stderr_tail = file_tail(stderr_path, output_tail_bytes);
-        if (!run.ok())
-        {
-            run.error_line = last_error_line(stderr_path);
-        }
+
+            const bool fallback = std::any_of(rec.processes.begin(),
+                                              rec.processes.end(),
+                                              [](const process_record& p) { return p.log_fallback; });
+            if (!fallback && !rec.loads.empty())
+            {
+                run.load_source = "hook";
+                run.module_loads = std::move(rec.loads);
+                if (log.loads.size() > run.module_loads.size())
+                {
+                    run.notes.push_back(std::to_string(log.loads.size() - run.module_loads.size())
+                                        + " module-load line(s) in the output had no hook record "
+                                          "(a Python process without the shim, e.g. python -I or -E?)");
+                }
+            }
+            else if (!log.loads.empty())
+            {
+                run.load_source = "log";
+                run.module_loads = std::move(log.loads);
+                run.notes.push_back(fallback ? "Warp's load hooks were not available: module figures come from "
+                                               "Warp's own log lines"
+                                             : "no hook records: module figures come from Warp's own log lines");
+            }
+            else
+            {
+                run.load_source = rec.processes.empty() ? "none" : "hook";
+            }
+            if (rec.processes.empty() && run.ok())
+            {
+                run.notes.push_back("no Python process imported Warp under the shim (does the command run Python "
+                                    "with -I or -E, or reset PYTHONPATH?)");
+            }
+            note_record_problems(run, rec, warp_cache);
+            // Show loads in the order they happened across processes.
+            std::map<std::int64_t, double> start_of;
+            for (const auto& p : rec.processes)
+            {
+                start_of[p.pid] = p.started_unix * 1000.0;
+            }
+            std::stable_sort(run.module_loads.begin(),
+                             run.module_loads.end(),
+                             [&](const module_load& a, const module_load& b)
+                             {
+                                 return start_of[a.pid] + a.t_start_ms < start_of[b.pid] + b.t_start_ms;
+                             });
+            run.processes = std::move(rec.processes);
+            run.launch_total = rec.launch_total;
+            run.launches_truncated = rec.launches_truncated;
+            run.launches = std::move(rec.launches);
+            if (run.launches.size() > max_launch_records)
+            {
+                run.launches.resize(max_launch_records);
+                run.launches_truncated = true;
+            }
+            run.cache = cache;
+            note_failed_tests(run, outcome, stdout_path, stderr_path);
+            run.stdout_tail = file_tail(stdout_path, output_tail_bytes);
+            run.stderr_tail = file_tail(stderr_path, output_tail_bytes);
+            if (!run.ok())
+            {
+                run.error_line = last_error_line(stderr_path);
+            }
 
             return run;
         }

@@ -91,6 +91,32 @@ def reports_by_label(displays):
     return reports
 
 
+def timing_verdicts(expected):
+    """The verdicts a timed comparison may honestly show where the expected one is `expected`: an
+    improvement that is real can still sit inside a noisy machine's band, so "improved" admits
+    "inconclusive" (no test asserts a verdict that noise can flip); "invalid" is counted, not timed."""
+    return ("improved", "inconclusive") if expected == "improved" else (expected,)
+
+
+def compiled_loads(report):
+    """Builds a report's first good sample counted, cold and warm (counted, so not noisy)."""
+    sample = next(s for s in report["samples"] if s.get("warm"))
+    passes = [sample["cold"]] + ([sample["warm"]] if sample.get("warm") else [])
+    return sum(1 for p in passes for load in p["module_loads"] if load["status"] == "compiled")
+
+
+def counted_gain(comparison, reports):
+    """What the lesson's change removed, counted: fewer builds or less generated source in the
+    cold pass, or fewer builds across both passes (a kept cache shows in the warm pass)."""
+    rows = {r["name"]: r for r in comparison["structure"]}
+    for name in ("builds (compiled loads)", "generated source bytes", "identities"):
+        row = rows.get(name)
+        if row and row["before"] is not None and row["after"] is not None and row["after"] < row["before"]:
+            return True
+    before, after = reports.get(comparison["before"]["path"]), reports.get(comparison["after"]["path"])
+    return bool(before and after and compiled_loads(after) < compiled_loads(before))
+
+
 def comparisons(displays):
     return [d[COMPARISON_MIME] for d in displays if isinstance(d.get(COMPARISON_MIME), dict)]
 
@@ -214,7 +240,13 @@ def test_notebook_shows_what_it_teaches(path, tmp_path):
         for label, levers in expect["whatif"].items():
             measured = {w["lever"]: w for w in reports[label]["whatif"]}
             for lever, verdict in levers.items():
-                assert measured[lever]["verdict"] == verdict, measured[lever]
+                w = measured[lever]
+                # the lever moved something (a counted fact); its time verdict is whatever the noise
+                # let the samples show, never regressed or invalid for a lever that removes a build
+                assert any(w["applied"].values()), w
+                assert w["verdict"] in timing_verdicts(verdict), w
+                if verdict == "improved":
+                    assert w["builds"]["cold_replay"] < w["builds"]["cold_baseline"], w["builds"]
         assert "What-if replays" in str(displays)
         return
     # the lesson's own comparisons (the exercise compares the learner's edit with exercise_broken)
@@ -224,7 +256,10 @@ def test_notebook_shows_what_it_teaches(path, tmp_path):
     assert final["workload"]["status"] == "same"
     assert final["receipts"], "no hash receipts"
     if "verdict" in expect:
-        assert final["verdict"] == expect["verdict"], f"verdict {final['verdict']}: {final['reasons']}"
+        # the counted part of the gain holds on any machine; the time verdict only as the noise allows
+        assert final["verdict"] in timing_verdicts(expect["verdict"]), f"verdict {final['verdict']}: {final['reasons']}"
+        if expect["verdict"] == "improved":
+            assert counted_gain(final, reports), final["structure"]
     if "judged_on" in expect:
         assert expect["judged_on"] in final["judged_on"]
     if "option_check" in expect:

@@ -33,26 +33,41 @@ def finding(report, mechanism):
     return f
 
 
+# A lever that removes builds is held by what it removed, counted from the records; its time
+# verdict by what a noisy machine may show: a real gain can sit inside the band of a busy one.
+PAID = ("improved", "inconclusive")
+DID_NOT_PAY = ("regressed", "inconclusive")
+
+
+def fewer_builds(w, warm=False):
+    b = w["builds"]
+    key = "warm" if warm else "cold"
+    return b[f"{key}_replay"] < b[f"{key}_baseline"]
+
+
 def test_cache_levers_pay_where_the_program_throws_its_cache_away(replayed):
     run, w = replayed("cache_many_causes.py", COMPOUND, "keep-cache,pch-off")
     keep = w["keep-cache"]
-    assert keep["verdict"] == "improved", keep
+    assert keep["verdict"] in PAID, keep
+    assert keep["builds"]["warm_replay"] == 0 < keep["builds"]["warm_baseline"], keep["builds"]
     assert keep["applied"]["clear_kernel_cache_skipped"] >= 1
     assert keep["applied"]["config_assignments_held"] >= 2  # cache_kernels and kernel_cache_dir
     assert keep["applied"]["environment_assignments_held"] >= 1  # CUDA_CACHE_DISABLE
     assert keep["saving_ms"]["warm_module_work"] > 0.8 * run.report["summary"]["warm_module_ms"]["median"]
     assert "remain" not in keep["reason"]  # the warm pass compiled nothing
     assert keep["estimate_ms"] == finding(run.report, "CS-2")["savings_ms"]
-    assert finding(run.report, "CS-2")["measured"]["verdict"] == "improved"
-    assert w["pch-off"]["verdict"] == "improved"  # one build per process: the header does not pay
-    assert "measured: keep-cache: -" in run.stdout
+    assert finding(run.report, "CS-2")["measured"]["verdict"] == keep["verdict"]
+    assert w["pch-off"]["verdict"] in PAID, w["pch-off"]  # one build per process: the header does not pay
+    assert w["pch-off"]["applied"].get("config_set", 0) >= 1
+    assert "measured: keep-cache: " in run.stdout and "counted: the cold pass built" in run.stdout
 
 
 @pytest.mark.quick
 def test_options_at_creation_removes_the_late_option_rebuild(replayed):
     run, w = replayed("cs3_option.py", DIAG, "options-at-creation")
     lever = w["options-at-creation"]
-    assert lever["verdict"] == "improved", lever
+    assert lever["verdict"] in PAID, lever
+    assert lever["builds"]["cold_baseline"] == 2 and lever["builds"]["cold_replay"] == 1, lever["builds"]
     assert lever["params"]["modules"] == {"__main__": {"fast_math": True}}
     assert lever["applied"]["options"] == 1
     assert lever["mechanism"] == "CS-3"
@@ -61,25 +76,31 @@ def test_options_at_creation_removes_the_late_option_rebuild(replayed):
 def test_preregistered_overloads_remove_the_late_instances(replayed):
     run, w = replayed("cs6_generic.py", DIAG, "preregister-overloads")
     lever = w["preregister-overloads"]
-    assert lever["verdict"] == "improved", lever
+    assert lever["verdict"] in PAID, lever
     # float64 and float16; the float32 instance is created by the first launch itself
     assert lever["applied"]["instances_registered"] == 2
-    assert lever["saving_ms"]["cold_module_work"] > 0.3 * run.report["summary"]["cold_module_ms"]["median"]
+    # the late instances rebuilt the module twice; registered up front, it builds once
+    assert fewer_builds(lever), lever["builds"]
 
 
 def test_shared_module_pays(replayed):
     run, w = replayed("unique_factory.py", COMPOUND, "shared-module")
     shared = w["shared-module"]
-    assert shared["verdict"] == "improved", shared
+    assert shared["verdict"] in PAID, shared
     assert shared["applied"]["kernels_moved"] == 4
-    assert finding(run.report, "CS-9")["measured"]["verdict"] == "improved"
+    assert fewer_builds(shared), shared["builds"]
+    assert finding(run.report, "CS-9")["measured"]["verdict"] == shared["verdict"]
 
 
 def test_merge_modules_pays_and_pch_off_does_not_where_modules_share_the_header(replayed):
     run, w = replayed("app.py", DIAG / "granular", "merge-modules,pch-off")
-    assert w["merge-modules"]["verdict"] == "improved", w["merge-modules"]
+    assert w["merge-modules"]["verdict"] in PAID, w["merge-modules"]
     assert w["merge-modules"]["applied"]["kernels_moved"] == 4
-    assert w["pch-off"]["verdict"] == "regressed", w["pch-off"]
+    assert fewer_builds(w["merge-modules"]), w["merge-modules"]["builds"]
+    # four modules share one header: without it each parses the headers again (regressed on a
+    # quiet machine); the builds are the same four either way
+    assert w["pch-off"]["verdict"] in DID_NOT_PAY, w["pch-off"]
+    assert w["pch-off"]["builds"]["cold_replay"] == w["pch-off"]["builds"]["cold_baseline"] == 4
     # the ledger keeps the lever that did not pay, and no finding recommends it
     assert any(d["lever"] == "pch-off" for d in run.report["declined"])
     assert not any(f["lever"] == "pch-off" for f in run.report["findings"])
@@ -159,10 +180,12 @@ def test_whatif_replays_a_saved_report_and_rejects_unknown_levers(probe, venv_py
     report = json.loads(out.read_text())
     validate_report(report)
     (w,) = report["whatif"]
-    assert w["verdict"] == "improved" and w["samples"] == 2
+    assert w["verdict"] in PAID and w["samples"] == 2
+    assert w["builds"]["cold_baseline"] == 2 and w["builds"]["cold_replay"] == 1, w["builds"]
     assert w["until_settled"] == {"added_before": 1, "added_after": 1, "max_samples": 2, "settled": False,
                                   "stopped_because": "reached 2 samples a side without settling"}
-    assert "options-at-creation" in proc.stdout and "improved" in proc.stdout
+    assert "options-at-creation" in proc.stdout and w["verdict"] in proc.stdout
+    assert "counted: the cold pass built 2 -> 1" in proc.stdout
     both = subprocess.run([str(PROBE), "whatif", str(saved), "--until-settled", "--reuse-baseline"],
                           capture_output=True, text=True)
     assert both.returncode == 64 and "cannot reuse the saved ones" in both.stderr

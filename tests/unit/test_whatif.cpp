@@ -257,3 +257,27 @@ TEST(WhatIf, UntilSettledIsKeptInTheJsonAndShownInTextAndHtml)
     r.whatif[0].until_settled.reset();
     EXPECT_FALSE(report_to_json(r)["whatif"][0].contains("until_settled"));
 }
+
+TEST(WhatIf, AReplayCountsTheBuildsBesideItsTimeVerdictAndShowsThem)
+{
+    lever_plan p;
+    p.lever = "options-at-creation";
+    p.mechanisms = {"CS-3"};
+    report baseline;
+    baseline.samples.push_back(make_sample(1, pass(4000, {load("m", "a", 1500), load("m", "b", 1500)}), pass(500, {})));
+    auto w = judge_replay(p, baseline, replay_of(1500, {{"options", 1}}));
+    // counted from the records: two builds of m before, one with the lever, none warm
+    EXPECT_EQ(w.cold_builds_baseline, 2);
+    EXPECT_EQ(w.cold_builds_replay, 1);
+    EXPECT_EQ(w.warm_builds_baseline, 0);
+    EXPECT_EQ(w.warm_builds_replay, 0);
+    EXPECT_EQ(w.counted_builds_words(),
+              "counted: the cold pass built 2 -> 1, the warm pass 0 -> 0 (baseline -> replay, first good sample)");
+    report r = baseline;
+    r.whatif.push_back(w);
+    report round = report_from_json(report_to_json(r));
+    summarize(round);
+    EXPECT_EQ(round.whatif.at(0).cold_builds_replay, 1);
+    EXPECT_NE(render_whatif_text(round).find("counted: the cold pass built 2 -> 1"), std::string::npos);
+    EXPECT_NE(render_html(round).find("counted: the cold pass built 2 -&gt; 1"), std::string::npos);
+}

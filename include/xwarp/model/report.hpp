@@ -90,6 +90,23 @@ namespace xwarp
             }
             return nullptr;
         }
+
+        // The builds (compiled loads) of the first good sample's cold or warm pass: counted, not
+        // timed, so no noise moves them; nullopt without a good sample (or its warm pass).
+        std::optional<int> builds_in_first_good(bool warm) const
+        {
+            const sample* s = first_good();
+            if (s == nullptr || (warm && !s->warm))
+            {
+                return std::nullopt;
+            }
+            int built = 0;
+            for (const auto& l : (warm ? s->warm->module_loads : s->cold.module_loads))
+            {
+                built += l.status == load_status::compiled ? 1 : 0;
+            }
+            return built;
+        }
     };
 
 }  // namespace xwarp

@@ -307,6 +307,24 @@ namespace xwarp
         std::string judged_on;           // that clock
         int samples = 0;                 // replay samples (as many baseline samples, interleaved)
         std::optional<double> estimate_ms;  // the findings' estimate, kept for calibration
+        // Builds the baseline's and the replay's first good samples made, cold and warm: the
+        // counted part of the replay, which the time verdict's noise cannot move.
+        std::optional<int> cold_builds_baseline, cold_builds_replay, warm_builds_baseline, warm_builds_replay;
+        // Those counts in words, the same in the text and the HTML; "" when the replay counted none.
+        std::string counted_builds_words() const
+        {
+            if (!cold_builds_baseline || !cold_builds_replay)
+            {
+                return {};
+            }
+            std::string words = "counted: the cold pass built " + std::to_string(*cold_builds_baseline) + " -> "
+                                + std::to_string(*cold_builds_replay);
+            if (warm_builds_baseline && warm_builds_replay)
+            {
+                words += ", the warm pass " + std::to_string(*warm_builds_baseline) + " -> " + std::to_string(*warm_builds_replay);
+            }
+            return words + " (baseline -> replay, first good sample)";
+        }
         std::string reason;
         nlohmann::json steady_state = nlohmann::json::object();  // mathdx-off: kernel -> {baseline_ms, replay_ms}
         std::optional<settling> until_settled;  // added_before: baseline samples (shared by the levers)
