@@ -1049,8 +1049,9 @@ namespace xwarp
             c.clocks.push_back(judge("cold_wall_ms", before.result.cold_wall_ms, after.result.cold_wall_ms));
             decide = c.clocks.size() - 1;
             c.decided_by = "cold_wall_ms";
-            c.judged_on = "cold wall: the change is to how the suite runs (its workers, how they draw tests), so the "
-                          "command's wall is what it is for, and module work summed over processes is not";
+            c.judged_on = "cold wall: a change to how a test suite runs (its workers, how they draw tests, its "
+                          "header settings) is for the wall the job waits on; module work summed over its "
+                          "processes is CPU time";
         }
         // Verdict, most fundamental problem first.
         std::vector<std::string> invalid;

@@ -336,8 +336,10 @@ namespace xwarp
             report before = baseline;
             report after = replay;
             const levers::lever_def* def = levers::find(plan.lever);
+            const bool suite = !baseline.result.tests.empty();
+            const bool on_wall = def && (def->on_wall || (suite && def->on_wall_in_suites));
             c = compare_reports(before, after, "baseline", "what-if " + plan.lever,
-                                def && def->on_wall ? deciding_clock::cold_wall : deciding_clock::by_structure);
+                                on_wall ? deciding_clock::cold_wall : deciding_clock::by_structure);
             if (compared)
             {
                 *compared = c;

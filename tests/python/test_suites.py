@@ -182,12 +182,14 @@ def test_a_warmup_builds_the_forms_each_worker_made_of_a_shared_generic_module(s
 
 
 def test_suite_levers_change_how_pytest_runs_and_are_judged_on_the_suites_wall(suite):
-    """--whatif xdist-loadfile,xdist-workers on a real pytest -n 2 suite: the shim rewrites the
+    """--whatif xdist-loadfile,xdist-workers,pch-off on a real pytest -n 3 suite: the shim rewrites the
     pytest process's own arguments (the workers it starts say they saw it), the replay keeps the
-    same launches in whatever order the workers ran them, and the verdict is on the cold wall.
+    same launches in whatever order the workers ran them, and the verdict is on the cold wall (pch-off
+    too: on a suite, its module work summed over workers is CPU time, not the job's wait).
     Which way the wall moved is the machine's to say: not asserted."""
     out = suite.path.parent / "levers.json"
-    proc = suite.probe("measure", "-q", "--samples", "2", "--whatif", "xdist-loadfile,xdist-workers", "--json", out,
+    proc = suite.probe("measure", "-q", "--samples", "2", "--whatif", "xdist-loadfile,xdist-workers,pch-off",
+                       "--whatif-budget", "10000", "--json", out,
                        "--cwd", suite.path, "--", VENV_PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "3",
                        "test_alpha.py", "test_beta.py")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -207,6 +209,9 @@ def test_suite_levers_change_how_pytest_runs_and_are_judged_on_the_suites_wall(s
     else:
         assert workers["params"] == {"workers": cpus}, workers
         assert workers["applied"].get("workers_started", 0) >= 1 and workers["judged_on"].startswith("cold wall"), workers
+    pch = by_lever["pch-off"]
+    assert pch["applied"].get("config_set", 0) >= 2 and pch["judged_on"].startswith("cold wall"), json.dumps(pch)
+    assert pch["verdict"] in ("improved", "regressed", "inconclusive") and pch["saving_ms"]["cold_wall"] is not None, pch
     finding = next(f for f in report["findings"] if f["mechanism"] == "repeated-across-workers")
     assert finding["lever"] == "xdist-loadfile" and "--whatif xdist-loadfile" in finding["recommendation"]
     assert not list(suite.temp.iterdir())

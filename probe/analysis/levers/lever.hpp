@@ -59,6 +59,9 @@ namespace xwarp::levers
         // Judged on the command's cold wall (compare's deciding_clock::cold_wall): a change to how
         // a test suite runs, whose module work is summed over its processes.
         bool on_wall = false;
+        // Judged on the cold wall when the baseline is a test suite (its module work summed over
+        // workers is CPU time, not what the job waits for), on the compiled structure otherwise.
+        bool on_wall_in_suites = false;
     };
 
     // Every lever, in the order --help lists them (registry.cpp).

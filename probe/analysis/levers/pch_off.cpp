@@ -50,5 +50,7 @@ namespace xwarp::levers
         nullptr,
         &code_form,
         nullptr,
-        &stake};
+        &stake,
+        false,
+        true};
 }
