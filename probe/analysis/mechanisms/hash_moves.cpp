@@ -5,6 +5,7 @@
 #include <set>
 #include <string_view>
 #include <tuple>
+#include <unordered_set>
 
 #include "detector.hpp"
 
@@ -396,7 +397,9 @@ namespace xwarp
                     {
                         continue;  // most modules load once: no move, and nothing to remember
                     }
-                    std::vector<std::string_view> seen{seq[0]->hash};  // views of the loads' hashes
+                    // views of the loads' hashes, hashed: a module that moved at every one of
+                    // 20,000 tests made a linear search here quadratic
+                    std::unordered_set<std::string_view> seen{seq[0]->hash};
                     for (std::size_t i = 1; i < length; ++i)
                     {
                         const module_load* prev = seq[i - 1];
@@ -411,7 +414,7 @@ namespace xwarp
                         m.before = prev;
                         m.after = l;
                         m.sequence = q;
-                        m.returning = std::find(seen.begin(), seen.end(), l->hash) != seen.end();
+                        m.returning = seen.count(l->hash) > 0;
                         if (m.returning)
                         {
                             m.mechanism = mechanism_of_change("returning");
@@ -429,7 +432,7 @@ namespace xwarp
                             }
                             m.mechanism = mechanism_of_change(change.kind);
                             m.change = {std::move(change.kind), json_text(change.detail)};
-                            seen.emplace_back(l->hash);
+                            seen.emplace(l->hash);
                         }
                         out.push_back(std::move(m));
                     }
