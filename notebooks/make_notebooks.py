@@ -1546,12 +1546,14 @@ CS-1 and CS-5 have no lever: moving a kernel definition or splitting a module by
 change to the program itself."""),
             setup_intro(),
             ("code", SETUP),
-            ("md", """This cell predicts and corrects a state with two kernels, and turns `fast_math` on for the
-corrector after the module has already loaded. A module's options are part of its identity (the
-overview's identity map), so the module builds twice; the CS-3 lesson takes that mechanism apart
+            ("md", """This cell predicts and corrects a state with two kernels, and turns loop unrolling down
+(`max_unroll`) for the corrector after the module has already loaded. A module's options are part
+of its identity (the overview's identity map), so the module builds twice. The option changes the
+code Clang compiles (`churn`'s six-step loop stays a loop); `fast_math` would not have: on the CPU
+Warp never passes it to the compiler, so it changes the hash and nothing else; the CS-3 lesson takes that mechanism apart
 on another program, here it is simply something to measure a lever on. `--whatif` with no value replays the levers of the findings, the most time at stake
 first, within a budget of about six cold runs; what does not fit is listed as *not run*."""),
-            ("code", f"""%%warp_probe --samples 2 --name fast_math_late --whatif
+            ("code", f"""%%warp_probe --samples 2 --name unroll_late --whatif
 {kernel("predict", "1.0")}
 
 
@@ -1560,7 +1562,7 @@ first, within a budget of about six cold runs; what does not fit is listed as *n
 
 for step in range(2):
     wp.launch(predict, dim=64, inputs=[a, m])
-    wp.set_module_options({{"fast_math": True}})  # meant for correct, switched between launches
+    wp.set_module_options({{"max_unroll": 2}})  # meant for correct, switched between launches
     wp.launch(correct, dim=64, inputs=[a, m])"""),
             ("md", """Read the **What-if replays** table: each lever's verdict (*improved*, *regressed*,
 *inconclusive*, *invalid* when the lever changed what the program launches or broke it,
@@ -1570,12 +1572,15 @@ did not pay moves to **Considered and declined**, the ledger of levers that were
 they were rejected: a declined lever is never recommended.
 
 A stored run can be replayed later, on fresh baseline samples, lever by lever:"""),
-            ("code", "%warp_whatif fast_math_late options-at-creation"),
+            ("code", "%warp_whatif unroll_late options-at-creation"),
             ("md", """What to remember: a replay measures the lever on *this* machine and program, with the
 workload checked; it is the number to act on, and the estimate is only where to look first.
-The fix itself (here: set `fast_math` before the first launch) is still yours to write."""),
+The fix itself is still yours to write: here, `correct` in a module of its own with the option it
+needs (`@wp.kernel(module="unique", module_options={"max_unroll": 2})`), so `predict` keeps the
+default; setting the option before the first launch would also remove the rebuild, but for both
+kernels."""),
         ],
-        {"findings": {"fast_math_late": ["CS-3"]}, "whatif": {"fast_math_late": {"options-at-creation": "improved"}}},
+        {"findings": {"unroll_late": ["CS-3"]}, "whatif": {"unroll_late": {"options-at-creation": "improved"}}},
     )
 
 

@@ -273,3 +273,36 @@ def test_the_lesson_numbers_and_counts_are_the_courses():
     notebooks = len(list(NB.glob("*.ipynb")))
     words = {12: "twelve", 13: "thirteen", 14: "fourteen", 15: "fifteen"}
     assert f"the course: {words[notebooks]} notebooks" in (ROOT / "references" / "notebook.md").read_text()
+
+
+def test_fast_math_changes_only_the_hash_on_the_cpu_and_max_unroll_changes_the_code(tmp_path):
+    # Warp's CPU build never passes fast_math to Clang: a late fast_math rebuilds the module from
+    # the same source. max_unroll changes the code itself, so the what-if lesson uses it.
+    out = warp_snippet("""
+        import glob, os
+
+        @wp.func
+        def churn(v: wp.vec3, s: float):
+            for j in range(6):
+                v = v * wp.sin(s + float(j))
+            return v
+
+        @wp.kernel
+        def k(a: wp.array(dtype=wp.vec3)):
+            a[wp.tid()] = churn(a[wp.tid()], 1.0)
+
+        a = wp.zeros(4, dtype=wp.vec3)
+        sources = []
+        for options in ({}, {"fast_math": True}, {"max_unroll": 2}):
+            wp.set_module_options(options)
+            wp.launch(k, dim=4, inputs=[a])
+            h = k.module.get_module_hash(1).hex()[:7]
+            (path,) = glob.glob(os.path.join(wp.config.kernel_cache_dir, "**", f"*{h}*.cpp"), recursive=True)
+            sources.append(open(path).read().replace(h, "HASH"))
+        print("fast_math same source:", sources[0] == sources[1])
+        print("max_unroll same source:", sources[1] == sources[2])
+    """, tmp_path)
+    assert "fast_math same source: True" in out and "max_unroll same source: False" in out
+    whatif = "\n".join(code_cells("whatif"))
+    assert "max_unroll" in whatif and "fast_math" not in whatif
+    assert "on the CPU\nWarp never passes it to the compiler" in prose("whatif")
