@@ -541,6 +541,22 @@ namespace xwarp
 
     namespace
     {
+        // The first kernel cache outside the probe's that a good sample's pass used, or "".
+        std::string cache_outside(const report& r)
+        {
+            for (const auto& s : r.samples)
+            {
+                for (const run_result* pass : {&s.cold, s.warm ? &*s.warm : nullptr})
+                {
+                    if (pass && !pass->caches_outside.empty())
+                    {
+                        return pass->caches_outside.front();
+                    }
+                }
+            }
+            return {};
+        }
+
         // A measured value against its limit, in one line; a value that cannot be known is not met.
         void judge(budget_result& b, const std::string& detail)
         {
@@ -575,6 +591,24 @@ namespace xwarp
             }
         }
         std::vector<budget_result> out;
+        if (const std::string outside = cache_outside(r); !outside.empty())
+        {
+            // A cache the program chose holds builds from before (or keeps this run's for the
+            // next): a limit met on it says nothing about this program's cold start.
+            for (const auto& l : limits)
+            {
+                budget_result b;
+                b.metric = l.metric;
+                b.limit = l.limit;
+                b.at_least = l.at_least;
+                b.exceeded = true;
+                b.message = l.metric + ": not judged: a process used the kernel cache " + outside
+                            + ", outside the probe's private one (the program chose it: wp.config.kernel_cache_dir or WARP_CACHE_PATH), so "
+                              "what it built is not this program's cold start: counted as not met";
+                out.push_back(b);
+            }
+            return out;
+        }
         for (const auto& l : limits)
         {
             if (l.metric == "workload" || l.metric == "kernels" || l.metric == "results" || l.metric == "option")

@@ -205,6 +205,7 @@ namespace xwarp
                                                         stderr_tail,
                                                         error_line,
                                                         records_lost,
+                                                        caches_outside,
                                                         tests_failed,
                                                         failed_tests,
                                                         stray_processes_killed,

@@ -157,11 +157,25 @@ namespace xwarp
                     run.notes.push_back("shim error in pid " + std::to_string(p.pid) + ": " + e);
                 }
                 auto dir = p.runtime.find("kernel_cache_dir");
-                if (dir != p.runtime.end() && dir->is_string()
-                    && dir->get<std::string>().rfind(warp_cache, 0) != 0)
+                if (dir == p.runtime.end() || !dir->is_string() || dir->get<std::string>().rfind(warp_cache, 0) == 0)
                 {
-                    run.notes.push_back("pid " + std::to_string(p.pid) + " used its own kernel cache "
-                                        + dir->get<std::string>() + ": this pass was not isolated");
+                    continue;
+                }
+                // A cache the program made in its private temporary folder (the sample's, removed
+                // with it) starts empty at every pass: CS-2 material, not a cache from elsewhere.
+                const std::string used = dir->get<std::string>();
+                const std::string sample_dir = fs::path(warp_cache).parent_path().string();
+                if (!sample_dir.empty() && sample_dir != "/" && used.rfind(sample_dir + "/", 0) == 0)
+                {
+                    run.notes.push_back("pid " + std::to_string(p.pid) + " used a kernel cache of its own in its "
+                                        "private temporary folder (" + used + "), empty at each pass");
+                    continue;
+                }
+                run.notes.push_back("pid " + std::to_string(p.pid) + " used its own kernel cache " + used
+                                    + ", outside the probe's: this pass was not isolated");
+                if (std::find(run.caches_outside.begin(), run.caches_outside.end(), used) == run.caches_outside.end())
+                {
+                    run.caches_outside.push_back(used);
                 }
             }
         }

@@ -398,3 +398,24 @@ def test_the_ci_guide_gate_checks_a_report(tmp_path):
     bad = warp_probe("check", report, "--budget", "identities=>1")
     assert bad.returncode == 64 and "identities=>1" in bad.stderr
     yaml.safe_load(fenced_block("ci.md", "ci:cache"))
+
+
+def test_a_budget_is_not_judged_on_a_run_that_used_a_kernel_cache_of_its_own(probe, venv_python, tmp_path):
+    # The CS-2 exercise's cheat: the program points Warp at a folder it keeps, so its second run
+    # finds everything built. The gate refuses every limit and names the folder; a cache the
+    # program makes in its (private, per-pass) temporary folder is still judged.
+    kept = tmp_path / "student-cache"
+    program = tmp_path / "own_cache.py"
+    program.write_text(
+        "import os, sys, tempfile\nimport warp as wp\n"
+        "wp.config.kernel_cache_dir = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp()\n"
+        "@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[wp.tid()] = 1.0\n\n"
+        "wp.launch(k, dim=4, inputs=[wp.zeros(4, dtype=float)])\n")
+    refused = probe([venv_python, program, kept], cwd=tmp_path, extra_args=["--budget", "identities<=5"])
+    assert refused.returncode == 8, refused.stdout + refused.stderr
+    assert f"not judged: a process used the kernel cache {kept}" in refused.stdout + refused.stderr
+    (outside,) = refused.report["samples"][0]["cold"]["caches_outside"]
+    assert outside.startswith(str(kept))  # Warp adds its version's folder
+    private = probe([venv_python, program], cwd=tmp_path, extra_args=["--budget", "identities<=5"])
+    assert private.returncode == 0, private.stdout + private.stderr
+    assert private.report["samples"][0]["cold"]["caches_outside"] == []

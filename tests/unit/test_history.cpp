@@ -402,6 +402,27 @@ TEST(Budget, NamesTheModuleThatBuiltTwice)
     EXPECT_FALSE(clean[0].exceeded) << clean[0].message;
 }
 
+TEST(Budget, APassThatUsedACacheOfItsOwnIsNotJudged)
+{
+    // the CS-2 cheat: the program points Warp at a folder of its own, so a second run finds
+    // everything built and "identities<=2" would be met by a run that built nothing
+    report r = recorded("clean");
+    const auto met = check_budget(r, parse_budget("identities<=100,builds-per-module<=1"));
+    EXPECT_FALSE(met[0].exceeded || met[1].exceeded);
+    r.samples.at(0).warm->caches_outside = {"/home/student/my_cache"};
+    const auto refused = check_budget(r, parse_budget("identities<=100,builds-per-module<=1"));
+    ASSERT_EQ(refused.size(), 2u);
+    for (const auto& b : refused)
+    {
+        EXPECT_TRUE(b.exceeded);
+        EXPECT_NE(b.message.find("not judged: a process used the kernel cache /home/student/my_cache"), std::string::npos)
+            << b.message;
+    }
+    // kept through the JSON
+    const report back = report_from_json(report_to_json(r));
+    EXPECT_EQ(back.samples.at(0).warm->caches_outside, std::vector<std::string>{"/home/student/my_cache"});
+}
+
 TEST(ProjectCommit, ReadsHeadRefsAndPackedRefsWithoutGit)
 {
     temp_folder tmp;

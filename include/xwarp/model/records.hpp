@@ -279,6 +279,10 @@ namespace xwarp
         // contract, a record the shim could not write, a file that is no regular file): such a
         // pass lost data, so it is not a good pass, and no budget or verdict is judged on it.
         std::string records_lost;
+        // Kernel caches a process of the pass used outside the probe's private one (the program
+        // set wp.config.kernel_cache_dir): what it built or found there is not this program's cold
+        // start, so no budget or exercise limit is judged on the pass.
+        std::vector<std::string> caches_outside;
         // A test suite (its processes ran tests) that ended with exit code 1: tests failed. The pass
         // ran to its end and its records are whole, so it is good for what was built and by which
         // test (attribution, warm-up); a timing verdict needs a passing suite (compare refuses).
