@@ -235,8 +235,9 @@ namespace xwarp
                 {
                     b.message += "; missing: " + d->before->kernel + " (launch #" + std::to_string(d->index + 1) + ")";
                 }
-                else if (d->before && d->after)
+                else if (d->before && d->after && d->before->kernel != d->after->kernel)
                 {
+                    // (the same kernel launched otherwise is said in the reason: "block_dim 64 -> 1")
                     b.message += "; launch #" + std::to_string(d->index + 1) + " was " + d->before->kernel + ", now "
                                  + d->after->kernel;
                 }

@@ -76,6 +76,43 @@ namespace xwarp
                    && x.dim.text() == y.dim.text();
         }
 
+        // What differs between two launches' signatures, in words ("block_dim 64 -> 1"), so a
+        // refused comparison says what the edit changed, not only where.
+        std::string signature_change(const launch_record& x, const launch_record& y)
+        {
+            std::vector<std::string> parts;
+            if (x.kernel != y.kernel)
+            {
+                parts.push_back("kernel " + x.kernel + " -> " + y.kernel);
+            }
+            if (x.block_dim != y.block_dim)
+            {
+                parts.push_back("block_dim " + std::to_string(x.block_dim) + " -> " + std::to_string(y.block_dim));
+            }
+            if (x.device != y.device)
+            {
+                parts.push_back("device " + x.device.str() + " -> " + y.device.str());
+            }
+            if (x.dim.text() != y.dim.text())
+            {
+                parts.push_back("dim " + x.dim.text() + " -> " + y.dim.text());
+            }
+            if (x.adjoint != y.adjoint)
+            {
+                parts.push_back(std::string("adjoint ") + (x.adjoint ? "on -> off" : "off -> on"));
+            }
+            if (x.dtypes != y.dtypes)
+            {
+                parts.push_back("argument types differ");
+            }
+            std::string out;
+            for (const auto& part : parts)
+            {
+                out += (out.empty() ? "" : ", ") + part;
+            }
+            return out;
+        }
+
         // The record covering launch number `index` (0-based), if stored.
         std::optional<launch_record> record_at(const std::vector<launch_record>& launches, std::int64_t index)
         {
@@ -334,6 +371,13 @@ namespace xwarp
             w.reason = "the launch sequences part at launch #" + std::to_string(*diverge + 1) + " ("
                        + std::to_string(b.launch_total) + " launches before, " + std::to_string(a.launch_total)
                        + " after)";
+            if (d.before && d.after)
+            {
+                if (const std::string change = signature_change(*d.before, *d.after); !change.empty())
+                {
+                    w.reason += ": " + d.before->kernel + " launched with " + change;
+                }
+            }
             std::map<std::string, std::pair<std::int64_t, std::int64_t>> counts;
             for (const auto& l : b.launches)
             {

@@ -177,6 +177,26 @@ TEST(Compare, ChangedWorkloadIsInvalidWithFirstDivergence)
     EXPECT_EQ(c.workload.first_divergence->after->dim.value(), 30);
 }
 
+TEST(Compare, AChangedLaunchSaysWhatChangedInIt)
+{
+    // the CS-5 exercise's refusal: the edit moved a launch to another block_dim
+    auto before = make({3000, 3000, 3000}, {"a"}, "k", 10);
+    auto after = make({1000, 1000, 1000}, {"b"}, "k", 30);
+    for (auto& s : before.samples)
+    {
+        s.cold.launches[0].block_dim = 64;
+    }
+    for (auto& s : after.samples)
+    {
+        s.cold.launches[0].block_dim = 1;
+    }
+    auto c = compare_reports(before, after, "b", "a");
+    EXPECT_EQ(c.verdict, xwarp::verdict::invalid);
+    EXPECT_NE(c.workload.reason.find("the launch sequences part at launch #1"), std::string::npos) << c.workload.reason;
+    EXPECT_NE(c.workload.reason.find(": k launched with block_dim 64 -> 1, dim 10 -> 30"), std::string::npos)
+        << c.workload.reason;
+}
+
 TEST(Compare, MergedLaunchesShowMovedCounts)
 {
     auto before = make({3000, 3000, 3000}, {"a"});
