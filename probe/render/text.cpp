@@ -101,6 +101,12 @@ namespace xwarp
         {
             detail += (detail.empty() ? "" : ", ") + std::string("band ") + format_ms(band->get<double>());
         }
+        const int n = field_or(m, "samples", 0);
+        if ((verdict == "improved" || verdict == "regressed") && n > 0 && n < 3)
+        {
+            // one or two samples a side can be beyond the band by chance: said beside the verdict
+            detail += ", indicative: fewer than 3 samples a side";
+        }
         return out + (detail.empty() ? "" : " (" + detail + ")");
     }
 

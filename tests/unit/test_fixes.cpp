@@ -91,7 +91,8 @@ TEST(Fixes, AMeasuredGainIsTheHeadlineAndTheEstimateStandsBesideIt)
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->headline(), finding::headline_source::measured_gain);
     const std::string headline = finding_headline_words(*f);
-    EXPECT_EQ(headline.rfind("measured -250 ms cold module work, improved (n=2, band 20 ms); estimate ~", 0), 0u) << headline;
+    EXPECT_EQ(headline.rfind("measured -250 ms cold module work, improved (n=2, band 20 ms, indicative: fewer than 3 samples "
+                                "a side); estimate ~", 0), 0u) << headline;
 }
 
 TEST(Fixes, KernelsCreatedBetweenLaunchesMakeMergingTwoChangesAndTheReplayIsNotSpentOnIt)
