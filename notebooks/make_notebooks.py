@@ -102,10 +102,10 @@ LESSONS = {
                   "why one fix can leave a rebuild in place until another lands: two changes that rebuild the same module",
                   "fixing in order, and proving the whole with --expect and --strict against the untouched program"],
         "predict": ("This program builds its pipeline stages with a factory, scales two arrays with a generic "
-                    "kernel, and turns `fast_math` on half-way. How many identities will it build, and how many "
+                    "kernel, and asks for `-O3` half-way (`optimization_level`, which Clang gets on the CPU as NVRTC does on CUDA). How many identities will it build, and how many "
                     "of them are waste?",
                     "Five. Each stage gets a `module=\"unique\"` module of its own (the factory's hidden default): "
-                    "three builds of the same heavy function. `__main__` builds twice: the `fast_math` change and "
+                    "three builds of the same heavy function. `__main__` builds twice: the `optimization_level` change and "
                     "the new `float64` instance come between its two launches, and land in one rebuild. Two "
                     "identities are enough: one named module for the stages, one `__main__`."),
         "read": ("- **Findings** rank CS-9 (the unique modules), CS-3 (the late option) and CS-10 (adjoint code "
@@ -131,14 +131,14 @@ LESSONS = {
                      "`--strict`."],
         "exercise": {
             "task": ("Fix the whole program: the stages in one named module, all created before the first "
-                     "launch; `fast_math` set before `__main__` loads; both `scale` instances registered before "
+                     "launch; `optimization_level` set before `__main__` loads; both `scale` instances registered before "
                      "its first launch. Every launch stays. Then add `--strict`."),
             "hint": ("Three changes: `make_stage(s, module=\"stages\")` for every stage, in a list built before "
                      "the loop that launches them; `wp.set_module_options` above the first launch; "
                      "`wp.overload(scale, [wp.array(dtype=wp.float64), wp.float64])` (and the `float32` one) "
                      "right after `scale` is defined."),
-            "expect": "identities<=2,builds-per-module<=1,option:__main__.fast_math=true",
-            "code": 'from typing import Any\n\n# a library-style factory: every stage gets a module of its own unless told otherwise\ndef make_stage(s: float, module="unique"):\n    @wp.kernel(module=module)\n    def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):\n        i = wp.tid()\n        a[i] = churn(a[i], m[i], s)\n    return stage\n\n\n@wp.kernel\ndef scale(x: wp.array(dtype=Any), f: Any):\n    x[wp.tid()] = x[wp.tid()] * f\n\n\nfor s in (0.5, 1.5, 2.5):\n    step = make_stage(s)\n    wp.launch(step, dim=64, inputs=[a, m])\n\nx32 = wp.ones(64, dtype=wp.float32)\nwp.launch(scale, dim=64, inputs=[x32, wp.float32(2.0)])\nwp.set_module_options({"fast_math": True})\nx64 = wp.ones(64, dtype=wp.float64)\nwp.launch(scale, dim=64, inputs=[x64, wp.float64(2.0)])'},
+            "expect": "identities<=2,builds-per-module<=1,option:__main__.optimization_level=3",
+            "code": 'from typing import Any\n\n# a library-style factory: every stage gets a module of its own unless told otherwise\ndef make_stage(s: float, module="unique"):\n    @wp.kernel(module=module)\n    def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):\n        i = wp.tid()\n        a[i] = churn(a[i], m[i], s)\n    return stage\n\n\n@wp.kernel\ndef scale(x: wp.array(dtype=Any), f: Any):\n    x[wp.tid()] = x[wp.tid()] * f\n\n\nfor s in (0.5, 1.5, 2.5):\n    step = make_stage(s)\n    wp.launch(step, dim=64, inputs=[a, m])\n\nx32 = wp.ones(64, dtype=wp.float32)\nwp.launch(scale, dim=64, inputs=[x32, wp.float32(2.0)])\nwp.set_module_options({"optimization_level": 3})\nx64 = wp.ones(64, dtype=wp.float64)\nwp.launch(scale, dim=64, inputs=[x64, wp.float64(2.0)])'},
     },
     "cs1_kernels_after_load": {
         "learn": ["why a kernel defined after its module's first launch rebuilds the whole module",

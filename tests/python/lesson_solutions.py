@@ -55,7 +55,7 @@ def scale(x: wp.array(dtype=Any), f: Any):
 
 wp.overload(scale, [wp.array(dtype=wp.float32), wp.float32])
 wp.overload(scale, [wp.array(dtype=wp.float64), wp.float64])
-wp.set_module_options({"fast_math": True})
+wp.set_module_options({"optimization_level": 3})
 
 stages = [make_stage(s, module="stages") for s in (0.5, 1.5, 2.5)]
 for step in stages:
@@ -176,7 +176,7 @@ wp.launch(smooth, dim=64, inputs=[a, m])"""
 
 CHEATS = {
     "capstone": [
-        ("the option deleted", 'wp.set_module_options({"fast_math": True})\n', "", "option"),
+        ("the option deleted", 'wp.set_module_options({"optimization_level": 3})\n', "", "option"),
         ("one stage launched three times", "for s in (0.5, 1.5, 2.5)]", "for s in (0.5, 0.5, 0.5)]", "results"),
     ],
     "cs1_kernels_after_load": [

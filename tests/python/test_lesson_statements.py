@@ -306,3 +306,6 @@ def test_fast_math_changes_only_the_hash_on_the_cpu_and_max_unroll_changes_the_c
     whatif = "\n".join(code_cells("whatif"))
     assert "max_unroll" in whatif and "fast_math" not in whatif
     assert "on the CPU\nWarp never passes it to the compiler" in prose("whatif")
+    # the capstone's late option is one the CPU compiler gets (optimization_level: Clang's -O)
+    capstone = "\n".join(code_cells("capstone"))
+    assert "fast_math" not in capstone and '"optimization_level": 3' in capstone
