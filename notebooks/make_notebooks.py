@@ -224,12 +224,14 @@ wp.launch(settle, dim=64, inputs=[a, m])'''},
             "task": ("`refine`'s loop runs 24 steps, more than Warp's default unroll limit (`max_unroll` 16), so "
                      "Warp compiles it as a dynamic loop. The author wants it unrolled (`max_unroll` 32) and "
                      "`advance` left at the default, and today switches the option for the whole of `__main__` "
-                     "between the two launches. Put `refine` in a module named `refine_ops` that gets the option "
-                     "before its first launch, so that every module builds once."),
+                     "between the two launches. Give `refine` a module of its own that has the option before its "
+                     "first launch (a module named `refine_ops`, or Warp's own idiom: `module=\"unique\"` with "
+                     "`module_options`), so that every module builds once and `advance` keeps 16."),
             "hint": ("A module has one set of options. Which argument of `@wp.kernel` gives `refine` the module "
                      "`refine_ops`, and which argument of `wp.set_module_options` names the module it sets? Both "
-                     "launches stay, and the check reads the option from `refine_ops`'s build."),
-            "expect": "identities<=2,builds-per-module<=1,option:refine_ops.max_unroll=32",
+                     "launches stay, and the check reads the option from the build of the module that holds `refine` "
+                     "(`option:@refine...`), and that `advance`'s module kept the default."),
+            "expect": "identities<=2,builds-per-module<=1,option:@refine.max_unroll=32,option:@advance.max_unroll=16",
             "code": f'''{kernel("advance", "1.5")}
 
 

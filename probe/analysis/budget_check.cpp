@@ -65,7 +65,8 @@ namespace xwarp
                 if (eq == std::string::npos || dot == std::string::npos || dot == 0 || dot + 1 >= eq || eq + 1 >= rest.size())
                 {
                     throw budget_error("'" + part + "' is not option:MODULE.KEY=VALUE (the module's Python name, "
-                                       "e.g. option:__main__.fast_math=true)");
+                                       "e.g. option:__main__.max_unroll=32) or option:@KERNEL.KEY=VALUE (the module "
+                                       "that holds the kernel, whatever its name: a module=\"unique\" kernel's too)");
                 }
                 c.metric = "option";
                 c.module = rest.substr(0, dot);
@@ -409,13 +410,32 @@ namespace xwarp
             return b;
         }
 
-        // option:MODULE.KEY=VALUE: the module's last cold load (first good sample) carried it.
+        // Whether a load's module held the kernel named `name` (its key, or the last part of its
+        // qualified name: a kernel in a module="unique" module keeps its own name there).
+        bool holds_kernel(const module_load& ld, const std::string& name)
+        {
+            for (const auto& k : ld.snapshot->kernels)
+            {
+                const std::string qualname = k.qualname.str();
+                const auto dot = qualname.rfind('.');
+                if (k.key == name || qualname == name || (dot != std::string::npos && qualname.substr(dot + 1) == name))
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        // option:MODULE.KEY=VALUE: the module's last cold load (first good sample) carried it;
+        // option:@KERNEL.KEY=VALUE: the last cold load of the module that held the kernel did.
         budget_result option_result(const report& r, const budget_limit& l)
         {
             budget_result b;
             b.metric = "option";
             b.module = l.module;
             b.exceeded = true;
+            const bool by_kernel = !l.module.empty() && l.module[0] == '@';
+            const std::string kernel = by_kernel ? l.module.substr(1) : std::string();
             const std::string what = "option " + l.module + "." + l.option;
             const module_load* last = nullptr;
             for (const auto& smp : r.samples)
@@ -426,7 +446,7 @@ namespace xwarp
                 }
                 for (const auto& ld : smp.cold.module_loads)
                 {
-                    if (ld.module == l.module && ld.snapshot)
+                    if (ld.snapshot && (by_kernel ? holds_kernel(ld, kernel) : ld.module == l.module))
                     {
                         last = &ld;
                     }
@@ -435,8 +455,15 @@ namespace xwarp
             }
             if (!last)
             {
-                b.message = what + ": the module " + l.module + " was never loaded with its options recorded: counted as not met";
+                b.message = what + ": "
+                            + (by_kernel ? "no module holding the kernel " + kernel + " was loaded"
+                                         : "the module " + l.module + " was never loaded")
+                            + " with its options recorded: counted as not met";
                 return b;
+            }
+            if (by_kernel)
+            {
+                b.module = last->module.str();
             }
             const nlohmann::json& options = *last->snapshot->options;
             const nlohmann::json want = nlohmann::json::parse(l.value_json);
@@ -448,7 +475,8 @@ namespace xwarp
             const nlohmann::json& got = options[l.option];
             b.exceeded = !(got == want || (got.is_number() && want.is_number() && got.get<double>() == want.get<double>()));
             b.message = what + " " + got.dump() + (b.exceeded ? ", expected " + want.dump() : std::string(" as expected"))
-                        + " (the module's last cold load)";
+                        + (by_kernel ? " (the last cold load of " + last->module.str() + ", which holds " + kernel + ")"
+                                     : std::string(" (the module's last cold load)"));
             return b;
         }
 

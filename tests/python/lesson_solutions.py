@@ -147,6 +147,21 @@ SOLUTIONS["cs5_block_dims_cpu"] = (
 
 # The GPU lesson's exercise (gpu_mechanisms.ipynb), probed only on a CUDA device: one module per
 # stable block_dim, the same launches, each module built once.
+# Other correct answers, each of which must be met as the solution is (an exercise that refuses a
+# right answer teaches the wrong thing): Warp's own idiom for a kernel with options of its own.
+ALTERNATIVES = {
+    "cs3_option_after_load": [
+        ("module=\"unique\" with module_options", f'''{stage("advance", "1.5")}
+
+
+{NOTEBOOKS.REFINE.replace("@wp.kernel", '@wp.kernel(module="unique", module_options={"max_unroll": 32})')}
+
+
+wp.launch(advance, dim=64, inputs=[a, m])
+wp.launch(refine, dim=64, inputs=[a, m])'''),
+    ],
+}
+
 GPU_SOLUTIONS = {
     "gpu_mechanisms": '''@wp.kernel(module="bd64_ops")
 def integrate(a: wp.array(dtype=float)):
@@ -190,6 +205,8 @@ CHEATS = {
         ("refine given a unique module (its option set on a module that never loads)", 'module="refine_ops")\ndef refine',
          'module="unique")\ndef refine', "option"),
         ("advance launched twice, refine dropped", "wp.launch(refine, dim=64", "wp.launch(advance, dim=64", "kernels"),
+        ("advance moved into refine_ops too (it no longer keeps the default)", "@wp.kernel\ndef advance",
+         '@wp.kernel(module="refine_ops")\ndef advance', "option"),
     ],
     "cs6_generic_after_load": [
         ("the float32 launch repeated in place of the float64 one",

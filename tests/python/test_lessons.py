@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT, VENV_PYTHON
 from lesson_runner import ExerciseKernel, exercises, skipped_here
-from lesson_solutions import CHEATS, GPU_SOLUTIONS, NOTEBOOKS, SOLUTIONS
+from lesson_solutions import ALTERNATIVES, CHEATS, GPU_SOLUTIONS, NOTEBOOKS, SOLUTIONS
 
 
 def gpu_exercises():
@@ -64,6 +64,9 @@ def check_exercises(items, solutions, tmp_path):
             content, met, _ = kernel.answer(solutions[name], f"{name}-solution", expect, strict=True)
             assert content["status"] == "ok", (name, content.get("evalue"))
             assert met == [{"met": True, "expect": expect}], (name, met)
+            for i, (what, answer) in enumerate(ALTERNATIVES.get(name, []) if solutions is SOLUTIONS else []):
+                content, met, text = kernel.answer(answer, f"{name}-alternative-{i}", expect, strict=True)
+                assert content["status"] == "ok" and met == [{"met": True, "expect": expect}], (name, what, text[-2000:])
             # the broken form with a launch deleted: not met, and it says the workload changed
             content, met, text = kernel.answer(without_last_launch(broken), f"{name}-deleted", expect, strict=False)
             assert content["status"] == "ok" and met == [{"met": False, "expect": expect}], (name, met)

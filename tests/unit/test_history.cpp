@@ -683,6 +683,17 @@ TEST(Budget, AnOptionClauseIsJudgedOnTheModulesLastColdLoad)
     EXPECT_TRUE(wrong[0].exceeded);
     EXPECT_NE(wrong[0].message.find("32, expected 8"), std::string::npos) << wrong[0].message;
     EXPECT_TRUE(check_budget(r, parse_budget("option:no_such_module.max_unroll=32"))[0].exceeded);
+
+    // option:@KERNEL: the module that holds the kernel, whatever it is called (module="unique"
+    // with module_options is a correct answer to CS-3, and its module's name is a hash)
+    const std::string kernel = r.samples[0].cold.module_loads.back().snapshot->kernels.at(0).key;
+    const auto by_kernel = check_budget(r, parse_budget("option:@" + kernel + ".max_unroll=32"));
+    EXPECT_FALSE(by_kernel[0].exceeded) << by_kernel[0].message;
+    EXPECT_EQ(by_kernel[0].module, module);
+    EXPECT_NE(by_kernel[0].message.find("which holds " + kernel), std::string::npos) << by_kernel[0].message;
+    const auto absent = check_budget(r, parse_budget("option:@no_such_kernel.max_unroll=32"));
+    EXPECT_TRUE(absent[0].exceeded);
+    EXPECT_NE(absent[0].message.find("no module holding the kernel no_such_kernel"), std::string::npos) << absent[0].message;
 }
 
 // launch-builds: compiled loads a launch waited for; a preload's do not count.

@@ -30,6 +30,8 @@
 // and one judged on the run alone:
 //   option:MODULE.KEY=VALUE  the module's last cold load carried the option at that value (true,
 //                       false, a number or a word), from the options the shim records
+//   option:@KERNEL.KEY=VALUE the same for the module that held the kernel (a module="unique"
+//                       kernel's, whose module is named by a hash)
 #ifndef XWARP_ANALYSIS_BUDGET_CHECK_HPP
 #define XWARP_ANALYSIS_BUDGET_CHECK_HPP
 
