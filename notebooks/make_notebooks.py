@@ -1555,7 +1555,7 @@ code Clang compiles (`churn`'s six-step loop stays a loop); `fast_math` would no
 Warp never passes it to the compiler, so it changes the hash and nothing else; the CS-3 lesson takes that mechanism apart
 on another program, here it is simply something to measure a lever on. `--whatif` with no value replays the levers of the findings, the most time at stake
 first, within a budget of about six cold runs; what does not fit is listed as *not run*."""),
-            ("code", f"""%%warp_probe --samples 2 --name unroll_late --whatif
+            ("code", f"""%%warp_probe --samples 1 --name unroll_late --whatif
 {kernel("predict", "1.0")}
 
 
@@ -1573,8 +1573,11 @@ band and the sample count. Each finding now carries a **measured** line. An advi
 did not pay moves to **Considered and declined**, the ledger of levers that were tried and why
 they were rejected: a declined lever is never recommended.
 
-A stored run can be replayed later, on fresh baseline samples, lever by lever:"""),
-            ("code", "%warp_whatif unroll_late options-at-creation"),
+A stored run can be replayed later, lever by lever: here one replay sample judged against the run's
+own sample (`--reuse-baseline`, quick for a class; without it the replay takes fresh baseline
+samples interleaved with its own, which is fairer when the machine may have changed). One sample
+a side is *indicative*, and the verdict says so: `--samples 3` or `--until-settled` settles it."""),
+            ("code", "%warp_whatif unroll_late options-at-creation --samples 1 --reuse-baseline"),
             ("md", """What to remember: a replay measures the lever on *this* machine and program, with the
 workload checked; it is the number to act on, and the estimate is only where to look first.
 The fix itself is still yours to write: here, `correct` in a module of its own with the option it

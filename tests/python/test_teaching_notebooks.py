@@ -241,10 +241,10 @@ def test_notebook_shows_what_it_teaches(path, tmp_path):
             measured = {w["lever"]: w for w in reports[label]["whatif"]}
             for lever, verdict in levers.items():
                 w = measured[lever]
-                # the lever moved something (a counted fact); its time verdict is whatever the noise
-                # let the samples show, never regressed or invalid for a lever that removes a build
+                # the lever moved something and removed a build (counted facts); its time verdict,
+                # from one sample a side, is whatever the noise let it show: timed, never invalid
                 assert any(w["applied"].values()), w
-                assert w["verdict"] in timing_verdicts(verdict), w
+                assert w["verdict"] in ("improved", "inconclusive", "regressed"), w
                 if verdict == "improved":
                     assert w["builds"]["cold_replay"] < w["builds"]["cold_baseline"], w["builds"]
         assert "What-if replays" in str(displays)

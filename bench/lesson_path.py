@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""How long the lessons' probes take on this machine: each notebook executed as shipped on the
+installed xwarp kernel (every cell, over the real protocol, in a folder of its own), timed, beside
+the "runs in" figure notebooks/README.md promises for it. The 90-minute path's notebooks are
+summed, beside the README's "about N minutes of waiting".
+
+Run it on the machine a class will use (a laptop's 2 cores are the README's assumption), with
+nothing else running: the figures are what a learner waits, not a test.
+
+Usage: /usr/bin/python3 bench/lesson_path.py [--only NAME[,NAME...]] [--path-only]
+"""
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+
+
+def promised():
+    """The README's course table: notebook -> its "runs in" text; and the path's notebooks."""
+    text = (NOTEBOOKS / "README.md").read_text()
+    course, path = {}, []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        link = re.search(r"\]\(([\w.]+)\.ipynb\)", line)
+        if not link:
+            continue
+        if len(cells) == 5 and cells[0].isdigit():
+            course[link.group(1)] = cells[3]
+        elif len(cells) == 3 and cells[0].isdigit():
+            path.append(link.group(1))
+    said = re.search(r"about (\d+) minutes of waiting", text)
+    return course, path, (said.group(1) if said else "?")
+
+
+def run_notebook(name, folder):
+    """Seconds to execute every cell of the shipped notebook (the kernel's start excluded)."""
+    work = folder / name
+    work.mkdir()
+    shutil.copy2(NOTEBOOKS / f"{name}.ipynb", work)
+    if (NOTEBOOKS / "recorded").is_dir():
+        shutil.copytree(NOTEBOOKS / "recorded", work / "recorded")
+    nb = nbformat.read(work / f"{name}.ipynb", as_version=4)
+    km = KernelManager(kernel_name="xwarp")
+    client = NotebookClient(nb, km=km, timeout=1800, resources={"metadata": {"path": str(work)}})
+    try:
+        with client.setup_kernel(stderr=subprocess.DEVNULL):  # the kernel's start banner
+            started = time.perf_counter()
+            for index, cell in enumerate(nb.cells):
+                client.execute_cell(cell, index)
+            return time.perf_counter() - started
+    finally:
+        if km.has_kernel:
+            km.shutdown_kernel(now=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", help="comma-separated notebook names")
+    parser.add_argument("--path-only", action="store_true", help="only the 90-minute path's notebooks")
+    args = parser.parse_args()
+    course, path, path_minutes = promised()
+    names = sorted(course, key=list(course).index)
+    if args.path_only:
+        names = [n for n in names if n in path]
+    if args.only:
+        names = [n.strip() for n in args.only.split(",")]
+        unknown = [n for n in names if not (NOTEBOOKS / f"{n}.ipynb").exists()]
+        if unknown:
+            sys.exit(f"no such notebook: {', '.join(unknown)}")
+    folder = Path(tempfile.mkdtemp(prefix="xwarp-lesson-path-"))
+    measured = {}
+    try:
+        print(f"{'notebook':<28} {'measured':>9}  README says")
+        for name in names:
+            measured[name] = run_notebook(name, folder)
+            print(f"{name:<28} {measured[name]:>8.1f}s  {course.get(name, '-')}", flush=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    on_path = [n for n in path if n in measured]
+    if on_path:
+        total = sum(measured[n] for n in on_path)
+        whole = " (the whole path)" if len(on_path) == len(path) else f" ({len(on_path)} of its {len(path)} notebooks)"
+        print(f"the 90-minute path's probes: {total / 60:.1f} min{whole}; the README says about {path_minutes} minutes")
+
+
+if __name__ == "__main__":
+    main()
