@@ -26,7 +26,10 @@ namespace xwarp::cli
                     "'identities<=12,builds-per-module<=1'");
                 sub->add_option("report", m_report, "a JSON report, a stored run (@ID), or a label of the history")->required();
                 sub->add_option("--budget", m_budget,
-                                "LIMIT[,LIMIT...], LIMIT = METRIC<=NUMBER or METRIC>=NUMBER, METRIC: " + metrics)
+                                "LIMIT[,LIMIT...], LIMIT = METRIC<=NUMBER or METRIC>=NUMBER, METRIC: " + metrics
+                                    + "; or option:MODULE.KEY=VALUE / option:@KERNEL.KEY=VALUE (the option the "
+                                      "module's, or the kernel's module's, last cold load carried); a run that used a "
+                                      "kernel cache outside the probe's is not judged")
                     ->required();
                 add_history_option(sub, m_history);
                 return sub;

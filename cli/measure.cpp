@@ -50,7 +50,10 @@ namespace xwarp::cli
                 }
                 sub->add_option("--budget", m_budget,
                                 "a CI gate: LIMIT[,LIMIT...], LIMIT = METRIC<=NUMBER or METRIC>=NUMBER (exit 8 when not "
-                                "met), METRIC: " + metrics);
+                                "met), METRIC: " + metrics
+                                    + "; or option:MODULE.KEY=VALUE / option:@KERNEL.KEY=VALUE (the option the "
+                                      "module's, or the kernel's module's, last cold load carried); a run that used a "
+                                      "kernel cache outside the probe's is not judged");
                 add_replay_streams_option(sub, m_replay_streams);
                 return sub;
             }

@@ -201,7 +201,8 @@ namespace xwarp::magic_parts
         app.add_flag("--quiet,-q", o.quiet, "no live progress and no report display (use with -o or --json)");
         app.add_option("--expect", o.expect,
                        "what the run should meet, as warp-probe's --budget: LIMIT[,LIMIT...], e.g. "
-                       "'identities<=1,builds-per-module<=1'; shows met or not met under the report. With --compare "
+                       "'identities<=1,builds-per-module<=1', or option:@KERNEL.KEY=VALUE; shows met or not met under the "
+                       "report (a run that used a kernel cache outside the probe's is not judged). With --compare "
                        "RUN, workload=same also requires the launches RUN made (compare's launch gate): an answer "
                        "that deletes work is not met");
         app.add_flag("--strict", o.strict, "with --expect: an expectation not met fails the cell (an error reply)");
