@@ -133,10 +133,11 @@ LESSONS = {
             "task": ("Fix the whole program: the stages in one named module, all created before the first "
                      "launch; `optimization_level` set before `__main__` loads; both `scale` instances registered before "
                      "its first launch. Every launch stays. Then add `--strict`."),
-            "hint": ("Three changes: `make_stage(s, module=\"stages\")` for every stage, in a list built before "
-                     "the loop that launches them; `wp.set_module_options` above the first launch; "
-                     "`wp.overload(scale, [wp.array(dtype=wp.float64), wp.float64])` (and the `float32` one) "
-                     "right after `scale` is defined."),
+            "hint": ("Three changes, one per finding, each the fix of a lesson you took: which argument of the "
+                     "factory gives every stage one shared module, and where must the stages be created so that "
+                     "none arrives after a launch (lessons 8 and 3)? Where does a module option have to be set "
+                     "(lesson 4)? Which call gives a generic kernel its instances before its first launch (lesson "
+                     "6)? The solution is in tests/python/lesson_solutions.py, for after the class."),
             "expect": "identities<=2,builds-per-module<=1,option:__main__.optimization_level=3",
             "code": 'from typing import Any\n\n# a library-style factory: every stage gets a module of its own unless told otherwise\ndef make_stage(s: float, module="unique"):\n    @wp.kernel(module=module)\n    def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):\n        i = wp.tid()\n        a[i] = churn(a[i], m[i], s)\n    return stage\n\n\n@wp.kernel\ndef scale(x: wp.array(dtype=Any), f: Any):\n    x[wp.tid()] = x[wp.tid()] * f\n\n\nfor s in (0.5, 1.5, 2.5):\n    step = make_stage(s)\n    wp.launch(step, dim=64, inputs=[a, m])\n\nx32 = wp.ones(64, dtype=wp.float32)\nwp.launch(scale, dim=64, inputs=[x32, wp.float32(2.0)])\nwp.set_module_options({"optimization_level": 3})\nx64 = wp.ones(64, dtype=wp.float64)\nwp.launch(scale, dim=64, inputs=[x64, wp.float64(2.0)])'},
     },
