@@ -249,34 +249,27 @@ namespace xwarp
         {
             std::vector<std::string> out;
             std::size_t more = 0;
-            for (const auto& x : after)
+            // what `in` holds and `other` lacks, each named as `word` while there is room
+            auto name_missing = [&](const identity_set& in, const identity_set& other, const char* word)
             {
-                if (!before.count(x))
+                for (const auto& x : in)
                 {
+                    if (other.count(x))
+                    {
+                        continue;
+                    }
                     if (out.size() < most)
                     {
-                        out.push_back("new " + x);
+                        out.push_back(word + x);
                     }
                     else
                     {
                         ++more;
                     }
                 }
-            }
-            for (const auto& x : before)
-            {
-                if (!after.count(x))
-                {
-                    if (out.size() < most)
-                    {
-                        out.push_back("gone " + x);
-                    }
-                    else
-                    {
-                        ++more;
-                    }
-                }
-            }
+            };
+            name_missing(after, before, "new ");
+            name_missing(before, after, "gone ");
             if (more > 0)
             {
                 out.push_back("and " + std::to_string(more) + " more");
