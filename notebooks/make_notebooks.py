@@ -266,7 +266,9 @@ wp.launch(refine, dim=64, inputs=[a, m])'''},
                      "backward code. Make the option arrive (library code stays as it is)."),
             "hint": ("Which line creates the module that holds `smooth`? Follow `scene_lib`'s own imports (the setup "
                      "cell wrote both files)."),
-            "expect": "backward-modules<=0",
+            # the option must arrive at the library's own module: a copy of its kernel in the cell
+            # would build without backward code while solver_lib never loads
+            "expect": "backward-modules<=0,option:solver_lib.enable_backward=false",
             "code": '''import warp as wp
 import scene_lib
 

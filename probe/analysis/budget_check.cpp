@@ -631,6 +631,7 @@ namespace xwarp
                 b.limit = l.limit;
                 b.at_least = l.at_least;
                 b.exceeded = true;
+                b.judged = false;
                 b.message = l.metric + ": not judged: a process used the kernel cache " + outside
                             + ", outside the probe's private one (the program chose it: wp.config.kernel_cache_dir or WARP_CACHE_PATH), so "
                               "what it built is not this program's cold start: counted as not met";

@@ -18,6 +18,10 @@ namespace xwarp
             {
                 return "  ok    ";
             }
+            if (!b.judged)
+            {
+                return "  NOT JUDGED ";
+            }
             if (b.metric == "workload" || b.metric == "kernels" || b.metric == "results")
             {
                 return "  CHANGED ";

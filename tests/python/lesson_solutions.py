@@ -189,6 +189,17 @@ def smooth(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
 
 wp.launch(smooth, dim=64, inputs=[a, m])"""
 
+COPIED_KERNEL = f"""{NOTEBOOKS.HEAVY}
+
+
+@wp.kernel
+def smooth(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    a[i] = churn(a[i], m[i], 1.0)
+
+
+wp.launch(smooth, dim=64, inputs=[a, m])"""
+
 CHEATS = {
     "capstone": [
         ("the option deleted", 'wp.set_module_options({"optimization_level": 3})\n', "", "option"),
@@ -222,6 +233,10 @@ CHEATS = {
          "backward-modules"),
         ("a kernel of the same name that does nothing",
          "wp.launch(scene_lib.smooth, dim=64, inputs=[a, m])", NOOP_KERNEL, "results"),
+        # the same work and the same kernel name, built without backward code, while the library's
+        # module never loads: only the clause on solver_lib's own options can say no
+        ("the library's kernel copied into the cell under its name",
+         "wp.launch(scene_lib.smooth, dim=64, inputs=[a, m])", COPIED_KERNEL, "option"),
     ],
     "module_granularity": [
         ("offset launched three times", "for k in ops + [offset]:", "for k in [offset, offset, offset]:", "kernels"),
@@ -238,5 +253,24 @@ CHEATS = {
         ("the export left out of the preload", "for k in (collide, integrate, constrain, export)]",
          "for k in (collide, integrate, constrain)]", "launch-builds"),
         ("collide launched in place of the export", "wp.launch(export, dim=64", "wp.launch(collide, dim=64", "kernels"),
+    ],
+}
+
+# Answers that make the measurement lie instead of doing the work: the broken form, edited to point
+# Warp at a kernel cache the student keeps (STUDENT_CACHE: a folder the test makes and removes).
+# (what it does, text replaced, its replacement, how many runs of it the class would try). Each
+# run is not judged: a cache outside the probe's holds builds from before.
+CACHE_CHEATS = {
+    # the clear kept, the cache moved after it: the warm pass finds what the cold pass wrote there
+    "cs2_cache_thrown_away": [
+        ("the clear kept, the cache pointed at a folder of the student's",
+         "wp.clear_kernel_cache()  # added while debugging a stale build",
+         'wp.clear_kernel_cache()  # added while debugging a stale build\nwp.config.kernel_cache_dir = "STUDENT_CACHE"',
+         1),
+    ],
+    # the broken cell twice on a kept cache: the second run builds nothing at either block_dim
+    "cs5_block_dims_cpu": [
+        ("the broken cell run twice on a kept cache", "@wp.kernel\ndef integrate",
+         'wp.config.kernel_cache_dir = "STUDENT_CACHE"\n\n\n@wp.kernel\ndef integrate', 2),
     ],
 }

@@ -26,6 +26,9 @@ namespace xwarp
         bool at_least = false;
         std::optional<double> value;  // absent when the report cannot say (no good sample)
         bool exceeded = false;
+        // false when no limit could be judged on this report (a kernel cache outside the probe's):
+        // exceeded too, so a gate fails, but shown as not judged rather than over
+        bool judged = true;
         std::string module;   // the module that broke it (or the heaviest one), with its device
         std::string message;  // one line: "builds-per-module 2 > 1: __main__ on cpu built 2 times"
     };
