@@ -773,7 +773,10 @@ wp.launch(stage_c, dim=64, inputs=[a, m])"""),
             ("md", """`%warp_compare` credits the fix only if the program still does the same work (the same
 launches, in the same order, with the same dims, dtypes, devices and block_dims) and the change is
 beyond the **noise band** (how far the same figure moves between identical runs; the
-[glossary](glossary.md) says how it is measured). The **hash receipts** show each module's hashes before and after."""),
+[glossary](glossary.md) says how it is measured). The **hash receipts** show each module's hashes before and after.
+Both probes here took 3 samples: a verdict from fewer than 3 a side says *indicative* beside it (two
+samples can land either side of the band by chance), as the later lessons' two-sample compares do;
+what they prove is counted (builds, identities), and the time is the hint."""),
             ("code", "%warp_compare late hoisted"),
             ("md", """Every run of this notebook is listed by `%warp_history`; `%warp_export NAME PATH` writes one as
 JSON (the same format `warp-probe measure --json` writes) or as an HTML page."""),

@@ -1037,6 +1037,13 @@ namespace xwarp
             {
                 c.verdict = parse_member<verdict>(d.outcome);
                 c.reasons.push_back(detail);
+                if (std::min(d.n_before, d.n_after) < 3)
+                {
+                    c.indicative = true;
+                    c.reasons.push_back("indicative: fewer than 3 samples a side (" + std::to_string(d.n_before) + " before, "
+                                        + std::to_string(d.n_after) + " after), where a gap this size can come by chance; "
+                                          "--samples 3 or --until-settled settles it");
+                }
             }
             else
             {

@@ -562,6 +562,7 @@ namespace xwarp
                                                     clocks,
                                                     judged_on,
                                                     decided_by,
+                                                    indicative,
                                                     same_structure,
                                                     receipts,
                                                     structure,

@@ -1250,7 +1250,7 @@ namespace xwarp
         o << "<div class=\"xwarp-compare\" data-xwarp=\"compare\" style=\"" << style::root << "\">";
         o << "<div data-xwarp=\"verdict\" style=\"" << style::box << "border-color:rgba(" << verdict_rgb(c.verdict)
           << ",0.8);background:rgba(" << verdict_rgb(c.verdict) << ",0.10);\"><b style=\"font-size:15px;\">"
-          << html_escape(word_of(c.verdict)) << "</b> <span style=\"" << style::muted << "\">exit " << c.exit_code << "</span>";
+          << html_escape(word_of(c.verdict)) << (c.indicative ? ", indicative" : "") << "</b> <span style=\"" << style::muted << "\">exit " << c.exit_code << "</span>";
         o << "<ul style=\"margin:4px 0 0 0;padding-left:18px;\">";
         for (const auto& r : c.reasons)
         {

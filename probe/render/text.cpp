@@ -912,7 +912,7 @@ namespace xwarp
             o << "warp-probe compare\n";
             side("before", c.before);
             side("after ", c.after);
-            o << "\nVERDICT: " << c.verdict << " (exit " << c.exit_code << ")\n";
+            o << "\nVERDICT: " << c.verdict << (c.indicative ? ", indicative" : "") << " (exit " << c.exit_code << ")\n";
             for (const auto& r : c.reasons)
             {
                 o << "  - " << r << "\n";

@@ -125,6 +125,9 @@ namespace xwarp
         std::vector<clock_judgement> clocks;
         std::string judged_on;  // which clock decided, and why
         std::string decided_by; // that clock's id (clocks[].clock)
+        // improved or regressed on fewer than 3 samples a side: two samples can fall either side of
+        // the band by chance, so the verdict is said as indicative (the reasons say why)
+        bool indicative = false;
         bool same_structure = false;  // identities, hashes and source bytes identical
         std::vector<structure_delta> structure;
         std::vector<option_check> option_checks;
