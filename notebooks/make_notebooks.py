@@ -395,24 +395,32 @@ wp.launch(pull, dim=64, inputs=[a, m])'''},
         "learn": ["that the block_dim a module is launched at is part of its identity, on the CPU too once "
                   "`wp.config.enable_cpu_blocks` is on",
                   "why one module launched at two block_dims builds twice, every kernel both times (CS-5)",
-                  "the fix that keeps every launch as it is: one named module per stable block_dim"],
+                  "the fix that keeps every launch as it is: one named module per stable block_dim",
+                  "what the measurement says a CPU build at a new block_dim costs: mostly its own precompiled header"],
         "predict": ("`integrate` runs at block_dim 64 and `collide` at 128, both in `__main__`, with CPU blocks "
                     "on. How many times is `__main__` built, and what does each build hold?",
                     "Twice, once per block_dim, and each build compiles both kernels: a module is built for the "
                     "block_dim of the launch that loads it, whichever of its kernels that launch runs. The "
                     "**Identity map** has two boxes for `__main__`; the arrow between them reads *block_dim*."),
         "read": ("- The CS-5 finding names the module, its block_dims and what the builds of kernels never "
-                 "launched at a block_dim cost.\n"
-                 "- **Module identities** lists `__main__` twice, with the block_dim column telling them apart."),
+                 "launched at a block_dim cost, and apart from that the precompiled headers those builds wrote.\n"
+                 "- **Module identities** lists `__main__` twice, with the block_dim column telling them apart.\n"
+                 "- The **Build timeline** splits each build: most of it is `header`, the precompiled header "
+                 "Warp writes for each block_dim (`builtin_bd64_...pch`, then `builtin_bd128_...pch`)."),
+        "replay": "two_block_dims_cpu pch-off",
         "lever": ("CS-5 has no run-time lever: splitting a module by block_dim is a change to the program, "
                   "measured by `%warp_compare` as above. Choosing one block_dim for both launches is not a fix "
-                  "the compare accepts: it changes a launch, and the comparison says *invalid*."),
+                  "the compare accepts: it changes a launch, and the comparison says *invalid*. What the "
+                  "timeline shows is most of the cost, the two headers, stays after the split: both block_dims are "
+                  "still launched. Those are CS-12's: `%warp_whatif two_block_dims_cpu pch-off` replays the cell "
+                  "with `wp.config.use_precompiled_headers = False`, each build parsing Warp's headers itself."),
         "remember": ["A module builds once per block_dim it is launched at, with every kernel it holds.",
                      "Keep kernels launched at one stable block_dim in a named module of their own; keep a "
                      "block_dim chosen at run time in a module of its own too.",
-                     "On the CPU a split saves the kernels each build no longer compiles at a block_dim nobody "
-                     "launches them at, which is little here; on a GPU every build is a full NVRTC compile "
-                     "(the GPU lesson). Measure before you split on the CPU."],
+                     "On the CPU a new block_dim costs a precompiled header of its own, most of such a build: a "
+                     "split keeps it, and saves only the kernels built at a block_dim nobody launches them at. "
+                     "Measure `pch-off` for the headers. On a GPU every build is a full NVRTC compile (the GPU "
+                     "lesson), and the split is the fix."],
         "exercise": {
             "task": ("A solver step runs `integrate` at block_dim 64 and `collide` at 128, both in `__main__`. "
                      "Make every module build once, with every launch at the block_dim it has now."),
@@ -1197,14 +1205,21 @@ wp.launch(stretch, dim=1024, inputs=[a], block_dim=64)
 wp.launch(relax, dim=1024, inputs=[a], block_dim=128)"""),
             ("code", "%warp_compare two_block_dims_cpu split_cpu"),
             ("md", """The same launches, at the same block_dims: the compare's hash receipts show `__main__`'s two
-identities gone and one identity for each new module. Whether that saved time here is the verdict's
-to say: on the CPU each build of `__main__` compiled two kernels and each new build compiles one, so
-the saving is the kernels no longer built at a block_dim nobody launches them at, against a second
-module's fixed cost. On a GPU the same split is [the GPU lesson](gpu_mechanisms.ipynb)'s first fix."""),
+identities gone and one identity for each new module. Read what moved: the compare leaves the
+precompiled-header writes out of cold module work (both sides wrote two, one per block_dim), so its
+figure is the kernels each build no longer compiles at a block_dim nobody launches them at, a few
+hundred milliseconds here. The two headers, well over a second each on a laptop, are still in the
+split's timeline: a split keeps both block_dims, so it keeps both headers. The replay below measures
+the lever for them. On a GPU there is no such header per block_dim, every build is a full NVRTC
+compile, and the same split is [the GPU lesson](gpu_mechanisms.ipynb)'s first fix."""),
         ],
-        {"findings": {"two_block_dims_cpu": ["CS-5"]},
+        {"findings": {"two_block_dims_cpu": ["CS-5", "CS-12"]},
          "claims": [{"says": "Twice, once per block_dim, and each build compiles both kernels",
-                     "report": "two_block_dims_cpu", "identities": 2, "modules": 1}]},
+                     "report": "two_block_dims_cpu", "identities": 2, "modules": 1},
+                    {"says": "most of it is `header`, the precompiled header Warp writes for each block_dim",
+                     "report": "two_block_dims_cpu", "header_share_at_least": 0.5},
+                    {"says": "a split keeps both block_dims, so it keeps both headers",
+                     "report": "split_cpu", "headers_per_cold_pass": 2}]},
     )
 
 
@@ -1545,7 +1560,7 @@ The levers (`warp-probe mechanisms` lists which mechanism each one fixes):
 | `shared-module`, `merge-modules` | puts the kernels that each had a module of their own (`module="unique"`), or the small modules, in one module | 8 |
 | `backward-off` | holds `enable_backward` off: no adjoint code, the code automatic differentiation runs backward | 9 |
 | `parallel-preload` | preloads the baseline's modules at the first launch, with several workers | 10 |
-| `pch-off`, `mathdx-off` | hold off the precompiled header (Warp's runtime header, written per thread, block_dim and build mode and reused by the later builds that match it) and MathDx (NVIDIA's device math libraries, used by tile operations on a GPU) | 12 |
+| `pch-off`, `mathdx-off` | hold off the precompiled header (Warp's runtime header, written per thread, block_dim and build mode and reused by the later builds that match it) and MathDx (NVIDIA's device math libraries, used by tile operations on a GPU) | 11 (`pch-off`), 12 |
 
 You need none of those lessons to read a replay: each lever changes one thing, and the verdict reads
 the same for all.

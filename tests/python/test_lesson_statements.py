@@ -269,7 +269,8 @@ def test_the_lesson_numbers_and_counts_are_the_courses():
     gpu = next(n for n, r in lessons.items() if "gpu_mechanisms.ipynb" in r)
     assert f"| `pch-off`, `mathdx-off` |" in prose("whatif")
     row = next(line for line in prose("whatif").splitlines() if line.startswith("| `pch-off`, `mathdx-off` |"))
-    assert row.rstrip().endswith(f"| {gpu} |"), row
+    cpu_blocks = next(n for n, r in lessons.items() if "cs5_block_dims_cpu.ipynb" in r)
+    assert row.rstrip().endswith(f"| {cpu_blocks} (`pch-off`), {gpu} |"), row
     notebooks = len(list(NB.glob("*.ipynb")))
     words = {12: "twelve", 13: "thirteen", 14: "fourteen", 15: "fifteen"}
     assert f"the course: {words[notebooks]} notebooks" in (ROOT / "references" / "notebook.md").read_text()

@@ -150,6 +150,16 @@ def check_claims(nb, claims, reports, text):
             for lever, verdict in claim["replay_verdict"].items():
                 (w,) = [w for w in r["whatif"] if w["lever"] == lever]
                 assert w["verdict"] == verdict, w
+        if "header_share_at_least" in claim:
+            # the precompiled headers' part of the cold builds, from the load records' own timers
+            for smp in good:
+                built = [ld for ld in smp["cold"]["module_loads"] if ld["status"] == "compiled"]
+                share = sum(ld.get("pch_ms") or 0 for ld in built) / sum(ld["total_ms"] for ld in built)
+                assert share >= claim["header_share_at_least"], (claim, share)
+        if "headers_per_cold_pass" in claim:
+            for smp in good:
+                built = [ld for ld in smp["cold"]["module_loads"] if ld["status"] == "compiled" and ld.get("pch_ms")]
+                assert len(built) == claim["headers_per_cold_pass"], (claim, len(built))
         if "cache_binaries" in claim:
             assert r["summary"]["cache_binaries"]["median"] == claim["cache_binaries"], r["summary"]["cache_binaries"]
         if "warm_builds_at_most" in claim:
