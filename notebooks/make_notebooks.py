@@ -1271,6 +1271,29 @@ lists the lever under **Considered and declined**, with its numbers (and `--what
 parallel-preload` measures it instead of estimating it). On a machine with few
 cores, or with one dominant module, there is little to overlap; on the CPU with Warp 1.16 or older keep `max_workers <= 1` (a race in the
 CPU JIT, CS-8). Always name the modules (never `modules=None`) and the block_dim the launches use."""),
+            ("md", """### Warp's other start-up tools, and where each fits
+
+NVIDIA's guide to compile and start-up time names a few more tools; here is what each does in
+Warp 1.19 (each statement is checked on this Warp by `tests/python/test_lesson_statements.py`).
+
+- **`wp.load_module(pkg, recursive=True, max_workers=N)`** preloads a Python package's Warp modules,
+  its submodules with `recursive=True`: the application-level form of the `force_load` above, judged
+  the same way, on compile elapsed. **`wp.config.load_module_max_workers`** is the worker count both
+  use when `max_workers` is not given: `0` (serial) by default; `None` picks min(CPUs, 4).
+- **The LTO cache** (MathDx's link-time-optimised device math, CS-7 in the GPU lesson) is a cache of
+  its own, the `lto` folder inside the kernel cache: `wp.clear_kernel_cache()` leaves it (it removes
+  only the `wp_*` module folders), `wp.clear_lto_cache()` removes it. A CI cache that keeps the kernel
+  cache folder keeps both.
+- **Ahead of time**: `wp.compile_aot_module(module, device, module_dir=...)` writes a module's
+  binaries into a folder the application ships, and `wp.load_aot_module(...)` loads them at start-up
+  without building. `warp-probe warmup` does something else: it fills the kernel cache on the machine
+  that will run, for exactly the identities the program made there, and a later change rebuilds only
+  what it invalidated. An AOT binary serves only the variant it was built for: on the CPU, Warp 1.19
+  builds it at the module's `block_dim` option (256, a CUDA default) while CPU launches run at
+  block_dim 1, so the first launch builds the module again (a probe shows the build after the AOT
+  load) unless the module sets `wp.set_module_options({"block_dim": 1})`. Keep the hash in the file
+  names: a changed kernel then fails to load (`FileNotFoundError`) instead of running old code, which
+  is what `strip_hash=True` does silently."""),
         ],
         {"flags": {"parallel": ["BUILDS_OVERLAPPED"]}, "judged_on": "compile elapsed"},
     )

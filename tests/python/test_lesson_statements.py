@@ -310,3 +310,74 @@ def test_fast_math_changes_only_the_hash_on_the_cpu_and_max_unroll_changes_the_c
     # the capstone's late option is one the CPU compiler gets (optimization_level: Clang's -O)
     capstone = "\n".join(code_cells("capstone"))
     assert "fast_math" not in capstone and '"optimization_level": 3' in capstone
+
+
+def test_aot_binaries_serve_only_their_variant_and_a_stripped_hash_runs_old_code(tmp_path):
+    # the preload lesson's section on Warp's other start-up tools, each statement run on this Warp
+    def module(name, factor, block_dim_option):
+        option = 'wp.set_module_options({"block_dim": 1})\n' if block_dim_option else ""
+        (tmp_path / f"{name}.py").write_text(
+            f"import warp as wp\n{option}\n@wp.kernel\ndef scale(a: wp.array(dtype=float)):\n"
+            f"    a[wp.tid()] = a[wp.tid()] * {factor}\n")
+
+    def build(name, strip):
+        warp_snippet(f"import {name}\nwp.compile_aot_module({name}, device='cpu', module_dir={str(tmp_path / name)!r}, "
+                     f"strip_hash={strip})\n", tmp_path)
+
+    def run(name, strip):
+        # a kernel cache of its own: whatever it loads comes from the AOT folder or is built here
+        return warp_snippet(f"""
+            import {name}
+            wp.config.kernel_cache_dir = {str(tmp_path / (name + '-run'))!r}
+            try:
+                wp.load_aot_module({name}, device='cpu', module_dir={str(tmp_path / name)!r}, strip_hash={strip})
+            except FileNotFoundError as e:
+                print("not found:", e)
+                raise SystemExit(0)
+            a = wp.ones(4, dtype=float)
+            wp.launch({name}.scale, dim=4, inputs=[a], device='cpu')
+            print("result", a.numpy()[0], "variants", sorted(k[1] for k in {name}.scale.module.execs))
+        """, tmp_path)
+
+    # the module's default block_dim (256) is not the CPU launch's (1): the launch builds again
+    module("aot_default", 2.0, False)
+    build("aot_default", False)
+    out = run("aot_default", False)
+    assert "(cached)" in out and "(compiled)" in out and "variants [1, 256]" in out, out
+    # with block_dim 1 the AOT binary is the variant the launch uses: nothing is built
+    module("aot_cpu", 2.0, True)
+    build("aot_cpu", False)
+    out = run("aot_cpu", False)
+    assert "(compiled)" not in out and "result 2.0 variants [1]" in out, out
+    # the kernel changes after the build: with the hash kept the load fails; stripped, old code runs
+    module("aot_cpu", 3.0, True)
+    assert "not found:" in run("aot_cpu", False)
+    module("aot_stripped", 2.0, True)
+    build("aot_stripped", True)
+    module("aot_stripped", 3.0, True)
+    out = run("aot_stripped", True)
+    assert "(compiled)" not in out and "result 2.0" in out, out  # 3.0 is what the source says now
+    text = " ".join(prose("cs13_serial_builds").split())
+    assert "builds it at the module's `block_dim` option (256, a CUDA default) while CPU launches run at block_dim 1" in text
+    assert "instead of running old code, which is what `strip_hash=True` does silently" in text
+
+
+def test_the_lto_cache_is_a_cache_of_its_own_and_the_preload_default_is_serial(tmp_path):
+    out = warp_snippet("""
+        import os
+        wp.init()
+        print("max_workers default:", wp.config.load_module_max_workers)
+        lto = os.path.join(wp.config.kernel_cache_dir, "lto")
+        os.makedirs(lto)
+        open(os.path.join(lto, "artifact.ltoir"), "w").close()
+        os.makedirs(os.path.join(wp.config.kernel_cache_dir, "wp_module_abc"))
+        wp.clear_kernel_cache()
+        print("after clear_kernel_cache:", sorted(os.listdir(wp.config.kernel_cache_dir)))
+        wp.clear_lto_cache()
+        print("after clear_lto_cache:", sorted(os.listdir(wp.config.kernel_cache_dir)))
+    """, tmp_path)
+    assert "max_workers default: 0" in out, out
+    assert "after clear_kernel_cache: ['lto']" in out and "after clear_lto_cache: []" in out, out
+    text = " ".join(prose("cs13_serial_builds").split())
+    assert "`0` (serial) by default; `None` picks min(CPUs, 4)" in text
+    assert "`wp.clear_kernel_cache()` leaves it" in text
