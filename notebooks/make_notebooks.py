@@ -1299,50 +1299,25 @@ Warp 1.19 (each statement is checked on this Warp by `tests/python/test_lesson_s
     )
 
 
-GPU_CS5_CELL = """wp.launch(scale, dim=a.shape, inputs=[a], block_dim=128)
-wp.launch(shift, dim=a.shape, inputs=[a], block_dim=256)
-wp.synchronize()"""
+# The GPU lesson's cells are the programs its reports were recorded from on the H200: one source.
+# Each program runs whole as a script (tests/gpu/); the lesson shows it from its cell mark on, and
+# the setup cell is what comes before the mark in the CS-5 program.
+GPU_PROGRAMS = HERE.parent / "tests" / "gpu" / "programs"
+GPU_CELL_MARK = "# --- the lesson's cell (notebooks/make_notebooks.py reads from here on) ---\n"
 
-GPU_TILES_CELL = """TILE = 32
 
-@wp.kernel
-def gemm(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float), C: wp.array2d(dtype=float)):
-    i, j = wp.tid()
-    a = wp.tile_load(A, shape=(TILE, TILE))
-    b = wp.tile_load(B, shape=(TILE, TILE))
-    c = wp.tile_matmul(a, b)
-    wp.tile_store(C, c)
+def gpu_program_parts(name):
+    """(what comes before the cell mark, without its opening comment; the cell) of a recorded program."""
+    before, cell = (GPU_PROGRAMS / f"{name}.py").read_text().split(GPU_CELL_MARK)
+    lines = before.splitlines()
+    while lines and lines[0].startswith("#"):
+        lines.pop(0)
+    return "\n".join(lines).strip(), cell.strip()
 
-A = wp.ones((TILE, TILE), dtype=float, device="cuda:0")
-B = wp.ones((TILE, TILE), dtype=float, device="cuda:0")
-C = wp.zeros((TILE, TILE), dtype=float, device="cuda:0")
-wp.launch_tiled(gemm, dim=(1, 1), inputs=[A, B, C], block_dim=64)
-wp.synchronize()"""
 
-GPU_PTX_CELL = """wp.config.cuda_output = "ptx"  # what a program sets to ship one binary for several GPUs
+GPU_SETUP = gpu_program_parts("lesson_two_block_dims")[0]
+GPU_CS5_CELL = gpu_program_parts("lesson_two_block_dims")[1]
 
-@wp.func
-def churn(v: wp.vec3, m: wp.mat33, s: float):
-    for j in range(8):
-        v = m @ v + wp.cross(v, wp.vec3(1.0, 2.0, 3.0)) * wp.sin(s + float(j))
-        v = wp.normalize(v) * wp.length(v + wp.vec3(0.5))
-    return v
-
-@wp.kernel
-def step_a(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
-    i = wp.tid()
-    a[i] = churn(a[i], m[i], 0.0)
-
-@wp.kernel
-def step_b(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):
-    i = wp.tid()
-    a[i] = churn(churn(a[i], m[i], 1.0), m[i], 2.0)
-
-a = wp.zeros(1024, dtype=wp.vec3, device="cuda:0")
-m = wp.zeros(1024, dtype=wp.mat33, device="cuda:0")
-wp.launch(step_a, dim=1024, inputs=[a, m])
-wp.launch(step_b, dim=1024, inputs=[a, m])
-wp.synchronize()"""
 
 # The GPU exercise (a CUDA device needed): two block_dims in one module, kept as they are.
 GPU_EXERCISE = {
@@ -1391,7 +1366,8 @@ it on any device; it is here for its CUDA form.
 an NVIDIA H200 (Warp 1.19.0, two samples; the files are in `recorded/h200/`). Each was recorded
 from a script in `tests/gpu/programs/`: the block_dim and precompiled-header cells with the setup's
 `scale` and `shift` in front, as the probe runs a cell; the tile and PTX cells without them (they
-do not use them), so their `__main__` holds only the cell's own kernels.
+do not use them), so their `__main__` holds only the cell's own kernels. Each cell below is that
+script from its cell mark on: the lesson's code and the recorded program are one file.
 `%warp_report FILE --name NAME` shows a report and keeps it under
 a name, so `%warp_compare` reads it as it reads a probed run. Every step can be read either way."""),
             ("code", """import warp as wp
@@ -1407,18 +1383,7 @@ def probe_or_recorded(name, options, recorded, cell):
     else:
         print(f"no CUDA device: {name} not probed; recorded on an H200:")
         get_ipython().run_line_magic("warp_report", f"recorded/h200/{recorded}.json --name {name}")"""),
-            ("code", """%%warp_setup
-import warp as wp
-
-@wp.kernel
-def scale(a: wp.array(dtype=float)):
-    a[wp.tid()] *= 2.0
-
-@wp.kernel
-def shift(a: wp.array(dtype=float)):
-    a[wp.tid()] += 1.0
-
-a = wp.zeros(1 << 16, dtype=float, device="cuda:0")"""),
+            ("code", "%%warp_setup\n" + GPU_SETUP),
     ]
 
 
@@ -1451,7 +1416,7 @@ the CS-5 finding puts 456 ms of it on kernels never launched at their block_dim.
 Two fixes, chosen by what the kernels need. If they run as well at one block_dim, launch both at it:
 one identity. That changes a launch, so `%warp_compare` calls the pair **invalid** (the workload
 changed) and shows why; read each report's module work instead (928 ms against 610 ms on the H200)."""),
-            ("code", gpu_cell("one_block_dim", "--samples 2", GPU_CS5_CELL.replace("block_dim=128", "block_dim=256"),
+            ("code", gpu_cell("one_block_dim", "--samples 2", gpu_program_parts("lesson_one_block_dim")[1],
                               "lesson_one_block_dim")),
             ("code", "%warp_compare two_block_dims one_block_dim"),
             ("md", """If each kernel needs its own block_dim, give each stable block_dim a module of its own
@@ -1464,14 +1429,14 @@ kernels, each build compiles half as much. The exercise below is that split.""")
 
 def gpu_cs7_ptx_cs12_cells():
     """CS-7 both ways, the PTX load, CS-12."""
-    ptx_body = GPU_PTX_CELL
     return [
             ("md", """**CS-7.** A tile matrix multiply uses MathDx and builds LTO artifacts during code generation: time
 inside the module load but outside the NVRTC compile. On a GPU the probe below also replays
 `mathdx-off`, which measures both sides of the trade: build time, and the steady-state time of the
 GEMM's launches."""),
-            ("code", gpu_cell("tiles", "--samples 1 --whatif mathdx-off", GPU_TILES_CELL, "lesson_tiles")),
-            ("code", gpu_cell("tiles_no_mathdx", "--samples 1", "wp.config.enable_mathdx_gemm = False\n\n" + GPU_TILES_CELL,
+            ("code", gpu_cell("tiles", "--samples 1 --whatif mathdx-off", gpu_program_parts("lesson_tiles")[1],
+                              "lesson_tiles")),
+            ("code", gpu_cell("tiles_no_mathdx", "--samples 1", gpu_program_parts("lesson_tiles_no_mathdx")[1],
                               "lesson_tiles_no_mathdx")),
             ("code", "%warp_compare tiles tiles_no_mathdx"),
             ("md", """On the H200 the GEMM with MathDx built in 36.9 s, 29.2 s of it generating 3 LTO artifacts, and
@@ -1484,20 +1449,15 @@ kept cache; one that launches it a few times may not. Measure both, then choose.
 and the driver compiles it to machine code at load. Where the driver is older than the CUDA toolkit
 Warp was built with, Warp compiles the PTX itself at every load, and no cache keeps the result:
 even the warm pass, on a full kernel cache, pays it."""),
-            ("code", gpu_cell("ptx", "--samples 2", ptx_body, "ptx_module")),
+            ("code", gpu_cell("ptx", "--samples 2", gpu_program_parts("ptx_module")[1], "ptx_module")),
             ("md", """On the H200 (driver CUDA 13.0, Warp's toolkit 13.4) the recorded module still took 784 ms to load
 in the warm pass: the `ptx-load-compile` finding. Leaving the output format to Warp (CUBIN whenever
 the driver is older than its toolkit) removes it; where PTX must stay, a driver at least as new as
 the toolkit lets the driver's compute cache keep the result."""),
             ("md", """**CS-12.** With a few small modules, writing the precompiled header may cost more than it saves.
 Compare the default against `wp.config.use_precompiled_headers = False` set at the entry point."""),
-            ("code", gpu_cell("pch_on", "--samples 2", """wp.launch(scale, dim=a.shape, inputs=[a])
-wp.launch(shift, dim=a.shape, inputs=[a])
-wp.synchronize()""", "lesson_pch_on")),
-            ("code", gpu_cell("pch_off", "--samples 2", """wp.config.use_precompiled_headers = False
-wp.launch(scale, dim=a.shape, inputs=[a])
-wp.launch(shift, dim=a.shape, inputs=[a])
-wp.synchronize()""", "lesson_pch_off")),
+            ("code", gpu_cell("pch_on", "--samples 2", gpu_program_parts("lesson_pch_on")[1], "lesson_pch_on")),
+            ("code", gpu_cell("pch_off", "--samples 2", gpu_program_parts("lesson_pch_off")[1], "lesson_pch_off")),
             ("code", "%warp_compare pch_on pch_off"),
     ]
 

@@ -76,10 +76,17 @@ def test_the_recorded_gpu_programs_hold_the_setups_kernels_where_the_lesson_says
     without = {"lesson_tiles", "lesson_tiles_no_mathdx", "ptx_module"}
     recorded = {p.stem for p in (NB / "recorded" / "h200").glob("*.json")}
     assert recorded == with_setup | without
+    cells = "\n".join(code_cells("gpu_mechanisms"))
+    mark = "# --- the lesson's cell (notebooks/make_notebooks.py reads from here on) ---\n"
     for name in recorded:
         source = (programs / f"{name}.py").read_text()
         has = "def scale" in source and "def shift" in source
         assert has == (name in with_setup), name
+        # one source: the lesson shows each recorded program from its cell mark on
+        before, cell = source.split(mark)
+        assert cell.strip() in cells, name
+        if name in with_setup:
+            assert "def scale" in before and "def scale" not in cell, name
     gpu = prose("gpu_mechanisms")
     assert "each cell and the\nsetup's definitions run as one script" not in gpu
     assert "the tile and PTX cells without them" in gpu

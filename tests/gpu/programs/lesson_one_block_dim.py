@@ -11,6 +11,7 @@ def shift(a: wp.array(dtype=float)):
 
 a = wp.zeros(1 << 16, dtype=float, device="cuda:0")
 
+# --- the lesson's cell (notebooks/make_notebooks.py reads from here on) ---
 wp.launch(scale, dim=a.shape, inputs=[a], block_dim=256)
 wp.launch(shift, dim=a.shape, inputs=[a], block_dim=256)
 wp.synchronize()

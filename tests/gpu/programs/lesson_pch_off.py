@@ -1,8 +1,5 @@
-# The GPU lesson's CS-12 cell with precompiled headers off at the entry point.
-
+# The GPU lesson's CS-12 cell with precompiled headers off, before the first launch (read at the load).
 import warp as wp
-
-wp.config.use_precompiled_headers = False
 
 @wp.kernel
 def scale(a: wp.array(dtype=float)):
@@ -14,6 +11,8 @@ def shift(a: wp.array(dtype=float)):
 
 a = wp.zeros(1 << 16, dtype=float, device="cuda:0")
 
+# --- the lesson's cell (notebooks/make_notebooks.py reads from here on) ---
+wp.config.use_precompiled_headers = False
 wp.launch(scale, dim=a.shape, inputs=[a])
 wp.launch(shift, dim=a.shape, inputs=[a])
 wp.synchronize()

@@ -1,4 +1,5 @@
 # The GPU lesson's CS-7 cell, as a script: a tile GEMM through MathDx (LTO artifacts).
+# --- the lesson's cell (notebooks/make_notebooks.py reads from here on) ---
 import warp as wp
 
 TILE = 32

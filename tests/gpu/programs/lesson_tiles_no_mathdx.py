@@ -1,4 +1,5 @@
 # The GPU lesson's CS-7 cell with MathDx off: the same GEMM without LTO artifacts.
+# --- the lesson's cell (notebooks/make_notebooks.py reads from here on) ---
 import warp as wp
 
 wp.config.enable_mathdx_gemm = False

@@ -1,10 +1,12 @@
 # One module emitted as PTX, for the cost of loading it from Warp's cache (a cached load).
+# --- the lesson's cell (notebooks/make_notebooks.py reads from here on) ---
 import os
 
 import warp as wp
 
-# PTX output: a (cached) load then compiles PTX to machine code (in the driver, or in Warp when
-# the driver is older than Warp's toolkit); a CUBIN would not. XWARP_CUDA_OUTPUT=cubin contrasts.
+# PTX, what a program sets to ship one binary for several GPUs: even a cached load then compiles
+# the PTX to machine code (in the driver, or in Warp when the driver is older than Warp's
+# toolkit); a CUBIN would not (XWARP_CUDA_OUTPUT=cubin: the device scenarios' contrast)
 wp.config.cuda_output = os.environ.get("XWARP_CUDA_OUTPUT", "ptx")
 
 
