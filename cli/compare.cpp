@@ -6,12 +6,10 @@
 
 #include "command.hpp"
 #include "shared.hpp"
-#include "xwarp/analysis/compare.hpp"
-#include "xwarp/analysis/summarize.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
+#include "xwarp/fronts/judging.hpp"
 #include "xwarp/fronts/options.hpp"
 #include "xwarp/fronts/use_cases.hpp"
-#include "xwarp/history/store.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/model/release.hpp"
 #include "xwarp/render/html.hpp"
@@ -57,11 +55,6 @@ namespace xwarp::cli
                     {
                         return code;
                     }
-                    c.exit_code = exit_code_for(c.verdict);
-                }
-                catch (const compare_input_error& e)
-                {
-                    return fail(exit_code::bad_input, e.what());
                 }
                 catch (const fronts::job_error& e)
                 {
@@ -116,15 +109,7 @@ namespace xwarp::cli
             // (its findings are made only for the report the history keeps).
             void analyse_side(const std::string& arg, report& side, bool to_store, std::optional<std::int64_t>& id)
             {
-                if (to_store)
-                {
-                    analyze(side);
-                }
-                else
-                {
-                    summarize_figures(side, summary_scope::figures);
-                }
-                require_comparable(side, arg);
+                fronts::ready_side(side, arg, to_store);
                 if (to_store)
                 {
                     id = store_run(m_history, side, "compare", true);
@@ -140,7 +125,7 @@ namespace xwarp::cli
             // comparison reads it.
             int compare_files(comparison& c)
             {
-                const bool stored = !locate_history(m_history).off;
+                const bool stored = !fronts::history_path(m_history).empty();
                 keep_large_blocks_mapped();  // the second side's records, after the first's are freed
                 const auto before_stamp = stamp_report_arg(m_before);
                 const auto after_stamp = stamp_report_arg(m_after);
@@ -172,7 +157,7 @@ namespace xwarp::cli
                                                                 "compare again");
                     }
                     analyse_side(arg, side, stored && !stored_first, id);
-                    keep_what_compare_reads(side);  // the page shows its figures only
+                    fronts::trim_side(side);  // the page shows its figures only
                     return 0;
                 };
                 if (int code = take_side(m_before, before_stamp, m_before_report, m_before_id))
@@ -183,7 +168,7 @@ namespace xwarp::cli
                 {
                     return code;
                 }
-                c = compare_analyzed(m_before_report, m_after_report, m_before, m_after);
+                c = fronts::compare_ready(m_before_report, m_after_report, m_before, m_after);
                 return 0;
             }
 
@@ -205,10 +190,9 @@ namespace xwarp::cli
                 }
                 if (m_before_id && m_after_id)
                 {
-                    // the text first: a temporary tree would live through the insert, beside SQLite's record
-                    const std::string text =
-                        comparison_to_json(c).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-                    store_comparison(m_history, *m_before_id, *m_after_id, word_of(c.verdict), text);
+                    std::vector<std::string> notes;
+                    fronts::store_comparison(m_history, *m_before_id, *m_after_id, c, notes);
+                    print_notes(notes);
                 }
                 if (!m_html.empty())
                 {

@@ -1,15 +1,13 @@
 // warp-probe history list|show|diff|export|import|trend|table: the runs kept in the history
-// store. The store and the trend analysis live below; this file only parses, calls and prints.
+// store. The store and the trend analysis live below the history jobs (fronts/history_jobs.hpp);
+// this file only parses, calls and prints.
 #include <algorithm>
 #include <iostream>
 
 #include "command.hpp"
 #include "shared.hpp"
-#include "xwarp/analysis/summarize.hpp"
-#include "xwarp/analysis/trend.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
-#include "xwarp/history/store.hpp"
-#include "xwarp/model/json_io.hpp"
+#include "xwarp/fronts/history_jobs.hpp"
 #include "xwarp/render/history.hpp"
 #include "xwarp/render/printable.hpp"
 
@@ -17,12 +15,6 @@ namespace xwarp::cli
 {
     namespace
     {
-        // "@17" or "17" -> 17.
-        std::optional<std::int64_t> run_id_of(const std::string& text)
-        {
-            return parse_history_ref(!text.empty() && text[0] == '@' ? text : "@" + text);
-        }
-
         class history_cmd : public subcommand
         {
         public:
@@ -61,42 +53,78 @@ namespace xwarp::cli
             int run() override
             {
                 std::vector<std::string> notes;
-                int code = 0;
-                auto store = open_store(m_store_option, m_import->parsed(), code, notes);
-                if (!store)
+                int rc = exit_code::ok;
+                try
                 {
-                    return code;
+                    fronts::history_session store(m_store_option, m_import->parsed(), notes);
+                    print_notes(notes);  // what the store said while it opened (a store moved aside on damage)
+                    notes.clear();
+                    rc = act(store);
                 }
-                const int rc = act(*store);
-                print_notes(notes);  // what the store said while it worked (a store moved aside on damage)
+                catch (const fronts::job_error& e)
+                {
+                    print_notes(notes);
+                    return fail(e);
+                }
+                print_notes(notes);  // what the store said while it worked
                 return rc;
             }
 
         private:
-            int act(history_store& store)
+            int act(fronts::history_session& store)
             {
                 if (*m_list)
                 {
-                    std::cout << render_history_list(store.runs(m_filter), store.path());
+                    std::cout << render_history_list(store.list(m_filter), store.path());
                     return exit_code::ok;
                 }
-                if (*m_show || *m_export)
+                if (*m_export)
                 {
-                    return show(store);
+                    return write_text(m_output, store.export_json(m_run_a) + "\n");
+                }
+                if (*m_show)
+                {
+                    const auto shown = store.show(m_run_a);
+                    std::cout << render_history_run(shown.run, shown.identities);
+                    return exit_code::ok;
                 }
                 if (*m_diff)
                 {
-                    return diff(store);
+                    std::cout << render_history_diff(store.diff(m_run_a, m_run_b));
+                    return exit_code::ok;
                 }
                 if (*m_trend)
                 {
-                    return trend(store);
+                    std::cout << render_trend(store.trend(series()), m_module.empty() && m_test.empty() ? 20 : 0);
+                    return exit_code::ok;
                 }
                 if (*m_table)
                 {
-                    return table(store);
+                    std::cout << render_machine_table(store.table(series()));
+                    return exit_code::ok;
                 }
                 return import(store);
+            }
+
+            fronts::trend_request series() const
+            {
+                return {m_command, m_machine, m_label, m_module, m_test};
+            }
+
+            // Every file is tried: one bad artifact of a matrix must not keep the others out.
+            int import(fronts::history_session& store)
+            {
+                int worst = exit_code::ok;
+                for (const auto& f : store.import(m_files))
+                {
+                    if (!f.id)
+                    {
+                        worst = std::max(worst, fail(f.error_exit, f.error));
+                        continue;
+                    }
+                    std::cout << "@" << *f.id << (f.already_stored ? " (already stored) " : " ") << one_line(f.file) << "\n";
+                }
+                return worst;
             }
 
             void add_list()
@@ -128,166 +156,6 @@ namespace xwarp::cli
                 m_trend->add_option("--test", m_test,
                                     "a suite's tests: only those whose id contains this text (each test's build time "
                                     "per run, and where it stepped)");
-            }
-
-            // The series a trend or table is about: the newest run that passes the filter.
-            std::optional<history_run> newest_matching(history_store& store) const
-            {
-                history_filter f;
-                f.command = m_command;
-                f.machine = m_machine;
-                f.label = m_label;
-                f.limit = 1;
-                auto runs = store.runs(f);
-                return runs.empty() ? std::nullopt : std::optional<history_run>(runs.front());
-            }
-
-            std::string no_run_matches(const history_store& store) const
-            {
-                std::string what;
-                for (const auto& [name, value] : {std::pair<std::string, std::string>("command", m_command),
-                                                  {"machine", m_machine}, {"label", m_label}})
-                {
-                    if (!value.empty())
-                    {
-                        what += (what.empty() ? " with " : ", ") + name + " '" + value + "'";
-                    }
-                }
-                return "no stored run" + what + " in " + store.path();
-            }
-
-            int show(history_store& store)
-            {
-                const auto id = run_id_of(m_run_a);
-                if (!id)
-                {
-                    return fail(exit_code::usage, "'" + m_run_a + "' is not a run id (@17 or 17)");
-                }
-                const auto run = store.run(*id);
-                if (!run)
-                {
-                    return fail(exit_code::no_input, "no run @" + std::to_string(*id) + " in " + store.path());
-                }
-                if (*m_export)
-                {
-                    // what a damaged page gave back is no report: valid JSON (and UTF-8) or nothing
-                    const std::string text = store.report_json(*id);
-                    if (nlohmann::json::parse(text, nullptr, false).is_discarded())
-                    {
-                        return fail(exit_code::bad_input, "run @" + std::to_string(*id) + " in " + store.path()
-                                                              + " is damaged (its report is not valid JSON): nothing written");
-                    }
-                    return write_text(m_output, text + "\n");
-                }
-                std::cout << render_history_run(*run, store.identities(*id));
-                return exit_code::ok;
-            }
-
-            int diff(history_store& store)
-            {
-                const auto a = run_id_of(m_run_a);
-                const auto b = run_id_of(m_run_b);
-                if (!a || !b)
-                {
-                    return fail(exit_code::usage, "diff takes two run ids (@17 @18)");
-                }
-                const auto ra = store.run(*a);
-                const auto rb = store.run(*b);
-                if (!ra || !rb)
-                {
-                    return fail(exit_code::no_input, "no run @" + std::to_string(ra ? *b : *a) + " in " + store.path());
-                }
-                std::cout << render_history_diff(build_history_diff(*ra, store.identities(*a), *rb, store.identities(*b), store.tests(*b)));
-                return exit_code::ok;
-            }
-
-            int trend(history_store& store)
-            {
-                const auto newest = newest_matching(store);
-                if (!newest)
-                {
-                    return fail(exit_code::no_input, no_run_matches(store));
-                }
-                const auto runs = store.series(newest->fp.machine, newest->fp.command);
-                std::vector<std::vector<history_identity>> rows;
-                for (const auto& run : runs)
-                {
-                    rows.push_back(store.identities(run.id));
-                }
-                history_trend t = build_trend(runs, rows);
-                std::vector<std::vector<test_cost>> tests;
-                for (const auto& run : runs)
-                {
-                    tests.push_back(store.tests(run.id));
-                }
-                add_test_trends(t, tests);
-                if (!m_test.empty())
-                {
-                    t.tests.erase(std::remove_if(t.tests.begin(), t.tests.end(), [&](const test_trend& x)
-                                                 { return x.test.find(m_test) == std::string::npos; }),
-                                  t.tests.end());
-                    if (t.tests.empty())
-                    {
-                        return fail(exit_code::no_input, "no test containing '" + m_test + "' in the runs of "
-                                                             + newest->fp.command + " on " + newest->fp.machine);
-                    }
-                }
-                if (!m_module.empty())
-                {
-                    t.modules.erase(std::remove_if(t.modules.begin(), t.modules.end(), [&](const module_trend& m)
-                                                   { return m.module.find(m_module) == std::string::npos; }),
-                                    t.modules.end());
-                    if (t.modules.empty())
-                    {
-                        return fail(exit_code::no_input, "no module containing '" + m_module + "' in the runs of "
-                                                             + newest->fp.command + " on " + newest->fp.machine);
-                    }
-                }
-                std::cout << render_trend(t, m_module.empty() && m_test.empty() ? 20 : 0);
-                return exit_code::ok;
-            }
-
-            int table(history_store& store)
-            {
-                const auto newest = newest_matching(store);
-                if (!newest)
-                {
-                    return fail(exit_code::no_input, no_run_matches(store));
-                }
-                const auto latest = store.latest_per_machine(newest->fp.command);
-                std::vector<std::vector<history_identity>> rows;
-                for (const auto& run : latest)
-                {
-                    rows.push_back(store.identities(run.id));
-                }
-                std::cout << render_machine_table(build_machine_table(newest->fp.command, latest, rows));
-                return exit_code::ok;
-            }
-
-            // Every file is tried: one bad artifact of a matrix must not keep the others out.
-            int import(history_store& store)
-            {
-                int worst = exit_code::ok;
-                for (const auto& file : m_files)
-                {
-                    report r;
-                    try
-                    {
-                        r = load_report(file);
-                    }
-                    catch (const report_error& e)
-                    {
-                        worst = std::max(worst, fail(e.which() == report_error::kind::missing ? exit_code::no_input
-                                                                                               : exit_code::bad_input,
-                                                     e.what()));
-                        continue;
-                    }
-                    analyze(r);
-                    const auto before = store.find(r);
-                    const std::int64_t id = store.add_report(r, "import");
-                    std::cout << "@" << id << (before ? " (already stored) " : " ") << one_line(file) << "\n";
-                }
-                return worst;
             }
 
             CLI::App* m_history = nullptr;

@@ -14,7 +14,6 @@
 #include "command.hpp"
 #include "shared.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
-#include "xwarp/history/store.hpp"
 #include "xwarp/version.hpp"
 
 namespace
@@ -186,15 +185,6 @@ int main(int argc, char** argv)
                 return stdout_checked(command->run());
             }
         }
-    }
-    catch (const xwarp::history_error& e)
-    {
-        // a store that was damaged, or went away, while a command read it: its own codes
-        const auto k = e.which();
-        return fail(k == xwarp::history_error::kind::missing      ? xwarp::exit_code::no_input
-                    : k == xwarp::history_error::kind::unreadable ? xwarp::exit_code::bad_input
-                                                                  : xwarp::exit_code::cannot_write,
-                    e.what());
     }
     catch (const std::bad_alloc&)
     {

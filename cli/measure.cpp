@@ -4,9 +4,8 @@
 
 #include "command.hpp"
 #include "shared.hpp"
-#include "xwarp/analysis/budget_check.hpp"
-#include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
+#include "xwarp/fronts/judging.hpp"
 #include "xwarp/fronts/options.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/install/layout.hpp"
@@ -44,7 +43,7 @@ namespace xwarp::cli
                                 "the name this machine goes by in the report and the history (default: its host name); "
                                 "a fleet of ephemeral CI runners names its GPU kind here");
                 std::string metrics;
-                for (const auto& m : budget_metrics())
+                for (const auto& m : fronts::limit_metrics())
                 {
                     metrics += (metrics.empty() ? "" : ", ") + m;
                 }
@@ -68,7 +67,7 @@ namespace xwarp::cli
                 }
                 if (!m_budget.empty())
                 {
-                    if (int code = refuse_bad_budget(m_budget))
+                    if (int code = refuse_bad_budget(m_budget, false))
                     {
                         return code;
                     }

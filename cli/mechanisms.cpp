@@ -2,9 +2,8 @@
 #include <iostream>
 
 #include "command.hpp"
-#include "xwarp/analysis/levers.hpp"
-#include "xwarp/analysis/mechanisms.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
+#include "xwarp/fronts/use_cases.hpp"
 
 namespace xwarp::cli
 {
@@ -31,32 +30,35 @@ namespace xwarp::cli
 
             int run() override
             {
+                const nlohmann::json registries = fronts::registries();
                 if (m_json)
                 {
-                    std::cout << nlohmann::json{{"mechanisms", mechanisms_to_json()}, {"levers", levers_to_json()}}.dump(2)
-                              << "\n";
+                    std::cout << registries.dump(2) << "\n";
                     return exit_code::ok;
                 }
+                const auto text = [](const nlohmann::json& j, const char* key)
+                { return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string(); };
                 std::cout << "Mechanisms (references/mechanisms.md has a section for each)\n";
-                for (const auto& m : mechanism_registry())
+                for (const auto& m : registries["mechanisms"])
                 {
-                    std::string kind = m.kind;
+                    std::string kind = text(m, "kind");
                     kind.resize(10, ' ');
-                    std::cout << "  " << padded(m.id, 21) << kind << padded(m.lever.empty() ? "-" : m.lever, 22) << m.title
-                              << "\n";
+                    const std::string lever = text(m, "lever");
+                    std::cout << "  " << padded(text(m, "id"), 21) << kind << padded(lever.empty() ? "-" : lever, 22)
+                              << text(m, "title") << "\n";
                 }
                 std::cout << "\nA lever is what `--whatif` would apply at run time; '-' has none:\n";
-                for (const auto& m : mechanism_registry())
+                for (const auto& m : registries["mechanisms"])
                 {
-                    if (m.lever.empty())
+                    if (text(m, "lever").empty())
                     {
-                        std::cout << "  " << m.id << ": " << m.no_lever << "\n";
+                        std::cout << "  " << text(m, "id") << ": " << text(m, "no_lever") << "\n";
                     }
                 }
                 std::cout << "\nLevers (probe/analysis/levers/ and the shim's xwarp_levers.py)\n";
-                for (const auto& l : lever_registry())
+                for (const auto& l : registries["levers"])
                 {
-                    std::cout << "  " << padded(l.name, 22) << l.changes << "\n";
+                    std::cout << "  " << padded(text(l, "name"), 22) << text(l, "changes") << "\n";
                 }
                 return exit_code::ok;
             }

@@ -6,10 +6,8 @@
 
 #include "command.hpp"
 #include "shared.hpp"
-#include "xwarp/analysis/summarize.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/use_cases.hpp"
-#include "xwarp/history/store.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/html.hpp"

@@ -7,10 +7,9 @@
 
 #include <unistd.h>
 
-#include "xwarp/analysis/budget_check.hpp"
-#include "xwarp/analysis/summarize.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
-#include "xwarp/history/store.hpp"
+#include "xwarp/fronts/history_jobs.hpp"
+#include "xwarp/fronts/judging.hpp"
 #include "xwarp/model/format.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/budget_lines.hpp"
@@ -119,20 +118,17 @@ namespace xwarp::cli
                       "(a report is data: one from elsewhere is shown and not run without this, or a yes at a terminal)");
     }
 
-    int refuse_bad_budget(const std::string& spec)
+    int refuse_bad_budget(const std::string& spec, bool against_a_run)
     {
         try
         {
-            if (needs_compared_run(parse_budget(spec)))
-            {
-                return fail(exit_code::usage, "--budget: workload=same, kernels=same and results=same need a run to "
-                                              "compare with; here `warp-probe compare BEFORE AFTER` judges the workload "
-                                              "(exit 2 when it changed)");
-            }
+            fronts::validate_limits(spec, against_a_run);
         }
-        catch (const budget_error& e)
+        catch (const fronts::job_error& e)
         {
-            return fail(exit_code::usage, e.what());
+            return fail(exit_code::usage, "--budget: " + std::string(e.what())
+                                              + (against_a_run ? "" : " (check REPORT --budget ... --compare BASELINE, or "
+                                                                      "warp-probe compare BEFORE AFTER)"));
         }
         return 0;
     }
@@ -159,48 +155,6 @@ namespace xwarp::cli
         }
         return fail(exit_code::not_permitted,
                     "not run: a report is data, and this one's command is not yours until you say so; add --run to run it");
-    }
-
-    std::unique_ptr<history_store> open_store(const std::string& option, bool create, int& code,
-                                              std::vector<std::string>& notes)
-    {
-        const history_location where = locate_history(option);
-        if (where.off)
-        {
-            code = fail(exit_code::usage, "the history is off (" + where.origin
-                                              + "): give --history PATH or set XWARP_HISTORY to a file");
-            return nullptr;
-        }
-        std::error_code ec;
-        if (!create && !std::filesystem::exists(where.path, ec))
-        {
-            code = fail(exit_code::no_input, "no history at " + where.path
-                                                 + " yet: measure, compare, whatif and the magics store their runs there");
-            return nullptr;
-        }
-        try
-        {
-            auto store = std::make_unique<history_store>(where.path, &notes, create ? store_access::write : store_access::read);
-            print_notes(notes);
-            notes.clear();
-            return store;
-        }
-        catch (const history_error& e)
-        {
-            print_notes(notes);
-            const auto k = e.which();
-            code = fail(k == history_error::kind::missing      ? exit_code::no_input
-                        : k == history_error::kind::unreadable ? exit_code::bad_input
-                                                               : exit_code::cannot_write,
-                        e.what());
-            return nullptr;
-        }
-        catch (const std::exception& e)
-        {
-            print_notes(notes);
-            code = fail(exit_code::cannot_write, e.what());
-            return nullptr;
-        }
     }
 
     int resolve_arg(const std::string& arg, const std::string& history_option, fronts::resolved_run& out)
@@ -232,7 +186,7 @@ namespace xwarp::cli
 
     std::optional<file_stamp> stamp_report_arg(const std::string& arg)
     {
-        if (parse_history_ref(arg))
+        if (!arg.empty() && arg[0] == '@' && fronts::run_id_of(arg))
         {
             return file_stamp{};
         }
@@ -242,43 +196,30 @@ namespace xwarp::cli
     std::optional<std::int64_t> store_run(const std::string& history_option, const report& r, const std::string& kind,
                                           bool quiet)
     {
-        const history_location where = locate_history(history_option);
         std::vector<std::string> notes;
-        const auto id = remember_run(where, r, kind, notes);
+        const auto id = fronts::store(r, kind, history_option, notes);
         print_notes(notes);
         if (id && !quiet)
         {
-            std::cerr << "warp-probe: stored as @" << *id << " in " << one_line(where.path) << "\n";
+            std::cerr << "warp-probe: stored as @" << *id << " in " << one_line(fronts::history_path(history_option)) << "\n";
         }
         return id;
     }
 
-    void store_comparison(const std::string& history_option, std::int64_t before_run, std::int64_t after_run,
-                          const std::string& verdict, const std::string& comparison_json)
+    int print_budget(const report& r, const std::string& spec, const report* baseline, const std::string& baseline_name,
+                     const std::string& run_name)
     {
-        const history_location where = locate_history(history_option);
-        if (where.off)
-        {
-            return;
-        }
-        std::vector<std::string> notes;
+        fronts::check_outcome outcome;
         try
         {
-            history_store store(where.path, &notes);
-            store.add_comparison(before_run, after_run, verdict, comparison_json);
+            outcome = fronts::check(r, {spec, baseline, baseline_name, run_name});
         }
-        catch (const std::exception& e)
+        catch (const fronts::job_error& e)
         {
-            notes.push_back(std::string("the comparison was not stored in the history: ") + e.what());
+            return fail(exit_code::usage, "--budget: " + std::string(e.what()));
         }
-        print_notes(notes);
-    }
-
-    int print_budget(const report& r, const std::string& spec)
-    {
-        const auto results = check_budget(r, parse_budget(spec));
-        std::cout << render_budget_text(results, "Budget");
-        return budget_exceeded(results) ? exit_code::over_budget : exit_code::ok;
+        std::cout << render_budget_text(outcome.results, "Budget");
+        return outcome.exit_code;
     }
 
     void install_signal_handlers()
@@ -335,7 +276,7 @@ namespace xwarp::cli
         }
         std::fprintf(stderr, "%s[%d/%d] %s pass %s, %s, %zu module load(s), %d compiled\n", m_tty ? "\r\033[K" : "",
                      sample, samples, phase.c_str(), format_ms(pass.wall_ms).c_str(),
-                     one_line(describe_failure(pass, std::nullopt)).c_str(), pass.module_loads.size(), compiled);
+                     one_line(fronts::failure_words(pass, std::nullopt)).c_str(), pass.module_loads.size(), compiled);
     }
 
     // The findings after the first sample, marked provisional: the answer before the last
@@ -347,7 +288,7 @@ namespace xwarp::cli
             return;
         }
         report r = so_far;
-        analyze(r);
+        fronts::analyse(r);
         std::string text = std::string(m_tty ? "\r\033[K" : "") + "[provisional after sample 1 of "
                            + std::to_string(samples) + "] ";
         if (r.findings.empty())

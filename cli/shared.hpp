@@ -15,7 +15,6 @@
 #include <CLI/CLI.hpp>
 
 #include "xwarp/fronts/use_cases.hpp"
-#include "xwarp/history/store.hpp"
 #include "xwarp/model/report.hpp"
 #include "xwarp/model/run_request.hpp"
 #include "xwarp/os/file_stamp.hpp"
@@ -41,11 +40,6 @@ namespace xwarp::cli
 
     // Adds --history PATH|off to a subcommand.
     void add_history_option(CLI::App* sub, std::string& target);
-
-    // The store the history commands read: it must be on, and (unless `create`) exist. Sets
-    // `code` (an exit code, after printing why) when there is none to read.
-    std::unique_ptr<history_store> open_store(const std::string& option, bool create, int& code,
-                                              std::vector<std::string>& notes);
 
     // A run by what the user calls it (a report file, "@ID", a label of the history): 0, or
     // the exit code after printing the error.
@@ -78,17 +72,14 @@ namespace xwarp::cli
     // and, where `keep` is given, the hidden --keep-records DIR that records them.
     void add_replay_streams_option(CLI::App* sub, std::string& target, std::string* keep = nullptr);
 
-    // Stores a comparison of two stored runs (quietly: compare's output is its verdict).
-    void store_comparison(const std::string& history_option, std::int64_t before_run, std::int64_t after_run,
-                          const std::string& verdict, const std::string& comparison_json);
-
     // 0 for a budget the CLI can check, else exit_code::usage after saying why (a malformed
-    // limit, or workload=same: compare judges the workload of two reports).
-    int refuse_bad_budget(const std::string& spec);
+    // limit, or workload=same without a run to judge it against).
+    int refuse_bad_budget(const std::string& spec, bool against_a_run);
 
-    // Checks a budget against an analysed report and prints one line per limit. Returns 0, or
-    // exit_code::over_budget.
-    int print_budget(const report& r, const std::string& spec);
+    // Checks a budget against an analysed report (and, for workload/kernels/results=same, the
+    // baseline) and prints one line per limit. Returns the check's exit code (0, or over_budget).
+    int print_budget(const report& r, const std::string& spec, const report* baseline = nullptr,
+                     const std::string& baseline_name = "", const std::string& run_name = "");
 
     // SIGINT, SIGTERM and SIGHUP set a flag the engine polls (its processes are then killed and
     // its temporary files removed); interrupted_exit() says so and returns 128 + the signal.

@@ -3,7 +3,6 @@
 
 #include "command.hpp"
 #include "shared.hpp"
-#include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/install/layout.hpp"

@@ -6,11 +6,16 @@
 #include <memory>
 
 #include "xwarp/analysis/compare.hpp"
+#include "xwarp/analysis/levers.hpp"
+#include "xwarp/analysis/mechanisms.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/fix/fix.hpp"
 #include "xwarp/fronts/cell_script.hpp"
+#include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/replay_trust.hpp"
+#include "xwarp/history/store.hpp"
+#include "history_errors.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/os/tempdir.hpp"
@@ -173,8 +178,10 @@ namespace xwarp::fronts
             return out;
         }
         // a file that is there is read as one, before a label of the same name
-        std::optional<report> stored = parse_history_ref(ref) || !fs::exists(ref, ec) ? stored_run(ref, history_option)
-                                                                                      : std::nullopt;
+        std::optional<report> stored =
+            parse_history_ref(ref) || !fs::exists(ref, ec)
+                ? reading_history([&] { return stored_run(ref, history_option); })
+                : std::nullopt;
         if (!stored)
         {
             try
@@ -328,7 +335,13 @@ namespace xwarp::fronts
             r.env.host = job.machine;
         }
         analyze(r);
-        return finished(std::move(r), job.store_as, context);
+        job_outcome out = finished(std::move(r), job.store_as, context);
+        if (job.with_history)
+        {
+            // the series read back after the run joined it: where it stands among its own runs
+            out.history = history_for(locate_history(context.history_option), out.result, out.notes);
+        }
+        return out;
     }
 
     job_outcome replay(const resolved_run& run, const replay_request& request, const job_context& context,
@@ -473,6 +486,7 @@ namespace xwarp::fronts
             out.result = engine([&] { return compare_reports(out.before, out.after, before.ref, after.ref); });
             out.result.until_settled = until;
         }
+        out.result.exit_code = exit_code_for(out.result.verdict);
         out.interrupted = out.result.until_settled && out.result.until_settled->stopped_because == "interrupted";
         if (!out.interrupted && !store_as.empty())
         {
@@ -492,6 +506,16 @@ namespace xwarp::fronts
             out.history = history_for(locate_history(history_option), out.analysed, out.notes);
         }
         return out;
+    }
+
+    nlohmann::json registries()
+    {
+        return {{"mechanisms", mechanisms_to_json()}, {"levers", levers_to_json()}};
+    }
+
+    std::string history_path(const std::string& history_option)
+    {
+        return locate_history(history_option).path;
     }
 
     std::optional<std::int64_t> store(const report& r, const std::string& kind_name, const std::string& history_option,
@@ -515,7 +539,10 @@ namespace xwarp::fronts
             why = "no history store at " + where.path + " yet";
             return std::nullopt;
         }
-        history_store store(where.path, &notes, store_access::read);
-        return stored_runs{store.path(), store.runs(filter)};
+        return reading_history([&]
+        {
+            history_store store(where.path, &notes, store_access::read);
+            return stored_runs{store.path(), store.runs(filter)};
+        });
     }
 }

@@ -5,13 +5,8 @@
 
 #include <unistd.h>
 
-#include "xwarp/analysis/budget_check.hpp"
-#include "xwarp/analysis/compare.hpp"
-#include "xwarp/analysis/summarize.hpp"
-#include "xwarp/analysis/replay_plans.hpp"
-#include "xwarp/fronts/exit_codes.hpp"
+#include "xwarp/fronts/judging.hpp"
 #include "xwarp/fronts/use_cases.hpp"
-#include "xwarp/history/store.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/model/format.hpp"
 #include "xwarp/model/json_io.hpp"
@@ -144,7 +139,7 @@ namespace xwarp::magic_parts
             compiled += l.status == load_status::compiled;
         }
         publish("warp-probe: sample " + std::to_string(sample) + "/" + std::to_string(samples) + ", " + phase + " pass "
-                + one_line(describe_failure(pass, std::nullopt)) + " in " + format_ms(pass.wall_ms) + ", "
+                + one_line(fronts::failure_words(pass, std::nullopt)) + " in " + format_ms(pass.wall_ms) + ", "
                 + std::to_string(compiled) + " module build(s)");
     }
 
@@ -160,7 +155,7 @@ namespace xwarp::magic_parts
             return;
         }
         report r = so_far;
-        analyze(r);
+        fronts::analyse(r);
         const std::string banner = "provisional: " + std::to_string(sample) + " of " + std::to_string(samples)
                                    + " samples; the report follows when the last one ends";
         m_host.show({{"text/html", render_provisional_html(banner, render_html(r))},
@@ -213,8 +208,9 @@ namespace xwarp::magic_parts
 
     namespace
     {
-        // A bad --expect is a usage error before anything runs.
-        std::vector<budget_limit> expectation_of(const probe_magic_options& o)
+        // A bad --expect is a usage error before anything runs: a malformed limit, or one judged
+        // against a run without --compare RUN.
+        void check_expectation(const probe_magic_options& o)
         {
             if (o.strict && o.expect.empty())
             {
@@ -222,15 +218,15 @@ namespace xwarp::magic_parts
             }
             if (o.expect.empty())
             {
-                return {};
+                return;
             }
             try
             {
-                return parse_budget(o.expect);
+                fronts::validate_limits(o.expect, !o.compare_with.empty());
             }
-            catch (const budget_error& e)
+            catch (const fronts::job_error& e)
             {
-                throw magic_error(std::string("--expect: ") + e.what());
+                throw magic_error(std::string("--expect: ") + e.what() + " (add --compare RUN)");
             }
         }
 
@@ -254,39 +250,23 @@ namespace xwarp::magic_parts
 
         // The expectation's results shown under the report; the first limit not met, or "".
         // workload=same is compare's launch gate against the --compare run.
-        std::string show_expectation(const report& r, const std::vector<budget_limit>& expected,
-                                     const probe_magic_options& o, const std::string& name,
+        std::string show_expectation(const report& r, const probe_magic_options& o, const std::string& name,
                                      const std::optional<report>& baseline, magic_host& host)
         {
-            std::optional<workload_check> workload;
-            if (baseline && needs_compared_run(expected))
+            fronts::check_outcome outcome;
+            try
             {
-                try
-                {
-                    report before = *baseline;
-                    report after = r;
-                    workload = compare_reports(before, after, o.compare_with, name).workload;
-                }
-                catch (const compare_input_error& e)
-                {
-                    workload.emplace();
-                    workload->status = workload_status::unverified;
-                    workload->reason = e.what();
-                }
+                outcome = fronts::check(r, {o.expect, baseline ? &*baseline : nullptr, o.compare_with, name});
             }
-            const auto results = check_budget(r, expected, {workload ? &*workload : nullptr, baseline ? &*baseline : nullptr});
-            host.show({{"text/html", render_budget_html(results, "Expectation")},
-                       {"text/plain", render_budget_text(results, "Expectation")},
-                       {expectation_mime, json{{"met", !budget_exceeded(results)}, {"expect", o.expect}}}},
+            catch (const fronts::job_error& e)
+            {
+                throw magic_error(std::string("--expect: ") + e.what());
+            }
+            host.show({{"text/html", render_budget_html(outcome.results, "Expectation")},
+                       {"text/plain", render_budget_text(outcome.results, "Expectation")},
+                       {expectation_mime, json{{"met", outcome.met}, {"expect", o.expect}}}},
                       "", false);
-            for (const auto& b : results)
-            {
-                if (b.exceeded)
-                {
-                    return b.message;
-                }
-            }
-            return {};
+            return outcome.first_not_met;
         }
 
         void show_comparison(const report& baseline, const report& r, const probe_magic_options& o,
@@ -296,14 +276,13 @@ namespace xwarp::magic_parts
             {
                 report b = baseline;
                 report after = r;
-                comparison c = compare_reports(b, after, o.compare_with, name);
-                c.exit_code = exit_code_for(c.verdict);
+                const comparison c = fronts::compare(b, after, o.compare_with, name);
                 host.show({{"text/html", render_compare_html(c, &b, &after)},
                            {"text/plain", render_compare_text(c)},
                            {comparison_mime, comparison_to_json(c)}},
                           "", false);
             }
-            catch (const compare_input_error& e)
+            catch (const fronts::job_error& e)
             {
                 throw magic_error(e.what());
             }
@@ -316,8 +295,7 @@ namespace xwarp::magic_parts
         {
             const report& r = outcome.result;
             session.store(name, r);
-            std::vector<std::string> notes = outcome.notes;
-            auto history = history_for(locate_history(session.history_option), r, notes);
+            const std::vector<std::string>& notes = outcome.notes;
             std::string done = "warp-probe: " + name + " done, " + std::to_string(r.result.samples_ok) + "/"
                                + std::to_string(r.result.samples_total) + " samples ok"
                                + (outcome.stored_id ? ", stored as @" + std::to_string(*outcome.stored_id) : std::string());
@@ -326,7 +304,7 @@ namespace xwarp::magic_parts
                 done += "\nwarp-probe: " + n;
             }
             progress.finish(done);
-            return history;
+            return outcome.history;
         }
 
         void show_report(const report& r, const probe_magic_options& o, const probe_session& session,
@@ -365,14 +343,10 @@ namespace xwarp::magic_parts
         job.options.cwd = host.working_directory();
         job.request = o.request;
         job.store_as = "magic";
+        job.with_history = true;  // the report's sparklines: the run among its series
         const std::string name = run_name(session, o.name);
         job.options.label = name;
-        const std::vector<budget_limit> expected = expectation_of(o);
-        if (needs_compared_run(expected) && o.compare_with.empty())
-        {
-            throw magic_error("--expect workload=same, kernels=same and results=same are judged against a run: add "
-                              "--compare RUN (the run whose launches and results must be kept)");
-        }
+        check_expectation(o);
         if (!o.compare_with.empty() && o.name == o.compare_with)
         {
             throw magic_error("--name " + o.name + " would replace the run --compare judges against: name this run "
@@ -392,10 +366,10 @@ namespace xwarp::magic_parts
         if (!r.result.valid && r.status != run_status::interrupted && !o.allow_fail)
         {
             const auto& first = r.samples.empty() ? run_result{} : r.samples.front().cold;
-            throw magic_program_failed("the program failed in every sample (" + describe_failure(first, r.run_settings.timeout_s)
+            throw magic_program_failed("the program failed in every sample (" + fronts::failure_words(first, r.run_settings.timeout_s)
                                        + "); the report above says how. --allow-fail keeps the cell going");
         }
-        const std::string not_met = expected.empty() ? std::string() : show_expectation(r, expected, o, name, baseline, host);
+        const std::string not_met = o.expect.empty() ? std::string() : show_expectation(r, o, name, baseline, host);
         if (baseline)
         {
             show_comparison(*baseline, r, o, name, host);

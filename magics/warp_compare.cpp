@@ -1,7 +1,6 @@
 // %warp_compare BEFORE AFTER [--until-settled]: two runs compared as warp-probe compare does.
 #include "common.hpp"
-#include "xwarp/analysis/compare.hpp"
-#include "xwarp/fronts/exit_codes.hpp"
+#include "xwarp/fronts/judging.hpp"
 #include "xwarp/fronts/options.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/model/json_io.hpp"
@@ -59,12 +58,7 @@ namespace xwarp
                 try
                 {
                     c = until_settled ? settled(before_run, after_run, before, after, max_samples, run_foreign, host)
-                                      : compare_reports(before, after, a, b);
-                    c.exit_code = exit_code_for(c.verdict);
-                }
-                catch (const compare_input_error& e)
-                {
-                    throw magic_error(e.what());
+                                      : fronts::compare(before, after, a, b);
                 }
                 catch (const fronts::job_error& e)
                 {

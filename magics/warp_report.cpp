@@ -3,7 +3,6 @@
 // machine, a GPU machine for instance). With --name it joins this notebook's runs, so that
 // %warp_compare can name it as it names a probed run.
 #include "common.hpp"
-#include "xwarp/analysis/summarize.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/text.hpp"

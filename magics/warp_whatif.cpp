@@ -1,10 +1,7 @@
 // %warp_whatif NAME [LEVER...]: the levers replayed on a run of this notebook (its cell, or its
 // command), against fresh baseline samples interleaved with them.
 #include "common.hpp"
-#include "xwarp/analysis/summarize.hpp"
-#include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/fronts/use_cases.hpp"
-#include "xwarp/history/store.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/text.hpp"

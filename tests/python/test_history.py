@@ -419,3 +419,17 @@ def test_a_budget_is_not_judged_on_a_run_that_used_a_kernel_cache_of_its_own(pro
     private = probe([venv_python, program], cwd=tmp_path, extra_args=["--budget", "identities<=5"])
     assert private.returncode == 0, private.stdout + private.stderr
     assert private.report["samples"][0]["cold"]["caches_outside"] == []
+
+
+@pytest.mark.quick
+def test_check_judges_the_launch_gate_against_a_baseline_as_the_magic_does(tmp_path):
+    # One rule in every front (the check job): workload=same needs the run whose launches must
+    # stay; given one, check judges it as %%warp_probe --expect ... --compare does.
+    late, clean = two_reports(tmp_path)
+    alone = warp_probe("check", late, "--budget", "workload=same", "--history", "off")
+    assert alone.returncode == 64 and "--compare" in alone.stderr, alone.stdout + alone.stderr
+    same = warp_probe("check", late, "--budget", "workload=same,kernels=same", "--compare", late, "--history", "off")
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert re.search(r"^\s+ok\s+workload", same.stdout, re.M), same.stdout
+    changed = warp_probe("check", late, "--budget", "workload=same", "--compare", clean, "--history", "off")
+    assert changed.returncode == 8 and re.search(r"^\s+CHANGED\s+workload", changed.stdout, re.M), changed.stdout

@@ -39,16 +39,28 @@ def test_no_product_function_is_over_150_lines():
     assert not long, "functions over 150 lines:\n" + "\n".join(long)
 
 
-def test_no_front_includes_the_engine():
+FRONT_DIRS = ("cli", "magics", "kernel", "ipython", "include/xwarp/magics", "include/xwarp/fronts",
+              "include/xwarp/ipython", "include/xwarp/kernel")
+
+
+def test_no_front_includes_the_engine_the_analysis_or_the_history():
     """The CLI, the magics, the kernel and the IPython bridge go through the use-case layer
-    (fronts/use_cases.hpp): none includes a runner, replay, fix or warm-up header (the layers'
-    include roots refuse it at compile time too; this names the file)."""
-    fronts = [p for d in ("cli", "magics", "kernel", "ipython", "include/xwarp/magics", "include/xwarp/fronts")
-              for p in (ROOT / d).glob("*.[ch]pp")]
+    (fronts/use_cases.hpp, judging.hpp, history_jobs.hpp): none includes a runner, replay, fix,
+    warm-up, analysis or history header, and the use-case headers themselves name the model's
+    types only (the layers' include roots refuse it at compile time too; this names the file)."""
+    fronts = [p for d in FRONT_DIRS for p in (ROOT / d).glob("*.[ch]pp")]
     assert len(fronts) > 30
     reaching = [f"{p.relative_to(ROOT)}: {m}" for p in fronts
-                for m in re.findall(r'#include "(xwarp/(?:runner|whatif|fix|warmup)/[^"]+)"', p.read_text())]
+                for m in re.findall(r'#include "(xwarp/(?:runner|whatif|fix|warmup|analysis|history)/[^"]+)"',
+                                    p.read_text())]
     assert not reaching, "\n".join(reaching)
+
+
+def test_one_place_maps_a_verdict_to_an_exit_code():
+    """A comparison's exit code is set by the job that made it (fronts/), never by a front."""
+    users = sorted(str(p.relative_to(ROOT)) for d in ("cli", "magics", "kernel", "ipython", "fronts")
+                   for p in (ROOT / d).glob("*.cpp") if "exit_code_for(" in p.read_text())
+    assert users and all(u.startswith("fronts/") for u in users), users
 
 
 def test_the_readme_is_at_most_15_kb():

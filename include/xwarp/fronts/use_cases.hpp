@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "xwarp/fronts/probe_options.hpp"
-#include "xwarp/history/store.hpp"
+#include "xwarp/model/history.hpp"
 #include "xwarp/model/comparison.hpp"
 #include "xwarp/model/report.hpp"
 #include "xwarp/model/run_request.hpp"
@@ -95,6 +95,7 @@ namespace xwarp::fronts
         std::optional<std::int64_t> stored_id;  // in the history
         std::string stored_in;                  // the history's path
         std::vector<std::string> notes;         // the history's notes, for the front to show
+        std::optional<history_view> history;    // the run's series, when the job was asked for it
     };
 
     // measure, %%warp_probe, %warp_probe: a command, or a notebook cell (cell_code set; the
@@ -108,6 +109,7 @@ namespace xwarp::fronts
         std::string setup_code;
         std::string machine;   // --machine: the host name the history groups the run under
         std::string store_as;
+        bool with_history = false;  // the outcome carries the run's series (a report page's sparklines)
     };
     job_outcome probe(const probe_job& job, const job_context& context);
 
@@ -155,6 +157,13 @@ namespace xwarp::fronts
         std::vector<std::string> notes;
     };
     shown_report show(resolved_run run, const std::string& history_option, bool with_history);
+
+    // mechanisms, %warp_mechanisms: both registries, {mechanisms: [...], levers: [...]}, each
+    // entry as `warp-probe mechanisms --json` prints it.
+    nlohmann::json registries();
+
+    // The history's file as --history (or its default) names it; "" when it is off.
+    std::string history_path(const std::string& history_option);
 
     // A report analysed and stored as `kind` (compare's sides, a report shown): its id, or none.
     std::optional<std::int64_t> store(const report& r, const std::string& kind, const std::string& history_option,

@@ -69,15 +69,6 @@ namespace xwarp
     // `option` is the front's --history value ("" when not given).
     history_location locate_history(const std::string& option);
 
-    struct history_filter
-    {
-        std::string label;     // exact
-        std::string command;   // substring of the series command
-        std::string machine;   // exact
-        std::string kind;      // exact
-        int limit = 50;        // newest first, at most this many (0: all)
-    };
-
     class history_store
     {
     public:

@@ -128,6 +128,16 @@ namespace xwarp
     };
 
     // What a rendered report shows of its history: the series it belongs to and where it is.
+    // Which stored runs a listing shows.
+    struct history_filter
+    {
+        std::string label;     // exact
+        std::string command;   // substring of the series command
+        std::string machine;   // exact
+        std::string kind;      // exact
+        int limit = 50;        // newest first, at most this many (0: all)
+    };
+
     struct history_view
     {
         std::string store;          // the store's path
