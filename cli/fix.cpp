@@ -26,10 +26,9 @@ namespace xwarp::cli
                     "--apply, and then only by verified patches.\nUsage: warp-probe fix REPORT.json|@ID [options]");
                 sub->add_option("report", m_report, "a JSON report written by measure --json, a stored run (@ID), or a label of the history")->required();
                 add_history_option(sub, m_history);
-                add_fix_options(*sub, m_options, front::cli);
+                add_fix_options(*sub, m_request, front::cli);
                 sub->add_option("--json", m_json, "write the report with its fixes[] to this file");
                 sub->add_option("--html", m_html, "write the report with its fixes as a self-contained HTML page");
-                sub->add_option("--timeout", m_timeout, "with --verify: seconds each pass may run")->check(CLI::PositiveNumber);
                 sub->add_flag("--quiet,-q", m_quiet, "no progress lines on stderr");
                 add_run_option(sub, m_run);
                 add_replay_streams_option(sub, m_replay_streams, &m_keep_records);
@@ -43,16 +42,16 @@ namespace xwarp::cli
                 {
                     return code;
                 }
-                fix_options options = m_options;
-                options.out_dir = options.out_dir.empty() ? "xwarp-fixes" : options.out_dir;
+                fix_request request = m_request;
+                request.out_dir = request.out_dir.empty() ? "xwarp-fixes" : request.out_dir;
                 cli_job job(m_history, m_replay_streams, m_keep_records, m_run, m_quiet);
-                if (int code = options.verify ? job.consent({&run}) : 0)
+                if (int code = request.verify ? job.consent({&run}) : 0)
                 {
                     return code;
                 }
                 try
                 {
-                    return finish(fronts::fix(run, options, m_timeout, job.start(), "fix"));
+                    return finish(fronts::fix(run, request, job.start(), "fix"));
                 }
                 catch (const fronts::job_error& e)
                 {
@@ -91,8 +90,7 @@ namespace xwarp::cli
             std::string m_history;
             std::string m_json;
             std::string m_html;
-            double m_timeout = 0.0;
-            fix_options m_options;
+            fix_request m_request;
             bool m_quiet = false;
             bool m_run = false;
             std::string m_replay_streams;

@@ -32,10 +32,9 @@ namespace xwarp::cli
                     "Usage: warp-probe warmup REPORT.json|@ID [options]");
                 sub->add_option("report", m_report, "a JSON report written by measure --json, a stored run (@ID), or a label of the history")->required();
                 add_history_option(sub, m_history);
-                add_warmup_options(*sub, m_options, front::cli);
+                add_warmup_options(*sub, m_request, front::cli);
                 sub->add_option("--json", m_json, "write the plan (and the check) as JSON to this file");
                 sub->add_option("--html", m_html, "write the plan (and the check) as a self-contained HTML page");
-                sub->add_option("--timeout", m_timeout, "with --verify: seconds each pass may run")->check(CLI::PositiveNumber);
                 sub->add_flag("--quiet,-q", m_quiet, "no progress lines on stderr");
                 add_run_option(sub, m_run);
                 add_replay_streams_option(sub, m_replay_streams, &m_keep_records);
@@ -49,8 +48,8 @@ namespace xwarp::cli
                 {
                     return code;
                 }
-                warmup_options options = m_options;
-                options.out = options.out.empty() ? "warp_warmup.py" : options.out;
+                warmup_request request = m_request;
+                request.out = request.out.empty() ? "warp_warmup.py" : request.out;
                 cli_job job(m_history, m_replay_streams, m_keep_records, m_run, m_quiet);
                 if (int code = job.consent({&run}))
                 {
@@ -59,7 +58,7 @@ namespace xwarp::cli
                 fronts::warmup_outcome outcome;
                 try
                 {
-                    outcome = fronts::warm_up(run, options, m_timeout, job.start());
+                    outcome = fronts::warm_up(run, request, job.start());
                 }
                 catch (const fronts::job_error& e)
                 {
@@ -98,8 +97,7 @@ namespace xwarp::cli
             std::string m_history;
             std::string m_json;
             std::string m_html;
-            double m_timeout = 0.0;
-            warmup_options m_options;
+            warmup_request m_request;
             bool m_quiet = false;
             bool m_run = false;
             std::string m_replay_streams;

@@ -63,7 +63,7 @@ namespace xwarp
             ->check(positive_seconds());
     }
 
-    void add_fix_options(CLI::App& app, fix_options& o, front f)
+    void add_fix_options(CLI::App& app, fix_request& o, front f)
     {
         app.add_option("--finding", o.finding, "only this finding: its number in the report (2) or its mechanism (CS-9)");
         app.add_option("--lever", o.lever, "only the findings of this lever: " + lever_names());
@@ -80,9 +80,10 @@ namespace xwarp
         app.add_flag("--apply", o.apply, "with --verify: apply the verified patches to the program's own files (nothing "
                                          "else is ever written there)");
         app.add_option("--samples,-n", o.samples, "with --verify: samples a side (default 2)")->check(whole_number(1, 100));
+        app.add_option("--timeout", o.timeout_s, "with --verify: seconds each pass may run")->check(positive_seconds());
     }
 
-    void add_warmup_options(CLI::App& app, warmup_options& o, front f)
+    void add_warmup_options(CLI::App& app, warmup_request& o, front f)
     {
         app.add_option("-o,--out", o.out,
                        std::string("write the warm-up file here")
@@ -97,5 +98,6 @@ namespace xwarp
                      "prove it: in fresh private caches run the warm-up (timed, with its workers), then the program on "
                      "that cache; a covered identity the program still builds fails the check, by module and hash");
         app.add_option("--samples,-n", o.samples, "with --verify: samples (default 2)")->check(whole_number(1, 100));
+        app.add_option("--timeout", o.timeout_s, "with --verify: seconds each pass may run")->check(positive_seconds());
     }
 }

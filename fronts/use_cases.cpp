@@ -386,17 +386,10 @@ namespace xwarp::fronts
         return finished(std::move(r), store_as, context);
     }
 
-    job_outcome fix(const resolved_run& run, const fix_options& options, double timeout_s, const job_context& context,
+    job_outcome fix(const resolved_run& run, const fix_request& request, const job_context& context,
                     const std::string& store_as)
     {
-        fix_request request;
-        request.finding = options.finding;
-        request.lever = options.lever;
-        request.out_dir = options.out_dir;
-        request.verify = options.verify;
-        request.all = options.all;
-        request.apply = options.apply;
-        request.samples = options.samples;
+        fix_setup setup;
         if (request.verify)
         {
             require_consent(run, context);
@@ -405,12 +398,12 @@ namespace xwarp::fronts
         {
             // the fixer only parses the program, but with the Python the report names: from
             // elsewhere, that path is data too
-            request.fixer_python = "python3";
+            setup.fixer_python = "python3";
         }
         rerun again = rerun_of(run, context);
-        if (timeout_s > 0)
+        if (request.timeout_s > 0)
         {
-            again.options.timeout_s = timeout_s;
+            again.options.timeout_s = request.timeout_s;
         }
         report saved = run.saved;
         if (!again.script.empty())
@@ -419,10 +412,11 @@ namespace xwarp::fronts
             unrelabel_cell_locations(saved, again.script, again.setup_lines);
             saved.cwd = again.tmp->path();  // the cell's folder is its project: its code is not library code
             analyze(saved);
-            request.root = again.tmp->path();
+            setup.root = again.tmp->path();
         }
         report r = engine([&]
-                          { return fix_report(saved, again.options, request, context.observer, context.cancelled, samplers_of(context)); });
+                          { return fix_report(saved, again.options, request, setup, context.observer, context.cancelled,
+                                              samplers_of(context)); });
         if (!again.script.empty())
         {
             again.relabel(r);
@@ -431,31 +425,25 @@ namespace xwarp::fronts
         return finished(std::move(r), store_as, context);
     }
 
-    warmup_outcome warm_up(const resolved_run& run, const warmup_options& options, double timeout_s,
-                           const job_context& context)
+    warmup_outcome warm_up(const resolved_run& run, const warmup_request& request, const job_context& context)
     {
-        warmup_job job;
-        job.plan.source = run.from_session ? "run " + run.ref + " of this notebook" : run.ref;
-        job.plan.workers = options.workers;
-        job.plan.device = options.device;
-        job.plan.arch = options.arch;
-        job.out_path = options.out;
-        job.verify = options.verify;
-        job.samples = options.samples;
+        const std::string source = run.from_session ? "run " + run.ref + " of this notebook" : run.ref;
         // the file imports the report's modules and calls its factories: a report from elsewhere
         // is code to run, and needs the same consent as re-running its command
         require_consent(run, context);
-        rerun again = job.verify || run.saved.cell_code ? rerun_of(run, context) : rerun{};
-        if (!job.verify && !run.saved.cell_code)
+        rerun again = request.verify || run.saved.cell_code ? rerun_of(run, context) : rerun{};
+        if (!request.verify && !run.saved.cell_code)
         {
             again.options = rerun_settings(run.saved);
         }
-        if (timeout_s > 0)
+        if (request.timeout_s > 0)
         {
-            again.options.timeout_s = timeout_s;
+            again.options.timeout_s = request.timeout_s;
         }
         warmup_outcome out;
-        out.plan = engine([&] { return warmup(run.saved, again.options, job, context.observer, context.cancelled, samplers_of(context)); });
+        out.plan = engine([&]
+                          { return warmup(run.saved, source, again.options, request, context.observer, context.cancelled,
+                                          samplers_of(context)); });
         out.interrupted = out.plan.check && out.plan.check->verdict == warmup_verdict::interrupted;
         return out;
     }

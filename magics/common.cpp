@@ -104,7 +104,7 @@ namespace xwarp::magic_parts
 
     std::string run_name(probe_session& s, const std::string& requested)
     {
-        return requested.empty() ? "probe-" + std::to_string(s.runs) : requested;
+        return requested.empty() ? "probe-" + std::to_string(s.probes_started) : requested;
     }
 
 
@@ -339,7 +339,7 @@ namespace xwarp::magic_parts
 
     void run_and_show(fronts::probe_job job, const probe_magic_options& o, probe_session& session, magic_host& host)
     {
-        session.runs++;
+        session.probes_started++;
         job.options.cwd = host.working_directory();
         job.request = o.request;
         job.store_as = "magic";

@@ -25,32 +25,6 @@ namespace xwarp
         m_cell[name] = std::move(magic);
     }
 
-    const report* probe_session::find(const std::string& name) const
-    {
-        for (auto it = history.rbegin(); it != history.rend(); ++it)
-        {
-            if (it->first == name)
-            {
-                return &it->second;
-            }
-        }
-        return nullptr;
-    }
-
-    void probe_session::store(const std::string& name, const report& r)
-    {
-        shown.erase(name);
-        for (auto& [n, rep] : history)
-        {
-            if (n == name)
-            {
-                rep = r;
-                return;
-            }
-        }
-        history.emplace_back(name, r);
-    }
-
     void register_warp_magics(magic_registry& registry, std::shared_ptr<probe_session> session)
     {
         registry.add("warp_probe", make_warp_probe_cell(session));

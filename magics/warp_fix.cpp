@@ -21,7 +21,7 @@ namespace xwarp
             void run(const std::string& line, magic_host& host) override
             {
                 std::string name;
-                fix_options options;
+                fix_request request;
                 CLI::App app("%warp_fix RUN [options]: write each finding of a run of this notebook as a patch and, with "
                              "--verify, prove it on a copy with compare (a cell's patch is against its script: the "
                              "%%warp_setup code, then the cell)",
@@ -29,14 +29,14 @@ namespace xwarp
                 bool run_flag = false;
                 app.add_option("name", name, "the run: its name in this notebook, @ID, a label of the history, or a "
                                              "report file (see %warp_history)")->required();
-                add_fix_options(app, options, front::notebook);
+                add_fix_options(app, request, front::notebook);
                 add_run_flag(app, run_flag);
                 if (!parse_line(app, line, host))
                 {
                     return;
                 }
                 const fronts::resolved_run run = resolve_run(*m_session, name, "%warp_fix");
-                if (options.verify)
+                if (request.verify)
                 {
                     require_run(run, run_flag, "%warp_fix");
                 }
@@ -44,7 +44,7 @@ namespace xwarp
                 fronts::job_outcome outcome;
                 try
                 {
-                    outcome = fronts::fix(run, options, 0.0, job_context_of(*m_session, host, &progress, run_flag), "fix");
+                    outcome = fronts::fix(run, request, job_context_of(*m_session, host, &progress, run_flag), "fix");
                 }
                 catch (const fronts::job_error& e)
                 {

@@ -52,8 +52,8 @@ namespace xwarp
                     }
                 }
                 const std::string why = no_store.empty() ? "" : no_store + ": this kernel's runs only\n";
-                host.show({{"text/html", render_session_runs_html(m_session->history)},
-                           {"text/plain", why + render_session_runs(m_session->history)}},
+                host.show({{"text/html", render_session_runs_html(m_session->named_runs)},
+                           {"text/plain", why + render_session_runs(m_session->named_runs)}},
                           "", false);
             }
 

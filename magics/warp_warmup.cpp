@@ -20,7 +20,7 @@ namespace xwarp
             void run(const std::string& line, magic_host& host) override
             {
                 std::string name;
-                warmup_options options;
+                warmup_request request;
                 CLI::App app("%warp_warmup RUN [options]: write a Python file (needing only Warp) that builds every module "
                              "identity a run of this notebook built, before the program runs; with --verify, prove it on "
                              "fresh private caches",
@@ -28,7 +28,7 @@ namespace xwarp
                 bool run_flag = false;
                 app.add_option("name", name, "the run: its name in this notebook, @ID, a label of the history, or a "
                                              "report file (see %warp_history)")->required();
-                add_warmup_options(app, options, front::notebook);
+                add_warmup_options(app, request, front::notebook);
                 add_run_flag(app, run_flag);
                 if (!parse_line(app, line, host))
                 {
@@ -42,7 +42,7 @@ namespace xwarp
                 try
                 {
                     const fronts::warmup_outcome outcome =
-                        fronts::warm_up(run, options, 0.0, job_context_of(*m_session, host, &progress, run_flag));
+                        fronts::warm_up(run, request, job_context_of(*m_session, host, &progress, run_flag));
                     if (outcome.interrupted)
                     {
                         interrupted(progress);

@@ -11,14 +11,21 @@
 
 #include "xwarp/model/format.hpp"
 
+#include "budget_metrics/metric.hpp"
+
 namespace xwarp
 {
     const std::vector<std::string>& budget_metrics()
     {
-        static const std::vector<std::string> names = {"identities",     "modules",      "builds-per-module",
-                                                       "warm-builds",    "cold-module-ms", "cold-wall-ms",
-                                                       "compile-elapsed-ms", "backward-modules", "build-overlap",
-                                                       "launch-builds"};
+        static const std::vector<std::string> names = []
+        {
+            std::vector<std::string> out;
+            for (const auto* m : budget_parts::metric_registry())
+            {
+                out.emplace_back(m->name);
+            }
+            return out;
+        }();
         return names;
     }
 
@@ -45,7 +52,8 @@ namespace xwarp
         budget_limit parse_clause(const std::string& part)
         {
             budget_limit c;
-            for (const char* name : {"workload", "kernels", "results"})
+            for (const auto& [name, kind] : {std::pair<const char*, limit_kind>("workload", limit_kind::workload),
+                                             {"kernels", limit_kind::kernels}, {"results", limit_kind::results}})
             {
                 if (part.rfind(name, 0) == 0)
                 {
@@ -53,6 +61,7 @@ namespace xwarp
                     {
                         throw budget_error("'" + part + "': the " + name + " clause is " + name + "=same");
                     }
+                    c.kind = kind;
                     c.metric = name;
                     return c;
                 }
@@ -68,6 +77,7 @@ namespace xwarp
                                        "e.g. option:__main__.max_unroll=32) or option:@KERNEL.KEY=VALUE (the module "
                                        "that holds the kernel, whatever its name: a module=\"unique\" kernel's too)");
                 }
+                c.kind = limit_kind::option;
                 c.metric = "option";
                 c.module = rest.substr(0, dot);
                 c.option = rest.substr(dot + 1, eq - dot - 1);
@@ -141,11 +151,6 @@ namespace xwarp
 
     namespace
     {
-        std::string where(const module_total& m)
-        {
-            return m.module + " on " + m.device;
-        }
-
         std::string number_text(const std::string& metric, double v)
         {
             if (metric.size() > 3 && metric.compare(metric.size() - 3, 3, "-ms") == 0)
@@ -153,57 +158,6 @@ namespace xwarp
                 return format_ms(v);
             }
             return format_fixed(v, v == std::floor(v) ? 0 : 2);
-        }
-    }
-
-    namespace
-    {
-        // Modules holding backward code in a cold pass (the most of any good sample): a module
-        // whose build generated an adjoint for any kernel (the kernel's own enable_backward, else
-        // the module's). Unknown when no load recorded enable_backward.
-        std::optional<double> backward_modules(const report& r, std::string& module, std::string& detail)
-        {
-            std::optional<double> most;
-            for (const auto& smp : r.samples)
-            {
-                if (!smp.ok())
-                {
-                    continue;
-                }
-                std::set<std::string> with_backward;
-                bool known = false;
-                for (const auto& ld : smp.cold.module_loads)
-                {
-                    if (!ld.snapshot)
-                    {
-                        continue;
-                    }
-                    const std::optional<bool> backward = ld.snapshot->holds_backward_code();
-                    if (!backward)
-                    {
-                        continue;
-                    }
-                    known = true;
-                    if (*backward)
-                    {
-                        with_backward.insert(ld.module + " on " + ld.device);
-                    }
-                }
-                if (known && (!most || static_cast<double>(with_backward.size()) > *most))
-                {
-                    most = static_cast<double>(with_backward.size());
-                    module = with_backward.empty() ? std::string() : *with_backward.begin();
-                    detail = with_backward.empty() ? std::string()
-                                                   : module + " was built with backward (adjoint) code"
-                                                         + (with_backward.size() > 1 ? " (and "
-                                                             + std::to_string(with_backward.size() - 1) + " more)" : "");
-                }
-            }
-            if (!most)
-            {
-                detail = "no module load recorded its enable_backward option";
-            }
-            return most;
         }
     }
 
@@ -479,93 +433,6 @@ namespace xwarp
                                      : std::string(" (the module's last cold load)"));
             return b;
         }
-
-        // Builds in a warm pass (on the cache the cold pass filled): the most of any good sample,
-        // with the module that built most there. 0 when the cache is reused.
-        double warm_builds(const report& r, std::string& module, std::string& detail)
-        {
-            int most = 0;
-            std::map<std::string, int> by_module;
-            for (const auto& smp : r.samples)
-            {
-                if (!smp.ok() || !smp.warm)  // a one-pass sample has no warm pass to count
-                {
-                    continue;
-                }
-                std::map<std::string, int> here;
-                int n = 0;
-                for (const auto& ld : smp.warm->module_loads)
-                {
-                    if (ld.status == load_status::compiled)
-                    {
-                        ++n;
-                        ++here[ld.module + " on " + ld.device];
-                    }
-                }
-                if (n > most || by_module.empty())
-                {
-                    most = std::max(most, n);
-                    by_module = here;
-                }
-            }
-            if (most > 0)
-            {
-                const auto top = std::max_element(by_module.begin(), by_module.end(),
-                                                  [](const auto& a, const auto& c) { return a.second < c.second; });
-                module = top->first;
-                detail = module + " built " + std::to_string(top->second) + " time(s) on a warm cache";
-            }
-            return most;
-        }
-
-        // The most builds of one module (per device) in a cold pass, and how many modules pass `limit`.
-        double builds_per_module(const summary& s, double limit, std::string& module, std::string& detail)
-        {
-            const module_total* worst = nullptr;
-            int over = 0;
-            for (const auto& m : s.modules)
-            {
-                worst = !worst || m.builds > worst->builds ? &m : worst;
-                over += m.builds > limit ? 1 : 0;
-            }
-            if (!worst)
-            {
-                return 0.0;
-            }
-            module = where(*worst);
-            detail = module + " built " + std::to_string(worst->builds) + " time(s)"
-                     + (over > 1 ? " (" + std::to_string(over) + " modules over the limit)" : std::string());
-            return worst->builds;
-        }
-
-        // Compiled loads a launch waited for (not a preload's): the most of any good sample.
-        double launch_builds(const report& r, std::string& module)
-        {
-            int most = 0;
-            for (const auto& smp : r.samples)
-            {
-                if (!smp.ok())
-                {
-                    continue;
-                }
-                int n = 0;
-                std::string first;
-                for (const auto& ld : smp.cold.module_loads)
-                {
-                    if (ld.status == load_status::compiled && !ld.via_preload)
-                    {
-                        first = first.empty() ? ld.module + " on " + ld.device : first;
-                        ++n;
-                    }
-                }
-                if (n > most)
-                {
-                    most = n;
-                    module = first;
-                }
-            }
-            return most;
-        }
     }
 
     namespace
@@ -627,6 +494,7 @@ namespace xwarp
             for (const auto& l : limits)
             {
                 budget_result b;
+                b.kind = l.kind;
                 b.metric = l.metric;
                 b.limit = l.limit;
                 b.at_least = l.at_least;
@@ -641,12 +509,14 @@ namespace xwarp
         }
         for (const auto& l : limits)
         {
-            if (l.metric == "workload" || l.metric == "kernels" || l.metric == "results" || l.metric == "option")
+            if (l.kind != limit_kind::metric)
             {
-                out.push_back(l.metric == "workload"  ? workload_result(workload)
-                              : l.metric == "kernels" ? kernels_result(workload)
-                              : l.metric == "results" ? results_result(r, against.baseline)
-                                                      : option_result(r, l));
+                budget_result judged = l.kind == limit_kind::workload  ? workload_result(workload)
+                                       : l.kind == limit_kind::kernels ? kernels_result(workload)
+                                       : l.kind == limit_kind::results ? results_result(r, against.baseline)
+                                                                       : option_result(r, l);
+                judged.kind = l.kind;
+                out.push_back(std::move(judged));
                 continue;
             }
             budget_result b;
@@ -661,59 +531,20 @@ namespace xwarp
                 out.push_back(b);
                 continue;
             }
-            if (l.metric == "identities")
+            const auto& metrics = budget_parts::metric_registry();
+            const auto metric = std::find_if(metrics.begin(), metrics.end(), [&](const auto* m) { return l.metric == m->name; });
+            if (metric == metrics.end())
             {
-                b.value = static_cast<double>(s.identities.size());
-                if (most_ids)
-                {
-                    b.module = where(*most_ids);
-                    detail = b.module + " has " + std::to_string(most_ids->identities) + " of them";
-                }
+                // parse_budget knows only the registry's names: a limit built elsewhere
+                b.exceeded = true;
+                b.message = l.metric + ": not a budget metric: counted as not met";
+                out.push_back(b);
+                continue;
             }
-            else if (l.metric == "warm-builds")
-            {
-                b.value = warm_builds(r, b.module, detail);
-            }
-            else if (l.metric == "modules")
-            {
-                b.value = static_cast<double>(s.modules.size());
-            }
-            else if (l.metric == "builds-per-module")
-            {
-                b.value = builds_per_module(s, l.limit, b.module, detail);
-            }
-            else if (l.metric == "backward-modules")
-            {
-                b.value = backward_modules(r, b.module, detail);
-            }
-            else if (l.metric == "launch-builds")
-            {
-                b.value = launch_builds(r, b.module);
-                if (*b.value > 0)
-                {
-                    detail = "the first a launch waited for: " + b.module;
-                }
-            }
-            else if (l.metric == "build-overlap")
-            {
-                b.value = s.overlap_factor.median;
-                if (!b.value && !s.overlap_note.empty())
-                {
-                    detail = s.overlap_note;
-                }
-            }
-            else
-            {
-                const stat& st = l.metric == "cold-module-ms" ? s.cold_module_ms
-                                 : l.metric == "cold-wall-ms" ? s.cold_wall_ms
-                                                              : s.compile_elapsed_ms;
-                b.value = st.median;
-                if (heaviest)
-                {
-                    b.module = where(*heaviest);
-                    detail = "the heaviest module is " + b.module + " (" + format_ms(heaviest->ms) + ")";
-                }
-            }
+            budget_parts::metric_reading reading = (*metric)->measure({r, l, heaviest, most_ids});
+            b.value = reading.value;
+            b.module = std::move(reading.module);
+            detail = std::move(reading.detail);
             judge(b, detail);
             out.push_back(b);
         }
@@ -723,7 +554,7 @@ namespace xwarp
     bool needs_compared_run(const std::vector<budget_limit>& limits)
     {
         return std::any_of(limits.begin(), limits.end(), [](const budget_limit& l)
-                           { return l.metric == "workload" || l.metric == "kernels" || l.metric == "results"; });
+                           { return judged_against_a_run(l.kind); });
     }
 
     bool budget_exceeded(const std::vector<budget_result>& results)

@@ -813,7 +813,7 @@ namespace xwarp
         estimate_left(plan, cold);
     }
 
-    warmup_plan plan_warmup(const report& analysed, const warmup_request& request)
+    warmup_plan plan_warmup(const report& analysed, const warmup_request& request, const std::string& source)
     {
         const auto good = std::find_if(analysed.samples.begin(), analysed.samples.end(), [](const sample& s) { return s.ok(); });
         if (good == analysed.samples.end())
@@ -822,7 +822,7 @@ namespace xwarp
         }
         const run_result& cold = good->cold;
         warmup_plan plan;
-        plan.source = request.source;
+        plan.source = source;
         plan.project = analysed.cwd;
         plan.command = analysed.cell_code ? "notebook cell " + analysed.label : joined(analysed.command);
         plan.warp_version = analysed.env.warp_version;

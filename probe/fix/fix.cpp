@@ -15,7 +15,7 @@ namespace xwarp
 {
     using namespace fix_parts;
 
-    report fix_report(const report& saved, const measure_options& rerun, const fix_request& request,
+    report fix_report(const report& saved, const measure_options& rerun, const fix_request& request, const fix_setup& setup,
                       run_observer* observer, const cancel_check& cancelled, const sampler_factory& make_sampler)
     {
         if (request.apply && !request.verify)
@@ -29,9 +29,9 @@ namespace xwarp
         report analysed = saved;
         analyze(analysed);
         const std::vector<fix_plan> plans = plan_fixes(analysed, request.finding, request.lever);
-        const std::string root = request.root.empty() ? project_root(rerun.cwd) : request.root;
-        const std::string python = request.fixer_python.empty() ? fixer_python(rerun) : request.fixer_python;
-        const nlohmann::json answer = run_fixer(plans, analysed, root, python, request, cancelled);
+        const std::string root = setup.root.empty() ? project_root(rerun.cwd) : setup.root;
+        const std::string python = setup.fixer_python.empty() ? fixer_python(rerun) : setup.fixer_python;
+        const nlohmann::json answer = run_fixer(plans, analysed, root, python, setup.fixer, cancelled);
         analysed.fixes.clear();
         for (const auto& p : plans)
         {
@@ -41,7 +41,7 @@ namespace xwarp
         const std::map<std::string, std::string> as_verified = request.apply ? patched_files(analysed.fixes, root)
                                                                              : std::map<std::string, std::string>{};
         const auto combine = [&](const std::vector<const fix_plan*>& chosen, std::string& why)
-        { return combined_patch(chosen, analysed, root, python, request, cancelled, why); };
+        { return combined_patch(chosen, analysed, root, python, setup.fixer, cancelled, why); };
         const verify_context in{root, rerun, request, make_sampler, observer, cancelled};
         bool completed = !request.verify || verify_each(analysed.fixes, in);
         if (completed && request.all)

@@ -34,9 +34,8 @@ namespace xwarp::fix_parts
 
     namespace
     {
-        std::string installed_fixer(const fix_request& request)
+        std::string installed_fixer(std::string fixer)
         {
-            std::string fixer = request.fixer;
             if (fixer.empty())
             {
                 const std::string shim = default_shim_dir();
@@ -52,7 +51,7 @@ namespace xwarp::fix_parts
     }
 
     json run_fixer(const std::vector<fix_plan>& plans, const report& analysed, const std::string& root,
-                   const std::string& python, const fix_request& request, const cancel_check& cancelled)
+                   const std::string& python, const std::string& fixer, const cancel_check& cancelled)
     {
         const program_files files = program_files_of(analysed);
         json fixes = json::array();
@@ -67,7 +66,7 @@ namespace xwarp::fix_parts
         {
             return {{"fixes", json::array()}};
         }
-        const std::string fixer = installed_fixer(request);
+        const std::string script = installed_fixer(fixer);
         const json request_json = {{"protocol", fixer_protocol_version()},
                                    {"root", root},
                                    {"entry", files.entry},
@@ -82,7 +81,7 @@ namespace xwarp::fix_parts
         }
         scoped_temp_dir tmp("xwarp-fix-");
         write_file(tmp.path() + "/request.json", request_json.dump());
-        const tool_run r = run_tool(python, {fixer, tmp.path() + "/request.json", tmp.path() + "/response.json"}, root,
+        const tool_run r = run_tool(python, {script, tmp.path() + "/request.json", tmp.path() + "/response.json"}, root,
                                     cancelled);
         const json answer = json::parse(read_file(tmp.path() + "/response.json"), nullptr, false);
         if (!r.ok || answer.is_discarded() || !answer.is_object())
@@ -121,7 +120,7 @@ namespace xwarp::fix_parts
     }
 
     std::string combined_patch(const std::vector<const fix_plan*>& plans, const report& analysed, const std::string& root,
-                               const std::string& python, const fix_request& request, const cancel_check& cancelled,
+                               const std::string& python, const std::string& fixer, const cancel_check& cancelled,
                                std::string& why)
     {
         fix_plan together;
@@ -133,7 +132,7 @@ namespace xwarp::fix_parts
                 together.ops.push_back(op);
             }
         }
-        const json answer = run_fixer({together}, analysed, root, python, request, cancelled);
+        const json answer = run_fixer({together}, analysed, root, python, fixer, cancelled);
         for (const auto& a : answer.value("fixes", json::array()))
         {
             why = a.value("reason", std::string());

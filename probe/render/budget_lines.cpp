@@ -22,11 +22,11 @@ namespace xwarp
             {
                 return "  NOT JUDGED ";
             }
-            if (b.metric == "workload" || b.metric == "kernels" || b.metric == "results")
+            if (judged_against_a_run(b.kind))
             {
                 return "  CHANGED ";
             }
-            if (b.metric == "option")
+            if (b.kind == limit_kind::option)
             {
                 return "  NOT MET ";
             }

@@ -189,7 +189,8 @@ namespace xwarp
         }
     }
 
-    warmup_plan warmup(const report& saved, const measure_options& rerun, const warmup_job& job, run_observer* observer,
+    warmup_plan warmup(const report& saved, const std::string& source, const measure_options& rerun,
+                       const warmup_request& job, run_observer* observer,
                        const cancel_check& cancelled, const sampler_factory& make_sampler)
     {
         report analysed = saved;
@@ -197,7 +198,7 @@ namespace xwarp
         warmup_plan plan;
         try
         {
-            plan = plan_warmup(analysed, job.plan);
+            plan = plan_warmup(analysed, job, source);
         }
         catch (const std::invalid_argument& e)
         {
@@ -219,10 +220,10 @@ namespace xwarp
             return plan;
         }
         plan.script = render_warmup_script(plan);
-        if (!job.out_path.empty())
+        if (!job.out.empty())
         {
-            write_file(job.out_path, plan.script);
-            plan.script_path = job.out_path;
+            write_file(job.out, plan.script);
+            plan.script_path = job.out;
         }
         if (job.verify)
         {
@@ -233,9 +234,9 @@ namespace xwarp
                                      + std::to_string(plan.workers) + ": the file was faster so when --verify timed both");
                 plan.workers = *plan.check->workers_picked;
                 plan.script = render_warmup_script(plan);
-                if (!job.out_path.empty())
+                if (!job.out.empty())
                 {
-                    write_file(job.out_path, plan.script);
+                    write_file(job.out, plan.script);
                 }
             }
         }

@@ -101,3 +101,19 @@ def test_the_glossary_defines_each_term_the_lessons_rely_on_and_every_lesson_lin
     for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
         cells = json.loads(nb.read_text())["cells"]
         assert "(glossary.md)" in "".join(cells[0]["source"]), f"{nb.name} does not link the glossary at its top"
+
+
+def test_every_budget_metric_is_one_file_listed_once_and_named_in_the_cli_guide():
+    folder = ROOT / "probe" / "analysis" / "budget_metrics"
+    defined = {}
+    for f in folder.glob("*.cpp"):
+        for name in re.findall(r'extern const budget_metric (\w+)\{\s*"([^"]+)"', f.read_text()):
+            defined[name[0]] = name[1]
+    registry = (folder / "registry.cpp").read_text()
+    listed = re.findall(r"&(\w+_metric)", registry)
+    assert sorted(listed) == sorted(defined), (listed, defined)
+    checked = subprocess.run([str(PROBE), "check", "--help"], capture_output=True, text=True).stdout
+    guide = (ROOT / "references" / "cli.md").read_text()
+    for metric in defined.values():
+        assert metric in checked, f"check --help does not name {metric}"
+        assert f"`{metric}`" in guide, f"references/cli.md does not name {metric}"

@@ -168,7 +168,7 @@ TEST(Magics, ARecordedReportIsShownKeptUnderANameAndCompared)
     ASSERT_NE(f.session->find("recorded_two"), nullptr);
     // shown without a name, it is not kept
     f.line("warp_report").run(tmp.path() + "/one.json", f.host);
-    EXPECT_EQ(f.session->history.size(), 1u);
+    EXPECT_EQ(f.session->named_runs.size(), 1u);
     f.line("warp_report").run("recorded_two", f.host);  // a run of this notebook, by name
     EXPECT_EQ(f.host.shown.back()[report_mime]["summary"]["identity_count"]["median"], 2);
     f.line("warp_compare").run("recorded_two " + tmp.path() + "/one.json", f.host);

@@ -15,6 +15,21 @@ using namespace xwarp::testing;
 
 namespace
 {
+    warmup_request device_request(const std::string& device)
+    {
+        warmup_request w;
+        w.device = device;
+        return w;
+    }
+
+    warmup_request workers_arch_request(int workers, const std::vector<int>& arch)
+    {
+        warmup_request w;
+        w.workers = workers;
+        w.arch = arch;
+        return w;
+    }
+
     // A load of `module` whose kernels live in the Python module `defined_in`.
     module_load defined(const std::string& module, const std::string& hash, const std::string& defined_in,
                         const std::string& qualname = "k", double ms = 100.0)
@@ -136,7 +151,7 @@ TEST(AWarmupFile, EscapesEveryTextFromTheReport)
 {
     report r = run_of({defined("pkg.a", "a1", "pkg.a\"\n)\nimport os  #", "k\u202e")});
     r.command = {"python3", "app.py\n\"\"\"\nos.system('x')\u202e"};
-    const warmup_plan p = plan_warmup(r, {"run\nos.system('y')", 0, "cuda:1\"", {}});
+    const warmup_plan p = plan_warmup(r, device_request("cuda:1\""), "run\nos.system('y')");
     const std::string file = render_warmup_script(p);
     const std::string generated = file.substr(0, file.find("\n_TARGET_FIELDS = {"));  // the rest is fixed code
     std::size_t at = 0;
@@ -161,7 +176,7 @@ TEST(AWarmupFile, WritesACharacterPastTheBasicPlaneAsOnePythonEscape)
 {
     report r = run_of({defined("__main__", "a1", "__main__")}, "");
     r.cell_code = std::string("label = \"launch \xF0\x9F\x9A\x80\"\n");  // U+1F680
-    const std::string file = render_warmup_script(plan_warmup(r, {"cell", 0, "", {}}));
+    const std::string file = render_warmup_script(plan_warmup(r, {}, "cell"));
     EXPECT_NE(file.find("launch \\U0001f680"), std::string::npos) << file.substr(0, 3000);
     EXPECT_EQ(file.find("\\ud83d"), std::string::npos);  // not two surrogates
 }
@@ -189,7 +204,7 @@ TEST(AWarmupPlan, CoversAFactoryMadeKernelWhoseArgumentsAreDataAndNamesTheRest)
     const json foreign = json::array({json::array({"cmd", "pos", {{"enum", "os:system"}, {"value", 1}}})});
     report r = run_of({factory_made("a1", plain), factory_made("b2", object), factory_made("c3", foreign),
                        factory_made("d4", plain, "os")});
-    const warmup_plan p = plan_warmup(r, {"pkg", 0, "", {}});
+    const warmup_plan p = plan_warmup(r, {}, "pkg");
     EXPECT_TRUE(target(p, "a1").covered) << target(p, "a1").why_not;
     EXPECT_EQ(target(p, "a1").kernel, "");
     ASSERT_EQ(target(p, "a1").factories.size(), 1u);
@@ -211,7 +226,7 @@ TEST(AWarmupPlan, CoversTheSixCudaModulesOfARecordedH200Run)
     // recorded on the H200 under the contract that carries each kernel's qualname and module
     report r = load_recorded_run(std::string(XWARP_FIXTURES_DIR) + "/streams/gpu_serial-warp1.19.0");
     analyze(r);
-    const warmup_plan p = plan_warmup(r, {"gpu_serial", 16, "", {80}});
+    const warmup_plan p = plan_warmup(r, workers_arch_request(16, {80}), "gpu_serial");
     EXPECT_EQ(p.covered, 6);
     EXPECT_EQ(p.uncovered, 0);
     for (const auto& t : p.targets)

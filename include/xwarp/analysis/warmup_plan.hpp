@@ -11,23 +11,16 @@
 #include <vector>
 
 #include "xwarp/model/report.hpp"
+#include "xwarp/model/run_request.hpp"
 #include "xwarp/model/warmup.hpp"
 
 namespace xwarp
 {
-    struct warmup_request
-    {
-        std::string source;     // the report's name, for the file's header
-        int workers = 0;        // 0: the measured machine's CPU count, at most 16
-        std::string device;     // replaces each CUDA device ("cuda:1"); "" keeps the measured ones
-        std::vector<int> arch;  // CUDA architectures to build ahead of time as well (compile_aot_module)
-    };
-
-    // The plan of an analysed report (one with a good sample); its targets are the identities
+    // The plan of an analysed report (`source`: its name, for the file's header) (one with a good sample); its targets are the identities
     // of the first good sample's cold pass, in load order. Throws std::invalid_argument when the
     // report has no good sample or recorded no identity with its content (an older xwarp, or
     // Warp's log alone).
-    warmup_plan plan_warmup(const report& analysed, const warmup_request& request);
+    warmup_plan plan_warmup(const report& analysed, const warmup_request& request, const std::string& source = "");
 
     // The plan's figures and imports again after targets were refused (a why_not set): what it
     // covers, where the file imports from, its packages, and what it leaves to the program.

@@ -14,15 +14,10 @@
 
 namespace xwarp
 {
-    struct fix_request
+    // What the use case adds to the user's fix_request (model/run_request.hpp): where the fixer
+    // is, what it patches, and with which Python.
+    struct fix_setup
     {
-        std::string finding;   // a finding's position ("2") or mechanism ("CS-9"); "" all
-        std::string lever;     // only the findings of this lever; "" all
-        std::string out_dir;   // where DIR/<id>.patch go; "" writes none
-        bool verify = false;   // measure each patch on a copy of the project
-        bool all = false;      // then the verified patches together, in ranked order
-        bool apply = false;    // then apply the verified patches to the program's files
-        int samples = 2;       // a side, when verifying
         std::string fixer;     // xwarp_fix.py (the installed one when empty)
         std::string root;      // the project to patch; "" finds it (the git work tree of the command's folder)
         // the Python that runs the fixer; "" takes the program's own (the report's --python, or its
@@ -49,7 +44,7 @@ namespace xwarp
     // The saved report, analysed, with fixes[] filled. `rerun` re-runs its command as it was
     // measured (the use cases' rerun of it; the shim set). Interrupted: the report's status says so.
     // The samples come from make_sampler (the real commands, or --replay-streams' recordings).
-    report fix_report(const report& saved, const measure_options& rerun, const fix_request& request,
+    report fix_report(const report& saved, const measure_options& rerun, const fix_request& request, const fix_setup& setup,
                       run_observer* observer, const cancel_check& cancelled,
                       const sampler_factory& make_sampler = command_samplers());
 

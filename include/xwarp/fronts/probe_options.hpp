@@ -35,46 +35,15 @@ namespace xwarp
 
     void add_probe_options(CLI::App& app, probe_request& request, front f);
 
-    // whatif REPORT and %warp_whatif RUN: the levers and how their replays are sampled.
-    struct replay_request
-    {
-        std::vector<std::string> levers;  // none, or "auto" among them: the levers of the findings
-        int samples = 0;                  // a side; 0: the run's own
-        double budget_s = 0.0;            // 0: the default
-        double timeout_s = 0.0;
-        bool reuse_baseline = false;
-        bool until_settled = false;
-        int max_samples = default_max_samples;
-    };
-
     // The options after the run (--samples, --until-settled, --max-samples, --reuse-baseline,
     // --budget, --timeout); the levers are a positional the front adds after its run argument.
     void add_replay_options(CLI::App& app, replay_request& request);
 
     // fix and %warp_fix: which findings, where the patches go, and how they are proved.
-    struct fix_options
-    {
-        std::string finding;
-        std::string lever;
-        std::string out_dir;
-        bool verify = false;
-        bool all = false;
-        bool apply = false;
-        int samples = 2;
-    };
-    void add_fix_options(CLI::App& app, fix_options& options, front f);
+    void add_fix_options(CLI::App& app, fix_request& request, front f);
 
     // warmup and %warp_warmup.
-    struct warmup_options
-    {
-        std::string out;      // the file to write
-        int workers = 0;      // 0: the measured machine's CPU count (at most 16)
-        std::string device;
-        std::vector<int> arch;
-        bool verify = false;
-        int samples = 2;
-    };
-    void add_warmup_options(CLI::App& app, warmup_options& options, front f);
+    void add_warmup_options(CLI::App& app, warmup_request& request, front f);
 
     // "backward-off, pch-off, ...": the levers, for help texts.
     std::string lever_names();

@@ -118,7 +118,7 @@ namespace xwarp::fronts
                        const std::string& store_as);
 
     // fix, %warp_fix: each finding's code form as a patch; with verify, measured on copies.
-    job_outcome fix(const resolved_run& run, const fix_options& options, double timeout_s, const job_context& context,
+    job_outcome fix(const resolved_run& run, const fix_request& request, const job_context& context,
                     const std::string& store_as);
 
     // warmup, %warp_warmup: the warm-up file of a run, written where options.out says; with
@@ -128,8 +128,7 @@ namespace xwarp::fronts
         warmup_plan plan;
         bool interrupted = false;
     };
-    warmup_outcome warm_up(const resolved_run& run, const warmup_options& options, double timeout_s,
-                           const job_context& context);
+    warmup_outcome warm_up(const resolved_run& run, const warmup_request& request, const job_context& context);
 
     // compare --until-settled, %warp_compare --until-settled: samples added to both sides,
     // before then after, until the verdict is settled or each side has max_samples; both sides,

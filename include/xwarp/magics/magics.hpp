@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "xwarp/magics/session.hpp"
 #include "xwarp/model/report.hpp"
 
 namespace xwarp
@@ -90,26 +91,6 @@ namespace xwarp
     };
 
     // What the magics of one kernel share: the setup code and the probes run so far.
-    struct probe_session
-    {
-        std::string setup_code;
-        std::vector<std::pair<std::string, report>> history;  // name -> report, in run order
-        int runs = 0;
-        std::string shim_dir;    // empty: found like the CLI finds it
-        std::string guide_text;  // references/mechanisms.md, for the HTML guide sections
-        // The history store, as --history takes it: "" finds it as the CLI does
-        // ($XWARP_HISTORY, then $XDG_DATA_HOME), "off" keeps runs in this session only.
-        std::string history_option;
-
-        // Names of runs %warp_report showed from a file or the history: kept for %warp_compare,
-        // never taken for a run made here (a report is data, not a command this user ran).
-        std::set<std::string> shown;
-
-        const report* find(const std::string& name) const;
-        void store(const std::string& name, const report& r);  // a run measured here
-        bool measured_here(const std::string& name) const { return find(name) && !shown.count(name); }
-    };
-
     // MIME types of the JSON a magic shows next to its HTML and text. Not application/json:
     // JupyterLab and Notebook 7 rank their JSON viewer above HTML and would show a JSON tree
     // instead of the report; a vendor type is carried along and left to tools.

@@ -8,9 +8,28 @@
 
 namespace xwarp
 {
+    // What a clause judges: a metric's value against a number (METRIC<=N, METRIC>=N), or a
+    // property of the run: its launches, kernels or results against another run's (workload=same,
+    // kernels=same, results=same), or an option a module loaded with (option:MODULE.KEY=VALUE).
+    enum class limit_kind
+    {
+        metric,
+        workload,
+        kernels,
+        results,
+        option,
+    };
+
+    // The clauses judged against another run.
+    inline bool judged_against_a_run(limit_kind k)
+    {
+        return k == limit_kind::workload || k == limit_kind::kernels || k == limit_kind::results;
+    }
+
     struct budget_limit
     {
-        std::string metric;
+        limit_kind kind = limit_kind::metric;
+        std::string metric;  // as written: the metric's name, or the clause's word
         double limit = 0.0;
         bool at_least = false;  // METRIC>=NUMBER (a floor) rather than METRIC<=NUMBER (a ceiling)
         // option:MODULE.KEY=VALUE (metric "option"): the module, the option and its value as JSON
@@ -21,6 +40,7 @@ namespace xwarp
 
     struct budget_result
     {
+        limit_kind kind = limit_kind::metric;
         std::string metric;
         double limit = 0.0;
         bool at_least = false;

@@ -41,6 +41,46 @@ namespace xwarp
         std::string results_file;
     };
 
+    // whatif REPORT and %warp_whatif RUN: the levers and how their replays are sampled. The one
+    // request of a replay, from the front's options to the engine's loops.
+    struct replay_request
+    {
+        std::vector<std::string> levers;  // none, or "auto" among them: the levers of the findings
+        int samples = 0;                  // a side; 0: the run's own
+        double budget_s = 0.0;            // 0: the default
+        double timeout_s = 0.0;           // per pass; 0: the run's own
+        bool reuse_baseline = false;
+        bool until_settled = false;
+        int max_samples = default_max_samples;
+    };
+
+    // fix and %warp_fix: which findings, where the patches go, and how they are proved. The one
+    // request of a fix, from the front's options to the engine.
+    struct fix_request
+    {
+        std::string finding;   // a finding's position ("2") or mechanism ("CS-9"); "" all
+        std::string lever;     // only the findings of this lever; "" all
+        std::string out_dir;   // where DIR/<id>.patch go; "" writes none
+        bool verify = false;   // measure each patch on a copy of the project
+        bool all = false;      // then the verified patches together, in ranked order
+        bool apply = false;    // then apply the verified patches to the program's files
+        int samples = 2;       // a side, when verifying
+        double timeout_s = 0;  // per pass when verifying; 0: the run's own
+    };
+
+    // warmup and %warp_warmup: the file, how it builds, and its proof. The one request of a
+    // warm-up, from the front's options through the plan to the file.
+    struct warmup_request
+    {
+        std::string out;        // the file to write; "" writes none
+        int workers = 0;        // 0: the measured machine's CPU count, at most 16
+        std::string device;     // replaces each CUDA device ("cuda:1"); "" keeps the measured ones
+        std::vector<int> arch;  // CUDA architectures to build ahead of time as well (compile_aot_module)
+        bool verify = false;
+        int samples = 2;        // when verifying
+        double timeout_s = 0;   // per pass when verifying; 0: the run's own
+    };
+
     // Progress callbacks; all are called from the thread that started the run.
     class run_observer
     {

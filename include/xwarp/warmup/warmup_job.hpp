@@ -14,14 +14,6 @@
 
 namespace xwarp
 {
-    struct warmup_job
-    {
-        warmup_request plan;
-        std::string out_path;  // where the file goes; "" writes none
-        bool verify = false;
-        int samples = 2;       // when verifying
-    };
-
     // A request that cannot be carried out, before anything runs (a report with no good
     // sample, a file that cannot be written).
     class warmup_error : public std::runtime_error
@@ -35,7 +27,9 @@ namespace xwarp
     // `rerun` re-runs the report's command as it was measured (the use cases' rerun of it). An
     // interrupted check says so in its verdict.
     // The samples come from make_sampler (the real command, or --replay-streams' recordings).
-    warmup_plan warmup(const report& saved, const measure_options& rerun, const warmup_job& job, run_observer* observer,
+    // `source` names the report in the file's header.
+    warmup_plan warmup(const report& saved, const std::string& source, const measure_options& rerun,
+                       const warmup_request& request, run_observer* observer,
                        const cancel_check& cancelled, const sampler_factory& make_sampler = command_samplers());
 }
 
