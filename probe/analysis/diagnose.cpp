@@ -121,7 +121,7 @@ namespace xwarp
             std::size_t expected = 32 + ctx.moves.front().size();
             for (const auto& g : r.result.rebuilt)
             {
-                expected += g.kind == "block-dim-spread" ? 1 : 0;
+                expected += g.kind == rebuild_kind::block_dim_spread ? 1 : 0;
             }
             for (const auto& id : r.result.identities)
             {
@@ -154,7 +154,7 @@ namespace xwarp
                              {
                                  return sa > sb;
                              }
-                             return a.kind == "diagnosis" && b.kind != "diagnosis";
+                             return a.kind == finding_kind::diagnosis && b.kind != finding_kind::diagnosis;
                          });
         // order[i] is the finding that belongs at i: follow each cycle once
         for (std::size_t start = 0; start < order.size(); ++start)

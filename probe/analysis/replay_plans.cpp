@@ -417,7 +417,7 @@ namespace xwarp
                 }
                 // An advisory is an opportunity to measure: measured and not paying, it is no
                 // longer recommended. A diagnosis stays (the rebuild happened) with its number.
-                if (it->kind == "advisory" && did_not_pay)
+                if (it->kind == finding_kind::advisory && did_not_pay)
                 {
                     declined_lever d;
                     d.mechanism = it->mechanism;
@@ -447,7 +447,7 @@ namespace xwarp
                     f.module = it->module;
                     f.device = it->device;
                     f.lever = w.lever;
-                    f.kind = "advisory";
+                    f.kind = finding_kind::advisory;
                     if (const auto* m = find_mechanism(it->mechanism))
                     {
                         f.title = m->title;

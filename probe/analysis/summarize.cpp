@@ -742,7 +742,7 @@ namespace xwarp
                 rebuild_group rg;
                 rg.module = m_first_load_of[members.front()]->module;  // shared, not copied
                 rg.device = m_first_load_of[members.front()]->device;
-                rg.kind = "hash-churn";
+                rg.kind = rebuild_kind::hash_churn;
                 rg.block_dims = {bd};
                 rg.kernel_sets_known = g.sets_known;
                 for (const std::size_t i : members)
@@ -767,7 +767,7 @@ namespace xwarp
                 const module_load* first = m_first_load_of[g.members.front().second];
                 rg.module = first->module;  // shared, not copied
                 rg.device = first->device;
-                rg.kind = "block-dim-spread";
+                rg.kind = rebuild_kind::block_dim_spread;
                 rg.block_dims = bds;
                 rg.kernel_sets_known = g.sets_known;
                 for (int bd : bds)

@@ -227,7 +227,7 @@ namespace xwarp
                     std::vector<std::string> moves;
                     for (const auto& g : s.rebuilt)
                     {
-                        if (g.kind == "hash-churn" && g.module == m.module && g.device == m.device && !g.block_dims.empty()
+                        if (g.kind == rebuild_kind::hash_churn && g.module == m.module && g.device == m.device && !g.block_dims.empty()
                             && g.block_dims[0] == bd)
                         {
                             chain.assign(g.hashes.begin(), g.hashes.end());
@@ -535,7 +535,7 @@ namespace xwarp
                     continue;
                 }
                 const rebuild_group* g = &s.rebuilt[group];
-                std::string what = g->kind == "hash-churn" ? "hash churn" : "block_dim spread";
+                std::string what = g->kind == rebuild_kind::hash_churn ? "hash churn" : "block_dim spread";
                 o << "<tr data-xwarp=\"group\">" << td(html_escape(format_fixed(g->ms, 1)), style::num) << td(std::to_string(g->builds), style::num)
                   << td(badge(what, "230,126,34")) << "<td colspan=\"6\" style=\"" << style::td << "\"><details><summary>"
                   << mono(g->module) << " on " << html_escape(g->device) << ": " << g->hashes.size() << " identities"
@@ -598,7 +598,7 @@ namespace xwarp
                     break;
                 }
                 o << "<div data-xwarp=\"finding\" style=\"" << style::box << "\">";
-                o << badge(f.mechanism, f.kind == "advisory" ? "52,152,219" : "230,126,34") << " <b>" << html_escape(f.title)
+                o << badge(f.mechanism, f.kind == finding_kind::advisory ? "52,152,219" : "230,126,34") << " <b>" << html_escape(f.title)
                   << "</b>";
                 if (!f.module.empty())
                 {
@@ -612,7 +612,7 @@ namespace xwarp
                 {
                     o << " " << badge("library code", style::odd_rgb);
                 }
-                if (f.kind == "advisory")
+                if (f.kind == finding_kind::advisory)
                 {
                     o << " <span style=\"" << style::muted << "\">(advisory: measure before acting)</span>";
                 }

@@ -661,7 +661,7 @@ namespace xwarp
                 {
                     hashes += " -> ... (" + std::to_string(g.hashes.size() - max_moves - 1) + " more)";
                 }
-                if (g.kind != "hash-churn")
+                if (g.kind != rebuild_kind::hash_churn)
                 {
                     std::string bds;
                     for (int b : g.block_dims)

@@ -228,7 +228,7 @@ TEST(Diagnose, LtoArtifactsGiveAnAdvisoryNeverAnInstruction)
     analyze(r);
     const finding* f = find(r, "CS-7");
     ASSERT_NE(f, nullptr);
-    EXPECT_EQ(f->kind, "advisory");
+    EXPECT_EQ(f->kind, finding_kind::advisory);
     // a trade-off between build time and kernel speed: the time is named, no saving claimed
     EXPECT_FALSE(f->savings_ms);
     EXPECT_EQ(f->cause.value()["lto_ms"], 1200.0);
@@ -430,5 +430,5 @@ TEST(Diagnose, LargeGeneratedSourceIsANoteNeverARecommendation)
     }
     EXPECT_EQ(notes, 1);
     ASSERT_NE(find_mechanism("CS-11"), nullptr);
-    EXPECT_EQ(find_mechanism("CS-11")->kind, "note");
+    EXPECT_EQ(find_mechanism("CS-11")->kind, finding_kind::note);
 }

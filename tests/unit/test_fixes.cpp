@@ -130,7 +130,7 @@ TEST(Fixes, TheBudgetMeasuresTheTopEstimateFirstThenWhereTheMostBuildTimeIsAtSta
     finding backward;
     backward.mechanism = "CS-10";
     backward.lever = "backward-off";
-    backward.kind = "advisory";  // no estimate
+    backward.kind = finding_kind::advisory;  // no estimate
     r.findings.push_back(backward);
     finding unique;
     unique.mechanism = "CS-9";
@@ -140,7 +140,7 @@ TEST(Fixes, TheBudgetMeasuresTheTopEstimateFirstThenWhereTheMostBuildTimeIsAtSta
     finding header;
     header.mechanism = "CS-12";
     header.lever = "pch-off";
-    header.kind = "advisory";
+    header.kind = finding_kind::advisory;
     r.findings.push_back(header);
     const auto plans = plan_levers(r, {}, true);
     ASSERT_EQ(plans.size(), 3u);

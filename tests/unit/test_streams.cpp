@@ -336,7 +336,7 @@ TEST(Streams, BackwardAdvisoryOnlyWhereNothingDifferentiates)
 {
     report forward = stream("cs1_late");
     const finding& f = one(forward, "CS-10");
-    EXPECT_EQ(f.kind, "advisory");
+    EXPECT_EQ(f.kind, finding_kind::advisory);
     EXPECT_EQ(f.lever, "backward-off");
     report grad = stream("grad");
     EXPECT_TRUE(all(grad, "CS-10").empty());
@@ -529,7 +529,7 @@ TEST(Streams, TheIdentityMapSaysWhyEachHashFollowedTheLast)
         const rebuild_group* churned = nullptr;
         for (const auto& g : r.result.rebuilt)
         {
-            if (g.kind == "hash-churn")
+            if (g.kind == rebuild_kind::hash_churn)
             {
                 churned = &g;
             }

@@ -57,13 +57,13 @@ TEST(Summarize, HashChurnAndBlockDimSpreadAreSeparated)
     summarize(r);
     const auto& s = r.result;
     ASSERT_EQ(s.rebuilt.size(), 2u);
-    EXPECT_EQ(s.rebuilt[0].kind, "hash-churn");
+    EXPECT_EQ(s.rebuilt[0].kind, rebuild_kind::hash_churn);
     EXPECT_EQ(s.rebuilt[0].module, "m");
     EXPECT_EQ(s.rebuilt[0].builds, 2);
     EXPECT_DOUBLE_EQ(s.rebuilt[0].ms, 6200);
     ASSERT_EQ(s.rebuilt[0].hashes.size(), 2u);
     EXPECT_EQ(s.rebuilt[0].hashes[0], "a1");
-    EXPECT_EQ(s.rebuilt[1].kind, "block-dim-spread");
+    EXPECT_EQ(s.rebuilt[1].kind, rebuild_kind::block_dim_spread);
     EXPECT_EQ(s.rebuilt[1].block_dims, (std::vector<int>{128, 256}));
     // identities sorted by ms
     EXPECT_EQ(s.identities[0].hash, "a2");

@@ -16,7 +16,7 @@ using namespace xwarp::testing;
 namespace
 {
     // A report whose finding names `lever`, with the given advisory kind and estimate.
-    report with_finding(const std::string& mechanism, const std::string& lever, const std::string& kind,
+    report with_finding(const std::string& mechanism, const std::string& lever, finding_kind kind,
                         std::optional<double> savings)
     {
         report r;
@@ -57,7 +57,7 @@ namespace
 
 TEST(WhatIf, AutoPlansTheFindingsLeversLargestEstimateFirst)
 {
-    report r = with_finding("CS-12", "pch-off", "advisory", std::nullopt);
+    report r = with_finding("CS-12", "pch-off", finding_kind::advisory, std::nullopt);
     finding big;
     big.mechanism = "CS-10";
     big.lever = "backward-off";
@@ -78,9 +78,9 @@ TEST(WhatIf, TheLargestEstimateIsReplayedFirstWhateverAnUnestimatedLeverTouches)
 {
     // options-at-creation estimated at 200 ms; pch-off unestimated, touching more build time:
     // the estimate the report leads with is measured first
-    report r = with_finding("CS-3", "options-at-creation", "diagnosis", 200.0);
-    r.findings.push_back(with_finding("CS-12", "pch-off", "advisory", std::nullopt).findings[0]);
-    r.findings.push_back(with_finding("CS-10", "backward-off", "advisory", std::nullopt).findings[0]);
+    report r = with_finding("CS-3", "options-at-creation", finding_kind::diagnosis, 200.0);
+    r.findings.push_back(with_finding("CS-12", "pch-off", finding_kind::advisory, std::nullopt).findings[0]);
+    r.findings.push_back(with_finding("CS-10", "backward-off", finding_kind::advisory, std::nullopt).findings[0]);
     auto plans = plan_levers(r, {}, true);
     ASSERT_EQ(plans.size(), 3u);
     EXPECT_EQ(plans[0].lever, "options-at-creation");
@@ -88,9 +88,9 @@ TEST(WhatIf, TheLargestEstimateIsReplayedFirstWhateverAnUnestimatedLeverTouches)
 
 TEST(WhatIf, FindingsAreOrderedMeasuredFirstThenEstimatesThenTheRest)
 {
-    report r = with_finding("CS-9", "shared-module", "diagnosis", 2730.0);  // an estimate, its replay not applied
-    r.findings.push_back(with_finding("CS-10", "backward-off", "advisory", std::nullopt).findings[0]);
-    r.findings.push_back(with_finding("CS-12", "pch-off", "advisory", std::nullopt).findings[0]);
+    report r = with_finding("CS-9", "shared-module", finding_kind::diagnosis, 2730.0);  // an estimate, its replay not applied
+    r.findings.push_back(with_finding("CS-10", "backward-off", finding_kind::advisory, std::nullopt).findings[0]);
+    r.findings.push_back(with_finding("CS-12", "pch-off", finding_kind::advisory, std::nullopt).findings[0]);
     whatif_result measured;
     measured.lever = "backward-off";
     measured.verdict = xwarp::verdict::improved;
@@ -109,7 +109,7 @@ TEST(WhatIf, FindingsAreOrderedMeasuredFirstThenEstimatesThenTheRest)
 
 TEST(WhatIf, TheReplaysRowQuotesTheFindingsOwnEstimate)
 {
-    report r = with_finding("CS-9", "shared-module", "diagnosis", 2730.0);
+    report r = with_finding("CS-9", "shared-module", finding_kind::diagnosis, 2730.0);
     whatif_result w;
     w.lever = "shared-module";
     w.verdict = xwarp::verdict::not_applied;
@@ -122,7 +122,7 @@ TEST(WhatIf, TheReplaysRowQuotesTheFindingsOwnEstimate)
 
 TEST(WhatIf, PlansSayWhenThereIsNothingToMove)
 {
-    report r = with_finding("CS-9", "shared-module", "diagnosis", 100.0);
+    report r = with_finding("CS-9", "shared-module", finding_kind::diagnosis, 100.0);
     auto plans = plan_levers(r, {"shared-module", "mathdx-off", "keep-cache", "parallel-preload"}, false);
     ASSERT_EQ(plans.size(), 4u);
     EXPECT_NE(plans[0].not_applicable, "");  // no module named <kernel>_<8 hex>
@@ -163,11 +163,11 @@ TEST(WhatIf, BackwardOffIsInvalidWhereTheReplayDifferentiates)
 
 TEST(WhatIf, AnAdvisoryThatDidNotPayMovesToTheLedgerADiagnosisStays)
 {
-    report r = with_finding("CS-12", "pch-off", "advisory", std::nullopt);
+    report r = with_finding("CS-12", "pch-off", finding_kind::advisory, std::nullopt);
     finding d;
     d.mechanism = "CS-3";
     d.lever = "options-at-creation";
-    d.kind = "diagnosis";
+    d.kind = finding_kind::diagnosis;
     r.findings.push_back(d);
     whatif_result pch;
     pch.lever = "pch-off";
@@ -188,7 +188,7 @@ TEST(WhatIf, AnAdvisoryThatDidNotPayMovesToTheLedgerADiagnosisStays)
 
 TEST(WhatIf, AMeasuredGainOverridesTheEstimatesDecline)
 {
-    report r = with_finding("CS-12", "pch-off", "advisory", std::nullopt);
+    report r = with_finding("CS-12", "pch-off", finding_kind::advisory, std::nullopt);
     declined_lever d;
     d.mechanism = "CS-13";
     d.lever = "parallel-preload";

@@ -10,13 +10,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "xwarp/model/verdicts.hpp"
+
 namespace xwarp
 {
     struct mechanism_info
     {
         std::string id;         // "CS-1", "option-not-arrived", ...
         std::string title;      // what the finding heading says
-        std::string kind;       // "diagnosis" (a cause shown by the records) or "advisory" (measure first)
+        finding_kind kind;      // a diagnosis (a cause shown by the records), an advisory (measure first) or a note
         std::string guide;      // section anchor in references/mechanisms.md
         std::string lever;      // the what-if lever that would fix it, "" when none
         std::string no_lever;   // why it has no lever, when it has none

@@ -35,7 +35,7 @@ namespace xwarp
     {
         shared_text module;
         shared_text device;
-        shared_text kind;  // "hash-churn" or "block-dim-spread"
+        rebuild_kind kind = rebuild_kind::hash_churn;
         std::vector<shared_text> hashes;  // in load order, its identities' (shared)
         std::vector<int> block_dims;
         int builds = 0;
@@ -208,7 +208,7 @@ namespace xwarp
         std::vector<cause_location> locations;     // every place that caused it
         shared_text recommendation;
         std::optional<double> savings_ms;
-        shared_text kind = "diagnosis";  // "diagnosis" or "advisory"
+        finding_kind kind = finding_kind::diagnosis;
         shared_text guide;               // references/mechanisms.md anchor
         shared_text lever;               // the run-time lever that would fix it ("" when none)
         nlohmann::json measured;         // its lever's what-if replay: {verdict, saving_ms, band_ms, samples, reason, needs}

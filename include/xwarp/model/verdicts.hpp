@@ -79,6 +79,23 @@ namespace xwarp
         interrupted,
     };
 
+    // What a finding is: a cause the records show (diagnosis), an opportunity to measure
+    // (advisory: a lever whose replay did not pay is declined), or a note (no time at stake).
+    enum class finding_kind
+    {
+        diagnosis,
+        advisory,
+        note,
+    };
+
+    // How one module (per device) came to load under several identities in one cold pass: its
+    // hash moved while the program ran (churn), or it was launched at several block_dims.
+    enum class rebuild_kind
+    {
+        hash_churn,
+        block_dim_spread,
+    };
+
     template <typename E>
     struct enum_words;  // each set's words, in the order of its members
 
@@ -113,6 +130,17 @@ namespace xwarp
     struct enum_words<warmup_verdict>
     {
         static constexpr std::array<std::string_view, 4> words{"verified", "partial", "failed", "interrupted"};
+    };
+
+    template <>
+    struct enum_words<finding_kind>
+    {
+        static constexpr std::array<std::string_view, 3> words{"diagnosis", "advisory", "note"};
+    };
+    template <>
+    struct enum_words<rebuild_kind>
+    {
+        static constexpr std::array<std::string_view, 2> words{"hash-churn", "block-dim-spread"};
     };
 
     // The word of a member, as the JSON and the history write it.
@@ -172,6 +200,8 @@ namespace xwarp
     XWARP_VERDICT_JSON(verdict)
     XWARP_VERDICT_JSON(workload_status)
     XWARP_VERDICT_JSON(fix_verdict)
+    XWARP_VERDICT_JSON(finding_kind)
+    XWARP_VERDICT_JSON(rebuild_kind)
     XWARP_VERDICT_JSON(together_status)
     XWARP_VERDICT_JSON(warmup_verdict)
 #undef XWARP_VERDICT_JSON

@@ -34,7 +34,7 @@ namespace xwarp::detect
     }
 
     extern const detector compile_small_share{
-        {"compile-small-share", "compilation is a small share of wall time", "diagnosis", "compile-small-share", "",
+        {"compile-small-share", "compilation is a small share of wall time", finding_kind::diagnosis, "compile-small-share", "",
          "the time goes outside compilation, where no compile lever reaches", "compile_small_share.cpp"},
         &detect};
 }

@@ -62,7 +62,7 @@ namespace xwarp::detect
     }
 
     extern const detector cs01_late_kernels{
-        {"CS-1", "kernels defined after their module loaded", "diagnosis", "cs-1", "",
+        {"CS-1", "kernels defined after their module loaded", finding_kind::diagnosis, "cs-1", "",
          "moving a definition before the first launch changes the program's source; no run-time switch does it",
          "cs01_late_kernels.cpp"},
         &detect,

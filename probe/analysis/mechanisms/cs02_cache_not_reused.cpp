@@ -79,5 +79,5 @@ namespace xwarp::detect
     }
 
     extern const detector cs02_cache_not_reused{
-        {"CS-2", "cache never reused", "diagnosis", "cs-2", "keep-cache", "", "cs02_cache_not_reused.cpp"}, &detect};
+        {"CS-2", "cache never reused", finding_kind::diagnosis, "cs-2", "keep-cache", "", "cs02_cache_not_reused.cpp"}, &detect};
 }

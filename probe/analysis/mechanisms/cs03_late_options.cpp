@@ -33,7 +33,7 @@ namespace xwarp::detect
     }
 
     extern const detector cs03_late_options{
-        {"CS-3", "module options changed after first load", "diagnosis", "cs-3", "options-at-creation", "",
+        {"CS-3", "module options changed after first load", finding_kind::diagnosis, "cs-3", "options-at-creation", "",
          "cs03_late_options.cpp"},
         &detect,
         {"option-change"}};

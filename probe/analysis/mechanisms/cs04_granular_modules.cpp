@@ -103,6 +103,6 @@ namespace xwarp::detect
     }
 
     extern const detector cs04_granular_modules{
-        {"CS-4", "module boundaries too granular", "advisory", "cs-4", "merge-modules", "", "cs04_granular_modules.cpp"},
+        {"CS-4", "module boundaries too granular", finding_kind::advisory, "cs-4", "merge-modules", "", "cs04_granular_modules.cpp"},
         &detect};
 }

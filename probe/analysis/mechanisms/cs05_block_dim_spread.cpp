@@ -20,7 +20,7 @@ namespace xwarp::detect
             const run_result& run = ctx.first_cold();
             for (const auto& g : ctx.r.result.rebuilt)
             {
-                if (g.kind != "block-dim-spread" || !g.kernel_sets_known)
+                if (g.kind != rebuild_kind::block_dim_spread || !g.kernel_sets_known)
                 {
                     continue;
                 }
@@ -135,7 +135,7 @@ namespace xwarp::detect
     }
 
     extern const detector cs05_block_dim_spread{
-        {"CS-5", "one module built at several block_dims", "diagnosis", "cs-5", "",
+        {"CS-5", "one module built at several block_dims", finding_kind::diagnosis, "cs-5", "",
          "the block_dims are launch parameters of the program; splitting its module by block_dim is a code change",
          "cs05_block_dim_spread.cpp"},
         &detect};

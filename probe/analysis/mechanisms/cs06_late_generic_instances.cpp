@@ -18,7 +18,7 @@ namespace xwarp::detect
     }
 
     extern const detector cs06_late_generic_instances{
-        {"CS-6", "generic instances created after first load", "diagnosis", "cs-6", "preregister-overloads", "",
+        {"CS-6", "generic instances created after first load", finding_kind::diagnosis, "cs-6", "preregister-overloads", "",
          "cs06_late_generic_instances.cpp"},
         &detect,
         {"generic-instance"}};

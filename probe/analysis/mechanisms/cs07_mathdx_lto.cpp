@@ -49,6 +49,6 @@ namespace xwarp::detect
     }
 
     extern const detector cs07_mathdx_lto{
-        {"CS-7", "MathDx LTO built without amortization", "advisory", "cs-7", "mathdx-off", "", "cs07_mathdx_lto.cpp"},
+        {"CS-7", "MathDx LTO built without amortization", finding_kind::advisory, "cs-7", "mathdx-off", "", "cs07_mathdx_lto.cpp"},
         &detect};
 }

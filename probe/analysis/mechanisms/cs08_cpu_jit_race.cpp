@@ -36,7 +36,7 @@ namespace xwarp::detect
     }
 
     extern const detector cs08_cpu_jit_race{
-        {"CS-8", "concurrent first CPU loads raced the native JIT", "diagnosis", "cs-8", "",
+        {"CS-8", "concurrent first CPU loads raced the native JIT", finding_kind::diagnosis, "cs-8", "",
          "a Warp bug fixed after 1.16: the fix is max_workers <= 1 on the CPU or a newer Warp", "cs08_cpu_jit_race.cpp"},
         &detect};
 }

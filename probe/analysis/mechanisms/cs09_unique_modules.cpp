@@ -123,6 +123,6 @@ namespace xwarp::detect
     }
 
     extern const detector cs09_unique_modules{
-        {"CS-9", "module=\"unique\" on stable kernels", "diagnosis", "cs-9", "shared-module", "", "cs09_unique_modules.cpp"},
+        {"CS-9", "module=\"unique\" on stable kernels", finding_kind::diagnosis, "cs-9", "shared-module", "", "cs09_unique_modules.cpp"},
         &detect};
 }

@@ -67,7 +67,7 @@ namespace xwarp::detect
     }
 
     extern const detector cs10_unused_backward{
-        {"CS-10", "backward code generated but never used", "advisory", "cs-10", "backward-off", "",
+        {"CS-10", "backward code generated but never used", finding_kind::advisory, "cs-10", "backward-off", "",
          "cs10_unused_backward.cpp"},
         &detect};
 }

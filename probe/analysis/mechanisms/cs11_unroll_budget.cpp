@@ -32,7 +32,7 @@ namespace xwarp::detect
     }
 
     extern const detector cs11_unroll_budget{
-        {"CS-11", "unroll budget inflates the generated source", "note", "cs-11", "",
+        {"CS-11", "unroll budget inflates the generated source", finding_kind::note, "cs-11", "",
          "a note, never a recommendation: lowering max_unroll was measured not to shorten the build (-39% source, "
          "no cold-time change) and may slow the kernels",
          "cs11_unroll_budget.cpp"},

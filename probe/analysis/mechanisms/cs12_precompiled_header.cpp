@@ -50,7 +50,7 @@ namespace xwarp::detect
     }
 
     extern const detector cs12_precompiled_header{
-        {"CS-12", "precompiled header may not pay for itself", "advisory", "cs-12", "pch-off", "",
+        {"CS-12", "precompiled header may not pay for itself", finding_kind::advisory, "cs-12", "pch-off", "",
          "cs12_precompiled_header.cpp"},
         &detect};
 }

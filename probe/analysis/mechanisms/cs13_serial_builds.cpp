@@ -141,7 +141,7 @@ namespace xwarp::detect
     }
 
     extern const detector cs13_serial_builds{
-        {"CS-13", "independent modules built one at a time", "advisory", "cs-13", "parallel-preload", "",
+        {"CS-13", "independent modules built one at a time", finding_kind::advisory, "cs-13", "parallel-preload", "",
          "cs13_serial_builds.cpp"},
         &detect};
 }

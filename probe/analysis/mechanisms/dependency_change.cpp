@@ -18,7 +18,7 @@ namespace xwarp::detect
     }
 
     extern const detector dependency_change{
-        {"dependency-change", "a called function changed after load", "diagnosis", "dependency-change", "",
+        {"dependency-change", "a called function changed after load", finding_kind::diagnosis, "dependency-change", "",
          "the changed function is the program's own code; no run-time switch keeps it stable",
          "dependency_change.cpp"},
         &detect,

@@ -17,7 +17,7 @@ namespace xwarp::detect
     }
 
     extern const detector hash_thrash{
-        {"hash-thrash", "module hash returned to an earlier value", "diagnosis", "hash-thrash", "",
+        {"hash-thrash", "module hash returned to an earlier value", finding_kind::diagnosis, "hash-thrash", "",
          "the alternating sets are the program's structure; splitting them is a code change", "hash_thrash.cpp"},
         &detect,
         {"returning"}};

@@ -113,7 +113,7 @@ namespace xwarp::detect
     }
 
     extern const detector lto_rebuilt{
-        {"lto-rebuilt", "MathDx LTO artifacts built twice in one run", "diagnosis", "lto-rebuilt", "keep-cache", "",
+        {"lto-rebuilt", "MathDx LTO artifacts built twice in one run", finding_kind::diagnosis, "lto-rebuilt", "keep-cache", "",
          "lto_rebuilt.cpp"},
         &detect};
 }

@@ -106,7 +106,7 @@ namespace xwarp::detect
     }
 
     extern const detector option_not_arrived{
-        {"option-not-arrived", "a wp.config option never reached the module", "diagnosis", "option-not-arrived",
+        {"option-not-arrived", "a wp.config option never reached the module", finding_kind::diagnosis, "option-not-arrived",
          "options-at-creation", "", "option_not_arrived.cpp"},
         &detect};
 }

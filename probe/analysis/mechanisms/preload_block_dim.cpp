@@ -103,7 +103,7 @@ namespace xwarp::detect
     }
 
     extern const detector preload_block_dim{
-        {"preload-block-dim", "a preload built a block_dim no launch uses", "diagnosis", "preload-block-dim", "",
+        {"preload-block-dim", "a preload built a block_dim no launch uses", finding_kind::diagnosis, "preload-block-dim", "",
          "the preload's block_dim argument is a one-word code change; the probe does not guess it",
          "preload_block_dim.cpp"},
         &detect,

@@ -130,7 +130,7 @@ namespace xwarp::detect
     }
 
     extern const detector ptx_load_compile{
-        {"ptx-load-compile", "a PTX module compiles again at every load", "diagnosis", "ptx-load-compile", "",
+        {"ptx-load-compile", "a PTX module compiles again at every load", finding_kind::diagnosis, "ptx-load-compile", "",
          "the output format and the driver are the machine's set-up; the probe cannot swap a driver",
          "ptx_load_compile.cpp"},
         &detect};

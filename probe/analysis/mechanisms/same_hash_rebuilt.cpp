@@ -107,7 +107,7 @@ namespace xwarp::detect
     }
 
     extern const detector same_hash_rebuilt{
-        {"same-hash-rebuilt", "the same module identity compiled more than once", "diagnosis", "same-hash-rebuilt",
+        {"same-hash-rebuilt", "the same module identity compiled more than once", finding_kind::diagnosis, "same-hash-rebuilt",
          "keep-cache", "", "same_hash_rebuilt.cpp"},
         &detect};
 }

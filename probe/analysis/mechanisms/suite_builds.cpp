@@ -253,18 +253,18 @@ namespace xwarp::detect
     }
 
     extern const detector many_tests_one_module{
-        {"many-tests-one-module", "one module holds the kernels of many tests", "advisory", "many-tests-one-module", "",
+        {"many-tests-one-module", "one module holds the kernels of many tests", finding_kind::advisory, "many-tests-one-module", "",
          "which module a kernel belongs to is the program's source; no run-time switch splits one", "suite_builds.cpp"},
         &detect_one_module};
 
     extern const detector repeated_across_workers{
-        {"repeated-across-workers", "the same identity compiled by several processes of a test suite", "diagnosis",
+        {"repeated-across-workers", "the same identity compiled by several processes of a test suite", finding_kind::diagnosis,
          "repeated-across-workers", "", "the workers' builds are the runner's: a warm-up before they start removes them",
          "suite_builds.cpp"},
         &detect_workers};
 
     extern const detector same_code_other_name{
-        {"same-code-other-name", "one module's code built under several names", "diagnosis", "same-code-other-name", "",
+        {"same-code-other-name", "one module's code built under several names", finding_kind::diagnosis, "same-code-other-name", "",
          "the names come from the program's code: one module for the kernels is a source change", "suite_builds.cpp"},
         &detect_names};
 }

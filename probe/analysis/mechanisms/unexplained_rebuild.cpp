@@ -18,7 +18,7 @@ namespace xwarp::detect
     }
 
     extern const detector unexplained_rebuild{
-        {"unexplained-rebuild", "module rebuilt for a reason the records do not show", "diagnosis",
+        {"unexplained-rebuild", "module rebuilt for a reason the records do not show", finding_kind::diagnosis,
          "unexplained-rebuild", "", "the cause is not known, so there is nothing to switch", "unexplained_rebuild.cpp"},
         &detect,
         {"*"}};
