@@ -8,7 +8,7 @@
 #include "shared.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/history_jobs.hpp"
-#include "xwarp/render/history.hpp"
+#include "xwarp/render/history_text.hpp"
 #include "xwarp/render/printable.hpp"
 
 namespace xwarp::cli

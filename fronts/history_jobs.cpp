@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/trend.hpp"
 #include "history_errors.hpp"

@@ -2,6 +2,7 @@
 // job_error, and every verdict's exit code, here only.
 #include "xwarp/fronts/judging.hpp"
 
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/budget_check.hpp"
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/summarize.hpp"

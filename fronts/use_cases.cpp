@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/levers.hpp"
 #include "xwarp/analysis/mechanisms.hpp"

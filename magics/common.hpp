@@ -1,6 +1,6 @@
 // What the warp magics share: showing text, parsing a magic's line, finding a run by what the
 // user calls it, the probed cell as a script, live progress, and running a probe and showing
-// its report. Each magic is one file beside this one, listed once in registry.cpp.
+// its report. Each magic is one file beside this one, listed once in magics.cpp.
 #ifndef XWARP_MAGICS_COMMON_HPP
 #define XWARP_MAGICS_COMMON_HPP
 

@@ -1,7 +1,7 @@
 // %warp_history [filters] | --session: the runs in the history store, or this kernel's runs.
 #include "common.hpp"
 #include "xwarp/fronts/use_cases.hpp"
-#include "xwarp/render/history.hpp"
+#include "xwarp/render/history_text.hpp"
 
 namespace xwarp
 {

@@ -1,3 +1,5 @@
+#include "xwarp/analysis/analyze.hpp"
+
 #include <algorithm>
 
 #include "xwarp/analysis/diagnose.hpp"

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/stats.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/model/format.hpp"

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/model/format.hpp"

@@ -8,6 +8,7 @@
 #include "apply.hpp"
 #include "fixer_client.hpp"
 #include "verification.hpp"
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/fixes.hpp"
 #include "xwarp/analysis/summarize.hpp"
 

@@ -1,7 +1,7 @@
 // Reading one record of a report (a module load or a launch run) straight from the JSON
 // parser's events into the model, without a JSON tree in between (private to the model).
 //
-// The reader streams a report's records (report_json.cpp). Building each record's tree,
+// The reader streams a report's records (json_io.cpp). Building each record's tree,
 // checking its types against the schema and converting it through nlohmann's macros was half
 // the time of `warp-probe report` on a 10,000-identity report; a record this tool wrote needs
 // none of it. This parser accepts only what the checked way would accept and convert the same:

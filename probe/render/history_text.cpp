@@ -1,4 +1,4 @@
-#include "xwarp/render/history.hpp"
+#include "xwarp/render/history_text.hpp"
 #include "xwarp/render/styles.hpp"
 
 #include <cmath>

@@ -1,7 +1,7 @@
 // The report page: summary, findings, identities, launches, the drawings, the history's
 // series, the what-if replays, fixes and warm-up, a section at a time in report_sections() order.
 #include "xwarp/render/html.hpp"
-#include "xwarp/render/history.hpp"
+#include "xwarp/render/history_text.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,7 @@
 // warp-probe warmup: plan, file, and the verification on fresh private caches.
 #include "xwarp/warmup/warmup_job.hpp"
 
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/model/json_io.hpp"
 
 #include <algorithm>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/summarize.hpp"
 

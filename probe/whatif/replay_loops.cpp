@@ -2,6 +2,7 @@
 // hands each replay to the analysis for its verdict.
 #include "xwarp/whatif/replay_loops.hpp"
 
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/model/format.hpp"

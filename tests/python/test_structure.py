@@ -109,7 +109,7 @@ def test_every_budget_metric_is_one_file_listed_once_and_named_in_the_cli_guide(
     for f in folder.glob("*.cpp"):
         for name in re.findall(r'extern const budget_metric (\w+)\{\s*"([^"]+)"', f.read_text()):
             defined[name[0]] = name[1]
-    registry = (folder / "registry.cpp").read_text()
+    registry = (folder / "metric.cpp").read_text()
     listed = re.findall(r"&(\w+_metric)", registry)
     assert sorted(listed) == sorted(defined), (listed, defined)
     checked = subprocess.run([str(PROBE), "check", "--help"], capture_output=True, text=True).stdout
@@ -117,3 +117,29 @@ def test_every_budget_metric_is_one_file_listed_once_and_named_in_the_cli_guide(
     for metric in defined.values():
         assert metric in checked, f"check --help does not name {metric}"
         assert f"`{metric}`" in guide, f"references/cli.md does not name {metric}"
+
+
+def test_each_source_opens_with_its_own_header_and_each_header_has_its_source_of_the_same_name():
+    """A reader (or farm-studio) finds a header's source by its name: a source that opens with a
+    public header is named as it is (`levers.hpp` <- `levers.cpp`, `html.hpp` <-
+    `html_report.cpp`), and a registry sits beside its folder under the header's name. (A
+    plugin file of a folder opens with the folder's own internal header, and an entry point,
+    main.cpp or module.cpp, with what it starts.)"""
+    sources = [p for d in ("probe", "fronts", "magics", "doctor", "cli", "kernel", "ipython")
+               for p in (ROOT / d).rglob("*.cpp") if "fuzz" not in p.parts and p.name not in ("main.cpp", "module.cpp")]
+    wrong = []
+    implemented = set()
+    for src in sources:
+        first = re.search(r'^#include "([^"]+)"', src.read_text(), re.M)
+        if not first or not first.group(1).startswith("xwarp/"):
+            continue  # opens with a folder's internal header, or a library's
+        opening = first.group(1)
+        stem = Path(opening).stem
+        implemented.add(opening)
+        if src.stem != stem and not src.stem.startswith(stem + "_"):
+            wrong.append(f"{src.relative_to(ROOT)} opens with {opening}")
+    assert not wrong, "\n".join(wrong)
+    for header in ("xwarp/analysis/mechanisms.hpp", "xwarp/analysis/levers.hpp", "xwarp/magics/magics.hpp",
+                   "xwarp/fronts/judging.hpp", "xwarp/fronts/history_jobs.hpp", "xwarp/render/history_text.hpp",
+                   "xwarp/analysis/analyze.hpp", "xwarp/model/json_io.hpp"):
+        assert header in implemented, f"no source opens with {header}"

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "builders.hpp"
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/analysis/summarize.hpp"

@@ -2,6 +2,7 @@
 // (block_dim duplication, LTO) from records, and the small-share stop rule.
 #include <gtest/gtest.h>
 
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/mechanisms.hpp"
 
 #include "builders.hpp"

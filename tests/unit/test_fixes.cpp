@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "builders.hpp"
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/fixes.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/replay_plans.hpp"

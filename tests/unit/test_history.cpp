@@ -10,6 +10,7 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/budget_check.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/trend.hpp"
@@ -18,7 +19,7 @@
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/os/tempdir.hpp"
 #include "xwarp/render/budget_lines.hpp"
-#include "xwarp/render/history.hpp"
+#include "xwarp/render/history_text.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/runner/runner.hpp"
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "builders.hpp"
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/render/html.hpp"

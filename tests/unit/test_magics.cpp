@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "builders.hpp"
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/magics/magics.hpp"
 #include "xwarp/history/store.hpp"

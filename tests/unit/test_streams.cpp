@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/mechanisms.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/render/html.hpp"

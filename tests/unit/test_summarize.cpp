@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "builders.hpp"
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/summarize.hpp"
 
 using namespace xwarp;

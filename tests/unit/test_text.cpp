@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "builders.hpp"
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/printable.hpp"

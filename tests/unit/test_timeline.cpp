@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "builders.hpp"
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/render/trace.hpp"
 #include "xwarp/model/json_io.hpp"

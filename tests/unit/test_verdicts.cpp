@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "builders.hpp"
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/fix_verdicts.hpp"
 #include "xwarp/analysis/levers.hpp"
 #include "xwarp/analysis/summarize.hpp"

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "builders.hpp"
+#include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/warmup_plan.hpp"
 #include "xwarp/model/contracts.hpp"

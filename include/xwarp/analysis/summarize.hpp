@@ -55,10 +55,6 @@ namespace xwarp
     // to within the band compare judges changes by, max(1% of it, 2 x MAD): with the spread
     // dominating that takes four samples, fewer when the samples agree within 1%.
     std::string sampling_settled(const std::vector<sample>& samples);
-
-    // Runs every analysis step the report supports: the summary's figures, the diagnoses, the
-    // build timeline, the what-if verdicts.
-    void analyze(report& r);
 }
 
 #endif

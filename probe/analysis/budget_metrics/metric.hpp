@@ -1,7 +1,7 @@
 // A budget metric (METRIC<=N, METRIC>=N in --budget and --expect): one file per metric in this
-// folder, each defining one `budget_metric`, listed once in registry.cpp. check_budget
+// folder, each defining one `budget_metric`, listed once in metric.cpp. check_budget
 // (budget_check.cpp) parses the limit, asks the metric for its value and judges it.
-// To add one: a file here, a line in registry.cpp, a row in references/cli.md's list.
+// To add one: a file here, a line in metric.cpp, a row in references/cli.md's list.
 #ifndef XWARP_ANALYSIS_BUDGET_METRICS_METRIC_HPP
 #define XWARP_ANALYSIS_BUDGET_METRICS_METRIC_HPP
 

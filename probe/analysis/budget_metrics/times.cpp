@@ -1,8 +1,8 @@
 // cold-module-ms, cold-wall-ms, compile-elapsed-ms: the summary's medians, each named with the
 // heaviest module. Three metrics of one kind in one file: each is one line below.
-#include "xwarp/model/format.hpp"
-
 #include "metric.hpp"
+
+#include "xwarp/model/format.hpp"
 
 namespace xwarp::budget_parts
 {

@@ -1,7 +1,7 @@
 // What every lever shares: a registry row (what the lever changes at run time, how it is planned
 // from a baseline, what its replay must show to be valid, the shim's counters that say it moved
 // something) and small helpers. Private to the analysis layer, like the detectors' header.
-// Adding a lever: one file here, one row in registry.cpp, one class in the shim's lever table
+// Adding a lever: one file here, one row in probe/analysis/levers.cpp, one class in the shim's lever table
 // (probe/shim/xwarp_levers.py, _LEVERS), a test checks the two tables name the same levers.
 #ifndef XWARP_ANALYSIS_LEVERS_LEVER_HPP
 #define XWARP_ANALYSIS_LEVERS_LEVER_HPP
@@ -64,7 +64,7 @@ namespace xwarp::levers
         bool on_wall_in_suites = false;
     };
 
-    // Every lever, in the order --help lists them (registry.cpp).
+    // Every lever, in the order --help lists them (probe/analysis/levers.cpp).
     const std::vector<const lever_def*>& table();
     const lever_def* find(const std::string& name);
 

@@ -173,7 +173,7 @@ namespace xwarp::detect
     // The mechanism whose detector claims this kind of hash change.
     const std::string& mechanism_of_change(const std::string& kind);
 
-    // Every detector, in the order they run (registry.cpp).
+    // Every detector, in the order they run (probe/analysis/mechanisms.cpp).
     const std::vector<const detector*>& detectors();
 
     // ---- helpers ------------------------------------------------------------------------------

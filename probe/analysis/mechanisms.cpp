@@ -1,8 +1,10 @@
 // The registry: the one table of detectors, in the order they run. Adding a mechanism means a
 // detector file, one row here and a section in references/mechanisms.md (a test checks it).
+#include "xwarp/analysis/mechanisms.hpp"
+
 #include <map>
 
-#include "detector.hpp"
+#include "mechanisms/detector.hpp"
 
 namespace xwarp
 {

@@ -1,4 +1,4 @@
-// The budget metrics, one line each (one file each beside this one).
+// The budget metrics, one line each (one file each beside this one), and what they share.
 #include "metric.hpp"
 
 namespace xwarp::budget_parts

@@ -1,4 +1,6 @@
 // JSON mapping of the report model. Key names are the schema's (probe/schema/report.schema.json).
+#include "xwarp/model/json_io.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <memory>

@@ -1,7 +1,7 @@
 // Text for the history commands (warp-probe history ..., %warp_history). Every string that
 // came from a report (module names, commands, labels) is printed through one_line().
-#ifndef XWARP_RENDER_HISTORY_HPP
-#define XWARP_RENDER_HISTORY_HPP
+#ifndef XWARP_RENDER_HISTORY_TEXT_HPP
+#define XWARP_RENDER_HISTORY_TEXT_HPP
 
 #include <string>
 #include <vector>
