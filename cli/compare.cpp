@@ -8,7 +8,7 @@
 #include "shared.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/judging.hpp"
-#include "xwarp/fronts/options.hpp"
+#include "xwarp/front_options/validators.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/model/release.hpp"

@@ -4,6 +4,7 @@
 #include "command.hpp"
 #include "shared.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
+#include "xwarp/front_options/front_options.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/render/text.hpp"

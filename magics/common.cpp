@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "xwarp/fronts/judging.hpp"
+#include "xwarp/front_options/front_options.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/model/format.hpp"

@@ -12,7 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "xwarp/fronts/probe_options.hpp"
+#include "xwarp/front_options/front_options.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/magics/magics.hpp"
 #include "xwarp/model/run_request.hpp"

@@ -1,7 +1,7 @@
 // %warp_compare BEFORE AFTER [--until-settled]: two runs compared as warp-probe compare does.
 #include "common.hpp"
 #include "xwarp/fronts/judging.hpp"
-#include "xwarp/fronts/options.hpp"
+#include "xwarp/front_options/validators.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/html.hpp"

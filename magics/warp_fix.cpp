@@ -2,6 +2,7 @@
 // cell, against the cell's script: the %%warp_setup code, then the cell) and, with --verify,
 // proved on a copy with compare.
 #include "common.hpp"
+#include "xwarp/front_options/front_options.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/html.hpp"

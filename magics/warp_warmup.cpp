@@ -2,6 +2,7 @@
 // identity it built before the program runs (a cell's kernels travel in the file with the
 // cell's code), and with --verify the proof on fresh private caches.
 #include "common.hpp"
+#include "xwarp/front_options/front_options.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/warmup_file.hpp"

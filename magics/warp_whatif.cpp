@@ -1,6 +1,7 @@
 // %warp_whatif NAME [LEVER...]: the levers replayed on a run of this notebook (its cell, or its
 // command), against fresh baseline samples interleaved with them.
 #include "common.hpp"
+#include "xwarp/front_options/front_options.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/html.hpp"

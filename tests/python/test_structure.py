@@ -56,6 +56,15 @@ def test_no_front_includes_the_engine_the_analysis_or_the_history():
     assert not reaching, "\n".join(reaching)
 
 
+def test_the_use_cases_know_no_option_parser():
+    """CLI11 is the fronts' (their option declarations live in front_options/): the use-case
+    layer takes requests, whatever parsed them."""
+    layer = list((ROOT / "include" / "xwarp" / "fronts").glob("*.hpp")) + list((ROOT / "fronts").glob("*.[ch]pp"))
+    assert layer
+    parsing = [str(p.relative_to(ROOT)) for p in layer if re.search(r"#include [<\"](CLI/|xwarp/front_options/)", p.read_text())]
+    assert not parsing, parsing
+
+
 def test_one_place_maps_a_verdict_to_an_exit_code():
     """A comparison's exit code is set by the job that made it (fronts/), never by a front."""
     users = sorted(str(p.relative_to(ROOT)) for d in ("cli", "magics", "kernel", "ipython", "fronts")

@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "xwarp/fronts/probe_options.hpp"
 #include "xwarp/model/history.hpp"
 #include "xwarp/model/comparison.hpp"
 #include "xwarp/model/report.hpp"

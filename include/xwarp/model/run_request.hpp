@@ -41,6 +41,20 @@ namespace xwarp
         std::string results_file;
     };
 
+    // measure and %%warp_probe: how many samples, for how long, with which replays. The one
+    // request of a probe, from the front's options to the job.
+    struct probe_request
+    {
+        std::string samples = "3";  // a number, or "auto" (until the measurement settles)
+        int max_samples = default_max_samples;
+        double timeout_s = 0.0;     // 0: none
+        std::string whatif;         // "": no replays; "auto", LEVER[,LEVER...] or both
+        double whatif_budget = 0.0; // 0: the default
+        bool nvrtc_trace = false;
+
+        bool auto_samples() const { return samples == "auto"; }
+    };
+
     // whatif REPORT and %warp_whatif RUN: the levers and how their replays are sampled. The one
     // request of a replay, from the front's options to the engine's loops.
     struct replay_request

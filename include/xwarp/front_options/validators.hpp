@@ -1,7 +1,7 @@
 // Option checks the fronts share (CLI and magics), with messages a user can act on: the
 // range in words and the value given, never CLI11's numeric limits.
-#ifndef XWARP_FRONTS_OPTIONS_HPP
-#define XWARP_FRONTS_OPTIONS_HPP
+#ifndef XWARP_FRONT_OPTIONS_VALIDATORS_HPP
+#define XWARP_FRONT_OPTIONS_VALIDATORS_HPP
 
 #include <cerrno>
 #include <cmath>

@@ -1,7 +1,7 @@
-#include "xwarp/fronts/probe_options.hpp"
+#include "xwarp/front_options/front_options.hpp"
 
 #include "xwarp/analysis/levers.hpp"
-#include "xwarp/fronts/options.hpp"
+#include "xwarp/front_options/validators.hpp"
 
 namespace xwarp
 {

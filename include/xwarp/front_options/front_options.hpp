@@ -1,8 +1,8 @@
 // The options the probing fronts share, with their help texts, defined once: measure and the
 // probe magics (--samples, --max-samples, --timeout, --whatif, --whatif-budget, --nvrtc-trace),
 // whatif and %warp_whatif (the replay options).
-#ifndef XWARP_FRONTS_PROBE_OPTIONS_HPP
-#define XWARP_FRONTS_PROBE_OPTIONS_HPP
+#ifndef XWARP_FRONT_OPTIONS_FRONT_OPTIONS_HPP
+#define XWARP_FRONT_OPTIONS_FRONT_OPTIONS_HPP
 
 #include <string>
 #include <vector>
@@ -19,18 +19,6 @@ namespace xwarp
     {
         cli,
         notebook,
-    };
-
-    struct probe_request
-    {
-        std::string samples = "3";  // a number, or "auto" (until the measurement settles)
-        int max_samples = default_max_samples;
-        double timeout_s = 0.0;     // 0: none
-        std::string whatif;         // "": no replays; "auto", LEVER[,LEVER...] or both
-        double whatif_budget = 0.0; // 0: the default
-        bool nvrtc_trace = false;
-
-        bool auto_samples() const { return samples == "auto"; }
     };
 
     void add_probe_options(CLI::App& app, probe_request& request, front f);
