@@ -83,27 +83,48 @@ namespace xwarp
         return nullptr;
     }
 
-    const std::string& detect::mechanism_of_change(const std::string& kind)
+    namespace
     {
-        // the claims, indexed once: every hash move of a report asks (50,000 in a large one)
-        static const auto claims = []
+        // The claims, indexed once: every hash move of a report asks (50,000 in a large one).
+        struct claim_index
         {
-            std::map<std::string, const std::string*> by_kind;
-            for (const auto* d : detect::detectors())
+            std::map<change_kind, const std::string*> by_kind;
+            const std::string* returning = nullptr;
+            const std::string* any_other = nullptr;
+        };
+
+        const claim_index& claims()
+        {
+            static const claim_index index = []
             {
-                for (const auto& k : d->change_kinds)
+                claim_index out;
+                for (const auto* d : detect::detectors())
                 {
-                    by_kind.emplace(k, &d->info.id);
+                    for (const auto& c : d->claims)
+                    {
+                        switch (c.what)
+                        {
+                            case detect::change_claim::of::kind: out.by_kind.emplace(c.kind, &d->info.id); break;
+                            case detect::change_claim::of::returning: out.returning = &d->info.id; break;
+                            case detect::change_claim::of::any_other: out.any_other = &d->info.id; break;
+                        }
+                    }
                 }
-            }
-            return by_kind;
-        }();
-        const auto it = claims.find(kind);
-        if (it != claims.end())
-        {
-            return *it->second;
+                return out;
+            }();
+            return index;
         }
-        return *claims.at("*");
+    }
+
+    const std::string& detect::mechanism_of_change(change_kind kind)
+    {
+        const auto it = claims().by_kind.find(kind);
+        return it != claims().by_kind.end() ? *it->second : *claims().any_other;
+    }
+
+    const std::string& detect::mechanism_of_returning()
+    {
+        return *claims().returning;
     }
 
     const std::vector<mechanism_info>& mechanism_registry()

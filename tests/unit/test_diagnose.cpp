@@ -62,26 +62,26 @@ TEST(Classify, EachKindOfHashChange)
 {
     auto a = with_kernels({{"k1", "aa", "", false}});
     EXPECT_EQ(classify_hash_change(a, with_kernels({{"k1", "aa", "", false}, {"k2", "bb", "", false}})).kind,
-              "kernel-set-change");
+              change_kind::kernel_set);
     EXPECT_EQ(classify_hash_change(a, with_kernels({{"k1", "aa", "", false}}, {{"block_dim", 1}, {"fast_math", true}})).kind,
-              "option-change");
-    EXPECT_EQ(classify_hash_change(a, with_kernels({{"k1", "a2", "", false}})).kind, "kernel-content-change");
+              change_kind::option);
+    EXPECT_EQ(classify_hash_change(a, with_kernels({{"k1", "a2", "", false}})).kind, change_kind::kernel_content);
     EXPECT_EQ(classify_hash_change(a, with_kernels({{"k1", "aa", "", false}, {"k1", "a3", "", false}})).kind,
-              "kernel-instances-added");
+              change_kind::kernel_instances_added);
     auto g = with_kernels({{"g", "g1", "a: float32", true}});
     auto g2 = with_kernels({{"g", "g1", "a: float32", true}, {"g", "g2", "a: float64", true}});
     auto change = classify_hash_change(g, g2);
-    EXPECT_EQ(change.kind, "generic-instance");
+    EXPECT_EQ(change.kind, change_kind::generic_instance);
     EXPECT_EQ(change.detail["signatures"][0], "a: float64");
     auto f1 = a;
     auto f2 = a;
     f1.snapshot->functions = {{"helper", "111"}};
     f2.snapshot->functions = {{"helper", "222"}};
-    EXPECT_EQ(classify_hash_change(f1, f2).kind, "dependency-change");
-    EXPECT_EQ(classify_hash_change(a, a).kind, "unknown");
+    EXPECT_EQ(classify_hash_change(f1, f2).kind, change_kind::dependency);
+    EXPECT_EQ(classify_hash_change(a, a).kind, change_kind::unknown);
     auto nolog = a;
     nolog.snapshot.reset();
-    EXPECT_EQ(classify_hash_change(nolog, a).kind, "unknown");  // stays unknown: never guessed
+    EXPECT_EQ(classify_hash_change(nolog, a).kind, change_kind::unknown);  // stays unknown: never guessed
 }
 
 TEST(Diagnose, LateKernelGetsCs1WithLocationAndSavings)

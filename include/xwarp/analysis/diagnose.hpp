@@ -19,10 +19,30 @@ namespace xwarp
     // kernel-instances-added, kernel-content-change, generic-instance (new instances of generic
     // kernels only, whether or not the kernel had one before), dependency-change or unknown;
     // detail names what changed.
+    enum class change_kind
+    {
+        option,                  // option-change
+        kernel_set,              // kernel-set-change
+        kernel_instances_added,  // kernel-instances-added
+        kernel_content,          // kernel-content-change
+        generic_instance,        // generic-instance
+        dependency,              // dependency-change
+        unknown,
+    };
+
     struct hash_change
     {
-        std::string kind;
+        change_kind kind = change_kind::unknown;
         nlohmann::json detail = nlohmann::json::object();
+    };
+
+    template <>
+    struct enum_words<change_kind>
+    {
+        static constexpr std::array<std::string_view, 7> words{"option-change",        "kernel-set-change",
+                                                               "kernel-instances-added", "kernel-content-change",
+                                                               "generic-instance",     "dependency-change",
+                                                               "unknown"};
     };
 
     hash_change classify_hash_change(const module_load& before, const module_load& after);

@@ -66,6 +66,7 @@ namespace xwarp::detect
          "moving a definition before the first launch changes the program's source; no run-time switch does it",
          "cs01_late_kernels.cpp"},
         &detect,
-        {"kernel-set-change", "kernel-instances-added", "kernel-content-change"},
+        {change_claim::change(change_kind::kernel_set), change_claim::change(change_kind::kernel_instances_added),
+         change_claim::change(change_kind::kernel_content)},
         &code_form};
 }

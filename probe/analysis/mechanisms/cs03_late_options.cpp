@@ -36,5 +36,5 @@ namespace xwarp::detect
         {"CS-3", "module options changed after first load", finding_kind::diagnosis, "cs-3", "options-at-creation", "",
          "cs03_late_options.cpp"},
         &detect,
-        {"option-change"}};
+        {change_claim::change(change_kind::option)}};
 }

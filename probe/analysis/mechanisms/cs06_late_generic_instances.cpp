@@ -21,5 +21,5 @@ namespace xwarp::detect
         {"CS-6", "generic instances created after first load", finding_kind::diagnosis, "cs-6", "preregister-overloads", "",
          "cs06_late_generic_instances.cpp"},
         &detect,
-        {"generic-instance"}};
+        {change_claim::change(change_kind::generic_instance)}};
 }

@@ -22,5 +22,5 @@ namespace xwarp::detect
          "the changed function is the program's own code; no run-time switch keeps it stable",
          "dependency_change.cpp"},
         &detect,
-        {"dependency-change"}};
+        {change_claim::change(change_kind::dependency)}};
 }

@@ -318,7 +318,7 @@ namespace xwarp::detect
         }
 
         // What one classified move changed, in words.
-        std::vector<std::string> change_words(const std::string& kind, const json& detail)
+        std::vector<std::string> change_words(change_kind kind, const json& detail)
         {
             std::vector<std::string> what;
             static const json no_detail = json::object();
@@ -341,7 +341,7 @@ namespace xwarp::detect
             };
             auto instance_words = [&]
             {
-                auto it = d.find(kind == "generic-instance" ? "instances" : "generic_instances");
+                auto it = d.find(kind == change_kind::generic_instance ? "instances" : "generic_instances");
                 if (it != d.end() && it->is_array())
                 {
                     for (const auto& i : *it)
@@ -354,7 +354,7 @@ namespace xwarp::detect
                     }
                 }
             };
-            if (kind == "kernel-set-change")
+            if (kind == change_kind::kernel_set)
             {
                 for (const auto& k : strings("added"))
                 {
@@ -366,16 +366,16 @@ namespace xwarp::detect
                 }
                 instance_words();
             }
-            else if (kind == "kernel-instances-added")
+            else if (kind == change_kind::kernel_instances_added)
             {
                 what.push_back("new instance(s) of " + field_or(d, "kernel", std::string("?"))
                                + " with different captured values (a kernel factory)");
             }
-            else if (kind == "kernel-content-change")
+            else if (kind == change_kind::kernel_content)
             {
                 what.push_back("kernel(s) " + join(strings("kernels")) + " redefined with new content");
             }
-            else if (kind == "option-change")
+            else if (kind == change_kind::option)
             {
                 const json options = field_or(d, "options", json::object());
                 for (const auto& [k, v] : options.items())
@@ -384,15 +384,15 @@ namespace xwarp::detect
                                    + dump_value(field_or(v, "new", json())));
                 }
             }
-            else if (kind == "generic-instance")
+            else if (kind == change_kind::generic_instance)
             {
                 instance_words();
             }
-            else if (kind == "dependency-change")
+            else if (kind == change_kind::dependency)
             {
                 what.push_back("function(s) " + join(strings("functions")) + " changed");
             }
-            else if (!kind.empty())
+            else  // unknown
             {
                 what.push_back(field_or(d, "why", std::string("no recorded difference")));
             }
@@ -603,7 +603,7 @@ namespace xwarp::detect
                 const std::string change = change_text(m, m_out.findings[g.finding]);
                 if (!m.returning)
                 {
-                    for (auto& w : change_words(m.change.kind, m.change.detail.value()))
+                    for (auto& w : change_words(*m.change.kind, m.change.detail.value()))
                     {
                         if (std::find(g.what.begin(), g.what.end(), w) == g.what.end())
                         {
@@ -629,7 +629,7 @@ namespace xwarp::detect
                 if (!m.returning)
                 {
                     change += ",\"kind\":";
-                    append_json_string(change, m.change.kind);
+                    append_json_string(change, word_of(*m.change.kind));
                 }
                 std::string trigger;
                 const process_record* proc = process_of(m_ctx.first_cold(), m.pid);

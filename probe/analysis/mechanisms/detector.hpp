@@ -29,7 +29,7 @@ namespace xwarp::detect
     // every detector; only the churn detector reads a detail, to write it into a cause.
     struct held_change
     {
-        shared_text kind;  // empty when the move returns to an earlier hash; one of a few words
+        std::optional<change_kind> kind;  // none when the move returns to an earlier hash
         json_text detail;
     };
 
@@ -44,7 +44,7 @@ namespace xwarp::detect
                                              // report of 100,000 identities makes 50,000 moves)
         bool returning = false;  // back to a hash this sequence had before (thrash)
         std::size_t sequence = 0;  // its (process, module, device, block_dim) among its pass's sequences
-        held_change change;      // empty kind when returning
+        held_change change;      // no kind when returning
         shared_text mechanism;   // the mechanism the move is attributed to
 
         const shared_text& module() const { return after->module; }
@@ -153,15 +153,32 @@ namespace xwarp::detect
 
     using detect_fn = void (*)(const context&, sink&);
 
+    // What a churn mechanism explains: a kind of hash change (classify_hash_change's), a hash
+    // that came back, or any change no other mechanism claims.
+    struct change_claim
+    {
+        enum class of
+        {
+            kind,
+            returning,
+            any_other,
+        };
+        of what = of::kind;
+        change_kind kind = change_kind::unknown;
+
+        static change_claim change(change_kind k) { return {of::kind, k}; }
+        static change_claim returning() { return {of::returning, change_kind::unknown}; }
+        static change_claim any_other() { return {of::any_other, change_kind::unknown}; }
+    };
+
     // A registry row: what the mechanism is, and the function that finds it. A churn mechanism
-    // also names the kinds of hash change it explains (classify_hash_change's words; "returning"
-    // for a hash that came back, "*" for any kind no other claims): the moves are attributed by
-    // asking the registry, not a table beside it.
+    // also names the hash changes it explains: the moves are attributed by asking the registry,
+    // not a table beside it.
     struct detector
     {
         mechanism_info info;
         detect_fn detect;
-        std::vector<std::string> change_kinds = {};
+        std::vector<change_claim> claims = {};
         // For a mechanism without a lever, its code form (warp-probe fix); those with a lever
         // keep theirs in the lever's file.
         code_form_fn code_form = nullptr;
@@ -170,8 +187,10 @@ namespace xwarp::detect
     // The detector of a mechanism id, or nullptr.
     const detector* find_detector(const std::string& id);
 
-    // The mechanism whose detector claims this kind of hash change.
-    const std::string& mechanism_of_change(const std::string& kind);
+    // The mechanism whose detector claims this kind of hash change (else the one that claims
+    // any other), and the one that claims a hash that came back.
+    const std::string& mechanism_of_change(change_kind kind);
+    const std::string& mechanism_of_returning();
 
     // Every detector, in the order they run (probe/analysis/mechanisms.cpp).
     const std::vector<const detector*>& detectors();

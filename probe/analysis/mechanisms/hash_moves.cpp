@@ -178,14 +178,14 @@ namespace xwarp
     {
         if (!before.snapshot || !after.snapshot)
         {
-            return {"unknown", {{"why", "no content snapshot (figures from Warp's log lines)"}}};
+            return {change_kind::unknown, {{"why", "no content snapshot (figures from Warp's log lines)"}}};
         }
         const auto& a = *before.snapshot;
         const auto& b = *after.snapshot;
         json opts = diff_options(*a.options, *b.options);
         if (!opts.empty())
         {
-            return {"option-change", {{"options", opts}}};
+            return {change_kind::option, {{"options", opts}}};
         }
         kernel_diff d = diff_kernels(a, b);
         if (!d.added.empty())
@@ -195,13 +195,13 @@ namespace xwarp
             {
                 detail["generic_instances"] = std::move(d.instances);
             }
-            return {"kernel-set-change", std::move(detail)};
+            return {change_kind::kernel_set, std::move(detail)};
         }
         for (const auto& key : d.plain_b)
         {
             if (d.count_b(key) > d.count_a(key))
             {
-                return {"kernel-instances-added",
+                return {change_kind::kernel_instances_added,
                         {{"kernel", std::string(key)}, {"instances_before", d.count_a(key)}, {"instances_after", d.count_b(key)}}};
             }
         }
@@ -212,9 +212,9 @@ namespace xwarp
         {
             if (!funcs.empty())
             {
-                return {"dependency-change", {{"functions", funcs}, {"kernels", d.changed}}};
+                return {change_kind::dependency, {{"functions", funcs}, {"kernels", d.changed}}};
             }
-            return {"kernel-content-change", {{"kernels", d.changed}}};
+            return {change_kind::kernel_content, {{"kernels", d.changed}}};
         }
         if (!d.instances.empty())
         {
@@ -223,17 +223,17 @@ namespace xwarp
             {
                 signatures.push_back(i["signature"].get<std::string>());
             }
-            return {"generic-instance", {{"kernel", d.instances[0]["kernel"]}, {"signatures", signatures}, {"instances", d.instances}}};
+            return {change_kind::generic_instance, {{"kernel", d.instances[0]["kernel"]}, {"signatures", signatures}, {"instances", d.instances}}};
         }
         if (!d.removed.empty())
         {
-            return {"kernel-set-change", {{"added", json::array()}, {"removed", d.removed}}};
+            return {change_kind::kernel_set, {{"added", json::array()}, {"removed", d.removed}}};
         }
         if (!funcs.empty())
         {
-            return {"dependency-change", {{"functions", funcs}}};
+            return {change_kind::dependency, {{"functions", funcs}}};
         }
-        return {"unknown", {{"why", "kernels, options and functions recorded identical"}}};
+        return {change_kind::unknown, {{"why", "kernels, options and functions recorded identical"}}};
     }
 
     namespace
@@ -257,7 +257,7 @@ namespace xwarp
     std::string describe_hash_change(const hash_change& c)
     {
         const json& d = c.detail;
-        if (c.kind == "option-change" && d.contains("options"))
+        if (c.kind == change_kind::option && d.contains("options"))
         {
             std::string out;
             for (const auto& [k, v] : d["options"].items())
@@ -267,7 +267,7 @@ namespace xwarp
             }
             return out;
         }
-        if (c.kind == "kernel-set-change")
+        if (c.kind == change_kind::kernel_set)
         {
             const json added = d.value("added", json::array());
             const json removed = d.value("removed", json::array());
@@ -282,19 +282,19 @@ namespace xwarp
             }
             return out;
         }
-        if (c.kind == "kernel-instances-added")
+        if (c.kind == change_kind::kernel_instances_added)
         {
             return "another closure of " + d.value("kernel", std::string("a kernel")) + " (a kernel factory)";
         }
-        if (c.kind == "kernel-content-change")
+        if (c.kind == change_kind::kernel_content)
         {
             return "new content of " + listed(d.value("kernels", json::array()));
         }
-        if (c.kind == "dependency-change")
+        if (c.kind == change_kind::dependency)
         {
             return "callee changed: " + listed(d.value("functions", json::array()));
         }
-        if (c.kind == "generic-instance")
+        if (c.kind == change_kind::generic_instance)
         {
             return "generic instance of " + d.value("kernel", std::string("a kernel")) + " for "
                    + listed(d.value("signatures", json::array()), 2);
@@ -417,21 +417,21 @@ namespace xwarp
                         m.returning = seen.count(l->hash) > 0;
                         if (m.returning)
                         {
-                            m.mechanism = mechanism_of_change("returning");
+                            m.mechanism = mechanism_of_returning();
                         }
                         else
                         {
                             hash_change change = classify_hash_change(*prev, *l);
-                            if (change.kind == "dependency-change" && change.detail.contains("kernels")
+                            if (change.kind == change_kind::dependency && change.detail.contains("kernels")
                                 && redefined_kernel_between(run, *prev, *l))
                             {
                                 // Warp hashes a callee in its caller's context, so a kernel redefined
                                 // with other captured values moves its callees' hashes too: the
                                 // recorded redefinition says which it was.
-                                change = {"kernel-content-change", {{"kernels", change.detail["kernels"]}}};
+                                change = {change_kind::kernel_content, {{"kernels", change.detail["kernels"]}}};
                             }
                             m.mechanism = mechanism_of_change(change.kind);
-                            m.change = {std::move(change.kind), json_text(change.detail)};
+                            m.change = {change.kind, json_text(change.detail)};
                             seen.emplace(l->hash);
                         }
                         out.push_back(std::move(m));

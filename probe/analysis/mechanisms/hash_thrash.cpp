@@ -20,5 +20,5 @@ namespace xwarp::detect
         {"hash-thrash", "module hash returned to an earlier value", finding_kind::diagnosis, "hash-thrash", "",
          "the alternating sets are the program's structure; splitting them is a code change", "hash_thrash.cpp"},
         &detect,
-        {"returning"}};
+        {change_claim::returning()}};
 }

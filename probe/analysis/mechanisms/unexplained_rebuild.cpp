@@ -21,5 +21,5 @@ namespace xwarp::detect
         {"unexplained-rebuild", "module rebuilt for a reason the records do not show", finding_kind::diagnosis,
          "unexplained-rebuild", "", "the cause is not known, so there is nothing to switch", "unexplained_rebuild.cpp"},
         &detect,
-        {"*"}};
+        {change_claim::any_other()}};
 }
