@@ -90,7 +90,7 @@ namespace xwarp::cli
                 fronts::compare_outcome outcome;
                 try
                 {
-                    outcome = fronts::compare_until_settled(before, after, m_max_samples, job.start(), "compare");
+                    outcome = fronts::compare_until_settled(before, after, m_max_samples, job.start(), run_kind::compare);
                 }
                 catch (const fronts::job_error& e)
                 {
@@ -112,7 +112,7 @@ namespace xwarp::cli
                 fronts::ready_side(side, arg, to_store);
                 if (to_store)
                 {
-                    id = store_run(m_history, side, "compare", true);
+                    id = store_run(m_history, side, run_kind::compare, true);
                 }
             }
 

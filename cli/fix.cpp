@@ -52,7 +52,7 @@ namespace xwarp::cli
                 }
                 try
                 {
-                    return finish(fronts::fix(run, request, job.start(), "fix"));
+                    return finish(fronts::fix(run, request, job.start(), run_kind::fix));
                 }
                 catch (const fronts::job_error& e)
                 {

@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "shared.hpp"
+#include "xwarp/front_options/front_options.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/history_jobs.hpp"
 #include "xwarp/render/history_text.hpp"
@@ -133,8 +134,7 @@ namespace xwarp::cli
                 m_list->add_option("--label", m_filter.label, "only runs with this label");
                 m_list->add_option("--command", m_filter.command, "only runs whose command contains this text");
                 m_list->add_option("--machine", m_filter.machine, "only runs on this machine (host name)");
-                m_list->add_option("--kind", m_filter.kind, "only runs of this kind: measure, whatif, fix, magic, compare, import")
-                    ->check(CLI::IsMember({"measure", "whatif", "fix", "magic", "compare", "import"}));
+                add_run_kind_option(*m_list, m_filter.kind);
                 m_filter.limit = 50;
                 m_list->add_option("--limit", m_filter.limit, "at most this many (0: all)")
                     ->default_val(50)

@@ -77,7 +77,7 @@ namespace xwarp::cli
                 job.options = m_options;
                 job.request = m_request;
                 job.machine = m_machine;
-                job.store_as = "measure";  // measured here, with --whatif or not: trusted
+                job.store_as = run_kind::measure;  // measured here, with --whatif or not: trusted
                 cli_job run(m_history, m_replay_streams, "", false, m_quiet);
                 try
                 {

@@ -193,7 +193,7 @@ namespace xwarp::cli
         return stamp_regular_file(arg);
     }
 
-    std::optional<std::int64_t> store_run(const std::string& history_option, const report& r, const std::string& kind,
+    std::optional<std::int64_t> store_run(const std::string& history_option, const report& r, run_kind kind,
                                           bool quiet)
     {
         std::vector<std::string> notes;

@@ -63,7 +63,7 @@ namespace xwarp::cli
 
     // Stores an analysed run (compare's sides). Notes (a store moved aside, a store that could
     // not be written) always go to stderr; "stored as @N" unless quiet.
-    std::optional<std::int64_t> store_run(const std::string& history_option, const report& r, const std::string& kind,
+    std::optional<std::int64_t> store_run(const std::string& history_option, const report& r, run_kind kind,
                                           bool quiet);
     // What a job stored, said the same way.
     void say_stored(const fronts::job_outcome& outcome, bool quiet);

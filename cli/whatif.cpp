@@ -50,7 +50,7 @@ namespace xwarp::cli
                 fronts::job_outcome outcome;
                 try
                 {
-                    outcome = fronts::replay(run, m_request, job.start(), "whatif");
+                    outcome = fronts::replay(run, m_request, job.start(), run_kind::whatif);
                 }
                 catch (const fronts::job_error& e)
                 {

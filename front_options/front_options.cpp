@@ -100,4 +100,19 @@ namespace xwarp
         app.add_option("--samples,-n", o.samples, "with --verify: samples (default 2)")->check(whole_number(1, 100));
         app.add_option("--timeout", o.timeout_s, "with --verify: seconds each pass may run")->check(positive_seconds());
     }
+
+    void add_run_kind_option(CLI::App& app, std::optional<run_kind>& target)
+    {
+        std::vector<std::string> words;
+        std::string listed;
+        for (const auto w : enum_words<run_kind>::words)
+        {
+            words.emplace_back(w);
+            listed += (listed.empty() ? "" : ", ") + std::string(w);
+        }
+        app.add_option_function<std::string>(
+               "--kind", [&target](const std::string& word) { target = parse_member<run_kind>(word); },
+               "only runs of this kind: " + listed)
+            ->check(CLI::IsMember(words));
+    }
 }

@@ -226,7 +226,7 @@ namespace xwarp::fronts
             reading_history([&]
             {
                 done.already_stored = m_store->find(r).has_value();
-                done.id = m_store->add_report(r, "import");
+                done.id = m_store->add_report(r, run_kind::import);
             });
             out.push_back(std::move(done));
         }

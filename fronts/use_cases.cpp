@@ -266,13 +266,13 @@ namespace xwarp::fronts
             }
         }
 
-        job_outcome finished(report r, const std::string& store_as, const job_context& context)
+        job_outcome finished(report r, std::optional<run_kind> store_as, const job_context& context)
         {
             job_outcome out;
             out.interrupted = r.status == run_status::interrupted;
-            if (!out.interrupted && !store_as.empty())
+            if (!out.interrupted && store_as)
             {
-                out.stored_id = store(r, store_as, context.history_option, out.notes);
+                out.stored_id = store(r, *store_as, context.history_option, out.notes);
                 out.stored_in = locate_history(context.history_option).path;
             }
             out.result = std::move(r);
@@ -346,7 +346,7 @@ namespace xwarp::fronts
     }
 
     job_outcome replay(const resolved_run& run, const replay_request& request, const job_context& context,
-                       const std::string& store_as)
+                       std::optional<run_kind> store_as)
     {
         require_consent(run, context);
         rerun again = rerun_of(run, context);
@@ -388,7 +388,7 @@ namespace xwarp::fronts
     }
 
     job_outcome fix(const resolved_run& run, const fix_request& request, const job_context& context,
-                    const std::string& store_as)
+                    std::optional<run_kind> store_as)
     {
         fix_setup setup;
         if (request.verify)
@@ -450,7 +450,7 @@ namespace xwarp::fronts
     }
 
     compare_outcome compare_until_settled(const resolved_run& before, const resolved_run& after, int max_samples,
-                                          const job_context& context, const std::string& store_as)
+                                          const job_context& context, std::optional<run_kind> store_as)
     {
         require_consent(before, context);
         require_consent(after, context);
@@ -477,10 +477,10 @@ namespace xwarp::fronts
         }
         out.result.exit_code = exit_code_for(out.result.verdict);
         out.interrupted = out.result.until_settled && out.result.until_settled->stopped_because == "interrupted";
-        if (!out.interrupted && !store_as.empty())
+        if (!out.interrupted && store_as)
         {
-            out.before_id = store(out.before, store_as, context.history_option, out.notes);
-            out.after_id = store(out.after, store_as, context.history_option, out.notes);
+            out.before_id = store(out.before, *store_as, context.history_option, out.notes);
+            out.after_id = store(out.after, *store_as, context.history_option, out.notes);
         }
         return out;
     }
@@ -507,7 +507,7 @@ namespace xwarp::fronts
         return locate_history(history_option).path;
     }
 
-    std::optional<std::int64_t> store(const report& r, const std::string& kind_name, const std::string& history_option,
+    std::optional<std::int64_t> store(const report& r, run_kind kind_name, const std::string& history_option,
                                       std::vector<std::string>& notes)
     {
         return remember_run(locate_history(history_option), r, kind_name, notes);

@@ -343,7 +343,7 @@ namespace xwarp::magic_parts
         session.probes_started++;
         job.options.cwd = host.working_directory();
         job.request = o.request;
-        job.store_as = "magic";
+        job.store_as = run_kind::magic;
         job.with_history = true;  // the report's sparklines: the run among its series
         const std::string name = run_name(session, o.name);
         job.options.label = name;

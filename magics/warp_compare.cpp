@@ -88,7 +88,7 @@ namespace xwarp
             {
                 progress_display progress(host, false);
                 fronts::compare_outcome outcome = fronts::compare_until_settled(
-                    before_run, after_run, max_samples, job_context_of(*m_session, host, &progress, consented), "");
+                    before_run, after_run, max_samples, job_context_of(*m_session, host, &progress, consented), std::nullopt);
                 if (outcome.interrupted)
                 {
                     interrupted(progress);

@@ -45,7 +45,7 @@ namespace xwarp
                 fronts::job_outcome outcome;
                 try
                 {
-                    outcome = fronts::fix(run, request, job_context_of(*m_session, host, &progress, run_flag), "fix");
+                    outcome = fronts::fix(run, request, job_context_of(*m_session, host, &progress, run_flag), run_kind::fix);
                 }
                 catch (const fronts::job_error& e)
                 {

@@ -23,7 +23,7 @@ namespace xwarp
                 bool session_only = false;
                 app.add_option("--label", filter.label, "only runs with this label (a probe's --name)");
                 app.add_option("--command", filter.command, "only runs whose command contains this text");
-                app.add_option("--kind", filter.kind, "only runs of this kind: magic, measure, whatif, compare, import");
+                add_run_kind_option(app, filter.kind);
                 app.add_option("--limit", filter.limit, "at most this many (0: all)")->check(CLI::Range(0, 1000000));
                 app.add_flag("--session", session_only, "this kernel's runs, oldest first, with their top finding");
                 if (!parse_line(app, line, host))

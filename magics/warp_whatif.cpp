@@ -41,7 +41,7 @@ namespace xwarp
                 fronts::job_outcome outcome;
                 try
                 {
-                    outcome = fronts::replay(run, request, job_context_of(*m_session, host, &progress, run_flag), "whatif");
+                    outcome = fronts::replay(run, request, job_context_of(*m_session, host, &progress, run_flag), run_kind::whatif);
                 }
                 catch (const fronts::job_error& e)
                 {

@@ -49,11 +49,11 @@ namespace xwarp
         return fp;
     }
 
-    history_run run_row_of(const report& r, const std::string& kind)
+    history_run run_row_of(const report& r, run_kind kind)
     {
         history_run run;
         run.created_utc = r.created_utc;
-        run.kind = kind;
+        run.kind = word_of(kind);
         run.fp = fingerprint_of(r);
         run.status = word_of(r.status);
         run.samples = static_cast<int>(std::count_if(r.samples.begin(), r.samples.end(), [](const sample& s) { return s.ok(); }));

@@ -631,7 +631,7 @@ namespace xwarp
         }
     }
 
-    std::int64_t history_store::add_report(const report& r, const std::string& kind)
+    std::int64_t history_store::add_report(const report& r, run_kind kind)
     {
         const text_digest text = digest_of(r);
         const std::string& digest = text.digest;
@@ -657,7 +657,7 @@ namespace xwarp
                 ins.bind(c++, digest);
                 ins.bind(c++, row.created_utc.empty() ? utc_timestamp() : row.created_utc);
                 ins.bind(c++, utc_timestamp());
-                ins.bind(c++, kind);
+                ins.bind(c++, word_of(kind));
                 for (const std::string* s : {&row.fp.machine, &row.fp.cpu, &row.fp.gpu, &row.fp.driver, &row.fp.toolkit,
                                              &row.fp.warp, &row.fp.python, &row.fp.probe, &row.fp.command, &row.fp.label,
                                              &row.fp.git_commit, &row.status})
@@ -800,7 +800,7 @@ namespace xwarp
                 {
                     sql += " AND machine = :machine";
                 }
-                if (!f.kind.empty())
+                if (f.kind)
                 {
                     sql += " AND kind = :kind";
                 }
@@ -822,9 +822,9 @@ namespace xwarp
                 {
                     q.bind(":machine", f.machine);
                 }
-                if (!f.kind.empty())
+                if (f.kind)
                 {
-                    q.bind(":kind", f.kind);
+                    q.bind(":kind", word_of(*f.kind));
                 }
                 std::vector<history_run> out;
                 while (q.executeStep())
@@ -1039,7 +1039,7 @@ namespace xwarp
             });
     }
 
-    std::optional<std::int64_t> remember_run(const history_location& where, const report& r, const std::string& kind,
+    std::optional<std::int64_t> remember_run(const history_location& where, const report& r, run_kind kind,
                                              std::vector<std::string>& notes)
     {
         if (where.off || where.path.empty())

@@ -173,8 +173,8 @@ TEST(Store, KeepsARunOnceAndReadsItBack)
     history_store store((tmp.path / "sub" / "h.sqlite3").string(), &notes);
     EXPECT_TRUE(notes.empty());
     const report r = recorded("cs1_late");
-    const auto id = store.add_report(r, "measure");
-    EXPECT_EQ(store.add_report(r, "measure"), id);  // same content: same run
+    const auto id = store.add_report(r, run_kind::measure);
+    EXPECT_EQ(store.add_report(r, run_kind::measure), id);  // same content: same run
     const auto runs = store.runs({});
     ASSERT_EQ(runs.size(), 1u);
     EXPECT_EQ(runs[0].identities, static_cast<int>(r.result.identities.size()));
@@ -227,7 +227,7 @@ TEST(Store, TheTextIsStoredWholeAcrossBlocksUnderTheDigestEarlierVersionsGave)
     analyze(r);
     const std::string text = report_json_text(r);
     ASSERT_GT(text.size(), 3u * 65536u);
-    const auto id = store.add_report(r, "measure");
+    const auto id = store.add_report(r, run_kind::measure);
     EXPECT_EQ(store.report_json(id), text);
     std::uint64_t h = 1469598103934665603ULL;
     for (const unsigned char c : text)
@@ -263,7 +263,7 @@ TEST(Store, ACorruptFileIsMovedAsideAndAFreshStoreStarts)
         aside += e.path().filename().string().find("h.sqlite3.corrupt-") == 0 ? 1 : 0;
     }
     EXPECT_EQ(aside, 1);
-    EXPECT_GT(store.add_report(recorded("clean"), "measure"), 0);
+    EXPECT_GT(store.add_report(recorded("clean"), run_kind::measure), 0);
 }
 
 TEST(Store, AFileFromANewerXwarpIsMovedAside)
@@ -286,13 +286,13 @@ TEST(Store, RememberRunNeverThrowsAndSaysWhy)
     std::vector<std::string> notes;
     history_location where;
     where.path = "/proc/no-such-place/h.sqlite3";
-    EXPECT_FALSE(remember_run(where, recorded("clean"), "measure", notes));
+    EXPECT_FALSE(remember_run(where, recorded("clean"), run_kind::measure, notes));
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_NE(notes[0].find("not stored in the history"), std::string::npos);
     history_location off;
     off.off = true;
     notes.clear();
-    EXPECT_FALSE(remember_run(off, recorded("clean"), "measure", notes));
+    EXPECT_FALSE(remember_run(off, recorded("clean"), run_kind::measure, notes));
     EXPECT_TRUE(notes.empty());
 }
 
@@ -309,7 +309,7 @@ TEST(Store, TwoWritersAtOnceBothLand)
             report r = base;
             r.label = "writer " + std::to_string(who) + " run " + std::to_string(i);
             std::vector<std::string> notes;
-            if (!remember_run(history_location{path, false, "test"}, r, "measure", notes) || !notes.empty())
+            if (!remember_run(history_location{path, false, "test"}, r, run_kind::measure, notes) || !notes.empty())
             {
                 ++failures;
             }
@@ -336,8 +336,8 @@ TEST(Store, MachineTableOfTwoFingerprints)
     a.env.host = "node-a100";
     b.env.host = "node-h200";
     b.env.gpus.push_back({0, "NVIDIA H200", "9.0", 1});
-    store.add_report(a, "import");
-    store.add_report(b, "import");
+    store.add_report(a, run_kind::import);
+    store.add_report(b, run_kind::import);
     const auto latest = store.latest_per_machine(series_command(a));
     ASSERT_EQ(latest.size(), 2u);
     std::vector<std::vector<history_identity>> rows;
@@ -725,13 +725,13 @@ TEST(Store, ASuitesTestsAreKeptPerRunAndTrendedTestByTest)
     report later = suite;
     later.created_utc = "2099-01-01T00:00:00Z";  // another run of the series
     later.result.tests.front().build_ms *= 3.0;
-    const std::int64_t first = store.add_report(suite, "measure");
-    store.add_report(later, "measure");
+    const std::int64_t first = store.add_report(suite, run_kind::measure);
+    store.add_report(later, run_kind::measure);
     const auto kept = store.tests(first);
     ASSERT_EQ(kept.size(), suite.result.tests.size());
     EXPECT_EQ(kept.front().test, suite.result.tests.front().test);  // costliest first, as the report ranks them
     EXPECT_DOUBLE_EQ(kept.front().build_ms, suite.result.tests.front().build_ms);
-    EXPECT_TRUE(store.tests(store.add_report(recorded("clean"), "measure")).empty());  // no suite, no rows
+    EXPECT_TRUE(store.tests(store.add_report(recorded("clean"), run_kind::measure)).empty());  // no suite, no rows
 
     const auto runs = store.series(suite.env.host, series_command(suite));
     ASSERT_EQ(runs.size(), 2u);
@@ -866,7 +866,7 @@ TEST(Store, WhatEachTestBuiltIsKeptAndOlderRowsSayTheyDoNotKnow)
     std::int64_t id = 0;
     {
         history_store store(path, &notes);
-        id = store.add_report(suite, "measure");
+        id = store.add_report(suite, run_kind::measure);
         const auto kept = store.tests(id);
         ASSERT_EQ(kept.size(), suite.result.tests.size());
         for (const auto& k : kept)

@@ -214,11 +214,11 @@ TEST(Magics, HistoryAndCompareReadTheStoreAfterARestart)
         report before = measured(3000, {"a", "b"});
         before.label = "before";
         analyze(before);
-        before_id = store.add_report(before, "magic");
+        before_id = store.add_report(before, run_kind::magic);
         report after = measured(2000, {"b"});
         after.label = "after";
         analyze(after);
-        store.add_report(after, "magic");
+        store.add_report(after, run_kind::magic);
     }
     fixture f;  // a new session: nothing in memory
     f.session->history_option = path;

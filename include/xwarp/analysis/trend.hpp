@@ -21,7 +21,7 @@ namespace xwarp
     fingerprint fingerprint_of(const report& r);
 
     // The store's row for an analysed report (id and stored_utc left for the store).
-    history_run run_row_of(const report& r, const std::string& kind);
+    history_run run_row_of(const report& r, run_kind kind);
 
     // One row per identity, with the source bytes of its first load when the shim saw them
     // (-1 when not), handed to `take` one at a time in the summary's order: the store inserts

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "xwarp/model/history.hpp"
 #include "xwarp/model/run_request.hpp"
 
 namespace xwarp
@@ -32,6 +33,9 @@ namespace xwarp
 
     // warmup and %warp_warmup.
     void add_warmup_options(CLI::App& app, warmup_request& request, front f);
+
+    // --kind KIND of the history listings: one of the kinds a run is stored as.
+    void add_run_kind_option(CLI::App& app, std::optional<run_kind>& target);
 
     // "backward-off, pch-off, ...": the levers, for help texts.
     std::string lever_names();

@@ -99,7 +99,7 @@ namespace xwarp::fronts
 
     // measure, %%warp_probe, %warp_probe: a command, or a notebook cell (cell_code set; the
     // command then runs it with context.notebook_python), measured as the request says (fixed
-    // samples, until settled, with what-if replays), analysed, stored as `store_as` ("" not).
+    // samples, until settled, with what-if replays), analysed, stored as `store_as` (none: not stored).
     struct probe_job
     {
         measure_options options;
@@ -107,18 +107,18 @@ namespace xwarp::fronts
         std::optional<std::string> cell_code;
         std::string setup_code;
         std::string machine;   // --machine: the host name the history groups the run under
-        std::string store_as;
+        std::optional<run_kind> store_as;  // none: not stored
         bool with_history = false;  // the outcome carries the run's series (a report page's sparklines)
     };
     job_outcome probe(const probe_job& job, const job_context& context);
 
     // whatif, %warp_whatif: levers replayed on a run's command (a cell's included).
     job_outcome replay(const resolved_run& run, const replay_request& request, const job_context& context,
-                       const std::string& store_as);
+                       std::optional<run_kind> store_as);
 
     // fix, %warp_fix: each finding's code form as a patch; with verify, measured on copies.
     job_outcome fix(const resolved_run& run, const fix_request& request, const job_context& context,
-                    const std::string& store_as);
+                    std::optional<run_kind> store_as);
 
     // warmup, %warp_warmup: the warm-up file of a run, written where options.out says; with
     // verify, proved on fresh caches.
@@ -143,7 +143,7 @@ namespace xwarp::fronts
         std::vector<std::string> notes;
     };
     compare_outcome compare_until_settled(const resolved_run& before, const resolved_run& after, int max_samples,
-                                          const job_context& context, const std::string& store_as);
+                                          const job_context& context, std::optional<run_kind> store_as);
 
     // report, %warp_report, check: a run's report as this xwarp reads it (analysed again: the
     // findings are this version's), with its series in the history when asked (the HTML page's
@@ -164,7 +164,7 @@ namespace xwarp::fronts
     std::string history_path(const std::string& history_option);
 
     // A report analysed and stored as `kind` (compare's sides, a report shown): its id, or none.
-    std::optional<std::int64_t> store(const report& r, const std::string& kind, const std::string& history_option,
+    std::optional<std::int64_t> store(const report& r, run_kind kind, const std::string& history_option,
                                       std::vector<std::string>& notes);
 
     // history list, %warp_history: the stored runs that pass the filter, newest first, and the

@@ -85,7 +85,7 @@ namespace xwarp
         const std::string& path() const { return path_; }
 
         // Stores an analysed report; a report already stored (same content) keeps its id.
-        std::int64_t add_report(const report& r, const std::string& kind);
+        std::int64_t add_report(const report& r, run_kind kind);
         std::int64_t add_comparison(std::int64_t before_run, std::int64_t after_run, const std::string& verdict,
                                     const std::string& comparison_json);
 
@@ -121,7 +121,7 @@ namespace xwarp
 
     // The fronts' one call after a run: store it when the store is on, never throw. Returns
     // the run's id, or nothing (with a note) when it could not be stored.
-    std::optional<std::int64_t> remember_run(const history_location& where, const report& r, const std::string& kind,
+    std::optional<std::int64_t> remember_run(const history_location& where, const report& r, run_kind kind,
                                              std::vector<std::string>& notes);
 
     // The history a rendered report shows: its series, and where it stands in it. Nothing when

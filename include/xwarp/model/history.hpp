@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "xwarp/model/verdicts.hpp"
+
 namespace xwarp
 {
     // The facts that make two runs comparable, or that explain why they differ. Runs of one
@@ -28,13 +30,31 @@ namespace xwarp
         std::string git_commit;  // of the measured project, when it is a git checkout
     };
 
+    // What stored a run in the history: the front or job that made it. The store keeps the word
+    // (a run of a newer xwarp's kind is listed with its word as stored).
+    enum class run_kind
+    {
+        measure,
+        whatif,
+        fix,
+        magic,
+        compare,
+        import,
+    };
+
+    template <>
+    struct enum_words<run_kind>
+    {
+        static constexpr std::array<std::string_view, 6> words{"measure", "whatif", "fix", "magic", "compare", "import"};
+    };
+
     // One stored run (a measure, a magic probe, a replay's baseline, an imported report).
     struct history_run
     {
         std::int64_t id = 0;
         std::string created_utc;  // when it was measured
         std::string stored_utc;   // when it entered the store
-        std::string kind;         // measure, magic, whatif, import
+        std::string kind;         // a run_kind's word, as the store holds it
         fingerprint fp;
         std::string status;
         int samples = 0;
@@ -134,7 +154,7 @@ namespace xwarp
         std::string label;     // exact
         std::string command;   // substring of the series command
         std::string machine;   // exact
-        std::string kind;      // exact
+        std::optional<run_kind> kind;  // none: every kind
         int limit = 50;        // newest first, at most this many (0: all)
     };
 
