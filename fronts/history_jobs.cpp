@@ -25,6 +25,24 @@ namespace xwarp::fronts
 
     namespace
     {
+        // The rows whose `name` contains `text` ("" keeps all); none left is no input.
+        template <typename Row>
+        void keep_containing(std::vector<Row>& rows, std::string Row::*name, const std::string& text, const char* what,
+                             const std::string& series)
+        {
+            if (text.empty())
+            {
+                return;
+            }
+            rows.erase(std::remove_if(rows.begin(), rows.end(),
+                                      [&](const Row& r) { return (r.*name).find(text) == std::string::npos; }),
+                       rows.end());
+            if (rows.empty())
+            {
+                throw job_error(kind::no_input, std::string("no ") + what + " containing '" + text + "'" + series);
+            }
+        }
+
         std::string with_words(const trend_request& r)
         {
             std::string what;
@@ -164,26 +182,8 @@ namespace xwarp::fronts
             history_trend t = build_trend(runs, rows);
             add_test_trends(t, tests);
             const std::string series = " in the runs of " + newest.fp.command + " on " + newest.fp.machine;
-            if (!request.test.empty())
-            {
-                t.tests.erase(std::remove_if(t.tests.begin(), t.tests.end(), [&](const test_trend& x)
-                                             { return x.test.find(request.test) == std::string::npos; }),
-                              t.tests.end());
-                if (t.tests.empty())
-                {
-                    throw job_error(kind::no_input, "no test containing '" + request.test + "'" + series);
-                }
-            }
-            if (!request.module.empty())
-            {
-                t.modules.erase(std::remove_if(t.modules.begin(), t.modules.end(), [&](const module_trend& m)
-                                               { return m.module.find(request.module) == std::string::npos; }),
-                                t.modules.end());
-                if (t.modules.empty())
-                {
-                    throw job_error(kind::no_input, "no module containing '" + request.module + "'" + series);
-                }
-            }
+            keep_containing(t.tests, &test_trend::test, request.test, "test", series);
+            keep_containing(t.modules, &module_trend::module, request.module, "module", series);
             return t;
         });
     }
