@@ -8,7 +8,7 @@
 #include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/trend.hpp"
-#include "history_errors.hpp"
+#include "engine_errors.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/history/store.hpp"
@@ -96,7 +96,7 @@ namespace xwarp::fronts
 
     std::vector<history_run> history_session::list(const history_filter& filter)
     {
-        return reading_history([&] { return m_store->runs(filter); });
+        return engine([&] { return m_store->runs(filter); });
     }
 
     history_run history_session::stored(const std::string& run_ref, std::int64_t& id)
@@ -107,7 +107,7 @@ namespace xwarp::fronts
             throw job_error(kind::usage, "'" + run_ref + "' is not a run id (@17 or 17)");
         }
         id = *parsed;
-        auto run = reading_history([&] { return m_store->run(id); });
+        auto run = engine([&] { return m_store->run(id); });
         if (!run)
         {
             throw job_error(kind::no_input, "no run @" + std::to_string(id) + " in " + path());
@@ -120,7 +120,7 @@ namespace xwarp::fronts
         std::int64_t id = 0;
         stored_run_view out;
         out.run = stored(run_ref, id);
-        out.identities = reading_history([&] { return m_store->identities(id); });
+        out.identities = engine([&] { return m_store->identities(id); });
         return out;
     }
 
@@ -129,7 +129,7 @@ namespace xwarp::fronts
         std::int64_t id = 0;
         stored(run_ref, id);
         // what a damaged page gave back is no report: valid JSON (and UTF-8) or nothing
-        std::string text = reading_history([&] { return m_store->report_json(id); });
+        std::string text = engine([&] { return m_store->report_json(id); });
         if (nlohmann::json::parse(text, nullptr, false).is_discarded())
         {
             throw job_error(kind::bad_input, "run @" + std::to_string(id) + " in " + path()
@@ -148,7 +148,7 @@ namespace xwarp::fronts
         std::int64_t b = 0;
         const history_run ra = stored(a_ref, a);
         const history_run rb = stored(b_ref, b);
-        return reading_history([&] { return build_history_diff(ra, m_store->identities(a), rb, m_store->identities(b), m_store->tests(b)); });
+        return engine([&] { return build_history_diff(ra, m_store->identities(a), rb, m_store->identities(b), m_store->tests(b)); });
     }
 
     history_run history_session::newest_matching(const trend_request& request)
@@ -169,7 +169,7 @@ namespace xwarp::fronts
     history_trend history_session::trend(const trend_request& request)
     {
         const history_run newest = newest_matching(request);
-        return reading_history([&]
+        return engine([&]
         {
             const auto runs = m_store->series(newest.fp.machine, newest.fp.command);
             std::vector<std::vector<history_identity>> rows;
@@ -191,7 +191,7 @@ namespace xwarp::fronts
     machine_table history_session::table(const trend_request& request)
     {
         const history_run newest = newest_matching(request);
-        return reading_history([&]
+        return engine([&]
         {
             const auto latest = m_store->latest_per_machine(newest.fp.command);
             std::vector<std::vector<history_identity>> rows;
@@ -223,7 +223,7 @@ namespace xwarp::fronts
                 continue;
             }
             analyze(r);
-            reading_history([&]
+            engine([&]
             {
                 done.already_stored = m_store->find(r).has_value();
                 done.id = m_store->add_report(r, run_kind::import);

@@ -5,6 +5,7 @@
 #include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/budget_check.hpp"
 #include "xwarp/analysis/compare.hpp"
+#include "engine_errors.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/use_cases.hpp"
@@ -26,19 +27,6 @@ namespace xwarp::fronts
 
     namespace
     {
-        template <typename F>
-        auto comparing(F&& step) -> decltype(step())
-        {
-            try
-            {
-                return step();
-            }
-            catch (const compare_input_error& e)
-            {
-                throw job_error(kind::bad_input, e.what());
-            }
-        }
-
         comparison with_exit_code(comparison c)
         {
             c.exit_code = exit_code_for(c.verdict);
@@ -60,7 +48,7 @@ namespace xwarp::fronts
 
     comparison compare(report& before, report& after, const std::string& before_name, const std::string& after_name)
     {
-        return with_exit_code(comparing([&] { return compare_reports(before, after, before_name, after_name); }));
+        return with_exit_code(engine([&] { return compare_reports(before, after, before_name, after_name); }));
     }
 
     void ready_side(report& side, const std::string& name, bool whole)
@@ -73,7 +61,7 @@ namespace xwarp::fronts
         {
             summarize_figures(side, summary_scope::figures);
         }
-        comparing([&] { require_comparable(side, name); });
+        engine([&] { require_comparable(side, name); });
     }
 
     void trim_side(report& side)
@@ -84,7 +72,7 @@ namespace xwarp::fronts
     comparison compare_ready(const report& before, const report& after, const std::string& before_name,
                              const std::string& after_name)
     {
-        return with_exit_code(comparing([&] { return compare_analyzed(before, after, before_name, after_name); }));
+        return with_exit_code(engine([&] { return compare_analyzed(before, after, before_name, after_name); }));
     }
 
     void store_comparison(const std::string& history_option, std::int64_t before_run, std::int64_t after_run,
@@ -113,19 +101,27 @@ namespace xwarp::fronts
         return budget_metrics();
     }
 
+    namespace
+    {
+        void require_a_run_where_needed(const std::vector<budget_limit>& limits, bool against_a_run)
+        {
+            if (needs_compared_run(limits) && !against_a_run)
+            {
+                throw job_error(kind::usage, "workload=same, kernels=same and results=same are judged against a run: "
+                                             "name the run whose launches and results must be kept");
+            }
+        }
+    }
+
     void validate_limits(const std::string& spec, bool against_a_run)
     {
-        if (needs_compared_run(parsed(spec)) && !against_a_run)
-        {
-            throw job_error(kind::usage, "workload=same, kernels=same and results=same are judged against a run: "
-                                         "name the run whose launches and results must be kept");
-        }
+        require_a_run_where_needed(parsed(spec), against_a_run);
     }
 
     check_outcome check(const report& analysed, const check_request& request)
     {
         const std::vector<budget_limit> limits = parsed(request.spec);
-        validate_limits(request.spec, request.baseline != nullptr);
+        require_a_run_where_needed(limits, request.baseline != nullptr);
         // workload=same is compare's launch gate against the baseline; a baseline that cannot
         // be compared leaves it unverified, with why
         std::optional<workload_check> workload;

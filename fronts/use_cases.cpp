@@ -10,13 +10,13 @@
 #include "xwarp/analysis/levers.hpp"
 #include "xwarp/analysis/mechanisms.hpp"
 #include "xwarp/analysis/summarize.hpp"
+#include "engine_errors.hpp"
 #include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/fix/fix.hpp"
 #include "xwarp/fronts/cell_script.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/replay_trust.hpp"
 #include "xwarp/history/store.hpp"
-#include "history_errors.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/os/tempdir.hpp"
@@ -30,57 +30,8 @@ namespace xwarp::fronts
     namespace fs = std::filesystem;
     using kind = job_error::kind;
 
-    // ---- errors: the engine's, in the fronts' terms ---------------------------------------------
-
     namespace
     {
-        job_error from_probe_error(const probe_error& e)
-        {
-            switch (e.which())
-            {
-                case probe_error::kind::command_not_found: return job_error(kind::command_not_found, e.what());
-                case probe_error::kind::not_executable: return job_error(kind::not_executable, e.what());
-                case probe_error::kind::cwd_missing: return job_error(kind::no_input, e.what());
-                case probe_error::kind::usage: return job_error(kind::usage, e.what());
-                case probe_error::kind::io: return job_error(kind::cannot_write, e.what());  // --keep-records' folder
-                default: return job_error(kind::software, e.what());
-            }
-        }
-
-        // Runs a step of the engine, its refusals turned into job_error.
-        template <typename F>
-        auto engine(F&& step) -> decltype(step())
-        {
-            try
-            {
-                return step();
-            }
-            catch (const probe_error& e)
-            {
-                throw from_probe_error(e);
-            }
-            catch (const unknown_lever& e)
-            {
-                throw job_error(kind::usage, e.what());
-            }
-            catch (const fix_write_error& e)
-            {
-                throw job_error(kind::cannot_write, e.what());
-            }
-            catch (const fix_error& e)
-            {
-                throw job_error(kind::usage, e.what());
-            }
-            catch (const warmup_error& e)
-            {
-                throw job_error(e.cannot_write ? kind::cannot_write : kind::usage, e.what());
-            }
-            catch (const compare_input_error& e)
-            {
-                throw job_error(kind::bad_input, e.what());
-            }
-        }
-
         sampler_factory samplers_of(const job_context& context)
         {
             return context.replay_streams.empty() ? command_samplers() : recorded_samplers(context.replay_streams);
@@ -181,7 +132,7 @@ namespace xwarp::fronts
         // a file that is there is read as one, before a label of the same name
         std::optional<report> stored =
             parse_history_ref(ref) || !fs::exists(ref, ec)
-                ? reading_history([&] { return stored_run(ref, history_option); })
+                ? engine([&] { return stored_run(ref, history_option); })
                 : std::nullopt;
         if (!stored)
         {
@@ -528,7 +479,7 @@ namespace xwarp::fronts
             why = "no history store at " + where.path + " yet";
             return std::nullopt;
         }
-        return reading_history([&]
+        return engine([&]
         {
             history_store store(where.path, &notes, store_access::read);
             return stored_runs{store.path(), store.runs(filter)};

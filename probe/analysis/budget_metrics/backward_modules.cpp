@@ -51,7 +51,5 @@ namespace xwarp::budget_parts
         }
     }
 
-    extern const budget_metric backward_modules_metric{"backward-modules",
-                                                       "modules built with backward (adjoint) code in a cold pass",
-                                                       &measure};
+    extern const budget_metric backward_modules_metric{"backward-modules", &measure};
 }

@@ -17,6 +17,5 @@ namespace xwarp::budget_parts
         }
     }
 
-    extern const budget_metric build_overlap_metric{"build-overlap", "summed build time / time a build was running",
-                                                    &measure};
+    extern const budget_metric build_overlap_metric{"build-overlap", &measure};
 }

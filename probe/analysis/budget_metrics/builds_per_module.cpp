@@ -28,7 +28,5 @@ namespace xwarp::budget_parts
         }
     }
 
-    extern const budget_metric builds_per_module_metric{"builds-per-module",
-                                                        "the most builds of one module (per device) in a cold pass",
-                                                        &measure};
+    extern const budget_metric builds_per_module_metric{"builds-per-module", &measure};
 }

@@ -18,6 +18,5 @@ namespace xwarp::budget_parts
         }
     }
 
-    extern const budget_metric identities_metric{"identities", "module identities built (module, hash, device, block_dim)",
-                                                 &measure};
+    extern const budget_metric identities_metric{"identities", &measure};
 }

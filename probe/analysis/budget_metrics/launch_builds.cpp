@@ -40,6 +40,5 @@ namespace xwarp::budget_parts
         }
     }
 
-    extern const budget_metric launch_builds_metric{"launch-builds", "builds a launch waited for (a preload's are not)",
-                                                    &measure};
+    extern const budget_metric launch_builds_metric{"launch-builds", &measure};
 }

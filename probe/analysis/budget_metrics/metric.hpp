@@ -34,8 +34,7 @@ namespace xwarp::budget_parts
 
     struct budget_metric
     {
-        const char* name;    // as the user writes it: "builds-per-module"
-        const char* counts;  // what it counts, for --help and the docs
+        const char* name;  // as the user writes it: "builds-per-module" (what it counts: its file's first line)
         metric_reading (*measure)(const metric_input& in);
     };
 
@@ -44,9 +43,6 @@ namespace xwarp::budget_parts
 
     // "MODULE on DEVICE".
     std::string where(const module_total& m);
-
-    // A time of the summary, named with the heaviest module.
-    metric_reading time_reading(const stat& figure, const metric_input& in);
 }
 
 #endif

@@ -11,5 +11,5 @@ namespace xwarp::budget_parts
         }
     }
 
-    extern const budget_metric modules_metric{"modules", "modules built, per device", &measure};
+    extern const budget_metric modules_metric{"modules", &measure};
 }

@@ -6,25 +6,26 @@
 
 namespace xwarp::budget_parts
 {
-    metric_reading time_reading(const stat& figure, const metric_input& in)
+    namespace
     {
-        metric_reading out;
-        out.value = figure.median;
-        if (in.heaviest)
+        // A time of the summary, named with the heaviest module.
+        metric_reading time_reading(const stat& figure, const metric_input& in)
         {
-            out.module = where(*in.heaviest);
-            out.detail = "the heaviest module is " + out.module + " (" + format_ms(in.heaviest->ms) + ")";
+            metric_reading out;
+            out.value = figure.median;
+            if (in.heaviest)
+            {
+                out.module = where(*in.heaviest);
+                out.detail = "the heaviest module is " + out.module + " (" + format_ms(in.heaviest->ms) + ")";
+            }
+            return out;
         }
-        return out;
     }
 
     extern const budget_metric cold_module_ms_metric{
-        "cold-module-ms", "Warp's module-load time summed over the cold pass (median)",
-        [](const metric_input& in) { return time_reading(in.r.result.cold_module_ms, in); }};
+        "cold-module-ms", [](const metric_input& in) { return time_reading(in.r.result.cold_module_ms, in); }};
     extern const budget_metric cold_wall_ms_metric{
-        "cold-wall-ms", "the cold pass's wall time (median)",
-        [](const metric_input& in) { return time_reading(in.r.result.cold_wall_ms, in); }};
+        "cold-wall-ms", [](const metric_input& in) { return time_reading(in.r.result.cold_wall_ms, in); }};
     extern const budget_metric compile_elapsed_ms_metric{
-        "compile-elapsed-ms", "cold wall - warm wall: the time compiling made the program wait (median)",
-        [](const metric_input& in) { return time_reading(in.r.result.compile_elapsed_ms, in); }};
+        "compile-elapsed-ms", [](const metric_input& in) { return time_reading(in.r.result.compile_elapsed_ms, in); }};
 }

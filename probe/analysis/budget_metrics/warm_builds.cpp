@@ -48,5 +48,5 @@ namespace xwarp::budget_parts
         }
     }
 
-    extern const budget_metric warm_builds_metric{"warm-builds", "builds in a warm pass (0: the cache is reused)", &measure};
+    extern const budget_metric warm_builds_metric{"warm-builds", &measure};
 }
