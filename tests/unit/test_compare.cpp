@@ -86,6 +86,24 @@ TEST(Compare, ImprovedBeyondBandAndSignificant)
     EXPECT_EQ(c.receipts[0].after, (std::vector<shared_text>{"b"}));
 }
 
+TEST(Compare, AVerdictOnFewerThanThreeSamplesASideIsIndicative)
+{
+    // two samples a side that do not overlap are credited (no rank test below 5), and said as
+    // indicative; three a side are not
+    auto before2 = make({3000, 3010}, {"a", "b"});
+    auto after2 = make({2000, 2010}, {"b"});
+    const auto two = compare_reports(before2, after2, "before", "after");
+    EXPECT_EQ(two.verdict, xwarp::verdict::improved);
+    EXPECT_TRUE(two.indicative);
+    EXPECT_TRUE(std::any_of(two.reasons.begin(), two.reasons.end(), [](const std::string& r)
+                            { return r.rfind("indicative: fewer than 3 samples a side (2 before, 2 after)", 0) == 0; }));
+    auto before3 = make({3000, 3010, 2990}, {"a", "b"});
+    auto after3 = make({2000, 2010, 1990}, {"b"});
+    const auto three = compare_reports(before3, after3, "before", "after");
+    EXPECT_EQ(three.verdict, xwarp::verdict::improved);
+    EXPECT_FALSE(three.indicative);
+}
+
 TEST(Compare, RegressedIsExitOne)
 {
     auto before = make({2000, 2010, 1990, 2020, 1980}, {"b"});

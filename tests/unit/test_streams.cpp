@@ -210,6 +210,10 @@ TEST(Streams, GenericFamilyAcrossBlockDimsIsCs6AndCs5NotCs1OrCs4)
     EXPECT_EQ(spread.cause.value()["block_dims"], nlohmann::json::array({64, 128}));
     EXPECT_EQ(spread.cause.value()["coverage"]["128"]["never_launched_here"], nlohmann::json::array({"scale"}));
     EXPECT_GT(*spread.savings_ms, 0.0);
+    // on the CPU each block_dim wrote a precompiled header of its own: named apart, the split keeps it
+    EXPECT_NE(spread.evidence.find("more went into precompiled headers, which Warp writes per block_dim"),
+              std::string::npos) << spread.evidence;
+    EXPECT_NE(spread.recommendation.str().find("measure pch-off (CS-12)"), std::string::npos);
     // the four small modules launch at two block_dims: merging saves nothing, and it says so
     EXPECT_TRUE(all(r, "CS-4").empty());
     const declined_lever* d = declined(r, "CS-4");
@@ -404,6 +408,7 @@ TEST(Streams, GpuBlockDimSpreadIsCs5WithLaunchCoverage)
     EXPECT_EQ(f.cause.value()["coverage"]["128"]["never_launched_here"], nlohmann::json::array({"shift"}));
     EXPECT_EQ(f.cause.value()["coverage"]["256"]["never_launched_here"], nlohmann::json::array({"scale"}));
     EXPECT_GT(*f.savings_ms, 0.0);
+    EXPECT_EQ(f.evidence.find("precompiled headers"), std::string::npos);  // NVRTC keeps none per block_dim here
 }
 
 TEST(Streams, GpuPtxModuleCompilesAtEveryLoad)
