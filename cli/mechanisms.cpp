@@ -55,7 +55,7 @@ namespace xwarp::cli
                         std::cout << "  " << text(m, "id") << ": " << text(m, "no_lever") << "\n";
                     }
                 }
-                std::cout << "\nLevers (probe/analysis/levers/ and the shim's xwarp_levers.py)\n";
+                std::cout << "\nLevers (probe/analysis/levers/ and the shim's xwarp_shim/levers.py)\n";
                 for (const auto& l : registries["levers"])
                 {
                     std::cout << "  " << padded(text(l, "name"), 22) << text(l, "changes") << "\n";

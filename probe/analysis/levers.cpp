@@ -1,5 +1,5 @@
 // The lever table: every lever, in the order --help lists them. Adding a lever means a file
-// here, one row below and one class in the shim's _LEVERS table (a test checks both list it).
+// here, one row below and one class in the shim's LEVERS table (a test checks both list it).
 #include "xwarp/analysis/levers.hpp"
 
 #include <algorithm>

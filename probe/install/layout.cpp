@@ -40,7 +40,7 @@ namespace xwarp
         for (const auto& c : candidates)
         {
             std::error_code ec;
-            if (fs::exists(c + "/sitecustomize.py", ec) && fs::exists(c + "/xwarp_shim.py", ec))
+            if (fs::exists(c + "/sitecustomize.py", ec) && fs::exists(c + "/xwarp_shim/__init__.py", ec))
             {
                 return fs::weakly_canonical(c, ec).string();
             }

@@ -45,18 +45,19 @@ def pytest_addoption(parser):
 def _shim_dir():
     """The probe's shim, installed beside this package (share/xwarp/shim), or $XWARP_SHIM_DIR."""
     explicit = os.environ.get("XWARP_SHIM_DIR")
-    if explicit and (Path(explicit) / "xwarp_shim.py").is_file():
+    if explicit and (Path(explicit) / "xwarp_shim" / "__init__.py").is_file():
         return Path(explicit)
     from xwarp import data_dir
 
     share = data_dir()
-    return share / "shim" if share is not None and (share / "shim" / "xwarp_shim.py").is_file() else None
+    return share / "shim" if share is not None and (share / "shim" / "xwarp_shim" / "__init__.py").is_file() else None
 
 
 def _start_shim(record_dir):
     """The shim in this process, recording into record_dir. None when there is none to start, or
     when this process is measured by warp-probe already (the probe's report has its builds)."""
-    if "xwarp_shim" in sys.modules and getattr(sys.modules["xwarp_shim"], "_rec", None) is not None:
+    running = sys.modules.get("xwarp_shim")
+    if running is not None and getattr(running, "active_recorder", lambda: None)() is not None:
         return None
     shim = _shim_dir()
     if shim is None:
@@ -76,7 +77,7 @@ def _start_shim(record_dir):
             os.environ.pop("XWARP_RECORD_DIR", None)
         else:
             os.environ["XWARP_RECORD_DIR"] = before
-    return module if module._rec is not None else None
+    return module if module.active_recorder() is not None else None
 
 
 class _Recording:
@@ -95,7 +96,7 @@ class _Recording:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
         if call.when == "teardown" and self.shim is not None:
-            builds, ms = self.shim._rec.builds_by_test.get(item.nodeid, (0, 0.0))
+            builds, ms = self.shim.active_recorder().builds_by_test.get(item.nodeid, (0, 0.0))
             item.user_properties.append(("warp_builds", builds))
             item.user_properties.append(("warp_build_ms", round(ms, 1)))
         yield
@@ -106,7 +107,7 @@ class _Recording:
 
     def pytest_sessionfinish(self, session):
         if self.shim is not None:
-            self.shim._rec.finish()  # the exit record, before the controller reads the folder
+            self.shim.active_recorder().finish()  # the exit record, before the controller reads the folder
 
     # -- the controlling process ---------------------------------------------------------------
 

@@ -19,7 +19,8 @@ BUILD = Path(os.environ.get("XWARP_BUILD_DIR", ROOT / "build"))
 PROBE = Path(os.environ.get("XWARP_PROBE_BIN", BUILD / "warp-probe"))
 VENV_PYTHON = Path(os.environ.get("XWARP_TEST_PYTHON", ROOT / ".venv" / "bin" / "python3"))
 OLD_WARP_PYTHON = Path(os.environ.get("XWARP_OLD_WARP_PYTHON", ROOT / ".venv-warp-old" / "bin" / "python3"))
-SCHEMA = json.loads((ROOT / "probe" / "schema" / "report.schema.json").read_text())
+# The built schema: its what-if lever enum is generated from the shim-inputs contract when built.
+SCHEMA = json.loads((BUILD / "share" / "xwarp" / "report.schema.json").read_text())
 
 # The measured programs live in targets/; they are commands to probe, not tests to collect.
 collect_ignore_glob = ["targets/*"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import PROBE, ROOT, TARGETS
+from conftest import BUILD, PROBE, ROOT, TARGETS
 
 pytestmark = pytest.mark.quick  # no Warp runs here: recorded streams and the Python sides only
 
@@ -39,23 +39,36 @@ def lever_variants():
             for ref in defs["whatif"]["oneOf"]}
 
 
-def test_each_shim_lever_reads_the_contracts_parameters_and_counts_its_effects():
-    levers = load_module(ROOT / "probe" / "shim" / "xwarp_levers.py", "xwarp_levers_under_test")
+def test_each_shim_lever_takes_its_parameters_from_the_contract_and_counts_its_effects():
+    """The contract is the one place a lever's parameters and effects are written: the shim reads
+    the parameters from it when it makes a lever, and counts every x-effects counter somewhere in
+    its code (a lever that declared its own list could drift from the engine's judging)."""
+    levers = load_module(ROOT / "probe" / "shim" / "xwarp_shim" / "levers.py", "xwarp_levers_under_test")
     variants = lever_variants()
-    assert set(levers._LEVERS) == set(variants)
-    for name, cls in levers._LEVERS.items():
-        assert list(cls.effects) == variants[name]["x-effects"], name
-        assert set(cls.params_known) == set(variants[name]["properties"]["params"]["properties"]), name
+    assert set(levers.LEVERS) == set(variants)
+    assert levers.contract_params() == {name: set(v["properties"]["params"].get("properties", {}))
+                                        for name, v in variants.items()}
+    source = "\n".join(p.read_text() for p in (ROOT / "probe" / "shim" / "xwarp_shim").glob("*.py"))
+    for name, cls in levers.LEVERS.items():
+        assert not hasattr(cls, "effects") and not hasattr(cls, "params_known"), name
+        for effect in variants[name]["x-effects"]:
+            counted = f'"{effect}"' in source or (effect.endswith("_skipped") and f'"{effect[:-len("_skipped")]}"' in source)
+            assert counted, (name, effect)
     # a spec outside the contract changes nothing and says so (the engine then judges not-applied)
     refused = levers.make({"lever": "pch-off", "params": {"workers": 2}})
     assert refused.applied == {"spec_outside_contract": 1} and not refused.pinned
+    assert levers.make({"lever": "no-such-lever", "params": {}}).applied == {"lever_unknown": 1}
     assert levers.make({"lever": "pch-off", "params": {}}).pinned == {"use_precompiled_headers": False}
+    made = levers.make({"lever": "xdist-workers", "params": {"workers": 3}})
+    assert type(made) is levers.LEVERS["xdist-workers"] and made.value() == "3"
 
 
-def test_the_reports_lever_enum_the_shims_variants_and_the_engines_table_name_the_same_levers():
-    """Three lists of one set: the report schema's whatif lever enum, the shim-inputs variants and
-    the levers warp-probe plans (its --help). A lever added to one alone fails here."""
-    report_schema = json.loads((ROOT / "probe" / "schema" / "report.schema.json").read_text())
+def test_the_reports_lever_enum_is_generated_from_the_shims_variants_and_names_the_engines_levers():
+    """The report schema's whatif lever enum is not written by hand: the build sets it from the
+    shim-inputs variants, and the levers warp-probe plans (its --help) are the same set."""
+    source = json.loads((ROOT / "probe" / "schema" / "report.schema.json").read_text())
+    assert "enum" not in source["$defs"]["whatif"]["properties"]["lever"], "the lever enum is written by hand again"
+    report_schema = json.loads((BUILD / "share" / "xwarp" / "report.schema.json").read_text())
     enum = None
     stack = [report_schema]
     while stack and enum is None:  # the whatif item's lever enum, wherever the schema keeps it
@@ -76,7 +89,7 @@ def test_the_reports_lever_enum_the_shims_variants_and_the_engines_table_name_th
 
 def test_every_variable_the_shim_reads_is_in_the_contract():
     read = set()
-    for source in (ROOT / "probe" / "shim").glob("*.py"):
+    for source in (ROOT / "probe" / "shim").rglob("*.py"):
         read |= set(re.findall(r"\bXWARP_[A-Z_]+\b", source.read_text()))
     assert read, "the shim reads no XWARP_ variable?"
     assert read <= set(SHIM_INPUTS["$defs"]["environment"]["properties"]), read - set(SHIM_INPUTS["$defs"]["environment"]["properties"])
@@ -217,6 +230,13 @@ def test_whatif_on_recorded_streams_judges_the_recorded_lever(tmp_path):
     pch = results["pch-off"]
     assert pch["verdict"] == "invalid" and "no recorded stream of pch-off" in pch["reason"], pch
     assert "breaks the program" not in pch["reason"]
+    # the compiled-in schema's lever enum (generated from the contract) refuses a lever it lacks
+    assert probe_cli("report", out, "--history", "off", "-f", "html", "-o", tmp_path / "again.html").returncode == 0
+    foreign = json.loads(out.read_text())
+    foreign["whatif"][0]["lever"] = "no-such-lever"
+    (tmp_path / "foreign.json").write_text(json.dumps(foreign))
+    refused = probe_cli("report", tmp_path / "foreign.json", "--history", "off", "-f", "html", "-o", tmp_path / "foreign.html")
+    assert refused.returncode == 65 and "lever" in refused.stderr, (refused.returncode, refused.stderr)
 
 
 def test_the_fixer_request_warp_probe_sends_is_inside_the_protocol(replays, tmp_path):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PROBE, ROOT
+from conftest import PROBE, ROOT, VENV_PYTHON
 
 PRODUCT = ["cli", "fronts", "magics", "kernel", "ipython", "doctor", "probe", "include", "python", "notebooks"]
 LONGEST = 150
@@ -70,6 +70,41 @@ def test_one_place_maps_a_verdict_to_an_exit_code():
     users = sorted(str(p.relative_to(ROOT)) for d in ("cli", "magics", "kernel", "ipython", "fronts")
                    for p in (ROOT / d).glob("*.cpp") if "exit_code_for(" in p.read_text())
     assert users and all(u.startswith("fronts/") for u in users), users
+
+
+SHIM = ROOT / "probe" / "shim"
+# What a process of the command that never imports Warp loads of the shim: the recorder and the
+# import watchers. The hooks' modules come with `import warp`.
+SHIM_AT_START = {"xwarp_shim", "xwarp_shim.state", "xwarp_shim.values", "xwarp_shim.places", "xwarp_shim.recorder",
+                 "xwarp_shim.watcher", "xwarp_shim.attribution", "xwarp_shim.environ"}
+
+
+def test_the_shim_is_a_package_of_one_module_per_job():
+    """The recorder that runs inside the user's processes is a package (recorder, hooks, snapshot,
+    test attribution, levers...), each module saying its job, none a file of several rooms."""
+    assert sorted(p.name for p in SHIM.glob("*.py")) == ["sitecustomize.py"], "a shim module outside the package"
+    modules = sorted((SHIM / "xwarp_shim").glob("*.py"))
+    assert len(modules) >= 10
+    for module in modules:
+        text = module.read_text()
+        assert len(text.splitlines()) <= 450, f"{module.name}: {len(text.splitlines())} lines"
+        assert text.startswith('"""'), f"{module.name} does not say its job in a docstring"
+
+
+def test_a_process_that_never_imports_warp_loads_no_hook_module(tmp_path):
+    probe = "import sys; print(' '.join(sorted(m for m in sys.modules if m.startswith('xwarp_shim'))))"
+    env = dict(os.environ, PYTHONPATH=str(SHIM), XWARP_RECORD_DIR=str(tmp_path))
+    env.pop("XWARP_WHATIF", None)
+    loaded = subprocess.run([str(VENV_PYTHON), "-c", probe], env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert set(loaded.stdout.split()) == SHIM_AT_START, loaded.stdout
+    assert not list(tmp_path.iterdir()), "a process without Warp left a record"
+    # with Warp, the hooks are installed (the record says which held)
+    with_warp = subprocess.run([str(VENV_PYTHON), "-c", "import warp; " + probe], env=env, capture_output=True,
+                               text=True, timeout=300, check=True)
+    assert {"xwarp_shim.install", "xwarp_shim.loads", "xwarp_shim.launches"} <= set(with_warp.stdout.split()), with_warp.stdout
+    records = [json.loads(line) for f in tmp_path.glob("proc-*.jsonl") for line in f.read_text().splitlines()]
+    hooks = next(r["hooks"] for r in records if r["type"] == "warp")
+    assert hooks.get("module_load") and hooks.get("launch"), hooks
 
 
 def test_the_readme_is_at_most_15_kb():

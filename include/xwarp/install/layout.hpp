@@ -9,7 +9,7 @@
 namespace xwarp
 {
     // $XWARP_SHIM_DIR, else <exe dir>/../share/xwarp/shim, else the build tree's. Empty when
-    // none holds sitecustomize.py and xwarp_shim.py.
+    // none holds sitecustomize.py and the xwarp_shim package.
     std::string default_shim_dir();
 
     // The text of the installed mechanism guide (share/xwarp/references/mechanisms.md, found

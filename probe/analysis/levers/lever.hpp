@@ -2,7 +2,7 @@
 // from a baseline, what its replay must show to be valid, the shim's counters that say it moved
 // something) and small helpers. Private to the analysis layer, like the detectors' header.
 // Adding a lever: one file here, one row in probe/analysis/levers.cpp, one class in the shim's lever table
-// (probe/shim/xwarp_levers.py, _LEVERS), a test checks the two tables name the same levers.
+// (probe/shim/xwarp_shim/levers.py, LEVERS), a test checks the two tables name the same levers.
 #ifndef XWARP_ANALYSIS_LEVERS_LEVER_HPP
 #define XWARP_ANALYSIS_LEVERS_LEVER_HPP
 

@@ -7,8 +7,13 @@ every change it makes is counted (`applied`) and written with the process's exit
 the engine can tell "applied" from "nothing to move".
 
 The shim's hooks call the active lever's methods; no hook tests a lever's name. Each lever is
-one class below and one entry in _LEVERS; the engine's table (probe/analysis/levers/) lists the
+one class below and one entry in LEVERS; the engine's table (probe/analysis/levers/) lists the
 same names, with what each plans from a baseline and what its replay must show.
+
+What a lever may be asked (its parameters) and which of its counters say it changed something
+(x-effects) are written once, in the shim-inputs contract (shim_inputs.schema.json, copied
+beside this package when it is built): make() reads a lever's parameters from there, and the
+engine judges a replay applied by the same file's x-effects.
 """
 
 import os
@@ -24,10 +29,6 @@ class Lever:
     """The hook methods, each doing nothing: a lever overrides the ones it needs."""
 
     name = ""
-    # The contract (probe/schema/shim_inputs.schema.json): the parameters the lever reads, and
-    # the counters that say it changed something (any other counter it writes is context).
-    params_known = ()
-    effects = ()
     pinned = {}  # wp.config keys held at a value, whatever the program assigns
     moves_kernels = False  # kernel declarations go through kernel_module()
     wants_first_launch = False  # at_first_launch() runs once, at the first wp.launch
@@ -99,25 +100,18 @@ class Lever:
         return None
 
 
-_HELD = ("config_set", "config_assignments_held", "module_options_held")
-
-
 class BackwardOff(Lever):
     name = "backward-off"
-    effects = _HELD
     pinned = {"enable_backward": False}
 
 
 class PchOff(Lever):
     name = "pch-off"
-    effects = _HELD
     pinned = {"use_precompiled_headers": False}
 
 
 class MathdxOff(Lever):
     name = "mathdx-off"
-    params_known = ("timed_kernels",)
-    effects = _HELD
     pinned = {"enable_mathdx_gemm": False, "enable_mathdx_fft": False, "enable_mathdx_solver": False}
 
 
@@ -129,12 +123,6 @@ class KeepCache(Lever):
     variables kept as the probe set them, the driver's compute cache back on."""
 
     name = "keep-cache"
-    effects = _HELD + (
-        "clear_kernel_cache_skipped",
-        "clear_lto_cache_skipped",
-        "environment_assignments_held",
-        "environment_restored",
-    )
     pinned = {"cache_kernels": True}
 
     def at_import(self, warp, cfg):
@@ -163,8 +151,6 @@ class OptionsAtCreation(Lever):
     """Each module the params name starts with the options it ended with in the baseline."""
 
     name = "options-at-creation"
-    params_known = ("modules",)
-    effects = ("modules", "options")
 
     def on_module_created(self, module):
         try:
@@ -181,8 +167,6 @@ class PreregisterOverloads(Lever):
     """Before a module's first load, the generic instances the baseline built are registered."""
 
     name = "preregister-overloads"
-    params_known = ("instances",)
-    effects = ("instances_registered",)
 
     def __init__(self, params):
         Lever.__init__(self, params)
@@ -216,8 +200,6 @@ class ParallelPreload(Lever):
     through Warp's own force_load with the params' number of workers."""
 
     name = "parallel-preload"
-    params_known = ("groups", "workers")
-    effects = ("modules_preloaded",)
     wants_first_launch = True
 
     def at_first_launch(self, warp, ctx, preload_depth):
@@ -253,8 +235,6 @@ class SharedModule(Lever):
     """The module="unique" kernels the params name are declared in one shared module."""
 
     name = "shared-module"
-    params_known = ("kernels",)
-    effects = ("kernels_moved",)
     moves_kernels = True
 
     def kernel_module(self, func, kwargs):
@@ -274,8 +254,6 @@ class MergeModules(Lever):
     (and no options of their own)."""
 
     name = "merge-modules"
-    params_known = ("modules",)
-    effects = ("kernels_moved",)
     moves_kernels = True
 
     def kernel_module(self, func, kwargs):
@@ -330,7 +308,6 @@ def _replace_option(argv, long_name, short_name, value):
 
 
 class _SuiteLever(Lever):
-    effects = ("workers_started",)
     option = ("", "")
 
     def value(self):
@@ -353,7 +330,6 @@ class _SuiteLever(Lever):
 
 class XdistLoadfile(_SuiteLever):
     name = "xdist-loadfile"
-    params_known = ("dist",)
     option = ("--dist", "")
 
     def value(self):
@@ -362,7 +338,6 @@ class XdistLoadfile(_SuiteLever):
 
 class XdistWorkers(_SuiteLever):
     name = "xdist-workers"
-    params_known = ("workers",)
     option = ("--numprocesses", "-n")
 
     def value(self):
@@ -370,7 +345,7 @@ class XdistWorkers(_SuiteLever):
         return str(n) if isinstance(n, int) and not isinstance(n, bool) and 0 < n <= 1024 else ""
 
 
-_LEVERS = {
+LEVERS = {
     cls.name: cls
     for cls in (
         BackwardOff,
@@ -388,21 +363,45 @@ _LEVERS = {
 }
 
 
+def contract_params():
+    """lever name -> the parameters its $XWARP_WHATIF variant allows, from the shim-inputs
+    contract; None when no readable contract is found."""
+    import json
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in (os.path.join(os.path.dirname(here), "shim_inputs.schema.json"),  # built and installed
+                 os.path.join(os.path.dirname(os.path.dirname(here)), "schema", "shim_inputs.schema.json")):  # source tree
+        try:
+            with open(path, encoding="utf-8") as f:
+                defs = json.load(f)["$defs"]
+            variants = (defs[ref["$ref"].rsplit("/", 1)[1]] for ref in defs["whatif"]["oneOf"])
+            return {v["properties"]["lever"]["const"]: set(v["properties"]["params"].get("properties", {}))
+                    for v in variants}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return None
+
+
 def make(spec):
-    """The lever a $XWARP_WHATIF spec asks for. An unknown name gets a lever that changes
-    nothing (the engine then judges the replay not-applied)."""
+    """The lever a $XWARP_WHATIF spec asks for. A name or a parameter outside the contract gets a
+    lever that changes nothing and says why (the engine then judges the replay not-applied),
+    rather than one acting on half a request."""
     name = str(spec.get("lever") or "") if isinstance(spec, dict) else ""
     params = spec.get("params") if isinstance(spec, dict) else None
-    cls = _LEVERS.get(name, Lever)
-    # outside the contract (a parameter the lever does not read): the lever changes nothing
-    # and says why, rather than acting on half a request
-    if not isinstance(params, dict) or any(k not in cls.params_known for k in params):
-        lever = Lever({})
+    allowed = contract_params()
+    if allowed is None:
+        why = "contract_unreadable"
+    elif name not in allowed or name not in LEVERS:
+        why = "lever_unknown"
+    elif not isinstance(params, dict) or any(k not in allowed[name] for k in params):
+        why = "spec_outside_contract"
+    else:
+        lever = LEVERS[name](params)
         lever.name = name
-        lever.count("spec_outside_contract")
         return lever
-    lever = cls(params)
+    lever = Lever({})
     lever.name = name
+    lever.count(why)
     return lever
 
 

@@ -1,0 +1,44 @@
+"""The shim's process-wide state, one place for what every module reads: the recorder,
+the per-thread stacks (once Warp is imported), the active what-if lever and the file name the
+wrappers claim (see wrapping.hide). Modules read these as `state.rec`, never copy them: they
+are set after the modules are imported."""
+
+import os
+import time
+
+
+# threading is imported when Warp is (which imports it anyway): a Python process of the command
+# that never imports Warp pays as little for the shim as can be.
+threading = None
+
+perf = time.perf_counter
+
+rec = None  # the process's recorder
+tls = None  # threading.local(), from the moment Warp is imported
+
+
+# -- what-if levers -----------------------------------------------------------------------------
+#
+# In a what-if replay ($XWARP_WHATIF set) the active lever (levers.py, imported only then):
+# the hooks call its methods, and the exit record carries what it changed.
+
+lever = None
+
+
+def load_lever():
+    global lever
+    raw = os.environ.get("XWARP_WHATIF")
+    if not raw:
+        return
+    try:
+        import json
+
+        from . import levers
+
+        lever = levers.make(json.loads(raw))
+        lever.at_start()
+    except Exception:
+        lever = None
+
+
+hook_filename = None  # the file the wrappers' code objects claim, inside Warp's package (wrapping.hide)
