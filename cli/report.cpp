@@ -51,7 +51,7 @@ namespace xwarp::cli
                 fronts::shown_report shown = fronts::show(std::move(run), m_history, m_format == "html");
                 print_notes(shown.notes);
                 report& r = shown.analysed;
-                const std::optional<history_view>& history = shown.history;
+                const std::optional<run_series>& history = shown.history;
                 // Streamed: the pretty-printed JSON of a large report is several times its model,
                 // and a page or a text held whole was held twice or more as it grew.
                 guide_sections guide;
@@ -82,7 +82,7 @@ namespace xwarp::cli
             }
 
         private:
-            void render(std::ostream& out, const report& r, const guide_sections& guide, const history_view* history) const
+            void render(std::ostream& out, const report& r, const guide_sections& guide, const run_series* history) const
             {
                 if (m_format == "json")
                 {

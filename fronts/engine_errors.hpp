@@ -7,7 +7,7 @@
 #include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/fix/fix.hpp"
 #include "xwarp/fronts/use_cases.hpp"
-#include "xwarp/history/store.hpp"
+#include "xwarp/store/run_store.hpp"
 #include "xwarp/runner/runner.hpp"
 #include "xwarp/warmup/warmup_job.hpp"
 
@@ -27,12 +27,12 @@ namespace xwarp::fronts
         }
     }
 
-    inline job_error from_history_error(const history_error& e)
+    inline job_error from_history_error(const store_error& e)
     {
         using kind = job_error::kind;
         const auto k = e.which();
-        return job_error(k == history_error::kind::missing      ? kind::no_input
-                         : k == history_error::kind::unreadable ? kind::bad_input
+        return job_error(k == store_error::kind::missing      ? kind::no_input
+                         : k == store_error::kind::unreadable ? kind::bad_input
                                                                 : kind::cannot_write,
                          e.what());
     }
@@ -70,7 +70,7 @@ namespace xwarp::fronts
         {
             throw job_error(kind::bad_input, e.what());
         }
-        catch (const history_error& e)
+        catch (const store_error& e)
         {
             throw from_history_error(e);
         }

@@ -11,7 +11,7 @@
 #include "engine_errors.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/use_cases.hpp"
-#include "xwarp/history/store.hpp"
+#include "xwarp/store/run_store.hpp"
 #include "xwarp/model/json_io.hpp"
 
 namespace xwarp::fronts
@@ -20,7 +20,7 @@ namespace xwarp::fronts
 
     std::optional<std::int64_t> run_id_of(const std::string& text)
     {
-        return parse_history_ref(!text.empty() && text[0] == '@' ? text : "@" + text);
+        return parse_stored_run_ref(!text.empty() && text[0] == '@' ? text : "@" + text);
     }
 
     namespace
@@ -61,7 +61,7 @@ namespace xwarp::fronts
     history_session::history_session(const std::string& history_option, bool create, std::vector<std::string>& notes)
         : m_notes(notes)
     {
-        const history_location where = locate_history(history_option);
+        const store_location where = locate_store(history_option);
         if (where.off)
         {
             throw job_error(kind::usage, "the history is off (" + where.origin
@@ -75,9 +75,9 @@ namespace xwarp::fronts
         }
         try
         {
-            m_store = std::make_unique<history_store>(where.path, &notes, create ? store_access::write : store_access::read);
+            m_store = std::make_unique<run_store>(where.path, &notes, create ? store_access::write : store_access::read);
         }
-        catch (const history_error& e)
+        catch (const store_error& e)
         {
             throw from_history_error(e);
         }

@@ -9,7 +9,7 @@
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/use_cases.hpp"
-#include "xwarp/history/store.hpp"
+#include "xwarp/store/run_store.hpp"
 
 namespace xwarp::fronts
 {
@@ -78,7 +78,7 @@ namespace xwarp::fronts
     void store_comparison(const std::string& history_option, std::int64_t before_run, std::int64_t after_run,
                           const comparison& c, std::vector<std::string>& notes)
     {
-        const history_location where = locate_history(history_option);
+        const store_location where = locate_store(history_option);
         if (where.off)
         {
             return;
@@ -87,7 +87,7 @@ namespace xwarp::fronts
         {
             // the text first: a temporary tree would live through the insert, beside SQLite's record
             const std::string text = comparison_to_json(c).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-            history_store store(where.path, &notes);
+            run_store store(where.path, &notes);
             store.add_comparison(before_run, after_run, word_of(c.verdict), text);
         }
         catch (const std::exception& e)

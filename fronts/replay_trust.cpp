@@ -5,7 +5,7 @@
 
 #include <sys/utsname.h>
 
-#include "xwarp/history/store.hpp"
+#include "xwarp/store/run_store.hpp"
 
 namespace xwarp::fronts
 {
@@ -23,7 +23,7 @@ namespace xwarp::fronts
     replay_check check_replay(const report& saved, const std::string& history_option)
     {
         replay_check out;
-        const history_location where = locate_history(history_option);
+        const store_location where = locate_store(history_option);
         if (where.off)
         {
             out.why = "the history store is off, so nothing shows that you ran it here";
@@ -38,7 +38,7 @@ namespace xwarp::fronts
         try
         {
             std::vector<std::string> notes;
-            history_store store(where.path, &notes, store_access::read);
+            run_store store(where.path, &notes, store_access::read);
             out.ran_here = store.ran_here(saved, this_machine());
             if (!out.ran_here)
             {

@@ -16,7 +16,7 @@
 #include "xwarp/fronts/cell_script.hpp"
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/replay_trust.hpp"
-#include "xwarp/history/store.hpp"
+#include "xwarp/store/run_store.hpp"
 #include "xwarp/install/layout.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/os/tempdir.hpp"
@@ -49,11 +49,11 @@ namespace xwarp::fronts
     {
         std::optional<report> stored_run(const std::string& ref, const std::string& history_option)
         {
-            const history_location where = locate_history(history_option);
+            const store_location where = locate_store(history_option);
             std::error_code ec;
             const bool have_store = !where.off && fs::exists(where.path, ec);
             std::vector<std::string> notes;
-            if (const auto id = parse_history_ref(ref))
+            if (const auto id = parse_stored_run_ref(ref))
             {
                 if (!have_store)
                 {
@@ -61,12 +61,12 @@ namespace xwarp::fronts
                 }
                 try
                 {
-                    history_store store(where.path, &notes, store_access::read);
+                    run_store store(where.path, &notes, store_access::read);
                     return report_from_text(store.report_json(*id));
                 }
-                catch (const history_error& e)
+                catch (const store_error& e)
                 {
-                    throw job_error(e.which() == history_error::kind::missing ? kind::no_input : kind::bad_input, e.what());
+                    throw job_error(e.which() == store_error::kind::missing ? kind::no_input : kind::bad_input, e.what());
                 }
                 catch (const report_error& e)
                 {
@@ -79,7 +79,7 @@ namespace xwarp::fronts
             }
             try
             {
-                history_store store(where.path, &notes, store_access::read);
+                run_store store(where.path, &notes, store_access::read);
                 history_filter f;
                 f.label = ref;
                 f.limit = 1;
@@ -131,7 +131,7 @@ namespace xwarp::fronts
         }
         // a file that is there is read as one, before a label of the same name
         std::optional<report> stored =
-            parse_history_ref(ref) || !fs::exists(ref, ec)
+            parse_stored_run_ref(ref) || !fs::exists(ref, ec)
                 ? engine([&] { return stored_run(ref, history_option); })
                 : std::nullopt;
         if (!stored)
@@ -224,7 +224,7 @@ namespace xwarp::fronts
             if (!out.interrupted && store_as)
             {
                 out.stored_id = store(r, *store_as, context.history_option, out.notes);
-                out.stored_in = locate_history(context.history_option).path;
+                out.stored_in = locate_store(context.history_option).path;
             }
             out.result = std::move(r);
             return out;
@@ -291,7 +291,7 @@ namespace xwarp::fronts
         if (job.with_history)
         {
             // the series read back after the run joined it: where it stands among its own runs
-            out.history = history_for(locate_history(context.history_option), out.result, out.notes);
+            out.history = series_for(locate_store(context.history_option), out.result, out.notes);
         }
         return out;
     }
@@ -443,7 +443,7 @@ namespace xwarp::fronts
         analyze(out.analysed);
         if (with_history)
         {
-            out.history = history_for(locate_history(history_option), out.analysed, out.notes);
+            out.history = series_for(locate_store(history_option), out.analysed, out.notes);
         }
         return out;
     }
@@ -455,19 +455,19 @@ namespace xwarp::fronts
 
     std::string history_path(const std::string& history_option)
     {
-        return locate_history(history_option).path;
+        return locate_store(history_option).path;
     }
 
     std::optional<std::int64_t> store(const report& r, run_kind kind_name, const std::string& history_option,
                                       std::vector<std::string>& notes)
     {
-        return remember_run(locate_history(history_option), r, kind_name, notes);
+        return remember_run(locate_store(history_option), r, kind_name, notes);
     }
 
     std::optional<stored_runs> history_runs(const std::string& history_option, const history_filter& filter,
                                             std::string& why, std::vector<std::string>& notes)
     {
-        const history_location where = locate_history(history_option);
+        const store_location where = locate_store(history_option);
         std::error_code ec;
         if (where.off)
         {
@@ -481,7 +481,7 @@ namespace xwarp::fronts
         }
         return engine([&]
         {
-            history_store store(where.path, &notes, store_access::read);
+            run_store store(where.path, &notes, store_access::read);
             return stored_runs{store.path(), store.runs(filter)};
         });
     }

@@ -291,7 +291,7 @@ namespace xwarp::magic_parts
 
         // The run into the session and the history store (it outlives the kernel); the run's
         // series back out of the store for the report's sparklines.
-        std::optional<history_view> keep(const std::string& name, const fronts::job_outcome& outcome, probe_session& session,
+        std::optional<run_series> keep(const std::string& name, const fronts::job_outcome& outcome, probe_session& session,
                                          progress_display& progress)
         {
             const report& r = outcome.result;
@@ -309,7 +309,7 @@ namespace xwarp::magic_parts
         }
 
         void show_report(const report& r, const probe_magic_options& o, const probe_session& session,
-                         const std::optional<history_view>& history, const progress_display& progress, magic_host& host)
+                         const std::optional<run_series>& history, const progress_display& progress, magic_host& host)
         {
             const json report_json = report_to_json(r);
             if (!o.json_path.empty())

@@ -330,7 +330,7 @@ namespace xwarp
             return o.str();
         }
 
-        std::string history_section(const history_view& v)
+        std::string history_section(const run_series& v)
         {
             const history_trend& t = v.trend;
             std::ostringstream o;
@@ -418,7 +418,7 @@ namespace xwarp
         class html_report
         {
         public:
-            html_report(std::ostream& o, const report& r, const guide_sections& guide, const history_view* history)
+            html_report(std::ostream& o, const report& r, const guide_sections& guide, const run_series* history)
                 : m_o(o), m_r(r), m_s(r.result), m_guide(guide), m_history(history)
             {
             }
@@ -738,18 +738,18 @@ namespace xwarp
             const report& m_r;
             const summary& m_s;
             const guide_sections& m_guide;
-            const history_view* m_history;
+            const run_series* m_history;
         };
     }
 
-    std::string render_html(const report& r, const guide_sections& guide, const history_view* history)
+    std::string render_html(const report& r, const guide_sections& guide, const run_series* history)
     {
         std::ostringstream o;
         render_html(o, r, guide, history);
         return o.str();
     }
 
-    void render_html(std::ostream& o, const report& r, const guide_sections& guide, const history_view* history)
+    void render_html(std::ostream& o, const report& r, const guide_sections& guide, const run_series* history)
     {
         html_report(o, r, guide, history).write();
     }

@@ -43,15 +43,15 @@ FRONT_DIRS = ("cli", "magics", "kernel", "ipython", "include/xwarp/magics", "inc
               "include/xwarp/ipython", "include/xwarp/kernel")
 
 
-def test_no_front_includes_the_engine_the_analysis_or_the_history():
+def test_no_front_includes_the_engine_the_analysis_or_the_store():
     """The CLI, the magics, the kernel and the IPython bridge go through the use-case layer
     (fronts/use_cases.hpp, judging.hpp, history_jobs.hpp): none includes a runner, replay, fix,
-    warm-up, analysis or history header, and the use-case headers themselves name the model's
+    warm-up, analysis or run-store header, and the use-case headers themselves name the model's
     types only (the layers' include roots refuse it at compile time too; this names the file)."""
     fronts = [p for d in FRONT_DIRS for p in (ROOT / d).glob("*.[ch]pp")]
     assert len(fronts) > 30
     reaching = [f"{p.relative_to(ROOT)}: {m}" for p in fronts
-                for m in re.findall(r'#include "(xwarp/(?:runner|whatif|fix|warmup|analysis|history)/[^"]+)"',
+                for m in re.findall(r'#include "(xwarp/(?:runner|whatif|fix|warmup|analysis|store)/[^"]+)"',
                                     p.read_text())]
     assert not reaching, "\n".join(reaching)
 
@@ -105,6 +105,19 @@ def test_a_process_that_never_imports_warp_loads_no_hook_module(tmp_path):
     records = [json.loads(line) for f in tmp_path.glob("proc-*.jsonl") for line in f.read_text().splitlines()]
     hooks = next(r["hooks"] for r in records if r["type"] == "warp")
     assert hooks.get("module_load") and hooks.get("launch"), hooks
+
+
+def test_history_is_the_users_word_and_the_store_and_the_series_have_names_of_their_own():
+    """"history" names what the user asks for (the history subcommand, %warp_history, --history
+    and what they list); the SQLite store is the run store and what a report shows of its series
+    is a run_series. The old names, each of which meant one more thing, are gone from the code."""
+    code = [p for d in PRODUCT + ["tests/unit"] for p in (ROOT / d).rglob("*.[ch]pp")]
+    assert len(code) > 100
+    old = re.compile(r"\b(history_store|history_view|history_error|history_location|locate_history|history_for)\b")
+    reused = [f"{p.relative_to(ROOT)}: {m}" for p in code for m in old.findall(p.read_text())]
+    assert not reused, "\n".join(reused)
+    assert not (ROOT / "probe" / "history").exists() and not (ROOT / "include" / "xwarp" / "history").exists()
+    assert (ROOT / "include" / "xwarp" / "store" / "run_store.hpp").is_file()
 
 
 def test_the_readme_is_at_most_15_kb():
@@ -185,5 +198,5 @@ def test_each_source_opens_with_its_own_header_and_each_header_has_its_source_of
     assert not wrong, "\n".join(wrong)
     for header in ("xwarp/analysis/mechanisms.hpp", "xwarp/analysis/levers.hpp", "xwarp/magics/magics.hpp",
                    "xwarp/fronts/judging.hpp", "xwarp/fronts/history_jobs.hpp", "xwarp/render/history_text.hpp",
-                   "xwarp/analysis/analyze.hpp", "xwarp/model/json_io.hpp"):
+                   "xwarp/analysis/analyze.hpp", "xwarp/model/json_io.hpp", "xwarp/store/run_store.hpp"):
         assert header in implemented, f"no source opens with {header}"

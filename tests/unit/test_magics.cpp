@@ -8,7 +8,7 @@
 #include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/magics/magics.hpp"
-#include "xwarp/history/store.hpp"
+#include "xwarp/store/run_store.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/os/tempdir.hpp"
 
@@ -210,7 +210,7 @@ TEST(Magics, HistoryAndCompareReadTheStoreAfterARestart)
     {
         // What an earlier kernel left: two runs stored under their probe names.
         std::vector<std::string> notes;
-        history_store store(path, &notes);
+        run_store store(path, &notes);
         report before = measured(3000, {"a", "b"});
         before.label = "before";
         analyze(before);

@@ -50,7 +50,7 @@ namespace xwarp
     history_trend build_trend(const std::vector<history_run>& runs,
                               const std::vector<std::vector<history_identity>>& rows);
 
-    // The series' tests added to its trend: rows[i] the tests of runs[i] (history_store::tests).
+    // The series' tests added to its trend: rows[i] the tests of runs[i] (run_store::tests).
     void add_test_trends(history_trend& t, const std::vector<std::vector<test_cost>>& rows);
 
     // b_tests: the tests of b as the store keeps them (empty: not a suite), which name who pays

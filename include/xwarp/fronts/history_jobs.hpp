@@ -16,7 +16,7 @@
 
 namespace xwarp
 {
-    class history_store;
+    class run_store;
 }
 
 namespace xwarp::fronts
@@ -79,7 +79,7 @@ namespace xwarp::fronts
     private:
         history_run newest_matching(const trend_request& request);
         history_run stored(const std::string& run_ref, std::int64_t& id);
-        std::unique_ptr<history_store> m_store;
+        std::unique_ptr<run_store> m_store;
         std::vector<std::string>& m_notes;
     };
 }

@@ -94,7 +94,7 @@ namespace xwarp::fronts
         std::optional<std::int64_t> stored_id;  // in the history
         std::string stored_in;                  // the history's path
         std::vector<std::string> notes;         // the history's notes, for the front to show
-        std::optional<history_view> history;    // the run's series, when the job was asked for it
+        std::optional<run_series> history;    // the run's series, when the job was asked for it
     };
 
     // measure, %%warp_probe, %warp_probe: a command, or a notebook cell (cell_code set; the
@@ -151,7 +151,7 @@ namespace xwarp::fronts
     struct shown_report
     {
         report analysed;
-        std::optional<history_view> history;
+        std::optional<run_series> history;
         std::vector<std::string> notes;
     };
     shown_report show(resolved_run run, const std::string& history_option, bool with_history);

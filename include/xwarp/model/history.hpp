@@ -147,7 +147,6 @@ namespace xwarp
         std::vector<test_trend> tests;      // a suite's tests, costliest latest first
     };
 
-    // What a rendered report shows of its history: the series it belongs to and where it is.
     // Which stored runs a listing shows.
     struct history_filter
     {
@@ -158,7 +157,9 @@ namespace xwarp
         int limit = 50;        // newest first, at most this many (0: all)
     };
 
-    struct history_view
+    // What a rendered report shows of the stored runs: the series its run belongs to, and where
+    // the run stands in it.
+    struct run_series
     {
         std::string store;          // the store's path
         std::int64_t this_run = 0;  // 0 when the report is not in the store

@@ -24,11 +24,11 @@ namespace xwarp
     using guide_sections = std::map<std::string, std::string>;
 
     // With `history`, a History section: sparklines of the run's series and its steps.
-    std::string render_html(const report& r, const guide_sections& guide = {}, const history_view* history = nullptr);
+    std::string render_html(const report& r, const guide_sections& guide = {}, const run_series* history = nullptr);
     // The same, written to `out` as it is made: a report's page is not held whole (twice, as it
     // grew) beside the model it is drawn from.
     void render_html(std::ostream& out, const report& r, const guide_sections& guide = {},
-                     const history_view* history = nullptr);
+                     const run_series* history = nullptr);
     std::string render_compare_html(const comparison& c, const report* before = nullptr, const report* after = nullptr);
 
     // Text shown as it is (a magic's message, its help), escaped, in a <pre>.

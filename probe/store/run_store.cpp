@@ -1,4 +1,4 @@
-#include "xwarp/history/store.hpp"
+#include "xwarp/store/run_store.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -27,9 +27,9 @@ namespace xwarp
 {
     namespace fs = std::filesystem;
 
-    history_location locate_history(const std::string& option)
+    store_location locate_store(const std::string& option)
     {
-        history_location where;
+        store_location where;
         auto decide = [&](const std::string& value, const std::string& origin)
         {
             where.origin = origin;
@@ -66,7 +66,7 @@ namespace xwarp
         return where;
     }
 
-    std::optional<std::int64_t> parse_history_ref(const std::string& text)
+    std::optional<std::int64_t> parse_stored_run_ref(const std::string& text)
     {
         if (text.size() < 2 || text[0] != '@' || text.size() > 19)
         {
@@ -132,7 +132,7 @@ namespace xwarp
             ALTER TABLE tests ADD COLUMN built TEXT;
             )sql",
         };
-        static_assert(sizeof(migrations) / sizeof(migrations[0]) == history_schema_version,
+        static_assert(sizeof(migrations) / sizeof(migrations[0]) == store_schema_version,
                       "one migration per schema version");
 
         constexpr int busy_timeout_ms = 15000;
@@ -365,7 +365,7 @@ namespace xwarp
             fs::rename(path, target, ec);
             if (ec)
             {
-                throw history_error("cannot move the history store " + path + " aside: " + ec.message());
+                throw store_error("cannot move the history store " + path + " aside: " + ec.message());
             }
             for (const char* side : {"-wal", "-shm"})
             {
@@ -419,23 +419,23 @@ namespace xwarp
             "git_commit, status, samples, cold_module_ms, cold_module_mad_ms, cold_wall_ms, identities, builds, whatif";
     }
 
-    history_store::history_store(const std::string& path, std::vector<std::string>* notes, store_access access)
+    run_store::run_store(const std::string& path, std::vector<std::string>* notes, store_access access)
         : path_(path), notes_(notes), reader_(access == store_access::read)
     {
         std::error_code ec;
         if (fs::is_directory(path, ec))
         {
-            throw history_error("the history store " + path + " is a directory, not a store file", history_error::kind::missing);
+            throw store_error("the history store " + path + " is a directory, not a store file", store_error::kind::missing);
         }
         if (reader_ && !fs::exists(path, ec))
         {
-            throw history_error("no history store at " + path + " yet", history_error::kind::missing);
+            throw store_error("no history store at " + path + " yet", store_error::kind::missing);
         }
         // /dev/null, a FIFO, a device: SQLite would write a journal and a lock beside it
         if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))
         {
-            throw history_error("the history store " + path + " is not a regular file: give --history a file's path",
-                                history_error::kind::unreadable);
+            throw store_error("the history store " + path + " is not a regular file: give --history a file's path",
+                                store_error::kind::unreadable);
         }
         const fs::path folder = fs::path(path).parent_path();
         if (!folder.empty())
@@ -443,15 +443,15 @@ namespace xwarp
             fs::create_directories(folder, ec);
             if (ec)
             {
-                throw history_error("cannot create the history folder " + folder.string() + ": " + ec.message());
+                throw store_error("cannot create the history folder " + folder.string() + ": " + ec.message());
             }
         }
         open_or_move_aside(notes);
     }
 
-    history_store::~history_store() = default;
+    run_store::~run_store() = default;
 
-    void history_store::open_or_move_aside(std::vector<std::string>* notes)
+    void run_store::open_or_move_aside(std::vector<std::string>* notes)
     {
         open_lock lock(path_, reader_);
         for (int attempt = 0; attempt < 2; ++attempt)
@@ -464,14 +464,14 @@ namespace xwarp
                 {
                     open_for_reading();
                     const int version = db_->execAndGet("PRAGMA user_version").getInt();
-                    if (version > history_schema_version)
+                    if (version > store_schema_version)
                     {
-                        throw history_error("the history store " + path_ + " was written by a newer xwarp (store schema "
+                        throw store_error("the history store " + path_ + " was written by a newer xwarp (store schema "
                                                 + std::to_string(version) + ", this one reads "
-                                                + std::to_string(history_schema_version) + "): left as it is",
-                                            history_error::kind::unreadable);
+                                                + std::to_string(store_schema_version) + "): left as it is",
+                                            store_error::kind::unreadable);
                     }
-                    if (version == history_schema_version)
+                    if (version == store_schema_version)
                     {
                         return;
                     }
@@ -480,10 +480,10 @@ namespace xwarp
                 db_ = std::make_unique<SQLite::Database>(path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
                                                          busy_timeout_ms);
                 const int version = db_->execAndGet("PRAGMA user_version").getInt();
-                if (version > history_schema_version)
+                if (version > store_schema_version)
                 {
                     problem = "was written by a newer xwarp (store schema " + std::to_string(version) + ", this one reads "
-                              + std::to_string(history_schema_version) + ")";
+                              + std::to_string(store_schema_version) + ")";
                     why = "newer";
                 }
                 else
@@ -495,16 +495,16 @@ namespace xwarp
                     // those pages before spilling them to the WAL (1.8 MB of the 28.8 MB peak of
                     // storing a 10,000-identity report). Its queries read a few rows each.
                     db_->exec("PRAGMA cache_size = -256");  // KiB
-                    if (version < history_schema_version)
+                    if (version < store_schema_version)
                     {
                         SQLite::Transaction t(*db_, SQLite::TransactionBehavior::IMMEDIATE);
                         // Another process may have migrated it while this one waited.
                         int now = db_->execAndGet("PRAGMA user_version").getInt();
-                        for (; now < history_schema_version; ++now)
+                        for (; now < store_schema_version; ++now)
                         {
                             db_->exec(migrations[now]);
                         }
-                        db_->exec("PRAGMA user_version = " + std::to_string(history_schema_version));
+                        db_->exec("PRAGMA user_version = " + std::to_string(store_schema_version));
                         t.commit();
                     }
                     // Pages damaged past the header show up when they are read: guarded()
@@ -517,7 +517,7 @@ namespace xwarp
                 if (!is_corruption(e))
                 {
                     db_.reset();
-                    throw history_error("cannot open the history store " + path_ + ": " + e.what());
+                    throw store_error("cannot open the history store " + path_ + ": " + e.what());
                 }
                 problem = std::string("is not a readable store (") + e.what() + ")";
                 why = "corrupt";
@@ -526,8 +526,8 @@ namespace xwarp
             if (reader_)
             {
                 // only a writer may move a store aside: the xwarp that wrote it still reads it
-                throw history_error("the history store " + path_ + " " + problem + ": left as it is",
-                                    history_error::kind::unreadable);
+                throw store_error("the history store " + path_ + " " + problem + ": left as it is",
+                                    store_error::kind::unreadable);
             }
             if (attempt == 1)
             {
@@ -540,12 +540,12 @@ namespace xwarp
                                  + "; a new store was started");
             }
         }
-        throw history_error("cannot start a new history store at " + path_);
+        throw store_error("cannot start a new history store at " + path_);
     }
 
     // A reading command opens the store read-only: no journal, no lock, no change to a file it
     // only reads, and a store on a read-only filesystem still reads.
-    void history_store::open_for_reading()
+    void run_store::open_for_reading()
     {
         // With a write-ahead log beside it a writer is at work (or left it): its pages are read
         // through the log, which needs SQLite's shared-memory file. Without one, the file alone
@@ -589,7 +589,7 @@ namespace xwarp
     }
 
     template <typename F>
-    auto history_store::guarded(F&& f) -> decltype(f())
+    auto run_store::guarded(F&& f) -> decltype(f())
     {
         try
         {
@@ -599,14 +599,14 @@ namespace xwarp
         {
             if (!is_corruption(e))
             {
-                throw history_error(std::string("history store ") + path_ + ": " + e.what());
+                throw store_error(std::string("history store ") + path_ + ": " + e.what());
             }
         }
         // Damaged since it was opened: move it aside and retry once on a fresh store (a reader
         // says so instead).
         if (reader_)
         {
-            throw history_error("the history store " + path_ + " is damaged: left as it is", history_error::kind::unreadable);
+            throw store_error("the history store " + path_ + " is damaged: left as it is", store_error::kind::unreadable);
         }
         db_.reset();
         {
@@ -627,11 +627,11 @@ namespace xwarp
         }
         catch (const SQLite::Exception& e)
         {
-            throw history_error(std::string("history store ") + path_ + ": " + e.what());
+            throw store_error(std::string("history store ") + path_ + ": " + e.what());
         }
     }
 
-    std::int64_t history_store::add_report(const report& r, run_kind kind)
+    std::int64_t run_store::add_report(const report& r, run_kind kind)
     {
         const text_digest text = digest_of(r);
         const std::string& digest = text.digest;
@@ -696,7 +696,7 @@ namespace xwarp
                     if (!whole)
                     {
                         // the transaction is rolled back: no row is left half written
-                        throw history_error("the report's text could not be written into the history store " + path_);
+                        throw store_error("the report's text could not be written into the history store " + path_);
                     }
                 }
                 SQLite::Statement id_row(*db_,
@@ -764,7 +764,7 @@ namespace xwarp
             });
     }
 
-    std::int64_t history_store::add_comparison(std::int64_t before_run, std::int64_t after_run, const std::string& verdict,
+    std::int64_t run_store::add_comparison(std::int64_t before_run, std::int64_t after_run, const std::string& verdict,
                                                const std::string& comparison_json)
     {
         return guarded(
@@ -782,7 +782,7 @@ namespace xwarp
             });
     }
 
-    std::vector<history_run> history_store::runs(const history_filter& f)
+    std::vector<history_run> run_store::runs(const history_filter& f)
     {
         return guarded(
             [&]()
@@ -835,7 +835,7 @@ namespace xwarp
             });
     }
 
-    std::optional<history_run> history_store::run(std::int64_t id)
+    std::optional<history_run> run_store::run(std::int64_t id)
     {
         return guarded(
             [&]() -> std::optional<history_run>
@@ -850,7 +850,7 @@ namespace xwarp
             });
     }
 
-    std::vector<history_identity> history_store::identities(std::int64_t run_id)
+    std::vector<history_identity> run_store::identities(std::int64_t run_id)
     {
         return guarded(
             [&]()
@@ -879,7 +879,7 @@ namespace xwarp
             });
     }
 
-    std::vector<test_cost> history_store::tests(std::int64_t run_id)
+    std::vector<test_cost> run_store::tests(std::int64_t run_id)
     {
         return guarded(
             [&]()
@@ -906,7 +906,7 @@ namespace xwarp
             });
     }
 
-    std::string history_store::report_json(std::int64_t run_id)
+    std::string run_store::report_json(std::int64_t run_id)
     {
         return guarded(
             [&]()
@@ -915,13 +915,13 @@ namespace xwarp
                 q.bind(1, run_id);
                 if (!q.executeStep())
                 {
-                    throw history_error("no run @" + std::to_string(run_id) + " in the history store " + path_);
+                    throw store_error("no run @" + std::to_string(run_id) + " in the history store " + path_);
                 }
                 return q.getColumn(0).getString();
             });
     }
 
-    std::optional<std::int64_t> history_store::find(const report& r)
+    std::optional<std::int64_t> run_store::find(const report& r)
     {
         const std::string digest = digest_of(r).digest;
         return guarded(
@@ -937,7 +937,7 @@ namespace xwarp
             });
     }
 
-    bool history_store::ran_here(const report& r, const std::string& machine)
+    bool run_store::ran_here(const report& r, const std::string& machine)
     {
         // the run's own fields, not its digest: a report stored by compare or import holds the
         // same text as the file it came from, and is no sign that it ran here. Only a run this
@@ -977,7 +977,7 @@ namespace xwarp
             });
     }
 
-    std::vector<history_comparison> history_store::comparisons(int limit)
+    std::vector<history_comparison> run_store::comparisons(int limit)
     {
         return guarded(
             [&]()
@@ -1000,7 +1000,7 @@ namespace xwarp
             });
     }
 
-    std::vector<history_run> history_store::series(const std::string& machine, const std::string& command)
+    std::vector<history_run> run_store::series(const std::string& machine, const std::string& command)
     {
         return guarded(
             [&]()
@@ -1018,7 +1018,7 @@ namespace xwarp
             });
     }
 
-    std::vector<history_run> history_store::latest_per_machine(const std::string& command)
+    std::vector<history_run> run_store::latest_per_machine(const std::string& command)
     {
         return guarded(
             [&]()
@@ -1039,7 +1039,7 @@ namespace xwarp
             });
     }
 
-    std::optional<std::int64_t> remember_run(const history_location& where, const report& r, run_kind kind,
+    std::optional<std::int64_t> remember_run(const store_location& where, const report& r, run_kind kind,
                                              std::vector<std::string>& notes)
     {
         if (where.off || where.path.empty())
@@ -1048,7 +1048,7 @@ namespace xwarp
         }
         try
         {
-            history_store store(where.path, &notes);
+            run_store store(where.path, &notes);
             return store.add_report(r, kind);
         }
         catch (const std::exception& e)
@@ -1058,7 +1058,7 @@ namespace xwarp
         return std::nullopt;
     }
 
-    std::optional<history_view> history_for(const history_location& where, const report& r, std::vector<std::string>& notes)
+    std::optional<run_series> series_for(const store_location& where, const report& r, std::vector<std::string>& notes)
     {
         std::error_code ec;
         if (where.off || where.path.empty() || !fs::exists(where.path, ec))
@@ -1067,14 +1067,14 @@ namespace xwarp
         }
         try
         {
-            history_store store(where.path, &notes, store_access::read);
+            run_store store(where.path, &notes, store_access::read);
             const fingerprint fp = fingerprint_of(r);
             auto runs = store.series(fp.machine, fp.command);
             if (runs.size() < 2)
             {
                 return std::nullopt;
             }
-            history_view view;
+            run_series view;
             view.store = where.path;
             // Which row is this report: its time of measurement names it when one row of the
             // series has it; only a tie (a run stored again with replays) needs the digest of

@@ -1,13 +1,14 @@
-// The history store: every run the fronts make (measure, what-if, magic, compare, import)
-// kept in one SQLite file, so that trends, steps and machines can be seen together.
+// The run store (what the user calls the history: --history, `warp-probe history`,
+// %warp_history): every run the fronts make (measure, what-if, magic, compare, import) kept in
+// one SQLite file, so that trends, steps and machines can be seen together.
 //
 // On by default at $XDG_DATA_HOME/xwarp/history.sqlite3 (~/.local/share/...); --history PATH
 // or $XWARP_HISTORY choose another file, "off" disables it. WAL and a busy timeout let two
 // probes and a kernel write at once. A corrupt file, or one written by a newer xwarp, is moved
 // aside (the note says where) and a fresh store is started: the store never stops a
 // measurement, and a report's own JSON is written whatever happens here.
-#ifndef XWARP_HISTORY_STORE_HPP
-#define XWARP_HISTORY_STORE_HPP
+#ifndef XWARP_STORE_RUN_STORE_HPP
+#define XWARP_STORE_RUN_STORE_HPP
 
 #include <cstdint>
 #include <memory>
@@ -26,9 +27,9 @@ namespace SQLite
 
 namespace xwarp
 {
-    inline constexpr int history_schema_version = 3;  // 2: a suite's tests per run; 3: what each test built
+    inline constexpr int store_schema_version = 3;  // 2: a suite's tests per run; 3: what each test built
 
-    class history_error : public std::runtime_error
+    class store_error : public std::runtime_error
     {
     public:
         // unusable: no store can be had there (an unwritable folder); missing: none there to read
@@ -40,7 +41,7 @@ namespace xwarp
             missing,
             unreadable,
         };
-        explicit history_error(const std::string& message, kind k = kind::unusable)
+        explicit store_error(const std::string& message, kind k = kind::unusable)
             : std::runtime_error(message), m_kind(k)
         {
         }
@@ -59,7 +60,7 @@ namespace xwarp
         read,
     };
 
-    struct history_location
+    struct store_location
     {
         std::string path;    // empty when off
         bool off = false;
@@ -67,20 +68,20 @@ namespace xwarp
     };
 
     // `option` is the front's --history value ("" when not given).
-    history_location locate_history(const std::string& option);
+    store_location locate_store(const std::string& option);
 
-    class history_store
+    class run_store
     {
     public:
         // Opens the store at `path`, creating it (and its folder) or migrating it to the
         // current schema. A writer moves a corrupt or newer-schema file aside first (what
-        // happened is appended to `notes`); a reader throws history_error (unreadable) and
-        // leaves it. Throws history_error when no store can be had at that path (an unwritable
+        // happened is appended to `notes`); a reader throws store_error (unreadable) and
+        // leaves it. Throws store_error when no store can be had at that path (an unwritable
         // folder; for a reader, no file there).
-        history_store(const std::string& path, std::vector<std::string>* notes, store_access access = store_access::write);
-        ~history_store();
-        history_store(const history_store&) = delete;
-        history_store& operator=(const history_store&) = delete;
+        run_store(const std::string& path, std::vector<std::string>* notes, store_access access = store_access::write);
+        ~run_store();
+        run_store(const run_store&) = delete;
+        run_store& operator=(const run_store&) = delete;
 
         const std::string& path() const { return path_; }
 
@@ -95,7 +96,7 @@ namespace xwarp
         // A suite run's tests (test, builds, build_ms, reused_by): none for a program that is no
         // suite, or a run stored before per-test rows.
         std::vector<test_cost> tests(std::int64_t run_id);
-        std::string report_json(std::int64_t run_id);  // throws history_error when there is none
+        std::string report_json(std::int64_t run_id);  // throws store_error when there is none
         std::optional<std::int64_t> find(const report& r);
         // Whether this store holds a run that xwarp itself ran (measure, magic, whatif, fix: not
         // an import, nor a file compare stored) on `machine`, of exactly r's command, folder,
@@ -121,16 +122,16 @@ namespace xwarp
 
     // The fronts' one call after a run: store it when the store is on, never throw. Returns
     // the run's id, or nothing (with a note) when it could not be stored.
-    std::optional<std::int64_t> remember_run(const history_location& where, const report& r, run_kind kind,
+    std::optional<std::int64_t> remember_run(const store_location& where, const report& r, run_kind kind,
                                              std::vector<std::string>& notes);
 
     // The history a rendered report shows: its series, and where it stands in it. Nothing when
     // the store is off, missing or has no other run of the series.
-    std::optional<history_view> history_for(const history_location& where, const report& r,
+    std::optional<run_series> series_for(const store_location& where, const report& r,
                                             std::vector<std::string>& notes);
 
     // "@17" -> 17; nothing for anything else.
-    std::optional<std::int64_t> parse_history_ref(const std::string& text);
+    std::optional<std::int64_t> parse_stored_run_ref(const std::string& text);
 }
 
 #endif

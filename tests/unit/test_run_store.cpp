@@ -15,7 +15,7 @@
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/trend.hpp"
 #include "xwarp/env/environment.hpp"
-#include "xwarp/history/store.hpp"
+#include "xwarp/store/run_store.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/os/tempdir.hpp"
 #include "xwarp/render/budget_lines.hpp"
@@ -170,7 +170,7 @@ TEST(Store, KeepsARunOnceAndReadsItBack)
 {
     temp_folder tmp;
     std::vector<std::string> notes;
-    history_store store((tmp.path / "sub" / "h.sqlite3").string(), &notes);
+    run_store store((tmp.path / "sub" / "h.sqlite3").string(), &notes);
     EXPECT_TRUE(notes.empty());
     const report r = recorded("cs1_late");
     const auto id = store.add_report(r, run_kind::measure);
@@ -203,10 +203,10 @@ TEST(Store, KeepsARunOnceAndReadsItBack)
     EXPECT_EQ(store.find(r), id);
     const report back = report_from_text(store.report_json(id));
     EXPECT_EQ(back.result.identities.size(), r.result.identities.size());
-    EXPECT_THROW(store.report_json(id + 100), history_error);
+    EXPECT_THROW(store.report_json(id + 100), store_error);
     {
         SQLite::Database db((tmp.path / "sub" / "h.sqlite3").string());
-        EXPECT_EQ(db.execAndGet("PRAGMA user_version").getInt(), history_schema_version);
+        EXPECT_EQ(db.execAndGet("PRAGMA user_version").getInt(), store_schema_version);
         EXPECT_EQ(db.execAndGet("PRAGMA journal_mode").getString(), "wal");
     }
 }
@@ -217,7 +217,7 @@ TEST(Store, KeepsARunOnceAndReadsItBack)
 TEST(Store, TheTextIsStoredWholeAcrossBlocksUnderTheDigestEarlierVersionsGave)
 {
     temp_folder tmp;
-    history_store store((tmp.path / "h.sqlite3").string(), nullptr);
+    run_store store((tmp.path / "h.sqlite3").string(), nullptr);
     report r = recorded("cs1_late");
     for (int i = 2; i <= 40; ++i)  // several 64 KB blocks of text
     {
@@ -253,7 +253,7 @@ TEST(Store, ACorruptFileIsMovedAsideAndAFreshStoreStarts)
         f << std::string(8192, 'x');
     }
     std::vector<std::string> notes;
-    history_store store(path, &notes);
+    run_store store(path, &notes);
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_NE(notes[0].find("is not a readable store"), std::string::npos) << notes[0];
     EXPECT_NE(notes[0].find("moved aside to " + path + ".corrupt-"), std::string::npos) << notes[0];
@@ -275,7 +275,7 @@ TEST(Store, AFileFromANewerXwarpIsMovedAside)
         db.exec("CREATE TABLE future (x); PRAGMA user_version = 99");
     }
     std::vector<std::string> notes;
-    history_store store(path, &notes);
+    run_store store(path, &notes);
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_NE(notes[0].find("newer xwarp (store schema 99"), std::string::npos) << notes[0];
     EXPECT_TRUE(store.runs({}).empty());
@@ -284,12 +284,12 @@ TEST(Store, AFileFromANewerXwarpIsMovedAside)
 TEST(Store, RememberRunNeverThrowsAndSaysWhy)
 {
     std::vector<std::string> notes;
-    history_location where;
+    store_location where;
     where.path = "/proc/no-such-place/h.sqlite3";
     EXPECT_FALSE(remember_run(where, recorded("clean"), run_kind::measure, notes));
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_NE(notes[0].find("not stored in the history"), std::string::npos);
-    history_location off;
+    store_location off;
     off.off = true;
     notes.clear();
     EXPECT_FALSE(remember_run(off, recorded("clean"), run_kind::measure, notes));
@@ -309,7 +309,7 @@ TEST(Store, TwoWritersAtOnceBothLand)
             report r = base;
             r.label = "writer " + std::to_string(who) + " run " + std::to_string(i);
             std::vector<std::string> notes;
-            if (!remember_run(history_location{path, false, "test"}, r, run_kind::measure, notes) || !notes.empty())
+            if (!remember_run(store_location{path, false, "test"}, r, run_kind::measure, notes) || !notes.empty())
             {
                 ++failures;
             }
@@ -320,7 +320,7 @@ TEST(Store, TwoWritersAtOnceBothLand)
     b.join();
     EXPECT_EQ(failures.load(), 0);
     std::vector<std::string> notes;
-    history_store store(path, &notes);
+    run_store store(path, &notes);
     history_filter all;
     all.limit = 0;
     EXPECT_EQ(store.runs(all).size(), 30u);
@@ -330,7 +330,7 @@ TEST(Store, MachineTableOfTwoFingerprints)
 {
     temp_folder tmp;
     std::vector<std::string> notes;
-    history_store store((tmp.path / "h.sqlite3").string(), &notes);
+    run_store store((tmp.path / "h.sqlite3").string(), &notes);
     report a = recorded("cs1_late");
     report b = a;
     a.env.host = "node-a100";
@@ -357,7 +357,7 @@ TEST(HistoryView, TheHtmlShowsSparklinesAndSaysThisRunIsAStep)
     std::vector<history_run> runs = {run_with(1, "a"), run_with(2, "a"), run_with(3, "b")};
     std::vector<std::vector<history_identity>> rows = {
         {row("__main__", "h1", 400)}, {row("__main__", "h1", 401)}, {row("__main__", "h1", 400), row("__main__", "h2", 390)}};
-    history_view v;
+    run_series v;
     v.store = "/tmp/h.sqlite3";
     v.this_run = 3;
     v.trend = build_trend(runs, rows);
@@ -719,7 +719,7 @@ TEST(Store, ASuitesTestsAreKeptPerRunAndTrendedTestByTest)
 {
     temp_folder tmp;
     std::vector<std::string> notes;
-    history_store store((tmp.path / "h.sqlite3").string(), &notes);
+    run_store store((tmp.path / "h.sqlite3").string(), &notes);
     const report suite = recorded("suite_xdist");
     ASSERT_FALSE(suite.result.tests.empty());
     report later = suite;
@@ -865,7 +865,7 @@ TEST(Store, WhatEachTestBuiltIsKeptAndOlderRowsSayTheyDoNotKnow)
     const report suite = recorded("suite_xdist");
     std::int64_t id = 0;
     {
-        history_store store(path, &notes);
+        run_store store(path, &notes);
         id = store.add_report(suite, run_kind::measure);
         const auto kept = store.tests(id);
         ASSERT_EQ(kept.size(), suite.result.tests.size());
@@ -892,7 +892,7 @@ TEST(Store, WhatEachTestBuiltIsKeptAndOlderRowsSayTheyDoNotKnow)
         SQLite::Database db(path, SQLite::OPEN_READWRITE);
         db.exec("UPDATE tests SET built = NULL");  // as a store of schema 2 left its rows
     }
-    history_store store(path, &notes);
+    run_store store(path, &notes);
     for (const auto& k : store.tests(id))
     {
         EXPECT_FALSE(k.identities_known);
