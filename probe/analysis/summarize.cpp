@@ -144,7 +144,7 @@ namespace xwarp
                 for (const auto& e : trace.events)
                 {
                     timeline_span part = load;
-                    part.kind = "nvrtc";
+                    part.kind = span_kind::nvrtc;
                     std::string detail = e.value("name", std::string("?"));
                     if (e.contains("args") && e["args"].is_object() && e["args"].contains("detail")
                         && e["args"]["detail"].is_string() && !e["args"]["detail"].get<std::string>().empty())
@@ -195,7 +195,7 @@ namespace xwarp
                 timeline_span load;
                 load.pid = l.pid;
                 load.thread = l.thread;
-                load.kind = "load";
+                load.kind = span_kind::load;
                 load.module = l.module;
                 load.hash = l.short_hash();
                 load.device = l.device;
@@ -208,8 +208,13 @@ namespace xwarp
                 std::optional<double> compile_start;
                 for (const auto& ph : l.phases)
                 {
+                    const auto kind = member_named<span_kind>(ph.name);
+                    if (!kind || *kind == span_kind::load || *kind == span_kind::nvrtc)
+                    {
+                        continue;  // a phase this xwarp does not know (the records' contract names four)
+                    }
                     timeline_span part = load;
-                    part.kind = ph.name;
+                    part.kind = *kind;
                     part.start_ms = base + ph.start_ms;
                     part.ms = ph.ms;
                     t.spans.push_back(part);

@@ -21,19 +21,20 @@ namespace xwarp::html_parts
 {
     namespace
     {
-        std::string phase_rgb(const std::string& kind)
+        std::string phase_rgb(span_kind kind)
         {
-            if (kind == "codegen")
+            switch (kind)
             {
-                return "142,68,173";
-            }
-            if (kind == "header")
-            {
-                return "241,196,15";
-            }
-            if (kind == "lto")
-            {
-                return "231,76,60";
+                case span_kind::codegen:
+                    return "142,68,173";
+                case span_kind::header:
+                    return "241,196,15";
+                case span_kind::lto:
+                    return "231,76,60";
+                case span_kind::load:
+                case span_kind::compile:
+                case span_kind::nvrtc:
+                    break;
             }
             return "52,152,219";  // compile
         }
@@ -282,22 +283,22 @@ namespace xwarp::html_parts
             {
                 continue;
             }
-            if (sp.kind == "load" && ++loads > max_loads)
+            if (sp.kind == span_kind::load && ++loads > max_loads)
             {
                 break;
             }
-            if (sp.kind == "nvrtc")
+            if (sp.kind == span_kind::nvrtc)
             {
                 continue;  // NVRTC's own phases are too fine for this picture: the trace export has them
             }
             const int y = top + static_cast<int>(it - t.lanes.begin()) * lane_h;
             const double x0 = x(sp.start_ms);
             const double w = std::max(1.0, x(sp.start_ms + sp.ms) - x0);
-            std::string title = sp.kind.str() + " " + elide(sp.module, 160) + " " + sp.hash + " on " + sp.device
+            std::string title = word_of(sp.kind) + " " + elide(sp.module, 160) + " " + sp.hash + " on " + sp.device
                                 + (sp.block_dim ? " block_dim " + std::to_string(*sp.block_dim) : std::string()) + ": "
                                 + format_ms(sp.ms) + " from " + format_ms(sp.start_ms)
                                 + (sp.triggered_by.empty() ? std::string() : ", waited by the launch of " + elide(sp.triggered_by.str(), 160));
-            if (sp.kind == "load")
+            if (sp.kind == span_kind::load)
             {
                 o << "<rect x=\"" << format_fixed(x0, 1) << "\" y=\"" << y + 2 << "\" width=\"" << format_fixed(w, 1)
                   << "\" height=\"14\" rx=\"2\" fill=\"rgb(" << status_rgb(sp.status) << ")\" fill-opacity=\"0.55\"><title>"
@@ -319,9 +320,9 @@ namespace xwarp::html_parts
         o << "</svg>";
         o << "<div style=\"" << style::muted << "font-size:11px;\">sample " << t.sample << ", " << html_escape(t.pass)
           << " pass, from the first process's start; bars: loads (" << badge("compiled", status_rgb("compiled")) << " "
-          << badge("cached", status_rgb("cached")) << "), beneath them " << badge("codegen", phase_rgb("codegen")) << " "
-          << badge("compile", phase_rgb("compile")) << " " << badge("header", phase_rgb("header")) << " "
-          << badge("lto", phase_rgb("lto"))
+          << badge("cached", status_rgb("cached")) << "), beneath them " << badge("codegen", phase_rgb(span_kind::codegen)) << " "
+          << badge("compile", phase_rgb(span_kind::compile)) << " " << badge("header", phase_rgb(span_kind::header)) << " "
+          << badge("lto", phase_rgb(span_kind::lto))
           << (loads > max_loads ? " &middot; the first " + std::to_string(max_loads) + " loads (warp-probe report --format trace has all)" : "")
           << (t.lanes.size() > lanes ? " &middot; the first " + std::to_string(lanes) + " of " + std::to_string(t.lanes.size())
                                            + " processes and threads (the trace has all)"

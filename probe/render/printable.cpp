@@ -354,10 +354,10 @@ namespace xwarp
             clean(s.timeline.lanes);
             for (auto& sp : s.timeline.spans)
             {
-                for (shared_text* t : {&sp.module, &sp.thread, &sp.triggered_by, &sp.device, &sp.kind, &sp.hash, &sp.status,
+                for (shared_text* t : {&sp.module, &sp.thread, &sp.triggered_by, &sp.device, &sp.hash, &sp.status,
                                        &sp.detail})
                 {
-                    clean(*t);  // a phase's name and detail come from NVRTC's trace: data too
+                    clean(*t);  // a phase's detail comes from NVRTC's trace: data too
                 }
             }
             for (auto& t : s.tests)

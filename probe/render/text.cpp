@@ -715,15 +715,15 @@ namespace xwarp
             {
                 std::string parts;
                 std::size_t nvrtc_phases = 0;
-                for (std::size_t k = load + 1; k < spans.size() && spans[k].kind != "load"; ++k)
+                for (std::size_t k = load + 1; k < spans.size() && spans[k].kind != span_kind::load; ++k)
                 {
                     const auto& ph = spans[k];
-                    if (ph.kind == "nvrtc")
+                    if (ph.kind == span_kind::nvrtc)
                     {
                         ++nvrtc_phases;  // too fine for a line: the trace export has them
                         continue;
                     }
-                    parts += (parts.empty() ? "" : ", ") + one_line(ph.kind.str()) + " " + format_ms(ph.ms);
+                    parts += (parts.empty() ? "" : ", ") + word_of(ph.kind) + " " + format_ms(ph.ms);
                 }
                 if (nvrtc_phases > 0)
                 {
@@ -812,7 +812,7 @@ namespace xwarp
                 for (std::size_t i = 0; i < spans.size(); ++i)
                 {
                     const auto& sp = spans[i];
-                    if (sp.kind != "load" || ++loads > shown)
+                    if (sp.kind != span_kind::load || ++loads > shown)
                     {
                         continue;
                     }

@@ -41,14 +41,14 @@ namespace xwarp
             {
                 args["waited_by_launch_of"] = sp.triggered_by;
             }
-            if (sp.kind == "nvrtc")
+            if (sp.kind == span_kind::nvrtc)
             {
                 args["phase"] = sp.detail;
             }
-            events.push_back({{"name", sp.kind == "load"    ? "load " + sp.module + " " + sp.hash
-                                       : sp.kind == "nvrtc" ? sp.detail.str()
-                                                            : sp.kind.str()},
-                              {"cat", sp.kind},
+            events.push_back({{"name", sp.kind == span_kind::load    ? "load " + sp.module + " " + sp.hash
+                                       : sp.kind == span_kind::nvrtc ? sp.detail.str()
+                                                                     : word_of(sp.kind)},
+                              {"cat", word_of(sp.kind)},
                               {"ph", "X"},
                               {"ts", sp.start_ms * 1000.0},
                               {"dur", sp.ms * 1000.0},

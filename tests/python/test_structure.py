@@ -120,6 +120,29 @@ def test_history_is_the_users_word_and_the_store_and_the_series_have_names_of_th
     assert (ROOT / "include" / "xwarp" / "store" / "run_store.hpp").is_file()
 
 
+# Words compared as words, each at the edge where a record's data is read: the tags of a factory's
+# arguments as the shim wrote them (warm-up plan), the native compiler a load's record names, and
+# the Warp function a cache-destroying call record names.
+WORDS_AT_THE_DATA_EDGE = {
+    "probe/analysis/warmup_plan.cpp": {"kind"},
+    "probe/analysis/mechanisms/cs12_precompiled_header.cpp": {"native_kind"},
+    "probe/analysis/levers/pch_off.cpp": {"native_kind"},
+    "probe/analysis/mechanisms/same_hash_rebuilt.cpp": {"kind"},
+}
+
+
+def test_closed_sets_are_types_and_no_kind_or_metric_is_compared_as_a_word():
+    """Finding, rebuild, hash-change, span, limit and stored-run kinds and budget metrics are
+    enums or registries: a comparison of a kind or a metric with a string literal is a closed set
+    kept as text again (only the data edges above read words)."""
+    code = [p for d in PRODUCT for p in (ROOT / d).rglob("*.[ch]pp")]
+    found = {}
+    for p in code:
+        for name in re.findall(r"\b(\w*(?:kind|metric))\s*[!=]=\s*\"", p.read_text()):
+            found.setdefault(str(p.relative_to(ROOT)), set()).add(name)
+    assert found == WORDS_AT_THE_DATA_EDGE, found
+
+
 def test_the_readme_is_at_most_15_kb():
     size = (ROOT / "README.md").stat().st_size
     assert size <= 15 * 1024, f"README.md is {size} bytes"

@@ -54,9 +54,9 @@ TEST(Timeline, SpansOfTheMedianSampleFromTheFirstProcessStart)
     EXPECT_EQ(t.sample, 2);  // the median cold wall
     ASSERT_EQ(t.lanes.size(), 1u);
     ASSERT_EQ(t.spans.size(), 4u);  // two loads, two phases of the first
-    EXPECT_EQ(t.spans[0].kind, "load");
+    EXPECT_EQ(t.spans[0].kind, span_kind::load);
     EXPECT_EQ(t.spans[0].triggered_by, "step");
-    EXPECT_EQ(t.spans[1].kind, "codegen");
+    EXPECT_EQ(t.spans[1].kind, span_kind::codegen);
     EXPECT_DOUBLE_EQ(t.spans[2].ms, 1800.0);
     EXPECT_EQ(t.spans[3].module, "n");
     EXPECT_GT(t.spans[3].start_ms, t.spans[0].start_ms);
@@ -87,7 +87,7 @@ TEST(Timeline, RecordedStreamOfTwoProcessesHasALanePerProcess)
     double previous = -1.0;
     for (const auto& s : r.result.timeline.spans)
     {
-        if (s.kind == "load")
+        if (s.kind == span_kind::load)
         {
             EXPECT_GE(s.start_ms, previous);  // one process after the other
             previous = s.start_ms;
@@ -157,7 +157,7 @@ TEST(NvrtcTrace, RecordedOnAnH200EachBuildsPhasesNestInsideItsCompile)
     std::map<std::string, int> phases_of;
     for (const auto& sp : spans)
     {
-        if (sp.kind == "compile")
+        if (sp.kind == span_kind::compile)
         {
             compile_of[sp.hash] = &sp;
         }
@@ -165,7 +165,7 @@ TEST(NvrtcTrace, RecordedOnAnH200EachBuildsPhasesNestInsideItsCompile)
     ASSERT_EQ(compile_of.size(), 6u);
     for (const auto& sp : spans)
     {
-        if (sp.kind != "nvrtc")
+        if (sp.kind != span_kind::nvrtc)
         {
             continue;
         }

@@ -71,14 +71,39 @@ namespace xwarp
     // When each build ran in one pass, for the timeline and the Chrome trace: one span per
     // load and per phase inside it, in ms since the pass's first process started.
     //
-    // The texts every span of a pass repeats (its thread, kind, device, status, the launch that
-    // waited, NVRTC's phase names) are shared_text: a span is one per load and phase, 100,000
-    // and more in a large report, and these six were 192 of its 288 bytes.
+    // The texts every span of a pass repeats (its thread, device, status, the launch that waited,
+    // NVRTC's phase names) are shared_text: a span is one per load and phase, 100,000 and more in
+    // a large report, and these texts were most of its bytes.
+    // What a timeline span is: a module load, or a phase inside one (nvrtc: a phase NVRTC traced
+    // inside the compile).
+    enum class span_kind
+    {
+        load,
+        codegen,
+        compile,
+        header,
+        lto,
+        nvrtc,
+    };
+    template <>
+    struct enum_words<span_kind>
+    {
+        static constexpr std::array<std::string_view, 6> words{"load", "codegen", "compile", "header", "lto", "nvrtc"};
+    };
+    inline void to_json(nlohmann::json& j, span_kind value)
+    {
+        j = word_of(value);
+    }
+    inline void from_json(const nlohmann::json& j, span_kind& value)
+    {
+        value = parse_member<span_kind>(j.get_ref<const std::string&>());
+    }
+
     struct timeline_span
     {
         std::int64_t pid = 0;
         shared_text thread;
-        shared_text kind;  // load, codegen, compile, header, lto, nvrtc (a phase NVRTC traced inside compile)
+        span_kind kind = span_kind::load;
         shared_text module;  // its load's (shared)
         shared_text hash;
         shared_text device;
