@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "levers/lever.hpp"
+#include "xwarp/model/contracts.hpp"
 
 namespace xwarp
 {
@@ -194,7 +195,7 @@ namespace xwarp
         {
             out.push_back({{"name", d->info.name},
                            {"changes", d->info.changes},
-                           {"effects", d->effects},
+                           {"effects", contract_effects(d->info.name)},
                            {"source", "probe/analysis/levers/" + d->info.source}});
         }
         return out;

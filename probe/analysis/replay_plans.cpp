@@ -61,10 +61,11 @@ namespace xwarp
             return total;
         }
 
-        // Whether the shim counted any of the lever's effects (its other counters are context).
+        // Whether the shim counted any of the lever's effects (its other counters are context):
+        // the contract's x-effects, compiled in, the one place they are written.
         bool anything_applied(const levers::lever_def& lever, const json& applied)
         {
-            for (const auto& effect : lever.effects)
+            for (const auto& effect : contract_effects(lever.info.name))
             {
                 const auto it = applied.find(effect);
                 if (it != applied.end() && it->is_number() && it->get<double>() > 0)

@@ -54,6 +54,9 @@ def test_each_shim_lever_takes_its_parameters_from_the_contract_and_counts_its_e
         for effect in variants[name]["x-effects"]:
             counted = f'"{effect}"' in source or (effect.endswith("_skipped") and f'"{effect[:-len("_skipped")]}"' in source)
             assert counted, (name, effect)
+    # nor does the engine's lever table (a lever_def has no field for them): it judges a replay by
+    # the compiled-in contract's x-effects
+    assert not re.search(r"\beffects\b", (ROOT / "probe" / "analysis" / "levers" / "lever.hpp").read_text())
     # a spec outside the contract changes nothing and says so (the engine then judges not-applied)
     refused = levers.make({"lever": "pch-off", "params": {"workers": 2}})
     assert refused.applied == {"spec_outside_contract": 1} and not refused.pinned

@@ -93,7 +93,6 @@ namespace xwarp::levers
                          "set_module_options calls: no module generates adjoint code",
          "backward_off.cpp"},
         &plan,
-        {"config_set", "config_assignments_held", "module_options_held"},
         &differentiates,
         nullptr,
         &code_form};

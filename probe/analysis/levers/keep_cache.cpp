@@ -72,8 +72,6 @@ namespace xwarp::levers
                        "the cache environment variables at the probe's values",
          "keep_cache.cpp"},
         &plan,
-        {"config_set", "config_assignments_held", "module_options_held", "clear_kernel_cache_skipped",
-         "clear_lto_cache_skipped", "environment_assignments_held", "environment_restored"},
         nullptr,
         &warm_builds_left,
         &code_form};

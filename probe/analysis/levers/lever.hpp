@@ -46,9 +46,6 @@ namespace xwarp::levers
     {
         lever_info info;
         plan_fn plan;
-        // The shim's counters (exit record, whatif.applied) that say the lever changed something;
-        // any other counter it writes (workers, misses, errors) is context.
-        std::vector<std::string> effects;
         require_fn before = nullptr;
         require_fn after = nullptr;
         // Its code form: the edit of the program that makes the lever's change for good

@@ -107,7 +107,6 @@ namespace xwarp::levers
                        "code, without MathDx LTO artifacts; both sides time the affected kernels' launches",
          "mathdx_off.cpp"},
         &plan,
-        {"config_set", "config_assignments_held", "module_options_held"},
         nullptr,
         &steady_state,
         nullptr,

@@ -36,7 +36,6 @@ namespace xwarp::levers
         {"merge-modules", "declares the kernels of the listed small modules in one merged module",
          "merge_modules.cpp"},
         &plan,
-        {"kernels_moved"},
         nullptr,
         &rebuilt_as_kernels_arrived,
         nullptr,

@@ -113,7 +113,6 @@ namespace xwarp::levers
                                 "under the options it had before",
          "options_at_creation.cpp"},
         &plan,
-        {"modules", "options"},
         nullptr,
         &still_rebuilt,
         &code_form};

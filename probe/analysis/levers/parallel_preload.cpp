@@ -121,7 +121,6 @@ namespace xwarp::levers
                              "several workers, at the device and block_dim each was launched with",
          "parallel_preload.cpp"},
         &plan,
-        {"modules_preloaded"},
         &overlapped,
         nullptr,
         &code_form};

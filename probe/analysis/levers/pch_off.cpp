@@ -45,7 +45,6 @@ namespace xwarp::levers
                     "reads a precompiled header",
          "pch_off.cpp"},
         &plan,
-        {"config_set", "config_assignments_held", "module_options_held"},
         nullptr,
         nullptr,
         &code_form,

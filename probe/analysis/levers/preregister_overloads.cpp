@@ -96,7 +96,6 @@ namespace xwarp::levers
                                   "built (add_overload), so the module builds once with all of them",
          "preregister_overloads.cpp"},
         &plan,
-        {"instances_registered"},
         nullptr,
         nullptr,
         &code_form};

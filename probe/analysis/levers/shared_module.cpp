@@ -154,7 +154,6 @@ namespace xwarp::levers
                           "module options of its own stays unique)",
          "shared_module.cpp"},
         &plan,
-        {"kernels_moved"},
         nullptr,
         &rebuilt_as_kernels_arrived,
         &code_form};
