@@ -5,6 +5,8 @@
 #ifndef XWARP_MODEL_RECORDS_HPP
 #define XWARP_MODEL_RECORDS_HPP
 
+#include <string_view>
+
 #include "xwarp/model/values.hpp"
 
 namespace xwarp
@@ -97,10 +99,17 @@ namespace xwarp
     // a precompiled header written (inside the compile); in ms since the process's shim started.
     struct phase_span
     {
-        std::string name;  // codegen, compile, lto, header
+        std::string name;  // codegen, compile, lto, header: is_phase_name
         double start_ms = 0.0;
         double ms = 0.0;
     };
+
+    // The four phases a load records (the shim-records and report schemas' enum; a timeline span
+    // of the same kind draws each).
+    inline bool is_phase_name(std::string_view name)
+    {
+        return name == "codegen" || name == "compile" || name == "header" || name == "lto";
+    }
 
     // One module load that did work (compiled, cached or failed). Its texts that repeat from
     // load to load (device, thread, ...) are shared_text: a load was 640 bytes before its strings,
