@@ -76,7 +76,8 @@ def summarize(name, folder):
                          f"({100 * w['build_ms'] / w['wall_ms']:.0f}%), {w['tests']} test(s)")
     shared = [f for f in report["findings"] if f["mechanism"] == "many-tests-one-module"]
     for f in shared:
-        lines.append(f"  many-tests-one-module: {f['module']}, {f['cause']['kernels']} kernels, {f['cause']['tests']} tests")
+        lines.append(f"  many-tests-one-module: {f['module']} on {f.get('device') or '?'}, {f['cause']['kernels']} kernels, "
+                     f"{f['cause']['tests']} tests")
     warm = folder / "warmup.json"
     if warm.exists():
         w = json.loads(warm.read_text())
