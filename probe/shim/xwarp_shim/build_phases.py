@@ -9,6 +9,7 @@ from . import state
 from .state import perf
 from .wrapping import hide, top
 
+
 def hook_compile(Module):
     # 1.12+: _compile() holds the cache check and returns True (built) / False (cached).
     # 1.9-1.11: compile() is called only when building and returns None.

@@ -13,6 +13,7 @@ from .launches import hook_launch
 from .loads import hook_load
 from .recorder import record_entry
 
+
 def install(warp):
     rec = state.rec
     if rec is None or rec.warp is not None:
@@ -20,8 +21,8 @@ def install(warp):
     import threading
 
     state.threading = threading
-    state.tls = state.threading.local()
-    rec.lock = state.threading.Lock()
+    state.tls = threading.local()
+    rec.lock = threading.Lock()
     rec.warp = warp
     try:
         ctx = sys.modules.get("warp._src.context") or sys.modules.get("warp.context")

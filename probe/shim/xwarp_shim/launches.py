@@ -11,6 +11,7 @@ from .recorder import LAUNCH_CAP
 from .state import perf
 from .wrapping import hide
 
+
 def hook_launch(warp, ctx):
     orig = getattr(ctx, "launch", None) if ctx is not None else getattr(warp, "launch", None)
     if orig is None:
@@ -29,6 +30,10 @@ def hook_launch(warp, ctx):
     p_dev, p_stream, p_adj, p_bd = pos.get("device"), pos.get("stream"), pos.get("adjoint"), pos.get("block_dim")
     get_device = getattr(warp, "get_device", None)
     index = rec.launch_index
+    # Bound once: the lever is chosen at start and the thread-local made at `import warp`, both
+    # before this hook; the per-launch path reads closure cells, not the state module.
+    lever = state.lever
+    local = state.tls
 
     def arg(args, kwargs, p, name, default):
         if p is not None and p < len(args):
@@ -37,9 +42,9 @@ def hook_launch(warp, ctx):
 
     def launch(*args, **kwargs):
         used = None  # (module, device): written as a test_use after the launch, its load included
-        if state.lever is not None and state.lever.wants_first_launch:
-            state.lever.wants_first_launch = False
-            state.lever.at_first_launch(warp, ctx, preload_depth)
+        if lever is not None and lever.wants_first_launch:
+            lever.wants_first_launch = False
+            lever.at_first_launch(warp, ctx, preload_depth)
         try:
             kernel = args[0] if args else kwargs.get("kernel")
             dim = arg(args, kwargs, p_dim, "dim", None)
@@ -76,7 +81,7 @@ def hook_launch(warp, ctx):
             pass
         # The kernel being launched, for a load it triggers (the build timeline says which
         # launch waited). One attribute write: the per-launch path stays O(1).
-        tls = state.tls.__dict__
+        tls = local.__dict__
         previous = tls.get("launching")
         try:
             tls["launching"] = args[0].key if args else kwargs["kernel"].key

@@ -9,6 +9,7 @@ from .state import perf
 from .values import hex_of
 from .wrapping import frame_stack, hide
 
+
 def hook_load(Module):
     orig = getattr(Module, "load", None)
     if orig is None:

@@ -3,6 +3,7 @@
 
 from . import state
 
+
 def hide(fn):
     """Give a wrapper's code object a file name inside Warp's own source directory.
 
