@@ -208,10 +208,10 @@ namespace xwarp
                 std::optional<double> compile_start;
                 for (const auto& ph : l.phases)
                 {
-                    const auto kind = member_named<span_kind>(ph.name);
-                    if (!kind || *kind == span_kind::load || *kind == span_kind::nvrtc)
+                    const auto kind = phase_kind(ph.name);
+                    if (!kind)
                     {
-                        continue;  // a phase this xwarp does not know (the records' contract names four)
+                        continue;  // outside the records' contract (both readers refuse one)
                     }
                     timeline_span part = load;
                     part.kind = *kind;

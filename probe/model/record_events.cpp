@@ -537,7 +537,7 @@ namespace xwarp::detail
         phase_span& p = m_load.phases.back();
         switch (static_cast<phase_field>(field))
         {
-            case phase_field::name: return take(v, p.name) && is_phase_name(p.name);  // the schema's enum
+            case phase_field::name: return take(v, p.name) && phase_kind(p.name).has_value();  // the schema's enum
             case phase_field::start_ms: return take(v, p.start_ms);
             case phase_field::ms: return take(v, p.ms);
             default: return false;

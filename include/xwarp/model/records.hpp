@@ -5,9 +5,11 @@
 #ifndef XWARP_MODEL_RECORDS_HPP
 #define XWARP_MODEL_RECORDS_HPP
 
+#include <optional>
 #include <string_view>
 
 #include "xwarp/model/values.hpp"
+#include "xwarp/model/verdicts.hpp"
 
 namespace xwarp
 {
@@ -99,16 +101,17 @@ namespace xwarp
     // a precompiled header written (inside the compile); in ms since the process's shim started.
     struct phase_span
     {
-        std::string name;  // codegen, compile, lto, header: is_phase_name
+        std::string name;  // codegen, compile, lto, header: phase_kind
         double start_ms = 0.0;
         double ms = 0.0;
     };
 
-    // The four phases a load records (the shim-records and report schemas' enum; a timeline span
-    // of the same kind draws each).
-    inline bool is_phase_name(std::string_view name)
+    // The span kind of a phase a load records: one of the four the shim-records and report
+    // schemas allow (codegen, compile, header, lto); nothing for any other name.
+    inline std::optional<span_kind> phase_kind(std::string_view name)
     {
-        return name == "codegen" || name == "compile" || name == "header" || name == "lto";
+        const auto kind = member_named<span_kind>(name);
+        return kind && *kind != span_kind::load && *kind != span_kind::nvrtc ? kind : std::nullopt;
     }
 
     // One module load that did work (compiled, cached or failed). Its texts that repeat from

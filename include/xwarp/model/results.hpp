@@ -74,31 +74,6 @@ namespace xwarp
     // The texts every span of a pass repeats (its thread, device, status, the launch that waited,
     // NVRTC's phase names) are shared_text: a span is one per load and phase, 100,000 and more in
     // a large report, and these texts were most of its bytes.
-    // What a timeline span is: a module load, or a phase inside one (nvrtc: a phase NVRTC traced
-    // inside the compile).
-    enum class span_kind
-    {
-        load,
-        codegen,
-        compile,
-        header,
-        lto,
-        nvrtc,
-    };
-    template <>
-    struct enum_words<span_kind>
-    {
-        static constexpr std::array<std::string_view, 6> words{"load", "codegen", "compile", "header", "lto", "nvrtc"};
-    };
-    inline void to_json(nlohmann::json& j, span_kind value)
-    {
-        j = word_of(value);
-    }
-    inline void from_json(const nlohmann::json& j, span_kind& value)
-    {
-        value = parse_member<span_kind>(j.get_ref<const std::string&>());
-    }
-
     struct timeline_span
     {
         std::int64_t pid = 0;

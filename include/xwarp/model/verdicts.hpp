@@ -96,6 +96,18 @@ namespace xwarp
         block_dim_spread,
     };
 
+    // What a timeline span is: a module load, or a phase inside one (nvrtc: a phase NVRTC traced
+    // inside the compile).
+    enum class span_kind
+    {
+        load,
+        codegen,
+        compile,
+        header,
+        lto,
+        nvrtc,
+    };
+
     template <typename E>
     struct enum_words;  // each set's words, in the order of its members
 
@@ -141,6 +153,12 @@ namespace xwarp
     struct enum_words<rebuild_kind>
     {
         static constexpr std::array<std::string_view, 2> words{"hash-churn", "block-dim-spread"};
+    };
+
+    template <>
+    struct enum_words<span_kind>
+    {
+        static constexpr std::array<std::string_view, 6> words{"load", "codegen", "compile", "header", "lto", "nvrtc"};
     };
 
     // The word of a member, as the JSON and the history write it.
@@ -202,6 +220,7 @@ namespace xwarp
     XWARP_VERDICT_JSON(fix_verdict)
     XWARP_VERDICT_JSON(finding_kind)
     XWARP_VERDICT_JSON(rebuild_kind)
+    XWARP_VERDICT_JSON(span_kind)
     XWARP_VERDICT_JSON(together_status)
     XWARP_VERDICT_JSON(warmup_verdict)
 #undef XWARP_VERDICT_JSON
