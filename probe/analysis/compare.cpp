@@ -414,7 +414,7 @@ namespace xwarp
             return fell ? *a_max < *b_min : *a_min > *b_max;
         }
 
-        clock_judgement judge(const std::string& name, const stat& b, const stat& a)
+        clock_judgement judge(xwarp::clock name, const stat& b, const stat& a)
         {
             clock_judgement c;
             c.clock = name;
@@ -425,7 +425,7 @@ namespace xwarp
             c.before_mad = b.mad;
             if (!b.median || !a.median)
             {
-                c.outcome = "n/a";
+                c.outcome = clock_outcome::not_available;
                 c.test = "none";
                 return c;
             }
@@ -450,27 +450,28 @@ namespace xwarp
             }
             if (std::fabs(delta) <= band)
             {
-                c.outcome = "within-noise";
+                c.outcome = clock_outcome::within_noise;
             }
             else if (ranked && *c.p_value >= significance_level)
             {
-                c.outcome = "not-significant";
+                c.outcome = clock_outcome::not_significant;
             }
             else if (!ranked && !separated(b.values, a.values, delta < 0))
             {
                 // too few samples for the rank test: only sides that do not overlap at all are
                 // credited, so that one disturbed sample (a stray build) decides nothing
-                c.outcome = "overlapping";
+                c.outcome = clock_outcome::overlapping;
             }
             else
             {
-                c.outcome = delta < 0 ? "improved" : "regressed";
+                c.outcome = delta < 0 ? clock_outcome::improved : clock_outcome::regressed;
             }
             // Samples a side for a rank test to detect this difference: the normal-theory size
             // for 80% power at the 5% level, inflated by pi/3 (the rank test's efficiency).
             // The spread is the larger of the two sides' standard deviations and scaled MADs,
             // so a lumpy sample is not mistaken for a tight one.
-            if (c.outcome == "not-significant" || c.outcome == "overlapping" || (!ranked && c.outcome != "within-noise"))
+            if (c.outcome == clock_outcome::not_significant || c.outcome == clock_outcome::overlapping
+                || (!ranked && c.outcome != clock_outcome::within_noise))
             {
                 auto stdev = [](const std::vector<double>& v)
                 {
@@ -642,7 +643,7 @@ namespace xwarp
         const clock_judgement* d = nullptr;
         for (const auto& k : c.clocks)
         {
-            if (k.clock == c.decided_by)
+            if (k.clock == c.judged_on.by)
             {
                 d = &k;
             }
@@ -653,17 +654,17 @@ namespace xwarp
         }
         const int n = std::min(d->n_before, d->n_after);
         const bool ranked = n >= static_cast<int>(rank_test_min_samples);
-        if ((d->outcome == "improved" || d->outcome == "regressed") && ranked && d->p_value)
+        if ((d->outcome == clock_outcome::improved || d->outcome == clock_outcome::regressed) && ranked && d->p_value)
         {
             return "the rank test decided (p = " + format_fixed(*d->p_value, 4) + " with " + std::to_string(d->n_before)
                    + " and " + std::to_string(d->n_after) + " samples)";
         }
-        if (d->outcome == "within-noise" && ranked)
+        if (d->outcome == clock_outcome::within_noise && ranked)
         {
             return "the change is inside the noise band with " + std::to_string(n)
                    + " samples a side, and the band does not shrink with more";
         }
-        if (d->outcome == "not-significant" && d->samples_needed && *d->samples_needed > max_samples)
+        if (d->outcome == clock_outcome::not_significant && d->samples_needed && *d->samples_needed > max_samples)
         {
             return "about " + std::to_string(*d->samples_needed) + " samples a side would settle it, more than "
                    + std::to_string(max_samples);
@@ -713,17 +714,57 @@ namespace xwarp
     }
 
     comparison compare_reports(report& before, report& after, const std::string& before_name, const std::string& after_name,
-                               deciding_clock clock)
+                               deciding_clock clock, const std::vector<cache_kind>& the_change_fills)
     {
         analyze(before);
         analyze(after);
-        return compare_analyzed(before, after, before_name, after_name, clock);
+        return compare_analyzed(before, after, before_name, after_name, clock, the_change_fills);
     }
 
     namespace
     {
-        // Same machine, same Warp, same command? The reasons they are not (empty: comparable).
-        std::vector<std::string> comparability(const report& before, const report& after, comparison& c)
+        // What each cache held when a side's good cold passes started: per kind, whether it was
+        // empty in every pass, held something in every pass, or either (none: not recorded).
+        enum class cache_start
+        {
+            empty,
+            held,
+            mixed,
+        };
+        std::map<cache_kind, std::pair<cache_start, std::int64_t>> cold_cache_starts(const report& r)
+        {
+            std::map<cache_kind, std::pair<cache_start, std::int64_t>> starts;  // kind -> (start, most bytes held)
+            for (const auto& s : r.samples)
+            {
+                if (!s.ok())
+                {
+                    continue;
+                }
+                for (const auto& c : s.cold.caches)
+                {
+                    const cache_start here = c.empty_at_start() ? cache_start::empty : cache_start::held;
+                    const auto [it, added] = starts.try_emplace(c.kind, here, c.bytes_before);
+                    if (!added)
+                    {
+                        it->second.first = it->second.first == here ? here : cache_start::mixed;
+                        it->second.second = std::max(it->second.second, c.bytes_before);
+                    }
+                }
+            }
+            return starts;
+        }
+
+        std::string cache_start_words(const std::pair<cache_start, std::int64_t>& start)
+        {
+            return start.first == cache_start::empty ? std::string("empty")
+                   : start.first == cache_start::held ? "holding " + format_bytes(start.second)
+                                                       : "empty in some samples only";
+        }
+
+        // Same machine, same Warp, same command, the same caches to start from? The reasons they
+        // are not (empty: comparable). A cache the change itself fills (a lever that keeps one) may differ.
+        std::vector<std::string> comparability(const report& before, const report& after, comparison& c,
+                                               const std::vector<cache_kind>& the_change_fills)
         {
             const auto join = [](const std::vector<std::string>& v)
             {
@@ -757,6 +798,20 @@ namespace xwarp
             if (gb != ga)
             {
                 not_comparable.push_back("different GPUs on the two machines");
+            }
+            const auto starts_before = cold_cache_starts(before);
+            const auto starts_after = cold_cache_starts(after);
+            for (const auto& [kind, start] : starts_before)
+            {
+                const auto other = starts_after.find(kind);
+                if (other == starts_after.end() || other->second.first == start.first
+                    || std::find(the_change_fills.begin(), the_change_fills.end(), kind) != the_change_fills.end())
+                {
+                    continue;
+                }
+                not_comparable.push_back("the cold passes started from different caches: the " + word_of(kind) + " was "
+                                         + cache_start_words(start) + " before and " + cache_start_words(other->second)
+                                         + " after (a cold run on kept caches is another experiment: compare like with like)");
             }
             if (before.command == after.command)
             {
@@ -894,68 +949,242 @@ namespace xwarp
             return std::any_of(r.result.flags.begin(), r.result.flags.end(), [&](const flag& f) { return f.id == id; });
         }
 
-        // The three clocks, and the one the verdict is decided on (with why, in judged_on). When
-        // both sides wrote as many headers in every sample, module work is judged without them
-        // (on the CPU they are most of the first build and most of its noise).
-        std::size_t judge_clocks(const report& before, const report& after, comparison& c)
+        // The wall the machine's other processes could have taken from one good sample on a wall
+        // clock (their CPU time over the CPUs, machine_load::explains_ms): the cold pass's for
+        // the cold wall and cold module work, the warm pass's for warm module work, and for
+        // compile elapsed (cold wall - warm wall) the cold pass's less the warm pass's. None when
+        // a pass's load was not measured.
+        std::optional<double> load_on(xwarp::clock k, const sample& s)
+        {
+            const auto cold = s.cold.load ? std::optional<double>(s.cold.load->explains_ms()) : std::nullopt;
+            const auto warm = s.warm && s.warm->load ? std::optional<double>(s.warm->load->explains_ms()) : std::nullopt;
+            switch (k)
+            {
+                case xwarp::clock::cold_wall:
+                case xwarp::clock::cold_module_work:
+                    return cold;
+                case xwarp::clock::warm_module_work:
+                    return warm;
+                case xwarp::clock::compile_elapsed:
+                    return cold && warm ? std::optional<double>(*cold - *warm) : std::nullopt;
+                case xwarp::clock::cold_module_cpu:
+                case xwarp::clock::warm_module_cpu:
+                    return std::nullopt;
+            }
+            return std::nullopt;
+        }
+
+        // The median of load_on over a side's good samples; none when any was not measured.
+        std::optional<double> side_load(xwarp::clock k, const report& r)
+        {
+            std::vector<double> v;
+            for (const auto& s : r.samples)
+            {
+                if (!s.ok() || (k != xwarp::clock::cold_wall && k != xwarp::clock::cold_module_work && !s.warm))
+                {
+                    continue;
+                }
+                const auto l = load_on(k, s);
+                if (!l)
+                {
+                    return std::nullopt;
+                }
+                v.push_back(*l);
+            }
+            return median(v);
+        }
+
+        // The most CPUs the machine's other processes kept busy during a good cold pass of a side,
+        // or none when no load was measured.
+        std::optional<double> busiest(const report& r)
+        {
+            std::optional<double> most;
+            for (const auto& s : r.samples)
+            {
+                if (s.ok() && s.cold.load)
+                {
+                    most = std::max(most.value_or(0.0), s.cold.load->busy_cpus(s.cold.wall_ms));
+                }
+            }
+            return most;
+        }
+
+        // A wall clock beyond its band is the machine's load, not the change, when the load moved
+        // the same way by enough to leave the rest inside the band: the after side's passes ran
+        // beside that much more (or less) of the other processes' work than the before side's.
+        void hold_to_load(clock_judgement& k, const report& before, const report& after)
+        {
+            if (!load_moves(k.clock))
+            {
+                return;
+            }
+            const auto lb = side_load(k.clock, before);
+            const auto la = side_load(k.clock, after);
+            if (!lb || !la || !k.delta_ms)
+            {
+                return;
+            }
+            k.load_delta_ms = *la - *lb;
+            const bool beyond = k.outcome == clock_outcome::improved || k.outcome == clock_outcome::regressed;
+            const bool same_way = (*k.load_delta_ms < 0) == (*k.delta_ms < 0) && *k.load_delta_ms != 0.0;
+            if (beyond && same_way && std::fabs(*k.delta_ms) - std::fabs(*k.load_delta_ms) <= k.band_ms.value_or(0.0))
+            {
+                k.outcome = clock_outcome::machine_busy;
+            }
+        }
+
+        // Which clock judges build work: the loading threads' CPU time when both sides recorded it
+        // for every load (cold or warm pass), else Warp's module timers.
+        xwarp::clock build_clock(const report& before, const report& after, bool warm)
+        {
+            const auto& b = warm ? before.result.warm_module_cpu_ms : before.result.cold_module_cpu_ms;
+            const auto& a = warm ? after.result.warm_module_cpu_ms : after.result.cold_module_cpu_ms;
+            if (b.median && a.median)
+            {
+                return warm ? xwarp::clock::warm_module_cpu : xwarp::clock::cold_module_cpu;
+            }
+            return warm ? xwarp::clock::warm_module_work : xwarp::clock::cold_module_work;
+        }
+
+        const stat& stat_of(xwarp::clock k, const report& r)
+        {
+            switch (k)
+            {
+                case xwarp::clock::cold_module_work:
+                    return r.result.cold_module_ms;
+                case xwarp::clock::compile_elapsed:
+                    return r.result.compile_elapsed_ms;
+                case xwarp::clock::warm_module_work:
+                    return r.result.warm_module_ms;
+                case xwarp::clock::cold_wall:
+                    return r.result.cold_wall_ms;
+                case xwarp::clock::cold_module_cpu:
+                    return r.result.cold_module_cpu_ms;
+                case xwarp::clock::warm_module_cpu:
+                    return r.result.warm_module_cpu_ms;
+            }
+            return r.result.cold_module_ms;
+        }
+
+        // Every clock both sides can be judged on: build work on CPU time where recorded (the wall
+        // of Warp's timers beside it), compile elapsed, and the cold wall for a suite's levers.
+        void judge_every_clock(const report& before, const report& after, comparison& c, deciding_clock deciding)
         {
             const auto headers_before = header_writes(before);
             const auto headers_after = header_writes(after);
-            clock_judgement module_clock;
-            if (headers_before.size() == 1 && headers_before == headers_after && *headers_before.begin() > 0)
+            std::vector<xwarp::clock> clocks;
+            if (build_clock(before, after, false) == xwarp::clock::cold_module_cpu)
             {
-                module_clock = judge("cold_module_ms", make_stat(work_without_headers(before)),
-                                     make_stat(work_without_headers(after)));
-                module_clock.note = "precompiled-header writes left out: both sides wrote "
-                                    + std::to_string(*headers_before.begin()) + " per cold pass";
+                clocks.push_back(xwarp::clock::cold_module_cpu);
             }
-            else
+            clocks.push_back(xwarp::clock::cold_module_work);
+            clocks.push_back(xwarp::clock::compile_elapsed);
+            if (build_clock(before, after, true) == xwarp::clock::warm_module_cpu)
             {
-                module_clock = judge("cold_module_ms", before.result.cold_module_ms, after.result.cold_module_ms);
+                clocks.push_back(xwarp::clock::warm_module_cpu);
             }
-            c.clocks = {module_clock,
-                        judge("compile_elapsed_ms", before.result.compile_elapsed_ms, after.result.compile_elapsed_ms),
-                        judge("warm_module_ms", before.result.warm_module_ms, after.result.warm_module_ms)};
-            std::size_t decide = 0;
+            clocks.push_back(xwarp::clock::warm_module_work);
+            if (deciding == deciding_clock::cold_wall)
+            {
+                clocks.push_back(xwarp::clock::cold_wall);
+            }
+            for (const auto k : clocks)
+            {
+                clock_judgement j;
+                if (k == xwarp::clock::cold_module_work && headers_before.size() == 1 && headers_before == headers_after
+                    && *headers_before.begin() > 0)
+                {
+                    // on Warp's timers a header write is most of a CPU thread's first build and most
+                    // of its noise; the CPU clock keeps it (its CPU time does not wander)
+                    j = judge(k, make_stat(work_without_headers(before)), make_stat(work_without_headers(after)));
+                    j.note = "precompiled-header writes left out: both sides wrote " + std::to_string(*headers_before.begin())
+                             + " per cold pass";
+                }
+                else
+                {
+                    j = judge(k, stat_of(k, before), stat_of(k, after));
+                }
+                hold_to_load(j, before, after);
+                c.clocks.push_back(std::move(j));
+            }
+        }
+
+        // The clock the verdict is decided on, and why (judged_on). Build work is judged on the
+        // loading threads' CPU time where both sides recorded it: the machine's load cannot move it.
+        xwarp::judged_on choose_clock(const report& before, const report& after, comparison& c, deciding_clock deciding)
+        {
+            if (deciding == deciding_clock::cold_wall)
+            {
+                return {xwarp::clock::cold_wall,
+                        "a change to how a test suite runs (its workers, how they draw tests, its header settings) is for "
+                        "the wall the job waits on; module work summed over its processes is CPU time"};
+            }
+            const xwarp::clock cold_build = build_clock(before, after, false);
+            const std::string on_cpu = cold_build == xwarp::clock::cold_module_cpu
+                                           ? " (the loading threads' CPU time, which the machine's load does not move)"
+                                           : "";
             const std::string stray = stray_warm_builds(before, "before") + stray_warm_builds(after, "after");
+            const bool overlapped = flagged(before, "BUILDS_OVERLAPPED") || flagged(after, "BUILDS_OVERLAPPED");
             if ((flagged(before, "CACHE_NOT_REUSED") || flagged(after, "CACHE_NOT_REUSED")) && stray.empty())
             {
-                decide = 2;
-                c.judged_on = "warm module work: a cache that was not reused shows in the warm pass, where cold wall - "
-                              "warm wall hides it";
+                return {build_clock(before, after, true),
+                        "a cache that was not reused shows in the warm pass, where cold wall - warm wall hides it"};
             }
-            else if (!stray.empty())
+            if (!stray.empty())
             {
-                const bool elapsed = c.same_structure || flagged(before, "BUILDS_OVERLAPPED") || flagged(after, "BUILDS_OVERLAPPED");
-                decide = elapsed ? 1 : 0;
-                c.judged_on = std::string(elapsed ? "compile elapsed" : "cold module work") + ": " + stray
-                              + " compiled while the others reused the cache: a different experiment, left out of the "
-                                "verdict (warm module work is not judged)";
                 c.notes.push_back(stray + " compiled again: a stray build, not the lever's effect");
+                return {c.same_structure || overlapped ? xwarp::clock::compile_elapsed : cold_build,
+                        stray + " compiled while the others reused the cache: a different experiment, left out of the "
+                                "verdict (warm module work is not judged)"};
             }
-            else if (c.same_structure)
+            if (c.same_structure)
             {
-                decide = 1;
-                c.judged_on = "compile elapsed: identities, hashes and generated source are identical, so a change in "
-                              "summed module work is contention, not compilation";
+                return {xwarp::clock::compile_elapsed, "identities, hashes and generated source are identical, so a change "
+                                                       "in summed module work is contention, not compilation"};
             }
-            else if (flagged(before, "BUILDS_OVERLAPPED") || flagged(after, "BUILDS_OVERLAPPED"))
+            if (overlapped)
             {
-                decide = 1;
-                c.judged_on = "compile elapsed: builds overlapped, so summed module work overstates the time waited";
+                return {xwarp::clock::compile_elapsed, "builds overlapped, so summed module work overstates the time waited"};
             }
-            else
+            return {cold_build, "builds were serial and the compiled structure changed" + on_cpu};
+        }
+
+        // A module that failed to build makes a side invalid, unless it failed on both sides in
+        // the same test of a suite that passed: a build the test expects to fail (Warp's own
+        // tests have them), said in the notes and judged past.
+        std::vector<std::pair<std::string, std::string>> failed_builds(const report& r)
+        {
+            std::vector<std::pair<std::string, std::string>> failed;  // (module, test)
+            for (const auto& s : r.samples)
             {
-                c.judged_on = "cold module work: builds were serial and the compiled structure changed";
+                for (const auto& l : s.cold.module_loads)
+                {
+                    if (l.status == load_status::error)
+                    {
+                        const std::pair<std::string, std::string> key{l.module.str(), l.test.str()};
+                        if (std::find(failed.begin(), failed.end(), key) == failed.end())
+                        {
+                            failed.push_back(key);
+                        }
+                    }
+                }
             }
-            c.decided_by = c.clocks[decide].clock;
-            return decide;
+            return failed;
+        }
+
+        bool any_tests_failed(const report& r)
+        {
+            return std::any_of(r.samples.begin(), r.samples.end(), [](const sample& s)
+                               { return s.cold.tests_failed || (s.warm && s.warm->tests_failed); });
         }
 
         // Failed samples, failed builds and a changed workload: what makes a comparison invalid.
-        std::vector<std::string> invalid_reasons(const report& before, const report& after, const comparison& c)
+        std::vector<std::string> invalid_reasons(const report& before, const report& after, comparison& c)
         {
             std::vector<std::string> invalid;
+            const auto failed_before = failed_builds(before);
+            const auto failed_after = failed_builds(after);
+            const bool suites_passed = !any_tests_failed(before) && !any_tests_failed(after);
             for (const auto* side : {&before, &after})
             {
                 const std::string name = side == &before ? "before" : "after";
@@ -964,18 +1193,23 @@ namespace xwarp
                     invalid.push_back(name + ": " + std::to_string(side->result.samples_total - side->result.samples_ok)
                                       + " of " + std::to_string(side->result.samples_total) + " samples failed");
                 }
-                bool tests_failed = false;
-                for (const auto& s : side->samples)
+                const auto& mine = side == &before ? failed_before : failed_after;
+                const auto& theirs = side == &before ? failed_after : failed_before;
+                for (const auto& [module, test] : mine)
                 {
-                    const auto failed = std::find_if(s.cold.module_loads.begin(), s.cold.module_loads.end(),
-                                                     [](const module_load& l) { return l.status == load_status::error; });
-                    if (failed != s.cold.module_loads.end())
+                    const bool expected = suites_passed && !test.empty()
+                                          && std::find(theirs.begin(), theirs.end(), std::make_pair(module, test)) != theirs.end();
+                    if (!expected)
                     {
-                        invalid.push_back(name + ": module " + failed->module + " failed to build");
+                        invalid.push_back(name + ": module " + module + " failed to build");
                     }
-                    tests_failed = tests_failed || s.cold.tests_failed || (s.warm && s.warm->tests_failed);
+                    else if (side == &before)
+                    {
+                        c.notes.push_back("module " + module + " failed to build on both sides in " + test
+                                          + ", which passed: a build the test expects to fail, judged past");
+                    }
                 }
-                if (tests_failed)
+                if (any_tests_failed(*side))
                 {
                     // what a failing suite built counts; how long it took does not (a failed test stops early)
                     invalid.push_back(name + ": tests failed: a timing verdict needs a passing suite");
@@ -989,15 +1223,26 @@ namespace xwarp
         }
 
         // Why an inconclusive verdict is so: how many samples would settle it, or why more cannot.
-        void inconclusive_reasons(const clock_judgement& d, comparison& c)
+        void inconclusive_reasons(const clock_judgement& d, const report& before, const report& after, comparison& c)
         {
+            if (d.outcome == clock_outcome::machine_busy)
+            {
+                const auto busy = std::max(busiest(before).value_or(0.0), busiest(after).value_or(0.0));
+                c.reasons.push_back("the machine was busy: the after side's samples ran beside "
+                                    + format_ms(std::fabs(d.load_delta_ms.value_or(0.0)))
+                                    + (d.load_delta_ms.value_or(0.0) < 0 ? " less" : " more")
+                                    + " of other processes' work per CPU than the before side's (up to "
+                                    + format_fixed(busy, 1) + " CPUs busy with them), as much as the change; a quieter "
+                                      "machine settles it");
+                return;
+            }
             if (d.samples_needed)
             {
                 c.reasons.push_back("about " + std::to_string(*d.samples_needed) + " samples a side would settle it (now "
                                     + std::to_string(d.n_before) + " and " + std::to_string(d.n_after) + ")");
                 return;
             }
-            if (d.outcome != "within-noise")
+            if (d.outcome != clock_outcome::within_noise)
             {
                 return;
             }
@@ -1019,24 +1264,26 @@ namespace xwarp
                                     "twice its spread when larger) does not shrink with more samples; reduce the noise (a "
                                     "quieter machine) or measure a larger change");
             }
+            if (load_moves(d.clock) && std::max(busiest(before).value_or(0.0), busiest(after).value_or(0.0)) >= busy_cpus_noted)
+            {
+                c.reasons.push_back("the machine was busy during some samples (up to "
+                                    + format_fixed(std::max(busiest(before).value_or(0.0), busiest(after).value_or(0.0)), 1)
+                                    + " CPUs busy with other processes), which widens a wall clock's spread");
+            }
         }
 
         // The verdict of a valid, verified comparison: the deciding clock's outcome.
-        void clock_verdict(std::size_t decide, comparison& c)
+        void clock_verdict(std::size_t decide, const report& before, const report& after, comparison& c)
         {
             const auto& d = c.clocks[decide];
-            const std::string clock_name = d.clock == "compile_elapsed_ms" ? "compile elapsed"
-                                           : d.clock == "warm_module_ms"   ? "warm module work"
-                                           : d.clock == "cold_wall_ms"     ? "cold wall"
-                                                                           : "cold module work";
-            const std::string detail = clock_name + " " + (d.delta_ms && *d.delta_ms < 0 ? "fell " : "rose ")
+            const std::string detail = clock_name(d.clock) + " " + (d.delta_ms && *d.delta_ms < 0 ? "fell " : "rose ")
                                        + format_ms(std::fabs(d.delta_ms.value_or(0.0)))
                                        + (d.delta_pct ? " (" + format_fixed(*d.delta_pct, 1) + "%)" : "")
                                        + " against a noise band of " + format_ms(d.band_ms.value_or(0.0))
                                        + (d.p_value ? ", p = " + format_fixed(*d.p_value, 4) : "");
-            if (d.outcome == "improved" || d.outcome == "regressed")
+            if (d.outcome == clock_outcome::improved || d.outcome == clock_outcome::regressed)
             {
-                c.verdict = parse_member<verdict>(d.outcome);
+                c.verdict = d.outcome == clock_outcome::improved ? verdict::improved : verdict::regressed;
                 c.reasons.push_back(detail);
                 if (std::min(d.n_before, d.n_after) < 3)
                 {
@@ -1049,27 +1296,31 @@ namespace xwarp
             else
             {
                 c.verdict = verdict::inconclusive;
-                c.reasons.push_back(detail + (d.outcome == "within-noise" ? ": inside the noise band"
-                                              : d.outcome == "overlapping"
+                c.reasons.push_back(detail + (d.outcome == clock_outcome::within_noise ? ": inside the noise band"
+                                              : d.outcome == clock_outcome::overlapping
                                                   ? ": beyond the band, but the two sides' samples overlap (with fewer "
                                                     "than 5 a side, only sides that do not overlap are credited)"
+                                              : d.outcome == clock_outcome::machine_busy
+                                                  ? ": beyond the band, by no more than the machine's load explains"
                                                   : ": beyond the band but not significant"));
-                inconclusive_reasons(d, c);
+                inconclusive_reasons(d, before, after, c);
             }
             for (std::size_t k = 0; k < c.clocks.size(); ++k)
             {
                 const auto& other = c.clocks[k];
-                if (k != decide && other.clock != "warm_module_ms"
-                    && (other.outcome == "improved" || other.outcome == "regressed") && other.outcome != d.outcome)
+                const bool warm = other.clock == xwarp::clock::warm_module_work || other.clock == xwarp::clock::warm_module_cpu;
+                const bool beyond = other.outcome == clock_outcome::improved || other.outcome == clock_outcome::regressed;
+                if (k != decide && !warm && other.clock != xwarp::clock::cold_wall && beyond && other.outcome != d.outcome)
                 {
-                    c.notes.push_back("another clock (" + other.clock + ") " + other.outcome);
+                    c.notes.push_back("another clock (" + clock_name(other.clock) + ") " + word_of(other.outcome));
                 }
             }
         }
     }
 
     comparison compare_analyzed(const report& before, const report& after, const std::string& before_name,
-                                const std::string& after_name, deciding_clock clock)
+                                const std::string& after_name, deciding_clock clock,
+                                const std::vector<cache_kind>& the_change_fills)
     {
         require_comparable(before, before_name);
         require_comparable(after, after_name);
@@ -1079,7 +1330,7 @@ namespace xwarp
         c.after = side_of(after, after_name);
         const run_result& b = before.first_good()->cold;
         const run_result& a = after.first_good()->cold;
-        const std::vector<std::string> not_comparable = comparability(before, after, c);
+        const std::vector<std::string> not_comparable = comparability(before, after, c, the_change_fills);
         c.workload = check_workload(b, a);
         const auto hb = hashes_by_module(b);
         const auto ha = hashes_by_module(a);
@@ -1094,16 +1345,16 @@ namespace xwarp
         };
         c.same_structure = same_identities(b, a) && before.result.source_bytes.median == after.result.source_bytes.median;
         c.option_checks = check_options(b, a, c.receipts);
-        std::size_t decide = judge_clocks(before, after, c);
+        judge_every_clock(before, after, c, clock);
+        c.judged_on = choose_clock(before, after, c, clock);
         if (clock == deciding_clock::cold_wall)
         {
             suite_workload(before, after, c.workload);
-            c.clocks.push_back(judge("cold_wall_ms", before.result.cold_wall_ms, after.result.cold_wall_ms));
-            decide = c.clocks.size() - 1;
-            c.decided_by = "cold_wall_ms";
-            c.judged_on = "cold wall: a change to how a test suite runs (its workers, how they draw tests, its "
-                          "header settings) is for the wall the job waits on; module work summed over its "
-                          "processes is CPU time";
+        }
+        std::size_t decide = 0;
+        while (decide + 1 < c.clocks.size() && c.clocks[decide].clock != c.judged_on.by)
+        {
+            ++decide;
         }
         // Verdict, most fundamental problem first.
         std::vector<std::string> invalid;
@@ -1124,7 +1375,7 @@ namespace xwarp
         }
         else
         {
-            clock_verdict(decide, c);
+            clock_verdict(decide, before, after, c);
         }
         for (const auto& oc : c.option_checks)
         {

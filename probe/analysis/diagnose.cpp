@@ -170,6 +170,10 @@ namespace xwarp
             order[at] = at;
         }
         mark_library_code(out.findings, r.cwd);
+        for (auto& f : out.findings)
+        {
+            f.savings_clock = r.result.module_clock;  // every estimate was made on it
+        }
         if (const sample* first = r.first_good())
         {
             attribute_to_tests(out.findings, first->cold);

@@ -25,14 +25,6 @@ namespace xwarp
                 default: return delta_ms && *delta_ms < 0 ? fix_verdict::inconclusive : fix_verdict::no_gain;
             }
         }
-
-        std::string clock_words(const std::string& clock)
-        {
-            return clock == "compile_elapsed_ms" ? "compile elapsed"
-                   : clock == "warm_module_ms"   ? "warm module work"
-                   : clock == "cold_wall_ms"     ? "cold wall"
-                                                 : "cold module work";
-        }
     }
 
     namespace
@@ -70,12 +62,12 @@ namespace xwarp
             std::optional<double> delta;
             for (const auto& k : c.clocks)
             {
-                if (k.clock == c.decided_by)
+                if (k.clock == c.judged_on.by)
                 {
                     delta = k.delta_ms;
                     f.saving_ms = k.delta_ms ? std::optional<double>(-*k.delta_ms) : std::nullopt;
                     f.band_ms = k.band_ms;
-                    f.clock = clock_words(k.clock);
+                    f.clock = k.clock;
                 }
             }
             f.verdict = verdict_of(c.verdict, delta);
@@ -139,7 +131,8 @@ namespace xwarp
         else if (marginal.verdict == fix_verdict::verified)
         {
             f.together_step = together_status::still_pays;
-            f.together = "still pays with the " + std::to_string(k) + " before it applied: -" + saving + " " + marginal.clock;
+            f.together = "still pays with the " + std::to_string(k) + " before it applied: -" + saving
+                         + (marginal.clock ? " " + clock_name(*marginal.clock) : std::string());
         }
         else
         {

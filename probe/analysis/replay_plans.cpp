@@ -12,6 +12,7 @@
 #include "xwarp/analysis/stats.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/model/format.hpp"
+#include "xwarp/model/json_io.hpp"
 #include "levers/lever.hpp"
 
 namespace xwarp
@@ -279,23 +280,11 @@ namespace xwarp
         {
             for (const auto& k : c.clocks)
             {
-                if (k.clock == "cold_module_ms" && k.delta_ms)
+                if (k.delta_ms)
                 {
-                    w.saving_cold_module_ms = -*k.delta_ms;
+                    w.savings[k.clock] = -*k.delta_ms;
                 }
-                if (k.clock == "compile_elapsed_ms" && k.delta_ms)
-                {
-                    w.saving_compile_elapsed_ms = -*k.delta_ms;
-                }
-                if (k.clock == "warm_module_ms" && k.delta_ms)
-                {
-                    w.saving_warm_module_ms = -*k.delta_ms;
-                }
-                if (k.clock == "cold_wall_ms" && k.delta_ms)
-                {
-                    w.saving_cold_wall_ms = -*k.delta_ms;
-                }
-                if (k.clock == c.decided_by)
+                if (k.clock == c.judged_on.by)
                 {
                     w.band_ms = k.band_ms;
                 }
@@ -390,16 +379,16 @@ namespace xwarp
             {
                 w.estimate_ms = estimate;
             }
-            const auto quoted = w.quoted();
-            json measured = {{"verdict", w.verdict},
-                             {"saving_ms", nullable(quoted.ms)},
-                             {"clock", quoted.clock},
-                             {"band_ms", nullable(w.band_ms)},
-                             {"samples", w.samples},
-                             {"judged_on", w.judged_on},
-                             {"reason", w.reason},
-                             {"lever", w.lever},
-                             {"needs", w.needs}};
+            replay_measurement measured;
+            measured.lever = w.lever;
+            measured.verdict = w.verdict;
+            measured.saving_ms = w.quoted_saving();
+            measured.clock = w.judged_on.by;
+            measured.band_ms = w.band_ms;
+            measured.samples = w.samples;
+            measured.judged_on = w.judged_on.sentence();
+            measured.reason = w.reason;
+            measured.needs = w.needs;
             const bool did_not_pay = w.verdict == verdict::regressed || w.verdict == verdict::inconclusive || w.verdict == verdict::invalid;
             bool any_finding = false;
             for (auto it = r.findings.begin(); it != r.findings.end();)
@@ -426,7 +415,7 @@ namespace xwarp
                     d.module = it->module;
                     d.device = it->device;
                     d.reason = "measured by the what-if replay: " + word_of(w.verdict) + (w.reason.empty() ? "" : " (" + w.reason + ")");
-                    d.numbers = measured;
+                    d.numbers = measurement_json(measured);
                     r.declined.push_back(d);
                     it = r.findings.erase(it);
                     continue;
@@ -470,7 +459,7 @@ namespace xwarp
                 d.mechanism = w.mechanism;
                 d.lever = w.lever;
                 d.reason = "measured by the what-if replay: " + word_of(w.verdict) + (w.reason.empty() ? "" : " (" + w.reason + ")");
-                d.numbers = measured;
+                d.numbers = measurement_json(measured);
                 r.declined.push_back(d);
             }
         }
@@ -479,10 +468,9 @@ namespace xwarp
         // findings without a figure. Within each, the order the detectors' ranking gave.
         const auto known = [](const finding& f) -> std::pair<int, double>
         {
-            const json& m = f.measured;
-            if (m.is_object() && m.value("verdict", std::string()) == word_of(verdict::improved) && m.value("saving_ms", json()).is_number())
+            if (f.measured && f.measured->verdict == verdict::improved && f.measured->saving_ms)
             {
-                return {0, m["saving_ms"].get<double>()};
+                return {0, *f.measured->saving_ms};
             }
             return f.savings_ms ? std::make_pair(1, *f.savings_ms) : std::make_pair(2, 0.0);
         };

@@ -39,6 +39,22 @@ namespace xwarp
             return t;
         }
 
+        // The loading threads' CPU time summed over a pass's loads; none when a load did not
+        // record it (parsed from Warp's log, or a shim before it was recorded).
+        std::optional<double> sum_cpu(const run_result& run)
+        {
+            double t = 0.0;
+            for (const auto& l : run.module_loads)
+            {
+                if (!l.cpu_ms)
+                {
+                    return std::nullopt;
+                }
+                t += *l.cpu_ms;
+            }
+            return t;
+        }
+
         // How far a pass's builds ran at the same time: the summed duration of its compiled loads
         // over the time during which at least one of them ran, from the spans the shim recorded
         // (process start + offset, the load wrapper's duration). A load nested inside another
@@ -449,6 +465,21 @@ namespace xwarp
                 {
                     m_warm_mod.push_back(sum_work(*warm));
                 }
+                // A CPU figure for a side only when every good pass has one: a median over some
+                // samples would compare other samples than the wall clocks do.
+                const auto cold_cpu = sum_cpu(cold);
+                m_cold_cpu_whole = m_cold_cpu_whole && cold_cpu.has_value();
+                m_cold_cpu.push_back(cold_cpu.value_or(0.0));
+                if (warm)
+                {
+                    const auto warm_cpu = sum_cpu(*warm);
+                    m_warm_cpu_whole = m_warm_cpu_whole && warm_cpu.has_value();
+                    m_warm_cpu.push_back(warm_cpu.value_or(0.0));
+                }
+                if (cold.load)
+                {
+                    m_busy.push_back(cold.load->busy_cpus(cold.wall_ms));
+                }
                 double nat = 0.0;
                 double bytes = 0.0;
                 bool have_bytes = false;
@@ -599,6 +630,16 @@ namespace xwarp
                 m_s.compile_elapsed_ms = make_stat(m_elapsed);
                 m_s.cold_module_ms = make_stat(m_cold_mod);
                 m_s.warm_module_ms = make_stat(m_warm_mod);
+                if (m_cold_cpu_whole && !m_cold_cpu.empty())
+                {
+                    m_s.cold_module_cpu_ms = make_stat(m_cold_cpu);
+                    m_s.module_clock = clock::cold_module_cpu;
+                }
+                if (m_warm_cpu_whole && !m_warm_cpu.empty())
+                {
+                    m_s.warm_module_cpu_ms = make_stat(m_warm_cpu);
+                }
+                m_s.busy_cpus = make_stat(m_busy);
                 m_s.native_ms = make_stat(m_native);
                 m_s.overlap_factor = make_stat(m_overlap);
                 if (!m_overlap.empty())
@@ -876,7 +917,9 @@ namespace xwarp
             summary m_s;
             std::vector<const sample*> m_good;
             std::vector<double> m_cold_wall, m_warm_wall, m_elapsed, m_cold_mod, m_warm_mod, m_native, m_overlap, m_ids,
-                m_src, m_lto, m_launches, m_share, m_cache_binaries, m_cache_bytes;
+                m_src, m_lto, m_launches, m_share, m_cache_binaries, m_cache_bytes, m_cold_cpu, m_warm_cpu, m_busy;
+            bool m_cold_cpu_whole = true;  // every good cold pass recorded its loads' CPU time
+            bool m_warm_cpu_whole = true;
             // Each identity is looked up once per load, for its index in first-seen order; what
             // is known of it is kept in vectors by that index (a hash table per figure made a
             // report of 100,000 identities hash and compare every load's strings half a dozen

@@ -176,10 +176,18 @@ namespace xwarp
 
     warmup_check judge_warmup(const warmup_plan& plan, const std::vector<primed_sample>& samples, bool interrupted,
                               std::optional<double> timeout_s, std::optional<double> serial_cold_build_ms,
-                              std::optional<double> cold_wall_ms, const std::vector<int>& workers_per_sample)
+                              const std::vector<sample>& cold_beside, const std::vector<int>& workers_per_sample)
     {
         warmup_check c;
-        c.cold_wall_ms = cold_wall_ms;
+        std::vector<double> cold_walls;
+        for (const auto& s : cold_beside)
+        {
+            if (s.cold.ok())
+            {
+                cold_walls.push_back(s.cold.wall_ms);
+            }
+        }
+        c.cold_wall_beside_ms = make_stat(cold_walls);
         std::set<const warmup_target*> not_as_measured;
         int program_built_first = 0;  // the run's identities the program built in the first sample
         std::optional<warmup_verdict> decided;
@@ -255,6 +263,16 @@ namespace xwarp
         if (c.warmup_wall_ms.median && c.primed_wall_ms.median)
         {
             c.warmup_and_primed_ms = *c.warmup_wall_ms.median + *c.primed_wall_ms.median;
+            if (c.cold_wall_beside_ms.median && *c.cold_wall_beside_ms.median > 0)
+            {
+                // a step before the program pays for itself on one run only when the two together
+                // take less than the cold run beside them, beyond both sides' spread
+                const double cold = *c.cold_wall_beside_ms.median;
+                const double spread = 2.0 * std::max({c.cold_wall_beside_ms.mad.value_or(0.0), c.warmup_wall_ms.mad.value_or(0.0),
+                                                      c.primed_wall_ms.mad.value_or(0.0)});
+                c.of_cold = *c.warmup_and_primed_ms / cold;
+                c.of_cold_band = std::max(0.01, spread / cold);
+            }
         }
         pick_workers(c, samples, workers_per_sample);
         if (!decided)

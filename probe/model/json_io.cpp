@@ -89,6 +89,23 @@ namespace xwarp
         return total_ms.value_or(0.0);
     }
 
+    double module_load::cost_ms(clock on) const
+    {
+        const bool cpu_clock = on == clock::cold_module_cpu || on == clock::warm_module_cpu;
+        return cpu_clock && cpu_ms ? *cpu_ms : work_ms();
+    }
+
+    double module_load::header_cost_ms(clock on) const
+    {
+        if (!pch_ms)
+        {
+            return 0.0;
+        }
+        const double wall = work_ms();
+        const bool cpu_clock = on == clock::cold_module_cpu || on == clock::warm_module_cpu;
+        return cpu_clock && cpu_ms && wall > 0 ? *pch_ms * std::min(1.0, *cpu_ms / wall) : *pch_ms;
+    }
+
     std::optional<bool> content_snapshot::holds_backward_code() const
     {
         const auto opt = options->find("enable_backward");
@@ -154,6 +171,9 @@ namespace xwarp
                                                     via_preload,
                                                     first_in_thread,
                                                     pch_ms,
+                                                    cpu_ms,
+                                                    cpu_wait_ms,
+                                                    instructions,
                                                     phases,
                                                     triggered_by,
                                                     test)
@@ -186,6 +206,33 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         cache_inventory, module_dirs, source_files, source_bytes, binary_files, binary_bytes, lto_files, lto_bytes)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(nvrtc_trace, module_dir, file, hash_prefix, events, events_dropped)
+    // a pass's conditions: declared in json_io.hpp, for a recorded pass's meta file
+    void to_json(json& j, const machine_load& l)
+    {
+        j = {{"cpus", l.cpus}, {"others_cpu_ms", l.others_cpu_ms}, {"own_cpu_ms", l.own_cpu_ms}};
+    }
+    void from_json(const json& j, machine_load& l)
+    {
+        l.cpus = j.value("cpus", 0);
+        l.others_cpu_ms = j.value("others_cpu_ms", 0.0);
+        l.own_cpu_ms = j.value("own_cpu_ms", 0.0);
+    }
+    void to_json(json& j, const cache_state& c)
+    {
+        j = {{"kind", c.kind},
+             {"files_before", c.files_before},
+             {"bytes_before", c.bytes_before},
+             {"files_after", c.files_after},
+             {"bytes_after", c.bytes_after}};
+    }
+    void from_json(const json& j, cache_state& c)
+    {
+        c.kind = j.at("kind").get<cache_kind>();
+        c.files_before = j.value("files_before", std::int64_t{0});
+        c.bytes_before = j.value("bytes_before", std::int64_t{0});
+        c.files_after = j.value("files_after", std::int64_t{0});
+        c.bytes_after = j.value("bytes_after", std::int64_t{0});
+    }
     // A pass's and a sample's fields but their large arrays (the module loads and launches, the
     // two passes): report_json_text writes those one element at a time, and to_json/from_json
     // below add them back, so the field lists stay in one place each.
@@ -214,6 +261,8 @@ namespace xwarp
                                                         stray_processes_left,
                                                         containment,
                                                         nvrtc_traces,
+                                                        load,
+                                                        caches,
                                                         notes)
         NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(sample, index, one_pass)
     }
@@ -254,8 +303,8 @@ namespace xwarp
                                                     primed_wall_ms, warm_wall_ms, wall_gap_ms, band_ms, serial_cold_build_ms,
                                                     covered_built, uncovered_built, new_built, verdict, reasons,
                                                     results_read, file_built, file_other, file_failed, program_ran,
-                                                    covered_measured, cold_wall_ms, warmup_and_primed_ms, worker_trials,
-                                                    workers_picked)
+                                                    covered_measured, cold_wall_beside_ms, warmup_and_primed_ms, of_cold,
+                                                    of_cold_band, worker_trials, workers_picked)
     void to_json(json& j, const warmup_plan& p)
     {
         j = json{{"source", p.source}, {"command", p.command}, {"warp_version", p.warp_version},
@@ -319,6 +368,10 @@ namespace xwarp
                                                         compile_elapsed_ms,
                                                         cold_module_ms,
                                                         warm_module_ms,
+                                                        cold_module_cpu_ms,
+                                                        warm_module_cpu_ms,
+                                                        module_clock,
+                                                        busy_cpus,
                                                         native_ms,
                                                         overlap_factor,
                                                         overlap_note,
@@ -384,12 +437,124 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(source_location, file, line)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(cause_location, file, line, what)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(declined_lever, mechanism, lever, module, device, reason, numbers, recommendation)
+    void to_json(json& j, const replay_measurement& m);
+    void from_json(const json& j, replay_measurement& m);
 
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(settling, added_before, added_after, max_samples, settled, stopped_because)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(fix_result, finding, mechanism, lever, module, files, patch, patch_file,
-                                                    verdict, saving_ms, clock, band_ms, samples, reason, notes, together, together_step,
-                                                    applied, cold_builds_before, cold_builds_after, warm_builds_before, warm_builds_after,
-                                                    finding_gone, verified_by)
+    namespace
+    {
+        // A clock named by its word (cold_module_cpu_ms), or in a report written before the
+        // clocks were words of their own, by its name at the start of a sentence ("compile
+        // elapsed"); none for "" or null.
+        std::optional<xwarp::clock> clock_from(const json& j)
+        {
+            if (!j.is_string() || j.get_ref<const std::string&>().empty())
+            {
+                return std::nullopt;
+            }
+            const std::string& word = j.get_ref<const std::string&>();
+            if (const auto c = member_named<xwarp::clock>(word))
+            {
+                return c;
+            }
+            if (const auto c = clock_named_in(word))
+            {
+                return c;
+            }
+            throw std::invalid_argument("\"" + word + "\" names no clock");
+        }
+
+        json clock_json(const std::optional<xwarp::clock>& c)
+        {
+            return c ? json(word_of(*c)) : json(nullptr);
+        }
+
+        // A judged_on as the JSON holds it: the sentence, and the clock's word beside it.
+        xwarp::judged_on judged_on_from(const json& sentence, const json& word)
+        {
+            xwarp::judged_on on;
+            const std::string text = sentence.is_string() ? sentence.get<std::string>() : std::string();
+            const auto by = word.is_string() ? clock_from(word) : clock_from(sentence);
+            on.by = by.value_or(xwarp::clock::cold_module_work);
+            const std::string name = clock_name(on.by);
+            on.why = text.rfind(name, 0) == 0 ? text.substr(std::min(text.size(), name.size() + (text.size() > name.size() ? 2 : 0)))
+                                               : text;
+            return on;
+        }
+    }
+
+    namespace fields_but_clock
+    {
+        NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(fix_result, finding, mechanism, lever, module, files, patch, patch_file,
+                                                        verdict, saving_ms, band_ms, samples, reason, notes, together, together_step,
+                                                        applied, cold_builds_before, cold_builds_after, warm_builds_before,
+                                                        warm_builds_after, finding_gone, verified_by)
+    }
+
+    void to_json(json& j, const fix_result& f)
+    {
+        fields_but_clock::to_json(j, f);
+        j["clock"] = clock_json(f.clock);
+    }
+
+    void from_json(const json& j, fix_result& f)
+    {
+        fields_but_clock::from_json(j, f);
+        f.clock = clock_from(j.value("clock", json()));
+    }
+
+    void to_json(json& j, const replay_measurement& m)
+    {
+        j = {{"lever", m.lever},
+             {"verdict", m.verdict},
+             {"saving_ms", m.saving_ms},
+             {"clock", clock_json(m.clock)},
+             {"band_ms", m.band_ms},
+             {"samples", m.samples},
+             {"judged_on", m.judged_on},
+             {"reason", m.reason},
+             {"needs", m.needs}};
+    }
+
+    void from_json(const json& j, replay_measurement& m)
+    {
+        m.lever = j.value("lever", std::string());
+        m.verdict = j.value("verdict", verdict::not_run);
+        m.saving_ms = j.value("saving_ms", std::optional<double>{});
+        m.clock = clock_from(j.value("clock", json()));
+        m.band_ms = j.value("band_ms", std::optional<double>{});
+        m.samples = j.value("samples", 0);
+        m.judged_on = j.value("judged_on", std::string());
+        m.reason = j.value("reason", std::string());
+        m.needs = j.value("needs", std::string());
+    }
+
+    json measurement_json(const replay_measurement& m)
+    {
+        return m;
+    }
+
+    namespace
+    {
+        // A replay's saving on each clock, keyed by the clock's name in the report's JSON (in the
+        // order of the clock's members); the first three are always written (null when not judged).
+        constexpr std::array<std::string_view, 6> saving_keys{"cold_module_work", "compile_elapsed", "warm_module_work",
+                                                              "cold_wall",        "cold_module_cpu", "warm_module_cpu"};
+
+        json savings_json(const whatif_result& w)
+        {
+            json out = json::object();
+            for (std::size_t k = 0; k < saving_keys.size(); ++k)
+            {
+                const auto saving = w.saving_on(static_cast<xwarp::clock>(k));
+                if (saving || k < 3)
+                {
+                    out[std::string(saving_keys[k])] = saving ? json(*saving) : json(nullptr);
+                }
+            }
+            return out;
+        }
+    }
 
     void to_json(json& j, const whatif_result& w)
     {
@@ -400,13 +565,10 @@ namespace xwarp
              {"params", w.params},
              {"applied", w.applied},
              {"verdict", w.verdict},
-             {"saving_ms",
-              {{"cold_module_work", w.saving_cold_module_ms},
-               {"compile_elapsed", w.saving_compile_elapsed_ms},
-               {"warm_module_work", w.saving_warm_module_ms},
-               {"cold_wall", w.saving_cold_wall_ms}}},
+             {"saving_ms", savings_json(w)},
              {"band_ms", w.band_ms},
-             {"judged_on", w.judged_on},
+             {"judged_on", w.judged_on.sentence()},
+             {"judged_by", word_of(w.judged_on.by)},
              {"samples", w.samples},
              {"estimate_ms", w.estimate_ms},
              {"builds",
@@ -433,12 +595,16 @@ namespace xwarp
         w.applied = j.value("applied", json::object());
         w.verdict = j.value("verdict", verdict::not_run);
         const json saving = j.value("saving_ms", json::object());
-        w.saving_cold_module_ms = saving.value("cold_module_work", std::optional<double>{});
-        w.saving_compile_elapsed_ms = saving.value("compile_elapsed", std::optional<double>{});
-        w.saving_warm_module_ms = saving.value("warm_module_work", std::optional<double>{});
-        w.saving_cold_wall_ms = saving.value("cold_wall", std::optional<double>{});
+        for (std::size_t k = 0; k < saving_keys.size(); ++k)
+        {
+            const auto it = saving.find(saving_keys[k]);
+            if (it != saving.end() && it->is_number())
+            {
+                w.savings[static_cast<xwarp::clock>(k)] = it->get<double>();
+            }
+        }
         w.band_ms = j.value("band_ms", std::optional<double>{});
-        w.judged_on = j.value("judged_on", std::string());
+        w.judged_on = judged_on_from(j.value("judged_on", json()), j.value("judged_by", json()));
         w.samples = j.value("samples", 0);
         w.estimate_ms = j.value("estimate_ms", std::optional<double>{});
         const json builds = j.value("builds", json::object());
@@ -467,6 +633,7 @@ namespace xwarp
                                                     locations,
                                                     recommendation,
                                                     savings_ms,
+                                                    savings_clock,
                                                     kind,
                                                     guide,
                                                     lever,
@@ -545,12 +712,15 @@ namespace xwarp
                                                     n_after,
                                                     outcome,
                                                     samples_needed,
+                                                    load_delta_ms,
                                                     note)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(hash_receipt, module, device, before, after, changed)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(structure_delta, name, before, after)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         option_check, option, module, intended, module_value, set_at, message)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(comparison,
+    namespace fields_but_clock
+    {
+        NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(comparison,
                                                     schema_version,
                                                     tool,
                                                     created_utc,
@@ -562,14 +732,27 @@ namespace xwarp
                                                     notes,
                                                     workload,
                                                     clocks,
-                                                    judged_on,
-                                                    decided_by,
                                                     indicative,
                                                     same_structure,
                                                     receipts,
                                                     structure,
                                                     option_checks,
                                                     until_settled)
+    }
+
+    // judged_on as the sentence (which clock, and why) and decided_by as the clock's word
+    void to_json(json& j, const comparison& c)
+    {
+        fields_but_clock::to_json(j, c);
+        j["judged_on"] = c.judged_on.sentence();
+        j["decided_by"] = word_of(c.judged_on.by);
+    }
+
+    void from_json(const json& j, comparison& c)
+    {
+        fields_but_clock::from_json(j, c);
+        c.judged_on = judged_on_from(j.value("judged_on", json()), j.value("decided_by", json()));
+    }
 
     json comparison_to_json(const comparison& c)
     {

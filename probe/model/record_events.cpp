@@ -36,11 +36,12 @@ namespace xwarp::detail
         using type = scalar::type;
 
         // Each record's fields as the JSON names them.
-        constexpr std::array<std::string_view, 28> load_fields{
+        constexpr std::array<std::string_view, 31> load_fields{
             "module",      "hash",      "device",     "block_dim",     "status",          "warp_ms", "total_ms",
             "native_ms",   "native_kind", "codegen_ms", "source_bytes", "output_suffix",  "ltoir_inputs",
             "lto",         "thread",    "pid",        "t_start_ms",    "seq",             "source",  "error",
-            "snapshot",    "config_mismatch", "via_preload", "first_in_thread", "pch_ms", "phases", "triggered_by", "test"};
+            "snapshot",    "config_mismatch", "via_preload", "first_in_thread", "pch_ms", "phases", "triggered_by", "test",
+            "cpu_ms",      "cpu_wait_ms", "instructions"};
         constexpr std::array<std::string_view, 9> launch_fields{"kernel", "module", "dim",   "device", "dtypes",
                                                                 "block_dim", "adjoint", "count", "pid"};
         constexpr std::array<std::string_view, 4> snapshot_fields{"kernels", "functions", "options", "options_source"};
@@ -53,7 +54,8 @@ namespace xwarp::detail
         {
             module, hash, device, block_dim, status, warp_ms, total_ms, native_ms, native_kind, codegen_ms,
             source_bytes, output_suffix, ltoir_inputs, lto, thread, pid, t_start_ms, seq, source, error,
-            snapshot, config_mismatch, via_preload, first_in_thread, pch_ms, phases, triggered_by, test, n_fields
+            snapshot, config_mismatch, via_preload, first_in_thread, pch_ms, phases, triggered_by, test,
+            cpu_ms, cpu_wait_ms, instructions, n_fields
         };
         enum class launch_field
         {
@@ -462,6 +464,9 @@ namespace xwarp::detail
             case load_field::via_preload: return take(v, l.via_preload);
             case load_field::first_in_thread: return take(v, l.first_in_thread);
             case load_field::pch_ms: return take(v, l.pch_ms);
+            case load_field::cpu_ms: return take(v, l.cpu_ms);
+            case load_field::cpu_wait_ms: return take(v, l.cpu_wait_ms);
+            case load_field::instructions: return take(v, l.instructions);
             case load_field::triggered_by: return take(v, l.triggered_by);
             case load_field::test: return take(v, l.test);
             default: return false;  // lto, config_mismatch, phases: not scalars

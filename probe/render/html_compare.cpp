@@ -59,7 +59,7 @@ namespace xwarp
         }
         for (const auto& k : c.clocks)
         {
-            side_row(clock_label(k.clock),
+            side_row(clock_name(k.clock),
                      k.before_median ? html_escape(format_ms(*k.before_median)) : "n/a",
                      k.after_median ? html_escape(format_ms(*k.after_median)) : "n/a");
         }
@@ -82,10 +82,10 @@ namespace xwarp
             {
                 delta += " (" + format_fixed(*k.delta_pct, 1) + "%)";
             }
-            o << "<tr>" << td(clock_label(k.clock)) << td(html_escape(delta), style::num)
+            o << "<tr>" << td(clock_name(k.clock)) << td(html_escape(delta), style::num)
               << td(k.band_ms ? html_escape(format_ms(*k.band_ms)) : "n/a", style::num)
               << td(k.p_value ? format_fixed(*k.p_value, 4) : "-", style::num) << td(std::to_string(k.n_before) + " / " + std::to_string(k.n_after), style::num)
-              << td(html_escape(k.outcome) + (k.samples_needed ? " (about " + std::to_string(*k.samples_needed) + " a side would settle it)" : ""))
+              << td(html_escape(word_of(k.outcome)) + (k.samples_needed ? " (about " + std::to_string(*k.samples_needed) + " a side would settle it)" : ""))
               << "</tr>";
         }
         o << "</tbody></table>";
@@ -93,11 +93,20 @@ namespace xwarp
         {
             if (!k.note.empty())
             {
-                o << "<div style=\"" << style::muted << "\">" << clock_label(k.clock)
+                o << "<div style=\"" << style::muted << "\">" << clock_name(k.clock)
                   << ": " << html_escape(k.note) << "</div>";
             }
         }
-        o << "<div style=\"" << style::muted << "\">judged on " << html_escape(c.judged_on) << "</div>";
+        for (const auto& k : c.clocks)
+        {
+            if (k.load_delta_ms && k.outcome == clock_outcome::machine_busy)
+            {
+                o << "<div style=\"" << style::muted << "\">" << clock_name(k.clock)
+                  << ": the other processes' load could explain " << html_escape(format_ms(std::fabs(*k.load_delta_ms)))
+                  << " of the change</div>";
+            }
+        }
+        o << "<div style=\"" << style::muted << "\">judged on " << html_escape(c.judged_on.sentence()) << "</div>";
 
         o << "<div style=\"" << style::heading << "\">Workload: " << html_escape(word_of(c.workload.status)) << "</div><div>"
           << html_escape(c.workload.reason) << "</div>";

@@ -39,6 +39,11 @@ namespace xwarp
             row("compile elapsed", stat_cell(s.compile_elapsed_ms), "cold wall - warm wall");
             row("module work, cold", stat_cell(s.cold_module_ms), "sum of module loads (" + s.module_ms_source + ")");
             row("module work, warm", stat_cell(s.warm_module_ms), "");
+            if (s.cold_module_cpu_ms.median)
+            {
+                row("module CPU, cold", stat_cell(s.cold_module_cpu_ms), "the loading threads' CPU time: the machine's load does not move it");
+                row("module CPU, warm", stat_cell(s.warm_module_cpu_ms), "");
+            }
             row("native compile", stat_cell(s.native_ms), "clang / NVRTC (" + s.native_ms_source + ")");
             row("overlap factor", s.overlap_factor.median ? format_fixed(*s.overlap_factor.median, 2) : "n/a",
                 s.overlap_factor.median ? "summed build time / time a build was running" : "not available: " + s.overlap_note);
@@ -239,13 +244,12 @@ namespace xwarp
                     o << "<div style=\"margin-top:2px;\"><span style=\"" << style::muted << "\">where</span> "
                       << mono(f.location->file + ":" + std::to_string(f.location->line)) << "</div>";
                 }
-                if (f.measured.is_object())
+                if (f.measured)
                 {
-                    const std::string verdict = field_or(f.measured, "verdict", std::string());
                     o << "<div data-xwarp=\"measured\" style=\"margin-top:2px;\"><span style=\"" << style::muted
                       << "\">measured</span> " << mono(f.lever) << " "
-                      << badge(verdict, member_named<xwarp::verdict>(verdict) ? verdict_rgb(*member_named<xwarp::verdict>(verdict)) : "128,128,128")
-                      << " " << html_escape(measured_words(f.measured)) << "</div>";
+                      << badge(word_of(f.measured->verdict), verdict_rgb(f.measured->verdict)) << " "
+                      << html_escape(measured_words(*f.measured)) << "</div>";
                 }
                 o << "<div style=\"margin-top:2px;\"><span style=\"" << style::muted << "\">do</span> "
                   << html_escape(f.recommendation) << "</div>";
@@ -374,7 +378,8 @@ namespace xwarp
 
         std::string whatif_row(const whatif_result& w)
         {
-            const auto [clock, saving] = w.quoted();
+            const auto saving = w.quoted_saving();
+            const std::string clock = clock_name(w.judged_on.by);
             const bool measured = w.verdict != verdict::not_applied && w.verdict != verdict::not_run;
             std::string why = w.reason;
             if (const auto counted = w.counted_builds_words(); !counted.empty() && measured)
@@ -448,6 +453,7 @@ namespace xwarp
                     case report_section::warnings: warnings(); break;
                     case report_section::no_statistics: no_statistics(); break;
                     case report_section::summary: summary_table(); break;
+                    case report_section::conditions: conditions(); break;
                     case report_section::findings: findings(); break;
                     case report_section::whatif: whatif(); break;
                     case report_section::fixes: fixes(); break;
@@ -538,6 +544,48 @@ namespace xwarp
                     << "</tbody></table>";
             }
 
+            // The machine's load and the caches the first good sample's passes started from.
+            void conditions()
+            {
+                const sample* g = m_r.first_good();
+                if (g == nullptr || (g->cold.caches.empty() && !m_s.busy_cpus.median))
+                {
+                    return;
+                }
+                m_o << heading("Conditions", "the first good sample's caches; every pass's are in the JSON");
+                if (m_s.busy_cpus.median && g->cold.load)
+                {
+                    m_o << "<div data-xwarp=\"machine-load\">machine load: " << html_escape(format_fixed(*m_s.busy_cpus.median, 2))
+                        << " CPUs busy with other processes, of " << g->cold.load->cpus
+                        << " (median over the cold passes); build work is judged on CPU time, which load does not move</div>";
+                }
+                if (g->cold.caches.empty())
+                {
+                    return;
+                }
+                const auto held = [](std::int64_t files, std::int64_t bytes)
+                { return files == 0 ? std::string("empty") : std::to_string(files) + " files, " + format_bytes(static_cast<double>(bytes)); };
+                m_o << "<table data-xwarp=\"caches\" style=\"" << style::table << "\"><thead><tr>" << th("cache")
+                    << th("cold pass: start &rarr; end") << th("warm pass: start &rarr; end") << "</tr></thead><tbody>";
+                for (const auto& c : g->cold.caches)
+                {
+                    const cache_state* w = nullptr;
+                    if (g->warm)
+                    {
+                        for (const auto& x : g->warm->caches)
+                        {
+                            w = x.kind == c.kind ? &x : w;
+                        }
+                    }
+                    m_o << "<tr data-cache=\"" << word_of(c.kind) << "\">" << td(html_escape(cache_name(c.kind)))
+                        << td(html_escape(held(c.files_before, c.bytes_before) + " -> " + held(c.files_after, c.bytes_after)))
+                        << td(html_escape(w ? held(w->files_before, w->bytes_before) + " -> " + held(w->files_after, w->bytes_after)
+                                            : std::string("-")))
+                        << "</tr>";
+                }
+                m_o << "</tbody></table>";
+            }
+
             void findings()
             {
                 m_o << heading("Findings");
@@ -598,7 +646,8 @@ namespace xwarp
                                   + "</summary><pre style=\"" + style::pre + "\">" + html_escape(f.patch) + "</pre></details>";
                     }
                     m_o << "<tr>" << td(html_escape(f.finding)) << td(mono(f.lever)) << td(badge(word_of(f.verdict), rgb))
-                        << td(f.saving_ms ? html_escape((*f.saving_ms >= 0 ? "-" : "+") + format_ms(std::fabs(*f.saving_ms)) + " " + f.clock) : "", style::num)
+                        << td(f.saving_ms ? html_escape((*f.saving_ms >= 0 ? "-" : "+") + format_ms(std::fabs(*f.saving_ms)) + " "
+                                                  + (f.clock ? clock_name(*f.clock) : std::string())) : "", style::num)
                         << td(f.band_ms ? html_escape(format_ms(*f.band_ms)) : "", style::num)
                         << td(f.samples ? std::to_string(f.samples) : "", style::num) << td(detail) << "</tr>";
                 }

@@ -391,14 +391,11 @@ namespace xwarp
                     clean(l.file);
                     clean(l.what);
                 }
-                if (f.measured.is_object())
+                if (f.measured)
                 {
-                    for (const char* key : {"reason", "judged_on"})
+                    for (std::string* x : {&f.measured->reason, &f.measured->judged_on, &f.measured->lever, &f.measured->needs})
                     {
-                        if (f.measured.contains(key) && f.measured[key].is_string())
-                        {
-                            f.measured[key] = one_line(f.measured[key].get<std::string>());
-                        }
+                        *x = one_line(*x);
                     }
                 }
             }
@@ -415,11 +412,11 @@ namespace xwarp
                 clean(w.mechanism);
                 clean(w.modules);
                 clean(w.needs);
+                clean(w.judged_on.why);
             }
             for (auto& f : r.fixes)
             {
-                for (std::string* x : {&f.reason, &f.together, &f.patch_file, &f.finding, &f.mechanism, &f.lever, &f.module,
-                                       &f.clock})
+                for (std::string* x : {&f.reason, &f.together, &f.patch_file, &f.finding, &f.mechanism, &f.lever, &f.module})
                 {
                     clean(*x);  // a report file's text, every field of it
                 }
@@ -546,6 +543,7 @@ namespace xwarp
             clean(side->devices);
         }
         clean(c.reasons);
+        clean(c.judged_on.why);
         clean(c.notes);
         clean(c.workload.reason);
         for (auto& r : c.workload.renames)

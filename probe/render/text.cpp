@@ -76,33 +76,25 @@ namespace xwarp
         }
     }
 
-    std::string measured_words(const nlohmann::json& m)
+    std::string measured_words(const replay_measurement& m)
     {
-        if (!m.is_object())
-        {
-            return {};
-        }
-        const std::string verdict = field_or(m, "verdict", std::string("?"));
         std::string out;
-        const auto saving = m.find("saving_ms");
-        if (saving != m.end() && saving->is_number() && verdict != "not-applied" && verdict != "not-run")
+        if (m.saving_ms && m.verdict != verdict::not_applied && m.verdict != verdict::not_run)
         {
-            const double ms = saving->get<double>();
-            out = (ms >= 0 ? "-" : "+") + format_ms(std::fabs(ms)) + " " + field_or(m, "clock", std::string()) + ", ";
+            out = (*m.saving_ms >= 0 ? "-" : "+") + format_ms(std::fabs(*m.saving_ms))
+                  + (m.clock ? " " + clock_name(*m.clock) : std::string()) + ", ";
         }
-        out += verdict;
+        out += word_of(m.verdict);
         std::string detail;
-        if (field_or(m, "samples", 0) > 0)
+        if (m.samples > 0)
         {
-            detail = "n=" + std::to_string(field_or(m, "samples", 0));
+            detail = "n=" + std::to_string(m.samples);
         }
-        const auto band = m.find("band_ms");
-        if (band != m.end() && band->is_number())
+        if (m.band_ms)
         {
-            detail += (detail.empty() ? "" : ", ") + std::string("band ") + format_ms(band->get<double>());
+            detail += (detail.empty() ? "" : ", ") + std::string("band ") + format_ms(*m.band_ms);
         }
-        const int n = field_or(m, "samples", 0);
-        if ((verdict == "improved" || verdict == "regressed") && n > 0 && n < 3)
+        if (m.indicative())
         {
             // one or two samples a side can be beyond the band by chance: said beside the verdict
             detail += ", indicative: fewer than 3 samples a side";
@@ -120,10 +112,12 @@ namespace xwarp
         o << "\nWhat-if replays (the unmodified command with one lever applied; lever and baseline samples interleaved)\n";
         for (const auto& w : r.whatif)
         {
-            nlohmann::json m = {{"verdict", w.verdict}, {"samples", w.samples}, {"band_ms", nullable(w.band_ms)}};
-            const auto quoted = w.quoted();
-            m["saving_ms"] = nullable(quoted.ms);
-            m["clock"] = quoted.clock;
+            replay_measurement m;
+            m.verdict = w.verdict;
+            m.samples = w.samples;
+            m.band_ms = w.band_ms;
+            m.saving_ms = w.quoted_saving();
+            m.clock = w.judged_on.by;
             o << "  " << pad(w.lever, 22) << pad(w.mechanism.empty() ? "-" : w.mechanism, 20) << measured_words(m) << "\n";
             if (w.estimate_ms)
             {
@@ -158,13 +152,13 @@ namespace xwarp
 
     std::string finding_headline_words(const finding& f)
     {
-        const std::string estimate = f.savings_ms ? format_ms(*f.savings_ms) : std::string();
+        const std::string estimate = f.savings_ms ? format_ms(*f.savings_ms) + " " + clock_name(f.savings_clock) : std::string();
         switch (f.headline())
         {
             case finding::headline_source::measured_gain:
-                return "measured " + measured_words(f.measured) + (estimate.empty() ? "" : "; estimate ~" + estimate);
+                return "measured " + measured_words(*f.measured) + (estimate.empty() ? "" : "; estimate ~" + estimate);
             case finding::headline_source::measured_no_gain:
-                return "measured " + measured_words(f.measured) + "; no saving credited"
+                return "measured " + measured_words(*f.measured) + "; no saving credited"
                        + (estimate.empty() ? "" : " (the estimate was ~" + estimate + ")");
             case finding::headline_source::estimate:
                 return "estimate ~" + estimate + " (" + f.estimate_why() + ")";
@@ -197,7 +191,8 @@ namespace xwarp
             o << "  " << pad(f.finding, 22) << pad(f.lever.empty() ? "-" : f.lever, 22) << f.verdict;
             if (f.saving_ms)
             {
-                o << ": " << (*f.saving_ms >= 0 ? "-" : "+") << format_ms(std::fabs(*f.saving_ms)) << " " << f.clock << " (n="
+                o << ": " << (*f.saving_ms >= 0 ? "-" : "+") << format_ms(std::fabs(*f.saving_ms)) << " "
+                  << (f.clock ? clock_name(*f.clock) : std::string()) << " (n="
                   << f.samples << (f.band_ms ? ", band " + format_ms(*f.band_ms) : std::string()) << ")";
             }
             o << (f.applied ? "  [applied]" : "") << "\n";
@@ -329,27 +324,6 @@ namespace xwarp
         return printable_page(o.str());
     }
 
-    std::string clock_label(const std::string& clock)
-    {
-        if (clock == "cold_module_ms")
-        {
-            return "cold module work";
-        }
-        if (clock == "warm_module_ms")
-        {
-            return "warm module work";
-        }
-        if (clock == "compile_elapsed_ms")
-        {
-            return "compile elapsed";
-        }
-        if (clock == "cold_wall_ms")
-        {
-            return "cold wall";
-        }
-        return clock;
-    }
-
     std::string render_text(const report& r)
     {
         std::ostringstream o;
@@ -407,6 +381,7 @@ namespace xwarp
                     case report_section::warnings: warnings(); break;
                     case report_section::no_statistics: no_statistics(); break;
                     case report_section::summary: summary_rows(); break;
+                    case report_section::conditions: conditions(); break;
                     case report_section::findings: findings(); break;
                     case report_section::whatif: m_o << whatif_section_text(m_r); break;
                     case report_section::fixes: m_o << fixes_section_text(m_original); break;
@@ -526,6 +501,12 @@ namespace xwarp
                 row("compile elapsed", format_stat_ms(s.compile_elapsed_ms), "cold wall - warm wall");
                 row("module work, cold", format_stat_ms(s.cold_module_ms), std::string("from ") + source_words(s.module_ms_source));
                 row("module work, warm", format_stat_ms(s.warm_module_ms), "");
+                if (s.cold_module_cpu_ms.median)
+                {
+                    row("module CPU, cold", format_stat_ms(s.cold_module_cpu_ms),
+                        "the loading threads' CPU time: the machine's load does not move it");
+                    row("module CPU, warm", format_stat_ms(s.warm_module_cpu_ms), "");
+                }
                 row("native compile", format_stat_ms(s.native_ms), std::string("from ") + source_words(s.native_ms_source));
                 row("overlap factor", s.overlap_factor.median ? format_fixed(*s.overlap_factor.median, 2) : "n/a",
                     s.overlap_factor.median ? "summed build time / time a build was running"
@@ -537,6 +518,45 @@ namespace xwarp
                     s.cache_bytes.median ? format_bytes(*s.cache_bytes.median) + " written to the kernel cache by the cold pass (the warm pass starts from it)"
                                          : "");
                 row("launches", s.launch_count.median ? format_fixed(*s.launch_count.median, 0) : "n/a", "");
+            }
+
+            // The machine's load and the caches the first good sample's passes started from.
+            void conditions()
+            {
+                const sample* g = m_original.first_good();
+                if (g == nullptr || (g->cold.caches.empty() && !m_s.busy_cpus.median))
+                {
+                    return;
+                }
+                m_o << "\nConditions (caches: the first good sample's; every pass's are in the JSON)\n";
+                if (m_s.busy_cpus.median && g->cold.load)
+                {
+                    m_o << "  " << pad("machine load", 22) << format_fixed(*m_s.busy_cpus.median, 2)
+                        << " CPUs busy with other processes, of " << g->cold.load->cpus
+                        << " (median over the cold passes); build work is judged on CPU time, which load does not move\n";
+                }
+                if (g->cold.caches.empty())
+                {
+                    return;
+                }
+                const auto held = [](std::int64_t files, std::int64_t bytes)
+                { return files == 0 ? std::string("empty") : std::to_string(files) + " files, " + format_bytes(static_cast<double>(bytes)); };
+                m_o << "  " << pad("cache", 34) << pad("cold pass: start -> end", 40) << "warm pass: start -> end\n";
+                for (const auto& c : g->cold.caches)
+                {
+                    const cache_state* w = nullptr;
+                    if (g->warm)
+                    {
+                        for (const auto& x : g->warm->caches)
+                        {
+                            w = x.kind == c.kind ? &x : w;
+                        }
+                    }
+                    m_o << "  " << pad(cache_name(c.kind), 34)
+                        << pad(held(c.files_before, c.bytes_before) + " -> " + held(c.files_after, c.bytes_after), 40)
+                        << (w ? held(w->files_before, w->bytes_before) + " -> " + held(w->files_after, w->bytes_after) : std::string("-"))
+                        << (c.kind == cache_kind::precompiled_headers ? "  (a folder per thread, gone at its exit)" : "") << "\n";
+                }
             }
 
             void finding_in_full(std::size_t n, const finding& f)
@@ -570,9 +590,9 @@ namespace xwarp
                 {
                     m_o << "     where:    " << f.location->file << ":" << f.location->line << "\n";
                 }
-                if (f.measured.is_object())
+                if (f.measured)
                 {
-                    m_o << "     measured: " << f.lever << ": " << measured_words(f.measured) << "\n";
+                    m_o << "     measured: " << f.lever << ": " << measured_words(*f.measured) << "\n";
                 }
                 m_o << "     do:       " << f.recommendation << "\n";
                 m_o << "     guide:    references/mechanisms.md#" << f.guide << "\n";
@@ -970,20 +990,28 @@ namespace xwarp
                     delta += " (" + fixed_text(*k.delta_pct, 1, true) + "%)";
                 }
                 const std::string p = k.p_value ? fixed_text(*k.p_value, 3, false) : "-";
-                o << "  " << pad_to(clock_label(k.clock), 18)
+                o << "  " << pad_to(clock_name(k.clock), 18)
                   << pad_to(k.before_median ? format_ms(*k.before_median) : "n/a", 12)
                   << pad_to(k.after_median ? format_ms(*k.after_median) : "n/a", 12) << pad_to(delta, 18)
-                  << pad_to(k.band_ms ? format_ms(*k.band_ms) : "n/a", 10) << pad_to(p, 8) << k.outcome
+                  << pad_to(k.band_ms ? format_ms(*k.band_ms) : "n/a", 10) << pad_to(p, 8) << word_of(k.outcome)
                   << " [n=" << k.n_before << "/" << k.n_after << "]\n";
             }
             for (const auto& k : c.clocks)
             {
                 if (!k.note.empty())
                 {
-                    o << "  " << (clock_label(k.clock)) << ": " << k.note << "\n";
+                    o << "  " << clock_name(k.clock) << ": " << k.note << "\n";
                 }
             }
-            o << "  judged on " << c.judged_on << "\n";
+            for (const auto& k : c.clocks)
+            {
+                if (k.load_delta_ms && k.outcome == clock_outcome::machine_busy)
+                {
+                    o << "  " << clock_name(k.clock) << ": the other processes' load could explain "
+                      << format_ms(std::fabs(*k.load_delta_ms)) << " of the change\n";
+                }
+            }
+            o << "  judged on " << c.judged_on.sentence() << "\n";
         }
 
         // A row at a time into one reused text: 50,000 modules are as many rows, and the page's

@@ -443,14 +443,18 @@ namespace xwarp
                        + format_ms(*c->band_ms) + ")";
             }
             out += "\n";
-            if (c->cold_wall_ms && c->warmup_and_primed_ms)
+            if (c->of_cold && c->of_cold_band && c->cold_wall_beside_ms.median && c->warmup_and_primed_ms)
             {
-                out += "  warm-up + program after: " + format_ms(*c->warmup_and_primed_ms) + " against the measured cold run's "
-                       + format_ms(*c->cold_wall_ms) + " wall"
-                       + (*c->warmup_and_primed_ms > *c->cold_wall_ms
-                              ? ": more than one cold run, so it pays only where later runs share its cache (an image, a "
-                                "kept CI cache, a fleet)\n"
-                              : ": less than one cold run\n");
+                const bool less = *c->of_cold < 1.0 - *c->of_cold_band;
+                const bool more = *c->of_cold > 1.0 + *c->of_cold_band;
+                out += "  warm-up + program after: " + format_ms(*c->warmup_and_primed_ms) + ", " + format_fixed(*c->of_cold, 2)
+                       + " of a cold run timed beside it (" + format_stat_ms(c->cold_wall_beside_ms) + ", "
+                       + std::to_string(c->cold_wall_beside_ms.values.size()) + " sample(s), interleaved, on fresh caches)"
+                       + (less   ? ": less than one cold run, so a warm-up step before the program pays on this machine\n"
+                          : more ? ": more than one cold run, so it pays only where later runs share its cache (an image, a "
+                                   "kept CI cache, a fleet); keeping the caches between runs is the first thing to do\n"
+                                 : ": about one cold run (within " + format_fixed(*c->of_cold_band * 100.0, 0)
+                                       + "%): no gain on one run; keep the caches between runs instead\n");
             }
             out += "  builds left at run time: " + std::to_string(c->covered_built.size() + c->uncovered_built.size() + c->new_built.size())
                    + "\n";

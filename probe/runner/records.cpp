@@ -150,6 +150,9 @@ namespace xwarp
             l.via_preload = val<bool>(j, "via_preload", false);
             l.first_in_thread = val<bool>(j, "first_in_thread", false);
             l.pch_ms = opt<double>(j, "pch_ms");
+            l.cpu_ms = opt<double>(j, "cpu_ms");
+            l.cpu_wait_ms = opt<double>(j, "cpu_wait_ms");
+            l.instructions = opt<std::int64_t>(j, "instructions");
             if (auto it = j.find("phases"); it != j.end() && it->is_array())
             {
                 for (const auto& p : *it)
@@ -619,6 +622,97 @@ namespace xwarp
                     break;
                 }
                 visit(*it);
+            }
+        }
+    }
+
+    namespace
+    {
+        // Files and bytes under a folder (regular files; no link followed), at most max_entries
+        // entries walked: a private cache is the pass's, but a program can fill it.
+        constexpr std::size_t max_cache_entries = 500000;
+
+        void count_under(const fs::path& dir, const std::function<bool(const fs::path&)>& skip_dir, std::int64_t& files,
+                         std::int64_t& bytes)
+        {
+            std::error_code ec;
+            if (!fs::is_directory(fs::symlink_status(dir, ec)))
+            {
+                return;
+            }
+            std::size_t walked = 0;
+            for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+                 it != fs::recursive_directory_iterator() && !ec && walked < max_cache_entries; it.increment(ec), ++walked)
+            {
+                const auto status = it->symlink_status(ec);
+                if (fs::is_directory(status))
+                {
+                    if (skip_dir && skip_dir(it->path()))
+                    {
+                        it.disable_recursion_pending();
+                    }
+                    continue;
+                }
+                if (fs::is_regular_file(status))
+                {
+                    ++files;
+                    bytes += static_cast<std::int64_t>(it->file_size(ec));
+                }
+            }
+        }
+    }
+
+    std::vector<cache_state> read_cache_states(const pass_caches& where)
+    {
+        std::vector<cache_state> out;
+        const auto is_lto = [](const fs::path& p) { return p.filename() == "lto" && p.has_parent_path(); };
+        cache_state kernels;
+        kernels.kind = cache_kind::warp_kernels;
+        count_under(where.warp_cache, is_lto, kernels.files_after, kernels.bytes_after);
+        out.push_back(kernels);
+        cache_state lto;
+        lto.kind = cache_kind::warp_lto;
+        std::error_code ec;
+        if (fs::is_directory(where.warp_cache, ec))
+        {
+            // Warp's LTO cache is <kernel cache>/<version>/lto (clear_lto_cache removes it)
+            for (const auto& version : fs::directory_iterator(where.warp_cache, ec))
+            {
+                count_under(version.path() / "lto", nullptr, lto.files_after, lto.bytes_after);
+            }
+        }
+        out.push_back(lto);
+        cache_state cuda;
+        cuda.kind = cache_kind::cuda;
+        count_under(where.cuda_cache, nullptr, cuda.files_after, cuda.bytes_after);
+        out.push_back(cuda);
+        cache_state headers;
+        headers.kind = cache_kind::precompiled_headers;
+        if (fs::is_directory(where.tmp_dir, ec))
+        {
+            for (const auto& entry : fs::directory_iterator(where.tmp_dir, ec))
+            {
+                if (entry.path().filename().string().rfind("wp_pch_", 0) == 0)
+                {
+                    count_under(entry.path(), nullptr, headers.files_after, headers.bytes_after);
+                }
+            }
+        }
+        out.push_back(headers);
+        return out;
+    }
+
+    void note_cache_starts(std::vector<cache_state>& after, const std::vector<cache_state>& before)
+    {
+        for (auto& a : after)
+        {
+            for (const auto& b : before)
+            {
+                if (b.kind == a.kind)
+                {
+                    a.files_before = b.files_after;
+                    a.bytes_before = b.bytes_after;
+                }
             }
         }
     }

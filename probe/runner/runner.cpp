@@ -4,6 +4,7 @@
 #include "xwarp/model/contracts.hpp"
 #include "xwarp/model/shim_contract.hpp"
 #include "xwarp/os/bounded_read.hpp"
+#include "xwarp/os/cpu_time.hpp"
 #include "xwarp/os/file_tail.hpp"
 
 #include <algorithm>
@@ -370,6 +371,8 @@ namespace xwarp
                                    {"interrupted", run.interrupted},
                                    {"spawn_error", run.spawn_error},
                                    {"warp_cache", warp_cache},
+                                   {"load", run.load ? nlohmann::json(*run.load) : nlohmann::json()},
+                                   {"caches", run.caches},
                                    {"cache",
                                     {{"module_dirs", run.cache.module_dirs},
                                      {"source_files", run.cache.source_files},
@@ -477,9 +480,22 @@ namespace xwarp
                     pc.observer->pass_running(index, samples, shown, elapsed);
                 }
             };
+            // The pass's conditions: what its caches held when it started, and the machine's CPU
+            // counters on both sides of it (what the other processes took while it ran).
+            const pass_caches caches_at{warp_cache, cuda_cache, target_tmp};
+            const std::vector<cache_state> caches_before = read_cache_states(caches_at);
+            const auto cpu_before = read_cpu();
             process_outcome outcome = run_process(spec, pc.options.timeout_s, pc.cancelled, tick);
+            const auto cpu_after = read_cpu();
 
             run_result run = assemble_pass(outcome, records, spec.stdout_path, spec.stderr_path, warp_cache, inventory_cache(warp_cache));
+            run.caches = read_cache_states(caches_at);
+            note_cache_starts(run.caches, caches_before);
+            if (cpu_before && cpu_after)
+            {
+                const cpu_between used = cpu_used_between(*cpu_before, *cpu_after);
+                run.load = machine_load{used.cpus, used.others_ms, used.children_ms};
+            }
             if (!pc.options.results_file.empty())
             {
                 run.own_results = read_own_results(pc.options.results_file, run.notes);
@@ -853,6 +869,24 @@ namespace xwarp
         cache.lto_bytes = c.value("lto_bytes", std::int64_t{0});
         run_result run = assemble_pass(outcome, pass_dir.string(), (pass_dir / "stdout").string(),
                                        (pass_dir / "stderr").string(), meta.value("warp_cache", std::string()), cache);
+        // a recorded pass's conditions, where its recording kept them (a malformed one is left out)
+        try
+        {
+            if (meta.contains("load") && meta["load"].is_object())
+            {
+                run.load = meta["load"].get<machine_load>();
+            }
+            if (meta.contains("caches") && meta["caches"].is_array())
+            {
+                run.caches = meta["caches"].get<std::vector<cache_state>>();
+            }
+        }
+        catch (const std::exception& e)
+        {
+            run.load.reset();
+            run.caches.clear();
+            run.notes.push_back(std::string("the recorded pass's load and caches were not read: ") + e.what());
+        }
         std::error_code ec;
         if (fs::exists(pass_dir / own_results_name, ec))
         {

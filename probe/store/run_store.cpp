@@ -743,9 +743,8 @@ namespace xwarp
                     w_row.bind(1, id);
                     w_row.bind(2, w.lever);
                     w_row.bind(3, word_of(w.verdict));
-                    const auto saving = w.judged_on == "warm module work" ? w.saving_warm_module_ms
-                                        : w.judged_on == "compile elapsed" ? w.saving_compile_elapsed_ms
-                                                                           : w.saving_cold_module_ms;
+                    // the saving on the clock the replay was judged on, and that clock's word
+                    const auto saving = w.quoted_saving();
                     if (saving)
                     {
                         w_row.bind(4, *saving);
@@ -754,7 +753,7 @@ namespace xwarp
                     {
                         w_row.bind(4);
                     }
-                    w_row.bind(5, w.judged_on);
+                    w_row.bind(5, word_of(w.judged_on.by));
                     w_row.bind(6, w.samples);
                     w_row.exec();
                     w_row.reset();
@@ -901,6 +900,38 @@ namespace xwarp
                         t.identities = parse_built_lines(q.getColumn(4).getString());
                     }
                     out.push_back(std::move(t));
+                }
+                return out;
+            });
+    }
+
+    std::vector<history_replay> run_store::replays(std::int64_t run_id)
+    {
+        return guarded(
+            [&]()
+            {
+                SQLite::Statement q(*db_, "SELECT lever, verdict, saving_ms, judged_on, samples FROM whatif WHERE run_id = ? "
+                                          "ORDER BY rowid");
+                q.bind(1, run_id);
+                std::vector<history_replay> out;
+                while (q.executeStep())
+                {
+                    history_replay w;
+                    w.lever = q.getColumn(0).getString();
+                    w.verdict = member_named<verdict>(q.getColumn(1).getString()).value_or(verdict::not_run);
+                    if (!q.getColumn(2).isNull())
+                    {
+                        w.saving_ms = q.getColumn(2).getDouble();
+                    }
+                    // the clock's word; a row stored before it was one holds the judged_on sentence
+                    const std::string clock_text = q.getColumn(3).getString();
+                    w.clock = member_named<xwarp::clock>(clock_text);
+                    if (!w.clock)
+                    {
+                        w.clock = clock_named_in(clock_text);
+                    }
+                    w.samples = q.getColumn(4).getInt();
+                    out.push_back(std::move(w));
                 }
                 return out;
             });

@@ -79,9 +79,19 @@ namespace xwarp
             const std::unique_ptr<sampler> program = make_sampler(program_options);
 
             std::vector<primed_sample> taken;
+            std::vector<sample> cold_beside;  // the program cold and warm on fresh caches, interleaved
             bool interrupted = false;
             for (int i = 1; i <= samples; ++i)
             {
+                // A cold run of the program timed beside the warm-up, on fresh private caches like
+                // the warm-up's: the report's cold run was taken at another time, under another load.
+                sample cold = program->run(i, {}, "", observer, cancelled);
+                if (cold.cold.interrupted || (cold.warm && cold.warm->interrupted) || (cancelled && cancelled()))
+                {
+                    interrupted = true;
+                    break;
+                }
+                cold_beside.push_back(std::move(cold));
                 const int workers = candidates[static_cast<std::size_t>(i - 1) % candidates.size()];
                 prime_options.command = {program_python(saved, rerun), script, "--root", plan.import_root, "--workers",
                                          std::to_string(workers), "--results", prime_options.results_file};
@@ -100,8 +110,8 @@ namespace xwarp
                     break;
                 }
             }
-            return judge_warmup(plan, taken, interrupted, rerun.timeout_s, saved.result.cold_module_ms.median,
-                                saved.result.cold_wall_ms.median, workers_per_sample);
+            return judge_warmup(plan, taken, interrupted, rerun.timeout_s, saved.result.cold_module_ms.median, cold_beside,
+                                workers_per_sample);
         }
 
         // The file a Python module of the program is imported from, under one of the folders the

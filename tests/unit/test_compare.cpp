@@ -72,13 +72,13 @@ TEST(Compare, ImprovedBeyondBandAndSignificant)
     EXPECT_EQ(c.workload.status, workload_status::same);
     EXPECT_FALSE(c.same_structure);
     const auto& k = c.clocks[0];
-    EXPECT_EQ(k.clock, "cold_module_ms");
+    EXPECT_EQ(k.clock, xwarp::clock::cold_module_work);
     EXPECT_DOUBLE_EQ(*k.delta_ms, -1000.0);
     EXPECT_DOUBLE_EQ(*k.band_ms, 30.0);  // max(1% of 3000 = 30, 2 x MAD 10 = 20)
     ASSERT_TRUE(k.p_value);
     EXPECT_NEAR(*k.p_value, 0.007936507936507936, 1e-12);
     EXPECT_EQ(k.test, "mann-whitney-exact");
-    EXPECT_NE(c.judged_on.find("cold module work"), std::string::npos);
+    EXPECT_EQ(c.judged_on.by, xwarp::clock::cold_module_work);
     // receipts: module m lost hash a
     ASSERT_EQ(c.receipts.size(), 1u);
     EXPECT_TRUE(c.receipts[0].changed);
@@ -119,10 +119,10 @@ TEST(Compare, SameStructureInsideTheBandIsInconclusiveOnCompileElapsed)
     auto after = make({3050, 2950, 3000}, {"a"});
     auto c = compare_reports(before, after, "b", "a");
     EXPECT_TRUE(c.same_structure);
-    EXPECT_NE(c.judged_on.find("compile elapsed"), std::string::npos);
+    EXPECT_EQ(c.judged_on.by, xwarp::clock::compile_elapsed);
     EXPECT_EQ(c.verdict, xwarp::verdict::inconclusive);
     EXPECT_EQ(exit_code_for(c.verdict), 4);
-    EXPECT_EQ(c.clocks[1].outcome, "within-noise");
+    EXPECT_EQ(c.clocks[1].outcome, clock_outcome::within_noise);
     EXPECT_EQ(c.clocks[1].test, "none (fewer than 5 samples a side)");
 }
 
@@ -168,7 +168,7 @@ TEST(Compare, BeyondBandButNotSignificantSaysHowManySamples)
     auto after = make({950, 1020, 960, 1015, 955}, {"b"});
     auto c = compare_reports(before, after, "b", "a");
     const auto& k = c.clocks[0];
-    EXPECT_EQ(k.outcome, "not-significant");
+    EXPECT_EQ(k.outcome, clock_outcome::not_significant);
     ASSERT_TRUE(k.p_value);
     EXPECT_GT(*k.p_value, 0.05);
     ASSERT_TRUE(k.samples_needed);
@@ -325,11 +325,11 @@ TEST(Compare, ACacheThrownAwayIsJudgedOnTheWarmPass)
     }
     auto c = compare_reports(before, after, "b", "a");
     ASSERT_EQ(c.clocks.size(), 3u);
-    EXPECT_EQ(c.clocks[2].clock, "warm_module_ms");
-    EXPECT_NE(c.judged_on.find("warm module work"), std::string::npos);
+    EXPECT_EQ(c.clocks[2].clock, xwarp::clock::warm_module_work);
+    EXPECT_EQ(c.judged_on.by, xwarp::clock::warm_module_work);
     EXPECT_EQ(c.verdict, xwarp::verdict::improved);
     // compile elapsed alone would have called the fix a regression: the warm pass got faster
-    EXPECT_EQ(c.clocks[1].outcome, "regressed");
+    EXPECT_EQ(c.clocks[1].outcome, clock_outcome::regressed);
 }
 
 TEST(Compare, UntilSettledStopsOnlyWhereMoreSamplesCannotChangeTheVerdict)
@@ -359,10 +359,10 @@ TEST(Compare, UntilSettledStopsOnlyWhereMoreSamplesCannotChangeTheVerdict)
     // Beyond the band but not significant: settles within the maximum, or says it cannot.
     comparison c;
     c.verdict = xwarp::verdict::inconclusive;
-    c.decided_by = "cold_module_ms";
+    c.judged_on.by = xwarp::clock::cold_module_work;
     clock_judgement k;
-    k.clock = "cold_module_ms";
-    k.outcome = "not-significant";
+    k.clock = xwarp::clock::cold_module_work;
+    k.outcome = clock_outcome::not_significant;
     k.n_before = k.n_after = 5;
     k.samples_needed = 8;
     c.clocks.push_back(k);

@@ -42,8 +42,8 @@ namespace
         whatif_result w;
         w.lever = lever;
         w.verdict = parse_member<xwarp::verdict>(verdict);
-        w.saving_cold_module_ms = saving_ms;
-        w.judged_on = "cold module work: builds were serial and the compiled structure changed";
+        w.savings[xwarp::clock::cold_module_work] = saving_ms;
+        w.judged_on = {xwarp::clock::cold_module_work, "builds were serial and the compiled structure changed"};
         w.band_ms = 20.0;
         w.samples = 2;
         return w;

@@ -44,9 +44,8 @@ TEST(Printable, AComparisonsOutlineIsAllButItsReceiptsAndInert)
     c.notes = {"a note"};
     c.workload.status = workload_status::same;
     c.clocks.emplace_back();
-    c.clocks[0].clock = "cold_module_ms";
-    c.judged_on = "cold module work";
-    c.decided_by = "cold_module_ms";
+    c.clocks[0].clock = xwarp::clock::cold_module_work;
+    c.judged_on = {xwarp::clock::cold_module_work, "why \x1b[2J"};
     c.same_structure = true;
     c.structure.push_back({"identities", 1.0, 2.0});
     c.option_checks.emplace_back();
@@ -60,7 +59,9 @@ TEST(Printable, AComparisonsOutlineIsAllButItsReceiptsAndInert)
     comparison from_outline;
     static_cast<comparison_outline&>(from_outline) = printable_outline(c);
     EXPECT_EQ(from_outline.after.path, "after\\x1b[2J.json");
-    c.after.path = from_outline.after.path;  // the one text that needed its escape
+    EXPECT_EQ(from_outline.judged_on.why, "why \\x1b[2J");
+    c.after.path = from_outline.after.path;  // the two texts that needed their escape
+    c.judged_on.why = from_outline.judged_on.why;
     auto whole = comparison_to_json(c);
     whole.erase("receipts");
     auto outline = comparison_to_json(from_outline);
@@ -102,7 +103,7 @@ TEST(Printable, EveryTextFieldOfAReportsFixesSettingsAndPhasesHasItsBackslashesD
     report r;
     r.run_settings.stopped_because = "stop \\x1b here";
     fix_result f;
-    for (std::string* x : {&f.finding, &f.lever, &f.clock, &f.reason, &f.together, &f.patch_file, &f.module})
+    for (std::string* x : {&f.finding, &f.lever, &f.reason, &f.together, &f.patch_file, &f.module})
     {
         *x = "a \\x1b b";
     }
@@ -110,7 +111,7 @@ TEST(Printable, EveryTextFieldOfAReportsFixesSettingsAndPhasesHasItsBackslashesD
     const report out = printable_outline(r, 30, false);
     EXPECT_EQ(out.run_settings.stopped_because, "stop \\\\x1b here");
     const fix_result& g = out.fixes.front();
-    for (const std::string* x : {&g.finding, &g.lever, &g.clock, &g.reason, &g.together, &g.patch_file, &g.module})
+    for (const std::string* x : {&g.finding, &g.lever, &g.reason, &g.together, &g.patch_file, &g.module})
     {
         EXPECT_EQ(*x, "a \\\\x1b b");
     }

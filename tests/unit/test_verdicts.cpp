@@ -134,6 +134,26 @@ TEST(WarmupVerdicts, ACoveredIdentityThatStillBuildsFailsAndNamesIt)
     EXPECT_EQ(other.new_built.size(), 1u);
 }
 
+TEST(WarmupVerdicts, AWarmupStepIsJudgedAgainstAColdRunTimedBesideItNotTheReportsOld)
+{
+    const warmup_plan plan = plan_covering("prog", "abc1234ff");
+    const run_result prime = pass(2000, {load("prog", "abc1234ff", 1500)});
+    const auto primed_three = std::vector<primed_sample>(3, primed(prime, {load("prog", "abc1234ff", 0, load_status::cached)}));
+    const auto cold_runs = [](double wall) { return std::vector<sample>(3, make_sample(1, pass(wall, {}), pass(990, {}))); };
+    // warm-up 2 s + the program after 1 s against cold runs of 4 s beside them: 0.75, less than one
+    const warmup_check faster = judge_warmup(plan, primed_three, false, std::nullopt, std::nullopt, cold_runs(4000));
+    ASSERT_TRUE(faster.of_cold);
+    EXPECT_DOUBLE_EQ(*faster.of_cold, 0.75);
+    EXPECT_DOUBLE_EQ(*faster.cold_wall_beside_ms.median, 4000.0);
+    // the same step beside cold runs of 2.4 s (a quiet machine, a kept CUDA cache): 1.25, more
+    const warmup_check slower = judge_warmup(plan, primed_three, false, std::nullopt, std::nullopt, cold_runs(2400));
+    EXPECT_GT(*slower.of_cold, 1.0 + *slower.of_cold_band);
+    // no cold run beside it: no ratio is made from an old report's cold wall
+    const warmup_check alone = judge_warmup(plan, primed_three, false, std::nullopt, std::nullopt);
+    EXPECT_FALSE(alone.of_cold);
+    EXPECT_FALSE(alone.cold_wall_beside_ms.median);
+}
+
 TEST(WarmupVerdicts, AFailedWarmupAndAnInterruptDecideBeforeTheBuilds)
 {
     const warmup_plan plan = plan_covering("prog", "abc1234ff");

@@ -94,8 +94,8 @@ TEST(WhatIf, FindingsAreOrderedMeasuredFirstThenEstimatesThenTheRest)
     whatif_result measured;
     measured.lever = "backward-off";
     measured.verdict = xwarp::verdict::improved;
-    measured.judged_on = "cold module work";
-    measured.saving_cold_module_ms = 17610;
+    measured.judged_on = {xwarp::clock::cold_module_work, ""};
+    measured.savings[xwarp::clock::cold_module_work] = 17610;
     whatif_result unapplied;
     unapplied.lever = "shared-module";
     unapplied.verdict = xwarp::verdict::not_applied;
@@ -141,7 +141,7 @@ TEST(WhatIf, ReplayJudgedByCompareAndAppliedCounts)
     p.mechanisms = {"CS-12"};
     auto improved = judge_replay(p, baseline_of(2000), replay_of(1000, {{"config_set", 1}}));
     EXPECT_EQ(improved.verdict, xwarp::verdict::improved);
-    EXPECT_DOUBLE_EQ(*improved.saving_cold_module_ms, 1000.0);
+    EXPECT_DOUBLE_EQ(*improved.saving_on(xwarp::clock::cold_module_work), 1000.0);
     auto regressed = judge_replay(p, baseline_of(1000), replay_of(2000, {{"config_set", 1}}));
     EXPECT_EQ(regressed.verdict, xwarp::verdict::regressed);
     // nothing was changed in the replayed processes: not-applied, whatever the clocks say
@@ -180,7 +180,8 @@ TEST(WhatIf, AnAdvisoryThatDidNotPayMovesToTheLedgerADiagnosisStays)
     apply_whatif(r);
     ASSERT_EQ(r.findings.size(), 1u);
     EXPECT_EQ(r.findings[0].mechanism, "CS-3");
-    EXPECT_EQ(r.findings[0].measured["verdict"], "inconclusive");
+    ASSERT_TRUE(r.findings[0].measured);
+    EXPECT_EQ(r.findings[0].measured->verdict, xwarp::verdict::inconclusive);
     ASSERT_EQ(r.declined.size(), 1u);
     EXPECT_EQ(r.declined[0].lever, "pch-off");
     EXPECT_NE(r.declined[0].reason.find("regressed"), std::string::npos);
@@ -198,8 +199,8 @@ TEST(WhatIf, AMeasuredGainOverridesTheEstimatesDecline)
     whatif_result w;
     w.lever = "parallel-preload";
     w.verdict = xwarp::verdict::improved;
-    w.judged_on = "compile elapsed: builds overlapped";
-    w.saving_compile_elapsed_ms = 400;
+    w.judged_on = {xwarp::clock::compile_elapsed, "builds overlapped"};
+    w.savings[xwarp::clock::compile_elapsed] = 400;
     r.whatif = {w};
     apply_whatif(r);
     EXPECT_TRUE(r.declined.empty());
@@ -208,8 +209,9 @@ TEST(WhatIf, AMeasuredGainOverridesTheEstimatesDecline)
     EXPECT_EQ(f.mechanism, "CS-13");
     EXPECT_EQ(r.findings[1].mechanism, "CS-12");
     EXPECT_EQ(f.recommendation, "Preload them together");
-    EXPECT_EQ(f.measured["clock"], "compile elapsed");
-    EXPECT_EQ(f.measured["saving_ms"], 400.0);
+    ASSERT_TRUE(f.measured);
+    EXPECT_EQ(f.measured->clock, xwarp::clock::compile_elapsed);
+    EXPECT_EQ(f.measured->saving_ms, 400.0);
 }
 
 TEST(WhatIf, AReplaySettlesWhenMoreSamplesCannotChangeItsVerdict)

@@ -20,6 +20,9 @@ namespace xwarp
     inline constexpr double noise_floor_fraction = 0.01;  // band >= 1% of the baseline median
     inline constexpr double noise_mad_factor = 2.0;       // band >= 2 x baseline MAD
     inline constexpr std::size_t rank_test_min_samples = 5;
+    // Other processes keeping this many CPUs busy on average during a pass is a busy machine,
+    // named beside an inconclusive wall clock.
+    inline constexpr double busy_cpus_noted = 0.5;
     inline constexpr double significance_level = 0.05;
 
     // compare --until-settled: why this comparison needs no more samples, in words; empty when
@@ -39,12 +42,15 @@ namespace xwarp
 
     // Analyses both reports in place (the fronts render them next to the verdict) and compares
     // them. Throws compare_input_error when a side has no successful sample. The verdict's exit
-    // code is the front's to set (fronts/exit_codes.hpp).
+    // code is the front's to set (fronts/exit_codes.hpp). Two runs whose cold passes started
+    // from different caches are not comparable, but for the caches the change itself fills
+    // (a lever that replays a kept cache).
     comparison compare_reports(report& before,
                                report& after,
                                const std::string& before_name,
                                const std::string& after_name,
-                               deciding_clock clock = deciding_clock::by_structure);
+                               deciding_clock clock = deciding_clock::by_structure,
+                               const std::vector<cache_kind>& the_change_fills = {});
 
     // The same for two reports analysed already (analyze()), and perhaps since given only what
     // a comparison reads (keep_what_compare_reads).
@@ -52,7 +58,8 @@ namespace xwarp
                                 const report& after,
                                 const std::string& before_name,
                                 const std::string& after_name,
-                                deciding_clock clock = deciding_clock::by_structure);
+                                deciding_clock clock = deciding_clock::by_structure,
+                                const std::vector<cache_kind>& the_change_fills = {});
 
     // Throws compare_input_error, naming the side, when an analysed report has no successful
     // sample: checked by compare_analyzed, and by a front before it keeps a side.

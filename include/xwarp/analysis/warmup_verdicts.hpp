@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "xwarp/model/report.hpp"
 #include "xwarp/model/warmup.hpp"
 
 namespace xwarp
@@ -18,12 +19,14 @@ namespace xwarp
     // build some (a target fails alone) and the program built none of those it did; failed when
     // one it built was built again, or the file or the program failed; interrupted when the user
     // stopped it. The walls, the builds left (covered, uncovered, new), the band of the primed
-    // wall against the warm wall and the measured run's own cold wall are filled for the fronts.
+    // wall against the warm wall and a cold run of the program timed beside the warm-up
+    // (`cold_beside`: a sample on fresh private caches before each primed one, interleaved, so both
+    // ran under the same load and started from the same empty caches) are filled for the fronts.
     // workers_per_sample: the worker processes each sample's warm-up ran with, when they were
     // tried against each other (the lowest median wall is picked; a tie keeps the fewer).
     warmup_check judge_warmup(const warmup_plan& plan, const std::vector<primed_sample>& samples, bool interrupted,
                               std::optional<double> timeout_s, std::optional<double> serial_cold_build_ms,
-                              std::optional<double> cold_wall_ms = std::nullopt,
+                              const std::vector<sample>& cold_beside = {},
                               const std::vector<int>& workers_per_sample = {});
 }
 

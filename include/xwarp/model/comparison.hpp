@@ -59,10 +59,10 @@ namespace xwarp
         std::vector<count_change> moved_counts;
     };
 
-    // One clock judged: cold module work, or compile elapsed (cold wall - warm wall).
+    // One clock judged: module work, its CPU time, compile elapsed, the cold wall.
     struct clock_judgement
     {
-        std::string clock;  // "cold_module_ms", "compile_elapsed_ms"
+        xwarp::clock clock = xwarp::clock::cold_module_work;
         std::optional<double> before_median;
         std::optional<double> after_median;
         std::optional<double> before_mad;
@@ -73,8 +73,11 @@ namespace xwarp
         std::string test;                 // "mann-whitney-exact", "mann-whitney-normal", "none (fewer than 5 samples a side)"
         int n_before = 0;
         int n_after = 0;
-        std::string outcome;  // improved, regressed, within-noise, not-significant, overlapping (fewer than 5 a side, not separated), n/a
+        clock_outcome outcome = clock_outcome::not_available;
         std::optional<int> samples_needed;  // per side, to settle an unsettled result
+        // A wall clock: how much of the change the other processes' load could explain (the
+        // after side's median load minus the before side's, on this clock); none on a CPU clock.
+        std::optional<double> load_delta_ms;
         std::string note;  // how the values were taken, when it matters
     };
 
@@ -123,8 +126,7 @@ namespace xwarp
         std::vector<std::string> notes;
         workload_check workload;
         std::vector<clock_judgement> clocks;
-        std::string judged_on;  // which clock decided, and why
-        std::string decided_by; // that clock's id (clocks[].clock)
+        xwarp::judged_on judged_on;  // which clock decided, and why
         // improved or regressed on fewer than 3 samples a side: two samples can fall either side of
         // the band by chance, so the verdict is said as indicative (the reasons say why)
         bool indicative = false;

@@ -79,6 +79,16 @@ namespace xwarp
         std::int64_t source_bytes = -1;
     };
 
+    // A stored run's what-if replay: its saving on the clock it was judged on.
+    struct history_replay
+    {
+        std::string lever;
+        xwarp::verdict verdict = xwarp::verdict::not_run;
+        std::optional<double> saving_ms;
+        std::optional<xwarp::clock> clock;  // none for a row whose clock cannot be told
+        int samples = 0;
+    };
+
     // A stored comparison (warp-probe compare, %warp_compare).
     struct history_comparison
     {

@@ -62,6 +62,15 @@ namespace xwarp
 
     nlohmann::json report_to_json(const report& r);
 
+    // A pass's conditions as the report (and a recorded pass's meta file) writes them.
+    void to_json(nlohmann::json& j, const machine_load& l);
+    void from_json(const nlohmann::json& j, machine_load& l);
+    void to_json(nlohmann::json& j, const cache_state& c);
+    void from_json(const nlohmann::json& j, cache_state& c);
+
+    // A replay's measurement as a report's JSON writes it (a declined lever keeps it as its numbers).
+    nlohmann::json measurement_json(const replay_measurement& m);
+
     // report_to_json(r).dump(indent) (compact by default; invalid UTF-8 replaced), without
     // building the whole tree: the large arrays (the samples' module loads and launches, the
     // summary's identities and timeline, the findings) are converted and written one element at

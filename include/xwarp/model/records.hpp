@@ -149,12 +149,27 @@ namespace xwarp
         bool via_preload = false;     // loaded inside wp.force_load / wp.load_module
         bool first_in_thread = false; // first native build of its thread (pays the thread's PCH)
         std::optional<double> pch_ms; // of native_ms: writing a precompiled header the thread lacked
+        // The loading thread's CPU time during the load (Warp builds on the loading thread: code
+        // generation, clang, NVRTC): the machine's load does not move it. None from Warp's log.
+        std::optional<double> cpu_ms;
+        // How long the loading thread waited for a CPU during the load (the kernel's run-queue
+        // delay, /proc/thread-self/schedstat): the part of the load's wall the machine's load took.
+        std::optional<double> cpu_wait_ms;
+        // User-space instructions the loading thread retired during the load (perf_event_open),
+        // where the kernel counts them for this process; none elsewhere.
+        std::optional<std::int64_t> instructions;
         std::vector<phase_span> phases;
         shared_text triggered_by;     // the kernel whose launch needed this load (it waited for it)
         shared_text test;             // the test that was running (pytest's or unittest's id), "" outside any
 
         // The figure used for "module work": Warp's own timer when it ran, else the wrapper's.
         double work_ms() const;
+        // What the load cost on a clock: its thread's CPU time on a CPU clock (where recorded),
+        // else its module work.
+        double cost_ms(clock on) const;
+        // Of that, the precompiled header it wrote (pch_ms, a wall span, in the load's own ratio of
+        // CPU time to wall on a CPU clock); 0 without one.
+        double header_cost_ms(clock on) const;
         std::string short_hash() const { return hash.str().substr(0, 7); }
     };
 
@@ -242,6 +257,32 @@ namespace xwarp
         std::int64_t pid = 0;
     };
 
+    // The machine's load while one pass ran: the CPU time the machine's other processes took
+    // (/proc/stat's busy time less the pass's own processes and the probe's waiting thread).
+    struct machine_load
+    {
+        int cpus = 0;
+        double others_cpu_ms = 0.0;  // every other process's CPU time during the pass
+        double own_cpu_ms = 0.0;     // the command's processes (their rusage, reaped by the probe)
+
+        // The most wall the others could have taken from the pass: their CPU time shared over
+        // the machine's CPUs (a fair scheduler takes no more from a program than that).
+        double explains_ms() const { return cpus > 0 ? others_cpu_ms / cpus : 0.0; }
+        // How many CPUs the others kept busy on average over a wall of `wall_ms`.
+        double busy_cpus(double wall_ms) const { return wall_ms > 0 ? others_cpu_ms / wall_ms : 0.0; }
+    };
+
+    // What one cache held when a pass started and when it ended.
+    struct cache_state
+    {
+        cache_kind kind = cache_kind::warp_kernels;
+        std::int64_t files_before = 0;
+        std::int64_t bytes_before = 0;
+        std::int64_t files_after = 0;
+        std::int64_t bytes_after = 0;
+        bool empty_at_start() const { return files_before == 0; }
+    };
+
     // What one pass left in its private Warp cache.
     struct cache_inventory
     {
@@ -306,6 +347,12 @@ namespace xwarp
         // "process-tree" (the recorded tree); empty in reports written before it was recorded
         std::string containment;
         std::vector<nvrtc_trace> nvrtc_traces;  // measure --nvrtc-trace, cold passes
+        // The machine's load while the pass ran; none when it could not be read (or in reports
+        // written before it was recorded).
+        std::optional<machine_load> load;
+        // The caches the pass started from and what each held after it; empty in reports written
+        // before they were recorded.
+        std::vector<cache_state> caches;
         // What the command said of its own work (measure_options::results_file), null when it
         // wrote nothing readable; not part of the report's JSON.
         nlohmann::json own_results;

@@ -12,8 +12,9 @@ namespace xwarp
 {
     // 2 added whatif[] (the what-if replays); 3 the suite fields (summary.tests, summary.workers,
     // a load's test, a process's exited_ms, a kernel's factory) and each pass's containment.
-    // Reports of versions 1 and 2 are read too.
-    inline constexpr int report_schema_version = 3;
+    // 4 a load's CPU clocks, each pass's load and caches, the clocks as words (judged_by, a
+    // fix's clock), savings on the CPU clocks. Reports of versions 1 to 3 are read too.
+    inline constexpr int report_schema_version = 4;
     inline constexpr int oldest_readable_schema_version = 1;
 
     struct gpu_info

@@ -4,11 +4,22 @@
 #ifndef XWARP_MODEL_RESULTS_HPP
 #define XWARP_MODEL_RESULTS_HPP
 
+#include <map>
+
 #include "xwarp/model/records.hpp"
 #include "xwarp/model/verdicts.hpp"
 
 namespace xwarp
 {
+    // Which clock decided a verdict, and why that one.
+    struct judged_on
+    {
+        xwarp::clock by = xwarp::clock::cold_module_work;
+        std::string why;
+
+        std::string sentence() const { return why.empty() ? clock_name(by) : clock_name(by) + ": " + why; }
+    };
+
     struct stat
     {
         std::optional<double> median;
@@ -155,6 +166,15 @@ namespace xwarp
         stat compile_elapsed_ms;  // cold wall - warm wall, per sample
         stat cold_module_ms;
         stat warm_module_ms;
+        // The loading threads' CPU time summed over the pass's loads: build work on a clock the
+        // machine's load does not move. Empty unless every good pass recorded it for every load.
+        stat cold_module_cpu_ms;
+        stat warm_module_cpu_ms;
+        // The clock the findings' estimates are on: cold module CPU where it was recorded.
+        xwarp::clock module_clock = xwarp::clock::cold_module_work;
+        // How many CPUs the machine's other processes kept busy, on average, during each good
+        // sample's cold pass (its load); empty where the load was not measured.
+        stat busy_cpus;
         stat native_ms;
         stat overlap_factor;        // summed build time / time with a build running (build spans)
         std::string overlap_note;   // why the overlap factor is not available, when it is not
@@ -196,6 +216,27 @@ namespace xwarp
         std::string what;
     };
 
+    // What a finding's lever measured when its what-if replay ran: the replay's verdict and the
+    // saving on the clock it was judged on.
+    struct replay_measurement
+    {
+        std::string lever;
+        xwarp::verdict verdict = xwarp::verdict::not_run;
+        std::optional<double> saving_ms;   // on `clock`: baseline - replay medians (positive: it saved)
+        std::optional<xwarp::clock> clock;  // the clock the saving is on (none: nothing quoted)
+        std::optional<double> band_ms;
+        int samples = 0;
+        std::string judged_on;  // the sentence: which clock decided and why
+        std::string reason;
+        std::string needs;      // what else the fix needs, when the replay's records show it
+
+        // Improved or regressed on fewer than 3 samples a side: said beside the verdict.
+        bool indicative() const
+        {
+            return (verdict == xwarp::verdict::improved || verdict == xwarp::verdict::regressed) && samples > 0 && samples < 3;
+        }
+    };
+
     struct finding
     {
         shared_text mechanism;  // CS-1..CS-13, option-not-arrived, ...
@@ -211,7 +252,10 @@ namespace xwarp
         finding_kind kind = finding_kind::diagnosis;
         shared_text guide;               // references/mechanisms.md anchor
         shared_text lever;               // the run-time lever that would fix it ("" when none)
-        nlohmann::json measured;         // its lever's what-if replay: {verdict, saving_ms, band_ms, samples, reason, needs}
+        std::optional<replay_measurement> measured;  // its lever's what-if replay, when one ran
+        // The clock savings_ms is on: the loading threads' CPU time where every load of the
+        // report recorded it (load does not move it), else Warp's module timers.
+        xwarp::clock savings_clock = xwarp::clock::cold_module_work;
         // The place that caused it is library code (an installed package, or outside the
         // measured project): not the user's to edit, and never patched by warp-probe fix.
         bool library = false;
@@ -232,10 +276,9 @@ namespace xwarp
         };
         headline_source headline() const
         {
-            const auto word = measured.is_object() ? measured.find("verdict") : measured.end();
-            if (measured.is_object() && word != measured.end() && word->is_string())
+            if (measured)
             {
-                const auto v = member_named<xwarp::verdict>(word->get<std::string>());
+                const auto v = measured->verdict;
                 if (v == xwarp::verdict::improved)
                 {
                     return headline_source::measured_gain;
@@ -257,10 +300,7 @@ namespace xwarp
             {
                 return {};
             }
-            const auto word = measured.is_object() ? measured.find("verdict") : measured.end();
-            const auto v = measured.is_object() && word != measured.end() && word->is_string()
-                               ? member_named<xwarp::verdict>(word->get<std::string>())
-                               : std::nullopt;
+            const auto v = measured ? std::optional<xwarp::verdict>(measured->verdict) : std::nullopt;
             if (v == xwarp::verdict::not_applied)
             {
                 return "its replay did not apply";
@@ -299,12 +339,10 @@ namespace xwarp
         nlohmann::json params = nlohmann::json::object();   // what the shim was asked to do
         nlohmann::json applied = nlohmann::json::object();  // what it did, with counts
         xwarp::verdict verdict = xwarp::verdict::not_run;
-        std::optional<double> saving_cold_module_ms;  // baseline - replay medians (positive: it saved)
-        std::optional<double> saving_compile_elapsed_ms;
-        std::optional<double> saving_warm_module_ms;  // keep-cache is judged on the warm pass
-        std::optional<double> saving_cold_wall_ms;    // a suite lever is judged on the command's cold wall
+        // baseline - replay medians on each clock judged (positive: it saved)
+        std::map<xwarp::clock, double> savings;
         std::optional<double> band_ms;   // the noise band of the clock it was judged on
-        std::string judged_on;           // that clock
+        xwarp::judged_on judged_on;      // that clock, and why
         int samples = 0;                 // replay samples (as many baseline samples, interleaved)
         std::optional<double> estimate_ms;  // the findings' estimate, kept for calibration
         // Builds the baseline's and the replay's first good samples made, cold and warm: the
@@ -334,27 +372,12 @@ namespace xwarp
 
         // The saving a replay is quoted with: the one on the clock it was judged on. Decided
         // here once, for the findings, the text and the HTML alike.
-        struct quoted_saving
+        std::optional<double> saving_on(xwarp::clock c) const
         {
-            std::string clock;  // "cold module work", "compile elapsed", "warm module work" or "cold wall"
-            std::optional<double> ms;
-        };
-        quoted_saving quoted() const
-        {
-            if (judged_on.rfind("compile elapsed", 0) == 0)
-            {
-                return {"compile elapsed", saving_compile_elapsed_ms};
-            }
-            if (judged_on.rfind("warm module work", 0) == 0)
-            {
-                return {"warm module work", saving_warm_module_ms};
-            }
-            if (judged_on.rfind("cold wall", 0) == 0)
-            {
-                return {"cold wall", saving_cold_wall_ms};
-            }
-            return {"cold module work", saving_cold_module_ms};
+            const auto it = savings.find(c);
+            return it == savings.end() ? std::nullopt : std::optional<double>(it->second);
         }
+        std::optional<double> quoted_saving() const { return saving_on(judged_on.by); }
     };
 
     // One finding's code form, written as a patch against the program's own files by warp-probe
@@ -373,7 +396,7 @@ namespace xwarp
         // not-verified (no --verify), no-patch (no mechanical form, or library code: reason says)
         fix_verdict verdict = fix_verdict::no_patch;
         std::optional<double> saving_ms;  // on the clock compare decided on
-        std::string clock;
+        std::optional<xwarp::clock> clock;  // that clock; none when nothing was measured
         std::optional<double> band_ms;
         int samples = 0;                  // a side
         std::string reason;

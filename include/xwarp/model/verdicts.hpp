@@ -108,6 +108,39 @@ namespace xwarp
         nvrtc,
     };
 
+    // A clock a verdict is judged on. Build work is judged on a clock the machine's load cannot
+    // move (the loading threads' CPU time); the wall clocks are what the user waits on, and a
+    // verdict on one of them says when the load during its samples could explain it.
+    enum class clock
+    {
+        cold_module_work,  // Warp's module timers (wall), summed over the cold pass's loads
+        compile_elapsed,   // cold wall - warm wall, per sample
+        warm_module_work,  // Warp's module timers summed over the warm pass's loads
+        cold_wall,         // the command's cold pass, start to end
+        cold_module_cpu,   // the loading threads' CPU time, summed over the cold pass's loads
+        warm_module_cpu,   // the same in the warm pass
+    };
+
+    // What one clock's samples said: beyond the band either way, or why not.
+    enum class clock_outcome
+    {
+        improved,
+        regressed,
+        within_noise,     // the change is inside the band
+        not_significant,  // beyond the band, the rank test not below 5%
+        overlapping,      // beyond the band, fewer than 5 a side, and the sides' samples overlap
+        not_available,    // a side has no value on this clock
+        machine_busy,     // a wall clock beyond its band by no more than the other processes' load explains
+    };
+
+    // A cache a pass could read from or write to, beside the module binaries it counts.
+    enum class cache_kind
+    {
+        warp_kernels,         // WARP_CACHE_PATH: the modules Warp built (sources and binaries)
+        warp_lto,             // its lto/ folder: MathDx LTO artifacts (Warp 1.7+)
+        cuda,                 // CUDA_CACHE_PATH: NVRTC's compile cache (12.9+) and the driver's PTX JIT cache
+        precompiled_headers,  // the per-thread wp_pch_* folders under TMPDIR (the CPU header)
+    };
     template <typename E>
     struct enum_words;  // each set's words, in the order of its members
 
@@ -160,6 +193,67 @@ namespace xwarp
     {
         static constexpr std::array<std::string_view, 6> words{"load", "codegen", "compile", "header", "lto", "nvrtc"};
     };
+
+    template <>
+    struct enum_words<clock>
+    {
+        static constexpr std::array<std::string_view, 6> words{"cold_module_ms",  "compile_elapsed_ms", "warm_module_ms",
+                                                               "cold_wall_ms",    "cold_module_cpu_ms", "warm_module_cpu_ms"};
+    };
+    template <>
+    struct enum_words<clock_outcome>
+    {
+        static constexpr std::array<std::string_view, 7> words{"improved",    "regressed", "within-noise", "not-significant",
+                                                               "overlapping", "n/a",       "machine-busy"};
+    };
+
+    template <>
+    struct enum_words<cache_kind>
+    {
+        static constexpr std::array<std::string_view, 4> words{"warp-kernel-cache", "warp-lto-cache", "cuda-cache",
+                                                               "precompiled-headers"};
+    };
+    // A clock's name in a sentence ("cold module CPU"): how the text, the HTML and the reasons
+    // name it. The JSON writes the member's word (cold_module_cpu_ms) where it names a clock.
+    inline std::string clock_name(clock c)
+    {
+        static constexpr std::array<std::string_view, 6> names{"cold module work", "compile elapsed", "warm module work",
+                                                               "cold wall",        "cold module CPU", "warm module CPU"};
+        return std::string(names.at(static_cast<std::size_t>(c)));
+    }
+
+    // A cache's name in a sentence.
+    inline std::string cache_name(cache_kind k)
+    {
+        static constexpr std::array<std::string_view, 4> names{"Warp's kernel cache", "Warp's LTO cache",
+                                                               "the CUDA cache (CUDA_CACHE_PATH)", "precompiled headers"};
+        return std::string(names.at(static_cast<std::size_t>(k)));
+    }
+
+    // The clock a sentence names at its start ("compile elapsed: builds overlapped"), for a report
+    // written before the clock was written as a word of its own; nullopt when none does.
+    inline std::optional<clock> clock_named_in(std::string_view sentence)
+    {
+        std::optional<clock> found;
+        std::size_t longest = 0;
+        for (std::size_t i = 0; i < enum_words<clock>::words.size(); ++i)
+        {
+            const std::string name = clock_name(static_cast<clock>(i));
+            if (sentence.substr(0, name.size()) == name && name.size() > longest)
+            {
+                found = static_cast<clock>(i);
+                longest = name.size();
+            }
+        }
+        return found;
+    }
+
+    // Whether the machine's load moves this clock: every wall clock does; CPU time does not (a
+    // thread that waits for a CPU is not running).
+    inline bool load_moves(clock c)
+    {
+        return c != clock::cold_module_cpu && c != clock::warm_module_cpu;
+    }
 
     // The word of a member, as the JSON and the history write it.
     template <typename E>
@@ -223,6 +317,9 @@ namespace xwarp
     XWARP_VERDICT_JSON(span_kind)
     XWARP_VERDICT_JSON(together_status)
     XWARP_VERDICT_JSON(warmup_verdict)
+    XWARP_VERDICT_JSON(clock)
+    XWARP_VERDICT_JSON(clock_outcome)
+    XWARP_VERDICT_JSON(cache_kind)
 #undef XWARP_VERDICT_JSON
 }
 

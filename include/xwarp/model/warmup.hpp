@@ -71,8 +71,14 @@ namespace xwarp
         // Of the run's identities, those the program did not build on the primed cache (first
         // sample): the warm-up's measured coverage.
         std::optional<int> covered_measured;
-        std::optional<double> cold_wall_ms;  // the measured run's cold wall (its report), beside the warm-up's own
+        // The program's cold wall on fresh private caches, timed beside the warm-up (a sample
+        // before each primed one, interleaved): the cold run the step is judged against.
+        stat cold_wall_beside_ms;
         std::optional<double> warmup_and_primed_ms;  // the warm-up's wall + the program's on its cache (medians)
+        // warm-up + primed over the cold run beside it, and the band within which it is "about one
+        // cold run" (the larger spread of the three walls over the cold median, at least 1%)
+        std::optional<double> of_cold;
+        std::optional<double> of_cold_band;
         // The file's own wall at each number of worker processes tried (the samples alternate
         // between them: each worker writes its own precompiled header on the CPU, so more workers
         // are not always faster), and the number picked: the lowest median, written into the file.

@@ -16,6 +16,7 @@ namespace xwarp
         warnings,
         no_statistics,   // when no sample succeeded: why, and the end of the report
         summary,         // the clocks and counts, median +- MAD
+        conditions,      // the machine's load during the passes and the caches each started from
         findings,        // by time at stake
         whatif,          // the replays
         fixes,           // warp-probe fix's patches, with their verdicts
@@ -34,6 +35,7 @@ namespace xwarp
         static const std::vector<report_section> order = {
             report_section::header,     report_section::errors,   report_section::flags,
             report_section::warnings,   report_section::no_statistics, report_section::summary,
+            report_section::conditions,
             report_section::findings,   report_section::whatif,   report_section::fixes,
             report_section::declined,
             report_section::identities, report_section::rebuilt,  report_section::timeline,

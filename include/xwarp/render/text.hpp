@@ -24,7 +24,7 @@ namespace xwarp
     std::string render_fix_text(const report& r);
 
     // "-1.23 s cold module work, improved (n=3, band 25 ms)": a finding's measured lever.
-    std::string measured_words(const nlohmann::json& measured);
+    std::string measured_words(const replay_measurement& measured);
 
     // A finding's headline: "saves ~1.2 s" (the estimate), "measured -1.0 s ..., improved (n=2,
     // band 20 ms); estimate ~1.2 s", or "measured +290 ms ..., regressed (n=2); no saving
@@ -38,7 +38,6 @@ namespace xwarp
     // Formatting shared with the HTML renderer.
     std::string format_stat_ms(const stat& s);   // "3.52 s ± 0.05 s" or "n/a"
     std::string command_line(const std::vector<std::string>& argv);
-    std::string clock_label(const std::string& clock);  // cold_module_ms -> "cold module work"
 }
 
 #endif

@@ -67,6 +67,21 @@ namespace xwarp
 
     cache_inventory inventory_cache(const std::string& warp_cache_dir);
 
+    // Where a pass's caches are: its Warp cache (the LTO cache inside it), its CUDA cache and its
+    // temporary folder (the per-thread precompiled-header folders).
+    struct pass_caches
+    {
+        std::string warp_cache;
+        std::string cuda_cache;
+        std::string tmp_dir;
+    };
+
+    // What each cache holds now, as files_after/bytes_after (one state per cache_kind, in order).
+    std::vector<cache_state> read_cache_states(const pass_caches& where);
+
+    // Sets each state's before from a reading taken when the pass started.
+    void note_cache_starts(std::vector<cache_state>& after, const std::vector<cache_state>& before);
+
     // measure --nvrtc-trace: the *_compile-time-trace*.json files NVRTC left in a pass's kernel
     // cache (one per CUDA module build that went through it). A file that is too large or not
     // JSON costs a note, not the pass.

@@ -96,6 +96,8 @@ namespace xwarp
         // A suite run's tests (test, builds, build_ms, reused_by): none for a program that is no
         // suite, or a run stored before per-test rows.
         std::vector<test_cost> tests(std::int64_t run_id);
+        // The run's what-if replays, each with its saving on the clock it was judged on.
+        std::vector<history_replay> replays(std::int64_t run_id);
         std::string report_json(std::int64_t run_id);  // throws store_error when there is none
         std::optional<std::int64_t> find(const report& r);
         // Whether this store holds a run that xwarp itself ran (measure, magic, whatif, fix: not

@@ -27,7 +27,7 @@ namespace xwarp::detect
                 {
                     if (l.status == load_status::compiled)
                     {
-                        ms += l.work_ms();
+                        ms += l.cost_ms(ctx.estimates_on());
                         any = true;
                     }
                 }

@@ -73,11 +73,11 @@ namespace xwarp::detect
                             }
                         }
                     }
-                    headers_ms += l->pch_ms.value_or(0.0);
+                    headers_ms += l->header_cost_ms(ctx.estimates_on());
                 const auto total = static_cast<double>(keys.size());
                     if (total > 0)
                     {
-                        wasted += removable(*l) * (1.0 - static_cast<double>(used.size()) / total);
+                        wasted += removable(*l, ctx.estimates_on()) * (1.0 - static_cast<double>(used.size()) / total);
                     }
                     std::vector<std::string> unused;
                     for (const auto& k : keys)

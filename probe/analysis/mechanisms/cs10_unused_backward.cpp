@@ -43,7 +43,7 @@ namespace xwarp::detect
                     {
                         modules.emplace_back(l.module);
                     }
-                    ms += l.work_ms();
+                    ms += l.cost_ms(ctx.estimates_on());
                 }
             }
             if (modules.empty())

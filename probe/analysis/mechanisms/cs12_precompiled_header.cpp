@@ -11,7 +11,15 @@ namespace xwarp::detect
     {
         void detect(const context& ctx, sink& out)
         {
-            std::map<std::pair<std::int64_t, std::string>, std::pair<int, double>> per_thread;  // builds, header ms
+            // builds, headers written, what writing them cost; a finding from what was built (a header
+            // written for at most two builds), its figure on the estimates' clock
+            struct thread_builds
+            {
+                int builds = 0;
+                int headers = 0;
+                double header_ms = 0.0;
+            };
+            std::map<std::pair<std::int64_t, std::string>, thread_builds> per_thread;
             for (const auto& l : ctx.first_cold().module_loads)
             {
                 if (l.status != load_status::compiled || l.native_kind != "cpu")
@@ -19,16 +27,17 @@ namespace xwarp::detect
                     continue;
                 }
                 auto& t = per_thread[{l.pid, l.thread}];
-                t.first++;
-                t.second += l.pch_ms.value_or(0.0);
+                t.builds++;
+                t.headers += l.pch_ms ? 1 : 0;
+                t.header_ms += l.header_cost_ms(ctx.estimates_on());
             }
             double header_ms = 0.0;
             int threads = 0;
             for (const auto& [k, t] : per_thread)
             {
-                if (t.second > 0 && t.first <= 2)
+                if (t.headers > 0 && t.builds <= 2)
                 {
-                    header_ms += t.second;
+                    header_ms += t.header_ms;
                     ++threads;
                 }
             }

@@ -75,9 +75,9 @@ namespace xwarp::detect
                 double header = 0.0;
                 for (const auto* l : v)
                 {
-                    sum += removable(*l);
-                    biggest = std::max(biggest, removable(*l));
-                    header = std::max(header, l->pch_ms.value_or(0.0));
+                    sum += removable(*l, ctx.estimates_on());
+                    biggest = std::max(biggest, removable(*l, ctx.estimates_on()));
+                    header = std::max(header, l->header_cost_ms(ctx.estimates_on()));
                 }
                 const int cpus = ctx.r.env.cpu_count;
                 const int workers = std::max(1, std::min(4, cpus));

@@ -138,16 +138,16 @@ namespace xwarp::detect
         return nullptr;
     }
 
-    double removable(const module_load& l, bool header_kept)
+    double removable(const module_load& l, xwarp::clock on, bool header_kept)
     {
         if (l.status != load_status::compiled)
         {
-            return l.work_ms();  // a cached reload is removed whole
+            return l.cost_ms(on);  // a cached reload is removed whole
         }
-        double ms = l.work_ms();
-        if (header_kept && l.pch_ms)
+        double ms = l.cost_ms(on);
+        if (header_kept)
         {
-            ms -= std::min(*l.pch_ms, ms);
+            ms -= std::min(l.header_cost_ms(on), ms);
         }
         return ms;
     }
@@ -590,7 +590,7 @@ namespace xwarp::detect
                     g.costed = true;
                     costed.push_back(&g);
                 }
-                g.sample_cost += m.returning ? m.after->work_ms() : removable(*m.before);
+                g.sample_cost += m.returning ? m.after->cost_ms(m_ctx.estimates_on()) : removable(*m.before, m_ctx.estimates_on());
                 if (gi != 0)
                 {
                     return;

@@ -71,7 +71,7 @@ namespace xwarp::detect
         double smallest_ms = 0.0;               // the cheapest build among them (header aside)
     };
 
-    granular_modules granular(const run_result& run);
+    granular_modules granular(const run_result& run, xwarp::clock on);
 
     // A merge finding's cause (CS-4, CS-9) as JSON text, written from parts: as a tree of copies
     // it listed every module twice and was most of those detectors' time at 50,000 modules.
@@ -107,6 +107,9 @@ namespace xwarp::detect
         std::vector<std::vector<hash_move>> moves;  // per good sample, in load order
 
         const run_result& first_cold() const { return good.front()->cold; }
+        // The clock the findings' estimates are on: the loading threads' CPU time where every
+        // load recorded it (summarize decided), else Warp's module timers.
+        xwarp::clock estimates_on() const { return r.result.module_clock; }
         // the first good sample's warm pass; an empty pass for a one-pass sample (none was made)
         const run_result& first_warm() const
         {
@@ -242,7 +245,8 @@ namespace xwarp::detect
     // The build cost a fix can remove. A precompiled header the build wrote stays when the fix
     // keeps another build that needs the same header (same module at the same block_dim: the
     // cost moves to whichever build comes first); otherwise it goes too.
-    double removable(const module_load& l, bool header_kept = true);
+    // On `on`, the clock the report's estimates are on (context::estimates_on).
+    double removable(const module_load& l, xwarp::clock on, bool header_kept = true);
 
     // A wp.set_module_options call that set `key` (args come from a report file: any shape).
     bool sets_module_option(const api_call_event& c, const std::string& key);

@@ -63,7 +63,7 @@ namespace xwarp::detect
                                           + "],\"modules\":" + json_string_array(modules) + "}");
     }
 
-    granular_modules granular(const run_result& run)
+    granular_modules granular(const run_result& run, xwarp::clock on)
     {
         // Per (pid, device, module), in first-seen order: its last build, and whether it built at
         // more than one block_dim. Keys are views of the loads' strings; a report of 100,000
@@ -122,7 +122,7 @@ namespace xwarp::detect
                 }
                 continue;
             }
-            smallest = std::min(smallest, removable(l));
+            smallest = std::min(smallest, removable(l, on));
             // Equal option sets are one shared object (shared_options): each is written once.
             auto [written, first] = options_text.try_emplace(&*l.snapshot->options);
             if (first)

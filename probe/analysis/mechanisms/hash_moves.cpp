@@ -460,7 +460,7 @@ namespace xwarp
                 {
                     m_first_sequences = std::move(seqs);
                 }
-                m_granular.push_back(granular(good[gi]->cold));
+                m_granular.push_back(granular(good[gi]->cold, estimates_on()));
             }
         }
 

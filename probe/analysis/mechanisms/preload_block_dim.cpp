@@ -71,7 +71,7 @@ namespace xwarp::detect
                     {
                         if (key_of(x) == key_of(l) && x.via_preload)
                         {
-                            per_sample.push_back(removable(x, false));
+                            per_sample.push_back(removable(x, ctx.estimates_on(), false));
                             break;
                         }
                     }

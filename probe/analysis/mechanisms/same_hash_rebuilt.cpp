@@ -63,7 +63,7 @@ namespace xwarp::detect
                     double extra = 0.0;
                     for (std::size_t i = 1; i < v.size(); ++i)
                     {
-                        extra += removable(*v[i]);
+                        extra += removable(*v[i], ctx.estimates_on());
                     }
                     extra_per_sample[k].push_back(extra);
                     if (gi == 0)

@@ -1,7 +1,7 @@
 """Module loads: every load that did work, with its hash, device, block_dim, timings, the test
 that paid for it and a snapshot of what the module held."""
 
-from . import state
+from . import state, thread_clocks
 from .attribution import current_test
 from .calls import preload_depth
 from .snapshot import config_mismatch, snapshot
@@ -26,6 +26,7 @@ def hook_load(Module):
         stack = frame_stack()
         frame = {}
         stack.append(frame)
+        clocks = thread_clocks.start()
         t0 = perf()
         try:
             result = orig(self, device, block_dim, *args, **kwargs)
@@ -36,7 +37,7 @@ def hook_load(Module):
                     exc._xwarp_seen = True
                 except Exception:
                     pass
-                record_load(rec, self, None, device, bd, frame, t0, exc)
+                record_load(rec, self, None, device, bd, frame, t0, clocks, exc)
             raise
         stack.pop()
         # Fast path: Warp returned an executable it already had. Nothing to record.
@@ -46,16 +47,17 @@ def hook_load(Module):
             result._xwarp_seen = True
         except Exception:
             pass
-        record_load(rec, self, result, device, bd, frame, t0, None)
+        record_load(rec, self, result, device, bd, frame, t0, clocks, None)
         return result
 
     Module.load = hide(load)
     return True
 
 
-def record_load(rec, module, result, device, bd, frame, t0, error):
+def record_load(rec, module, result, device, bd, frame, t0, clocks, error):
     total_ms = (perf() - t0) * 1000.0
     try:
+        thread_clock_fields = thread_clocks.since(clocks)
         if result is not None:
             hash_hex = hex_of(getattr(result, "module_hash", None))
             dev = str(getattr(result, "device", device))
@@ -95,6 +97,7 @@ def record_load(rec, module, result, device, bd, frame, t0, error):
             "t_start_ms": round((t0 - rec.t0) * 1000.0, 3),
             "thread": state.threading.current_thread().name,
         }
+        event.update(thread_clock_fields)
         if preload_depth[0] > 0:
             event["via_preload"] = True
         launching = state.tls.__dict__.get("launching")

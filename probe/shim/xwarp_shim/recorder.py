@@ -15,7 +15,7 @@ LAUNCH_CAP = 2_000_000  # ordered launches kept; beyond this only the total grow
 
 # The record contract this shim writes: probe/schema/shim_records.schema.json describes every
 # record below, and its x-contract-version is this number (a test holds them equal).
-CONTRACT = 2
+CONTRACT = 3
 
 
 class Recorder:
