@@ -389,6 +389,15 @@ namespace xwarp
             measured.judged_on = w.judged_on.sentence();
             measured.reason = w.reason;
             measured.needs = w.needs;
+            // An advisory is declined on what its replay measured against it: a regression on 3
+            // samples a side or more, or a lever that breaks the program or its launches. An
+            // inconclusive replay measured nothing either way (the noise, a busy machine), and a
+            // regression on one or two samples a side is indicative (a gap that size comes by
+            // chance): the finding stays, from what was built, with its measurement and no saving
+            // credited, so that the same program gives the same findings quiet and busy.
+            const bool indicative = w.samples > 0 && w.samples < 3;
+            const bool measured_against = (w.verdict == verdict::regressed && !indicative) || w.verdict == verdict::invalid;
+            // a lever no finding named is only a line in the ledger: any replay that did not pay goes there
             const bool did_not_pay = w.verdict == verdict::regressed || w.verdict == verdict::inconclusive || w.verdict == verdict::invalid;
             bool any_finding = false;
             for (auto it = r.findings.begin(); it != r.findings.end();)
@@ -407,7 +416,7 @@ namespace xwarp
                 }
                 // An advisory is an opportunity to measure: measured and not paying, it is no
                 // longer recommended. A diagnosis stays (the rebuild happened) with its number.
-                if (it->kind == finding_kind::advisory && did_not_pay)
+                if (it->kind == finding_kind::advisory && measured_against)
                 {
                     declined_lever d;
                     d.mechanism = it->mechanism;

@@ -89,7 +89,8 @@ def validate_report(report):
 
 
 class ProbeRun:
-    def __init__(self, proc, report, tmpdir):
+    def __init__(self, proc, report, tmpdir, json_path=None):
+        self.json_path = json_path  # where the report was written
         self.returncode = proc.returncode
         self.stdout = proc.stdout
         self.stderr = proc.stderr
@@ -128,9 +129,25 @@ def probe(tmp_path):
         report = json.loads(out.read_text()) if out.exists() else None
         if report is not None and check_schema:
             validate_report(report)
-        return ProbeRun(proc, report, tmpdir)
+        return ProbeRun(proc, report, tmpdir, out)
 
     return run
+
+
+@pytest.fixture
+def busy_loops():
+    """Starts N CPU-bound processes beside the test (as a shared machine's other jobs); killed
+    when the test ends, whatever it did."""
+    started = []
+
+    def start(n):
+        started.extend(subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n))
+
+    yield start
+    for p in started:
+        p.kill()
+    for p in started:
+        p.wait()
 
 
 @pytest.fixture

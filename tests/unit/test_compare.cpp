@@ -475,3 +475,145 @@ TEST(Compare, ASideKeptOnlyAsFarAsCompareReadsGivesTheSameComparison)
         }
     }
 }
+
+namespace
+{
+    // Every load of a report recorded its thread's CPU time: the build took `cpu_of(ms)` of CPU
+    // whatever its wall was.
+    void with_cpu(report& r, const std::function<double(double)>& cpu_of)
+    {
+        for (auto& s : r.samples)
+        {
+            for (auto* pass : {&s.cold, &*s.warm})
+            {
+                for (auto& l : pass->module_loads)
+                {
+                    l.cpu_ms = cpu_of(l.work_ms());
+                }
+            }
+        }
+    }
+
+    // Each pass ran beside other processes that took `others_ms` of CPU on a 2-CPU machine.
+    void with_load(report& r, double others_ms)
+    {
+        for (auto& s : r.samples)
+        {
+            s.cold.load = machine_load{2, others_ms, 1000.0};
+            s.warm->load = machine_load{2, 0.0, 500.0};
+        }
+    }
+}
+
+TEST(Compare, BuildWorkIsJudgedOnCpuTimeWhereBothSidesRecordedItAndTheWallBesideIt)
+{
+    // Warp's timers say the fix regressed (a busy machine stretched its builds); the loading
+    // threads' CPU time says it built less: the verdict is the CPU clock's.
+    auto before = make({3000, 3010, 2990}, {"a", "b"});
+    auto after = make({6000, 6010, 5990}, {"b"});
+    with_cpu(before, [](double ms) { return ms; });
+    with_cpu(after, [](double ms) { return ms / 3.0; });  // 2000 of CPU, the rest waiting for a CPU
+    auto c = compare_reports(before, after, "b", "a");
+    EXPECT_EQ(c.judged_on.by, xwarp::clock::cold_module_cpu);
+    EXPECT_EQ(c.verdict, xwarp::verdict::improved);
+    ASSERT_GE(c.clocks.size(), 2u);
+    EXPECT_EQ(c.clocks[0].clock, xwarp::clock::cold_module_cpu);
+    EXPECT_EQ(c.clocks[1].clock, xwarp::clock::cold_module_work);
+    EXPECT_EQ(c.clocks[1].outcome, clock_outcome::regressed);
+    EXPECT_NE(c.judged_on.sentence().find("CPU time"), std::string::npos) << c.judged_on.sentence();
+    // one side without CPU times: Warp's timers decide, as before
+    auto plain = make({3000, 3010, 2990}, {"a", "b"});
+    auto c2 = compare_reports(plain, after, "b", "a");
+    EXPECT_EQ(c2.judged_on.by, xwarp::clock::cold_module_work);
+}
+
+TEST(Compare, AWallClockChangeTheMachinesLoadExplainsIsInconclusiveMachineBusy)
+{
+    // Same structure: judged on compile elapsed. The after side ran beside 4 s more of other
+    // processes' CPU per sample (2 s per CPU), as much as it got slower: the load, not the change.
+    auto before = make({3000, 3010, 2990}, {"a"});
+    auto after = make({3000, 3010, 2990}, {"a"});
+    for (auto& s : after.samples)
+    {
+        s.cold.wall_ms += 1800.0;
+    }
+    with_load(before, 0.0);
+    with_load(after, 4000.0);
+    auto c = compare_reports(before, after, "b", "a");
+    EXPECT_EQ(c.judged_on.by, xwarp::clock::compile_elapsed);
+    EXPECT_EQ(c.verdict, xwarp::verdict::inconclusive);
+    EXPECT_EQ(c.clocks[1].outcome, clock_outcome::machine_busy);
+    ASSERT_TRUE(c.clocks[1].load_delta_ms);
+    EXPECT_DOUBLE_EQ(*c.clocks[1].load_delta_ms, 2000.0);
+    EXPECT_TRUE(std::any_of(c.reasons.begin(), c.reasons.end(), [](const std::string& r)
+                            { return r.rfind("the machine was busy", 0) == 0; }));
+    // the same slowdown under the same load on both sides is the change's: regressed
+    with_load(before, 4000.0);
+    auto same_load = compare_reports(before, after, "b", "a");
+    EXPECT_EQ(same_load.verdict, xwarp::verdict::regressed);
+    // a change larger than the load's share is the change's too
+    for (auto& s : after.samples)
+    {
+        s.cold.wall_ms += 3000.0;
+    }
+    with_load(before, 0.0);
+    auto beyond = compare_reports(before, after, "b", "a");
+    EXPECT_EQ(beyond.verdict, xwarp::verdict::regressed);
+}
+
+TEST(Compare, RunsWhoseColdPassesStartedFromDifferentCachesAreNotComparable)
+{
+    auto before = make({3000, 3010, 2990}, {"a", "b"});
+    auto after = make({2000, 2010, 1990}, {"b"});
+    const auto caches = [](report& r, std::int64_t cuda_bytes)
+    {
+        for (auto& s : r.samples)
+        {
+            cache_state warp{cache_kind::warp_kernels, 0, 0, 6, 40000};
+            cache_state cuda{cache_kind::cuda, cuda_bytes > 0 ? 3 : 0, cuda_bytes, 3, cuda_bytes + 1000};
+            s.cold.caches = {warp, cuda};
+        }
+    };
+    caches(before, 0);
+    caches(after, 5400000);
+    auto c = compare_reports(before, after, "b", "a");
+    EXPECT_EQ(c.verdict, xwarp::verdict::not_comparable);
+    ASSERT_FALSE(c.reasons.empty());
+    EXPECT_NE(c.reasons[0].find("cuda-cache was empty before and holding"), std::string::npos) << c.reasons[0];
+    // a change that fills that cache on purpose (a lever that replays a kept cache) is judged
+    auto lever = compare_reports(before, after, "b", "a", deciding_clock::by_structure, {cache_kind::cuda});
+    EXPECT_EQ(lever.verdict, xwarp::verdict::improved);
+    // reports that recorded no caches (older ones) are judged as before
+    auto old_before = make({3000, 3010, 2990}, {"a", "b"});
+    EXPECT_EQ(compare_reports(old_before, after, "b", "a").verdict, xwarp::verdict::improved);
+}
+
+TEST(Compare, AModuleThatFailsToBuildOnBothSidesInTheSamePassingTestIsJudgedPast)
+{
+    auto before = make({3000, 3010, 2990}, {"a", "b"});
+    auto after = make({2000, 2010, 1990}, {"b"});
+    const auto failing = [](report& r, const std::string& test)
+    {
+        for (auto& s : r.samples)
+        {
+            module_load bad = load("expects_failure", "dead", 5);
+            bad.status = load_status::error;
+            bad.test = test;
+            s.cold.module_loads.push_back(bad);
+        }
+    };
+    failing(before, "tests/test_x.py::test_bad_kernel_raises");
+    failing(after, "tests/test_x.py::test_bad_kernel_raises");
+    auto c = compare_reports(before, after, "b", "a");
+    EXPECT_EQ(c.verdict, xwarp::verdict::improved);
+    EXPECT_TRUE(std::any_of(c.notes.begin(), c.notes.end(), [](const std::string& n)
+                            { return n.find("module expects_failure failed to build on both sides in tests/test_x.py") == 0; }));
+    // on one side only, or outside any test: a failed build, invalid
+    auto clean = make({2000, 2010, 1990}, {"b"});
+    EXPECT_EQ(compare_reports(before, clean, "b", "a").verdict, xwarp::verdict::invalid);
+    auto before2 = make({3000, 3010, 2990}, {"a", "b"});
+    auto after2 = make({2000, 2010, 1990}, {"b"});
+    failing(before2, "");
+    failing(after2, "");
+    EXPECT_EQ(compare_reports(before2, after2, "b", "a").verdict, xwarp::verdict::invalid);
+}

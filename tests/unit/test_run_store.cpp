@@ -211,6 +211,46 @@ TEST(Store, KeepsARunOnceAndReadsItBack)
     }
 }
 
+// Each replay is stored with its saving on the clock it was judged on: the store once chose
+// the clock by comparing judged_on, a sentence, with a word, and stored every replay's cold
+// module saving.
+TEST(Store, AReplaysSavingIsStoredOnTheClockItWasJudgedOn)
+{
+    temp_folder tmp;
+    run_store store((tmp.path / "h.sqlite3").string(), nullptr);
+    report r = recorded("cs1_late");
+    whatif_result on_elapsed;
+    on_elapsed.lever = "parallel-preload";
+    on_elapsed.verdict = verdict::improved;
+    on_elapsed.samples = 3;
+    on_elapsed.savings = {{clock::cold_module_work, -900.0}, {clock::compile_elapsed, 1200.0}};
+    on_elapsed.judged_on = {clock::compile_elapsed, "builds overlapped, so summed module work overstates the time waited"};
+    whatif_result on_cpu;
+    on_cpu.lever = "backward-off";
+    on_cpu.verdict = verdict::improved;
+    on_cpu.samples = 3;
+    on_cpu.savings = {{clock::cold_module_work, 700.0}, {clock::cold_module_cpu, 450.0}};
+    on_cpu.judged_on = {clock::cold_module_cpu, "builds were serial and the compiled structure changed"};
+    whatif_result on_wall;
+    on_wall.lever = "xdist-loadfile";
+    on_wall.verdict = verdict::regressed;
+    on_wall.samples = 2;
+    on_wall.savings = {{clock::cold_module_work, 50.0}, {clock::cold_wall, -3100.0}};
+    on_wall.judged_on = {clock::cold_wall, "a change to how a test suite runs"};
+    r.whatif = {on_elapsed, on_cpu, on_wall};
+    const auto id = store.add_report(r, run_kind::measure);
+    const auto replays = store.replays(id);
+    ASSERT_EQ(replays.size(), 3u);
+    EXPECT_EQ(replays[0].lever, "parallel-preload");
+    EXPECT_EQ(replays[0].clock, clock::compile_elapsed);
+    EXPECT_EQ(replays[0].saving_ms, 1200.0);
+    EXPECT_EQ(replays[1].clock, clock::cold_module_cpu);
+    EXPECT_EQ(replays[1].saving_ms, 450.0);
+    EXPECT_EQ(replays[2].clock, clock::cold_wall);
+    EXPECT_EQ(replays[2].saving_ms, -3100.0);
+    EXPECT_EQ(replays[2].verdict, verdict::regressed);
+}
+
 // The report's text goes into its row a block at a time, never held whole: what is read back
 // is report_json_text's text to the byte, for a report several blocks long, and its digest is
 // the FNV-1a of that text, the key rows stored by earlier versions were given (found again).

@@ -283,3 +283,40 @@ TEST(WhatIf, AReplayCountsTheBuildsBesideItsTimeVerdictAndShowsThem)
     EXPECT_NE(render_whatif_text(round).find("counted: the cold pass built 2 -> 1"), std::string::npos);
     EXPECT_NE(render_html(round).find("counted: the cold pass built 2 -&gt; 1"), std::string::npos);
 }
+
+// An inconclusive replay measured nothing either way: the advisory stays a finding (from what
+// was built), with its measurement and no saving credited, so a busy machine cannot take it away.
+TEST(WhatIf, AnAdvisoryWhoseReplayWasInconclusiveStaysAFindingWithNoSavingCredited)
+{
+    report r = with_finding("CS-10", "backward-off", finding_kind::advisory, std::nullopt);
+    whatif_result w;
+    w.lever = "backward-off";
+    w.verdict = xwarp::verdict::inconclusive;
+    w.samples = 3;
+    w.savings[xwarp::clock::cold_module_cpu] = 40.0;
+    w.judged_on = {xwarp::clock::cold_module_cpu, "builds were serial"};
+    r.whatif = {w};
+    apply_whatif(r);
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.findings[0].mechanism, "CS-10");
+    EXPECT_EQ(r.findings[0].headline(), finding::headline_source::measured_no_gain);
+    EXPECT_TRUE(r.declined.empty());
+}
+
+// A regression on one or two samples a side is indicative: the advisory stays, no saving credited;
+// the same regression on three a side declines it.
+TEST(WhatIf, AnIndicativeRegressionDoesNotDeclineAnAdvisory)
+{
+    for (const int n : {1, 2, 3})
+    {
+        report r = with_finding("CS-12", "pch-off", finding_kind::advisory, std::nullopt);
+        whatif_result w;
+        w.lever = "pch-off";
+        w.verdict = xwarp::verdict::regressed;
+        w.samples = n;
+        r.whatif = {w};
+        apply_whatif(r);
+        EXPECT_EQ(r.findings.size(), n < 3 ? 1u : 0u) << n;
+        EXPECT_EQ(r.declined.size(), n < 3 ? 0u : 1u) << n;
+    }
+}
