@@ -125,6 +125,10 @@ print(json.dumps(out))
         env["cpu_count"] = d.env.cpu_count;
         env["cuda_toolkit"] = d.env.cuda_toolkit;
         env["nvrtc_version"] = d.env.nvrtc_version;
+        env["nvrtc_cache"] = d.env.nvrtc_cache;
+        env["nvrtc_cache_first_ms"] = d.env.nvrtc_cache_first_ms ? nlohmann::json(*d.env.nvrtc_cache_first_ms) : nlohmann::json();
+        env["nvrtc_cache_second_ms"] = d.env.nvrtc_cache_second_ms ? nlohmann::json(*d.env.nvrtc_cache_second_ms) : nlohmann::json();
+        env["cuda_cache_maxsize"] = d.env.cuda_cache_maxsize;
         env["cuda_driver"] = d.env.cuda_driver;
         env["cuda_status"] = d.env.cuda_status;
         env["gpus"] = nlohmann::json::array();
@@ -140,6 +144,39 @@ print(json.dumps(out))
                 {"python", d.python},
                 {"target", d.target},
                 {"shim_dir", d.shim_dir}};
+    }
+
+    namespace
+    {
+    std::string nvrtc_cache_words(const environment& env)
+    {
+        const auto timing = [&]
+        {
+            return env.nvrtc_cache_first_ms && env.nvrtc_cache_second_ms
+                       ? " (one program compiled twice: " + format_ms(*env.nvrtc_cache_first_ms) + ", then "
+                             + format_ms(*env.nvrtc_cache_second_ms) + ")"
+                       : std::string();
+        };
+        const std::string limit = env.cuda_cache_maxsize.empty() ? std::string("CUDA_CACHE_MAXSIZE unset: the driver's default limit")
+                                                                  : "CUDA_CACHE_MAXSIZE " + env.cuda_cache_maxsize + " bytes";
+        switch (env.nvrtc_cache)
+        {
+            case nvrtc_cache_state::caches:
+                return "caches its compilations in CUDA_CACHE_PATH" + timing()
+                       + ": a run that empties only Warp's kernel cache is not cold; keep both caches in CI (" + limit + ")";
+            case nvrtc_cache_state::not_cached:
+                return "compiled twice, served from no cache" + timing();
+            case nvrtc_cache_state::no_driver:
+                return "caches only where a CUDA driver is installed (its cache is the driver's compute cache): none here";
+            case nvrtc_cache_state::disabled:
+                return "its cache is disabled (CUDA_CACHE_DISABLE)";
+            case nvrtc_cache_state::not_supported:
+                return "no cache (this NVRTC has no cache trace: before 12.9)";
+            case nvrtc_cache_state::unknown:
+                break;
+        }
+        return "not checked";
+    }
     }
 
     std::string render_doctor_text(const doctor_report& d)
@@ -180,6 +217,7 @@ print(json.dumps(out))
             row("CUDA toolkit", (d.env.cuda_toolkit.empty() ? std::string("?") : d.env.cuda_toolkit) + " (cudart), NVRTC "
                                     + (d.env.nvrtc_version.empty() ? std::string("?") : d.env.nvrtc_version));
             row("CUDA driver", d.env.cuda_driver.empty() ? "none found" : d.env.cuda_driver);
+            row("NVRTC cache", nvrtc_cache_words(d.env));
         }
         else
         {

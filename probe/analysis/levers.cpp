@@ -22,6 +22,8 @@ namespace xwarp
         extern const lever_def mathdx_off;
         extern const lever_def xdist_loadfile;
         extern const lever_def xdist_workers;
+        extern const lever_def keep_cuda_cache;
+        extern const lever_def keep_lto_cache;
 
         const std::vector<const lever_def*>& table()
         {
@@ -37,6 +39,8 @@ namespace xwarp
                 &mathdx_off,
                 &xdist_loadfile,
                 &xdist_workers,
+                &keep_cuda_cache,
+                &keep_lto_cache,
             };
             return rows;
         }

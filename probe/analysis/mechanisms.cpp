@@ -21,6 +21,8 @@ namespace xwarp
         extern const detector cs02_cache_not_reused;
         extern const detector lto_rebuilt;
         extern const detector ptx_load_compile;
+        extern const detector cuda_cache_empty;
+        extern const detector lto_cache_empty;
         extern const detector option_not_arrived;
         extern const detector preload_block_dim;
         extern const detector cs05_block_dim_spread;
@@ -52,6 +54,8 @@ namespace xwarp
                 &cs02_cache_not_reused,
                 &lto_rebuilt,
                 &ptx_load_compile,
+                &cuda_cache_empty,
+                &lto_cache_empty,
                 &option_not_arrived,
                 &preload_block_dim,
                 &cs05_block_dim_spread,

@@ -95,6 +95,16 @@ namespace xwarp
         return env;
     }
 
+    std::vector<cache_kind> lever_plan::keeps() const
+    {
+        std::vector<cache_kind> out;
+        for (const auto& word : contract_kept_caches(lever))
+        {
+            out.push_back(parse_member<cache_kind>(word));
+        }
+        return out;
+    }
+
     std::string lever_plan::timed_kernels() const
     {
         std::string keys;
@@ -329,7 +339,7 @@ namespace xwarp
             const bool suite = !baseline.result.tests.empty();
             const bool on_wall = def && (def->on_wall || (suite && def->on_wall_in_suites));
             c = compare_reports(before, after, "baseline", "what-if " + plan.lever,
-                                on_wall ? deciding_clock::cold_wall : deciding_clock::by_structure);
+                                on_wall ? deciding_clock::cold_wall : deciding_clock::by_structure, plan.keeps());
             if (compared)
             {
                 *compared = c;

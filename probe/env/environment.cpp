@@ -91,6 +91,73 @@ namespace xwarp
             std::optional<std::string> m_previous;
         };
 
+        // Whether this NVRTC caches its compilations (NVRTC 12.9 and later keep them in the CUDA
+        // driver's compute cache, CUDA_CACHE_PATH): a tiny program compiled twice with NVRTC's
+        // own cache trace (--enable-cache-trace), and what its log says. Feature detection, not a
+        // version check: an NVRTC without the trace option, without a driver to cache in, or with
+        // the cache disabled says so. Runs under the caller's private compute cache.
+        void check_nvrtc_cache(void* nvrtc, environment& env)
+        {
+            using create_fn = nvrtcResult (*)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*);
+            using compile_fn = nvrtcResult (*)(nvrtcProgram, int, const char* const*);
+            using log_size_fn = nvrtcResult (*)(nvrtcProgram, size_t*);
+            using log_fn = nvrtcResult (*)(nvrtcProgram, char*);
+            using destroy_fn = nvrtcResult (*)(nvrtcProgram*);
+            auto create = reinterpret_cast<create_fn>(::dlsym(nvrtc, "nvrtcCreateProgram"));
+            auto compile = reinterpret_cast<compile_fn>(::dlsym(nvrtc, "nvrtcCompileProgram"));
+            auto log_size = reinterpret_cast<log_size_fn>(::dlsym(nvrtc, "nvrtcGetProgramLogSize"));
+            auto log = reinterpret_cast<log_fn>(::dlsym(nvrtc, "nvrtcGetProgramLog"));
+            auto destroy = reinterpret_cast<destroy_fn>(::dlsym(nvrtc, "nvrtcDestroyProgram"));
+            if (!create || !compile || !log_size || !log || !destroy)
+            {
+                return;
+            }
+            const char* source = "extern \"C\" __global__ void xwarp_cache_check(float* a) { a[threadIdx.x] *= 2.0f; }";
+            const char* options[] = {"--gpu-architecture=compute_75", "--enable-cache-trace"};
+            const auto compile_once = [&](double& ms, std::string& text) -> nvrtcResult
+            {
+                nvrtcProgram program = nullptr;
+                if (create(&program, source, "xwarp_cache_check.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
+                {
+                    return NVRTC_ERROR_PROGRAM_CREATION_FAILURE;
+                }
+                const auto t0 = std::chrono::steady_clock::now();
+                const nvrtcResult rc = compile(program, 2, options);
+                ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                size_t size = 0;
+                if (log_size(program, &size) == NVRTC_SUCCESS && size > 1)
+                {
+                    text.resize(size);
+                    log(program, text.data());
+                }
+                destroy(&program);
+                return rc;
+            };
+            double first_ms = 0.0;
+            double second_ms = 0.0;
+            std::string first_log;
+            std::string second_log;
+            const nvrtcResult first = compile_once(first_ms, first_log);
+            env.sources["nvrtc_cache"] = "two compiles of one program with --enable-cache-trace (" XWARP_NVRTC_SONAME ")";
+            if (first == NVRTC_ERROR_INVALID_OPTION)
+            {
+                env.nvrtc_cache = nvrtc_cache_state::not_supported;
+                return;
+            }
+            if (first != NVRTC_SUCCESS || compile_once(second_ms, second_log) != NVRTC_SUCCESS)
+            {
+                return;  // unknown
+            }
+            env.nvrtc_cache_first_ms = first_ms;
+            env.nvrtc_cache_second_ms = second_ms;
+            const auto says = [&](const char* words) { return first_log.find(words) != std::string::npos || second_log.find(words) != std::string::npos; };
+            env.nvrtc_cache = second_log.find("retrieved cached") != std::string::npos ? nvrtc_cache_state::caches
+                              : says("fail to load driver lib")                       ? nvrtc_cache_state::no_driver
+                              : says("Disable nvrtc cache") || says("CUDA_CACHE_DISABLE: 1")
+                                  ? nvrtc_cache_state::disabled
+                                  : nvrtc_cache_state::not_cached;
+        }
+
         // The driver must start under a private_compute_cache (its caller's: environment
         // variables are set and put back only on the thread that starts the query).
         void collect_cuda(environment& env)
@@ -107,6 +174,7 @@ namespace xwarp
                 {
                     env.nvrtc_version = std::to_string(major) + "." + std::to_string(minor);
                     env.sources["nvrtc_version"] = "nvrtcVersion (" XWARP_NVRTC_SONAME ")";
+                    check_nvrtc_cache(nvrtc, env);
                 }
             }
             int runtime = 0;
@@ -301,6 +369,13 @@ namespace xwarp
                 }
             }
             env.cpu_model = cpu_model();
+            // the user's limit on the CUDA cache (the driver's, which NVRTC's cache shares): what a
+            // kept cache holds at most
+            if (const char* limit = std::getenv("CUDA_CACHE_MAXSIZE"))
+            {
+                env.cuda_cache_maxsize = limit;
+                env.sources["cuda_cache_maxsize"] = "CUDA_CACHE_MAXSIZE";
+            }
             env.cpu_count = static_cast<int>(std::thread::hardware_concurrency());
             env.sources["os"] = "uname, /etc/os-release";
             env.sources["cpu_model"] = "/proc/cpuinfo";

@@ -123,6 +123,20 @@ namespace xwarp
         return out;
     }
 
+    std::vector<std::string> contract_kept_caches(const std::string& lever)
+    {
+        const json& defs = document_of(contract::whatif_spec).at("$defs");
+        for (const auto& [name, def] : defs.items())
+        {
+            if (def.contains("properties") && def["properties"].contains("lever")
+                && def["properties"]["lever"].value("const", "") == lever)
+            {
+                return def.value("x-keeps", std::vector<std::string>{});
+            }
+        }
+        return {};
+    }
+
     std::vector<std::string> contract_effects(const std::string& lever)
     {
         const json& defs = document_of(contract::whatif_spec).at("$defs");

@@ -711,6 +711,76 @@ namespace xwarp
         return s;
     }
 
+    namespace
+    {
+        // Empties a pass's caches but the kept ones: Warp's kernel cache (its lto/ folders when the
+        // LTO cache is kept), the LTO cache, the CUDA cache.
+        void empty_caches_but(const scoped_temp_dir& tmp, const std::vector<cache_kind>& keeps)
+        {
+            const auto kept = [&](cache_kind k) { return std::find(keeps.begin(), keeps.end(), k) != keeps.end(); };
+            std::error_code ec;
+            const fs::path warp_cache = tmp.sub("warp-cache");
+            if (kept(cache_kind::warp_lto))
+            {
+                for (const auto& version : fs::directory_iterator(warp_cache, ec))
+                {
+                    for (const auto& entry : fs::directory_iterator(version.path(), ec))
+                    {
+                        if (entry.path().filename() != "lto")
+                        {
+                            fs::remove_all(entry.path(), ec);
+                        }
+                    }
+                }
+            }
+            else
+            {
+                fs::remove_all(warp_cache, ec);
+            }
+            if (!kept(cache_kind::cuda))
+            {
+                fs::remove_all(tmp.sub("cuda-cache"), ec);
+            }
+        }
+    }
+
+    sample run_sample_on_kept_caches(const prepared_command& command,
+                                     int index,
+                                     const std::vector<cache_kind>& keeps,
+                                     const std::map<std::string, std::string>& extra_env,
+                                     const std::string& variant,
+                                     run_observer* observer,
+                                     const cancel_check& cancelled)
+    {
+        check_shim_inputs(command.options.extra_env, extra_env);
+        std::map<std::string, std::string> env = command.base_env;
+        for (const auto& [k, v] : extra_env)
+        {
+            env[k] = v;
+        }
+        pass_context pc{command.options, command.exe, command.argv, env, command.cwd, observer, cancelled, variant};
+        scoped_temp_dir tmp("xwarp-");
+        sample s;
+        s.index = index;
+        const run_result fill = run_pass(pc, tmp, index, "fill");
+        if (fill.interrupted)
+        {
+            s.cold = fill;
+            return s;
+        }
+        empty_caches_but(tmp, keeps);
+        s.cold = run_pass(pc, tmp, index, "cold");
+        if (!fill.ok())
+        {
+            s.cold.notes.push_back("the pass that was to fill the kept caches failed: this cold pass started on empty caches");
+        }
+        if (!s.cold.interrupted && s.cold.ok())
+        {
+            s.warm = run_pass(pc, tmp, index, "warm");
+        }
+        return s;
+    }
+
     primed_sample run_primed_sample(const prepared_command& command,
                                     const prepared_command& prime,
                                     int index,

@@ -23,6 +23,13 @@ namespace xwarp
         return run_sample(m_command, index, extra_env, variant, observer, cancelled);
     }
 
+    sample command_sampler::run_on_kept_caches(int index, const std::vector<cache_kind>& keeps,
+                                               const std::map<std::string, std::string>& extra_env, const std::string& variant,
+                                               run_observer* observer, const cancel_check& cancelled)
+    {
+        return run_sample_on_kept_caches(m_command, index, keeps, extra_env, variant, observer, cancelled);
+    }
+
     primed_sample command_sampler::run_primed(int index, const measure_options& prime, run_observer* observer,
                                               const cancel_check& cancelled)
     {

@@ -18,6 +18,16 @@ namespace xwarp
             std::optional<settling> until_settled;  // set when the rounds ran
         };
 
+        // One replay sample of a lever: the program with the lever's environment, on the caches it
+        // keeps from a filling pass when it keeps any.
+        sample lever_sample(sampler& command, int index, const lever_plan& plan, run_observer* observer,
+                            const cancel_check& cancelled)
+        {
+            const auto keeps = plan.keeps();
+            return keeps.empty() ? command.run(index, plan.environment(), plan.lever, observer, cancelled)
+                                 : command.run_on_kept_caches(index, keeps, plan.environment(), plan.lever, observer, cancelled);
+        }
+
         double sample_ms(const sample& s)
         {
             return s.cold.wall_ms + (s.warm ? s.warm->wall_ms : 0.0);
@@ -100,7 +110,7 @@ namespace xwarp
                     {
                         continue;  // this replay cannot start (a recording without it): judged invalid, saying why
                     }
-                    r.samples.push_back(command.run(i, r.plan.environment(), r.plan.lever, observer, cancelled));
+                    r.samples.push_back(lever_sample(command, i, r.plan, observer, cancelled));
                     const sample& s = r.samples.back();
                     if (s.cold.interrupted || (s.warm && s.warm->interrupted) || (cancelled && cancelled()))
                     {
@@ -186,8 +196,7 @@ namespace xwarp
                 }
                 for (auto* r : open)
                 {
-                    r->samples.push_back(command.run(static_cast<int>(r->samples.size()) + 1, r->plan.environment(),
-                                                     r->plan.lever, observer, cancelled));
+                    r->samples.push_back(lever_sample(command, static_cast<int>(r->samples.size()) + 1, r->plan, observer, cancelled));
                     ++r->until_settled->added_after;
                     if (stop_sampling(r->samples.back(), cancelled))
                     {

@@ -152,7 +152,7 @@ def test_output_variable_is_a_dict_with_html(session):
     assert reply["status"] == "ok"
     reply, out = session.execute("print(type(rep).__name__, rep['summary']['valid'], rep['schema_version'], "
                                  "'data-xwarp' in rep._repr_html_())")
-    assert stdout(out).strip() == "WarpProbeReport True 3 True"
+    assert stdout(out).strip() == "WarpProbeReport True 4 True"
 
 
 def stderr(outputs):

@@ -315,6 +315,45 @@ TEST(FileStamp, ChangesWithAFileWrittenInPlaceOrReplacedAndIsNoneForWhatIsReadOn
     EXPECT_FALSE(stamp_regular_file(tmp.path() + "/missing.json").has_value());
 }
 
+// keep-cuda-cache's sample: a filling cold pass, then every cache emptied but the kept one, then
+// the sample's passes on what is left. The command says what its caches held when it started,
+// and leaves a new file in each (mktemp: in a PID namespace of its own every pass has the same pid).
+TEST(Runner, ASampleOnKeptCachesStartsFromTheCacheAFillingPassLeftAndNothingElse)
+{
+    scoped_temp_dir shim("xwarp-test-shim-");
+    std::ofstream(shim.path() + "/sitecustomize.py") << "\n";
+    measure_options options;
+    options.command = {"/bin/sh", "-c",
+                       "echo \"cuda=$(ls \"$CUDA_CACHE_PATH\" 2>/dev/null | wc -l) warp=$(find \"$WARP_CACHE_PATH\" -type f "
+                       "2>/dev/null | wc -l)\"; mkdir -p \"$CUDA_CACHE_PATH\" \"$WARP_CACHE_PATH/1.19.0/lto\"; "
+                       "for f in \"$CUDA_CACHE_PATH/c\" \"$WARP_CACHE_PATH/1.19.0/m\" \"$WARP_CACHE_PATH/1.19.0/lto/a\"; do "
+                       "mktemp \"$f.XXXXXX\" >/dev/null; done"};
+    options.shim_dir = shim.path();
+    const prepared_command command = prepare_command(options);
+    const sample kept_cuda = run_sample_on_kept_caches(command, 1, {cache_kind::cuda}, {}, "keep-cuda-cache", nullptr, {});
+    ASSERT_TRUE(kept_cuda.ok()) << kept_cuda.cold.stderr_tail;
+    EXPECT_EQ(kept_cuda.cold.stdout_tail, "cuda=1 warp=0\n");
+    EXPECT_EQ(kept_cuda.warm->stdout_tail, "cuda=2 warp=2\n");  // the warm pass on what the cold one left
+    const auto held = [](const run_result& pass, cache_kind kind)
+    {
+        for (const auto& c : pass.caches)
+        {
+            if (c.kind == kind)
+            {
+                return c.files_before;
+            }
+        }
+        return std::int64_t{-1};
+    };
+    EXPECT_EQ(held(kept_cuda.cold, cache_kind::cuda), 1);
+    EXPECT_EQ(held(kept_cuda.cold, cache_kind::warp_kernels), 0);
+    const sample kept_lto = run_sample_on_kept_caches(command, 1, {cache_kind::warp_lto}, {}, "keep-lto-cache", nullptr, {});
+    ASSERT_TRUE(kept_lto.ok()) << kept_lto.cold.stderr_tail;
+    EXPECT_EQ(kept_lto.cold.stdout_tail, "cuda=0 warp=1\n");  // the lto/ file alone
+    EXPECT_EQ(held(kept_lto.cold, cache_kind::warp_lto), 1);
+    EXPECT_EQ(held(kept_lto.cold, cache_kind::warp_kernels), 0);
+}
+
 TEST(Runner, APreparedCommandLeavingItsScopeWaitsForTheHostFactsQuery)
 {
     scoped_temp_dir shim("xwarp-test-shim-");

@@ -400,6 +400,46 @@ TEST(Streams, GpuLtoClearedBetweenTwoModulesIsRebuiltAndPointsAtTheClear)
     EXPECT_DOUBLE_EQ(*r.result.lto_artifacts.median, 3.0);
 }
 
+// A CUDA build's NVRTC compile is what a kept CUDA cache serves (NVRTC 12.9+ keeps it there): the
+// finding says how much of each module's build it was, and that the machine's NVRTC caches.
+TEST(Streams, GpuBuildsOnAnEmptyCudaCacheSayWhatNvrtcsCacheWouldServe)
+{
+    report r = load_recorded_run(std::string(XWARP_FIXTURES_DIR) + "/streams/gpu_serial-warp1.19.0");
+    r.env.nvrtc_cache = nvrtc_cache_state::caches;
+    analyze(r);
+    const finding& f = one(r, "cuda-cache-empty");
+    EXPECT_EQ(f.lever, "keep-cuda-cache");
+    EXPECT_EQ(f.kind, finding_kind::advisory);
+    EXPECT_EQ(f.cause.value()["cuda_builds"], 6);
+    const double share = f.cause.value()["nvrtc_share"];
+    EXPECT_GT(share, 0.5);  // six small modules: their build is mostly NVRTC's compile
+    EXPECT_LE(share, 1.0);
+    EXPECT_EQ(f.cause.value()["modules"].size(), 6u);
+    EXPECT_NE(f.evidence.find("This NVRTC keeps its compilations in CUDA_CACHE_PATH"), std::string::npos) << f.evidence;
+    EXPECT_DOUBLE_EQ(*f.savings_ms, f.cause.value()["nvrtc_ms"].get<double>());
+    // where this NVRTC keeps nothing (no driver to cache in, or one before 12.9) there is no finding
+    for (const auto state : {nvrtc_cache_state::no_driver, nvrtc_cache_state::not_supported})
+    {
+        report none = load_recorded_run(std::string(XWARP_FIXTURES_DIR) + "/streams/gpu_serial-warp1.19.0");
+        none.env.nvrtc_cache = state;
+        analyze(none);
+        EXPECT_TRUE(std::none_of(none.findings.begin(), none.findings.end(),
+                                 [](const finding& g) { return g.mechanism == "cuda-cache-empty"; }));
+    }
+    // a CPU program compiles nothing through NVRTC
+    report cpu = stream("cs1_late");
+    EXPECT_TRUE(std::none_of(cpu.findings.begin(), cpu.findings.end(), [](const finding& g) { return g.mechanism == "cuda-cache-empty"; }));
+}
+
+TEST(Streams, GpuLtoArtifactsOnAnEmptyLtoCacheNameTheLeverThatKeepsIt)
+{
+    report r = stream("gpu_lto_cleared");
+    const finding& f = one(r, "lto-cache-empty");
+    EXPECT_EQ(f.lever, "keep-lto-cache");
+    EXPECT_GE(f.cause.value()["lto_artifacts_built"].get<int>(), 3);
+    EXPECT_GT(*f.savings_ms, 1000.0);
+}
+
 TEST(Streams, GpuBlockDimSpreadIsCs5WithLaunchCoverage)
 {
     report r = stream("gpu_block_dims");

@@ -41,6 +41,10 @@ namespace xwarp
         // The environment the replayed processes get.
         std::map<std::string, std::string> environment() const;
 
+        // The caches each replayed sample's cold pass starts with, filled by a cold pass of the
+        // program just before (the contract's x-keeps); empty for a lever that changes the process.
+        std::vector<cache_kind> keeps() const;
+
         // The kernels whose steady-state launches both sides time ($XWARP_TIME_LAUNCHES).
         std::string timed_kernels() const;
     };

@@ -41,6 +41,9 @@ namespace xwarp
     // The levers $XWARP_WHATIF may name, and each one's effects counters (x-effects).
     std::vector<std::string> contract_levers();
     std::vector<std::string> contract_effects(const std::string& lever);
+    // The caches a lever keeps from a filling pass into the measured one (x-keeps: cache_kind
+    // words), empty for a lever that changes the process.
+    std::vector<std::string> contract_kept_caches(const std::string& lever);
 }
 
 #endif

@@ -39,6 +39,12 @@ namespace xwarp
         int cpu_count = 0;
         std::string cuda_toolkit;  // "13.0"
         std::string nvrtc_version;
+        // Whether that NVRTC caches its compilations where CUDA_CACHE_PATH points, and how long the
+        // check's two compiles of one program took (the second a fraction of the first when it does)
+        nvrtc_cache_state nvrtc_cache = nvrtc_cache_state::unknown;
+        std::optional<double> nvrtc_cache_first_ms;
+        std::optional<double> nvrtc_cache_second_ms;
+        std::string cuda_cache_maxsize;  // the user's CUDA_CACHE_MAXSIZE, "" when unset (the driver's default)
         std::string cuda_driver;   // "13.0", empty when none
         std::string cuda_status;   // a sentence: "no CUDA device", "driver 12.4 older than runtime 13.0", ...
         std::vector<gpu_info> gpus;

@@ -141,6 +141,18 @@ namespace xwarp
         cuda,                 // CUDA_CACHE_PATH: NVRTC's compile cache (12.9+) and the driver's PTX JIT cache
         precompiled_headers,  // the per-thread wp_pch_* folders under TMPDIR (the CPU header)
     };
+    // Whether the NVRTC warp-probe found caches its compilations (in the CUDA driver's compute
+    // cache, CUDA_CACHE_PATH; NVRTC 12.9 and later), as two compiles with its cache trace said.
+    enum class nvrtc_cache_state
+    {
+        unknown,        // not checked (no NVRTC, or the check could not compile)
+        caches,         // the second compile was served from the cache
+        not_cached,     // compiled twice, served neither time
+        no_driver,      // its cache is the driver's, and no CUDA driver was found
+        disabled,       // CUDA_CACHE_DISABLE
+        not_supported,  // no cache trace option: an NVRTC before 12.9, without the cache
+    };
+
     template <typename E>
     struct enum_words;  // each set's words, in the order of its members
 
@@ -213,6 +225,13 @@ namespace xwarp
         static constexpr std::array<std::string_view, 4> words{"warp-kernel-cache", "warp-lto-cache", "cuda-cache",
                                                                "precompiled-headers"};
     };
+    template <>
+    struct enum_words<nvrtc_cache_state>
+    {
+        static constexpr std::array<std::string_view, 6> words{"unknown", "caches", "not-cached", "no-driver", "disabled",
+                                                               "not-supported"};
+    };
+
     // A clock's name in a sentence ("cold module CPU"): how the text, the HTML and the reasons
     // name it. The JSON writes the member's word (cold_module_cpu_ms) where it names a clock.
     inline std::string clock_name(clock c)
@@ -320,6 +339,7 @@ namespace xwarp
     XWARP_VERDICT_JSON(clock)
     XWARP_VERDICT_JSON(clock_outcome)
     XWARP_VERDICT_JSON(cache_kind)
+    XWARP_VERDICT_JSON(nvrtc_cache_state)
 #undef XWARP_VERDICT_JSON
 }
 

@@ -76,6 +76,18 @@ namespace xwarp
                       run_observer* observer,
                       const cancel_check& cancelled);
 
+    // A lever that keeps caches (keep-cuda-cache, keep-lto-cache): a cold pass of the command on
+    // fresh private caches fills them ("fill", not part of the sample), every cache but the kept
+    // ones is emptied, and the sample's cold and warm passes run on what is left. A fill pass
+    // that failed leaves the sample to run on empty caches, its notes saying so.
+    sample run_sample_on_kept_caches(const prepared_command& command,
+                                     int index,
+                                     const std::vector<cache_kind>& keeps,
+                                     const std::map<std::string, std::string>& extra_env,
+                                     const std::string& variant,
+                                     run_observer* observer,
+                                     const cancel_check& cancelled);
+
     // warmup --verify: a sample whose private caches a prime command (the warm-up file) filled
     // first, in a pass of its own ("warmup", with the shim: its builds are recorded); then the
     // command's cold pass, on the primed cache, and its warm pass. The cold pass runs only when

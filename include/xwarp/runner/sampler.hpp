@@ -31,6 +31,17 @@ namespace xwarp
         virtual sample run(int index, const std::map<std::string, std::string>& extra_env, const std::string& variant,
                            run_observer* observer, const cancel_check& cancelled) = 0;
 
+        // A lever that keeps caches: a cold pass of the command fills them, every other cache is
+        // emptied, and the sample runs on what is left (run_sample_on_kept_caches). A recording
+        // (or a script) already holds such samples under the variant: they are served as run().
+        virtual sample run_on_kept_caches(int index, const std::vector<cache_kind>& keeps,
+                                          const std::map<std::string, std::string>& extra_env, const std::string& variant,
+                                          run_observer* observer, const cancel_check& cancelled)
+        {
+            (void)keeps;
+            return run(index, extra_env, variant, observer, cancelled);
+        }
+
         // warmup --verify: the prime command (the warm-up file) in fresh private caches first,
         // then this command's cold and warm passes on the cache it filled (variant "primed").
         virtual primed_sample run_primed(int index, const measure_options& prime, run_observer* observer,
@@ -57,6 +68,9 @@ namespace xwarp
                    run_observer* observer, const cancel_check& cancelled) override;
         primed_sample run_primed(int index, const measure_options& prime, run_observer* observer,
                                  const cancel_check& cancelled) override;
+        sample run_on_kept_caches(int index, const std::vector<cache_kind>& keeps,
+                                  const std::map<std::string, std::string>& extra_env, const std::string& variant,
+                                  run_observer* observer, const cancel_check& cancelled) override;
         // With --keep-records, also writes the run's facts (run.json) beside the recorded samples,
         // unless a sampler of the same recording wrote them first.
         report report_of(std::vector<sample> samples) const override;

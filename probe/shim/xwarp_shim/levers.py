@@ -345,6 +345,30 @@ class XdistWorkers(_SuiteLever):
         return str(n) if isinstance(n, int) and not isinstance(n, bool) and 0 < n <= 1024 else ""
 
 
+def _files_under(*folders):
+    """Files under the folders, counted up to 100,000 (a kept cache is counted, not walked without end)."""
+    found = [len(files) for folder in folders if folder for _, _, files in os.walk(folder)]
+    return min(sum(found), 100000)
+
+
+class KeepCudaCache(Lever):
+    # warp-probe keeps the CUDA cache a cold pass filled (the rest emptied): it counts what it held
+    name = "keep-cuda-cache"
+
+    def at_start(self):
+        self.count("cuda_cache_files", _files_under(os.environ.get("CUDA_CACHE_PATH")))
+
+
+class KeepLtoCache(Lever):
+    # the same for Warp's LTO cache, <kernel cache>/<version>/lto
+    name = "keep-lto-cache"
+
+    def at_start(self):
+        base = os.environ.get("WARP_CACHE_PATH") or ""
+        versions = os.listdir(base) if os.path.isdir(base) else []
+        self.count("lto_cache_files", _files_under(*(os.path.join(base, v, "lto") for v in versions)))
+
+
 LEVERS = {
     cls.name: cls
     for cls in (
@@ -359,6 +383,8 @@ LEVERS = {
         MathdxOff,
         XdistLoadfile,
         XdistWorkers,
+        KeepCudaCache,
+        KeepLtoCache,
     )
 }
 
