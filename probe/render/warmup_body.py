@@ -73,28 +73,44 @@ def _holds_program(root):
     return bool(names) or bool(ENTRY_SCRIPT)
 
 
+def _holds_paths(project):
+    """True when the program's other import folders (IMPORT_PATHS: a test suite's folders, which
+    pytest puts on the path itself) hold, under `project`, every package the file imports that is
+    not in IMPORT_ROOT; True when it needs none."""
+    wanted = [name for name in PACKAGES if name not in ROOT_PACKAGES]
+    if not wanted or not IMPORT_PATHS:
+        return True
+    folders = [os.path.normpath(p if os.path.isabs(p) else os.path.join(project, p)) for p in IMPORT_PATHS]
+    folders = [f for f in folders if os.path.isdir(f)]
+    return bool(folders) and all(any(os.path.isdir(os.path.join(f, name)) or os.path.isfile(os.path.join(f, name + ".py"))
+                                     for f in folders) for name in wanted)
+
+
 def find_root(explicit=None):
     """The folder the program's modules import from, and the project around it: --root when given,
     else the first of this file's folder and its parents, the current folder and its parents, and
-    the measured project's folder that holds the program (so the file runs from anywhere in the
-    project, or beside it). None when none does."""
+    the measured project's folder that holds the program, and its other import folders too (a
+    suite run as `python -m pytest` imports from pytest's folder, and its test modules from the
+    project's tests/: the file beside tests/, in ci/, finds them from its own folder). None when
+    none does."""
     if explicit:
         root = os.path.abspath(explicit)
         if os.path.isabs(IMPORT_ROOT):
             return root, PROJECT
         return root, os.path.normpath(os.path.join(root, *[os.pardir] * _depth()))
     here = os.path.dirname(os.path.abspath(__file__))
-    seen = set()
+    candidates = []
     for project in [*_ancestors(here), *_ancestors(os.getcwd()), PROJECT]:
-        if project in seen:
-            continue
-        seen.add(project)
-        root = os.path.normpath(os.path.join(project, IMPORT_ROOT))
-        if _holds_program(root):
-            return root, project
+        if project not in candidates:
+            candidates.append(project)
+    for needs_paths in (True, False):
+        for project in candidates:
+            root = os.path.normpath(os.path.join(project, IMPORT_ROOT))
+            if _holds_program(root) and (not needs_paths or _holds_paths(project)):
+                return root, project
     if not ROOT_PACKAGES and (not ENTRY_SCRIPT or ENTRY_SOURCE is not None):
         # only libraries (they import from the environment), or a notebook cell's own code
-        project = PROJECT if os.path.isdir(PROJECT) else here
+        project = next((c for c in candidates if _holds_paths(c)), PROJECT if os.path.isdir(PROJECT) else here)
         return os.path.normpath(os.path.join(project, IMPORT_ROOT)), project
     return None, None
 
@@ -705,7 +721,28 @@ def _describe(index):
     return f"{t['warp_module']} {t['hash'][:7]} on {t['device']}" + (f" block_dim {t['block_dim']}" if t["block_dim"] else "")
 
 
-def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print, mode="build"):
+def _check_here(found, paths, device, arch, mode, outcomes):
+    """--missing and --dry-run run as a script: each target's hash computed and looked up in this
+    process (one import of Warp and the program, not one per worker), as far as its module's forms
+    allow (a form that does not follow the one this process holds is left to a worker). Fills
+    `outcomes` with what is settled here; returns the targets left for the workers."""
+    _prepare(found, paths)
+    forms, left = {}, []
+    for i, target in enumerate(TARGETS):
+        held = forms.get(target["warp_module"])
+        if held is not None and held != target["form"] and held not in target["follows"]:
+            left.append(i)
+            continue
+        forms[target["warp_module"]] = target["form"]
+        outcome = _build(i, found, device, arch, mode="dry-run")
+        if outcome.get("in_cache") or (mode == "dry-run" and not outcome["error"]):
+            outcomes[i] = outcome
+        else:
+            left.append(i)  # to build (--missing), or to try again in a fresh process
+    return left
+
+
+def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print, mode="build", check_here=False):
     """Builds the identities above into Warp's kernel cache (wp.config.kernel_cache_dir, or
     WARP_CACHE_PATH) in up to `workers` processes at a time (default: WORKERS, at most the CPUs this
     process may use). A target that fails fails alone. Returns a dict: built (identities built as
@@ -713,7 +750,9 @@ def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print, mode="
     (target, why), outcomes (one per target), wall_s. mode "missing" builds only what the cache
     lacks (each identity's hash computed as importing gives it now, its cache entry looked up);
     "dry-run" builds nothing and says what a run of the program would build, and which tests
-    paid for it when it was measured."""
+    paid for it when it was measured. check_here (the file run as a script with --missing or
+    --dry-run): the hashes are computed in this process first, and workers start only for what is
+    left to build; a program calling warm_up() keeps its own process as it is."""
     _check_targets()
     started = time.perf_counter()
     found, project = find_root(root)
@@ -733,8 +772,12 @@ def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print, mode="
     pending = list(range(len(TARGETS)))  # the longest modules first, each module's forms in order
     outcomes = {}
     crew, notes, cache = [], [], None
+    if check_here and mode != "build":
+        pending = _check_here(found, paths, device, arch, mode, outcomes)
+        cache = str(wp.config.kernel_cache_dir)
+        workers = min(workers, len(pending))  # none started when nothing is left to build
     try:
-        crew = [_Worker(command, env, events) for _ in range(min(workers, len(TARGETS)))]
+        crew = [_Worker(command, env, events) for _ in range(min(workers, len(pending)))]
         idle = list(crew)
         while pending or any(w.target is not None for w in crew):
             for worker in list(idle):
@@ -816,7 +859,9 @@ def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print, mode="
             f"(nothing was built; {result['wall_s']:.2f} s to find out)")
     else:
         log(f"warp warm-up: built {len(result['built'])} of {len(TARGETS)} module identities as measured in "
-            f"{result['wall_s']:.2f} s ({workers} worker processes) into {cache}")
+            f"{result['wall_s']:.2f} s ({workers} worker processes) into {cache}" if workers else
+            f"warp warm-up: nothing to build: every module identity is in the cache {cache} ({result['wall_s']:.2f} s to "
+            "find out, in this process)")
     for i in result["other"]:
         if mode == "missing":
             # the point of --missing: a kept cache after a change builds what the change invalidated
@@ -899,7 +944,7 @@ def _main():
         sys.exit(prune(dry_run=args.dry_run, workers=args.workers, root=args.root))
     try:
         mode = "dry-run" if args.dry_run else "missing" if args.missing else "build"
-        result = warm_up(args.workers, args.root, args.device, args.arch or ARCH, mode=mode)
+        result = warm_up(args.workers, args.root, args.device, args.arch or ARCH, mode=mode, check_here=True)
     except FileNotFoundError as error:
         print(f"warp warm-up: {error}", file=sys.stderr)
         sys.exit(2)

@@ -162,6 +162,15 @@ def test_the_other_recipes_parse():
     assert any("--dry-run" in r for r in runs) and any("--prune" in r for r in runs), runs
     gitlab = yaml.safe_load(fenced_block("ci.md", "ci:kept-cache-gitlab"))["tests"]["script"]
     assert any("--missing" in line for line in gitlab) and any("--prune" in line for line in gitlab), gitlab
+    # the first recipes keep both caches, Warp's and the CUDA cache (NVRTC's compilations), keyed on
+    # the driver and NVRTC versions
+    actions = yaml.safe_load(fenced_block("ci.md", "ci:cache"))
+    assert "CUDA_CACHE_PATH" in actions["env"] and "CUDA_CACHE_PATH" in str(actions["steps"])
+    key = [s for s in actions["steps"] if "cache@" in str(s.get("uses", ""))][0]["with"]["key"]
+    assert "driver" in key and "nvrtc" in key and "warp" in key, key
+    gitlab_cache = yaml.safe_load(fenced_block("ci.md", "ci:cache-gitlab"))["tests"]
+    assert {".warp-cache", ".cuda-cache"} <= set(gitlab_cache["cache"]["paths"]), gitlab_cache
+    assert "CUDA_CACHE_PATH" in yaml.safe_load(fenced_block("ci.md", "ci:kept-cache-gitlab"))["tests"]["variables"]
     slurm = subprocess.run(["sh", "-n", "-c", fenced_block("ci.md", "ci:warmup-slurm")], capture_output=True, text=True)
     assert slurm.returncode == 0, slurm.stderr
 
@@ -243,7 +252,9 @@ def test_a_kept_cache_builds_only_what_a_change_invalidated_and_names_the_tests_
     first = warmup("--missing")
     assert "0 of 2 module identities are in the cache" in first and "built 2 of 2 module identities as measured" in first, first
     again = warmup("--missing")
-    assert "2 of 2 module identities are in the cache" in again and "built 0 of 2" in again, again
+    # checked in the file's own process: no worker starts when nothing is left to build
+    assert "2 of 2 module identities are in the cache" in again and "nothing to build" in again, again
+    assert "in this process" in again, again
     before = folders()
     assert len(before) == 2, before
 
@@ -293,3 +304,39 @@ def test_a_warmup_that_could_build_nothing_writes_no_file_and_says_why(project, 
         assert "NOT" in proc.stdout and "Settings object" in proc.stdout, proc.stdout
         assert "no file written" in proc.stdout, proc.stdout
     assert not list(project.temp.iterdir())
+
+
+def test_the_file_as_ci_md_documents_it_warms_a_pytest_suite_from_its_own_folder(tmp_path, venv_python):
+    """ci.md's layout: the suite in tests/, the file committed as ci/warp_warmup.py, run from the
+    project's root with no --root. The run imported pytest from its own folder and the test modules
+    from tests/: the file finds them from its own folder, builds every identity, and the suite then
+    builds nothing (Warp's own log); --verify times a cold suite beside the warm-up and says what
+    the step is worth against it."""
+    project = tmp_path / "proj"
+    (project / "tests").mkdir(parents=True)
+    (project / "ci").mkdir()
+    for f in (TARGETS / "suite").glob("*.py"):
+        shutil.copy2(f, project / "tests" / f.name)
+    probe_tmp = tmp_path / "probe-tmp"
+    probe_tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(probe_tmp))
+    report = tmp_path / "suite.json"
+    suite = [str(venv_python), "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider"]
+    measured = subprocess.run([str(PROBE), "measure", "-q", "--samples", "1", "--json", str(report), "--cwd", str(project),
+                               "--", *suite], capture_output=True, text=True, env=env, timeout=600)
+    assert measured.returncode == 0, measured.stderr[-3000:]
+    written = subprocess.run([str(PROBE), "warmup", str(report), "-q", "-o", str(project / "ci" / "warp_warmup.py"),
+                              "--verify", "--samples", "1"], capture_output=True, text=True, env=env, cwd=project, timeout=900)
+    assert written.returncode == 0, written.stdout + written.stderr
+    assert "of a cold run timed beside it" in written.stdout, written.stdout
+    cache = tmp_path / "cache"
+    run_env = dict(os.environ, WARP_CACHE_PATH=str(cache), TMPDIR=str(probe_tmp), PYTHONDONTWRITEBYTECODE="1")
+    warmed = subprocess.run([str(venv_python), "ci/warp_warmup.py"], cwd=project, env=run_env, capture_output=True,
+                            text=True, timeout=600)
+    assert warmed.returncode == 0, warmed.stdout + warmed.stderr
+    assert "WarmupRefused" not in warmed.stdout + warmed.stderr, warmed.stdout
+    assert re.search(r"built (\d+) of \1 module identities as measured", warmed.stdout), warmed.stdout
+    after = subprocess.run(suite, cwd=project, env=dict(run_env, WARP_LOG_LEVEL="info"), capture_output=True, text=True,
+                           timeout=600)
+    assert after.returncode == 0, after.stdout[-2000:]
+    assert "(compiled)" not in after.stdout + after.stderr, "the suite built a module the warm-up had built"
