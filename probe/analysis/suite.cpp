@@ -78,8 +78,11 @@ namespace xwarp
         // Paid by the first: walking each process's loads and test_use records in the order the
         // shim wrote them, a module's current build is paid by the test that compiled it, and a
         // later test that launches the module reuses it (a build from another process's cache
-        // has no payer here). test -> the tests that reused what it paid for, in order.
-        std::map<std::string, std::vector<std::string>> reusers_by_payer(const run_result& cold)
+        // has no payer here). test -> the tests that reused what it paid for, in order; and per
+        // build (its test, module, device and hash) how many later tests reused that one build.
+        using build_key = std::tuple<std::string, std::string, std::string, std::string>;
+        std::map<std::string, std::vector<std::string>> reusers_by_payer(const run_result& cold,
+                                                                         std::map<build_key, int>& per_build)
         {
             struct event
             {
@@ -106,22 +109,31 @@ namespace xwarp
             for (auto& [pid, events] : by_pid)
             {
                 std::stable_sort(events.begin(), events.end(), [](const event& a, const event& b) { return a.seq < b.seq; });
-                std::map<std::pair<std::string, std::string>, std::string> payer;  // (module, device) -> test
+                // (module, device) -> the test that paid for its current build, and the build's hash
+                std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> payer;
+                std::map<build_key, ordered_set> build_reusers;
                 for (const auto& e : events)
                 {
                     if (e.load)
                     {
-                        payer[{e.load->module.str(), e.load->device.str()}] =
-                            e.load->status == load_status::compiled ? e.load->test.str() : std::string();
+                        payer[{e.load->module.str(), e.load->device.str()}] = {
+                            e.load->status == load_status::compiled ? e.load->test.str() : std::string(), e.load->hash.str()};
                         continue;
                     }
                     const std::string test = e.use->value("test", std::string());
-                    const auto it = payer.find({e.use->value("module", std::string()), e.use->value("device", std::string())});
-                    if (it == payer.end() || it->second.empty() || test.empty() || test == it->second)
+                    const std::string module = e.use->value("module", std::string());
+                    const std::string device = e.use->value("device", std::string());
+                    const auto it = payer.find({module, device});
+                    if (it == payer.end() || it->second.first.empty() || test.empty() || test == it->second.first)
                     {
                         continue;
                     }
-                    reusers[it->second].add(test);
+                    reusers[it->second.first].add(test);
+                    build_reusers[{it->second.first, module, device, it->second.second}].add(test);
+                }
+                for (const auto& [key, tests] : build_reusers)
+                {
+                    per_build[key] += static_cast<int>(tests.items().size());
                 }
             }
             std::map<std::string, std::vector<std::string>> out;
@@ -255,7 +267,8 @@ namespace xwarp
             w.tests = static_cast<int>(tests_in[pid].size());
             s.workers.push_back(w);
         }
-        const auto reused = reusers_by_payer(cold);
+        std::map<build_key, int> per_build;
+        const auto reused = reusers_by_payer(cold, per_build);
         const std::unordered_set<std::string> failed(cold.failed_tests.begin(), cold.failed_tests.end());
         for (auto& [name, t] : by_test)
         {
@@ -265,6 +278,13 @@ namespace xwarp
             {
                 t.reused_by = static_cast<int>(it->second.size());
                 t.reusers = it->second;  // every one: the renderers cap what they show
+            }
+            for (auto& b : t.identities)
+            {
+                if (const auto it = per_build.find({name, b.module.str(), b.device.str(), b.hash}); it != per_build.end())
+                {
+                    b.reused_by = it->second;
+                }
             }
             s.tests.push_back(std::move(t));
         }

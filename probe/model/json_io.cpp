@@ -331,7 +331,7 @@ namespace xwarp
     void to_json(json& j, const built_identity& b)
     {
         j = json{{"module", b.module}, {"hash", b.hash}, {"device", b.device},
-                 {"block_dim", b.block_dim ? json(*b.block_dim) : json()}, {"ms", b.ms}};
+                 {"block_dim", b.block_dim ? json(*b.block_dim) : json()}, {"ms", b.ms}, {"reused_by", b.reused_by}};
     }
 
     void from_json(const json& j, built_identity& b)
@@ -347,6 +347,7 @@ namespace xwarp
         b.block_dim = j.contains("block_dim") && j["block_dim"].is_number_integer() ? std::optional<int>(j["block_dim"].get<int>())
                                                                                     : std::nullopt;
         b.ms = j.value("ms", 0.0);
+        b.reused_by = j.value("reused_by", 0);
     }
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(test_cost, test, builds, build_ms, identities, failed, pids, reused_by, reusers)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(worker_share, pid, wall_ms, build_ms, builds, tests)

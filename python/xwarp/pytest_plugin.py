@@ -4,25 +4,36 @@ Registered by ``pip install xwarp`` (entry point ``pytest11``), off unless asked
 already make (your cache, your flags, ``-n`` workers included) it records every Warp module load
 with the probe's own shim, in each process that runs tests, and at the end prints, like
 ``--durations``, the N costliest builds with the test that paid each, its module, device and
-build time, and the tests that reused it. Each test gets JUnit XML properties
+build time, and how many later tests reused that build. Each test gets JUnit XML properties
 (``warp_builds``, ``warp_build_ms``: what it compiled). The whole run is analysed by
 ``warp-probe report`` (the same analysis as ``warp-probe measure``), and the report is kept at
 ``--warp-builds-report PATH`` (default: pytest's cache folder, ``.pytest_cache/xwarp/report.json``):
 ``warp-probe report`` renders it, ``warp-probe history import`` stores it.
 
+The count comes after ``=`` only (``--warp-builds=20``): ``pytest --warp-builds tests/x.py`` runs
+tests/x.py.
+
 It is one pass on whatever cache the suite had: builds show what this run compiled, not what a
 cold run would. ``warp-probe measure -- pytest ...`` measures cold and warm passes on private
 caches, and replays levers; this plugin costs one shim per test process and nothing else.
+
+The plugin is an observer. Whatever happens inside it, pytest's exit code, its summary and its
+JUnit XML are what they would be without it: a failure of the plugin is one line in its own
+section ("xwarp: ... the run itself is unchanged"). It never applies a what-if lever or any other
+XWARP_ setting the environment holds (the shim starts as an observer), prints test ids escaped,
+and removes its record folder whatever way the run ends.
 """
 
-import importlib
+import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -30,16 +41,47 @@ import pytest
 
 _DEFAULT_TOP = 10
 _WORKER_KEY = "xwarp_record_dir"
+_SHIM_NAME = "_xwarp_pytest_shim"  # its own module name: a conftest's module called xwarp_shim is not it
+_ID_LIMIT = 300  # characters of a test id shown in a line
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("xwarp", "Warp's module builds (xwarp)")
-    group.addoption("--warp-builds", action="store", nargs="?", const=_DEFAULT_TOP, type=int, default=None, metavar="N",
-                    help="record Warp's module builds in this run and list the N costliest (default %d) with the test "
-                         "that paid each and the tests that reused it" % _DEFAULT_TOP)
+    group.addoption("--warp-builds", action="store", nargs="?", const=str(_DEFAULT_TOP), default=None, metavar="N",
+                    help="record Warp's module builds in this run and list the N costliest (default %d; the count after "
+                         "'=' only: --warp-builds=20) with the test that paid each and the tests that reused it" % _DEFAULT_TOP)
     group.addoption("--warp-builds-report", action="store", default=None, metavar="PATH",
                     help="write the run's report there (JSON: warp-probe report renders it, history import stores it); "
                          "default: pytest's cache folder")
+
+
+# -- what a line may show -------------------------------------------------------------------------
+
+_BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+
+
+def printable(text, limit=_ID_LIMIT):
+    """A test id or a message as one line a terminal shows as it is: control characters, bidi
+    controls, invisible characters and lone surrogates (a non-UTF-8 id) escaped as the CLI escapes
+    them, and a text longer than `limit` cut with how much was left out."""
+    out = []
+    for ch in str(text):
+        code = ord(ch)
+        if ch == "\\":
+            out.append("\\\\")
+        elif code < 0x20 or 0x7F <= code < 0xA0:
+            out.append("\\x%02x" % code)
+        elif 0xD800 <= code < 0xE000:
+            out.append("\\u%04x" % code)
+        elif code in _BIDI or unicodedata.category(ch) in ("Cf", "Zl", "Zp"):
+            out.append("\\u%04x" % code if code <= 0xFFFF else "\\U%08x" % code)
+        else:
+            out.append(ch)
+    line = "".join(out)
+    return line if len(line) <= limit else line[:limit] + f"... ({len(line) - limit} more characters)"
+
+
+# -- the shim -------------------------------------------------------------------------------------
 
 
 def _shim_dir():
@@ -53,130 +95,210 @@ def _shim_dir():
     return share / "shim" if share is not None and (share / "shim" / "xwarp_shim" / "__init__.py").is_file() else None
 
 
-def _start_shim(record_dir):
-    """The shim in this process, recording into record_dir. None when there is none to start, or
-    when this process is measured by warp-probe already (the probe's report has its builds)."""
+def _measured_already():
+    """True when warp-probe runs this process with its own shim (its report has the builds): the
+    probe's package, started from its sitecustomize, recording."""
     running = sys.modules.get("xwarp_shim")
-    if running is not None and getattr(running, "active_recorder", lambda: None)() is not None:
+    try:
+        return running is not None and callable(getattr(running, "active_recorder", None)) \
+            and running.active_recorder() is not None and os.environ.get("XWARP_RECORD_DIR") is not None
+    except Exception:
+        return False
+
+
+def _start_shim(record_dir):
+    """The shim's recorder in this process, recording into record_dir as an observer (no lever,
+    nothing the environment's XWARP_ variables ask for), under a module name of its own. None when
+    there is no shim, or when warp-probe measures this process already."""
+    if _measured_already():
         return None
     shim = _shim_dir()
     if shim is None:
         return None
-    sys.path.insert(0, str(shim))
-    try:
-        module = importlib.import_module("xwarp_shim")
-    finally:
-        sys.path.remove(str(shim))
+    module = sys.modules.get(_SHIM_NAME)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(_SHIM_NAME, shim / "xwarp_shim" / "__init__.py",
+                                                      submodule_search_locations=[str(shim / "xwarp_shim")])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[_SHIM_NAME] = module
+        spec.loader.exec_module(module)
     before = os.environ.get("XWARP_RECORD_DIR")
     os.environ["XWARP_RECORD_DIR"] = str(record_dir)
     try:
-        module.start()
+        module.start(observer=True)
     finally:
         # the tests' own subprocesses are not this run's processes: they see the environment as it was
         if before is None:
             os.environ.pop("XWARP_RECORD_DIR", None)
         else:
             os.environ["XWARP_RECORD_DIR"] = before
-    return module if module.active_recorder() is not None else None
+    return module.active_recorder()  # held: a test that replaces the module's functions changes nothing here
+
+
+# -- the plugin -----------------------------------------------------------------------------------
 
 
 class _Recording:
-    """The plugin's state in one process: the shim, and in the controlling process the folder."""
+    """The plugin's state in one process: the recorder, and in the controlling process the folder.
+    Every hook catches its own failures: they end up as lines of the plugin's section, never in
+    pytest's outcome."""
 
-    def __init__(self, config, record_dir, owner):
+    def __init__(self, config, record_dir, owner, top):
         self.config = config
         self.record_dir = Path(record_dir)
         self.owner = owner  # this process made the folder (the controller, or a run without workers)
+        self.top = top
         self.started = time.time()
-        self.shim = _start_shim(self.record_dir)
         self.failed = []  # node ids, as pytest's own summary names them
+        self.problems = []  # what went wrong inside the plugin, said once at the end
+        self.recorder = None
+        self.kept = None
+        try:
+            self.recorder = _start_shim(self.record_dir)
+        except Exception as e:
+            self.problem("the shim did not start", e)
+
+    def problem(self, what, error=None):
+        line = what + (f" ({type(error).__name__}: {error})" if error is not None else "")
+        if line not in self.problems:
+            self.problems.append(line)
 
     # -- every process that runs tests ---------------------------------------------------------
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
-        if call.when == "teardown" and self.shim is not None:
-            builds, ms = self.shim.active_recorder().builds_by_test.get(item.nodeid, (0, 0.0))
-            item.user_properties.append(("warp_builds", builds))
-            item.user_properties.append(("warp_build_ms", round(ms, 1)))
+        if call.when == "teardown" and self.recorder is not None:
+            try:
+                self._add_properties(item)
+            except Exception as e:
+                self.problem("a test's warp_builds properties were not added", e)
         yield
+
+    def _add_properties(self, item):
+        properties = getattr(item, "user_properties", None)
+        if not isinstance(properties, list):
+            self.problem(f"{printable(item.nodeid)} keeps user_properties as {type(properties).__name__}, not a list: "
+                         "its warp_builds properties were left out")
+            return
+        names = {p[0] for p in properties if isinstance(p, tuple) and len(p) == 2}
+        if "warp_builds" in names:
+            return  # the test's own: never a second one
+        builds, ms = self.recorder.builds_by_test.get(item.nodeid, (0, 0.0))
+        properties.append(("warp_builds", builds))
+        properties.append(("warp_build_ms", round(ms, 1)))
 
     def pytest_runtest_logreport(self, report):
         if self.owner and report.failed:  # xdist hands its workers' reports to the controller
             self.failed.append(report.nodeid)
 
     def pytest_sessionfinish(self, session):
-        if self.shim is not None:
-            self.shim.active_recorder().finish()  # the exit record, before the controller reads the folder
+        try:
+            if self.recorder is not None:
+                self.recorder.finish()  # the exit record, before the controller reads the folder
+        except Exception as e:
+            self.problem("the shim's exit record was not written", e)
 
     # -- the controlling process ---------------------------------------------------------------
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config):
         if not self.owner:
             return
-        write = terminalreporter.write_line
+        write = lambda line: terminalreporter.write_line(printable(line, 2000))
         terminalreporter.section("warp builds")
         try:
             report = self._analyse(int(exitstatus))
-        except RuntimeError as e:
-            write(f"xwarp: {e}")
-            return
+            if report is not None:
+                self._summary(report, write)
+        except Exception as e:
+            self.problem("no report", e)
         finally:
-            shutil.rmtree(self.record_dir, ignore_errors=True)
-        if report is None:
-            return
-        self._summary(report, write)
+            self._clean_up()
+        for line in self.problems:
+            write(f"xwarp: {line}; the run itself is unchanged")
+
+    def pytest_unconfigure(self, config):
+        if self.owner:
+            self._clean_up()  # a run that ended before its summary leaves no record folder either
+
+    def _clean_up(self):
+        shutil.rmtree(self.record_dir, ignore_errors=True)
 
     def _analyse(self, exit_code):
         probe = shutil.which("warp-probe", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
         if probe is None:
-            raise RuntimeError("warp-probe is not on PATH: no report (pip install xwarp puts it beside this Python)")
+            self.problem("warp-probe is not on PATH: no report (pip install xwarp puts it beside this Python)")
+            return None
         records = sorted(self.record_dir.glob("proc-*.jsonl"))
         if not records:
-            raise RuntimeError("no process of this run imported Warp: nothing was built")
+            self.problem("no process of this run imported Warp: nothing was built")
+            return None
         run = self.record_dir / "run"
         cold = run / "sample-1" / "cold"
         cold.mkdir(parents=True)
         for f in records:
             f.rename(cold / f.name)
         # the pass's output, as the probe would have captured pytest's: the failing tests' lines
-        (cold / "stdout").write_text("".join(f"FAILED {nodeid}\n" for nodeid in dict.fromkeys(self.failed)))
+        # (ids as pytest wrote them; one that is not UTF-8 keeps its bytes escaped)
+        (cold / "stdout").write_text("".join(f"FAILED {nodeid}\n" for nodeid in dict.fromkeys(self.failed)),
+                                     encoding="utf-8", errors="backslashreplace")
         (cold / "stderr").write_text("")
         wall_ms = (time.time() - self.started) * 1000.0
         (cold / "pass.json").write_text(json.dumps({"wall_ms": wall_ms, "exit_code": exit_code, "one_pass": True,
-                                                    "warp_cache": "", "cache": {}}))
+                                                    "warp_cache": "", "cache": _cache_written(self.started)}))
         facts = {
             "schema_version": _schema_version(),
             "tool": "warp-probe",
             "created_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "label": "pytest",
-            "command": ["pytest", *self.config.invocation_params.args],
+            "command": ["pytest", *map(str, self.config.invocation_params.args)],
             "cwd": str(self.config.invocation_params.dir),
             "settings": {"samples": 1, "sampling": "one pass: the suite's own run on its own cache (pytest --warp-builds)"},
+            "environment": _environment(),
             "samples": [],
         }
-        (run / "run.json").write_text(json.dumps(facts))
-        out = self._report_path()
-        done = subprocess.run([probe, "report", str(run), "--format", "json", "-o", str(out), "--history", "off"],
-                              capture_output=True, text=True)
+        (run / "run.json").write_text(json.dumps(facts, ensure_ascii=True))
+        written = self.record_dir / "report.json"  # the probe writes into the plugin's own folder first
+        done = subprocess.run([probe, "report", str(run), "--format", "json", "-o", str(written), "--history", "off"],
+                              capture_output=True, text=True, errors="replace")
         if done.returncode != 0:
-            raise RuntimeError(f"warp-probe report could not read the run (exit {done.returncode}): "
-                               f"{done.stderr.strip()[-400:]}")
-        report = json.loads(out.read_text())
-        self.kept = out
+            self.problem(f"warp-probe report could not read the run (exit {done.returncode}): {done.stderr.strip()[-400:]}")
+            return None
+        text = written.read_text()
+        report = json.loads(text)
+        self.kept = self._keep(text)
         return report
 
-    def _report_path(self):
+    def _keep(self, text):
+        """The report where the user asked (or pytest's cache folder): written beside it and renamed
+        over it, never through a link or into something that is not a file. None when not kept."""
         explicit = self.config.getoption("warp_builds_report")
-        if explicit:
-            return Path(explicit).resolve()
-        cache = getattr(self.config, "cache", None)
-        if cache is not None:
-            return Path(cache.mkdir("xwarp")) / "report.json"
-        return self.record_dir.parent / (self.record_dir.name + "-report.json")
+        try:
+            if explicit:
+                target = Path(explicit).absolute()
+            else:
+                cache = getattr(self.config, "cache", None)
+                if cache is None:
+                    self.problem("pytest's cache is off (-p no:cacheprovider) and no --warp-builds-report was given: the "
+                                 "report was not kept")
+                    return None
+                target = Path(cache.mkdir("xwarp")) / "report.json"
+            if target.is_symlink() or (target.exists() and not target.is_file()):
+                self.problem(f"{printable(target)} is a link or not a file: the report was not written there")
+                return None
+            fd, temp = tempfile.mkstemp(prefix=".report-", suffix=".json", dir=target.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as out:
+                    out.write(text)
+                os.replace(temp, target)
+            except BaseException:
+                os.unlink(temp)
+                raise
+            return target
+        except Exception as e:
+            self.problem("the report was not kept", e)
+            return None
 
     def _summary(self, report, write):
-        top = self.config.getoption("warp_builds") or _DEFAULT_TOP
         summary = report.get("summary") or {}
         tests = summary.get("tests") or []
         builds = []
@@ -189,18 +311,59 @@ class _Recording:
         processes = len(summary.get("workers") or [])
         if not builds:
             write("no Warp module was built in this run (every module came from the cache)")
-        for ms, test, identity, t in builds[:top]:
+        for ms, test, identity, t in builds[:self.top]:
             block = f" block_dim {identity['block_dim']}" if identity.get("block_dim") else ""
-            reused = f"; reused by {t['reused_by']} later test(s)" if t.get("reused_by") else ""
+            reused = identity.get("reused_by", 0)
             failed = " [failed]" if t.get("failed") else ""
-            write(f"{ms / 1000:8.2f}s build  {test}{failed}")
-            write(f"{'':15}{identity['module']} {identity['hash'][:7]} on {identity['device']}{block}{reused}")
-        if len(builds) > top:
-            write(f"({len(builds) - top} more build(s): --warp-builds={len(builds)} lists them)")
-        write(f"{len(builds)} build(s), {total_ms / 1000:.2f} s of build time in {processes} process(es); "
-              f"report: {self.kept} (warp-probe report renders it)")
+            write(f"{ms / 1000:8.2f}s build  {printable(test)}{failed}")
+            write(f"{'':15}{printable(identity['module'])} {identity['hash'][:7]} on {identity['device']}{block}"
+                  + (f"; reused by {reused} later test(s)" if reused else ""))
+        if len(builds) > self.top:
+            write(f"({len(builds) - self.top} more build(s): --warp-builds={len(builds)} lists them)")
+        where = f"report: {self.kept} (warp-probe report renders it)" if self.kept else "no report kept"
+        write(f"{len(builds)} build(s), {total_ms / 1000:.2f} s of build time in {processes} process(es); {where}")
         for f in (report.get("findings") or [])[:3]:
-            write(f"[{f['mechanism']}] {f['title']} - {f['module'][:80]}")
+            write(f"[{f['mechanism']}] {f['title']} - {printable(f['module'], 80)}")
+
+
+def _environment():
+    """The facts warp-probe measure would have put in the report: this Python, the machine, Warp."""
+    import platform
+
+    env = {"python_version": platform.python_version(), "python_executable": sys.executable,
+           "cpu_count": os.cpu_count() or 0, "host": platform.node(), "machine": platform.machine(),
+           "os": f"{platform.system()} {platform.release()}", "sources": {"python_version": "pytest --warp-builds"}}
+    warp = sys.modules.get("warp")
+    version = getattr(warp, "__version__", None) if warp is not None else None
+    if isinstance(version, str):
+        env["warp_version"] = version
+        env["sources"]["warp_version"] = "the warp module pytest imported"
+    return env
+
+
+def _cache_written(since):
+    """What this run wrote into Warp's kernel cache (files changed since the session started, by
+    kind), where Warp says its cache is; {} when Warp was not imported."""
+    warp = sys.modules.get("warp")
+    folder = getattr(getattr(warp, "config", None), "kernel_cache_dir", None) if warp is not None else None
+    counts = {"source_files": 0, "source_bytes": 0, "binary_files": 0, "binary_bytes": 0, "lto_files": 0, "lto_bytes": 0}
+    if not isinstance(folder, str) or not os.path.isdir(folder):
+        return {}
+    kinds = {".cpp": "source", ".cu": "source", ".o": "binary", ".ptx": "binary", ".cubin": "binary", ".lto": "lto",
+             ".ltoir": "lto"}
+    for root, _, files in os.walk(folder):
+        for name in files:
+            kind = kinds.get(os.path.splitext(name)[1])
+            if kind is None:
+                continue
+            try:
+                st = os.lstat(os.path.join(root, name))
+            except OSError:
+                continue
+            if st.st_mtime >= since:
+                counts[kind + "_files"] += 1
+                counts[kind + "_bytes"] += st.st_size
+    return counts
 
 
 def _schema_version():
@@ -226,22 +389,38 @@ class _XdistHooks:
         node.workerinput[_WORKER_KEY] = str(self.record_dir)
 
 
+def _top_and_path(config):
+    """The count --warp-builds was given after '=', and a path argparse took for it when the
+    option came before a test path with no '=' (`pytest --warp-builds tests/x.py`): put back among
+    the paths pytest collects."""
+    value = config.getoption("warp_builds")
+    if re.fullmatch(r"\d+", str(value)) and int(value) > 0:
+        return int(value), None
+    return _DEFAULT_TOP, str(value)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config):
     if config.getoption("warp_builds", default=None) is None:
         return
+    top, taken = _top_and_path(config)
     worker = getattr(config, "workerinput", None)
+    if taken is not None and worker is None:
+        # argparse gave the next word to the optional count: it is the test path the user wrote
+        # (an xdist worker gets the paths from the controller, which put it back)
+        if getattr(config, "args_source", None) is not None and config.args_source != config.ArgsSource.ARGS:
+            config.args[:] = [taken]
+        else:
+            config.args.insert(0, taken)
     if worker is not None:
         record_dir, owner = worker.get(_WORKER_KEY), False
         if not record_dir:
             return
     else:
+        if _measured_already():
+            return  # under warp-probe measure already: the probe's report holds this run's builds
         record_dir, owner = tempfile.mkdtemp(prefix="xwarp-pytest-"), True
-    recording = _Recording(config, record_dir, owner)
-    if owner and recording.shim is None and "xwarp_shim" in sys.modules:
-        # under warp-probe measure already: the probe's report holds this run's builds
-        shutil.rmtree(record_dir, ignore_errors=True)
-        return
+    recording = _Recording(config, record_dir, owner, top)
     config.pluginmanager.register(recording, "xwarp-recording")
     if owner and config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(record_dir), "xwarp-xdist")

@@ -100,3 +100,85 @@ def test_under_xdist_the_workers_builds_are_gathered_and_a_failing_test_keeps_th
     (gamma,) = [t for t in data["summary"]["tests"] if t["test"].endswith("test_gamma_fails")]
     assert gamma["builds"] == 1 and gamma["failed"], gamma
     assert "[failed]" in done.stdout.split("warp builds", 1)[1]
+
+
+HOSTILE = TARGETS / "pytest_hostile"
+
+
+def run_pytest(folder, args, env, tmp_path, plugin=True):
+    """pytest on `folder`, with the plugin loaded from the source tree or not at all, and what it
+    says: exit code, the summary's last line, the JUnit XML's outcomes."""
+    junit = tmp_path / ("junit-with.xml" if plugin else "junit-without.xml")
+    load = ["-p", "xwarp.pytest_plugin"] if plugin else []
+    done = subprocess.run([str(VENV_PYTHON), "-m", "pytest", *load, "-p", "no:cacheprovider", f"--junitxml={junit}", *args],
+                          cwd=folder, env=env, capture_output=True, text=True, errors="replace", timeout=900)
+    tail = [l for l in done.stdout.splitlines() if re.match(r"^=+ .*(passed|failed).* =+$", l)]
+    cases = {}
+    if junit.exists():
+        for case in ET.parse(junit).getroot().iter("testcase"):
+            outcome = "failed" if case.find("failure") is not None else "error" if case.find("error") is not None else "passed"
+            cases[case.get("name")] = outcome
+    return done, (re.sub(r" in [\d.]+s", "", tail[-1]) if tail else None), cases
+
+
+def test_the_plugin_never_changes_the_run_it_observes(tmp_path):
+    """Whatever the tests and the environment do, pytest's exit code, its summary line and its
+    JUnit XML are the same with --warp-builds as without it: a what-if lever in the environment is
+    not applied (the gradient test passes), a tuple of user_properties, a test's own warp_builds
+    property, a conftest's module named xwarp_shim and ids with control characters or bytes that
+    are not UTF-8 change nothing; the plugin's own trouble is one line of its section."""
+    folder = tmp_path / "hostile"
+    shutil.copytree(HOSTILE, folder)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XWARP_", "PYTEST_"))}
+    env.update(PYTHONPATH=str(ROOT / "python"), WARP_CACHE_PATH=str(tmp_path / "cache"), PYTHONDONTWRITEBYTECODE="1",
+               PATH=f"{PROBE.parent}:{env.get('PATH', '')}", TMPDIR=str(scratch),
+               XWARP_WHATIF=json.dumps({"lever": "backward-off", "params": {}}))
+    without, without_line, without_cases = run_pytest(folder, [], env, tmp_path, plugin=False)
+    report = tmp_path / "kept.json"
+    with_, with_line, with_cases = run_pytest(folder, ["--warp-builds=50", f"--warp-builds-report={report}"], env, tmp_path)
+    assert without.returncode == with_.returncode == 1, (without.stdout[-2000:], with_.stdout[-3000:])
+    assert without_line == with_line and "1 failed" in with_line, (without_line, with_line)
+    assert without_cases == with_cases and with_cases["test_gradients_flow_through_the_kernel"] == "passed", with_cases
+    assert "INTERNALERROR" not in with_.stdout + with_.stderr and "Traceback" not in with_.stderr, with_.stderr[-3000:]
+    section = with_.stdout.split("warp builds", 1)[1]
+    # the builds are listed and the report kept; ids are shown escaped, never raw
+    assert "report: " in section and json.loads(report.read_text())["summary"]["tests"], section
+    assert "\x1b" not in section and "\u202e" not in section, section
+    assert "tuple, not a list" in section and "the run itself is unchanged" in section, section
+    # the test's own warp_builds property is not doubled
+    junit = ET.parse(tmp_path / "junit-with.xml").getroot()
+    (own,) = [c for c in junit.iter("testcase") if c.get("name") == "test_has_its_own_warp_builds_property"]
+    assert [p.get("value") for p in own.iter("property") if p.get("name") == "warp_builds"] == ["mine"]
+    # nothing left in TMPDIR
+    assert list(scratch.iterdir()) == [], list(scratch.iterdir())
+
+
+def test_a_report_path_the_plugin_cannot_use_is_a_line_not_a_failure(suite, tmp_path):
+    (tmp_path / "to-null").symlink_to("/dev/null")
+    for path, said in ((tmp_path / "to-null", "is a link or not a file"),
+                       (tmp_path / "no-such-folder" / "report.json", "the report was not kept")):
+        done = suite("--warp-builds=3", f"--warp-builds-report={path}", "test_alpha.py")
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+        section = done.stdout.split("warp builds", 1)[1]
+        assert said in section and "no report kept" in section, section
+        assert "Traceback" not in done.stdout + done.stderr
+    assert (tmp_path / "to-null").is_symlink() and os.readlink(tmp_path / "to-null") == "/dev/null"
+
+
+def test_the_count_comes_after_equals_only_and_a_path_after_the_option_is_collected(suite, tmp_path):
+    report = tmp_path / "r.json"
+    done = suite("--warp-builds", f"--warp-builds-report={report}", "test_beta.py")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "test_beta.py" in done.stdout and "test_alpha.py" not in done.stdout, done.stdout[-3000:]
+    data = json.loads(report.read_text())
+    tests = {t["test"] for t in data["summary"]["tests"] if t["test"]}
+    assert tests and all(t.startswith("test_beta.py::") for t in tests), tests
+    # the report says what warp-probe measure would: this Python and Warp, the machine's CPUs, and
+    # what the run wrote into Warp's cache
+    env = data["environment"]
+    assert env["warp_version"] == "1.19.0" and env["python_version"].count(".") == 2 and env["cpu_count"] >= 1, env
+    shown = subprocess.run([str(PROBE), "report", str(report), "--history", "off"], capture_output=True, text=True)
+    assert "Warp ?" not in shown.stdout and "(0 CPUs)" not in shown.stdout, shown.stdout[:800]
+    assert data["samples"][0]["cold"]["cache"]["binary_files"] >= 1

@@ -140,3 +140,35 @@ TEST(ASuite, ATestThatLaunchesAModuleAnotherBuiltReusesWhatTheFirstPaidFor)
     EXPECT_EQ(by["t_rebuild"].reusers, (std::vector<std::string>{"t_fourth"}));
     EXPECT_EQ(by["t_cached"].reused_by, 0) << "a build from another process's cache has no payer here";
 }
+
+// A test that built two modules: each build says how many later tests reused that build, not the
+// test's total (the plugin's "reused by N" line is per build).
+TEST(ASuite, EachBuildCountsTheTestsThatReusedItNotItsTestsTotal)
+{
+    run_result cold;
+    auto at = [](module_load l, std::int64_t seq, const char* test) {
+        l.seq = seq;
+        l.test = test;
+        return l;
+    };
+    cold.module_loads = {at(xwarp::testing::load("a", "aaaa", 100.0), 1, "t_pays"), at(xwarp::testing::load("b", "bbbb", 80.0), 2, "t_pays")};
+    process_record p;
+    p.pid = 1;
+    auto use = [](std::int64_t seq, const char* test, const char* module) {
+        api_call_event c;
+        c.function = "test_use";
+        c.seq = seq;
+        c.args = {{"test", test}, {"module", module}, {"device", "cpu"}};
+        return c;
+    };
+    p.calls = {use(3, "t1", "a"), use(4, "t2", "a"), use(5, "t3", "a"), use(6, "t1", "b")};
+    cold.processes = {p};
+    summary s;
+    suite_tables(cold, s);
+    const auto pays = std::find_if(s.tests.begin(), s.tests.end(), [](const test_cost& t) { return t.test == "t_pays"; });
+    ASSERT_NE(pays, s.tests.end());
+    EXPECT_EQ(pays->reused_by, 3);  // t1, t2, t3: the test's total
+    ASSERT_EQ(pays->identities.size(), 2u);
+    EXPECT_EQ(pays->identities[0].reused_by, 3);  // a: t1, t2, t3
+    EXPECT_EQ(pays->identities[1].reused_by, 1);  // b: t1
+}

@@ -126,6 +126,7 @@ namespace xwarp
         shared_text device;
         std::optional<int> block_dim;
         double ms = 0.0;
+        int reused_by = 0;  // later tests of its process that launched the module while this build was current
 
         // "module hash7 on device [block_dim N] (ms)", as the renderers print it
         std::string words() const;

@@ -74,14 +74,18 @@ def install_hooks(warp):
     install(warp)
 
 
-def start():
+def start(observer=False):
+    """Starts recording into $XWARP_RECORD_DIR. observer (the pytest plugin): record only, and
+    apply nothing the environment's XWARP_ variables ask for (a what-if lever, timed launches)."""
     if state.rec is not None:
         return
     record_dir = os.environ.get("XWARP_RECORD_DIR")
     if not record_dir or not os.path.isdir(record_dir):
         return
+    state.observer = bool(observer)
     state.rec = Recorder(record_dir)
-    load_lever()
+    if not state.observer:
+        load_lever()
     import atexit
 
     atexit.register(state.rec.finish)

@@ -38,7 +38,7 @@ def install(warp):
         state.hook_filename = os.path.join(src_dir, "xwarp_probe_hooks.py")
 
         hooks = rec.hooks
-        force_log = os.environ.get("XWARP_FORCE_LOG_FALLBACK") == "1"
+        force_log = os.environ.get("XWARP_FORCE_LOG_FALLBACK") == "1" and not state.observer
         Module = getattr(ctx, "Module", None)
         if Module is not None and not force_log:
             hooks["module_load"] = hook_load(Module)
@@ -55,7 +55,7 @@ def install(warp):
         hooks["launch"] = hook_launch(warp, ctx)
         if state.lever is not None:
             state.lever.at_import(warp, cfg)
-        if os.environ.get("XWARP_NVRTC_TRACE") == "1":
+        if os.environ.get("XWARP_NVRTC_TRACE") == "1" and not state.observer:
             hooks["nvrtc_trace"] = turn_on_compile_time_trace(cfg)
         hooks["config"] = hook_config(cfg)
         hooks["calls"] = hook_calls(warp, ctx, build)
@@ -64,7 +64,7 @@ def install(warp):
         # Without the load hook the only source left is Warp's own log: turn its detail on
         # so the module lines carry block_dim and the native compile lines appear.
         log_fallback = not hooks.get("module_load")
-        if log_fallback and cfg is not None:
+        if log_fallback and cfg is not None and not state.observer:  # the plugin changes no output
             try:
                 if hasattr(warp, "LOG_DEBUG") and hasattr(cfg, "log_level"):
                     cfg.log_level = warp.LOG_DEBUG

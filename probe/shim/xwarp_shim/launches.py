@@ -140,7 +140,7 @@ def record_launch_site(rec, kernel):
 
 # Kernels (by key) whose launches are timed at steady state: the mathdx-off replay and the
 # baseline samples it interleaves with time the same kernels, whether or not they use LTO.
-time_kernels = frozenset(k for k in os.environ.get("XWARP_TIME_LAUNCHES", "").split(",") if k)
+time_kernels = frozenset(k for k in os.environ.get("XWARP_TIME_LAUNCHES", "").split(",") if k and not state.observer)
 LAUNCH_TIMES_CAP = 1000  # per kernel
 
 

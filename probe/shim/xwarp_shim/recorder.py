@@ -169,7 +169,7 @@ class Recorder:
         __main__'s namespace holds, as a few figures (count, sum, sum of magnitudes, least and
         largest finite value, non-finite count), so that an exercise can check that a fix still
         computes what the broken form did. At most 64 arrays of at most 16M values each."""
-        if os.environ.get("XWARP_RESULTS") != "1":
+        if os.environ.get("XWARP_RESULTS") != "1" or state.observer:
             return
         try:
             import numpy as np

@@ -14,6 +14,10 @@ threading = None
 perf = time.perf_counter
 
 rec = None  # the process's recorder
+# Started by the pytest plugin (start(observer=True)): it only records. No lever, no timed launch,
+# no NVRTC trace, no log fallback and no results, whatever XWARP_ variables the environment holds:
+# the plugin never changes the run it observes.
+observer = False
 tls = None  # threading.local(), from the moment Warp is imported
 
 
