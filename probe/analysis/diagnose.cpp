@@ -70,6 +70,14 @@ namespace xwarp
             return installed_under(file, folder);
         }
 
+        constexpr const char* no_switch_sentence = "From your side there is nothing to switch at run time. ";
+
+        std::string lever_measures_sentence(const std::string& lever)
+        {
+            return "From your side: the what-if lever " + lever
+                   + " measures the change without editing anything, but only the library's maintainers can make it. ";
+        }
+
         // A finding caused in library code says so: what the user can do from their side, and the
         // measurement to send the maintainers. warp-probe fix never patches it.
         void mark_library_code(std::vector<finding>& findings, const std::string& cwd)
@@ -82,15 +90,30 @@ namespace xwarp
                 }
                 f.library = true;
                 const std::string side =
-                    f.lever.empty() ? "From your side there is nothing to switch at run time. "
-                                    : "From your side: the what-if lever " + f.lever.str()
-                                          + " measures the change without editing anything, but only the library's "
-                                            "maintainers can make it. ";
+                    f.lever.empty() ? std::string(no_switch_sentence) : lever_measures_sentence(f.lever.str());
                 f.recommendation = "This is library code (" + f.location->file + "): not yours to edit. " + side
                                    + "Send them this finding with its measurement (the evidence above; warp-probe report "
                                      "--format json has it whole). The change it needs: "
                                    + f.recommendation.str();
             }
+        }
+    }
+
+    void say_library_lever_did_not_apply(finding& f)
+    {
+        if (!f.library || f.lever.empty())
+        {
+            return;
+        }
+        std::string text = f.recommendation.str();
+        const std::string said = lever_measures_sentence(f.lever.str());
+        const auto at = text.find(said);
+        if (at != std::string::npos)
+        {
+            text.replace(at, said.size(), "From your side: the what-if lever " + f.lever.str()
+                                              + " found nothing to change at run time here (its replay did not apply), "
+                                                "so only the library's maintainers can make the change. ");
+            f.recommendation = text;
         }
     }
 

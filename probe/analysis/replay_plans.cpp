@@ -8,6 +8,7 @@
 #include <set>
 
 #include "xwarp/analysis/compare.hpp"
+#include "xwarp/analysis/diagnose.hpp"
 #include "xwarp/analysis/mechanisms.hpp"
 #include "xwarp/analysis/stats.hpp"
 #include "xwarp/analysis/summarize.hpp"
@@ -419,6 +420,10 @@ namespace xwarp
                 }
                 any_finding = true;
                 it->measured = measured;
+                if (w.verdict == verdict::not_applied)
+                {
+                    say_library_lever_did_not_apply(*it);
+                }
                 if (!w.needs.empty())
                 {
                     it->recommendation = it->recommendation.str() + " The replay showed what else the fix needs: "

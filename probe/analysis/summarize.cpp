@@ -527,10 +527,21 @@ namespace xwarp
                     m_lto_work += cm;
                     m_lto_native += nat;
                 }
-                if (warm && std::any_of(warm->module_loads.begin(), warm->module_loads.end(),
-                                        [](const module_load& l) { return l.status == load_status::compiled; }))
+                // a warm pass compiled again what its cold pass had just cached: an identity the cold
+                // pass loaded (a suite's warm pass can build others, its tests split otherwise over
+                // its workers: that says nothing about the cache)
+                if (warm)
                 {
-                    ++m_warm_compiled_samples;
+                    std::unordered_set<identity_key, tuple_hash> cold_ids;
+                    for (const auto& l : cold.module_loads)
+                    {
+                        cold_ids.insert(key_of(l));
+                    }
+                    if (std::any_of(warm->module_loads.begin(), warm->module_loads.end(), [&](const module_load& l)
+                                    { return l.status == load_status::compiled && cold_ids.count(key_of(l)) > 0; }))
+                    {
+                        ++m_warm_compiled_samples;
+                    }
                 }
             }
 

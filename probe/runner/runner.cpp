@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <unistd.h>
@@ -246,11 +247,28 @@ namespace xwarp
             {
                 run.load_source = "hook";
                 run.module_loads = std::move(rec.loads);
-                if (log.loads.size() > run.module_loads.size())
+                // A log line of an identity no hook recorded is a process the shim did not reach. The
+                // same line printed twice (pytest repeats a failing test's captured output) is one
+                // load, and so is a line whose identity a hook did record.
+                std::set<std::pair<std::string, std::string>> hooked;
+                for (const auto& l : run.module_loads)
                 {
-                    run.notes.push_back(std::to_string(log.loads.size() - run.module_loads.size())
-                                        + " module-load line(s) in the output had no hook record "
-                                          "(a Python process without the shim, e.g. python -I or -E?)");
+                    hooked.insert({l.module.str(), l.short_hash()});
+                }
+                std::set<std::pair<std::string, std::string>> unmatched;
+                for (const auto& l : log.loads)
+                {
+                    if (!hooked.count({l.module.str(), l.short_hash()}))
+                    {
+                        unmatched.insert({l.module.str(), l.short_hash()});
+                    }
+                }
+                if (!unmatched.empty())
+                {
+                    run.notes.push_back(std::to_string(unmatched.size())
+                                        + " module identit(ies) in Warp's log lines had no hook record (first: "
+                                        + unmatched.begin()->first + " " + unmatched.begin()->second
+                                        + "): a Python process without the shim, e.g. python -I or -E?");
                 }
             }
             else if (!log.loads.empty())

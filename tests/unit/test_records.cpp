@@ -7,6 +7,10 @@
 #include <gtest/gtest.h>
 
 #include "xwarp/runner/records.hpp"
+#include "xwarp/runner/runner.hpp"
+
+#include <algorithm>
+#include <unistd.h>
 
 using namespace xwarp;
 
@@ -165,4 +169,29 @@ TEST(Records, EveryRecordedStreamIsInsideTheContract)
     }
     EXPECT_GT(files, 40);
     EXPECT_GT(old_contract, 0);  // the streams of contract 1 are still read
+}
+
+// pytest prints a failing test's captured output again in its report: Warp's log lines twice. A
+// log line whose identity a hook recorded is that load, however often it is printed; only an
+// identity no hook recorded is a process the shim did not reach.
+TEST(Records, WarpsLogLinesPrintedTwiceAreNotLoadsWithoutAHookRecord)
+{
+    const std::filesystem::path from = std::string(XWARP_FIXTURES_DIR) + "/streams/cs1_late-warp1.19.0/sample-1/cold";
+    const std::filesystem::path to = std::filesystem::temp_directory_path() / ("xwarp-records-twice-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(to);
+    std::filesystem::copy(from, to);
+    std::stringstream once;
+    once << std::ifstream(from / "stdout").rdbuf();
+    std::ofstream(to / "stdout", std::ios::trunc) << once.str() << "\n--- Captured stdout call ---\n" << once.str();
+    const xwarp::run_result twice = xwarp::load_recorded_pass(to.string());
+    for (const auto& n : twice.notes)
+    {
+        EXPECT_EQ(n.find("no hook record"), std::string::npos) << n;
+    }
+    // a line of an identity no hook recorded is named
+    std::ofstream(to / "stdout", std::ios::app) << "Module stranger 1234abc load on device 'cpu' took 12.00 ms  (compiled)\n";
+    const xwarp::run_result stranger = xwarp::load_recorded_pass(to.string());
+    EXPECT_TRUE(std::any_of(stranger.notes.begin(), stranger.notes.end(),
+                            [](const std::string& n) { return n.find("stranger 1234abc") != std::string::npos; }));
+    std::filesystem::remove_all(to);
 }

@@ -54,6 +54,11 @@ namespace xwarp
     // Fills r.findings, sorted by ms at stake, and r.declined, by running every detector of the
     // mechanism registry (mechanisms.hpp). Needs r.result (summarize) first.
     void diagnose(report& r);
+
+    // A finding in library code whose lever's replay did not apply: its recommendation says so,
+    // not that the lever measures the change (the replay's own records showed it has nothing to
+    // move at run time here).
+    void say_library_lever_did_not_apply(finding& f);
 }
 
 #endif

@@ -137,6 +137,52 @@ namespace xwarp::levers
             return ms;
         }
 
+        // How the replay spread the suite's tests over its workers: a distribution that put most
+        // tests on one worker (loadfile with one large file, or pytest 7's --pyargs handing it
+        // one "file") waits on that worker, whatever it saved in builds. Said beside the verdict.
+        bool note_distribution(whatif_result& w, const lever_plan&, const report&, const report& replay)
+        {
+            const sample* s = replay.first_good();
+            if (s == nullptr)
+            {
+                return false;
+            }
+            std::map<std::int64_t, std::set<std::string>> tests_of;
+            for (const auto& l : s->cold.module_loads)
+            {
+                if (!l.test.empty())
+                {
+                    tests_of[l.pid].insert(l.test.str());
+                }
+            }
+            for (const auto& p : s->cold.processes)
+            {
+                for (const auto& c : p.calls)
+                {
+                    if (c.function == "test_use" && c.args.is_object() && c.args.value("test", std::string()) != "")
+                    {
+                        tests_of[p.pid].insert(c.args.value("test", std::string()));
+                    }
+                }
+            }
+            std::size_t total = 0;
+            std::size_t most = 0;
+            for (const auto& [pid, tests] : tests_of)
+            {
+                total += tests.size();
+                most = std::max(most, tests.size());
+            }
+            if (tests_of.size() >= 1 && total >= 4 && most * 4 >= total * 3)
+            {
+                w.reason += (w.reason.empty() ? "" : "; ") + std::string("the replay ran ") + std::to_string(most) + " of the "
+                            + std::to_string(total) + " tests that used Warp on one worker (of "
+                            + std::to_string(tests_of.size())
+                            + " that ran any): that worker's wall is the suite's (with --pyargs, pytest 7 hands loadfile "
+                              "one group for a whole package)";
+            }
+            return false;
+        }
+
         double all_builds_stake(const lever_plan&, const run_result& cold)
         {
             double ms = 0.0;
@@ -154,7 +200,7 @@ namespace xwarp::levers
          "xdist.cpp"},
         &plan_loadfile,
         nullptr,
-        nullptr,
+        &note_distribution,
         nullptr,
         "a suite's pytest arguments are the CI job's, not the program's code: add --dist loadfile to its pytest command "
         "(or to addopts in its pytest configuration) where the replay measured a shorter wall",
@@ -167,7 +213,7 @@ namespace xwarp::levers
          "xdist.cpp"},
         &plan_workers,
         nullptr,
-        nullptr,
+        &note_distribution,
         nullptr,
         "a suite's worker count is the CI job's setting, not the program's code: set -n where the replay measured a "
         "shorter wall",

@@ -2,6 +2,8 @@
 // throws its cache away (clear calls, cache_kernels=False, a per-run cache directory, the
 // driver's cache disabled). Every cause found gets its own location.
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 #include "detector.hpp"
 #include "xwarp/analysis/stats.hpp"
@@ -13,8 +15,14 @@ namespace xwarp::detect
     {
         void detect(const context& ctx, sink& out)
         {
+            // A warm build counts only when the same sample's cold pass loaded that identity: the
+            // cache it had just filled held it. A warm pass that builds an identity the cold pass
+            // never did (a suite's tests split otherwise over its workers, code that differs from
+            // run to run) says nothing about the cache, and is counted apart.
+            using identity_key = std::tuple<std::string, std::string, std::string, int>;
             std::vector<double> warm_compiled_ms;
             int passes_with_builds = 0;
+            int new_in_warm = 0;
             for (const auto* s : ctx.good)
             {
                 double ms = 0.0;
@@ -23,13 +31,24 @@ namespace xwarp::detect
                 {
                     continue;  // one pass: no warm pass to have reused the cache
                 }
+                std::set<identity_key> cold;
+                for (const auto& l : s->cold.module_loads)
+                {
+                    cold.insert({l.module.str(), l.hash.str(), l.device.str(), l.block_dim.value_or(-1)});
+                }
                 for (const auto& l : s->warm->module_loads)
                 {
-                    if (l.status == load_status::compiled)
+                    if (l.status != load_status::compiled)
                     {
-                        ms += l.cost_ms(ctx.estimates_on());
-                        any = true;
+                        continue;
                     }
+                    if (!cold.count({l.module.str(), l.hash.str(), l.device.str(), l.block_dim.value_or(-1)}))
+                    {
+                        new_in_warm += s == ctx.good.front() ? 1 : 0;
+                        continue;
+                    }
+                    ms += l.cost_ms(ctx.estimates_on());
+                    any = true;
                 }
                 warm_compiled_ms.push_back(ms);
                 passes_with_builds += any;
@@ -67,6 +86,11 @@ namespace xwarp::detect
                     c.push_back(field_or(x, "what", std::string()));
                 }
                 f.evidence += ": " + join(c, "; ");
+            }
+            if (new_in_warm > 0)
+            {
+                f.evidence += "; " + std::to_string(new_in_warm) + " other warm build(s) were of identities the cold pass never "
+                              "built (a suite's tests split otherwise over its workers), not counted";
             }
             f.recommendation = "Let the kernel cache persist: remove wp.clear_kernel_cache()/clear_lto_cache() calls, "
                                "cache_kernels=False, per-run temporary or timestamped cache directories, "

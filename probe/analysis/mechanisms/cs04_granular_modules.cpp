@@ -92,7 +92,7 @@ namespace xwarp::detect
                 finding f = make_finding("CS-4", join(n), device);
                 f.evidence = std::to_string(n.size()) + " small modules (at most two kernels each, launched at one "
                                                          "block_dim with the same options) were built separately on " + device;
-                set_merge_saving(f, per_device[device], groups_text[device], n);
+                set_merge_saving(f, per_device[device], groups_text[device], n, ctx.estimates_on());
                 f.recommendation = "Group kernels that load together into fewer named modules, by lifecycle. Keep "
                                    "apart kernels with different options, different stable block_dims or independent edit "
                                    "cycles: a bigger module also rebuilds whole on every edit.";

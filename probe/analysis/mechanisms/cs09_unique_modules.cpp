@@ -110,7 +110,7 @@ namespace xwarp::detect
                 finding f = make_finding("CS-9", join(n), device);
                 f.evidence = std::to_string(n.size()) + " module=\"unique\" modules with one stable kernel each "
                                                          "were built separately on " + device;
-                set_merge_saving(f, per_device[device], groups_text[device], n);
+                set_merge_saving(f, per_device[device], groups_text[device], n, ctx.estimates_on());
                 locate(f, ctx.first_cold(), n);
                 f.recommendation = "Put stable kernels in a shared named module (module=\"name\" or a real Python module) "
                                    "instead of module=\"unique\"; keep unique for per-request or plugin kernels that would "

@@ -566,6 +566,7 @@ namespace xwarp::detect
                 // lists (the short hashes are made with the finding: held here, they were a
                 // vector of strings per group while every group waited)
                 std::map<int, const hash_move*> first_move_by_bd;
+                std::set<std::int64_t> pids;  // the processes whose moves the first sample showed
             };
             using module_device = std::tuple<std::string_view, std::string_view>;  // views of the moves' strings
 
@@ -580,7 +581,7 @@ namespace xwarp::detect
                         return;  // a module the first sample did not show churning: no finding to add to
                     }
                     m_order.push_back(key);
-                    it = m_groups.emplace(key, group{m_out.findings.size(), {}, {}, {}, 0.0, false, {}}).first;
+                    it = m_groups.emplace(key, group{m_out.findings.size(), {}, {}, {}, 0.0, false, {}, {}}).first;
                     m_out.findings.push_back(make_finding(m_mechanism, m.module(), m.device()));
                 }
                 auto& g = it->second;
@@ -595,6 +596,7 @@ namespace xwarp::detect
                 {
                     return;
                 }
+                g.pids.insert(m.pid);
                 auto& first_move = g.first_move_by_bd[m.block_dim];
                 if (!first_move)
                 {
@@ -722,8 +724,15 @@ namespace xwarp::detect
                     f.evidence = "module " + f.module + " on " + f.device + " changed hash after it loaded ("
                                  + join_first(sequences, "; ", 12) + "): " + join_first(g.what, "; ", 12) + "; the builds it forced cost ";
                 }
-                f.evidence += format_ms(f.savings_ms.value_or(0.0)) + " (median of " + std::to_string(g.per_sample.size())
-                              + " sample(s))";
+                // the clock the figure is on, and when the moves came from several processes (a
+                // suite's workers), that it is their builds summed: they ran side by side, so the
+                // wall waited less than the sum
+                f.evidence += format_ms(f.savings_ms.value_or(0.0)) + " of " + clock_name(m_ctx.estimates_on()) + " (median of "
+                              + std::to_string(g.per_sample.size()) + " sample(s)"
+                              + (g.pids.size() > 1 ? "; summed over " + std::to_string(g.pids.size())
+                                                         + " processes, which built side by side: the wall waited less"
+                                                   : std::string())
+                              + ")";
                 f.evidence.shrink_to_fit();  // grown by appending: a third of it was spare room, kept with the report
                 f.recommendation = recommend(f);
             }

@@ -83,7 +83,7 @@ namespace xwarp::detect
     // the groups saves on this device (the fixed share of each extra build), the range it may
     // fall in, and the cause; the evidence gets the sentence that says so.
     void set_merge_saving(finding& f, const std::vector<double>& per_sample_ms, const std::string& groups,
-                          const std::vector<std::string_view>& modules);
+                          const std::vector<std::string_view>& modules, xwarp::clock on);
 
     // Loads of one (process, module, device, block_dim) each, in load order: sequence q is
     // loads[starts[q]] up to loads[starts[q + 1]] (one vector: a vector per sequence was an

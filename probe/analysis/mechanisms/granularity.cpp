@@ -44,12 +44,12 @@ namespace xwarp::detect
     }
 
     void set_merge_saving(finding& f, const std::vector<double>& per_sample_ms, const std::string& groups,
-                          const std::vector<std::string_view>& modules)
+                          const std::vector<std::string_view>& modules, xwarp::clock on)
     {
         f.savings_ms = median(per_sample_ms);
         const double high = f.savings_ms.value_or(0.0) / fixed_cost_share;
         f.cause = merge_cause(high, groups, modules);
-        f.evidence += "; merging them saves about " + format_ms(f.savings_ms.value_or(0)) + " (between "
+        f.evidence += "; merging them saves about " + format_ms(f.savings_ms.value_or(0)) + " of " + clock_name(on) + " (between "
                       + format_ms(0.5 * high) + " and " + format_ms(high)
                       + ", depending on how much of each build is fixed cost)";
     }

@@ -34,6 +34,9 @@ def install(warp):
         # The shim's folder (sitecustomize.py and this package): its frames are never the user's.
         shim_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
         rec.internal_prefixes = (warp_dir, shim_dir, os.path.dirname(os.__file__) + os.sep + "importlib")
+        # Warp's own tests and examples are code that uses Warp, as the user's is: their frames are
+        # where a finding points when the suite measured is Warp's
+        rec.user_prefixes = (os.path.join(warp_dir, "tests", ""), os.path.join(warp_dir, "examples", ""))
         src_dir = os.path.dirname(os.path.abspath(getattr(ctx, "__file__", None) or warp.__file__))
         state.hook_filename = os.path.join(src_dir, "xwarp_probe_hooks.py")
 

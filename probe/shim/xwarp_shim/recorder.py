@@ -28,6 +28,7 @@ class Recorder:
         self.seq = 0
         self.pid = os.getpid()
         self.internal_prefixes = ()
+        self.user_prefixes = ()  # inside an internal folder, yet the user's kind of code (Warp's tests)
         self.stdlib_prefix = os.path.dirname(os.__file__) + os.sep
         self.site_prefixes = site_prefixes()
         self.hooks = {}
@@ -122,8 +123,12 @@ class Recorder:
         """A frame that is nobody's own code: Warp, this shim, importlib, the standard library
         (unittest among it) and the test runners (pytest, pluggy, xdist, execnet), wherever they
         are installed. Packages in site-packages are the program's or its libraries'."""
+        if fn.startswith(self.user_prefixes):
+            return False
         if fn.startswith(self.internal_prefixes) or fn.startswith("<frozen"):
             return True
+        if fn == "<string>" and "execnet" in sys.modules:
+            return True  # an xdist worker's bootstrap, exec'd by execnet (a `python -c` program's code stays the user's)
         if fn.startswith(self.stdlib_prefix) and not fn.startswith(self.site_prefixes):
             return True
         return fn.startswith(runner_prefixes())
