@@ -52,7 +52,7 @@ namespace xwarp::cli
                 }
                 try
                 {
-                    return finish(fronts::fix(run, request, job.start(), run_kind::fix));
+                    return finish(fronts::fix(run, request, job.start(), run_kind::fix), run.ran_here);
                 }
                 catch (const fronts::job_error& e)
                 {
@@ -61,12 +61,12 @@ namespace xwarp::cli
             }
 
         private:
-            int finish(const fronts::job_outcome& outcome)
+            int finish(const fronts::job_outcome& outcome, bool own)
             {
                 const report& r = outcome.result;
                 if (!m_json.empty())
                 {
-                    if (int rc = write_report_or_fail(m_json, r))
+                    if (int rc = write_report_or_fail(m_json, r, m_history, own))
                     {
                         return rc;
                     }

@@ -95,7 +95,7 @@ namespace xwarp::cli
                 const report& r = outcome.result;
                 if (!m_json.empty())
                 {
-                    if (int rc = write_report_or_fail(m_json, r))
+                    if (int rc = write_report_or_fail(m_json, r, m_history, true))
                     {
                         return rc;
                     }

@@ -10,6 +10,7 @@
 #include "xwarp/fronts/exit_codes.hpp"
 #include "xwarp/fronts/history_jobs.hpp"
 #include "xwarp/fronts/judging.hpp"
+#include "xwarp/fronts/replay_trust.hpp"
 #include "xwarp/model/format.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/budget_lines.hpp"
@@ -301,8 +302,12 @@ namespace xwarp::cli
             for (std::size_t i = 0; i < r.findings.size() && i < 5; ++i)
             {
                 const auto& f = r.findings[i];
+                // a figure says what it is: an estimate, on its clock, from this one sample
                 text += "  [" + f.mechanism + "] " + f.title + (f.module.empty() ? "" : " - " + elide(f.module, 60))
-                        + (f.savings_ms ? " - ~" + format_ms(*f.savings_ms) : "") + "\n";
+                        + (f.savings_ms ? " - estimate ~" + format_ms(*f.savings_ms) + " " + clock_name(f.savings_clock)
+                                              + " from sample 1 (the report's figure is the median of all)"
+                                        : "")
+                        + "\n";
             }
         }
         std::fputs(printable_block(text).c_str(), stderr);
@@ -357,9 +362,23 @@ namespace xwarp::cli
         return write_or_fail([&] { save_json(path, j); });
     }
 
-    int write_report_or_fail(const std::string& path, const report& r)
+    int write_report_or_fail(const std::string& path, const report& r, const std::string& history, bool own)
     {
-        return write_or_fail([&] { save_report_json(path, r); });
+        return write_or_fail(
+            [&]
+            {
+                if (!own)
+                {
+                    save_report_json(path, r);
+                    return;
+                }
+                std::vector<std::string> notes;
+                fronts::write_own_report(path, r, history, notes);
+                for (const auto& n : notes)
+                {
+                    std::cerr << "warp-probe: " << one_line(n) << "\n";
+                }
+            });
     }
 
     int write_text(const std::string& path, const std::string& text)

@@ -125,7 +125,9 @@ namespace xwarp::cli
     int write_or_fail(const std::function<void()>& write);
     int write_json_or_fail(const std::string& path, const nlohmann::json& j);
     // A report, written a record at a time (its whole JSON tree is several times its text).
-    int write_report_or_fail(const std::string& path, const report& r);
+    // `own`: a report this probe measured here (or replayed from one that was): the SHA-256 of the
+    // bytes written goes to the run store, and the file reads back as the user's own.
+    int write_report_or_fail(const std::string& path, const report& r, const std::string& history, bool own);
     // Text to a file, or to stdout when path is empty.
     int write_text(const std::string& path, const std::string& text);
 

@@ -58,7 +58,8 @@ namespace xwarp::cli
                 }
                 if (!m_json.empty())
                 {
-                    if (int rc = write_report_or_fail(m_json, outcome.result))
+                    // the replay of the user's own run is theirs too; of someone else's, it stays foreign
+                    if (int rc = write_report_or_fail(m_json, outcome.result, m_history, run.ran_here))
                     {
                         return rc;
                     }

@@ -47,7 +47,8 @@ namespace xwarp::fronts
 
     namespace
     {
-        std::optional<report> stored_run(const std::string& ref, const std::string& history_option)
+        std::optional<report> stored_run(const std::string& ref, const std::string& history_option,
+                                         std::optional<std::int64_t>& id_found)
         {
             const store_location where = locate_store(history_option);
             std::error_code ec;
@@ -62,6 +63,7 @@ namespace xwarp::fronts
                 try
                 {
                     run_store store(where.path, &notes, store_access::read);
+                    id_found = *id;
                     return report_from_text(store.report_json(*id));
                 }
                 catch (const store_error& e)
@@ -85,6 +87,7 @@ namespace xwarp::fronts
                 f.limit = 1;
                 if (const auto runs = store.runs(f); !runs.empty())
                 {
+                    id_found = runs.front().id;
                     return report_from_text(store.report_json(runs.front().id));
                 }
             }
@@ -124,15 +127,16 @@ namespace xwarp::fronts
             {
                 throw job_error(kind::bad_input, ref + ": " + e.what());
             }
-            const replay_check trust = check_replay(out.saved, history_option);
-            out.ran_here = trust.ran_here;
-            out.why_not_here = trust.why;
+            // its records are what the measured program wrote: data of someone else's, by nature
+            out.ran_here = false;
+            out.why_not_here = "a recorded folder holds what the measured program wrote, not a report this probe wrote";
             return out;
         }
         // a file that is there is read as one, before a label of the same name
+        std::optional<std::int64_t> from_store;  // the stored run's id, when the history gave it
         std::optional<report> stored =
             parse_stored_run_ref(ref) || !fs::exists(ref, ec)
-                ? engine([&] { return stored_run(ref, history_option); })
+                ? engine([&] { return stored_run(ref, history_option, from_store); })
                 : std::nullopt;
         if (!stored)
         {
@@ -150,7 +154,8 @@ namespace xwarp::fronts
             }
         }
         out.saved = std::move(*stored);
-        const replay_check trust = check_replay(out.saved, history_option);
+        const replay_check trust = from_store ? check_stored_run(*from_store, history_option)
+                                              : check_report_file(ref, history_option);
         out.ran_here = trust.ran_here;
         out.why_not_here = trust.why;
         return out;
@@ -188,10 +193,16 @@ namespace xwarp::fronts
                 out.tmp = std::make_unique<scoped_temp_dir>("xwarp-cell-");
                 std::tie(out.script, out.setup_lines) = write_cell_script(out.tmp->path(), saved.setup_code.value_or(""),
                                                                           *saved.cell_code);
-                const std::string folder = !context.notebook_folder.empty() ? context.notebook_folder : saved.cwd;
-                const std::string python = !context.notebook_python.empty()     ? context.notebook_python
-                                           : !saved.env.python_executable.empty() ? saved.env.python_executable
-                                                                                   : std::string("python3");
+                // A foreign report's cell runs in a folder of its own, with the Python on PATH: the
+                // folder and the interpreter it names are data, and a name the cell imports must
+                // never resolve to a module in a folder the report chose (the standard library's,
+                // another user's project).
+                const std::string folder = !context.notebook_folder.empty() ? context.notebook_folder
+                                           : run.ran_here                   ? saved.cwd
+                                                                            : out.tmp->path();
+                const std::string python = !context.notebook_python.empty() ? context.notebook_python
+                                           : run.ran_here && !saved.env.python_executable.empty() ? saved.env.python_executable
+                                                                                                   : std::string("python3");
                 const measure_options cell = cell_command(out.script, python, folder);
                 out.options.command = cell.command;
                 out.options.extra_env = cell.extra_env;

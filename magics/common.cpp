@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "xwarp/fronts/judging.hpp"
+#include "xwarp/fronts/replay_trust.hpp"
 #include "xwarp/front_options/front_options.hpp"
 #include "xwarp/fronts/use_cases.hpp"
 #include "xwarp/install/layout.hpp"
@@ -311,12 +312,14 @@ namespace xwarp::magic_parts
         void show_report(const report& r, const probe_magic_options& o, const probe_session& session,
                          const std::optional<run_series>& history, const progress_display& progress, magic_host& host)
         {
-            const json report_json = report_to_json(r);
+            const json report_json = notebook_report_json(r);
             if (!o.json_path.empty())
             {
                 try
                 {
-                    save_json(o.json_path, report_json);
+                    // a run this cell measured: its bytes are recorded, and the file reads back as the user's own
+                    std::vector<std::string> notes;
+                    fronts::write_own_report(o.json_path, r, session.history_option, notes);
                 }
                 catch (const std::exception& e)
                 {
@@ -336,6 +339,32 @@ namespace xwarp::magic_parts
                           update);
             }
         }
+    }
+
+    nlohmann::json notebook_report_json(const report& r)
+    {
+        const std::string whole = report_json_text(r);
+        if (whole.size() <= notebook_report_bytes)
+        {
+            return nlohmann::json::parse(whole);
+        }
+        report outline = r;
+        for (auto& s : outline.samples)
+        {
+            for (run_result* pass : {&s.cold, s.warm ? &*s.warm : nullptr})
+            {
+                if (pass != nullptr)
+                {
+                    pass->module_loads.clear();
+                    pass->launches.clear();
+                    pass->processes.clear();
+                }
+            }
+        }
+        outline.warnings.push_back("the notebook's copy of this report leaves out the samples' records ("
+                                   + format_bytes(static_cast<double>(whole.size()))
+                                   + " whole): the summary's tables hold what they say; %warp_export writes the report whole");
+        return report_to_json(outline);
     }
 
     void run_and_show(fronts::probe_job job, const probe_magic_options& o, probe_session& session, magic_host& host)

@@ -22,6 +22,13 @@ namespace xwarp::magic_parts
     // Plain text, shown as text and as an escaped <pre>.
     nlohmann::json text_bundle(const std::string& text);
 
+    // The report as a display's JSON (the report MIME type, an output variable): whole up to
+    // notebook_report_bytes; beyond, without the samples' records (loads, launches, processes),
+    // which the summary already holds in tables, and a warning saying so (%warp_export writes it
+    // whole). A 20,000-worker report was 33 MB sent to the browser, where the HTML page is 0.7 MB.
+    inline constexpr std::size_t notebook_report_bytes = std::size_t{4} << 20;
+    nlohmann::json notebook_report_json(const report& r);
+
     // Parses a magic's line; --help shows the usage as the magic's output and returns false.
     bool parse_line(CLI::App& app, const std::string& line, magic_host& host);
 

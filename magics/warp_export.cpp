@@ -2,6 +2,7 @@
 #include <fstream>
 
 #include "common.hpp"
+#include "xwarp/fronts/replay_trust.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/html.hpp"
 
@@ -30,7 +31,8 @@ namespace xwarp
                 {
                     return;
                 }
-                const report found = resolve_run(*m_session, name, "%warp_export").saved;
+                const auto resolved = resolve_run(*m_session, name, "%warp_export");
+                const report found = resolved.saved;
                 const report* r = &found;
                 try
                 {
@@ -44,6 +46,12 @@ namespace xwarp
                         {
                             throw std::runtime_error("cannot write " + path);
                         }
+                    }
+                    else if (resolved.ran_here)
+                    {
+                        // the user's own run: its bytes are recorded, and the file reads back as theirs
+                        std::vector<std::string> notes;
+                        fronts::write_own_report(path, *r, m_session->history_option, notes);
                     }
                     else
                     {

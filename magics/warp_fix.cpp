@@ -73,7 +73,7 @@ namespace xwarp
                 progress.finish(done);
                 host.show({{"text/html", render_html(r, parse_guide(m_session->guide_text))},
                            {"text/plain", render_fix_text(r)},
-                           {report_mime, report_to_json(r)}},
+                           {report_mime, notebook_report_json(r)}},
                           "", false);
             }
 

@@ -43,7 +43,7 @@ namespace xwarp
                 }
                 host.show({{"text/html", render_html(r, parse_guide(m_session->guide_text), nullptr)},
                            {"text/plain", render_text(r)},
-                           {report_mime, report_to_json(r)}},
+                           {report_mime, notebook_report_json(r)}},
                           "", false);
             }
 

@@ -296,6 +296,73 @@ namespace xwarp
         return out;
     }
 
+
+    namespace
+    {
+        // A factory's recorded argument (warmup_targets.schema.json's value) as Python would
+        // write it, for the prompt: s=2.0, not the record's tagged JSON.
+        std::string python_value(const nlohmann::json& tagged, int depth = 0)
+        {
+            if (!tagged.is_object() || depth > 8)
+            {
+                return "?";
+            }
+            const auto joined = [&](const nlohmann::json& items) {
+                std::string out;
+                for (const auto& item : items.is_array() ? items : nlohmann::json::array())
+                {
+                    out += (out.empty() ? "" : ", ") + python_value(item, depth + 1);
+                }
+                return out;
+            };
+            if (auto v = tagged.find("lit"); v != tagged.end())
+            {
+                return v->is_null() ? "None" : v->is_boolean() ? (v->get<bool>() ? "True" : "False") : v->dump();
+            }
+            if (auto v = tagged.find("float"); v != tagged.end() && v->is_string())
+            {
+                return v->get<std::string>();
+            }
+            if (auto v = tagged.find("tuple"); v != tagged.end())
+            {
+                return "(" + joined(*v) + (v->is_array() && v->size() == 1 ? ",)" : ")");
+            }
+            if (auto v = tagged.find("list"); v != tagged.end())
+            {
+                return "[" + joined(*v) + "]";
+            }
+            if (auto v = tagged.find("ref"); v != tagged.end() && v->is_string())
+            {
+                std::string name = v->get<std::string>();
+                std::replace(name.begin(), name.end(), ':', '.');
+                return name;
+            }
+            if (auto v = tagged.find("enum"); v != tagged.end() && v->is_string())
+            {
+                std::string name = v->get<std::string>();
+                std::replace(name.begin(), name.end(), ':', '.');
+                return name + "(" + tagged.value("value", nlohmann::json()).dump() + ")";
+            }
+            return "?";
+        }
+
+        std::string python_arguments(const nlohmann::json& args)
+        {
+            std::string out;
+            for (const auto& a : args.is_array() ? args : nlohmann::json::array())
+            {
+                if (!a.is_array() || a.size() != 3 || !a[0].is_string() || !a[1].is_string())
+                {
+                    continue;
+                }
+                const std::string how = a[1].get<std::string>();
+                out += (out.empty() ? "" : ", ") + (how == "kw" ? a[0].get<std::string>() + "=" : how == "star" ? "*" : "")
+                       + python_value(a[2]);
+            }
+            return out;
+        }
+    }
+
     std::string what_a_replay_runs(const report& saved)
     {
         std::ostringstream o;
@@ -320,6 +387,54 @@ namespace xwarp
         if (!saved.run_settings.python.empty())
         {
             o << "  Python   " << saved.run_settings.python << "\n";
+        }
+        // what a warm-up file written from it would call and set (its factories and wp.config
+        // values are the report's records: data, shown before anything runs)
+        std::vector<std::string> calls;
+        std::vector<std::string> config;
+        if (const sample* g = saved.first_good())
+        {
+            for (const auto& l : g->cold.module_loads)
+            {
+                if (!l.snapshot)
+                {
+                    continue;
+                }
+                for (const auto& k : l.snapshot->kernels)
+                {
+                    if (k.factory.is_object() && calls.size() < 50)
+                    {
+                        const std::string call = field_or(k.factory, "module", std::string("?")) + "."
+                                                 + field_or(k.factory, "qualname", std::string("?")) + "("
+                                                 + python_arguments(k.factory.value("args", nlohmann::json::array())) + ")";
+                        if (std::find(calls.begin(), calls.end(), call) == calls.end())
+                        {
+                            calls.push_back(call);
+                        }
+                    }
+                }
+            }
+            for (const auto& p : g->cold.processes)
+            {
+                for (const auto& c : p.config_sets)
+                {
+                    const std::string set = "wp.config." + c.key + " = "
+                                            + (c.new_value.is_number_float() ? c.new_value.dump()
+                                                                             : python_value(nlohmann::json{{"lit", c.new_value}}));
+                    if (std::find(config.begin(), config.end(), set) == config.end() && config.size() < 50)
+                    {
+                        config.push_back(set);
+                    }
+                }
+            }
+        }
+        for (const auto& c : calls)
+        {
+            o << "  calls    " << c.substr(0, 300) << "\n";
+        }
+        for (const auto& c : config)
+        {
+            o << "  sets     " << c.substr(0, 300) << "\n";
         }
         return printable_page(o.str());
     }

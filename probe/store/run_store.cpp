@@ -131,6 +131,12 @@ namespace xwarp
             R"sql(
             ALTER TABLE tests ADD COLUMN built TEXT;
             )sql",
+            R"sql(
+            CREATE TABLE written (
+                sha256 TEXT PRIMARY KEY,
+                path TEXT NOT NULL,
+                written_utc TEXT NOT NULL);
+            )sql",
         };
         static_assert(sizeof(migrations) / sizeof(migrations[0]) == store_schema_version,
                       "one migration per schema version");
@@ -937,6 +943,46 @@ namespace xwarp
             });
     }
 
+    void run_store::note_written(const std::string& sha256, const std::string& path)
+    {
+        guarded(
+            [&]()
+            {
+                SQLite::Statement ins(*db_, "INSERT OR REPLACE INTO written (sha256, path, written_utc) VALUES (?,?,?)");
+                ins.bind(1, sha256);
+                ins.bind(2, path);
+                ins.bind(3, utc_timestamp());
+                ins.exec();
+                return 0;
+            });
+    }
+
+    bool run_store::wrote(const std::string& sha256)
+    {
+        return guarded(
+            [&]()
+            {
+                SQLite::Statement q(*db_, "SELECT 1 FROM written WHERE sha256 = ?");
+                q.bind(1, sha256);
+                return q.executeStep();
+            });
+    }
+
+    std::optional<run_kind> run_store::kind_of(std::int64_t run_id)
+    {
+        return guarded(
+            [&]() -> std::optional<run_kind>
+            {
+                SQLite::Statement q(*db_, "SELECT kind FROM runs WHERE id = ?");
+                q.bind(1, run_id);
+                if (!q.executeStep())
+                {
+                    return std::nullopt;
+                }
+                return member_named<run_kind>(q.getColumn(0).getString());
+            });
+    }
+
     std::string run_store::report_json(std::int64_t run_id)
     {
         return guarded(
@@ -968,45 +1014,6 @@ namespace xwarp
             });
     }
 
-    bool run_store::ran_here(const report& r, const std::string& machine)
-    {
-        // the run's own fields, not its digest: a report stored by compare or import holds the
-        // same text as the file it came from, and is no sign that it ran here. Only a run this
-        // machine measured counts (measure, a probed cell): whatif and fix read a report that
-        // may have come from elsewhere, and storing it is no sign either
-        return guarded(
-            [&]()
-            {
-                SQLite::Statement q(*db_, "SELECT json_extract(report, '$.command'), json_extract(report, '$.cwd'), "
-                                          "json_extract(report, '$.settings.python'), json_extract(report, '$.setup_code'), "
-                                          "json_extract(report, '$.cell_code') FROM runs WHERE machine = ? AND command = ? "
-                                          "AND kind IN ('measure', 'magic') ORDER BY id DESC LIMIT 20");
-                q.bind(1, machine);
-                q.bind(2, fingerprint_of(r).command);
-                const auto text_or_null = [&](int column) -> std::optional<std::string>
-                {
-                    if (q.getColumn(column).isNull())
-                    {
-                        return std::nullopt;
-                    }
-                    return q.getColumn(column).getString();
-                };
-                while (q.executeStep())
-                {
-                    const auto command = text_or_null(0);
-                    if (!command || nlohmann::json::parse(*command, nullptr, false) != nlohmann::json(r.command))
-                    {
-                        continue;
-                    }
-                    if (text_or_null(1).value_or("") == r.cwd && text_or_null(2).value_or("") == r.run_settings.python
-                        && text_or_null(3) == r.setup_code && text_or_null(4) == r.cell_code)
-                    {
-                        return true;
-                    }
-                }
-                return false;
-            });
-    }
 
     std::vector<history_comparison> run_store::comparisons(int limit)
     {

@@ -4,6 +4,7 @@ header; backward-off on a program that records a Tape; keep-cache where the cach
 reused). Several levers share one baseline, as `--whatif L1,L2` does."""
 
 import json
+import shutil
 import subprocess
 
 import pytest
@@ -175,7 +176,7 @@ def test_auto_follows_the_findings_within_the_budget(replayed, probe, venv_pytho
 def test_whatif_replays_a_saved_report_and_rejects_unknown_levers(probe, venv_python, tmp_path):
     base = probe([venv_python, "cs3_option.py"], cwd=DIAG, samples=1)
     saved = tmp_path / "base.json"
-    saved.write_text(json.dumps(base.report))
+    shutil.copy2(base.json_path, saved)  # byte for byte: the probe's own report
     out = tmp_path / "whatif.json"
     # from the saved run's one sample a side, one round more (the most allowed is two)
     proc = subprocess.run([str(PROBE), "whatif", str(saved), "options-at-creation", "--quiet", "--json", str(out),

@@ -27,7 +27,9 @@ namespace SQLite
 
 namespace xwarp
 {
-    inline constexpr int store_schema_version = 3;  // 2: a suite's tests per run; 3: what each test built
+    // 2: a suite's tests per run; 3: what each test built; 4: the digests of the reports this
+    // probe wrote (a report is the user's own only when its bytes have one)
+    inline constexpr int store_schema_version = 4;
 
     class store_error : public std::runtime_error
     {
@@ -98,12 +100,14 @@ namespace xwarp
         std::vector<test_cost> tests(std::int64_t run_id);
         // The run's what-if replays, each with its saving on the clock it was judged on.
         std::vector<history_replay> replays(std::int64_t run_id);
+        // A report file this probe wrote, by the SHA-256 of its bytes (and the path it was written
+        // to, for the user): trust is content, whatever a report says its command was.
+        void note_written(const std::string& sha256, const std::string& path);
+        bool wrote(const std::string& sha256);
+        // The kind a stored run was stored as (measure, magic: measured here; import, compare: not).
+        std::optional<run_kind> kind_of(std::int64_t run_id);
         std::string report_json(std::int64_t run_id);  // throws store_error when there is none
         std::optional<std::int64_t> find(const report& r);
-        // Whether this store holds a run that xwarp itself ran (measure, magic, whatif, fix: not
-        // an import, nor a file compare stored) on `machine`, of exactly r's command, folder,
-        // Python and notebook code: what a replay of r would run, run here before.
-        bool ran_here(const report& r, const std::string& machine);
         std::vector<history_comparison> comparisons(int limit);
 
         // The runs of one series (machine, command), oldest first.
