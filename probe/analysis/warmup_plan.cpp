@@ -7,9 +7,11 @@
 #include <limits>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include "xwarp/analysis/fixes.hpp"
+#include "xwarp/model/contracts.hpp"
 
 namespace xwarp
 {
@@ -299,8 +301,46 @@ namespace xwarp
             return {dir.empty() ? "/" : dir, name};
         }
 
-        // wp.config values the program set before its first module load (the last of each),
-        // those that can be written as a literal; the cache's location is the warm-up's own.
+        // Why a cpu_compiler_flags string cannot go into a warm-up file, or "": every word must be a
+        // code-generation flag of the contract's patterns (-mllvm's option may be the next word). A
+        // flag that writes a file (-dependency-file, -MT) or runs a program matches none of them.
+        std::string flags_refused(const std::string& flags)
+        {
+            static const std::vector<std::regex> patterns = []
+            {
+                std::vector<std::regex> out;
+                for (const auto& p : compiler_flag_patterns())
+                {
+                    out.emplace_back(p);
+                }
+                return out;
+            }();
+            std::istringstream words(flags);
+            std::string word;
+            while (words >> word)
+            {
+                std::string flag = word;
+                if (word == "-mllvm")
+                {
+                    std::string option;
+                    if (!(words >> option))
+                    {
+                        return "-mllvm with no option";
+                    }
+                    flag = "-mllvm=" + option;
+                }
+                if (std::none_of(patterns.begin(), patterns.end(), [&](const std::regex& p) { return std::regex_match(flag, p); }))
+                {
+                    return "'" + flag.substr(0, 80) + "' is not a code-generation flag the warm-up file may pass";
+                }
+            }
+            return {};
+        }
+
+        // wp.config values the program set before its first module load (the last of each): only
+        // those that change a module's identity, each of its type and range (the warm-up file's
+        // CONFIG contract); the cache's location is the warm-up's own. A report is data: any other
+        // key, or a value outside its range, is not written, and the notes say so.
         json config_before_first_load(const run_result& cold, std::vector<std::string>& notes)
         {
             json out = json::object();
@@ -321,14 +361,20 @@ namespace xwarp
                     {
                         continue;
                     }
-                    if (c.new_value.is_primitive())
+                    const json one = {{c.key, c.new_value}};
+                    std::string wrong = contract_violation(contract::warmup_config, one);
+                    if (wrong.empty() && c.key == "cpu_compiler_flags" && c.new_value.is_string())
+                    {
+                        wrong = flags_refused(c.new_value.get<std::string>());
+                    }
+                    if (wrong.empty())
                     {
                         out[c.key] = c.new_value;
                     }
                     else
                     {
-                        notes.push_back("wp.config." + c.key + " is set to a value that cannot be written in the file: set it "
-                                        "as the program does before running the warm-up");
+                        notes.push_back("wp.config." + c.key.substr(0, 60) + " is not written into the file (" + wrong.substr(0, 200)
+                                        + "): set it as the program does before running the warm-up, if it is the program's");
                     }
                 }
                 if (!out.empty())
@@ -867,7 +913,9 @@ namespace xwarp
                 if (id.module.str() == t.module && id.hash.str() == t.hash && id.device.str() == t.device
                     && id.block_dim == t.block_dim)
                 {
-                    t.build_ms = id.ms;
+                    // the identity's time is summed over the processes that built it (a suite's
+                    // workers each build it); the warm-up builds it once: one build's time
+                    t.build_ms = id.ms / std::max(1, id.builds);
                 }
             }
             std::string why;

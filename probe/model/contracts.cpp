@@ -25,7 +25,7 @@ namespace xwarp
             static const json shim = schema_parts::as_draft7(json::parse(shim_inputs_text), false);
             static const json fixer = schema_parts::as_draft7(json::parse(fixer_protocol_text), false);
             static const json warmup = schema_parts::as_draft7(json::parse(warmup_targets_text), false);
-            if (which == contract::warmup_targets)
+            if (which == contract::warmup_targets || which == contract::warmup_config)
             {
                 return warmup;
             }
@@ -41,6 +41,7 @@ namespace xwarp
                 case contract::fixer_request: return "request";
                 case contract::fixer_response: return "response";
                 case contract::warmup_targets: return "";
+                case contract::warmup_config: return "config";
             }
             return "";
         }
@@ -135,6 +136,22 @@ namespace xwarp
             }
         }
         return {};
+    }
+
+    std::vector<std::string> never_the_programs()
+    {
+        return document_of(contract::warmup_targets).at("x-never-the-programs");
+    }
+
+    nlohmann::json warmup_config_rule()
+    {
+        const json& def = document_of(contract::warmup_config).at("$defs").at("config");
+        return {{"properties", def.at("properties")}, {"flag_patterns", def.at("x-flag-patterns")}};
+    }
+
+    std::vector<std::string> compiler_flag_patterns()
+    {
+        return document_of(contract::warmup_config).at("$defs").at("config").at("x-flag-patterns");
     }
 
     std::vector<std::string> contract_effects(const std::string& lever)

@@ -35,12 +35,12 @@ class WarmupRefused(Exception):
 def _check_targets():
     """TARGETS as this file reads them (the warmup_targets contract): a record of another shape
     stops here with one sentence, not midway through a build."""
-    if TARGETS_CONTRACT != 1 or not isinstance(TARGETS, list):
-        raise SystemExit(f"warp warm-up: TARGETS follow contract {TARGETS_CONTRACT!r}; this file reads contract 1")
+    if TARGETS_CONTRACT != 2 or not isinstance(TARGETS, list):
+        raise SystemExit(f"warp warm-up: TARGETS follow contract {TARGETS_CONTRACT!r}; this file reads contract 2")
     for i, target in enumerate(TARGETS):
         if not isinstance(target, dict) or set(target) != set(_TARGET_FIELDS):
             raise SystemExit(f"warp warm-up: target {i} has the fields {sorted(target) if isinstance(target, dict) else target!r}, "
-                             f"not those of contract 1: {sorted(_TARGET_FIELDS)}")
+                             f"not those of contract 2: {sorted(_TARGET_FIELDS)}")
         for field, kind in _TARGET_FIELDS.items():
             if not isinstance(target[field], kind) or isinstance(target[field], bool) and kind is not bool:
                 raise SystemExit(f"warp warm-up: target {i}: {field} is {type(target[field]).__name__}")
@@ -95,9 +95,9 @@ def find_root(explicit=None):
     none does."""
     if explicit:
         root = os.path.abspath(explicit)
-        if os.path.isabs(IMPORT_ROOT):
-            return root, PROJECT
-        return root, os.path.normpath(os.path.join(root, *[os.pardir] * _depth()))
+        project = PROJECT if os.path.isabs(IMPORT_ROOT) else os.path.normpath(os.path.join(root, *[os.pardir] * _depth()))
+        _PROJECT_FOUND[0] = project
+        return root, project
     here = os.path.dirname(os.path.abspath(__file__))
     candidates = []
     for project in [*_ancestors(here), *_ancestors(os.getcwd()), PROJECT]:
@@ -107,10 +107,12 @@ def find_root(explicit=None):
         for project in candidates:
             root = os.path.normpath(os.path.join(project, IMPORT_ROOT))
             if _holds_program(root) and (not needs_paths or _holds_paths(project)):
+                _PROJECT_FOUND[0] = project
                 return root, project
     if not ROOT_PACKAGES and (not ENTRY_SCRIPT or ENTRY_SOURCE is not None):
         # only libraries (they import from the environment), or a notebook cell's own code
         project = next((c for c in candidates if _holds_paths(c)), PROJECT if os.path.isdir(PROJECT) else here)
+        _PROJECT_FOUND[0] = project
         return os.path.normpath(os.path.join(project, IMPORT_ROOT)), project
     return None, None
 
@@ -140,17 +142,28 @@ def _system_folders():
     return own, packages
 
 
+_USES_WARP = re.compile(rb"^\s*(import\s+warp\b|from\s+warp\b)", re.M)
+
+
 def _program_file(name):
-    """The file Python would import module `name` from, found without importing anything: its top
-    package must be one of the program's (PACKAGES, or Warp), found outside the interpreter's own
-    library, and the file must be on disk. Raises WarmupRefused otherwise."""
+    """The file Python would import module `name` from, found without importing anything, when it
+    is the program's own: its top package one the measured run imported kernels from (PACKAGES),
+    never a distribution that runs programs, nor Warp itself but its tests and examples; the file
+    on disk in the project found here or in an installed package of this Python (never in the
+    interpreter's own library, whatever folder a report names), and a module that uses Warp.
+    Raises WarmupRefused otherwise: the same rule warp-probe checked when it wrote this file."""
     import importlib.machinery
 
     if not isinstance(name, str) or not _DOTTED.match(name):
         raise WarmupRefused(f"{name!r} is not a module name")
     top, *rest = name.split(".")
-    if top not in PACKAGES and top != "warp":
+    if top == "warp":
+        if rest[:1] not in (["tests"], ["examples"]):
+            raise WarmupRefused(f"module {name} is Warp's own code: the file calls no function of it")
+    elif top not in PACKAGES:
         raise WarmupRefused(f"module {name} is not one of the program's packages ({', '.join(PACKAGES) or 'none'})")
+    if top in NEVER_THE_PROGRAMS:  # the warm-up contract's list, written above by warp-probe
+        raise WarmupRefused(f"module {name} belongs to {top}, a package that runs programs: never the program's code")
     spec = importlib.machinery.PathFinder.find_spec(top, sys.path)
     if spec is None:
         raise WarmupRefused(f"no package {top} on the import path (give --root, the folder that holds it)")
@@ -173,7 +186,22 @@ def _program_file(name):
     own, packages = _system_folders()
     if any(real.startswith(p) for p in own) and not any(real.startswith(p) for p in packages):
         raise WarmupRefused(f"module {name} is part of the Python installation ({real}), not of the program")
+    project = _PROJECT_FOUND[0]
+    inside = (project and real.startswith(os.path.join(os.path.realpath(project), ""))) or any(real.startswith(p) for p in packages)
+    if not inside:
+        raise WarmupRefused(f"module {name} ({real}) is neither in the project ({project}) nor an installed package here")
+    if real.endswith(".py"):
+        try:
+            with open(real, "rb") as f:
+                uses_warp = _USES_WARP.search(f.read(4 << 20)) is not None
+        except OSError:
+            uses_warp = False
+        if not uses_warp:
+            raise WarmupRefused(f"module {name} ({real}) does not use Warp: the file calls only the program's Warp code")
     return real
+
+
+_PROJECT_FOUND = [None]  # the project folder find_root() found, once it has
 
 
 def _import(name):
@@ -476,6 +504,13 @@ def _made_by_factories(factories, root):
         factory = _resolve(call["module"], call["qualname"], root)
         if not callable(factory) or isinstance(factory, type):
             raise WarmupRefused(f"{call['module']}.{call['qualname']} is not a function")
+        # a function the program's file defines (through a decorator's wrapper, its own code): a
+        # builtin, or a function of another module re-exported under the program's name, is not one
+        inner = getattr(factory, "__wrapped__", factory)
+        code = getattr(inner, "__code__", None)
+        defined_in = os.path.realpath(code.co_filename) if code is not None else None
+        if call["module"] != "__main__" and defined_in != _program_file(call["module"]):
+            raise WarmupRefused(f"{call['module']}.{call['qualname']} is not a function {call['module']} defines")
         args, kwargs = [], {}
         for name, kind, tagged in call["args"]:
             value = _value(tagged, root)
@@ -544,12 +579,45 @@ def _loaded_hash(module, device, block_dim):
     return None
 
 
+def _config_refused(key, value):
+    """Why CONFIG's `key` = `value` is not set (CONFIG_RULES, the rule warp-probe wrote the file by):
+    a key that does not change a module's identity, a value of another type or out of range, a
+    compiler flag that is not a code-generation flag. None when it may be set."""
+    rule = CONFIG_RULES["properties"].get(key) if isinstance(key, str) else None
+    if rule is None:
+        return "not a wp.config key that changes a module's identity"
+    kinds = {"boolean": (bool,), "integer": (int,), "string": (str,), "null": (type(None),)}
+    types = rule.get("type", [])
+    types = [types] if isinstance(types, str) else types
+    if types and not any(isinstance(value, kinds[t]) and not (t == "integer" and isinstance(value, bool)) for t in types):
+        return f"a {type(value).__name__}, not {' or '.join(types)}"
+    if "enum" in rule and value not in rule["enum"]:
+        return f"{value!r} is none of {rule['enum']}"
+    if isinstance(value, int) and not isinstance(value, bool) and not rule.get("minimum", value) <= value <= rule.get("maximum", value):
+        return f"{value} is out of range"
+    if isinstance(value, str) and len(value) > rule.get("maxLength", len(value)):
+        return "too long"
+    if key == "cpu_compiler_flags" and isinstance(value, str):
+        words = value.split()
+        while words:
+            word = words.pop(0)
+            flag = "-mllvm=" + words.pop(0) if word == "-mllvm" and words else word
+            if not any(re.fullmatch(p, flag) for p in CONFIG_RULES["flag_patterns"]):
+                return f"{flag!r} is not a code-generation flag"
+    return None
+
+
 def _prepare(root, paths):
-    """A worker's set-up: the program's import paths and its wp.config values, then Warp."""
+    """A worker's set-up: the program's import paths and its wp.config values (those the rule
+    allows), then Warp."""
     for path in [root, *paths]:
         if path not in sys.path:
             sys.path.insert(0 if path == root else len(sys.path), path)
     for key, value in CONFIG.items():
+        why = _config_refused(key, value)
+        if why is not None:
+            print(f"warp warm-up: wp.config.{key} not set: {why}", file=sys.stderr)
+            continue
         setattr(wp.config, key, value)
     wp.init()
 
@@ -587,18 +655,67 @@ def _cache_folder(module, module_name, hash_hex, block_dim):
     return f"wp_{module_name}_{hash_hex[:7]}"
 
 
+def _whole_elf(path):
+    """True when an ELF file (a CPU object, a cubin) holds the section table its header points at:
+    a file cut short (a copy interrupted, a full disk) is not loadable and is rebuilt."""
+    import struct
+
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            head = f.read(64)
+        if len(head) < 52 or head[:4] != b"\x7fELF":
+            return False
+        little = head[5] == 1
+        if head[4] == 2:  # 64-bit
+            if len(head) < 64:
+                return False
+            shoff, = struct.unpack_from("<Q" if little else ">Q", head, 0x28)
+            shentsize, shnum = struct.unpack_from("<HH" if little else ">HH", head, 0x3A)
+        else:
+            shoff, = struct.unpack_from("<I" if little else ">I", head, 0x20)
+            shentsize, shnum = struct.unpack_from("<HH" if little else ">HH", head, 0x2E)
+        return shoff + shentsize * shnum <= size
+    except (OSError, ValueError):
+        return False
+
+
 def _cache_entry(folder_name, device):
-    """The cache folder when it holds a binary this device can load (a CPU object; for CUDA a cubin
-    of the device's architecture, or PTX), else None."""
+    """The cache folder when Warp would load from it: a binary this device can load (a CPU object;
+    for CUDA a cubin of the device's architecture, or PTX) that is whole, and the module's .meta,
+    the file Warp writes last, readable. None otherwise (the identity is then built again)."""
     folder = os.path.join(str(wp.config.kernel_cache_dir), folder_name)
-    if not os.path.isdir(folder):
+    if not os.path.isdir(folder) or os.path.islink(folder):
         return None
     if device.startswith("cpu"):
         wanted = lambda name: name.endswith(".o")
     else:
         arch = getattr(wp.get_device(device), "arch", None)
         wanted = lambda name: name.endswith(".ptx") or (name.endswith(".cubin") and (arch is None or f".sm{arch}" in name))
-    return folder if any(wanted(name) for name in os.listdir(folder)) else None
+    names = os.listdir(folder)
+    binaries = [os.path.join(folder, n) for n in names if wanted(n) and os.path.isfile(os.path.join(folder, n))]
+    whole = [b for b in binaries if (b.endswith(".ptx") and os.path.getsize(b) > 0) or (not b.endswith(".ptx") and _whole_elf(b))]
+    meta = os.path.join(folder, folder_name + ".meta")
+    try:
+        with open(meta, encoding="utf-8") as f:
+            json.load(f)
+    except (OSError, ValueError):
+        return None
+    return folder if whole else None
+
+
+def _remove_partial(module, target, device):
+    """Removes this identity's cache folder when it holds a build cut short (a binary whose end is
+    missing, no readable .meta: a cache restored in part, a full disk): Warp loads a folder whose
+    binary exists without checking it and fails, so the folder goes and the identity builds again.
+    Only a real folder of exactly the name Warp gives this identity. Returns its name, or None."""
+    now = _current_hash(module, target["block_dim"])
+    folder = _cache_folder(module, target["warp_module"], now, target["block_dim"]) if now else None
+    path = os.path.join(str(wp.config.kernel_cache_dir), folder) if folder else None
+    if not path or os.path.islink(path) or not os.path.isdir(path) or _cache_entry(folder, device):
+        return None
+    shutil.rmtree(path)
+    return folder
 
 
 def _build(index, root, device, arch, mode="build"):
@@ -637,6 +754,9 @@ def _build(index, root, device, arch, mode="build"):
                 outcome["in_cache"] = entry is not None
                 outcome["seconds"] = round(time.perf_counter() - started, 3)
                 return outcome
+        partial = _remove_partial(module, target, target_device)
+        if partial:
+            outcome["notes"].append(f"removed {partial}, a build cut short (Warp would fail to load it, not rebuild it)")
         wp.force_load(device=target_device, modules=[module], block_dim=target["block_dim"], max_workers=0)
     except Exception as error:  # the program's code moved on since it was measured, or a name was refused
         outcome["error"] = f"{type(error).__name__}: {error}"[:1000]
@@ -663,10 +783,11 @@ def _build(index, root, device, arch, mode="build"):
     return outcome
 
 
-def _serve(root, paths, device, arch, mode="build"):
+def _serve(root, paths, device, arch, mode="build", project=None):
     """A worker process: builds the targets whose numbers arrive on its standard input, one at a
     time, and answers each on its standard output in one JSON line; Warp's own messages go to
-    standard error."""
+    standard error. `project`: the folder the parent found, whose files are the program's."""
+    _PROJECT_FOUND[0] = project
     answers = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     _prepare(root, paths)
@@ -765,9 +886,16 @@ def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print, mode="
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     workers = max(1, min(workers or WORKERS, usable, len(TARGETS) or 1))
     env = dict(os.environ)
-    if getattr(wp.config, "kernel_cache_dir", None):  # set by the program that calls warm_up()
-        env["WARP_CACHE_PATH"] = str(wp.config.kernel_cache_dir)
-    command = [sys.executable, os.path.abspath(__file__), "--serve", json.dumps([found, paths, device, list(arch or ()), mode])]
+    chosen = getattr(wp.config, "kernel_cache_dir", None)
+    if chosen:  # set by the program that calls warm_up(), or by wp.init()
+        # Warp adds its version folder to WARP_CACHE_PATH: the workers get the folder above it, so
+        # that they build into the program's cache, not into <cache>/<version>/<version>
+        chosen = os.path.normpath(str(chosen))
+        if os.path.basename(chosen) == str(getattr(wp.config, "version", "")):
+            chosen = os.path.dirname(chosen)
+        env["WARP_CACHE_PATH"] = chosen
+    command = [sys.executable, os.path.abspath(__file__), "--serve",
+               json.dumps([found, paths, device, list(arch or ()), mode, project])]
     events = queue.Queue()
     pending = list(range(len(TARGETS)))  # the longest modules first, each module's forms in order
     outcomes = {}
@@ -882,37 +1010,65 @@ def prune(dry_run=False, log=print, workers=None, root=None):
     (importing, building nothing): a folder a change just built stays, the one it made stale goes.
     A module whose identity this file cannot compute (not in TARGETS, or not computable now) keeps
     all its folders. Only folders named as Warp names them (wp_...); with dry_run, lists them."""
-    wp.init()
+    now = warm_up(workers, root, mode="dry-run", log=lambda line: None, check_here=True)
     cache = str(wp.config.kernel_cache_dir)
-    now = warm_up(workers, root, mode="dry-run", log=lambda line: None)
     keep = {o["folder"] for o in now["outcomes"] if o and o.get("folder")}
     unknown = [i for i, o in enumerate(now["outcomes"]) if not (o and o.get("folder"))]
     if unknown:
         # an identity whose hash could not be computed now: its module's folders may be in use
         log(f"warp warm-up: {len(unknown)} identity(ies) could not be computed now; their modules' folders stay")
-    keep_prefixes = {f"wp_{TARGETS[i]['warp_module']}_" for i in unknown}
+    # Only folders named exactly as Warp names a build of a module this file knows (wp_<module>_
+    # <7 hex>): a folder of any other name in the cache is not this file's to remove.
+    known = {t["warp_module"] for t in TARGETS} | {name[3:-8] for name in USED if len(name) > 11}
+    stays = {TARGETS[i]["warp_module"] for i in unknown}
     # a module the file does not build (its identity is in USED, not in TARGETS) may have another
     # hash now that nothing here computes: its folders stay too
     planned = {f"wp_{t['warp_module']}_{t['hash'][:7]}" for t in TARGETS}
-    keep_prefixes |= {name[:-7] for name in USED if name not in planned and len(name) > 10}
-    keep_prefixes = tuple(sorted(keep_prefixes))
-    unused = sorted(n for n in os.listdir(cache) if n.startswith("wp_") and n not in keep
-                    and not (keep_prefixes and n.startswith(keep_prefixes))
-                    and os.path.isdir(os.path.join(cache, n)) and not os.path.islink(os.path.join(cache, n)))
-    freed = 0
-    for name in unused:
-        folder = os.path.join(cache, name)
-        freed += sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(folder) for f in fs)
-        if not dry_run:
-            shutil.rmtree(folder, ignore_errors=True)
-    kept = len(keep & set(os.listdir(cache)))
-    log(f"warp warm-up: {'would remove' if dry_run else 'removed'} {len(unused)} module folder(s) the code as it is now "
-        f"does not use ({freed / 1e6:.1f} MB) from {cache}; {kept} in use stay")
+    stays |= {name[3:-8] for name in USED if name not in planned and len(name) > 11}
+    warp_form = re.compile(r"wp_(.+)_[0-9a-f]{7}\Z")
+
+    def owned(name):
+        form = warp_form.match(name)
+        path = os.path.join(cache, name)
+        return (form is not None and form.group(1) in known and form.group(1) not in stays and name not in keep
+                and os.path.isdir(path) and not os.path.islink(path))
+
+    def size_of(folder):
+        total = 0
+        for d, _, files in os.walk(folder):
+            for f in files:
+                try:
+                    total += os.lstat(os.path.join(d, f)).st_size  # a link (even a dangling one) is its own size
+                except OSError:
+                    pass
+        return total
+
+    try:
+        entries = os.listdir(cache)
+    except OSError as error:
+        log(f"warp warm-up: cannot read the cache {cache}: {error}")
+        return 1
+    # the whole list is decided first, then removed
+    unused = sorted(n for n in entries if owned(n))
+    freed = sum(size_of(os.path.join(cache, n)) for n in unused)
+    failed = []
+    if not dry_run:
+        for name in unused:
+            problems = []
+            shutil.rmtree(os.path.join(cache, name), onerror=lambda fn, path, info: problems.append(f"{path}: {info[1]}"))
+            if problems:
+                failed.append(f"{name} ({problems[0]})")
+    kept = len(keep & set(entries))
+    log(f"warp warm-up: {'would remove' if dry_run else 'removed'} {len(unused) - len(failed)} module folder(s) the code as "
+        f"it is now does not use ({freed / 1e6:.1f} MB) from {cache}; {kept} in use stay; only folders named as Warp "
+        f"names a build of the program's modules are touched")
     for name in unused[:20]:
         log(f"warp warm-up:   {name}")
     if len(unused) > 20:
         log(f"warp warm-up:   and {len(unused) - 20} more")
-    return 0
+    for line in failed:
+        log(f"warp warm-up: could not remove {line}")
+    return 1 if failed else 0
 
 
 def _main():
@@ -949,8 +1105,14 @@ def _main():
         print(f"warp warm-up: {error}", file=sys.stderr)
         sys.exit(2)
     if args.results:
-        with open(args.results, "w", encoding="utf-8") as f:
-            json.dump({"contract": TARGETS_CONTRACT, **{k: v for k, v in result.items()}}, f)
+        try:
+            with open(args.results, "w", encoding="utf-8") as f:
+                json.dump({"contract": TARGETS_CONTRACT, **{k: v for k, v in result.items()}}, f)
+        except OSError as error:
+            # the builds are done and in the cache; only what they were could not be written
+            print(f"warp warm-up: the builds are in the cache, but the results could not be written to "
+                  f"{args.results!r}: {error.strerror or error}", file=sys.stderr)
+            sys.exit(2)
     # --strict: each target as measured; with --missing a changed one built as the code is now is the aim
     changed_is_fine = mode == "missing"
     sys.exit(1 if args.strict and (result["failed"] or (result["other"] and not changed_is_fine)) else 0)

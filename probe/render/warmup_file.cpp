@@ -308,6 +308,11 @@ namespace xwarp
                "does not build)\nUSED = " + py_literal(used)
                + "\n\n";
         out += "# wp.config values the program set before its first build\nCONFIG = " + py_literal(plan.config) + "\n\n";
+        out += "# packages never the program's code, whatever the measured run imported: the file refuses their modules\n"
+               "NEVER_THE_PROGRAMS = " + py_literal(nlohmann::json(never_the_programs())) + "\n\n";
+        // the rule CONFIG was written by (the contract's), as data: the file checks it again before it sets a value
+        out += "# what CONFIG may hold: keys that change a module's identity, each of its type and range (the warm-up\n"
+               "# contract's config rule); the file sets nothing else\nCONFIG_RULES = " + py_literal(warmup_config_rule()) + "\n\n";
 
         std::vector<std::string> option_sets;
         const nlohmann::json targets = warmup_target_records(plan, option_sets);
@@ -345,12 +350,14 @@ namespace xwarp
             out += "  covers " + std::to_string(*c->covered_measured) + " of " + std::to_string(total)
                    + " identities, measured: after the warm-up ran, the program built "
                    + std::to_string(total - *c->covered_measured) + " of them (planned: " + std::to_string(plan.covered) + ", "
-                   + format_ms(plan.covered_ms) + " of " + format_ms(plan.total_ms) + " of cold builds)\n";
+                   + format_ms(plan.covered_ms) + " of " + format_ms(plan.total_ms)
+                   + " of cold builds, one build per identity on Warp's module timers)\n";
         }
         else
         {
             out += "  plans " + std::to_string(plan.covered) + " of " + std::to_string(total) + " identities: "
-                   + format_ms(plan.covered_ms) + " of " + format_ms(plan.total_ms) + " of cold builds ("
+                   + format_ms(plan.covered_ms) + " of " + format_ms(plan.total_ms)
+                   + " of cold builds, one build per identity on Warp's module timers ("
                    + percent(plan.covered_ms, plan.total_ms) + "), " + std::to_string(plan.workers)
                    + " worker(s); not run here (--verify runs it and measures what it covers)\n";
         }

@@ -147,6 +147,15 @@ namespace xwarp
             return std::regex_search(source.text, top);
         }
 
+        // Whether a module's source imports Warp (a line that begins `import warp` or `from warp`):
+        // the program's Warp code, where its kernels and factories live.
+        bool uses_warp(const std::string& file)
+        {
+            const bounded_read source = read_regular_file(file, 16u << 20);
+            static const std::regex warp_import(R"((^|\n)[ \t]*(import[ \t]+warp\b|from[ \t]+warp\b))");
+            return source.ok && std::regex_search(source.text, warp_import);
+        }
+
         // The report's names checked against the disk, when the file is written: every module a
         // covered target imports must be a file under the folders the program was imported from,
         // and every factory a name its module's source defines. A report is data: a name it gives
@@ -177,11 +186,20 @@ namespace xwarp
                         names.emplace_back(o.module, o.kernel.substr(0, o.kernel.find('.')));
                     }
                 }
+                static const std::vector<std::string> never = never_the_programs();
                 for (const auto& [module, name] : names)
                 {
                     if (module == "__main__")
                     {
                         continue;
+                    }
+                    const std::string top = module.substr(0, module.find('.'));
+                    if (std::find(never.begin(), never.end(), top) != never.end()
+                        || (top == "warp" && module.rfind("warp.tests", 0) != 0 && module.rfind("warp.examples", 0) != 0))
+                    {
+                        t.why_not = "the report names module " + module + ", of " + top
+                                    + ", never the program's code: the file calls and imports only the program's Warp code";
+                        break;
                     }
                     const std::string file = module_file(module, plan);
                     if (file.empty())
@@ -193,6 +211,12 @@ namespace xwarp
                     if (!name.empty() && (!std::regex_match(name, identifier) || !defines(file, name)))
                     {
                         t.why_not = "the report names " + module + "." + name + ", which " + file + " does not define";
+                        break;
+                    }
+                    if (!uses_warp(file))
+                    {
+                        t.why_not = "the report names module " + module + " (" + file
+                                    + "), which does not use Warp: the file calls and imports only the program's Warp code";
                         break;
                     }
                 }

@@ -135,8 +135,8 @@ def test_the_warmup_files_fields_are_the_targets_contract():
     assert read == set(target["properties"]) == set(target["required"])
     assert target["additionalProperties"] is False
     # the file reads the contract's version it was written for
-    assert schema["x-contract-version"] == 1
-    assert "TARGETS_CONTRACT != 1" in (ROOT / "probe" / "render" / "warmup_body.py").read_text()
+    assert schema["x-contract-version"] == 2
+    assert "TARGETS_CONTRACT != 2" in (ROOT / "probe" / "render" / "warmup_body.py").read_text()
 
 
 def probe_cli(*args, timeout=120):

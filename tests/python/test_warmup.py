@@ -247,7 +247,7 @@ def test_a_kept_cache_builds_only_what_a_change_invalidated_and_names_the_tests_
         return done.stdout
 
     def folders():
-        return sorted(p.name for p in cache.rglob("wp_wpkg*") if p.is_dir())
+        return sorted(p.name for p in cache.rglob("wp_wpkg*") if p.is_dir() and not p.is_symlink())
 
     first = warmup("--missing")
     assert "0 of 2 module identities are in the cache" in first and "built 2 of 2 module identities as measured" in first, first
@@ -257,6 +257,15 @@ def test_a_kept_cache_builds_only_what_a_change_invalidated_and_names_the_tests_
     assert "in this process" in again, again
     before = folders()
     assert len(before) == 2, before
+    # a binary cut short (a CI cache restored in part) is not in the cache: --missing builds it again
+    (binary,) = [p for p in (cache.rglob("wp_wpkg.reduce_*/*.o")) if p.is_file()]
+    whole = binary.read_bytes()
+    binary.write_bytes(whole[: len(whole) // 2])
+    cut = warmup("--missing")
+    assert "1 of 2 module identities are in the cache" in cut and "built 1 of 2" in cut, cut
+    assert f"removed {binary.parent.name}, a build cut short" in cut, cut
+    assert binary.stat().st_size > len(whole) // 2
+    assert folders() == before
 
     reduce = project.path / "wpkg" / "reduce.py"
     reduce.write_text(reduce.read_text().replace("range(12)", "range(13)"))
@@ -273,11 +282,24 @@ def test_a_kept_cache_builds_only_what_a_change_invalidated_and_names_the_tests_
     assert len(after) == 3 and set(before) < set(after), after
     stale = [n for n in before if n.startswith("wp_wpkg.reduce_")]
 
+    # what --prune does not own stays: a folder of another name, one of a module the file does not
+    # know, a link named as Warp names a folder (to a folder outside the cache) and a dangling one
+    version = binary.parent.parent
+    outside = tmp_path / "not-the-cache"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine")
+    (version / "wp_notes").mkdir()
+    (version / "wp_other.module_abcdef0").mkdir()
+    (version / "wp_wpkg.reduce_0000000").symlink_to(outside)
+    (version / "wp_wpkg.reduce_1111111").symlink_to(tmp_path / "gone")
+    foreign = sorted(p.name for p in version.iterdir() if not p.name.startswith("wp_wpkg") or p.is_symlink())
     listed = warmup("--prune", "--dry-run")
     assert "would remove 1 module folder" in listed and stale[0] in listed, listed
     assert folders() == after
     warmup("--prune")
     assert folders() == sorted(set(after) - set(stale)), folders()
+    assert sorted(p.name for p in version.iterdir() if not p.name.startswith("wp_wpkg") or p.is_symlink()) == foreign
+    assert (outside / "keep.txt").read_text() == "mine"
 
     suite = subprocess.run([str(venv_python), "-m", "unittest", "test_app"], cwd=project.path,
                            env=run_env, capture_output=True, text=True, timeout=600)

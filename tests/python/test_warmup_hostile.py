@@ -282,3 +282,106 @@ def test_no_front_writes_a_file_for_a_run_not_measured_here_without_consent(meas
     done = measured.probe("warmup", report, "-q", "-o", script)
     assert done.returncode == 77 and not script.exists(), done.stdout + done.stderr
     assert "--run" in done.stderr
+
+
+def test_an_edited_copy_of_the_users_own_report_is_someone_elses(measured):
+    """Trust goes by content, never by resemblance: a byte-identical copy of a report this probe
+    wrote is its own wherever it lies, and any edit (the attack: a hostile cell put into a copy of
+    the user's own report, one byte of whitespace, one digit) makes it a report from elsewhere,
+    which writes no file without --run and shows what the file would run, calls and sets."""
+    own = measured.root / "app.json"
+    text = own.read_text()
+    copy = measured.root / "elsewhere" / "copy.json"
+    copy.parent.mkdir(exist_ok=True)
+    copy.write_text(text)
+    script = measured.root / "copy_warmup.py"
+    done = measured.probe("warmup", copy, "-q", "-o", script)
+    assert done.returncode == 0 and script.exists(), done.stdout + done.stderr
+
+    attack = json.loads(text)
+    attack["cell_code"] = f"import os\nos.system('touch {measured.root}/PWNED-copy')\n"
+    attack["command"] = ["python", "<cell>"]
+    digit = next(i for i, c in enumerate(text) if c.isdigit())
+    edits = {
+        "cell": json.dumps(attack),
+        "newline": text + "\n",
+        "digit": text[:digit] + str((int(text[digit]) + 1) % 10) + text[digit + 1:],
+    }
+    for name, edited_text in edits.items():
+        edited = measured.root / f"edited-{name}.json"
+        edited.write_text(edited_text)
+        script = measured.root / f"edited_{name}_warmup.py"
+        done = measured.probe("warmup", edited, "-q", "-o", script)
+        assert done.returncode == 77 and not script.exists(), (name, done.returncode, done.stderr)
+        assert "not a report this probe wrote" in done.stderr and "--run" in done.stderr, done.stderr
+        # what a replay would run, call and set, as Python reads it, before anything runs
+        assert "calls    helpers.make_scale(2.0)" in done.stderr, done.stderr
+    assert "os.system('touch" in measured.probe("warmup", measured.root / "edited-cell.json", "-q").stderr
+    assert markers(measured) == []
+
+
+def _with_factory(measured, module, qualname, tag):
+    report = json.loads(json.dumps(measured.data))
+    loads = report["samples"][0]["cold"]["module_loads"]
+    load = json.loads(json.dumps(next(l for l in loads if l["module"].startswith("make_scale"))))
+    load["hash"] = "a" * 63 + tag
+    load["module"] = f"factory_{tag}"
+    k = load["snapshot"]["kernels"][0]
+    k["defined_in"] = module
+    k["qualname"] = qualname + ".<locals>.scale"
+    k["factory"] = dict(k["factory"], module=module, qualname=qualname, args=[["s", "pos", {"float": "2.0"}]])
+    loads.append(load)
+    return report
+
+
+def test_a_factory_of_a_package_that_runs_programs_of_warp_or_of_a_file_without_warp_is_not_planned(measured):
+    (measured.path / "notwarp.py").write_text("import os\n\ndef run(s):\n    return os.getcwd()\n")
+    cases = {"1": ("IPython.core.interactiveshell", "InteractiveShell", "never the program's code"),
+             "2": ("warp._src.context", "Module", "never the program's code"),
+             "3": ("notwarp", "run", "does not use Warp")}
+    for tag, (module, qualname, words) in cases.items():
+        report = measured.root / f"factory-{tag}.json"
+        report.write_text(json.dumps(_with_factory(measured, module, qualname, tag)))
+        plan_json = measured.root / f"factory-{tag}-plan.json"
+        done = measured.probe("warmup", report, "--run", "-q", "-o", measured.root / f"factory_{tag}_warmup.py", "--json", plan_json)
+        assert done.returncode == 0, done.stdout + done.stderr
+        (target,) = [t for t in json.loads(plan_json.read_text())["targets"] if t["module"] == f"factory_{tag}"]
+        assert not target["covered"] and words in target["why_not"], target
+
+
+def test_the_file_refuses_at_run_time_what_the_plan_refuses(measured, venv_python):
+    """An edited file: a factory of a package that runs programs, of a file without Warp, and
+    wp.config values that are not the program's to set (a flag that writes a file, the cache's
+    location) are refused by the file itself, each said on stderr; the rest still builds."""
+    (measured.path / "notwarp.py").write_text("import os\n\ndef run(s):\n    return os.getcwd()\n")
+    script = measured.root / "plain2_warmup.py"
+    done = measured.probe("warmup", measured.root / "app.json", "-q", "-o", script)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = script.read_text()
+    start = text.index("TARGETS = [") + len("TARGETS = [")
+    records = [json.loads(line.strip().rstrip(",")) for line in text[start:text.index("\n]\n", start)].splitlines()
+               if line.strip().startswith("{")]
+    added = []
+    for n, (module, qualname) in enumerate([("IPython.core", "embed"), ("notwarp", "run")]):
+        added.append(dict(records[0], module=module, kernel="", warp_module=f"refused{n}", hash=f"{n}" * 64,
+                          factories=[{"module": module, "qualname": qualname, "args": [["s", "pos", {"lit": 1}]]}],
+                          instances=[{"kernel": "", "module": "", "key": "k", "types": [{"type": "launch"}]}]))
+    edited_text = text.replace("TARGETS = [\n", "TARGETS = [\n" + "".join(
+        "    " + json.dumps(a).replace("null", "None").replace("true", "True").replace("false", "False") + ",\n"
+        for a in added), 1)
+    edited_text = edited_text.replace('\nPACKAGES = ["helpers"]', '\nPACKAGES = ["helpers", "IPython", "notwarp"]')
+    assert "\nCONFIG = {}" in edited_text
+    edited_text = edited_text.replace("\nCONFIG = {}", "\nCONFIG = {'cpu_compiler_flags': '-O2 -dependency-file=" + str(measured.root / "PWNED-dep")
+                                      + "', 'kernel_cache_dir': '" + str(measured.root / "PWNED-cache") + "'}", 1)
+    edited = measured.root / "edited2_warmup.py"
+    edited.write_text(edited_text)
+    ran, logged = run_audited(edited, measured, venv_python, "edited2")
+    assert logged == "", logged
+    assert markers(measured) == []
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "wp.config.cpu_compiler_flags not set: '-dependency-file=" in ran.stderr, ran.stderr
+    assert "wp.config.kernel_cache_dir not set" in ran.stderr, ran.stderr
+    outcomes = {o["warp_module"]: o for o in json.loads((measured.root / "results-edited2.json").read_text())["outcomes"]}
+    assert "a package that runs programs" in outcomes["refused0"]["error"], outcomes["refused0"]
+    assert "does not use Warp" in outcomes["refused1"]["error"], outcomes["refused1"]
+    assert all(o["built"] for m, o in outcomes.items() if not m.startswith("refused")), outcomes

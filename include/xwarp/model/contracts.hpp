@@ -26,6 +26,7 @@ namespace xwarp
         fixer_request,
         fixer_response,
         warmup_targets,    // a warm-up file's TARGETS
+        warmup_config,     // a warm-up file's CONFIG: the wp.config values it sets, each of its type and range
     };
 
     // "" when the value is inside the contract; else one line saying where and why.
@@ -44,6 +45,15 @@ namespace xwarp
     // The caches a lever keeps from a filling pass into the measured one (x-keeps: cache_kind
     // words), empty for a lever that changes the process.
     std::vector<std::string> contract_kept_caches(const std::string& lever);
+
+    // The patterns a word of cpu_compiler_flags in a warm-up file's CONFIG must match whole
+    // (x-flag-patterns): code-generation flags only.
+    std::vector<std::string> compiler_flag_patterns();
+    // The CONFIG rule itself (its properties and x-flag-patterns), written into every warm-up file
+    // as data, so that the file checks its CONFIG at run time by the rule warp-probe wrote it by.
+    nlohmann::json warmup_config_rule();
+    // The top packages never the program's code (x-never-the-programs): they run programs.
+    std::vector<std::string> never_the_programs();
 }
 
 #endif
