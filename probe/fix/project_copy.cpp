@@ -124,9 +124,15 @@ namespace xwarp::fix_parts
     measure_options in_copy(measure_options options, const std::string& root, const std::string& copy)
     {
         const std::string cwd = options.cwd.empty() ? fs::current_path().string() : options.cwd;
-        for (auto& word : options.command)
+        for (std::size_t i = 0; i < options.command.size(); ++i)
         {
-            word = mapped(word, cwd, root, copy);
+            // the word after python's -m is a module name and after -c a program, never a path,
+            // even where a folder of that name is beside it (cd src; python -m particle_prep)
+            const bool not_a_path = i > 0 && (options.command[i - 1] == "-m" || options.command[i - 1] == "-c");
+            if (!not_a_path)
+            {
+                options.command[i] = mapped(options.command[i], cwd, root, copy);
+            }
         }
         if (!options.python.empty())
         {

@@ -1571,6 +1571,22 @@ namespace xwarp
                                                                         + std::strerror(errno) + ")");
                 }
                 m_path = name;
+                try
+                {
+                    spool(fd, out, path);
+                }
+                catch (...)
+                {
+                    // a refused input leaves no spool file behind (the destructor of an object whose
+                    // constructor throws does not run)
+                    std::error_code ec;
+                    std::filesystem::remove(m_path, ec);
+                    throw;
+                }
+            }
+
+            void spool(int fd, int out, const std::string& path)
+            {
                 char buf[1 << 16];
                 std::size_t total = 0;
                 bool looked = false;

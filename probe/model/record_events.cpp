@@ -170,6 +170,21 @@ namespace xwarp::detail
         bool take(const scalar& v, int& out) { return take_integer(v, out); }
         bool take(const scalar& v, std::int64_t& out) { return take_integer(v, out); }
 
+        // The ranges the report schema gives a block_dim and a load's times: a value outside them
+        // is left to the checked way, which refuses it by its path (a block_dim of 2^63 never
+        // becomes an int, nor a build of -1e308 ms a figure).
+        constexpr double most_block_dim = 1048576.0;
+        constexpr double most_ms = 1e12;
+
+        bool in_range(const scalar& v, double most)
+        {
+            const double x = v.t == type::integer            ? static_cast<double>(v.i)
+                             : v.t == type::unsigned_integer ? static_cast<double>(v.u)
+                             : v.t == type::floating         ? v.d
+                                                             : 0.0;
+            return v.t == type::null || (x >= 0.0 && x <= most);
+        }
+
         // a nullable field: null, or the value's own type
         template <class T>
         bool take(const scalar& v, std::optional<T>& out)
@@ -423,7 +438,7 @@ namespace xwarp::detail
             case load_field::module: return take_module(v, l.module);
             case load_field::hash: return take(v, l.hash);
             case load_field::device: return take(v, l.device);
-            case load_field::block_dim: return take(v, l.block_dim);
+            case load_field::block_dim: return in_range(v, most_block_dim) && take(v, l.block_dim);
             case load_field::status:
             {
                 if (v.t != type::string)
@@ -440,11 +455,11 @@ namespace xwarp::detail
                 }
                 return false;  // the schema's enum
             }
-            case load_field::warp_ms: return take(v, l.warp_ms);
-            case load_field::total_ms: return take(v, l.total_ms);
-            case load_field::native_ms: return take(v, l.native_ms);
+            case load_field::warp_ms: return in_range(v, most_ms) && take(v, l.warp_ms);
+            case load_field::total_ms: return in_range(v, most_ms) && take(v, l.total_ms);
+            case load_field::native_ms: return in_range(v, most_ms) && take(v, l.native_ms);
             case load_field::native_kind: return take(v, l.native_kind);
-            case load_field::codegen_ms: return take(v, l.codegen_ms);
+            case load_field::codegen_ms: return in_range(v, most_ms) && take(v, l.codegen_ms);
             case load_field::source_bytes: return take(v, l.source_bytes);
             case load_field::output_suffix: return take(v, l.output_suffix);
             case load_field::ltoir_inputs: return take(v, l.ltoir_inputs);
@@ -463,9 +478,9 @@ namespace xwarp::detail
                 return true;
             case load_field::via_preload: return take(v, l.via_preload);
             case load_field::first_in_thread: return take(v, l.first_in_thread);
-            case load_field::pch_ms: return take(v, l.pch_ms);
-            case load_field::cpu_ms: return take(v, l.cpu_ms);
-            case load_field::cpu_wait_ms: return take(v, l.cpu_wait_ms);
+            case load_field::pch_ms: return in_range(v, most_ms) && take(v, l.pch_ms);
+            case load_field::cpu_ms: return in_range(v, most_ms) && take(v, l.cpu_ms);
+            case load_field::cpu_wait_ms: return in_range(v, most_ms) && take(v, l.cpu_wait_ms);
             case load_field::instructions: return take(v, l.instructions);
             case load_field::triggered_by: return take(v, l.triggered_by);
             case load_field::test: return take(v, l.test);
@@ -488,7 +503,7 @@ namespace xwarp::detail
                 l.dim = json_text(as_json(v));
                 return true;
             case launch_field::device: return take(v, l.device);
-            case launch_field::block_dim: return take(v, l.block_dim);
+            case launch_field::block_dim: return in_range(v, most_block_dim) && take(v, l.block_dim);
             case launch_field::adjoint: return take(v, l.adjoint);
             case launch_field::count:
                 // minimum 1

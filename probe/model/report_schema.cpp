@@ -1,6 +1,8 @@
 // The report's field types, checked with valijson against the project's JSON Schema (its text
 // is compiled in: report_schema_text.cpp is generated from probe/schema/report.schema.json).
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cctype>
 #include <map>
 #include <optional>
@@ -55,7 +57,7 @@ namespace xwarp
 
         // "<root>" "[samples]" "[0]" ... -> "/samples/0/..."
         // A quick pass over a record, checking only the keywords this file's records use (type,
-        // properties, items, $ref, anyOf, enum, minimum), with exact JSON types and nothing
+        // properties, items, $ref, anyOf, enum, minimum, maximum), with exact JSON types and nothing
         // allocated. It is stricter than valijson (weak types, integral floats): when it accepts,
         // valijson would too, so valijson runs only for a record it does not accept, to decide
         // and word the error. A keyword it does not know makes its node never accept. Valijson
@@ -92,6 +94,7 @@ namespace xwarp
                 std::vector<std::size_t> any_of;
                 const json* enum_values = nullptr;
                 std::optional<double> minimum;
+                std::optional<double> maximum;
             };
             const json& m_document;
             std::vector<node> m_nodes;
@@ -201,6 +204,10 @@ namespace xwarp
                     {
                         n.minimum = value.get<double>();
                     }
+                    else if (keyword == "maximum" && value.is_number())
+                    {
+                        n.maximum = value.get<double>();
+                    }
                     else
                     {
                         n.understood = false;
@@ -227,6 +234,10 @@ namespace xwarp
                     return false;
                 }
                 if (n.minimum && j.is_number() && j.get<double>() < *n.minimum)
+                {
+                    return false;
+                }
+                if (n.maximum && j.is_number() && j.get<double>() > *n.maximum)
                 {
                     return false;
                 }
@@ -296,6 +307,31 @@ namespace xwarp
             if (auto e = node.find("enum"); e != node.end())
             {
                 words.push_back("one of " + e->dump());
+            }
+            // a number out of range reads "a number from 0 to 1e+12", not a type mismatch
+            const auto bound = [&](const char* key) {
+                auto b = node.find(key);
+                if (b == node.end() || !b->is_number())
+                {
+                    return std::string();
+                }
+                const double v = b->get<double>();
+                char text[32];
+                std::snprintf(text, sizeof text, v == std::floor(v) && std::fabs(v) < 1e7 ? "%.0f" : "%g", v);
+                return std::string(text);
+            };
+            if (const std::string low = bound("minimum"), high = bound("maximum"); !words.empty() && (!low.empty() || !high.empty()))
+            {
+                const std::string range = !low.empty() && !high.empty() ? " from " + low + " to " + high
+                                          : !low.empty()                ? " of at least " + low
+                                                                        : " of at most " + high;
+                for (auto& w : words)
+                {
+                    if (w == "a number" || w == "a whole number")
+                    {
+                        w += range;
+                    }
+                }
             }
             for (const auto& sub : node.value("anyOf", json::array()))
             {

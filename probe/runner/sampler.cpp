@@ -48,11 +48,18 @@ namespace xwarp
         const fs::path facts_file = fs::path(m_command.options.keep_records_dir) / "run.json";
         // the first sampler of a recording writes the run's facts (the program as measured: fix's
         // and warmup's baseline report first); its variants' samples go beside them
-        if (!m_command.options.keep_records_dir.empty() && !fs::exists(facts_file, ec))
+        // (symlink_status: a link planted at the name is an entry, never followed; the facts are
+        // written beside it and renamed over it)
+        if (!m_command.options.keep_records_dir.empty() && !fs::exists(fs::symlink_status(facts_file, ec)))
         {
             report facts = r;
             facts.samples.clear();
-            std::ofstream(facts_file) << report_to_json(facts).dump(2) << "\n";
+            save_streamed(facts_file.string(), [&](std::ostream& out) { out << report_to_json(facts).dump(2) << "\n"; });
+        }
+        else if (!m_command.options.keep_records_dir.empty() && fs::is_symlink(fs::symlink_status(facts_file, ec)))
+        {
+            r.warnings.push_back(facts_file.string() + " is a symbolic link: the run's facts were not written through it (the "
+                                                       "recording has no run.json of this run)");
         }
         return r;
     }

@@ -232,6 +232,9 @@ def test_deeply_nested_json_is_refused_not_a_crash(a_report, tmp_path):
     (["samples", 0, "cold", "wall_ms"], "slow", "/samples/0/cold/wall_ms"),
     (["samples", 0, "cold", "processes", 0, "calls"], {"not": "a list"}, "/samples/0/cold/processes/0/calls"),
     (["summary"], [], "/summary"),
+    # a value no run can record: a block_dim past CUDA's limit, a negative time
+    (["samples", 0, "cold", "module_loads", 0, "block_dim"], 1 << 40, "/samples/0/cold/module_loads/0/block_dim"),
+    (["samples", 0, "cold", "module_loads", 0, "warp_ms"], -5.0, "/samples/0/cold/module_loads/0/warp_ms"),
 ])
 def test_retyped_fields_are_malformed_reports_named_by_their_path(a_report, tmp_path, path, value, where):
     bad = json.loads(json.dumps(a_report))
@@ -251,14 +254,25 @@ def test_retyped_fields_are_malformed_reports_named_by_their_path(a_report, tmp_
 def test_odd_values_the_schema_allows_never_end_in_an_internal_error(a_report, tmp_path):
     bad = json.loads(json.dumps(a_report))
     bad["samples"][0]["cold"]["processes"][0]["hooks"]["launch"] = "xx"
-    bad["samples"][0]["cold"]["module_loads"][0]["warp_ms"] = 1e308
+    bad["samples"][0]["cold"]["module_loads"][0]["warp_ms"] = 9.99e11
     f = tmp_path / "odd.json"
     f.write_text(json.dumps(bad))
     proc = run_cli("report", f)
     assert proc.returncode == 0, proc.stderr
-    assert "e+308" in proc.stdout and max(len(w) for w in proc.stdout.split()) < 200
+    assert max(len(w) for w in proc.stdout.split()) < 200
     proc = run_cli("compare", f, f)
     assert proc.returncode < 64, (proc.returncode, proc.stderr)
+
+
+@pytest.mark.quick
+def test_a_time_past_the_schemas_range_is_refused_with_the_range(a_report, tmp_path):
+    bad = json.loads(json.dumps(a_report))
+    bad["samples"][0]["cold"]["module_loads"][0]["warp_ms"] = 1e308
+    f = tmp_path / "odd.json"
+    f.write_text(json.dumps(bad))
+    proc = run_cli("report", f)
+    assert proc.returncode == 65, proc.stderr
+    assert "warp_ms: expected a number from 0 to 1e+12 or null, got the number 1e+308" in proc.stderr, proc.stderr
 
 
 @pytest.mark.quick
@@ -393,6 +407,14 @@ def test_a_fifo_without_a_writer_is_said_so_and_standard_input_is_read_as_dash(a
     assert proc.returncode == 0, proc.stderr
     proc = subprocess.run([str(PROBE), "report", "-"], input=json.dumps(a_report), capture_output=True, text=True)
     assert proc.returncode == 0 and "warp-probe measure" in proc.stdout, proc.stderr
+    # what standard input held is spooled to a private file; a refused input leaves none behind
+    spool_dir = tmp_path / "spool-tmp"
+    spool_dir.mkdir()
+    for text, code in ((json.dumps(a_report), 0), ("{not json", 65), (json.dumps({"schema_version": 1}), 65)):
+        proc = subprocess.run([str(PROBE), "report", "-"], input=text, capture_output=True, text=True,
+                              env=dict(os.environ, TMPDIR=str(spool_dir)))
+        assert proc.returncode == code, (text[:40], proc.returncode, proc.stderr)
+        assert list(spool_dir.iterdir()) == [], (text[:40], list(spool_dir.iterdir()))
 
 
 def wide_report(samples=10, identities=1000, modules=10):

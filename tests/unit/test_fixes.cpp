@@ -13,6 +13,12 @@
 #include "xwarp/render/text.hpp"
 #include "xwarp/runner/runner.hpp"
 
+#include "../../probe/fix/project_copy.hpp"  // the fix layer's own: how a command is moved into the copy
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
 using namespace xwarp;
 using namespace xwarp::testing;
 
@@ -278,4 +284,26 @@ TEST(Fixes, ALateModuleCountsOnceHoweverManyOfItsKernelsOrProcessesDeclaredIt)
     const int total = std::stoi(head.substr(of + 8));
     EXPECT_LE(late, total) << f->evidence;
     EXPECT_EQ(late, 2) << f->evidence;  // the two stages created between launches
+}
+
+// fix --verify runs the command in a copy of the project: its paths are mapped into the copy, never
+// the module after -m (cd src; python -m particle_prep, where src/particle_prep is also a folder)
+TEST(FixCopy, TheModuleAfterDashMStaysAModuleNameWhereAFolderOfThatNameIsBesideIt)
+{
+    const auto root = std::filesystem::temp_directory_path() / ("xwarp-copy-root-" + std::to_string(::getpid()));
+    const auto copy = std::filesystem::temp_directory_path() / ("xwarp-copy-dest-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(root / "src" / "particle_prep");
+    std::filesystem::create_directories(copy / "src" / "particle_prep");
+    std::ofstream(root / "src" / "run.py") << "\n";
+    std::ofstream(copy / "src" / "run.py") << "\n";
+    measure_options options;
+    options.cwd = (root / "src").string();
+    options.command = {"python3", "-m", "particle_prep", "--steps", "3"};
+    const measure_options moved = fix_parts::in_copy(options, root.string(), copy.string());
+    EXPECT_EQ(moved.command, (std::vector<std::string>{"python3", "-m", "particle_prep", "--steps", "3"}));
+    EXPECT_EQ(moved.cwd, (copy / "src").string());
+    options.command = {"python3", "run.py"};
+    EXPECT_EQ(fix_parts::in_copy(options, root.string(), copy.string()).command[1], (copy / "src" / "run.py").string());
+    std::filesystem::remove_all(root);
+    std::filesystem::remove_all(copy);
 }
