@@ -364,7 +364,37 @@ namespace xwarp::magic_parts
         outline.warnings.push_back("the notebook's copy of this report leaves out the samples' records ("
                                    + format_bytes(static_cast<double>(whole.size()))
                                    + " whole): the summary's tables hold what they say; %warp_export writes the report whole");
-        return report_to_json(outline);
+        nlohmann::json out = report_to_json(outline);
+        // A run of thousands of identities has summary tables of thousands of rows: each long
+        // list keeps its first rows (the tables are sorted by what is at stake), fewer until the
+        // copy fits, and the warning names what was cut.
+        for (const std::size_t keep : {std::size_t{500}, std::size_t{50}, std::size_t{5}})
+        {
+            if (out.dump().size() <= notebook_report_bytes)
+            {
+                break;
+            }
+            std::vector<std::string> cut;
+            for (auto& [key, value] : out["summary"].items())
+            {
+                if (value.is_array() && value.size() > keep)
+                {
+                    cut.push_back(key + " (" + std::to_string(value.size()) + ")");
+                    value.erase(value.begin() + static_cast<std::ptrdiff_t>(keep), value.end());
+                }
+            }
+            if (!cut.empty())
+            {
+                std::string names;
+                for (const auto& c : cut)
+                {
+                    names += (names.empty() ? "" : ", ") + c;
+                }
+                out["warnings"].push_back("and keeps the first " + std::to_string(keep) + " rows of the summary's " + names
+                                          + ": %warp_export writes them all");
+            }
+        }
+        return out;
     }
 
     void run_and_show(fronts::probe_job job, const probe_magic_options& o, probe_session& session, magic_host& host)
