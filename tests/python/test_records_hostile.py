@@ -191,3 +191,19 @@ def test_a_cs2_patch_removes_only_a_statement_that_throws_the_cache_away(tmp_pat
     for f in json.loads(fixed.read_text())["fixes"]:
         assert "-wp.launch" not in f["patch"], f["patch"]
     shutil.rmtree(project)
+
+
+def test_a_link_planted_as_the_recordings_run_json_is_never_written_through(tmp_path):
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's own file\n")
+    (kept / "run.json").symlink_to(victim)
+    out = tmp_path / "true.json"
+    env = dict(os.environ, TMPDIR=str(tmp_path), XWARP_HISTORY="off")
+    done = cli("measure", "--quiet", "--samples", "1", "--json", str(out), "--keep-records", str(kept), "--",
+               "/bin/true", env=env, timeout=120)
+    assert victim.read_text() == "the user's own file\n"
+    assert (kept / "run.json").is_symlink()
+    report = json.loads(out.read_text())
+    assert any("is a symbolic link" in w for w in report["warnings"]), (done.returncode, report["warnings"], done.stderr)

@@ -362,3 +362,35 @@ def test_the_file_as_ci_md_documents_it_warms_a_pytest_suite_from_its_own_folder
                            timeout=600)
     assert after.returncode == 0, after.stdout[-2000:]
     assert "(compiled)" not in after.stdout + after.stderr, "the suite built a module the warm-up had built"
+
+
+def test_warm_up_called_by_the_program_after_wp_init_builds_into_the_programs_cache(project, venv_python, tmp_path):
+    """The file's header suggests importing it and calling warm_up() at the program's start: after
+    wp.init() the workers build into the program's own kernel cache (never <cache>/<version>/
+    <version>), and the program then finds every module there. --results to a folder that does not
+    exist is one line and exit 2 after the builds, not a traceback."""
+    report = project.measure("app.py")
+    proc, plan, script = project.warmup(report)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    shutil.copy2(script, project.path / "warp_warmup.py")
+    (project.path / "start.py").write_text(
+        "import warp as wp\n\nwp.init()\nimport warp_warmup\n\n"
+        "result = warp_warmup.warm_up(log=lambda line: None)\n"
+        "print('built', sum(1 for o in result['outcomes'] if o and o['built']), 'into', wp.config.kernel_cache_dir)\n")
+    cache = tmp_path / "app-cache"
+    env = dict(os.environ, WARP_CACHE_PATH=str(cache), TMPDIR=str(project.temp), PYTHONDONTWRITEBYTECODE="1")
+    started = subprocess.run([str(venv_python), "start.py"], cwd=project.path, env=env, capture_output=True, text=True,
+                             timeout=600)
+    assert started.returncode == 0 and "built 5 into" in started.stdout, started.stdout + started.stderr
+    (version,) = [p for p in cache.iterdir() if p.is_dir()]
+    assert sorted(p.name for p in version.iterdir() if p.is_dir() and not p.name.startswith("wp_")) == [], \
+        sorted(p.name for p in version.iterdir())
+    assert len([p for p in version.iterdir() if p.name.startswith("wp_wpkg")]) == 5
+    run = subprocess.run([str(venv_python), "app.py"], cwd=project.path, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0 and run.stdout.count("(cached)") == 5 and "(compiled)" not in run.stdout, run.stdout
+    unwritable = subprocess.run([str(venv_python), "warp_warmup.py", "--missing", "--results", str(tmp_path / "no" / "r.json")],
+                                cwd=project.path, env=env, capture_output=True, text=True, timeout=600)
+    assert unwritable.returncode == 2 and "Traceback" not in unwritable.stderr, unwritable.stderr
+    assert "the results could not be written" in unwritable.stderr, unwritable.stderr
+    assert not list(project.temp.iterdir())

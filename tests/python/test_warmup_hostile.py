@@ -385,3 +385,20 @@ def test_the_file_refuses_at_run_time_what_the_plan_refuses(measured, venv_pytho
     assert "a package that runs programs" in outcomes["refused0"]["error"], outcomes["refused0"]
     assert "does not use Warp" in outcomes["refused1"]["error"], outcomes["refused1"]
     assert all(o["built"] for m, o in outcomes.items() if not m.startswith("refused")), outcomes
+
+
+def test_a_foreign_cell_never_imports_from_the_folder_its_report_names(measured):
+    """A notebook report from elsewhere names its folder; its cell, replayed with --run, runs in a
+    folder of its own, so `import evil` never finds the evil.py the report's folder holds."""
+    planted = measured.root / "planted"
+    planted.mkdir(exist_ok=True)
+    (planted / "evil.py").write_text(f"open({str(measured.root / 'PWNED-import')!r}, 'w').close()\n")
+    report = json.loads(json.dumps(measured.data))
+    report.update(cell_code="import evil\n", command=["python", "<cell>"], cwd=str(planted))
+    path = measured.root / "foreign-cell.json"
+    path.write_text(json.dumps(report))
+    done = measured.probe("whatif", path, "backward-off", "--run", "-q")
+    assert "Traceback" not in done.stderr, done.stderr
+    # it ran (and failed: no evil module where it ran), and created nothing
+    assert "the command failed" in done.stderr, done.stdout + done.stderr
+    assert markers(measured) == [], done.stdout + done.stderr
