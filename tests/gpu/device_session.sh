@@ -7,7 +7,12 @@
 #      mathdx-off) into $OUT/whatif_tile.json and .txt, and parallel-preload on six modules.
 #   3. (STEP=nvrtc only) measures the six-module program with --nvrtc-trace and checks the merged
 #      trace with tests/gpu/check_nvrtc_trace.py ($OUT/nvrtc.json, nvrtc-trace.json, nvrtc.txt).
-# Uses the carried portable warp-probe (.whl/gpu2/bin). STEP=streams|whatif|nvrtc|all (default all).
+#   4. (STEP=cudacache only) doctor's NVRTC-cache check, then the six-module program measured with
+#      --whatif keep-cuda-cache,keep-lto-cache ($OUT/cudacache.json, .txt, doctor.txt): the finding,
+#      the replay's verdict on its judged clock, and each pass's caches, summed up by
+#      tests/gpu/check_cuda_cache.py.
+# Uses the carried portable warp-probe (.whl/gpu2/bin). STEP=streams|whatif|nvrtc|cudacache|all
+# (default all: the first three).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/xwarp-gpu-out}
@@ -47,4 +52,12 @@ if [ "$STEP" = nvrtc ]; then
         --json "$OUT/nvrtc.json" --trace "$OUT/nvrtc-trace.json" -- python3 serial.py > "$OUT/nvrtc.txt" 2>&1)
     echo "nvrtc: exit $?"
     python3 tests/gpu/check_nvrtc_trace.py "$OUT/nvrtc.json" "$OUT/nvrtc-trace.json"
+fi
+if [ "$STEP" = cudacache ]; then
+    "$PROBE" doctor > "$OUT/doctor.txt" 2>&1; grep -i "nvrtc" "$OUT/doctor.txt"
+    (cd tests/gpu/programs && "$PROBE" measure --quiet --samples ${SAMPLES:-3} --history off --label cudacache \
+        --whatif keep-cuda-cache,keep-lto-cache --whatif-budget 100000 \
+        --json "$OUT/cudacache.json" -- python3 serial.py > "$OUT/cudacache.txt" 2>&1)
+    echo "cudacache: exit $?"
+    python3 tests/gpu/check_cuda_cache.py "$OUT/cudacache.json"
 fi
