@@ -167,6 +167,76 @@ namespace xwarp::proc
         }
     }
 
+    namespace
+    {
+        // "<id> <id> 1": the one line that maps a user (or group) to itself in a user namespace.
+        bool write_identity_map(const char* path, unsigned long id) noexcept
+        {
+            char digits[24];
+            int n = 0;
+            do
+            {
+                digits[n++] = static_cast<char>('0' + id % 10);
+                id /= 10;
+            } while (id > 0 && n < 20);
+            char line[64];
+            int at = 0;
+            for (int copy = 0; copy < 2; ++copy)
+            {
+                for (int i = n - 1; i >= 0; --i)
+                {
+                    line[at++] = digits[i];
+                }
+                line[at++] = ' ';
+            }
+            line[at++] = '1';
+            line[at++] = '\n';
+            const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+            const bool written = fd >= 0 && write_all(fd, line, static_cast<std::size_t>(at));
+            if (fd >= 0)
+            {
+                ::close(fd);
+            }
+            return written;
+        }
+
+        // A PID namespace (and a mount namespace for its /proc). As root the kernel grants it. A
+        // user without CAP_SYS_ADMIN gets one inside a user namespace of its own, where the
+        // kernel allows unprivileged ones: the user and group are mapped to themselves, so the
+        // command sees its own ids and holds no capability (a set-user-ID program it runs does
+        // not change user there). Without it, a daemon that left the run's session and emptied
+        // its environment outlived a probe killed with -9 and was no later probe's to find.
+        bool unshare_pid_namespace() noexcept
+        {
+            if (::unshare(CLONE_NEWPID | CLONE_NEWNS) == 0)
+            {
+                return true;
+            }
+            if (errno != EPERM || ::geteuid() == 0)
+            {
+                return false;
+            }
+            const uid_t uid = ::geteuid();
+            const gid_t gid = ::getegid();
+            if (::unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS) != 0)
+            {
+                return false;  // no unprivileged user namespaces here: the cgroup or the tree contain
+            }
+            const int fd = ::open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC);
+            if (fd >= 0)
+            {
+                write_all(fd, "deny", 4);
+                ::close(fd);
+            }
+            if (!write_identity_map("/proc/self/uid_map", uid) || !write_identity_map("/proc/self/gid_map", gid))
+            {
+                // in a user namespace already, as the overflow user: the command must not run so
+                ::_exit(127);
+            }
+            return true;
+        }
+    }
+
     bool pid_namespace_wanted()
     {
         const char* v = std::getenv("XWARP_PIDNS");
@@ -176,7 +246,7 @@ namespace xwarp::proc
     void enter_own_pid_namespace(int said_fd) noexcept
     {
         int status_pipe[2];
-        if (::unshare(CLONE_NEWPID | CLONE_NEWNS) != 0 || ::pipe2(status_pipe, O_CLOEXEC) != 0)
+        if (!unshare_pid_namespace() || ::pipe2(status_pipe, O_CLOEXEC) != 0)
         {
             write_all(said_fd, "f", 1);
             return;

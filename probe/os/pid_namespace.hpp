@@ -1,5 +1,6 @@
 // The measured command in a PID namespace of its own, where the kernel lets this process make
-// one (as root: CAP_SYS_ADMIN). When the namespace's first process ends, the kernel kills every
+// one (as root: CAP_SYS_ADMIN; as another user: inside a user namespace that maps the user to
+// itself, where unprivileged user namespaces are allowed). When the namespace's first process ends, the kernel kills every
 // other process in it: a daemon that left the run's session, emptied its environment and moved
 // itself out of the run's cgroup (all possible as root) still dies with the run. The cgroup and
 // the recorded process tree stay as the fallbacks (run_containment.hpp). Private to the os layer.

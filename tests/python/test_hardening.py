@@ -200,6 +200,56 @@ def test_a_daemon_with_an_empty_environment_never_outlives_a_run_nor_a_killed_pr
             kill_all(f"sleep {n}")
 
 
+def test_a_user_without_privileges_gets_a_pid_namespace_and_a_killed_probe_takes_its_daemon_along():
+    """As a user without CAP_SYS_ADMIN (nobody, when the suite runs as root) the run's PID namespace
+    is made inside a user namespace that maps the user to itself: a daemon with an empty
+    environment in a session of its own dies with the run, and with a probe killed with -9 (it
+    outlived both before, and no later probe could find it)."""
+    as_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    can = subprocess.run(as_user + ["unshare", "--user", "--pid", "--fork", "true"], capture_output=True, text=True)
+    if can.returncode != 0:
+        pytest.skip(f"this kernel makes no user namespace for an unprivileged user: {can.stderr.strip()[:200]}")
+    import shutil
+    import tempfile
+
+    work = Path(tempfile.mkdtemp(prefix="xwarp-unprivileged-"))
+    try:
+        work.chmod(0o777)
+        tmpdir = work / "tmp"
+        tmpdir.mkdir()
+        tmpdir.chmod(0o777)
+        env = {"PATH": os.environ["PATH"], "HOME": str(work), "TMPDIR": str(tmpdir), "XWARP_HISTORY": "off"}
+        out = work / "r.json"
+        done = subprocess.run(as_user + [str(PROBE), "measure", "--quiet", "--samples", "1", "--json", str(out), "--",
+                                         "sh", "-c", DAEMON.format(n=1031)], env=env, capture_output=True, text=True,
+                              timeout=120, cwd=work)
+        assert done.returncode == 0, done.stderr
+        sample = json.loads(out.read_text())["samples"][0]
+        assert sample["cold"]["containment"] == "pid-namespace", sample["cold"]["containment"]
+        assert sample["cold"]["stray_processes_killed"] == 1, sample["cold"]["stray_processes_killed"]
+        wait_for(lambda: processes_running("sleep 1031") == [], what="the daemon's end", timeout=10)
+        # the command ran as that user, and saw its own ids
+        probe = subprocess.Popen(as_user + [str(PROBE), "measure", "--quiet", "--samples", "1", "--", "sh", "-c",
+                                            DAEMON.format(n=1032) + "; exec sleep 1033"],
+                                 env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(lambda: processes_running("sleep 1032"), what="the daemon")
+        probe.send_signal(signal.SIGKILL)
+        probe.wait(timeout=30)
+        wait_for(lambda: processes_running("sleep 1032") == [] and processes_running("sleep 1033") == [],
+                 what="the daemon's end with its namespace", timeout=10)
+        ids = subprocess.run(as_user + [str(PROBE), "measure", "--quiet", "--samples", "1", "--json", str(work / "ids.json"),
+                                        "--", "sh", "-c", "id -u; id -g"], env=env, cwd=work, capture_output=True, text=True,
+                             timeout=120)
+        assert ids.returncode == 0, ids.stderr
+        told = json.loads((work / "ids.json").read_text())["samples"][0]["cold"]["stdout_tail"].split()
+        assert told == [str(65534 if as_user else os.geteuid()), str(65534 if as_user else os.getegid())], told
+        assert [p.name for p in tmpdir.iterdir()] == []  # the killed probe's temporary folder was cleaned by the next
+    finally:
+        for n in (1031, 1032, 1033):
+            kill_all(f"sleep {n}")
+        shutil.rmtree(work, ignore_errors=True)
+
+
 @pytest.fixture(scope="module")
 def a_report(tmp_path_factory):
     from conftest import VENV_PYTHON
