@@ -156,7 +156,9 @@ def test_a_store_with_damaged_pages_is_moved_aside_and_the_next_run_is_stored(ba
         pages = db.execute("PRAGMA page_count").fetchone()[0]
     assert pages > 4
     data = bytearray(store.read_bytes())
-    for p in range(2, pages):  # every page but the header's: whichever the next write reads is damaged
+    # every page but the first (the header and the schema; page n starts at (n - 1) * page):
+    # whichever the next write reads is damaged
+    for p in range(1, pages):
         data[p * page + 8: p * page + 64] = b"\xff" * 56
     store.write_bytes(bytes(data))
     done = cli("history", "import", str(reports[3]), "--history", str(store))
