@@ -481,8 +481,9 @@ MENTAL_MODEL = """## The mental model
 Warp compiles **modules**, not kernels. A module's **identity** is
 
 > its live kernels and the functions they call (in any module), the `wp.constant` and `wp.static`
-> values they read, its options and the `wp.config` build flags folded in when it loads, the CUDA
-> block_dim, and its generic instances
+> values they read, its options and the `wp.config` build flags folded in when it loads, the
+> block_dim it is launched at (CUDA's; on the CPU 1 unless a launch asks for more), and its generic
+> instances
 
 (a list, not a product: a change to any one of them is a new identity), and every new identity is a
 full code generation and native build of *every* kernel in the module.
@@ -718,7 +719,8 @@ one notebook cell run as a script) form one Warp module. Its **identity** is:
 > the block_dim, and the generic instances
 
 A change to any one of them is a new identity. The **block_dim** is the number of threads per block a
-CUDA launch uses (256 by default; the CPU runs 1 unless `wp.config.enable_cpu_blocks` is on), so a
+CUDA launch uses (256 by default; the CPU runs 1 unless a launch asks for more with the experimental
+`wp.config.enable_cpu_blocks` on), so a
 module used on both devices is two identities; a **generic instance** is the typed copy Warp makes of a kernel
 written for `Any` when it meets argument types (lesson 6 takes them apart).
 
@@ -1165,8 +1167,10 @@ def lesson_cs5_block_dims_cpu():
         "CS-5 on the CPU: one module launched at several block_dims",
         [
             ("md", """The block_dim of a launch is part of its module's identity. On a GPU that is always so; on
-the CPU Warp 1.19 runs every launch at block_dim 1 unless `wp.config.enable_cpu_blocks` is on, and
-then the CPU honours block_dim the same way: this lesson needs no GPU."""),
+the CPU Warp 1.19 runs every launch at block_dim 1 unless `wp.config.enable_cpu_blocks` is on (Warp's
+own config calls it *experimental*: cooperative fibers, block_dims 2 to 1024) and the launch gives a
+block_dim above 1; a launch that gives none still runs at 1. With it on, the CPU honours block_dim
+the same way: this lesson needs no GPU."""),
             setup_intro(),
             ("code", setup),
             ("md", """Two stages of a solver step, each launched at the block_dim its author tuned it for, both in
@@ -1210,8 +1214,11 @@ precompiled-header writes out of cold module work (both sides wrote two, one per
 figure is the kernels each build no longer compiles at a block_dim nobody launches them at, a few
 hundred milliseconds here. The two headers, well over a second each on a laptop, are still in the
 split's timeline: a split keeps both block_dims, so it keeps both headers. The replay below measures
-the lever for them. On a GPU there is no such header per block_dim, every build is a full NVRTC
-compile, and the same split is [the GPU lesson](gpu_mechanisms.ipynb)'s first fix."""),
+the lever for them. On a GPU the block_dim is in the source too: a CUDA module's source begins with
+`#define WP_TILE_BLOCK_DIM` and its value, before Warp's headers, so each block_dim is a build of its
+own, and Warp passes NVRTC a precompiled header of its own (CUDA 12.8 and later). What a second
+block_dim costs there is in [the GPU lesson](gpu_mechanisms.ipynb)'s recorded H200 reports, where the
+same split is the first fix."""),
         ],
         {"findings": {"two_block_dims_cpu": ["CS-5", "CS-12"]},
          "claims": [{"says": "Twice, once per block_dim, and each build compiles both kernels",
@@ -1286,7 +1293,10 @@ Warp 1.19 (each statement is checked on this Warp by `tests/python/test_lesson_s
   cache folder keeps both.
 - **Ahead of time**: `wp.compile_aot_module(module, device, module_dir=...)` writes a module's
   binaries into a folder the application ships, and `wp.load_aot_module(...)` loads them at start-up
-  without building. `warp-probe warmup` does something else: it fills the kernel cache on the machine
+  without building. A CPU binary is built for the machine that builds it: Warp's default
+  `wp.config.cpu_compiler_flags` starts with `-march=native` (Warp warns about it when it builds
+  ahead of time), so set the flags for the machines that will run it (`-march=x86-64-v3`, or `""`
+  for a generic CPU) before building binaries to ship. `warp-probe warmup` does something else: it fills the kernel cache on the machine
   that will run, for exactly the identities the program made there, and a later change rebuilds only
   what it invalidated. An AOT binary serves only the variant it was built for: on the CPU, Warp 1.19
   builds it at the module's `block_dim` option (256, a CUDA default) while CPU launches run at

@@ -388,3 +388,69 @@ def test_the_lto_cache_is_a_cache_of_its_own_and_the_preload_default_is_serial(t
     text = " ".join(prose("cs13_serial_builds").split())
     assert "`0` (serial) by default; `None` picks min(CPUs, 4)" in text
     assert "`wp.clear_kernel_cache()` leaves it" in text
+
+
+def test_a_cpu_launch_that_gives_no_block_dim_runs_at_one_even_with_cpu_blocks_on_and_the_option_is_experimental(tmp_path):
+    out = warp_snippet("""
+        wp.config.enable_cpu_blocks = True
+        wp.init()
+        from warp._src.context import _resolve_launch_block_dim
+        cpu = wp.get_device("cpu")
+        print("none:", _resolve_launch_block_dim(cpu, None), "given 64:", _resolve_launch_block_dim(cpu, 64))
+        wp.config.enable_cpu_blocks = False
+        print("off, given 64:", _resolve_launch_block_dim(cpu, 64))
+        import warp.config, inspect
+        print("experimental:", "experimental" in inspect.getsource(warp.config).split("enable_cpu_blocks", 1)[1][:200])
+    """, tmp_path)
+    assert "none: 1 given 64: 64" in out and "off, given 64: 1" in out and "experimental: True" in out, out
+    glossary = " ".join((NB / "glossary.md").read_text().split())
+    assert "a CPU launch that gives none runs at 1 even then" in glossary
+    assert "the experimental `wp.config.enable_cpu_blocks`" in glossary
+    cs5 = " ".join(prose("cs5_block_dims_cpu").split())
+    assert "*experimental*" in cs5 and "a launch that gives none still runs at 1" in cs5
+    assert "unless `wp.config.enable_cpu_blocks` is on)" not in " ".join(prose("overview").split())
+
+
+def test_a_cuda_modules_source_begins_with_its_block_dim_as_the_cs5_lesson_now_says(tmp_path):
+    out = warp_snippet("""
+        from warp._src import codegen
+        print("cuda header starts:", codegen.cuda_module_header.lstrip().splitlines()[0])
+    """, tmp_path)
+    assert "cuda header starts: #define WP_TILE_BLOCK_DIM {block_dim}" in out, out
+    cs5 = " ".join(prose("cs5_block_dims_cpu").split())
+    assert "there is no such header per block_dim" not in cs5
+    assert "`#define WP_TILE_BLOCK_DIM` and its value, before Warp's headers" in cs5
+    # the mental model of every lesson: the block_dim, not "the CUDA block_dim"
+    for name in ("cs1_kernels_after_load", "cs5_block_dims_cpu", "cs10_unused_backward"):
+        assert "the CUDA block_dim" not in " ".join(prose(name).split()), name
+
+
+def test_cpu_binaries_are_built_for_this_cpu_by_default_as_the_aot_paragraph_says(tmp_path):
+    out = warp_snippet("""
+        print("default flags:", wp.config.cpu_compiler_flags)
+    """, tmp_path)
+    assert "default flags: -march=native" in out, out
+    text = " ".join(prose("cs13_serial_builds").split())
+    assert "`wp.config.cpu_compiler_flags` starts with `-march=native`" in text
+
+
+def test_warp_emits_ptx_for_a_gpu_its_nvrtc_cannot_target_whatever_the_driver(tmp_path):
+    out = warp_snippet("""
+        from types import SimpleNamespace
+        from warp._src.context import Device
+        old_driver = SimpleNamespace(driver_version=(12, 0), toolkit_version=(13, 0))
+        new_gpu = SimpleNamespace(is_cpu=False, is_cubin_supported=False, runtime=old_driver)
+        known_gpu = SimpleNamespace(is_cpu=False, is_cubin_supported=True, runtime=old_driver)
+        print("new gpu, old driver:", Device.get_cuda_output_format(new_gpu))
+        print("known gpu, old driver:", Device.get_cuda_output_format(known_gpu))
+    """, tmp_path)
+    assert "new gpu, old driver: ptx" in out and "known gpu, old driver: cubin" in out, out
+    guide = " ".join((ROOT / "references" / "mechanisms.md").read_text().split())
+    assert "whenever the NVRTC it carries cannot build a CUBIN for the device's architecture" in guide
+    assert "Warp only emits PTX on its own when the driver is new enough" not in guide
+
+
+def test_the_lesson_list_names_every_lesson_of_the_course():
+    listed = " ".join((ROOT / "references" / "notebook.md").read_text().split())
+    for words in ("the primer", "CS-5 on the CPU (`cs5_block_dims_cpu`", "the capstone", "the PTX load (`ptx-load-compile`)"):
+        assert words in listed, words
