@@ -863,6 +863,53 @@ def _check_here(found, paths, device, arch, mode, outcomes):
     return left
 
 
+def _cuda_cache(device):
+    """The CUDA cache a build for `device` reads and fills: since 12.9 NVRTC keeps its compilations
+    there (the driver's compute cache, CUDA_CACHE_PATH), so a kept one turns a module's rebuild into
+    a read-back. None for a CPU build. Says where it is, whether the path is the default (a CI job
+    keeps it only when it saves that folder), its size and the limit it is evicted at."""
+    if not str(device).startswith("cuda"):
+        return None
+    off = os.environ.get("CUDA_CACHE_DISABLE", "0").strip() not in ("", "0")
+    chosen = os.environ.get("CUDA_CACHE_PATH")
+    path = chosen or os.path.join(os.path.expanduser("~"), ".nv", "ComputeCache")
+    size = 0
+    for folder, _, files in os.walk(path):
+        for name in files:
+            try:
+                size += os.lstat(os.path.join(folder, name)).st_size
+            except OSError:
+                pass
+    limit = os.environ.get("CUDA_CACHE_MAXSIZE", "").strip()
+    return {"path": path, "default_path": not chosen, "disabled": off, "bytes": size,
+            "limit_bytes": int(limit) if limit.isdigit() else None}
+
+
+def _cuda_cache_lines(info, mode):
+    if info is None:
+        return []
+    if info["disabled"]:
+        return ["the CUDA cache is off (CUDA_CACHE_DISABLE): NVRTC compiles every module built here in full, "
+                "also one it compiled before"]
+    held = f"{info['bytes'] / 1e6:.1f} MB"
+    limit = info["limit_bytes"]
+    lines = []
+    if mode == "prune":
+        lines.append(f"the CUDA cache {info['path']} ({held}) is the driver's, keyed by what NVRTC compiled, not by "
+                     "Warp module: --prune leaves it as it is; CUDA_CACHE_MAXSIZE bounds it")
+    else:
+        lines.append(f"NVRTC's cache {info['path']} holds {held}"
+                     + (f" of CUDA_CACHE_MAXSIZE {limit / 1e6:.1f} MB" if limit else " (the driver's default limit)")
+                     + ": a module built here that NVRTC compiled before (same source, driver and NVRTC) is read back")
+    if info["default_path"]:
+        lines.append("CUDA_CACHE_PATH is not set: a CI job keeps NVRTC's cache only if it sets it to a folder it saves "
+                     "with Warp's cache (references/ci.md, section 1)")
+    if limit and info["bytes"] >= 0.9 * limit:
+        lines.append("the CUDA cache is within 10% of CUDA_CACHE_MAXSIZE: the driver evicts older entries to make room; "
+                     "raise it (up to 4 GiB)")
+    return lines
+
+
 def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print, mode="build", check_here=False):
     """Builds the identities above into Warp's kernel cache (wp.config.kernel_cache_dir, or
     WARP_CACHE_PATH) in up to `workers` processes at a time (default: WORKERS, at most the CPUs this
@@ -972,7 +1019,8 @@ def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print, mode="
             result["other"].append(i)
         else:
             result["built"].append(i)
-    for line in notes:
+    result["cuda_cache"] = _cuda_cache(device)
+    for line in notes + _cuda_cache_lines(result["cuda_cache"], mode):
         log("warp warm-up: " + line)
     if mode != "build":
         log(f"warp warm-up: {len(result['in_cache'])} of {len(TARGETS)} module identities are in the cache {cache} already")
@@ -1068,6 +1116,8 @@ def prune(dry_run=False, log=print, workers=None, root=None):
         log(f"warp warm-up:   and {len(unused) - 20} more")
     for line in failed:
         log(f"warp warm-up: could not remove {line}")
+    for line in _cuda_cache_lines(_cuda_cache(DEVICE), "prune"):
+        log("warp warm-up: " + line)
     return 1 if failed else 0
 
 

@@ -394,3 +394,56 @@ def test_warm_up_called_by_the_program_after_wp_init_builds_into_the_programs_ca
     assert unwritable.returncode == 2 and "Traceback" not in unwritable.stderr, unwritable.stderr
     assert "the results could not be written" in unwritable.stderr, unwritable.stderr
     assert not list(project.temp.iterdir())
+
+
+def test_the_file_names_nvrtcs_cache_for_a_cuda_build_and_prune_leaves_it_alone(project, venv_python, tmp_path):
+    """A kept Warp cache rebuilds what a change invalidated; a kept CUDA cache turns that rebuild
+    into NVRTC's read-back (12.9 and later). The file's --missing, --dry-run and --prune say, for a
+    CUDA build, where that cache is, how full it is against CUDA_CACHE_MAXSIZE, that a default
+    path is one CI does not keep, when it is off, and that --prune does not touch it. The file's
+    own functions, run with the environments a CI job has (no GPU here: a CPU build says nothing)."""
+    report = project.measure("app.py")
+    proc, plan, script = project.warmup(report)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    cuda_cache = tmp_path / "cuda-cache"
+    (cuda_cache / "sub").mkdir(parents=True)
+    (cuda_cache / "sub" / "entry").write_bytes(b"\0" * 950_000)
+    home = tmp_path / "home"
+    (home / ".nv" / "ComputeCache").mkdir(parents=True)
+    (home / ".nv" / "ComputeCache" / "entry").write_bytes(b"\0" * 2_000_000)
+    ask = ("import json, runpy, sys\n"
+           "f = runpy.run_path(sys.argv[1], run_name='warmup_under_test')\n"
+           "out = {m: f['_cuda_cache_lines'](f['_cuda_cache'](sys.argv[2]), m) for m in ('missing', 'prune')}\n"
+           "out['info'] = f['_cuda_cache'](sys.argv[2])\n"
+           "print(json.dumps(out))\n")
+    base = {k: v for k, v in os.environ.items() if not k.startswith("CUDA_CACHE")}
+
+    def lines(device, **env):
+        done = subprocess.run([str(venv_python), "-c", ask, str(script), device], capture_output=True, text=True,
+                              env=dict(base, HOME=str(home), **env), timeout=120, cwd=project.path)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    kept = lines("cuda:0", CUDA_CACHE_PATH=str(cuda_cache), CUDA_CACHE_MAXSIZE="1000000")
+    assert kept["info"] == {"path": str(cuda_cache), "default_path": False, "disabled": False, "bytes": 950_000,
+                            "limit_bytes": 1_000_000}, kept
+    assert kept["missing"][0].startswith(f"NVRTC's cache {cuda_cache} holds 0.9 MB of CUDA_CACHE_MAXSIZE 1.0 MB"), kept
+    assert any("within 10% of CUDA_CACHE_MAXSIZE" in line for line in kept["missing"]), kept
+    assert not any("CUDA_CACHE_PATH is not set" in line for line in kept["missing"]), kept
+    assert "--prune leaves it as it is" in kept["prune"][0] and str(cuda_cache) in kept["prune"][0], kept
+    roomy = lines("cuda:0", CUDA_CACHE_PATH=str(cuda_cache), CUDA_CACHE_MAXSIZE="4294967296")
+    assert not any("within 10%" in line for line in roomy["missing"]), roomy
+    default = lines("cuda:0")
+    assert default["info"]["path"] == str(home / ".nv" / "ComputeCache") and default["info"]["bytes"] == 2_000_000
+    assert any("CUDA_CACHE_PATH is not set" in line for line in default["missing"]), default
+    assert "the driver's default limit" in default["missing"][0], default
+    off = lines("cuda:0", CUDA_CACHE_PATH=str(cuda_cache), CUDA_CACHE_DISABLE="1")
+    assert off["missing"] == off["prune"] and "the CUDA cache is off" in off["missing"][0], off
+    cpu = lines("cpu", CUDA_CACHE_PATH=str(cuda_cache))
+    assert cpu == {"missing": [], "prune": [], "info": None}, cpu
+    # run as CI runs it, for the CPU build it was measured on: no CUDA line
+    done = subprocess.run([str(venv_python), str(script), "--dry-run"], capture_output=True, text=True,
+                          env=dict(base, CUDA_CACHE_PATH=str(cuda_cache), WARP_CACHE_PATH=str(tmp_path / "wc")),
+                          timeout=300, cwd=project.path)
+    assert done.returncode == 0 and "a run would build" in done.stdout, done.stdout + done.stderr
+    assert "NVRTC" not in done.stdout and "CUDA cache" not in done.stdout, done.stdout
