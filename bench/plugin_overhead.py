@@ -86,7 +86,7 @@ def main():
                         "pytest", "pytest-xdist"], check=True)
         suite = tmp / "suite"
         make_suite(suite, args.files, args.tests)
-        env = dict(os.environ, PYTHONPATH=f"{site}{os.pathsep}{ROOT / 'python'}", WARP_CACHE_PATH=str(tmp / "cache"),
+        env = dict(os.environ, PYTHONPATH=f"{site}{os.pathsep}{ROOT / 'src' / 'fronts' / 'python'}", WARP_CACHE_PATH=str(tmp / "cache"),
                    PATH=f"{probe.parent}{os.pathsep}{os.environ.get('PATH', '')}", PYTHONDONTWRITEBYTECODE="1")
         base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "xwarp.pytest_plugin"]
         report = tmp / "report.json"

@@ -1,5 +1,5 @@
 """The contracts between warp-probe and the Python it runs, held from the Python side
-(probe/schema/shim_inputs.schema.json, fixer_protocol.schema.json; the C++ side is
+(contracts/shim_inputs.schema.json, fixer_protocol.schema.json; the C++ side is
 tests/unit/test_verdicts.cpp), and the real CLI driven on recorded shim streams
 (--replay-streams, tests/fixtures/streams/*_replays, *_whatif): measure, whatif, fix --verify
 --apply and warmup --verify judged on what real Warp did, without running Warp or the program."""
@@ -19,8 +19,8 @@ from conftest import BUILD, PROBE, ROOT, TARGETS
 
 pytestmark = pytest.mark.quick  # no Warp runs here: recorded streams and the Python sides only
 
-SHIM_INPUTS = json.loads((ROOT / "probe" / "schema" / "shim_inputs.schema.json").read_text())
-FIXER_PROTOCOL = json.loads((ROOT / "probe" / "schema" / "fixer_protocol.schema.json").read_text())
+SHIM_INPUTS = json.loads((ROOT / "contracts" / "shim_inputs.schema.json").read_text())
+FIXER_PROTOCOL = json.loads((ROOT / "contracts" / "fixer_protocol.schema.json").read_text())
 STREAMS = ROOT / "tests" / "fixtures" / "streams"
 REPLAYS = STREAMS / "cs1_replays-warp1.19.0"
 WHATIF = STREAMS / "grad_whatif-warp1.19.0"
@@ -43,12 +43,12 @@ def test_each_shim_lever_takes_its_parameters_from_the_contract_and_counts_its_e
     """The contract is the one place a lever's parameters and effects are written: the shim reads
     the parameters from it when it makes a lever, and counts every x-effects counter somewhere in
     its code (a lever that declared its own list could drift from the engine's judging)."""
-    levers = load_module(ROOT / "probe" / "shim" / "xwarp_shim" / "levers.py", "xwarp_levers_under_test")
+    levers = load_module(ROOT / "runtime" / "shim" / "xwarp_shim" / "levers.py", "xwarp_levers_under_test")
     variants = lever_variants()
     assert set(levers.LEVERS) == set(variants)
     assert levers.contract_params() == {name: set(v["properties"]["params"].get("properties", {}))
                                         for name, v in variants.items()}
-    source = "\n".join(p.read_text() for p in (ROOT / "probe" / "shim" / "xwarp_shim").glob("*.py"))
+    source = "\n".join(p.read_text() for p in (ROOT / "runtime" / "shim" / "xwarp_shim").glob("*.py"))
     for name, cls in levers.LEVERS.items():
         assert not hasattr(cls, "effects") and not hasattr(cls, "params_known"), name
         for effect in variants[name]["x-effects"]:
@@ -56,7 +56,7 @@ def test_each_shim_lever_takes_its_parameters_from_the_contract_and_counts_its_e
             assert counted, (name, effect)
     # nor does the engine's lever table (a lever_def has no field for them): it judges a replay by
     # the compiled-in contract's x-effects
-    assert not re.search(r"\beffects\b", (ROOT / "probe" / "analysis" / "levers" / "lever.hpp").read_text())
+    assert not re.search(r"\beffects\b", (ROOT / "src" / "analysis" / "levers" / "lever.hpp").read_text())
     # a spec outside the contract changes nothing and says so (the engine then judges not-applied)
     refused = levers.make({"lever": "pch-off", "params": {"workers": 2}})
     assert refused.applied == {"spec_outside_contract": 1} and not refused.pinned
@@ -69,7 +69,7 @@ def test_each_shim_lever_takes_its_parameters_from_the_contract_and_counts_its_e
 def test_the_reports_lever_enum_is_generated_from_the_shims_variants_and_names_the_engines_levers():
     """The report schema's whatif lever enum is not written by hand: the build sets it from the
     shim-inputs variants, and the levers warp-probe plans (its --help) are the same set."""
-    source = json.loads((ROOT / "probe" / "schema" / "report.schema.json").read_text())
+    source = json.loads((ROOT / "contracts" / "report.schema.json").read_text())
     assert "enum" not in source["$defs"]["whatif"]["properties"]["lever"], "the lever enum is written by hand again"
     report_schema = json.loads((BUILD / "share" / "xwarp" / "report.schema.json").read_text())
     enum = None
@@ -92,14 +92,14 @@ def test_the_reports_lever_enum_is_generated_from_the_shims_variants_and_names_t
 
 def test_every_variable_the_shim_reads_is_in_the_contract():
     read = set()
-    for source in (ROOT / "probe" / "shim").rglob("*.py"):
+    for source in (ROOT / "runtime" / "shim").rglob("*.py"):
         read |= set(re.findall(r"\bXWARP_[A-Z_]+\b", source.read_text()))
     assert read, "the shim reads no XWARP_ variable?"
     assert read <= set(SHIM_INPUTS["$defs"]["environment"]["properties"]), read - set(SHIM_INPUTS["$defs"]["environment"]["properties"])
 
 
 def test_the_fixers_handlers_are_the_protocols_operations(tmp_path):
-    fixer = load_module(ROOT / "probe" / "fixer" / "xwarp_fix.py", "xwarp_fix_under_test")
+    fixer = load_module(ROOT / "runtime" / "fixer" / "xwarp_fix.py", "xwarp_fix_under_test")
     protocol_ops = FIXER_PROTOCOL["$defs"]["operation"]["properties"]["op"]["enum"]
     assert sorted(fixer.OPERATIONS) == sorted(protocol_ops)
     assert fixer.PROTOCOL == FIXER_PROTOCOL["x-protocol-version"]
@@ -114,7 +114,7 @@ def test_the_fixers_handlers_are_the_protocols_operations(tmp_path):
         ({"protocol": 99, "root": str(tmp_path), "fixes": []}, f"this fixer speaks {fixer.PROTOCOL}"),
     ):
         (tmp_path / "request.json").write_text(json.dumps(request))
-        done = subprocess.run([sys.executable, str(ROOT / "probe" / "fixer" / "xwarp_fix.py"), str(tmp_path / "request.json"),
+        done = subprocess.run([sys.executable, str(ROOT / "runtime" / "fixer" / "xwarp_fix.py"), str(tmp_path / "request.json"),
                                str(tmp_path / "response.json")], capture_output=True, text=True, timeout=60)
         assert done.returncode != 0 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
         assert not (tmp_path / "response.json").exists()
@@ -126,8 +126,8 @@ def test_the_warmup_files_fields_are_the_targets_contract():
     name the same fields, so a column can never drift between them."""
     import ast
 
-    schema = json.loads((ROOT / "probe" / "schema" / "warmup_targets.schema.json").read_text())
-    body = ast.parse((ROOT / "probe" / "render" / "warmup_body.py").read_text())
+    schema = json.loads((ROOT / "contracts" / "warmup_targets.schema.json").read_text())
+    body = ast.parse((ROOT / "runtime" / "warmup" / "warmup_body.py").read_text())
     (fields,) = [node.value for node in body.body if isinstance(node, ast.Assign)
                  and any(getattr(t, "id", None) == "_TARGET_FIELDS" for t in node.targets)]
     read = {k.value for k in fields.keys}
@@ -136,7 +136,7 @@ def test_the_warmup_files_fields_are_the_targets_contract():
     assert target["additionalProperties"] is False
     # the file reads the contract's version it was written for
     assert schema["x-contract-version"] == 2
-    assert "TARGETS_CONTRACT != 2" in (ROOT / "probe" / "render" / "warmup_body.py").read_text()
+    assert "TARGETS_CONTRACT != 2" in (ROOT / "runtime" / "warmup" / "warmup_body.py").read_text()
 
 
 def probe_cli(*args, timeout=120):

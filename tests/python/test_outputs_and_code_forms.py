@@ -22,7 +22,7 @@ import pytest
 
 from conftest import PROBE, ROOT
 
-FIXER = ROOT / "probe" / "fixer" / "xwarp_fix.py"
+FIXER = ROOT / "runtime" / "fixer" / "xwarp_fix.py"
 REPORT = ROOT / "tests" / "fixtures" / "gpu-nvrtc-trace-report.json"
 
 
@@ -267,7 +267,7 @@ def test_the_warmup_keeps_a_cells_definitions_and_runs_none_of_its_calls(tmp_pat
     ])
     harness = tmp_path / "harness.py"
     harness.write_text(WARMUP_HARNESS)
-    proc = subprocess.run([str(venv_python), str(harness), str(ROOT / "probe" / "render" / "warmup_body.py"), str(tmp_path)],
+    proc = subprocess.run([str(venv_python), str(harness), str(ROOT / "runtime" / "warmup" / "warmup_body.py"), str(tmp_path)],
                           input=cell, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert not marker.exists(), "the warm-up ran a call of the cell"

@@ -25,7 +25,7 @@ def suite(tmp_path):
     shutil.copytree(SUITE, folder, ignore=shutil.ignore_patterns("__pycache__"))
     cache = tmp_path / "cache"  # the suite's own cache: the user's, never the probe's
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XWARP_", "PYTEST_"))}
-    env.update(PYTHONPATH=f"{ROOT / 'python'}:{folder}", WARP_CACHE_PATH=str(cache), PYTHONDONTWRITEBYTECODE="1",
+    env.update(PYTHONPATH=f"{ROOT / 'src' / 'fronts' / 'python'}:{folder}", WARP_CACHE_PATH=str(cache), PYTHONDONTWRITEBYTECODE="1",
                PATH=f"{PROBE.parent}:{env.get('PATH', '')}")
 
     def run(*args):
@@ -132,7 +132,7 @@ def test_the_plugin_never_changes_the_run_it_observes(tmp_path):
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XWARP_", "PYTEST_"))}
-    env.update(PYTHONPATH=str(ROOT / "python"), WARP_CACHE_PATH=str(tmp_path / "cache"), PYTHONDONTWRITEBYTECODE="1",
+    env.update(PYTHONPATH=str(ROOT / "src" / "fronts" / "python"), WARP_CACHE_PATH=str(tmp_path / "cache"), PYTHONDONTWRITEBYTECODE="1",
                PATH=f"{PROBE.parent}:{env.get('PATH', '')}", TMPDIR=str(scratch),
                XWARP_WHATIF=json.dumps({"lever": "backward-off", "params": {}}))
     without, without_line, without_cases = run_pytest(folder, [], env, tmp_path, plugin=False)

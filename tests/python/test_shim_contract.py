@@ -1,4 +1,4 @@
-"""The shim's side of the record contract (probe/schema/shim_records.schema.json): every record
+"""The shim's side of the record contract (contracts/shim_records.schema.json): every record
 the shim writes in a real Warp process validates strictly (no field the contract does not
 name), the shim's contract number is the schema's, and the shim's lever table names the same
 levers as the engine's. The runner's side (a record outside the contract is rejected by name)
@@ -15,7 +15,7 @@ import pytest
 
 from conftest import BUILD, PROBE, ROOT
 
-SCHEMA = json.loads((ROOT / "probe" / "schema" / "shim_records.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "contracts" / "shim_records.schema.json").read_text())
 SHIM_DIR = BUILD / "share" / "xwarp" / "shim"
 
 # Touches every record type the shim writes on the CPU: a config assignment, modules, loads,
@@ -119,7 +119,7 @@ def test_the_recorded_streams_are_inside_the_contract_strictly():
 
 
 def test_the_contract_number_and_the_lever_tables_agree_across_the_two_languages():
-    sys.path.insert(0, str(ROOT / "probe" / "shim"))
+    sys.path.insert(0, str(ROOT / "runtime" / "shim"))
     try:
         from xwarp_shim import levers, recorder
     finally:

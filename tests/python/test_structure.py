@@ -14,7 +14,7 @@ import pytest
 
 from conftest import PROBE, ROOT, VENV_PYTHON
 
-PRODUCT = ["cli", "fronts", "magics", "kernel", "ipython", "doctor", "probe", "include", "python", "notebooks"]
+PRODUCT = ["src", "runtime", "include", "notebooks"]
 LONGEST = 150
 
 
@@ -39,40 +39,41 @@ def test_no_product_function_is_over_150_lines():
     assert not long, "functions over 150 lines:\n" + "\n".join(long)
 
 
-FRONT_DIRS = ("cli", "magics", "kernel", "ipython", "include/xwarp/magics", "include/xwarp/fronts",
-              "include/xwarp/ipython", "include/xwarp/kernel")
+FRONT_DIRS = ("src/fronts/cli", "src/fronts/magics", "src/fronts/kernel", "src/fronts/ipython", "include/xwarp/fronts/magics",
+              "include/xwarp/jobs/usecases", "include/xwarp/fronts/ipython", "include/xwarp/fronts/kernel")
 
 
 def test_no_front_includes_the_engine_the_analysis_or_the_store():
     """The CLI, the magics, the kernel and the IPython bridge go through the use-case layer
-    (fronts/use_cases.hpp, judging.hpp, history_jobs.hpp): none includes a runner, replay, fix,
+    (jobs/usecases: use_cases.hpp, judging.hpp, history_jobs.hpp): none includes a runner, replay, fix,
     warm-up, analysis or run-store header, and the use-case headers themselves name the model's
     types only (the layers' include roots refuse it at compile time too; this names the file)."""
     fronts = [p for d in FRONT_DIRS for p in (ROOT / d).glob("*.[ch]pp")]
     assert len(fronts) > 30
     reaching = [f"{p.relative_to(ROOT)}: {m}" for p in fronts
-                for m in re.findall(r'#include "(xwarp/(?:runner|whatif|fix|warmup|analysis|store)/[^"]+)"',
+                for m in re.findall(r'#include "(xwarp/(?:engine/runner|jobs/whatif|jobs/fix|jobs/warmup|analysis|store)/[^"]+)"',
                                     p.read_text())]
     assert not reaching, "\n".join(reaching)
 
 
 def test_the_use_cases_know_no_option_parser():
-    """CLI11 is the fronts' (their option declarations live in front_options/): the use-case
+    """CLI11 is the fronts' (their option declarations live in fronts/options/): the use-case
     layer takes requests, whatever parsed them."""
-    layer = list((ROOT / "include" / "xwarp" / "fronts").glob("*.hpp")) + list((ROOT / "fronts").glob("*.[ch]pp"))
+    layer = list((ROOT / "include" / "xwarp" / "jobs" / "usecases").glob("*.hpp")) + list(
+        (ROOT / "src" / "jobs" / "usecases").glob("*.[ch]pp"))
     assert layer
-    parsing = [str(p.relative_to(ROOT)) for p in layer if re.search(r"#include [<\"](CLI/|xwarp/front_options/)", p.read_text())]
+    parsing = [str(p.relative_to(ROOT)) for p in layer if re.search(r"#include [<\"](CLI/|xwarp/fronts/options/)", p.read_text())]
     assert not parsing, parsing
 
 
 def test_one_place_maps_a_verdict_to_an_exit_code():
-    """A comparison's exit code is set by the job that made it (fronts/), never by a front."""
-    users = sorted(str(p.relative_to(ROOT)) for d in ("cli", "magics", "kernel", "ipython", "fronts")
-                   for p in (ROOT / d).glob("*.cpp") if "exit_code_for(" in p.read_text())
-    assert users and all(u.startswith("fronts/") for u in users), users
+    """A comparison's exit code is set by the job that made it (jobs/usecases), never by a front."""
+    users = sorted(str(p.relative_to(ROOT)) for d in ("src/fronts", "src/jobs/usecases")
+                   for p in (ROOT / d).rglob("*.cpp") if "exit_code_for(" in p.read_text())
+    assert users and all(u.startswith("src/jobs/usecases/") for u in users), users
 
 
-SHIM = ROOT / "probe" / "shim"
+SHIM = ROOT / "runtime" / "shim"
 # What a process of the command that never imports Warp loads of the shim: the recorder and the
 # import watchers. The hooks' modules come with `import warp`.
 SHIM_AT_START = {"xwarp_shim", "xwarp_shim.state", "xwarp_shim.values", "xwarp_shim.places", "xwarp_shim.recorder",
@@ -116,7 +117,7 @@ def test_history_is_the_users_word_and_the_store_and_the_series_have_names_of_th
     old = re.compile(r"\b(history_store|history_view|history_error|history_location|locate_history|history_for)\b")
     reused = [f"{p.relative_to(ROOT)}: {m}" for p in code for m in old.findall(p.read_text())]
     assert not reused, "\n".join(reused)
-    assert not (ROOT / "probe" / "history").exists() and not (ROOT / "include" / "xwarp" / "history").exists()
+    assert not (ROOT / "src" / "history").exists() and not (ROOT / "include" / "xwarp" / "history").exists()
     assert (ROOT / "include" / "xwarp" / "store" / "run_store.hpp").is_file()
 
 
@@ -124,10 +125,10 @@ def test_history_is_the_users_word_and_the_store_and_the_series_have_names_of_th
 # arguments as the shim wrote them (warm-up plan), the native compiler a load's record names, and
 # the Warp function a cache-destroying call record names.
 WORDS_AT_THE_DATA_EDGE = {
-    "probe/analysis/warmup_plan.cpp": {"kind"},
-    "probe/analysis/mechanisms/cs12_precompiled_header.cpp": {"native_kind"},
-    "probe/analysis/levers/pch_off.cpp": {"native_kind"},
-    "probe/analysis/mechanisms/same_hash_rebuilt.cpp": {"kind"},
+    "src/analysis/warmup_plan.cpp": {"kind"},
+    "src/analysis/mechanisms/cs12_precompiled_header.cpp": {"native_kind"},
+    "src/analysis/levers/pch_off.cpp": {"native_kind"},
+    "src/analysis/mechanisms/same_hash_rebuilt.cpp": {"kind"},
 }
 
 
@@ -184,7 +185,7 @@ def test_the_glossary_defines_each_term_the_lessons_rely_on_and_every_lesson_lin
 
 
 def test_every_budget_metric_is_one_file_listed_once_and_named_in_the_cli_guide():
-    folder = ROOT / "probe" / "analysis" / "budget_metrics"
+    folder = ROOT / "src" / "analysis" / "budget_metrics"
     defined = {}
     for f in folder.glob("*.cpp"):
         for name in re.findall(r'extern const budget_metric (\w+)\{\s*"([^"]+)"', f.read_text()):
@@ -205,8 +206,7 @@ def test_each_source_opens_with_its_own_header_and_each_header_has_its_source_of
     `html_report.cpp`), and a registry sits beside its folder under the header's name. (A
     plugin file of a folder opens with the folder's own internal header, and an entry point,
     main.cpp or module.cpp, with what it starts.)"""
-    sources = [p for d in ("probe", "fronts", "magics", "doctor", "cli", "kernel", "ipython")
-               for p in (ROOT / d).rglob("*.cpp") if "fuzz" not in p.parts and p.name not in ("main.cpp", "module.cpp")]
+    sources = [p for p in (ROOT / "src").rglob("*.cpp") if "fuzz" not in p.parts and p.name not in ("main.cpp", "module.cpp")]
     wrong = []
     implemented = set()
     for src in sources:
@@ -219,7 +219,51 @@ def test_each_source_opens_with_its_own_header_and_each_header_has_its_source_of
         if src.stem != stem and not src.stem.startswith(stem + "_"):
             wrong.append(f"{src.relative_to(ROOT)} opens with {opening}")
     assert not wrong, "\n".join(wrong)
-    for header in ("xwarp/analysis/mechanisms.hpp", "xwarp/analysis/levers.hpp", "xwarp/magics/magics.hpp",
-                   "xwarp/fronts/judging.hpp", "xwarp/fronts/history_jobs.hpp", "xwarp/render/history_text.hpp",
+    for header in ("xwarp/analysis/mechanisms.hpp", "xwarp/analysis/levers.hpp", "xwarp/fronts/magics/magics.hpp",
+                   "xwarp/jobs/usecases/judging.hpp", "xwarp/jobs/usecases/history_jobs.hpp", "xwarp/render/history_text.hpp",
                    "xwarp/analysis/analyze.hpp", "xwarp/model/json_io.hpp", "xwarp/store/run_store.hpp"):
         assert header in implemented, f"no source opens with {header}"
+
+
+def test_the_folders_are_the_layers_and_the_guide_draws_them_from_the_build():
+    """Each layer the build declares is one folder, at the same path under src/ and include/xwarp/
+    (a newcomer finds a lever's folder from the layer's name); no source lies outside a layer;
+    the Python that runs in the user's process is under runtime/, the contracts under contracts/;
+    and architecture.md's layer diagram is the one scripts/layers.py draws from CMakeLists.txt."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("xwarp_layers", ROOT / "scripts" / "layers.py")
+    layers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(layers)
+    declared = layers.layers()
+    folders = [folder for folder, _, _ in declared if folder != "base"]
+    assert len(folders) >= 18 and len(set(folders)) == len(folders), folders
+    for folder in folders:
+        assert (ROOT / "src" / folder).is_dir(), f"src/{folder} is not a folder"
+        headers = ROOT / "include" / "xwarp" / folder
+        if folder not in ("fronts/cli",):  # the CLI is an executable: nothing includes it
+            assert headers.is_dir() and list(headers.glob("*.hpp")), f"include/xwarp/{folder} holds no header"
+    # every header folder is a layer's, and every source file lies in a layer's folder
+    header_folders = {str(p.parent.relative_to(ROOT / "include" / "xwarp")) for p in (ROOT / "include" / "xwarp").rglob("*.hpp")}
+    assert header_folders - {"."} <= set(folders), header_folders - set(folders)
+    outside = [str(p.relative_to(ROOT)) for p in (ROOT / "src").rglob("*.[ch]pp")
+               if p.parent != ROOT / "src" and not any(p.relative_to(ROOT / "src").as_posix().startswith(f + "/")
+                                                         for f in folders)]
+    assert not outside, outside
+    assert not any((ROOT / old).exists() for old in ("probe", "fronts", "front_options", "cli", "magics", "kernel",
+                                                     "ipython", "doctor", "python"))
+    assert (ROOT / "runtime" / "shim" / "xwarp_shim" / "recorder.py").is_file()
+    assert (ROOT / "runtime" / "warmup" / "warmup_body.py").is_file()
+    assert (ROOT / "runtime" / "fixer" / "xwarp_fix.py").is_file()
+    assert sorted(p.name for p in (ROOT / "contracts").glob("*.json")) == [
+        "fixer_protocol.schema.json", "report.schema.json", "shim_inputs.schema.json", "shim_records.schema.json",
+        "warmup_targets.schema.json"]
+    guide = (ROOT / "references" / "architecture.md").read_text()
+    drawn = guide.split(layers.BEGIN, 1)[1].split(layers.END, 1)[0].strip().strip("`").strip()
+    assert drawn == layers.diagram(declared), "architecture.md's layer diagram is not the build's: run scripts/layers.py --write"
+    # a layer below never links one above it: the diagram is drawn bottom up
+    order = [folder for folder, _, _ in declared]
+    by_target = {target: folder for folder, target, _ in declared}
+    upward = [f"{folder} links {by_target[l]}" for folder, _, links in declared for l in links
+              if l in by_target and order.index(by_target[l]) > order.index(folder)]
+    assert not upward, upward

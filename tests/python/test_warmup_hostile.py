@@ -182,7 +182,7 @@ def test_the_filter_refuses_each_hostile_statement_on_its_own():
     """Each form, alone, through the file's own filter: none of them is a definition it runs."""
     import ast
 
-    body = (ROOT / "probe" / "render" / "warmup_body.py").read_text()
+    body = (ROOT / "runtime" / "warmup" / "warmup_body.py").read_text()
     space = {"re": __import__("re"), "os": os, "sys": sys, "PACKAGES": [], "ROOT_PACKAGES": [], "DEVICE": None, "ARCH": [],
              "__builtins__": __builtins__}
     exec(compile(body, "warmup_body.py", "exec"), space)

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "xwarp/runner/runner.hpp"
-#include "xwarp/runner/sampler.hpp"
+#include "xwarp/engine/runner/runner.hpp"
+#include "xwarp/engine/runner/sampler.hpp"
 
 namespace xwarp::testing
 {

@@ -6,9 +6,9 @@
 #include "builders.hpp"
 #include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/compare.hpp"
-#include "xwarp/fronts/exit_codes.hpp"
+#include "xwarp/jobs/usecases/exit_codes.hpp"
 #include "xwarp/analysis/summarize.hpp"
-#include "xwarp/runner/runner.hpp"
+#include "xwarp/engine/runner/runner.hpp"
 
 using namespace xwarp;
 using namespace xwarp::testing;

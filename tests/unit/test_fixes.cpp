@@ -11,9 +11,9 @@
 #include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/text.hpp"
-#include "xwarp/runner/runner.hpp"
+#include "xwarp/engine/runner/runner.hpp"
 
-#include "../../probe/fix/project_copy.hpp"  // the fix layer's own: how a command is moved into the copy
+#include "../../src/jobs/fix/project_copy.hpp"  // the fix layer's own: how a command is moved into the copy
 
 #include <filesystem>
 #include <fstream>

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "xwarp/runner/records.hpp"
+#include "xwarp/engine/runner/records.hpp"
 
 using namespace xwarp;
 

@@ -8,11 +8,11 @@
 #include "builders.hpp"
 #include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/summarize.hpp"
-#include "xwarp/magics/magics.hpp"
+#include "xwarp/fronts/magics/magics.hpp"
 #include "xwarp/store/run_store.hpp"
 #include "xwarp/model/json_io.hpp"
-#include "xwarp/os/tempdir.hpp"
-#include "../../magics/common.hpp"
+#include "xwarp/engine/os/tempdir.hpp"
+#include "../../src/fronts/magics/common.hpp"
 
 using namespace xwarp;
 using namespace xwarp::testing;

@@ -16,13 +16,13 @@
 
 #include <gtest/gtest.h>
 
-#include "xwarp/env/environment.hpp"
-#include "xwarp/os/file_stamp.hpp"
-#include "xwarp/os/process.hpp"
-#include "xwarp/os/tempdir.hpp"
-#include "xwarp/runner/runner.hpp"
+#include "xwarp/engine/env/environment.hpp"
+#include "xwarp/engine/os/file_stamp.hpp"
+#include "xwarp/engine/os/process.hpp"
+#include "xwarp/engine/os/tempdir.hpp"
+#include "xwarp/engine/runner/runner.hpp"
 
-#include "../../probe/os/proc_table.hpp"  // the os layer's own: how a kill that is refused is counted
+#include "../../src/engine/os/proc_table.hpp"  // the os layer's own: how a kill that is refused is counted
 
 using namespace xwarp;
 

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "xwarp/runner/records.hpp"
-#include "xwarp/runner/runner.hpp"
+#include "xwarp/engine/runner/records.hpp"
+#include "xwarp/engine/runner/runner.hpp"
 
 #include <algorithm>
 #include <unistd.h>

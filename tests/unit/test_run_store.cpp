@@ -14,14 +14,14 @@
 #include "xwarp/analysis/budget_check.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/trend.hpp"
-#include "xwarp/env/environment.hpp"
+#include "xwarp/engine/env/environment.hpp"
 #include "xwarp/store/run_store.hpp"
 #include "xwarp/model/json_io.hpp"
-#include "xwarp/os/tempdir.hpp"
+#include "xwarp/engine/os/tempdir.hpp"
 #include "xwarp/render/budget_lines.hpp"
 #include "xwarp/render/history_text.hpp"
 #include "xwarp/render/html.hpp"
-#include "xwarp/runner/runner.hpp"
+#include "xwarp/engine/runner/runner.hpp"
 
 using namespace xwarp;
 namespace fs = std::filesystem;

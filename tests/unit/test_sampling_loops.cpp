@@ -8,8 +8,8 @@
 
 #include "scripted_sampler.hpp"
 #include "xwarp/analysis/summarize.hpp"
-#include "xwarp/whatif/adaptive.hpp"
-#include "xwarp/whatif/replay_loops.hpp"
+#include "xwarp/jobs/whatif/adaptive.hpp"
+#include "xwarp/jobs/whatif/replay_loops.hpp"
 
 using namespace xwarp;
 using namespace xwarp::testing;

@@ -12,7 +12,7 @@
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/text.hpp"
-#include "xwarp/runner/runner.hpp"
+#include "xwarp/engine/runner/runner.hpp"
 
 using namespace xwarp;
 

@@ -12,8 +12,8 @@
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/render/trace.hpp"
 #include "xwarp/model/json_io.hpp"
-#include "xwarp/runner/records.hpp"
-#include "xwarp/runner/runner.hpp"
+#include "xwarp/engine/runner/records.hpp"
+#include "xwarp/engine/runner/runner.hpp"
 
 using namespace xwarp;
 using namespace xwarp::testing;

@@ -14,7 +14,7 @@
 #include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/model/contracts.hpp"
 #include "xwarp/model/verdicts.hpp"
-#include "../../probe/analysis/levers/lever.hpp"
+#include "../../src/analysis/levers/lever.hpp"
 
 using namespace xwarp;
 using namespace xwarp::testing;

@@ -9,7 +9,7 @@
 #include "xwarp/analysis/warmup_plan.hpp"
 #include "xwarp/model/contracts.hpp"
 #include "xwarp/render/warmup_file.hpp"
-#include "xwarp/runner/runner.hpp"
+#include "xwarp/engine/runner/runner.hpp"
 
 using namespace xwarp;
 using namespace xwarp::testing;

@@ -1,7 +1,7 @@
 // warp-probe fix, the analysis half: for each finding, its code form (what to change in the
 // program's own files, where, to what) from the lever registry (each lever's file holds its
 // code form) or, for a mechanism without a lever, its detector's; or one sentence saying why no
-// mechanical form exists. The fixer (probe/fixer/xwarp_fix.py) turns a plan's operations into
+// mechanical form exists. The fixer (runtime/fixer/xwarp_fix.py) turns a plan's operations into
 // a unified diff; the fix layer verifies it on a copy of the project.
 #ifndef XWARP_ANALYSIS_FIXES_HPP
 #define XWARP_ANALYSIS_FIXES_HPP

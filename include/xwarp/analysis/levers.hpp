@@ -1,5 +1,5 @@
 // The lever registry: every run-time lever a what-if replay can apply, with what it changes in
-// the replayed processes. One file per lever under probe/analysis/levers/ (its plan from a
+// the replayed processes. One file per lever under src/analysis/levers/ (its plan from a
 // baseline and what its replay must show); the shim applies each through a class of its own.
 #ifndef XWARP_ANALYSIS_LEVERS_HPP
 #define XWARP_ANALYSIS_LEVERS_HPP
@@ -15,7 +15,7 @@ namespace xwarp
     {
         std::string name;     // "backward-off", ...
         std::string changes;  // what the shim changes at run time, in one sentence
-        std::string source;   // the lever's file under probe/analysis/levers/
+        std::string source;   // the lever's file under src/analysis/levers/
     };
 
     // Every lever, in the order --help lists them.

@@ -1,6 +1,6 @@
 // The mechanism registry: every mechanism the diagnoses can name, with its title, kind, guide
 // section and the run-time lever that would fix it. One detector per file under
-// probe/analysis/mechanisms/; the table in probe/analysis/mechanisms.cpp lists them in the order they run.
+// src/analysis/mechanisms/; the table in src/analysis/mechanisms.cpp lists them in the order they run.
 #ifndef XWARP_ANALYSIS_MECHANISMS_HPP
 #define XWARP_ANALYSIS_MECHANISMS_HPP
 

@@ -1,12 +1,12 @@
 // The contracts between warp-probe (C++) and the Python it runs, each a versioned JSON Schema
 // compiled in and checked on both sides (the Python side by its own code and by
 // tests/python/test_contracts.py):
-//   - the shim's inputs (probe/schema/shim_inputs.schema.json): the XWARP_* variables a pass
+//   - the shim's inputs (contracts/shim_inputs.schema.json): the XWARP_* variables a pass
 //     sets, and $XWARP_WHATIF, one variant per lever with its parameters and the counters
 //     ("effects") that say it changed something;
-//   - the fixer protocol (probe/schema/fixer_protocol.schema.json): warp-probe fix's request,
+//   - the fixer protocol (contracts/fixer_protocol.schema.json): warp-probe fix's request,
 //     its operations (a tagged union on "op") and the fixer's response;
-//   - the warm-up file's targets (probe/schema/warmup_targets.schema.json): the TARGETS records
+//   - the warm-up file's targets (contracts/warmup_targets.schema.json): the TARGETS records
 //     warp-probe warmup writes into the file and the file's own code reads.
 // The shim's records have their own contract (shim_contract.hpp).
 #ifndef XWARP_MODEL_CONTRACTS_HPP

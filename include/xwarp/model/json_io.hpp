@@ -40,7 +40,7 @@ namespace xwarp
     inline constexpr int max_json_depth = 128;
 
     // Checks every field a report holds against the type the schema gives it
-    // (probe/schema/report.schema.json, through valijson): a retyped field is named by its
+    // (contracts/report.schema.json, through valijson): a retyped field is named by its
     // JSON path ("at /samples/0/cold/wall_ms: ..."). Fields may be missing (older reports);
     // what is there must have its type. Throws report_error.
     void check_report_types(const nlohmann::json& j);

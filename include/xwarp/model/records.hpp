@@ -1,7 +1,7 @@
 // What a measurement recorded: each pass's module loads (with their content snapshots and
 // phases), the events that dirtied a module, the config assignments and API calls, the
 // launches, the cache left behind; a sample is a cold pass and a warm pass. The runner fills
-// these from the shim's records (probe/schema/shim_records.schema.json) or Warp's log lines.
+// these from the shim's records (contracts/shim_records.schema.json) or Warp's log lines.
 #ifndef XWARP_MODEL_RECORDS_HPP
 #define XWARP_MODEL_RECORDS_HPP
 

@@ -2,7 +2,7 @@
 //
 // The runner fills samples[] with what it measured; analysis fills summary, findings and
 // (for compare) verdicts; renderers only read. The same structure round-trips through JSON
-// (json_io.hpp) and is described by probe/schema/report.schema.json.
+// (json_io.hpp) and is described by contracts/report.schema.json.
 #ifndef XWARP_MODEL_REPORT_HPP
 #define XWARP_MODEL_REPORT_HPP
 

@@ -1,5 +1,5 @@
 // The records the shim writes and the runner reads, as one versioned JSON Schema
-// (probe/schema/shim_records.schema.json, compiled in). The runner checks each record against it
+// (contracts/shim_records.schema.json, compiled in). The runner checks each record against it
 // before reading it: a record of a type the contract does not list, or with a field of another
 // type, is rejected by name, never guessed at.
 #ifndef XWARP_MODEL_SHIM_CONTRACT_HPP

@@ -13,7 +13,7 @@
 
 namespace xwarp
 {
-    // The TARGETS records of the file (probe/schema/warmup_targets.schema.json), in the order the
+    // The TARGETS records of the file (contracts/warmup_targets.schema.json), in the order the
     // file builds them, and the option sets they index (each as the Python dict the file writes).
     nlohmann::json warmup_target_records(const warmup_plan& plan, std::vector<std::string>& option_sets);
     std::string render_warmup_script(const warmup_plan& plan);

@@ -1,0 +1,64 @@
+// The install layout: data files found beside the executable, by environment, or in the build.
+#include "xwarp/engine/install/layout.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace xwarp
+{
+    namespace
+    {
+        std::string self_exe_dir()
+        {
+            std::error_code ec;
+            auto p = fs::read_symlink("/proc/self/exe", ec);
+            return ec ? std::string() : p.parent_path().string();
+        }
+    }
+
+    std::string default_shim_dir()
+    {
+        std::vector<std::string> candidates;
+        if (const char* env = std::getenv("XWARP_SHIM_DIR"); env && *env)
+        {
+            candidates.emplace_back(env);
+        }
+        auto exe_dir = self_exe_dir();
+        if (!exe_dir.empty())
+        {
+            candidates.push_back(exe_dir + "/../share/xwarp/shim");  // installed: <prefix>/bin
+            candidates.push_back(exe_dir + "/share/xwarp/shim");     // the build tree
+        }
+#ifdef XWARP_BUILD_SHIM_DIR
+        candidates.emplace_back(XWARP_BUILD_SHIM_DIR);
+#endif
+        for (const auto& c : candidates)
+        {
+            std::error_code ec;
+            if (fs::exists(c + "/sitecustomize.py", ec) && fs::exists(c + "/xwarp_shim/__init__.py", ec))
+            {
+                return fs::weakly_canonical(c, ec).string();
+            }
+        }
+        return {};
+    }
+
+    std::string installed_guide_text()
+    {
+        std::string shim = default_shim_dir();
+        if (shim.empty())
+        {
+            return {};
+        }
+        std::ifstream in(fs::path(shim).parent_path() / "references" / "mechanisms.md");
+        std::ostringstream text;
+        text << in.rdbuf();
+        return text.str();
+    }
+
+}

@@ -1,0 +1,443 @@
+#include "common.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "xwarp/jobs/usecases/judging.hpp"
+#include "xwarp/jobs/usecases/replay_trust.hpp"
+#include "xwarp/fronts/options/front_options.hpp"
+#include "xwarp/jobs/usecases/use_cases.hpp"
+#include "xwarp/engine/install/layout.hpp"
+#include "xwarp/model/format.hpp"
+#include "xwarp/model/json_io.hpp"
+#include "xwarp/render/budget_lines.hpp"
+#include "xwarp/render/html.hpp"
+#include "xwarp/render/printable.hpp"
+#include "xwarp/render/text.hpp"
+
+namespace xwarp::magic_parts
+{
+    using nlohmann::json;
+    using clock = std::chrono::steady_clock;
+
+    json text_bundle(const std::string& text)
+    {
+        return {{"text/plain", text}, {"text/html", render_preformatted_html(text)}};
+    }
+
+    bool parse_line(CLI::App& app, const std::string& line, magic_host& host)
+    {
+        try
+        {
+            app.parse(line, false);
+            return true;
+        }
+        catch (const CLI::CallForHelp&)
+        {
+            host.show(text_bundle(app.help()), "", false);
+            return false;
+        }
+        catch (const CLI::ParseError& e)
+        {
+            throw magic_error(std::string(e.what()) + "\n\n" + app.help());
+        }
+    }
+
+    namespace
+    {
+        // The notebook's runs, as the use cases look runs up.
+        class session_runs : public fronts::run_source
+        {
+        public:
+            explicit session_runs(const probe_session& s) : m_session(s) {}
+            const report* find(const std::string& name) const override { return m_session.find(name); }
+            bool measured_here(const std::string& name) const override { return m_session.measured_here(name); }
+
+        private:
+            const probe_session& m_session;
+        };
+    }
+
+    fronts::resolved_run resolve_run(const probe_session& session, const std::string& what, const std::string& who)
+    {
+        const session_runs runs(session);
+        try
+        {
+            return fronts::resolve(what, session.history_option, &runs);
+        }
+        catch (const fronts::job_error& e)
+        {
+            throw magic_error(who + ": " + e.what() + " (see %warp_history)");
+        }
+    }
+
+    void require_run(const fronts::resolved_run& run, bool run_flag, const std::string& who)
+    {
+        if (run.ran_here || run_flag)
+        {
+            return;
+        }
+        throw magic_error(who + ": '" + run.ref + "' asks to run what you have not run here (" + run.why_not_here
+                          + "); a report is data, and this is what it would run:\n" + what_a_replay_runs(run.saved)
+                          + "add --run to run it");
+    }
+
+    fronts::job_context job_context_of(const probe_session& session, magic_host& host, run_observer* observer, bool consented)
+    {
+        fronts::job_context context;
+        context.history_option = session.history_option;
+        context.shim_dir = session.shim_dir;
+        context.consented = consented;
+        context.observer = observer;
+        context.cancelled = [&host] { return host.interrupt_requested(); };
+        context.notebook_python = host.python_executable();
+        context.notebook_folder = host.working_directory();
+        return context;
+    }
+
+    void add_run_flag(CLI::App& app, bool& target)
+    {
+        app.add_flag("--run", target,
+                     "run the command of a run you did not measure here (a report file, or a stored run from "
+                     "elsewhere): a report is data, and is not run without this");
+    }
+
+    std::string run_name(probe_session& s, const std::string& requested)
+    {
+        return requested.empty() ? "probe-" + std::to_string(s.probes_started) : requested;
+    }
+
+
+    progress_display::progress_display(magic_host& host, bool quiet) : m_host(host), m_quiet(quiet)
+    {
+        static int counter = 0;
+        m_id = "xwarp-progress-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+        m_provisional_id = "xwarp-provisional-" + std::to_string(::getpid()) + "-" + std::to_string(counter);
+    }
+
+    void progress_display::pass_started(int sample, int samples, const std::string& phase)
+    {
+        publish("warp-probe: sample " + std::to_string(sample) + "/" + std::to_string(samples) + ", " + phase
+                + " pass starting");
+    }
+
+    void progress_display::pass_running(int sample, int samples, const std::string& phase, double elapsed_ms)
+    {
+        if (clock::now() - m_last < std::chrono::milliseconds(500))
+        {
+            return;
+        }
+        publish("warp-probe: sample " + std::to_string(sample) + "/" + std::to_string(samples) + ", " + phase + " pass, "
+                + format_ms(elapsed_ms));
+    }
+
+    void progress_display::pass_finished(int sample, int samples, const std::string& phase, const run_result& pass)
+    {
+        int compiled = 0;
+        for (const auto& l : pass.module_loads)
+        {
+            compiled += l.status == load_status::compiled;
+        }
+        publish("warp-probe: sample " + std::to_string(sample) + "/" + std::to_string(samples) + ", " + phase + " pass "
+                + one_line(fronts::failure_words(pass, std::nullopt)) + " in " + format_ms(pass.wall_ms) + ", "
+                + std::to_string(compiled) + " module build(s)");
+    }
+
+    void progress_display::finish(const std::string& text)
+    {
+        publish(text);
+    }
+
+    void progress_display::sample_finished(int sample, int samples, const report& so_far)
+    {
+        if (m_quiet)
+        {
+            return;
+        }
+        report r = so_far;
+        fronts::analyse(r);
+        const std::string banner = "provisional: " + std::to_string(sample) + " of " + std::to_string(samples)
+                                   + " samples; the report follows when the last one ends";
+        m_host.show({{"text/html", render_provisional_html(banner, render_html(r))},
+                     {"text/plain", banner + "\n" + render_text(r)}},
+                    m_provisional_id, m_provisional_shown);
+        m_provisional_shown = true;
+    }
+
+    std::pair<std::string, bool> progress_display::report_display() const
+    {
+        return {m_provisional_shown ? m_provisional_id : std::string(), m_provisional_shown};
+    }
+
+    void progress_display::publish(const std::string& text)
+    {
+        if (m_quiet)
+        {
+            return;
+        }
+        m_host.show(text_bundle(text), m_id, m_shown);
+        m_shown = true;
+        m_last = clock::now();
+    }
+
+    void interrupted(progress_display& progress)
+    {
+        progress.finish("warp-probe: interrupted; its processes were killed and its temporary files removed");
+        throw magic_interrupted("warp-probe interrupted");
+    }
+
+    void add_probe_magic_options(CLI::App& app, probe_magic_options& o)
+    {
+        add_probe_options(app, o.request, front::notebook);
+        app.add_option("--name", o.name, "name this run (for %warp_compare, --compare, %warp_export)");
+        app.add_option("--compare", o.compare_with, "compare with an earlier run (its name or a JSON report path)");
+        app.add_option("--json", o.json_path, "also write the JSON report to this path");
+        app.add_option("-o,--output", o.variable, "put the report in this variable (dict with _repr_html_)");
+        app.add_flag("--quiet,-q", o.quiet, "no live progress and no report display (use with -o or --json)");
+        app.add_option("--expect", o.expect,
+                       "what the run should meet, as warp-probe's --budget: LIMIT[,LIMIT...], e.g. "
+                       "'identities<=1,builds-per-module<=1', or option:@KERNEL.KEY=VALUE; shows met or not met under the "
+                       "report (a run that used a kernel cache outside the probe's is not judged). With --compare "
+                       "RUN, workload=same also requires the launches RUN made (compare's launch gate): an answer "
+                       "that deletes work is not met");
+        app.add_flag("--strict", o.strict, "with --expect: an expectation not met fails the cell (an error reply)");
+        app.add_flag("--allow-fail", o.allow_fail,
+                     "a program that fails in every sample still replies ok (for a lesson that fails on purpose); "
+                     "without it the cell fails after showing the report, as the CLI exits 1");
+    }
+
+    namespace
+    {
+        // A bad --expect is a usage error before anything runs: a malformed limit, or one judged
+        // against a run without --compare RUN.
+        void check_expectation(const probe_magic_options& o)
+        {
+            if (o.strict && o.expect.empty())
+            {
+                throw magic_error("--strict needs --expect (what the run should meet)");
+            }
+            if (o.expect.empty())
+            {
+                return;
+            }
+            try
+            {
+                fronts::validate_limits(o.expect, !o.compare_with.empty());
+            }
+            catch (const fronts::job_error& e)
+            {
+                throw magic_error(std::string("--expect: ") + e.what() + " (add --compare RUN)");
+            }
+        }
+
+        fronts::job_outcome probed(fronts::probe_job job, probe_session& session, magic_host& host,
+                                   progress_display& progress)
+        {
+            try
+            {
+                fronts::job_outcome outcome = fronts::probe(job, job_context_of(session, host, &progress, false));
+                if (outcome.interrupted)
+                {
+                    interrupted(progress);
+                }
+                return outcome;
+            }
+            catch (const fronts::job_error& e)
+            {
+                throw magic_error(e.what());
+            }
+        }
+
+        // The expectation's results shown under the report; the first limit not met, or "".
+        // workload=same is compare's launch gate against the --compare run.
+        std::string show_expectation(const report& r, const probe_magic_options& o, const std::string& name,
+                                     const std::optional<report>& baseline, magic_host& host)
+        {
+            fronts::check_outcome outcome;
+            try
+            {
+                outcome = fronts::check(r, {o.expect, baseline ? &*baseline : nullptr, o.compare_with, name});
+            }
+            catch (const fronts::job_error& e)
+            {
+                throw magic_error(std::string("--expect: ") + e.what());
+            }
+            host.show({{"text/html", render_budget_html(outcome.results, "Expectation")},
+                       {"text/plain", render_budget_text(outcome.results, "Expectation")},
+                       {expectation_mime, json{{"met", outcome.met}, {"expect", o.expect}}}},
+                      "", false);
+            return outcome.first_not_met;
+        }
+
+        void show_comparison(const report& baseline, const report& r, const probe_magic_options& o,
+                             const std::string& name, magic_host& host)
+        {
+            try
+            {
+                report b = baseline;
+                report after = r;
+                const comparison c = fronts::compare(b, after, o.compare_with, name);
+                host.show({{"text/html", render_compare_html(c, &b, &after)},
+                           {"text/plain", render_compare_text(c)},
+                           {comparison_mime, comparison_to_json(c)}},
+                          "", false);
+            }
+            catch (const fronts::job_error& e)
+            {
+                throw magic_error(e.what());
+            }
+        }
+
+        // The run into the session and the history store (it outlives the kernel); the run's
+        // series back out of the store for the report's sparklines.
+        std::optional<run_series> keep(const std::string& name, const fronts::job_outcome& outcome, probe_session& session,
+                                         progress_display& progress)
+        {
+            const report& r = outcome.result;
+            session.store(name, r);
+            const std::vector<std::string>& notes = outcome.notes;
+            std::string done = "warp-probe: " + name + " done, " + std::to_string(r.result.samples_ok) + "/"
+                               + std::to_string(r.result.samples_total) + " samples ok"
+                               + (outcome.stored_id ? ", stored as @" + std::to_string(*outcome.stored_id) : std::string());
+            for (const auto& n : notes)
+            {
+                done += "\nwarp-probe: " + n;
+            }
+            progress.finish(done);
+            return outcome.history;
+        }
+
+        void show_report(const report& r, const probe_magic_options& o, const probe_session& session,
+                         const std::optional<run_series>& history, const progress_display& progress, magic_host& host)
+        {
+            const json report_json = notebook_report_json(r);
+            if (!o.json_path.empty())
+            {
+                try
+                {
+                    // a run this cell measured: its bytes are recorded, and the file reads back as the user's own
+                    std::vector<std::string> notes;
+                    fronts::write_own_report(o.json_path, r, session.history_option, notes);
+                }
+                catch (const std::exception& e)
+                {
+                    throw magic_error(std::string("--json: ") + e.what());
+                }
+            }
+            const std::string html = render_html(r, parse_guide(session.guide_text), history ? &*history : nullptr);
+            if (!o.variable.empty())
+            {
+                host.bind_variable(o.variable, report_json, html);
+            }
+            // --quiet hides a report, never a failure.
+            if (!o.quiet || r.status != run_status::ok || !r.result.valid)
+            {
+                const auto [display_id, update] = progress.report_display();
+                host.show({{"text/html", html}, {"text/plain", render_text(r)}, {report_mime, report_json}}, display_id,
+                          update);
+            }
+        }
+    }
+
+    nlohmann::json notebook_report_json(const report& r)
+    {
+        const std::string whole = report_json_text(r);
+        if (whole.size() <= notebook_report_bytes)
+        {
+            return nlohmann::json::parse(whole);
+        }
+        report outline = r;
+        for (auto& s : outline.samples)
+        {
+            for (run_result* pass : {&s.cold, s.warm ? &*s.warm : nullptr})
+            {
+                if (pass != nullptr)
+                {
+                    pass->module_loads.clear();
+                    pass->launches.clear();
+                    pass->processes.clear();
+                }
+            }
+        }
+        outline.warnings.push_back("the notebook's copy of this report leaves out the samples' records ("
+                                   + format_bytes(static_cast<double>(whole.size()))
+                                   + " whole): the summary's tables hold what they say; %warp_export writes the report whole");
+        nlohmann::json out = report_to_json(outline);
+        // A run of thousands of identities has summary tables of thousands of rows: each long
+        // list keeps its first rows (the tables are sorted by what is at stake), fewer until the
+        // copy fits, and the warning names what was cut.
+        for (const std::size_t keep : {std::size_t{500}, std::size_t{50}, std::size_t{5}})
+        {
+            if (out.dump().size() <= notebook_report_bytes)
+            {
+                break;
+            }
+            std::vector<std::string> cut;
+            for (auto& [key, value] : out["summary"].items())
+            {
+                if (value.is_array() && value.size() > keep)
+                {
+                    cut.push_back(key + " (" + std::to_string(value.size()) + ")");
+                    value.erase(value.begin() + static_cast<std::ptrdiff_t>(keep), value.end());
+                }
+            }
+            if (!cut.empty())
+            {
+                std::string names;
+                for (const auto& c : cut)
+                {
+                    names += (names.empty() ? "" : ", ") + c;
+                }
+                out["warnings"].push_back("and keeps the first " + std::to_string(keep) + " rows of the summary's " + names
+                                          + ": %warp_export writes them all");
+            }
+        }
+        return out;
+    }
+
+    void run_and_show(fronts::probe_job job, const probe_magic_options& o, probe_session& session, magic_host& host)
+    {
+        session.probes_started++;
+        job.options.cwd = host.working_directory();
+        job.request = o.request;
+        job.store_as = run_kind::magic;
+        job.with_history = true;  // the report's sparklines: the run among its series
+        const std::string name = run_name(session, o.name);
+        job.options.label = name;
+        check_expectation(o);
+        if (!o.compare_with.empty() && o.name == o.compare_with)
+        {
+            throw magic_error("--name " + o.name + " would replace the run --compare judges against: name this run "
+                              "differently (the run you compare with stays as it is)");
+        }
+        // Resolve the comparison baseline first: a wrong name should not cost a probe.
+        std::optional<report> baseline;
+        if (!o.compare_with.empty())
+        {
+            baseline = resolve_run(session, o.compare_with, "--compare").saved;
+        }
+        progress_display progress(host, o.quiet);
+        const fronts::job_outcome outcome = probed(std::move(job), session, host, progress);
+        const report& r = outcome.result;
+        const auto history = keep(name, outcome, session, progress);
+        show_report(r, o, session, history, progress, host);
+        if (!r.result.valid && r.status != run_status::interrupted && !o.allow_fail)
+        {
+            const auto& first = r.samples.empty() ? run_result{} : r.samples.front().cold;
+            throw magic_program_failed("the program failed in every sample (" + fronts::failure_words(first, r.run_settings.timeout_s)
+                                       + "); the report above says how. --allow-fail keeps the cell going");
+        }
+        const std::string not_met = o.expect.empty() ? std::string() : show_expectation(r, o, name, baseline, host);
+        if (baseline)
+        {
+            show_comparison(*baseline, r, o, name, host);
+        }
+        if (o.strict && !not_met.empty())
+        {
+            throw magic_expectation_not_met("expectation not met: " + not_met);
+        }
+    }
+
+}

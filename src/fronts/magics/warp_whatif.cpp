@@ -1,0 +1,85 @@
+// %warp_whatif NAME [LEVER...]: the levers replayed on a run of this notebook (its cell, or its
+// command), against fresh baseline samples interleaved with them.
+#include "common.hpp"
+#include "xwarp/fronts/options/front_options.hpp"
+#include "xwarp/jobs/usecases/use_cases.hpp"
+#include "xwarp/model/json_io.hpp"
+#include "xwarp/render/html.hpp"
+#include "xwarp/render/text.hpp"
+
+namespace xwarp
+{
+    namespace
+    {
+        using namespace magic_parts;
+
+        class warp_whatif_line : public line_magic
+        {
+        public:
+            explicit warp_whatif_line(std::shared_ptr<probe_session> s) : m_session(std::move(s)) {}
+
+            void run(const std::string& line, magic_host& host) override
+            {
+                std::string name;
+                replay_request request;
+                CLI::App app("%warp_whatif NAME [LEVER...]: replay levers on a run of this notebook, unmodified, and "
+                             "measure each (default: auto, the levers of its findings)",
+                             "%warp_whatif");
+                bool run_flag = false;
+                app.add_option("name", name, "the run: its name in this notebook, @ID, a label of the history, or a "
+                                             "report file (see %warp_history)")->required();
+                app.add_option("levers", request.levers, "levers to replay, or auto: " + lever_names());
+                add_replay_options(app, request);
+                add_run_flag(app, run_flag);
+                if (!parse_line(app, line, host))
+                {
+                    return;
+                }
+                const fronts::resolved_run run = resolve_run(*m_session, name, "%warp_whatif");
+                require_run(run, run_flag, "%warp_whatif");
+                progress_display progress(host, false);
+                fronts::job_outcome outcome;
+                try
+                {
+                    outcome = fronts::replay(run, request, job_context_of(*m_session, host, &progress, run_flag), run_kind::whatif);
+                }
+                catch (const fronts::job_error& e)
+                {
+                    throw magic_error(std::string("%warp_whatif: ") + e.what());
+                }
+                if (outcome.interrupted)
+                {
+                    interrupted(progress);
+                }
+                show(name, outcome, host, progress);
+            }
+
+        private:
+            void show(const std::string& name, const fronts::job_outcome& outcome, magic_host& host, progress_display& progress)
+            {
+                const report& r = outcome.result;
+                m_session->store(name, r);
+                const std::vector<std::string>& notes = outcome.notes;
+                const auto& stored = outcome.stored_id;
+                std::string done = "warp-probe: " + std::to_string(r.whatif.size()) + " lever(s) of " + name + " replayed"
+                                   + (stored ? ", stored as @" + std::to_string(*stored) : std::string());
+                for (const auto& n : notes)
+                {
+                    done += "\nwarp-probe: " + n;
+                }
+                progress.finish(done);
+                host.show({{"text/html", render_html(r, parse_guide(m_session->guide_text))},
+                           {"text/plain", render_whatif_text(r)},
+                           {report_mime, notebook_report_json(r)}},
+                          "", false);
+            }
+
+            std::shared_ptr<probe_session> m_session;
+        };
+    }
+
+    std::shared_ptr<line_magic> make_warp_whatif(std::shared_ptr<probe_session> session)
+    {
+        return std::make_shared<warp_whatif_line>(std::move(session));
+    }
+}

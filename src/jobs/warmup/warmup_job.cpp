@@ -1,0 +1,280 @@
+// warp-probe warmup: plan, file, and the verification on fresh private caches.
+#include "xwarp/jobs/warmup/warmup_job.hpp"
+
+#include "xwarp/analysis/analyze.hpp"
+#include "xwarp/model/json_io.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <tuple>
+
+#include "xwarp/analysis/summarize.hpp"
+#include "xwarp/analysis/warmup_verdicts.hpp"
+#include "xwarp/model/contracts.hpp"
+#include "xwarp/model/format.hpp"
+#include "xwarp/model/values.hpp"
+#include "xwarp/engine/os/bounded_read.hpp"
+#include "xwarp/engine/os/tempdir.hpp"
+#include "xwarp/render/warmup_file.hpp"
+
+namespace xwarp
+{
+    namespace
+    {
+        // Beside the target, renamed over it: a symlink planted at the name is replaced, never
+        // followed; a FIFO nobody reads is refused.
+        void write_file(const std::string& path, const std::string& text)
+        {
+            try
+            {
+                save_streamed(path, [&](std::ostream& out) { out << text; });
+            }
+            catch (const std::exception& e)
+            {
+                throw warmup_error("cannot write the warm-up file " + path + " (" + e.what() + ")", true);
+            }
+        }
+
+        // The Python that ran the program: the warm-up needs its Warp.
+        std::string program_python(const report& saved, const measure_options& rerun)
+        {
+            if (!rerun.python.empty())
+            {
+                return rerun.python;
+            }
+            if (!saved.env.python_executable.empty())
+            {
+                return saved.env.python_executable;
+            }
+            return "python3";
+        }
+
+        // warmup --verify: in fresh private caches per sample, the warm-up, then the program on
+        // the cache it filled; stops at the first sample that failed or an interrupt, and hands
+        // the samples to the analysis's rules.
+        warmup_check verify(const report& saved, const warmup_plan& plan, const measure_options& rerun, int samples,
+                            const sampler_factory& make_sampler, run_observer* observer, const cancel_check& cancelled)
+        {
+            scoped_temp_dir files("xwarp-warmup-");
+            const std::string script = files.path() + "/warp_warmup.py";
+            write_file(script, plan.script);
+            measure_options prime_options = rerun;
+            prime_options.python.clear();
+            // what the file says it did, target by target, is read after each warm-up pass
+            prime_options.results_file = files.path() + "/results.json";
+            // more workers write more precompiled headers: with two samples or more the file is
+            // timed at its planned workers and at one, alternately, and the faster is kept
+            std::vector<int> candidates{plan.workers};
+            if (plan.workers > 1 && plan.covered > 1 && samples >= 2)
+            {
+                candidates.push_back(1);
+            }
+            std::vector<int> workers_per_sample;
+            prime_options.samples = samples;
+            measure_options program_options = rerun;
+            program_options.samples = samples;
+            const std::unique_ptr<sampler> program = make_sampler(program_options);
+
+            std::vector<primed_sample> taken;
+            std::vector<sample> cold_beside;  // the program cold and warm on fresh caches, interleaved
+            bool interrupted = false;
+            for (int i = 1; i <= samples; ++i)
+            {
+                // A cold run of the program timed beside the warm-up, on fresh private caches like
+                // the warm-up's: the report's cold run was taken at another time, under another load.
+                sample cold = program->run(i, {}, "", observer, cancelled);
+                if (cold.cold.interrupted || (cold.warm && cold.warm->interrupted) || (cancelled && cancelled()))
+                {
+                    interrupted = true;
+                    break;
+                }
+                cold_beside.push_back(std::move(cold));
+                const int workers = candidates[static_cast<std::size_t>(i - 1) % candidates.size()];
+                prime_options.command = {program_python(saved, rerun), script, "--root", plan.import_root, "--workers",
+                                         std::to_string(workers), "--results", prime_options.results_file};
+                workers_per_sample.push_back(workers);
+                primed_sample s = program->run_primed(i, prime_options, observer, cancelled);
+                if (s.prime.interrupted || s.program.cold.interrupted || (s.program.warm && s.program.warm->interrupted)
+                    || (cancelled && cancelled()))
+                {
+                    interrupted = true;
+                    break;
+                }
+                const bool failed = !s.prime.ok() || !s.program.ok();
+                taken.push_back(std::move(s));
+                if (failed)
+                {
+                    break;
+                }
+            }
+            return judge_warmup(plan, taken, interrupted, rerun.timeout_s, saved.result.cold_module_ms.median, cold_beside,
+                                workers_per_sample);
+        }
+
+        // The file a Python module of the program is imported from, under one of the folders the
+        // run imported from: ROOT/a/b.py or ROOT/a/b/__init__.py for "a.b". "" when none holds it.
+        std::string module_file(const std::string& module, const warmup_plan& plan)
+        {
+            std::string rel = module;
+            std::replace(rel.begin(), rel.end(), '.', '/');
+            std::vector<std::string> roots{plan.import_root};
+            roots.insert(roots.end(), plan.import_paths.begin(), plan.import_paths.end());
+            for (const auto& root : roots)
+            {
+                for (const std::string& candidate : {root + "/" + rel + ".py", root + "/" + rel + "/__init__.py"})
+                {
+                    if (is_plain_file(candidate))
+                    {
+                        return candidate;
+                    }
+                }
+            }
+            return {};
+        }
+
+        // Whether a module's source on disk defines `name` at its top (def, class or assignment).
+        bool defines(const std::string& file, const std::string& name)
+        {
+            const bounded_read source = read_regular_file(file, 16u << 20);
+            if (!source.ok)
+            {
+                return false;
+            }
+            const std::regex top(R"((^|\n)((async +)?def +|class +)?)" + name + R"(\b)");
+            return std::regex_search(source.text, top);
+        }
+
+        // Whether a module's source imports Warp (a line that begins `import warp` or `from warp`):
+        // the program's Warp code, where its kernels and factories live.
+        bool uses_warp(const std::string& file)
+        {
+            const bounded_read source = read_regular_file(file, 16u << 20);
+            static const std::regex warp_import(R"((^|\n)[ \t]*(import[ \t]+warp\b|from[ \t]+warp\b))");
+            return source.ok && std::regex_search(source.text, warp_import);
+        }
+
+        // The report's names checked against the disk, when the file is written: every module a
+        // covered target imports must be a file under the folders the program was imported from,
+        // and every factory a name its module's source defines. A report is data: a name it gives
+        // that is not the program's on this disk leaves its target to the program, with why.
+        void check_on_disk(warmup_plan& plan)
+        {
+            const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
+            for (auto& t : plan.targets)
+            {
+                if (!t.covered)
+                {
+                    continue;
+                }
+                std::vector<std::pair<std::string, std::string>> names;  // module, the top name it must define ("" any)
+                if (t.import_from != "__main__")
+                {
+                    names.emplace_back(t.import_from, t.kernel.substr(0, t.kernel.find('.')));
+                }
+                for (const auto& f : t.factories)
+                {
+                    const std::string qualname = field_or(f, "qualname", std::string());
+                    names.emplace_back(field_or(f, "module", std::string()), qualname.substr(0, qualname.find('.')));
+                }
+                for (const auto& o : t.overloads)
+                {
+                    if (!o.module.empty() && o.module != "__main__")
+                    {
+                        names.emplace_back(o.module, o.kernel.substr(0, o.kernel.find('.')));
+                    }
+                }
+                static const std::vector<std::string> never = never_the_programs();
+                for (const auto& [module, name] : names)
+                {
+                    if (module == "__main__")
+                    {
+                        continue;
+                    }
+                    const std::string top = module.substr(0, module.find('.'));
+                    if (std::find(never.begin(), never.end(), top) != never.end()
+                        || (top == "warp" && module.rfind("warp.tests", 0) != 0 && module.rfind("warp.examples", 0) != 0))
+                    {
+                        t.why_not = "the report names module " + module + ", of " + top
+                                    + ", never the program's code: the file calls and imports only the program's Warp code";
+                        break;
+                    }
+                    const std::string file = module_file(module, plan);
+                    if (file.empty())
+                    {
+                        t.why_not = "the report names module " + module + ", which is not a file under the folders the program "
+                                    "was imported from on this disk: the file builds only the program's own code";
+                        break;
+                    }
+                    if (!name.empty() && (!std::regex_match(name, identifier) || !defines(file, name)))
+                    {
+                        t.why_not = "the report names " + module + "." + name + ", which " + file + " does not define";
+                        break;
+                    }
+                    if (!uses_warp(file))
+                    {
+                        t.why_not = "the report names module " + module + " (" + file
+                                    + "), which does not use Warp: the file calls and imports only the program's Warp code";
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    warmup_plan warmup(const report& saved, const std::string& source, const measure_options& rerun,
+                       const warmup_request& job, run_observer* observer,
+                       const cancel_check& cancelled, const sampler_factory& make_sampler)
+    {
+        report analysed = saved;
+        analyze(analysed);
+        warmup_plan plan;
+        try
+        {
+            plan = plan_warmup(analysed, job, source);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw warmup_error(e.what());
+        }
+        check_on_disk(plan);
+        settle_warmup_plan(plan, analysed);
+        std::vector<std::string> option_sets;
+        if (const std::string wrong = contract_violation(contract::warmup_targets, warmup_target_records(plan, option_sets));
+            !wrong.empty())
+        {
+            throw std::logic_error("internal: the warm-up file's targets are outside their contract: " + wrong);
+        }
+        if (plan.covered == 0)
+        {
+            // a file that builds nothing would only cost its imports: none is written, nothing runs
+            plan.notes.push_back("no file written: the warm-up could build none of the run's identities (each NOT line says "
+                                 "why)" + std::string(job.verify ? ", so there is nothing to verify" : ""));
+            return plan;
+        }
+        plan.script = render_warmup_script(plan);
+        if (!job.out.empty())
+        {
+            write_file(job.out, plan.script);
+            plan.script_path = job.out;
+        }
+        if (job.verify)
+        {
+            plan.check = verify(analysed, plan, rerun, std::max(1, job.samples), make_sampler, observer, cancelled);
+            if (plan.check->workers_picked && *plan.check->workers_picked != plan.workers)
+            {
+                plan.notes.push_back("WORKERS is " + std::to_string(*plan.check->workers_picked) + ", not "
+                                     + std::to_string(plan.workers) + ": the file was faster so when --verify timed both");
+                plan.workers = *plan.check->workers_picked;
+                plan.script = render_warmup_script(plan);
+                if (!job.out.empty())
+                {
+                    write_file(job.out, plan.script);
+                }
+            }
+        }
+        return plan;
+    }
+}

@@ -1,0 +1,487 @@
+// The warm-up plan as a Python file and as text. Every text from the report reaches the file
+// as an ASCII-escaped string literal or a one-line comment: a command or a module name can hold
+// anything, and the file is code the user runs.
+#include "xwarp/render/warmup_file.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "xwarp/model/contracts.hpp"
+#include "xwarp/model/format.hpp"
+#include "xwarp/render/printable.hpp"
+#include "xwarp/render/text.hpp"
+
+namespace xwarp
+{
+    extern const char* const warmup_body_text;
+
+    namespace
+    {
+        using json = nlohmann::json;
+
+        // One code point of UTF-8 at s[i] (advancing i); U+FFFD for a byte that starts none.
+        std::uint32_t next_code_point(const std::string& s, std::size_t& i)
+        {
+            const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+            const unsigned char b = byte(i);
+            const int extra = b < 0x80 ? 0 : (b >> 5) == 0x6 ? 1 : (b >> 4) == 0xE ? 2 : (b >> 3) == 0x1E ? 3 : -1;
+            if (extra < 0 || i + extra >= s.size() + (extra == 0 ? 1 : 0))
+            {
+                ++i;
+                return 0xFFFD;
+            }
+            std::uint32_t cp = extra == 0 ? b : b & (0x3F >> extra);
+            for (int k = 1; k <= extra; ++k)
+            {
+                if ((byte(i + k) & 0xC0) != 0x80)
+                {
+                    ++i;
+                    return 0xFFFD;
+                }
+                cp = (cp << 6) | (byte(i + k) & 0x3F);
+            }
+            i += static_cast<std::size_t>(extra) + 1;
+            return cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) ? 0xFFFD : cp;
+        }
+
+        // A Python string literal holding s, in printable ASCII: every other character as
+        // Python's own escape (\xNN, \uNNNN, \UNNNNNNNN), so a character past U+FFFF stays one
+        // character (a JSON dump writes two surrogates) and no control or bidirectional
+        // character reaches the file raw.
+        std::string py_string(const std::string& s)
+        {
+            std::string out = "\"";
+            char buf[16];
+            for (std::size_t i = 0; i < s.size();)
+            {
+                const std::uint32_t cp = next_code_point(s, i);
+                if (cp == '"' || cp == '\\')
+                {
+                    out += '\\';
+                    out += static_cast<char>(cp);
+                }
+                else if (cp >= 0x20 && cp < 0x7F)
+                {
+                    out += static_cast<char>(cp);
+                }
+                else
+                {
+                    std::snprintf(buf, sizeof buf, cp < 0x100 ? "\\x%02x" : cp < 0x10000 ? "\\u%04x" : "\\U%08x", cp);
+                    out += buf;
+                }
+            }
+            return out + "\"";
+        }
+
+        std::string py_literal(const json& v)
+        {
+            if (v.is_null())
+            {
+                return "None";
+            }
+            if (v.is_boolean())
+            {
+                return v.get<bool>() ? "True" : "False";
+            }
+            if (v.is_string())
+            {
+                return py_string(v.get<std::string>());
+            }
+            if (v.is_array())
+            {
+                std::string out = "[";
+                for (const auto& x : v)
+                {
+                    out += (out.size() > 1 ? ", " : "") + py_literal(x);
+                }
+                return out + "]";
+            }
+            if (v.is_object())
+            {
+                std::string out = "{";
+                for (const auto& [k, x] : v.items())
+                {
+                    out += (out.size() > 1 ? ", " : "") + py_string(k) + ": " + py_literal(x);
+                }
+                return out + "}";
+            }
+            return v.dump();
+        }
+
+        // A comment line: printable, one line, ASCII escapes for the rest (no bidi control
+        // reaches the file).
+        std::string comment(const std::string& text)
+        {
+            std::string line = one_line(text);
+            std::string ascii;
+            for (unsigned char c : line)
+            {
+                ascii += c < 0x80 ? std::string(1, static_cast<char>(c)) : "?";
+            }
+            return "# " + ascii + "\n";
+        }
+
+        std::string identity_words(const warmup_target& t)
+        {
+            return t.module + " " + t.hash.substr(0, 7) + " on " + t.device
+                   + (t.block_dim ? " block_dim " + std::to_string(*t.block_dim) : std::string()) + " ("
+                   + format_ms(t.build_ms) + ")";
+        }
+
+        std::string percent(double part, double whole)
+        {
+            return whole > 0.0 ? std::to_string(static_cast<int>(100.0 * part / whole + 0.5)) + "%" : "n/a";
+        }
+
+        // A folder as the file writes it: relative to the project when it is in it ("." the project
+        // itself), else as it was.
+        std::string relative_to(const std::string& path, const std::string& project)
+        {
+            if (project.empty() || path.empty() || path[0] != '/')
+            {
+                return path;
+            }
+            if (path == project)
+            {
+                return ".";
+            }
+            const std::string prefix = project.back() == '/' ? project : project + "/";
+            return path.compare(0, prefix.size(), prefix) == 0 ? path.substr(prefix.size()) : path;
+        }
+
+        std::string record_words(const nlohmann::json& r)
+        {
+            const std::string hash = r["hash"].get<std::string>();
+            return r["warp_module"].get<std::string>() + " " + hash.substr(0, 7) + " on " + r["device"].get<std::string>()
+                   + (r["block_dim"].is_number_integer() ? " block_dim " + std::to_string(r["block_dim"].get<int>()) : std::string())
+                   + " (" + format_ms(r["build_ms"].get<double>()) + ")";
+        }
+
+        // the fixed part of the file (runtime/warmup/warmup_body.py, compiled in), after its header
+        std::string warm_up_code()
+        {
+            std::string body = warmup_body_text;
+            const auto first_code = body.find("\n\n");
+            return first_code == std::string::npos ? body : body.substr(first_code);
+        }
+    }
+
+    nlohmann::json warmup_target_records(const warmup_plan& plan, std::vector<std::string>& option_sets)
+    {
+        // Option sets, numbered: most programs build every module with one.
+        std::map<std::string, std::size_t> option_index;
+        option_sets.clear();
+        std::vector<const warmup_target*> covered;
+        for (const auto& t : plan.targets)
+        {
+            if (!t.covered)
+            {
+                continue;
+            }
+            covered.push_back(&t);
+            if (option_index.emplace(t.options.dump(), option_sets.size()).second)
+            {
+                std::string set = "{\n";
+                for (const auto& [key, value] : t.options.items())
+                {
+                    set += "        " + py_string(key) + ": " + py_literal(value) + ",\n";
+                }
+                option_sets.push_back(set + "    }");
+            }
+        }
+        // The modules with the longest builds first, so the workers end together; a module's forms in
+        // their order, so a worker that built one takes the next one it can build on top.
+        std::map<std::string, double> longest;
+        for (const warmup_target* t : covered)
+        {
+            longest[t->module] = std::max(longest[t->module], t->build_ms);
+        }
+        std::stable_sort(covered.begin(), covered.end(),
+                         [&](const warmup_target* a, const warmup_target* b)
+                         {
+                             return std::make_tuple(-longest[a->module], a->module, a->stage, -a->build_ms)
+                                    < std::make_tuple(-longest[b->module], b->module, b->stage, -b->build_ms);
+                         });
+        nlohmann::json records = nlohmann::json::array();
+        for (const warmup_target* target : covered)
+        {
+            const warmup_target& t = *target;
+            nlohmann::json instances = nlohmann::json::array();
+            for (const auto& o : t.overloads)
+            {
+                instances.push_back({{"kernel", o.kernel}, {"module", o.module}, {"key", o.key}, {"types", o.types}});
+            }
+            records.push_back({{"warp_module", t.module},
+                               {"hash", t.hash},
+                               {"device", t.device},
+                               {"block_dim", t.block_dim ? nlohmann::json(*t.block_dim) : nlohmann::json()},
+                               {"module", t.import_from},
+                               {"kernel", t.kernel},
+                               {"instances", instances},
+                               {"options", option_index[t.options.dump()]},
+                               {"factories", t.factories},
+                               {"form", t.stage},
+                               {"follows", t.follows},
+                               {"build_ms", t.build_ms},
+                               {"tests", t.tests}});
+        }
+        return records;
+    }
+
+    std::string render_warmup_script(const warmup_plan& plan)
+    {
+        std::string out = "#!/usr/bin/env python3\n";
+        out += comment("Warm-up for Warp's kernel cache, written by warp-probe warmup (xwarp) from " + plan.source + ".");
+        out += "#\n";
+        out += comment("The measured command: " + plan.command);
+        out += comment("Measured with Warp " + (plan.warp_version.empty() ? std::string("?") : plan.warp_version) + ". It should build "
+                       + std::to_string(plan.covered) + " of the " + std::to_string(plan.covered + plan.uncovered)
+                       + " module identities that run built (" + format_ms(plan.covered_ms) + " of its "
+                       + format_ms(plan.total_ms) + " of builds, " + percent(plan.covered_ms, plan.total_ms) + "),");
+        out += comment("up to " + std::to_string(plan.workers) + " at a time, into Warp's kernel cache: planned, not yet run. It "
+                       "says what it built when it runs; warp-probe warmup --verify measures it.");
+        out += "#\n";
+        out += "# Run it as a build step with the cache the application will use:\n";
+        out += "#     WARP_CACHE_PATH=/path/to/cache python warp_warmup.py [--workers N] [--root DIR] [--strict]\n";
+        out += "# or call warm_up() at the application's start. It needs only Warp. It finds the program from its own\n";
+        out += "# folder and the current one (anywhere in the project), else from the measured project's folder, or\n";
+        out += "# --root. A target it cannot build fails alone and is named; --strict makes that exit 1.\n";
+        out += "# An identity folds in Warp's version, the device and the options: after a change to any of them\n";
+        out += "# the program builds again; write the file again from a new measurement.\n";
+        if (plan.uncovered > 0)
+        {
+            out += "#\n# Not built here (they still build when the program runs, about " + format_ms(plan.left_estimate_ms)
+                   + " in all, an estimate\n# that counts the precompiled header the first of them writes on the CPU):\n";
+            for (const auto& t : plan.targets)
+            {
+                if (!t.covered)
+                {
+                    out += comment("  " + identity_words(t) + ": " + t.why_not);
+                }
+            }
+        }
+        for (const auto& n : plan.notes)
+        {
+            out += comment("Note: " + n);
+        }
+        out += "\nimport argparse\nimport importlib\nimport json\nimport os\nimport queue\nimport re\nimport shutil\nimport subprocess\nimport sys\n"
+               "import threading\nimport time\n\nimport warp as wp\n\n";
+        out += "PROJECT = " + py_string(plan.project) + "  # the measured command's folder: where the program is looked for last\n";
+        out += "IMPORT_ROOT = " + py_string(relative_to(plan.import_root, plan.project))
+               + "  # the folder the program imports its modules from, in the project\n";
+        std::string paths;
+        for (const auto& p : plan.import_paths)
+        {
+            paths += (paths.empty() ? "" : ", ") + py_string(relative_to(p, plan.project));
+        }
+        out += "IMPORT_PATHS = [" + paths + "]  # other folders it imported kernels' modules from (relative: in the project)\n";
+        out += "PACKAGES = " + py_literal(plan.packages) + "  # the packages this file imports kernels and factories from\n";
+        out += "ROOT_PACKAGES = " + py_literal(plan.root_packages) + "  # those of them in IMPORT_ROOT: how the file finds the program\n";
+        out += "WORKERS = " + std::to_string(plan.workers) + "  # worker processes (at most the CPUs it may use)\n";
+        out += "ENTRY_SCRIPT = " + py_string(plan.entry_script)
+               + "  # the command's script, in IMPORT_ROOT: its kernels (module __main__) are built from its definitions\n";
+        out += "ENTRY_SOURCE = " + (plan.entry_source.empty() ? std::string("None") : py_string(plan.entry_source))
+               + "  # a notebook cell's code, in place of the script\n";
+        out += "DEVICE = " + (plan.device.empty() ? std::string("None") : py_string(plan.device))
+               + "  # replaces each CUDA device when set\n";
+        std::string arch;
+        for (int a : plan.arch)
+        {
+            arch += (arch.empty() ? "" : ", ") + std::to_string(a);
+        }
+        out += "ARCH = [" + arch + "]  # CUDA architectures also built ahead of time (wp.compile_aot_module)\n\n";
+        // every identity the run built, covered or not: --prune keeps every folder of a module
+        // listed here that TARGETS does not build (its current hash is not the file's to compute)
+        std::vector<std::string> used;
+        for (const auto& t : plan.targets)
+        {
+            const std::string folder = "wp_" + t.module + "_" + t.hash.substr(0, 7);
+            if (std::find(used.begin(), used.end(), folder) == used.end())
+            {
+                used.push_back(folder);
+            }
+        }
+        out += "# The cache folders of every identity the measured run built (--prune keeps the folders of a module the file "
+               "does not build)\nUSED = " + py_literal(used)
+               + "\n\n";
+        out += "# wp.config values the program set before its first build\nCONFIG = " + py_literal(plan.config) + "\n\n";
+        out += "# packages never the program's code, whatever the measured run imported: the file refuses their modules\n"
+               "NEVER_THE_PROGRAMS = " + py_literal(nlohmann::json(never_the_programs())) + "\n\n";
+        // the rule CONFIG was written by (the contract's), as data: the file checks it again before it sets a value
+        out += "# what CONFIG may hold: keys that change a module's identity, each of its type and range (the warm-up\n"
+               "# contract's config rule); the file sets nothing else\nCONFIG_RULES = " + py_literal(warmup_config_rule()) + "\n\n";
+
+        std::vector<std::string> option_sets;
+        const nlohmann::json targets = warmup_target_records(plan, option_sets);
+        out += "# The module options the identities were built with (block_dim apart); the file sets those the\n"
+               "# module holds a value for that differs (the others follow wp.config, as in the program)\nOPTIONS = [\n";
+        for (const auto& o : option_sets)
+        {
+            out += "    " + o + ",\n";
+        }
+        out += "]\n\n";
+        out += "# What the run built, the modules with the longest builds first: one record per identity\n"
+               "# (contracts/warmup_targets.schema.json, contract " + std::to_string(warmup_targets_version())
+               + "). A worker process imports a module once and builds its forms one after another,\n"
+               "# registering each one's factory calls and generic instances on top of the last: form numbers the\n"
+               "# forms of a module, follows the forms a worker may have built before. Every value is data.\n"
+               "TARGETS_CONTRACT = " + std::to_string(warmup_targets_version()) + "\nTARGETS = [\n";
+        for (const auto& record : targets)
+        {
+            out += "    " + comment(record_words(record));
+            out += "    " + py_literal(record) + ",\n";
+        }
+        out += "]\n";
+        out += warm_up_code();
+        return out;
+    }
+
+    std::string render_warmup_text(const warmup_plan& plan)
+    {
+        std::string out;
+        const warmup_check* c = plan.check ? &*plan.check : nullptr;
+        const int total = plan.covered + plan.uncovered;
+        out += "Warm-up for " + one_line(plan.command) + "\n";
+        if (c && c->covered_measured)
+        {
+            out += "  covers " + std::to_string(*c->covered_measured) + " of " + std::to_string(total)
+                   + " identities, measured: after the warm-up ran, the program built "
+                   + std::to_string(total - *c->covered_measured) + " of them (planned: " + std::to_string(plan.covered) + ", "
+                   + format_ms(plan.covered_ms) + " of " + format_ms(plan.total_ms)
+                   + " of cold builds, one build per identity on Warp's module timers)\n";
+        }
+        else
+        {
+            out += "  plans " + std::to_string(plan.covered) + " of " + std::to_string(total) + " identities: "
+                   + format_ms(plan.covered_ms) + " of " + format_ms(plan.total_ms)
+                   + " of cold builds, one build per identity on Warp's module timers ("
+                   + percent(plan.covered_ms, plan.total_ms) + "), " + std::to_string(plan.workers)
+                   + " worker(s); not run here (--verify runs it and measures what it covers)\n";
+        }
+        if (!plan.script_path.empty())
+        {
+            out += "  file: " + one_line(plan.script_path) + " (needs only Warp: python " + one_line(plan.script_path)
+                   + ", or import it and call warm_up())\n";
+        }
+        for (const auto& t : plan.targets)
+        {
+            out += std::string("  ") + (t.covered ? "plan   " : "NOT    ") + one_line(identity_words(t))
+                   + (t.covered ? (t.stage > 1 ? ", form " + std::to_string(t.stage) : std::string())
+                                : ": " + one_line(t.why_not))
+                   + "\n";
+        }
+        if (plan.uncovered > 0)
+        {
+            out += "  left to the program: about " + format_ms(plan.left_estimate_ms) + " of builds, an estimate ("
+                   + (plan.header_ms > 0 ? "with the " + format_ms(plan.header_ms)
+                                               + " precompiled header the first of them writes on the CPU"
+                                         : std::string("their measured builds"))
+                   + ")\n";
+        }
+        for (const auto& n : plan.notes)
+        {
+            out += "  note: " + one_line(n) + "\n";
+        }
+        if (!c)
+        {
+            return out;
+        }
+        out += "\nVerified in fresh private caches (" + std::to_string(c->samples) + " sample(s)): "
+               + (c->verdict == warmup_verdict::verified  ? std::string("VERIFIED")
+                  : c->verdict == warmup_verdict::partial ? std::string("PARTIAL")
+                  : c->verdict == warmup_verdict::failed  ? std::string("FAILED")
+                                                          : word_of(c->verdict))
+               + "\n";
+        if (c->results_read)
+        {
+            out += "  the file built " + std::to_string(c->file_built) + " of its " + std::to_string(plan.covered)
+                   + " identities as measured";
+            if (!c->file_other.empty())
+            {
+                out += ", " + std::to_string(c->file_other.size()) + " under another hash";
+            }
+            if (!c->file_failed.empty())
+            {
+                out += ", could not build " + std::to_string(c->file_failed.size());
+            }
+            out += "\n";
+            for (const auto& f : c->file_other)
+            {
+                out += "    built under another hash: " + one_line(f) + "\n";
+            }
+            for (const auto& f : c->file_failed)
+            {
+                out += "    not built: " + one_line(f) + "\n";
+            }
+        }
+        if (c->warmup_wall_ms.median)
+        {
+            out += "  warm-up:       " + format_stat_ms(c->warmup_wall_ms) + " wall, " + std::to_string(c->warmup_builds)
+                   + " build(s) in " + format_stat_ms(c->warmup_build_ms) + " of build time";
+            if (c->serial_cold_build_ms)
+            {
+                out += "; the measured run built serially for " + format_ms(*c->serial_cold_build_ms);
+            }
+            out += "\n";
+        }
+        if (!c->worker_trials.empty())
+        {
+            out += "  worker processes tried:";
+            for (const auto& t : c->worker_trials)
+            {
+                out += " " + std::to_string(t.workers) + ": " + format_stat_ms(t.wall_ms) + " (" + std::to_string(t.wall_ms.values.size())
+                       + " sample(s));";
+            }
+            out += c->workers_picked ? " the file keeps " + std::to_string(*c->workers_picked) + "\n" : std::string("\n");
+        }
+        if (!c->program_ran)
+        {
+            out += "  program after: not run (the warm-up did not finish): nothing is known of what it builds\n";
+        }
+        else
+        {
+            out += "  program after: " + format_stat_ms(c->primed_wall_ms) + " wall; its warm wall " + format_stat_ms(c->warm_wall_ms);
+            if (c->wall_gap_ms && c->band_ms)
+            {
+                out += " (" + std::string(*c->wall_gap_ms >= 0 ? "+" : "-") + format_ms(std::abs(*c->wall_gap_ms)) + ", band "
+                       + format_ms(*c->band_ms) + ")";
+            }
+            out += "\n";
+            if (c->of_cold && c->of_cold_band && c->cold_wall_beside_ms.median && c->warmup_and_primed_ms)
+            {
+                const bool less = *c->of_cold < 1.0 - *c->of_cold_band;
+                const bool more = *c->of_cold > 1.0 + *c->of_cold_band;
+                out += "  warm-up + program after: " + format_ms(*c->warmup_and_primed_ms) + ", " + format_fixed(*c->of_cold, 2)
+                       + " of a cold run timed beside it (" + format_stat_ms(c->cold_wall_beside_ms) + ", "
+                       + std::to_string(c->cold_wall_beside_ms.values.size()) + " sample(s), interleaved, on fresh caches)"
+                       + (less   ? ": less than one cold run, so a warm-up step before the program pays on this machine\n"
+                          : more ? ": more than one cold run, so it pays only where later runs share its cache (an image, a "
+                                   "kept CI cache, a fleet); keeping the caches between runs is the first thing to do\n"
+                                 : ": about one cold run (within " + format_fixed(*c->of_cold_band * 100.0, 0)
+                                       + "%): no gain on one run; keep the caches between runs instead\n");
+            }
+            out += "  builds left at run time: " + std::to_string(c->covered_built.size() + c->uncovered_built.size() + c->new_built.size())
+                   + "\n";
+            for (const auto& b : c->covered_built)
+            {
+                out += "    covered but built: " + one_line(b) + "\n";
+            }
+            for (const auto& b : c->uncovered_built)
+            {
+                out += "    not covered, built as expected: " + one_line(b) + "\n";
+            }
+            for (const auto& b : c->new_built)
+            {
+                out += "    not in the measured run: " + one_line(b) + "\n";
+            }
+        }
+        for (const auto& r : c->reasons)
+        {
+            out += "  " + one_line(r) + "\n";
+        }
+        return out;
+    }
+}
