@@ -58,6 +58,7 @@ def after_fork_in_child():
     rec.t0 = perf()
     rec.started_unix = time.time()
     rec.launch_index.clear()
+    rec.load_cache_dirs = set()
     if rec.launch_seq is not None:
         del rec.launch_seq[:]
     rec.launch_total = 0

@@ -7,7 +7,7 @@ import sys
 from . import state
 from .attribution import note_test_use, test_now
 from .calls import preload_depth
-from .recorder import LAUNCH_CAP
+from .recorder import LAUNCH_CAP, effective_block_dim
 from .state import perf
 from .wrapping import hide
 
@@ -29,6 +29,7 @@ def hook_launch(warp, ctx):
     p_dim, p_in, p_out = pos.get("dim", 1), pos.get("inputs", 2), pos.get("outputs", 3)
     p_dev, p_stream, p_adj, p_bd = pos.get("device"), pos.get("stream"), pos.get("adjoint"), pos.get("block_dim")
     get_device = getattr(warp, "get_device", None)
+    config = getattr(warp, "config", None)
     index = rec.launch_index
     # Bound once: the lever is chosen at start and the thread-local made at `import warp`, both
     # before this hook; the per-launch path reads closure cells, not the state module.
@@ -59,26 +60,21 @@ def hook_launch(warp, ctx):
             device = stream.device if stream is not None else arg(args, kwargs, p_dev, "device", None)
             if device is None and get_device is not None:
                 device = get_device()
+            # The block_dim the launch runs at, resolved now: a config changed after the
+            # launch (enable_cpu_blocks set back at the end) does not change what ran.
             key = (
                 kernel.key,
                 kernel.module.name,
                 dim,
                 str(device),
                 types,
-                arg(args, kwargs, p_bd, "block_dim", None),
+                effective_block_dim(str(device), arg(args, kwargs, p_bd, "block_dim", None), config),
                 bool(arg(args, kwargs, p_adj, "adjoint", False)),
             )
-            i = index.get(key)
-            if i is None:
-                i = index[key] = len(index)
-                record_launch_site(rec, kernel)
             test = test_now()
             used = (test, key[1], key[3]) if test is not None else None
-            rec.launch_total += 1
-            if rec.launch_total <= LAUNCH_CAP:
-                rec.launch_seq.append(i)
         except Exception:
-            pass
+            key = None
         # The kernel being launched, for a load it triggers (the build timeline says which
         # launch waited). One attribute write: the per-launch path stays O(1).
         tls = local.__dict__
@@ -89,12 +85,27 @@ def hook_launch(warp, ctx):
             tls["launching"] = None
         try:
             if time_kernels:
-                return timed_launch(rec, warp, orig, args, kwargs)
-            return orig(*args, **kwargs)
+                result = timed_launch(rec, warp, orig, args, kwargs)
+            else:
+                result = orig(*args, **kwargs)
         finally:
             tls["launching"] = previous
             if used is not None:
                 note_test_use(rec, *used)
+        # Counted once Warp returned from it: a launch that raised (its module could not load)
+        # did not run.
+        if key is not None:
+            try:
+                i = index.get(key)
+                if i is None:
+                    i = index[key] = len(index)
+                    record_launch_site(rec, args[0] if args else kwargs.get("kernel"))
+                rec.launch_total += 1
+                if rec.launch_total <= LAUNCH_CAP:
+                    rec.launch_seq.append(i)
+            except Exception:
+                pass
+        return result
 
     launch.__wrapped__ = orig
     launch.__doc__ = getattr(orig, "__doc__", None)

@@ -57,6 +57,12 @@ def hook_load(Module):
 def record_load(rec, module, result, device, bd, frame, t0, clocks, error):
     total_ms = (perf() - t0) * 1000.0
     try:
+        cache_dir = getattr(rec.cfg, "kernel_cache_dir", None)
+        if cache_dir:
+            rec.load_cache_dirs.add(str(cache_dir))
+    except Exception:
+        pass
+    try:
         thread_clock_fields = thread_clocks.since(clocks)
         if result is not None:
             hash_hex = hex_of(getattr(result, "module_hash", None))

@@ -37,6 +37,9 @@ class Recorder:
         self.cfg = None
         # launches: signature -> index, and the ordered index sequence
         self.launch_index = {}
+        # The kernel cache in force at each load that did work: a program that moves
+        # kernel_cache_dir and sets it back before it ends loaded from where it pointed then.
+        self.load_cache_dirs = set()
         self.test_uses = set()  # (test, module, device) already written as test_use
         self.launch_seq = None
         self.launch_total = 0
@@ -222,7 +225,7 @@ class Recorder:
                         "dim": list(dim) if isinstance(dim, tuple) else dim,
                         "device": device,
                         "dtypes": [type_name(t) for t in types],
-                        "block_dim": effective_block_dim(device, block_dim, self.cfg),
+                        "block_dim": block_dim,  # resolved at the launch
                         "adjoint": adjoint,
                     }
                 )
@@ -240,7 +243,8 @@ class Recorder:
                     "launch_runs": runs,
                     "launch_total": self.launch_total,
                     "launches_truncated": self.launch_total > len(seq),
-                    "runtime": runtime_facts(self.ctx, self.cfg),
+                    "runtime": dict(runtime_facts(self.ctx, self.cfg),
+                                    kernel_cache_dirs_at_loads=sorted(self.load_cache_dirs)),
                     "whatif": {"lever": state.lever.name, "applied": state.lever.applied} if state.lever is not None else None,
                     "launch_times": self.launch_times or None,
                 }

@@ -108,6 +108,29 @@ namespace xwarp
             return out;
         }
 
+        // A kernel cache a process used: the probe's own, one in the sample's private temporary
+        // folder (empty at every pass: CS-2 material), or one from elsewhere (not isolated).
+        void note_cache_used(run_result& run, std::int64_t pid, const std::string& used, const std::string& warp_cache)
+        {
+            if (used.rfind(warp_cache, 0) == 0)
+            {
+                return;
+            }
+            const std::string sample_dir = fs::path(warp_cache).parent_path().string();
+            if (!sample_dir.empty() && sample_dir != "/" && used.rfind(sample_dir + "/", 0) == 0)
+            {
+                run.notes.push_back("pid " + std::to_string(pid) + " used a kernel cache of its own in its "
+                                    "private temporary folder (" + used + "), empty at each pass");
+                return;
+            }
+            run.notes.push_back("pid " + std::to_string(pid) + " used its own kernel cache " + used
+                                + ", outside the probe's: this pass was not isolated");
+            if (std::find(run.caches_outside.begin(), run.caches_outside.end(), used) == run.caches_outside.end())
+            {
+                run.caches_outside.push_back(used);
+            }
+        }
+
         // What the records say went wrong: what was lost decides the pass (a record that could not
         // be read is data the figures miss, an identity, a process, and a budget would be judged
         // without it); shim errors and a process that used its own cache are notes.
@@ -158,26 +181,26 @@ namespace xwarp
                 {
                     run.notes.push_back("shim error in pid " + std::to_string(p.pid) + ": " + e);
                 }
-                auto dir = p.runtime.find("kernel_cache_dir");
-                if (dir == p.runtime.end() || !dir->is_string() || dir->get<std::string>().rfind(warp_cache, 0) == 0)
+                // The cache in force at exit, and at each load that did work: a program that
+                // pointed Warp elsewhere and set it back before it ended loaded from there.
+                std::vector<std::string> used_dirs;
+                if (auto dir = p.runtime.find("kernel_cache_dir"); dir != p.runtime.end() && dir->is_string())
                 {
-                    continue;
+                    used_dirs.push_back(dir->get<std::string>());
                 }
-                // A cache the program made in its private temporary folder (the sample's, removed
-                // with it) starts empty at every pass: CS-2 material, not a cache from elsewhere.
-                const std::string used = dir->get<std::string>();
-                const std::string sample_dir = fs::path(warp_cache).parent_path().string();
-                if (!sample_dir.empty() && sample_dir != "/" && used.rfind(sample_dir + "/", 0) == 0)
+                if (auto at_loads = p.runtime.find("kernel_cache_dirs_at_loads"); at_loads != p.runtime.end() && at_loads->is_array())
                 {
-                    run.notes.push_back("pid " + std::to_string(p.pid) + " used a kernel cache of its own in its "
-                                        "private temporary folder (" + used + "), empty at each pass");
-                    continue;
+                    for (const auto& d : *at_loads)
+                    {
+                        if (d.is_string() && std::find(used_dirs.begin(), used_dirs.end(), d.get<std::string>()) == used_dirs.end())
+                        {
+                            used_dirs.push_back(d.get<std::string>());
+                        }
+                    }
                 }
-                run.notes.push_back("pid " + std::to_string(p.pid) + " used its own kernel cache " + used
-                                    + ", outside the probe's: this pass was not isolated");
-                if (std::find(run.caches_outside.begin(), run.caches_outside.end(), used) == run.caches_outside.end())
+                for (const std::string& used : used_dirs)
                 {
-                    run.caches_outside.push_back(used);
+                    note_cache_used(run, p.pid, used, warp_cache);
                 }
             }
         }

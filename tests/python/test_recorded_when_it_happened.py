@@ -1,0 +1,92 @@
+"""The recorder keeps what the program did when it did it, not what a record read at its end would
+say (real Warp, CPU): the block_dim a launch ran at is resolved at the launch (a config set back
+afterwards changes nothing), a launch is counted once Warp returned from it (one that raised did
+not run), and the kernel cache a module was loaded from is the one in force at the load (a
+program that moves kernel_cache_dir and sets it back before it ends is still not isolated)."""
+
+import json
+import shutil
+import subprocess
+import tempfile
+
+from conftest import PROBE, VENV_PYTHON
+
+KERNELS = '''import warp as wp
+
+@wp.kernel
+def scale(a: wp.array(dtype=float)):
+    a[wp.tid()] = a[wp.tid()] * 0.5
+
+a = wp.full(256, 1.5, dtype=float)
+'''
+
+
+def measure(tmp_path, source, name):
+    script = tmp_path / f"{name}.py"
+    script.write_text(source)
+    out = tmp_path / f"{name}.json"
+    done = subprocess.run([str(PROBE), "measure", "--quiet", "--samples", "1", "--history", "off", "--json", str(out),
+                           "--", str(VENV_PYTHON), str(script)], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(out.read_text())["samples"][0]["cold"]
+
+
+def test_a_launch_runs_at_the_block_dim_in_force_when_it_was_launched(tmp_path):
+    cold = measure(tmp_path, KERNELS + '''
+wp.config.enable_cpu_blocks = False
+wp.launch(scale, dim=256, inputs=[a], block_dim=64)
+wp.config.enable_cpu_blocks = True
+wp.launch(scale, dim=256, inputs=[a], block_dim=128)
+wp.config.enable_cpu_blocks = False  # the setting at exit is neither launch's
+print("ok")
+''', "block_dims")
+    ran = sorted((l["kernel"], l["block_dim"], l["count"]) for l in cold["launches"])
+    # the first at 1 (CPU blocks were off then), the second at 128; each module built at that block_dim
+    assert ran == [("scale", 1, 1), ("scale", 128, 1)], ran
+    built = sorted(l["block_dim"] for l in cold["module_loads"] if l["status"] == "compiled")
+    assert built == [1, 128], built
+
+
+def test_a_launch_that_raised_is_not_counted(tmp_path):
+    cold = measure(tmp_path, KERNELS + '''
+wp.launch(scale, dim=256, inputs=[a])
+
+
+@wp.kernel(module="unique")  # a module of its own: its load is the one patched
+def shift(a: wp.array(dtype=float)):
+    a[wp.tid()] = a[wp.tid()] + 1.0
+
+
+def no_build(*args, **kwargs):
+    raise RuntimeError("not built")
+
+
+shift.module.load = no_build
+try:
+    wp.launch(shift, dim=256, inputs=[a])
+except RuntimeError:
+    pass
+wp.launch(scale, dim=256, inputs=[a])
+print("ok")
+''', "raised")
+    ran = [(l["kernel"], l["count"]) for l in cold["launches"]]
+    assert ran == [("scale", 2)], ran
+    assert cold["launch_total"] == 2, cold["launch_total"]
+
+
+def test_a_cache_moved_and_set_back_before_the_end_is_the_cache_the_modules_came_from(tmp_path):
+    kept = tempfile.mkdtemp(prefix="xwarp-kept-cache-")
+    try:
+        cold = measure(tmp_path, KERNELS + f'''
+private = wp.config.kernel_cache_dir
+wp.config.kernel_cache_dir = {kept!r}
+wp.launch(scale, dim=256, inputs=[a])
+wp.config.kernel_cache_dir = private
+print("ok")
+''', "moved_cache")
+        assert cold["caches_outside"] == [kept], cold.get("caches_outside")
+        assert any(f"used its own kernel cache {kept}" in note for note in cold.get("notes", [])), cold.get("notes")
+        # the probe's own cache, at exit, is not named
+        assert all(kept in c for c in cold["caches_outside"])
+    finally:
+        shutil.rmtree(kept, ignore_errors=True)
