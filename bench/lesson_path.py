@@ -7,7 +7,13 @@ summed, beside the README's "about N minutes of waiting".
 Run it on the machine a class will use (a laptop's 2 cores are the README's assumption), with
 nothing else running: the figures are what a learner waits, not a test.
 
-Usage: /usr/bin/python3 bench/lesson_path.py [--only NAME[,NAME...]] [--path-only]
+It also prints each notebook's minutes for a reader, estimated from what the notebook holds
+(estimate()): its prose at 150 words a minute, a quarter minute per code cell, half a minute to
+read each report a cell shows, its probes' wait (measured here; with --estimate, the README's
+"runs in" figure, executing nothing), and 4 minutes per exercise (an edit, a probe, the verdict,
+once more). The 90-minute path's total of those is what the README's path table holds.
+
+Usage: /usr/bin/python3 bench/lesson_path.py [--only NAME[,NAME...]] [--path-only] [--estimate]
 """
 
 import argparse
@@ -44,6 +50,31 @@ def promised():
     return course, path, (said.group(1) if said else "?")
 
 
+WORDS_A_MINUTE = 150
+CODE_CELL_MIN = 0.25
+REPORT_MIN = 0.5
+EXERCISE_MIN = 4.0
+REPORT_CELL = re.compile(r"\s*(%%?warp_(probe|whatif|compare|fix|warmup|report)\b|.*run_cell_magic\(\"warp_probe)")
+
+
+def seconds_said(runs_in):
+    """The README's "runs in" figure ("~35 s", "~1 min") in seconds; 0 when it says none."""
+    said = re.search(r"([\d.]+)\s*(s|min)\b", runs_in or "")
+    return float(said.group(1)) * (60 if said.group(2) == "min" else 1) if said else 0.0
+
+
+def estimate(name, probe_seconds):
+    """Minutes a reader spends on the notebook: (total, parts) from its prose, code cells, the
+    reports they show, the probes' wait and its exercise."""
+    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    words = sum(len(re.findall(r"\w+", c.source)) for c in nb.cells if c.cell_type == "markdown")
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    reports = sum(1 for c in code if REPORT_CELL.match(c))
+    parts = {"prose": words / WORDS_A_MINUTE, "code": CODE_CELL_MIN * len(code), "reports": REPORT_MIN * reports,
+             "probes": probe_seconds / 60.0, "exercise": EXERCISE_MIN if "xwarp_exercise" in nb.metadata else 0.0}
+    return sum(parts.values()), parts
+
+
 def run_notebook(name, folder):
     """Seconds to execute every cell of the shipped notebook (the kernel's start excluded)."""
     work = folder / name
@@ -69,6 +100,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", help="comma-separated notebook names")
     parser.add_argument("--path-only", action="store_true", help="only the 90-minute path's notebooks")
+    parser.add_argument("--estimate", action="store_true",
+                        help="execute nothing: the reader's minutes from the README's \"runs in\" figures")
     args = parser.parse_args()
     course, path, path_minutes = promised()
     names = sorted(course, key=list(course).index)
@@ -80,12 +113,14 @@ def main():
         if unknown:
             sys.exit(f"no such notebook: {', '.join(unknown)}")
     folder = Path(tempfile.mkdtemp(prefix="xwarp-lesson-path-"))
-    measured = {}
+    measured, reader = {}, {}
     try:
-        print(f"{'notebook':<28} {'measured':>9}  README says")
+        print(f"{'notebook':<28} {'probes':>9}  {'README says':<12} reader's minutes (prose+code+reports+probes+exercise)")
         for name in names:
-            measured[name] = run_notebook(name, folder)
-            print(f"{name:<28} {measured[name]:>8.1f}s  {course.get(name, '-')}", flush=True)
+            measured[name] = seconds_said(course.get(name)) if args.estimate else run_notebook(name, folder)
+            reader[name], parts = estimate(name, measured[name])
+            print(f"{name:<28} {measured[name]:>8.1f}s  {course.get(name, '-'):<12} {reader[name]:5.1f} = "
+                  + " + ".join(f"{v:.1f}" for v in parts.values()), flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     on_path = [n for n in path if n in measured]
@@ -93,6 +128,8 @@ def main():
         total = sum(measured[n] for n in on_path)
         whole = " (the whole path)" if len(on_path) == len(path) else f" ({len(on_path)} of its {len(path)} notebooks)"
         print(f"the 90-minute path's probes: {total / 60:.1f} min{whole}; the README says about {path_minutes} minutes")
+        print(f"the 90-minute path for a reader: {sum(reader[n] for n in on_path):.1f} min estimated{whole}, "
+              f"set-up and slack aside")
 
 
 if __name__ == "__main__":

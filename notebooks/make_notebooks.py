@@ -7,12 +7,13 @@ Every mechanism notebook is a lesson of one shape: what you will learn; the ment
 the report's identity map, drawn from the lesson's own run); a prediction to make before
 running; the problem, probed; how to read the report; the fix, probed; %warp_compare with its
 verdict and hash receipts; the what-if lever that measures the fix without editing; what to
-remember; and an exercise that checks itself (%%warp_probe --expect), starting broken.
+remember; and an exercise that checks itself (%%warp_probe --exercise NAME), starting broken.
 tests/python executes each notebook with the xwarp kernel and checks the finding it teaches,
 the verdict and that the exercise starts "not met"; tests/python/lesson_solutions.py holds the
 solutions, which the tests check are "met".
 """
 
+import json
 from pathlib import Path
 
 import nbformat
@@ -130,14 +131,12 @@ LESSONS = {
                      "Prove the whole against the untouched program: `--compare` with `workload=same` and "
                      "`--strict`."],
         "exercise": {
-            "task": ("Fix the whole program: the stages in one named module, all created before the first "
-                     "launch; `optimization_level` set before `__main__` loads; both `scale` instances registered before "
-                     "its first launch. Every launch stays. Then add `--strict`."),
-            "hint": ("Three changes, one per finding, each the fix of a lesson you took: which argument of the "
-                     "factory gives every stage one shared module, and where must the stages be created so that "
-                     "none arrives after a launch (lessons 8 and 3)? Where does a module option have to be set "
-                     "(lesson 4)? Which call gives a generic kernel its instances before its first launch (lesson "
-                     "6)? The solution is in tests/python/lesson_solutions.py, for after the class."),
+            "task": ("Fix the whole program, in the order the findings above say, until it builds no module "
+                     "identity it does not need, with the option the program asks for. Every launch stays. Then "
+                     "add `--strict`."),
+            "hint": ("One change per finding, each the fix of a lesson you took (lessons 3, 4, 6 and 8): read "
+                     "each finding's cause line, find the lesson that names its mechanism, and probe after each "
+                     "change."),
             "expect": "identities<=2,builds-per-module<=1,option:__main__.optimization_level=3",
             "code": 'from typing import Any\n\n# a library-style factory: every stage gets a module of its own unless told otherwise\ndef make_stage(s: float, module="unique"):\n    @wp.kernel(module=module)\n    def stage(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat33)):\n        i = wp.tid()\n        a[i] = churn(a[i], m[i], s)\n    return stage\n\n\n@wp.kernel\ndef scale(x: wp.array(dtype=Any), f: Any):\n    x[wp.tid()] = x[wp.tid()] * f\n\n\nfor s in (0.5, 1.5, 2.5):\n    step = make_stage(s)\n    wp.launch(step, dim=64, inputs=[a, m])\n\nx32 = wp.ones(64, dtype=wp.float32)\nwp.launch(scale, dim=64, inputs=[x32, wp.float32(2.0)])\nwp.set_module_options({"optimization_level": 3})\nx64 = wp.ones(64, dtype=wp.float64)\nwp.launch(scale, dim=64, inputs=[x64, wp.float64(2.0)])'},
     },
@@ -523,15 +522,16 @@ def lesson_cells(name, cells):
     if "exercise" in spec:
         ex = spec["exercise"]
         tail += [("md", "## Exercise\n\n" + ex["task"] + "\n\nFirst run the program as it is: the probe keeps it as "
-                        "`exercise_broken`. Then edit the cell after it until it says **met** under its report "
-                        "(`--expect` takes the limits of `warp-probe measure --budget`; `workload=same` checks, as "
-                        "`%warp_compare` does, that your program still launches what `exercise_broken` launched, so "
-                        "an answer that deletes work is *not met* and says which launch went missing). Add "
-                        "`--strict` to make *not met* fail the cell."),
+                        "`exercise_broken`. Then edit the cell after it until it says **met** under its report. "
+                        f"`--exercise {name}` judges your answer as the exercise ships: by its own limits "
+                        f"(`{exercise_expect(ex)}`, in the grammar of `warp-probe measure --budget`), against its "
+                        "broken form as shipped (if you edited `exercise_broken`, the probe runs the shipped form "
+                        "itself). `workload=same` checks, as `%warp_compare` does, that your program still launches "
+                        "what the broken form launched, so an answer that deletes work is *not met* and says which "
+                        "launch went missing. Add `--strict` to make *not met* fail the cell."),
                  ("code", "%%warp_probe --samples 1 --name exercise_broken\n" + ex["code"]),
                  ("md", "<details><summary>Hint</summary>\n\n" + ex["hint"] + "\n\n</details>"),
-                 ("code", f"%%warp_probe --samples 1 --name exercise --compare exercise_broken --expect "
-                          f"\"{exercise_expect(ex)}\"\n" + ex["code"])]
+                 ("code", f"%%warp_probe --samples 1 --name exercise --exercise {name}\n" + ex["code"])]
         if ex.get("setup"):
             # the lesson changed its setup on the way: the exercise starts again from the first one
             tail[-4:-4] = [("code", next(c[1] for c in cells if c[0] == "code" and c[1].startswith("%%warp_setup")))]
@@ -1509,7 +1509,7 @@ Which decorator argument chooses a kernel's module? One module per stable block_
 
 </details>"""),
             ("code", f"""if HAVE_GPU:
-    get_ipython().run_cell_magic("warp_probe", '--samples 1 --name exercise --compare exercise_broken --expect "{GPU_EXERCISE["expect"]}"', '''
+    get_ipython().run_cell_magic("warp_probe", "--samples 1 --name exercise --exercise gpu_mechanisms", '''
 {GPU_EXERCISE["code"]}''')
 else:
     print("no CUDA device: the exercise needs one; not probed")"""),
@@ -1621,9 +1621,20 @@ NOTEBOOKS = (
 )
 
 
+def exercises():
+    """Each exercise as it ships: its limits and its broken form (the cell after the magic line).
+    Installed as share/xwarp/exercises.json: %%warp_probe --exercise NAME judges an answer by these,
+    not by the --expect or the exercise_broken cell a student may have edited."""
+    shipped = {name: {"expect": exercise_expect(spec["exercise"]), "broken": spec["exercise"]["code"]}
+               for name, spec in LESSONS.items() if "exercise" in spec}
+    shipped["gpu_mechanisms"] = {"expect": GPU_EXERCISE["expect"], "broken": GPU_EXERCISE["code"]}
+    return dict(sorted(shipped.items()))
+
+
 def main():
     for write in NOTEBOOKS:
         write()
+    (HERE / "exercises.json").write_text(json.dumps(exercises(), indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -58,11 +58,15 @@ class ExerciseKernel:
 
     def answer(self, code, name, expect, strict):
         """Probes an answer against the broken form: (reply content, expectation bundles, text shown)."""
+        return self.cell(f'%%warp_probe --samples 1 --name {name} --compare {self.base} --expect "{expect}"'
+                         + (" --strict" if strict else ""), code)
+
+    def cell(self, magic_line, code):
+        """Runs one cell, `magic_line` over `code`: (reply content, expectation bundles, text shown)."""
         outputs = []
-        reply = self.kc.execute_interactive(f'%%warp_probe --samples 1 --name {name} --compare {self.base} --expect "{expect}"'
-                                            + (" --strict" if strict else "") + "\n" + code,
-                                            timeout=600, output_hook=outputs.append)
+        reply = self.kc.execute_interactive(magic_line + "\n" + code, timeout=600, output_hook=outputs.append)
         met = [m["content"]["data"][EXPECTATION_MIME] for m in outputs
                if m["msg_type"] == "display_data" and EXPECTATION_MIME in m["content"]["data"]]
         texts = [m["content"]["data"].get("text/plain", "") for m in outputs if m["msg_type"] == "display_data"]
-        return reply["content"], met, "\n".join(texts)
+        errors = [f"{m['content']['ename']}: {m['content']['evalue']}" for m in outputs if m["msg_type"] == "error"]
+        return reply["content"], met, "\n".join(texts + errors)

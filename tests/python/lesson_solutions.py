@@ -272,5 +272,44 @@ CACHE_CHEATS = {
     "cs5_block_dims_cpu": [
         ("the broken cell run twice on a kept cache", "@wp.kernel\ndef integrate",
          'wp.config.kernel_cache_dir = "STUDENT_CACHE"\n\n\n@wp.kernel\ndef integrate', 2),
+        # the cache read at exit is the probe's again: only the cache in force at each load says
+        # where the modules came from
+        ("the broken cell twice on a kept cache, kernel_cache_dir set back as its last line", [
+            ("@wp.kernel\ndef integrate", 'private_cache = wp.config.kernel_cache_dir\n'
+             'wp.config.kernel_cache_dir = "STUDENT_CACHE"\n\n\n@wp.kernel\ndef integrate'),
+            ("    wp.launch(collide, dim=1024, inputs=[a], block_dim=128)",
+             "    wp.launch(collide, dim=1024, inputs=[a], block_dim=128)\nwp.config.kernel_cache_dir = private_cache")],
+         None, 2),
     ],
 }
+
+# Answers that make the recorder lie: the broken form, edited so that what the program did differs
+# from what a record read at its end would say. (what it does, [(text replaced, its replacement)],
+# the clause that must say no.) Each is not met: the checker judges each launch at the block_dim
+# it ran at, and counts a launch when Warp returned from it.
+RECORDER_CHEATS = {
+    "cs5_block_dims_cpu": [
+        ("enable_cpu_blocks off for the launches and on again as the cell's last line", [
+            ("@wp.kernel\ndef integrate", "wp.config.enable_cpu_blocks = False\n\n\n@wp.kernel\ndef integrate"),
+            ("    wp.launch(collide, dim=1024, inputs=[a], block_dim=128)",
+             "    wp.launch(collide, dim=1024, inputs=[a], block_dim=128)\nwp.config.enable_cpu_blocks = True")],
+         "workload"),
+    ],
+    "cs6_generic_after_load": [
+        ("the module's load patched to raise, the float64 launch caught and y64 filled with numpy", [
+            ("wp.launch(axpy, dim=8, inputs=[a64, y64, wp.float64(0.5)])  # a second instance, after the first load",
+             "def no_build(*args, **kwargs):\n    raise RuntimeError(\"not built\")\n\n\n"
+             "axpy.module.load = no_build\n"
+             "try:\n    wp.launch(axpy, dim=8, inputs=[a64, y64, wp.float64(0.5)])\n"
+             "except RuntimeError:\n    y64 = wp.array(0.5 * a64.numpy() + y64.numpy(), dtype=wp.float64)")],
+         "workload"),
+    ],
+}
+
+
+def edited(code, old, new):
+    """The code with one edit (old -> new), or with each of a list of edits (old is the list)."""
+    for before, after in (old if isinstance(old, list) else [(old, new)]):
+        assert before in code, before
+        code = code.replace(before, after)
+    return code

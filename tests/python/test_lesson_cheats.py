@@ -4,16 +4,20 @@ repeated launch, a kernel whose body does nothing, a deleted option. Probed in t
 kernel against the lesson's broken form, each is *not met*, and the clause that says no is the
 one that checks that kind of work: kernels=same, results=same, option:..., or the limit the
 option moves. Cheats on the measurement itself (lesson_solutions.CACHE_CHEATS: Warp pointed at a
-kernel cache the student keeps, run as often as a class would) are not judged at all. (The deleted
-launch is tried on every exercise in test_lessons.py.)"""
+kernel cache the student keeps, run as often as a class would, also set back before the cell ends)
+are not judged at all; cheats on the recorder (lesson_solutions.RECORDER_CHEATS: a config set back
+after the launches, a launch that raised counted as run) are not met. (The deleted launch is tried
+on every exercise in test_lessons.py.)"""
 
+import json
 import re
 import shutil
 import tempfile
 from pathlib import Path
 
+from conftest import ROOT
 from lesson_runner import ExerciseKernel, exercises, skipped_here
-from lesson_solutions import CACHE_CHEATS, CHEATS, SOLUTIONS
+from lesson_solutions import CACHE_CHEATS, CHEATS, RECORDER_CHEATS, SOLUTIONS, edited
 
 
 def refused_by(text, clause):
@@ -37,10 +41,17 @@ def test_every_cheat_is_not_met_and_the_clause_that_checks_its_kind_says_why(tmp
                 assert met == [{"met": False, "expect": expect}], (name, what, text[-2000:])
                 assert refused_by(text, clause), (name, what, clause, text[-2000:])
                 tried += 1
+            for i, (what, edits, clause) in enumerate(RECORDER_CHEATS.get(name, [])):
+                cheat = edited(broken, edits, None)
+                content, met, text = kernel.answer(cheat, f"{name}-recorder-{i}", expect, strict=False)
+                assert content["status"] == "ok", (name, what, content.get("evalue"))
+                assert met == [{"met": False, "expect": expect}], (name, what, text[-2000:])
+                assert refused_by(text, clause), (name, what, clause, text[-2000:])
+                tried += 1
             for what, old, new, runs in CACHE_CHEATS.get(name, []):
                 kept = tempfile.mkdtemp(prefix="xwarp-student-cache-")
                 try:
-                    cheat = broken.replace(old, new.replace("STUDENT_CACHE", kept))
+                    cheat = edited(broken, old, new).replace("STUDENT_CACHE", kept)
                     assert cheat != broken, (name, what)
                     for run in range(runs):
                         content, met, text = kernel.answer(cheat, f"{name}-cache-{run}", expect, strict=False)
@@ -55,5 +66,41 @@ def test_every_cheat_is_not_met_and_the_clause_that_checks_its_kind_says_why(tmp
                 tried += 1
     finally:
         kernel.close()
-    assert tried == sum(map(len, CHEATS.values())) + sum(map(len, CACHE_CHEATS.values()))
+    assert tried == sum(map(len, CHEATS.values())) + sum(map(len, CACHE_CHEATS.values())) + sum(
+        map(len, RECORDER_CHEATS.values()))
+    assert list(tmp_path.iterdir()) == [], "the probes left files behind"
+
+
+def test_an_exercise_is_judged_as_shipped_whatever_the_student_edited(tmp_path):
+    """--exercise NAME judges an answer against the exercise as it ships (share/xwarp/exercises.json,
+    written with the notebooks): an exercise_broken cell the student edited (the float64 launch
+    deleted) is not the baseline, so the same code as the answer is not met; an --expect of the
+    student's own is refused beside it; the solution is met against the shipped form."""
+    name = "cs6_generic_after_load"
+    shipped = json.loads((ROOT / "notebooks" / "exercises.json").read_text())
+    ((setup, expect, broken),) = [(s, e, b) for n, s, e, b in exercises() if n == name]
+    assert shipped[name] == {"expect": expect, "broken": broken}  # the notebook's metadata and cell are what ships
+    edited_broken = broken.replace("wp.launch(axpy, dim=8, inputs=[a64, y64, wp.float64(0.5)])", "")
+    assert edited_broken != broken
+    kernel = ExerciseKernel(tmp_path)
+    try:
+        reply = kernel.kc.execute_interactive(setup, timeout=120)
+        assert reply["content"]["status"] == "ok", reply["content"]
+        content, _, text = kernel.cell("%%warp_probe --samples 1 --name exercise_broken", edited_broken)
+        assert content["status"] == "ok", text[-2000:]
+        content, met, text = kernel.cell(f"%%warp_probe --samples 1 --name exercise --exercise {name}", edited_broken)
+        assert content["status"] == "ok", text[-2000:]
+        assert "exercise_broken is not the exercise's broken form as shipped" in text, text[-2000:]
+        assert met == [{"met": False, "expect": expect}], text[-2000:]
+        assert refused_by(text, "workload"), text[-2000:]
+        content, met, text = kernel.cell(f'%%warp_probe --samples 1 --name exercise --exercise {name} --expect "identities<=9"',
+                                         SOLUTIONS[name])
+        assert content["status"] == "error" and "leave out --expect and --compare" in text + content.get("evalue", ""), text[-2000:]
+        assert met == []
+        content, met, text = kernel.cell(f"%%warp_probe --samples 1 --name exercise --exercise {name}", SOLUTIONS[name])
+        assert content["status"] == "ok", text[-2000:]
+        assert "probing the broken form as shipped" not in text  # the shipped form probed once is kept
+        assert met == [{"met": True, "expect": expect}], text[-2000:]
+    finally:
+        kernel.close()
     assert list(tmp_path.iterdir()) == [], "the probes left files behind"

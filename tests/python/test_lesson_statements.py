@@ -454,3 +454,39 @@ def test_the_lesson_list_names_every_lesson_of_the_course():
     listed = " ".join((ROOT / "references" / "notebook.md").read_text().split())
     for words in ("the primer", "CS-5 on the CPU (`cs5_block_dims_cpu`", "the capstone", "the PTX load (`ptx-load-compile`)"):
         assert words in listed, words
+
+
+@pytest.mark.quick
+def test_the_90_minute_path_is_timed_for_a_reader_and_fits():
+    """The path's minutes are the reader's, estimated from what each notebook holds (prose at 150
+    words a minute, code cells, reports to read, the probes' wait, the exercise): each lesson's row
+    in notebooks/README.md is the bench's estimate, the rows add up to 90 and the lessons fit in
+    them with set-up and slack. The capstone's task names no fix, and no cell points at the
+    solutions."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("lesson_path", ROOT / "bench" / "lesson_path.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    course, path, _ = bench.promised()
+    assert len(path) >= 6
+    readme = (NB / "README.md").read_text()
+    section = readme.split("## A 90-minute path", 1)[1].split("\n## ", 1)[0]
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in section.splitlines()
+            if re.match(r"\|\s*\d+\s*\|", line)]
+    assert sum(int(r[0]) for r in rows) == 90, rows
+    for minutes, lesson, _ in rows:
+        link = re.search(r"\]\(([\w.]+)\.ipynb\)", lesson)
+        if link:
+            reader, _ = bench.estimate(link.group(1), bench.seconds_said(course[link.group(1)]))
+            assert int(minutes) == round(reader), (link.group(1), minutes, reader)
+    lessons = sum(bench.estimate(n, bench.seconds_said(course[n]))[0] for n in path)
+    set_up = sum(int(r[0]) for r in rows if "set-up" in r[1])
+    assert lessons + set_up <= 90 - 5, lessons  # at least 5 minutes of slack are left
+    capstone = nbformat.read(NB / "capstone.ipynb", as_version=4)
+    task = next(c.source for c in capstone.cells if c.cell_type == "markdown" and c.source.startswith("## Exercise"))
+    task = task.split("First run the program")[0]  # the task; the limits after it are the checker's
+    assert not re.search(r"named module|optimization_level|overload|instances registered", task), task
+    for nb_path in NB.glob("*.ipynb"):
+        cells = nbformat.read(nb_path, as_version=4).cells
+        assert not any("lesson_solutions" in c.source for c in cells), nb_path.name

@@ -3,6 +3,7 @@ the finding named in its metadata, the verdict of its %warp_compare, and (lesson
 that starts "not met". The executed notebooks are then exported to static HTML
 (notebooks/export_html.py) and opened in Chromium."""
 
+import json
 import os
 
 REPORT_MIME = "application/vnd.xwarp.report+json"
@@ -53,13 +54,19 @@ def test_every_mechanism_lesson_has_the_lesson_shape_and_the_course_lists_every_
         headings = [c.source.split("\n", 1)[0] for c in nb.cells if c.cell_type == "markdown"]
         positions = [headings.index(h) for h in LESSON_SECTIONS]  # each present, in this order
         assert positions == sorted(positions), (path.name, headings)
-        exercise = [c.source for c in nb.cells if c.cell_type == "code" and "--expect" in c.source]
+        # the answer cell judges itself as the exercise ships (--exercise NAME: its limits and broken
+        # form from share/xwarp/exercises.json), never by an --expect a student can edit
+        exercise = [c.source for c in nb.cells if c.cell_type == "code" and "--exercise" in c.source]
+        assert not any("--expect" in c.source for c in nb.cells if c.cell_type == "code"), path.name
+        shipped = json.loads((ROOT / "notebooks" / "exercises.json").read_text())
         if nb.metadata["xwarp"]["expect"].get("gpu"):
             (cell,) = exercise  # probed only where there is a CUDA device (test_gpu.py checks it there)
-            assert cell.startswith("if HAVE_GPU:") and "--compare exercise_broken" in cell and "workload=same" in cell
+            assert cell.startswith("if HAVE_GPU:") and f"--exercise {path.stem}" in cell
+            assert "workload=same" in shipped[path.stem]["expect"]
         elif nb.metadata["xwarp"]["expect"]["exercise"]:
             (cell,) = exercise
-            assert cell.startswith("%%warp_probe") and nb.metadata["xwarp_exercise"]["expect"] in cell
+            assert cell.startswith("%%warp_probe") and f"--exercise {path.stem}" in cell
+            assert shipped[path.stem]["expect"] == nb.metadata["xwarp_exercise"]["expect"]
         else:
             assert not exercise  # and the lesson says why it has none
     assert lessons >= 9

@@ -48,17 +48,31 @@ namespace xwarp
         return {};
     }
 
+    namespace
+    {
+        // A data file beside the shim folder (share/xwarp/...); empty when it is not there.
+        std::string installed_text(const fs::path& relative)
+        {
+            std::string shim = default_shim_dir();
+            if (shim.empty())
+            {
+                return {};
+            }
+            std::ifstream in(fs::path(shim).parent_path() / relative);
+            std::ostringstream text;
+            text << in.rdbuf();
+            return text.str();
+        }
+    }
+
     std::string installed_guide_text()
     {
-        std::string shim = default_shim_dir();
-        if (shim.empty())
-        {
-            return {};
-        }
-        std::ifstream in(fs::path(shim).parent_path() / "references" / "mechanisms.md");
-        std::ostringstream text;
-        text << in.rdbuf();
-        return text.str();
+        return installed_text(fs::path("references") / "mechanisms.md");
+    }
+
+    std::string installed_exercises_text()
+    {
+        return installed_text("exercises.json");
     }
 
 }

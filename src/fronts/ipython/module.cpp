@@ -17,7 +17,7 @@ PYBIND11_MODULE(_xwarp, m)
     m.attr("__version__") = XWARP_VERSION;
     m.def(
         "register_magics",
-        [](py::object shell, const std::string& shim_dir, const std::string& guide_text)
+        [](py::object shell, const std::string& shim_dir, const std::string& guide_text, const std::string& exercises_text)
         {
             // One session per process, as in the xwarp kernel: %load_ext twice keeps the runs.
             static std::shared_ptr<xwarp::probe_session> session;
@@ -27,6 +27,7 @@ PYBIND11_MODULE(_xwarp, m)
                 session = std::make_shared<xwarp::probe_session>();
                 session->shim_dir = shim_dir;
                 session->guide_text = guide_text;
+                session->exercises_text = exercises_text;
                 magics = std::make_shared<xwarp::magic_registry>();
                 xwarp::register_warp_magics(*magics, session);
             }
@@ -35,5 +36,6 @@ PYBIND11_MODULE(_xwarp, m)
         py::arg("shell"),
         py::arg("shim_dir"),
         py::arg("guide_text"),
+        py::arg("exercises_text") = std::string(),
         "Register %%warp_probe and the other warp magics with an IPython shell.");
 }

@@ -114,6 +114,7 @@ int main(int argc, char* argv[])
     auto session = std::make_shared<xwarp::probe_session>();
     session->shim_dir = xwarp::default_shim_dir();
     session->guide_text = xwarp::installed_guide_text();
+    session->exercises_text = xwarp::installed_exercises_text();
     auto magics = std::make_shared<xwarp::magic_registry>();
     xwarp::register_warp_magics(*magics, session);
 

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -202,7 +203,11 @@ namespace xwarp::magic_parts
                        "report (a run that used a kernel cache outside the probe's is not judged). With --compare "
                        "RUN, workload=same also requires the launches RUN made (compare's launch gate): an answer "
                        "that deletes work is not met");
-        app.add_flag("--strict", o.strict, "with --expect: an expectation not met fails the cell (an error reply)");
+        app.add_option("--exercise", o.exercise,
+                       "judge this run as the lesson's exercise NAME, as shipped: its own limits, against its broken "
+                       "form (exercise_broken when that cell is the broken form as shipped; the probe runs the "
+                       "shipped form otherwise); not with --expect or --compare");
+        app.add_flag("--strict", o.strict, "with --expect or --exercise: an expectation not met fails the cell (an error reply)");
         app.add_flag("--allow-fail", o.allow_fail,
                      "a program that fails in every sample still replies ok (for a lesson that fails on purpose); "
                      "without it the cell fails after showing the report, as the CLI exits 1");
@@ -216,7 +221,7 @@ namespace xwarp::magic_parts
         {
             if (o.strict && o.expect.empty())
             {
-                throw magic_error("--strict needs --expect (what the run should meet)");
+                throw magic_error("--strict needs --expect or --exercise (what the run should meet)");
             }
             if (o.expect.empty())
             {
@@ -397,8 +402,110 @@ namespace xwarp::magic_parts
         return out;
     }
 
-    void run_and_show(fronts::probe_job job, const probe_magic_options& o, probe_session& session, magic_host& host)
+    namespace
     {
+        struct shipped_exercise
+        {
+            std::string expect;
+            std::string broken;  // the broken form's cell, as the notebook ships it
+        };
+
+        shipped_exercise find_exercise(const probe_session& session, const std::string& name)
+        {
+            const json all = json::parse(session.exercises_text, nullptr, false);
+            if (all.is_discarded() || !all.is_object())
+            {
+                throw magic_error("--exercise: the lessons' exercises (share/xwarp/exercises.json) are not installed "
+                                  "beside this xwarp");
+            }
+            const auto it = all.find(name);
+            if (it == all.end() || !it->is_object() || !it->value("expect", json()).is_string()
+                || !it->value("broken", json()).is_string())
+            {
+                std::string known;
+                for (const auto& [key, value] : all.items())
+                {
+                    known += (known.empty() ? "" : ", ") + key;
+                }
+                throw magic_error("--exercise: no exercise named '" + name + "' (the lessons have: " + known + ")");
+            }
+            return {(*it)["expect"].get<std::string>(), (*it)["broken"].get<std::string>()};
+        }
+
+        // Cells compared as code: trailing spaces and blank lines at the ends are not edits.
+        std::string code_lines(const std::string& code)
+        {
+            std::string out;
+            std::istringstream in(code);
+            std::string line;
+            while (std::getline(in, line))
+            {
+                line.erase(line.find_last_not_of(" \t\r") + 1);
+                out += line + "\n";
+            }
+            const auto first = out.find_first_not_of('\n');
+            const auto last = out.find_last_not_of('\n');
+            return first == std::string::npos ? std::string() : out.substr(first, last - first + 1);
+        }
+
+        // The run an exercise is judged against: the student's exercise_broken when it is the
+        // broken form as shipped, else the shipped form, probed here once (quietly) and kept.
+        std::string exercise_baseline(const shipped_exercise& ex, const probe_magic_options& o, probe_session& session,
+                                      magic_host& host)
+        {
+            const std::string student = "exercise_broken";
+            const report* ran = session.measured_here(student) ? session.find(student) : nullptr;
+            if (ran && ran->cell_code && code_lines(*ran->cell_code) == code_lines(ex.broken))
+            {
+                return student;
+            }
+            const std::string shipped = "exercise_broken_as_shipped";
+            if (const report* kept = session.find(shipped); kept && session.measured_here(shipped) && kept->cell_code
+                                                          && code_lines(*kept->cell_code) == code_lines(ex.broken))
+            {
+                return shipped;
+            }
+            host.show(text_bundle("warp-probe: " + student
+                                  + (ran ? " is not the exercise's broken form as shipped (its cell was edited)"
+                                         : " was not run in this notebook")
+                                  + ": probing the broken form as shipped, the run this answer is judged against"),
+                      "", false);
+            fronts::probe_job job;
+            job.cell_code = ex.broken;
+            job.setup_code = session.setup_code;
+            job.options.cwd = host.working_directory();
+            job.options.label = shipped;
+            job.request = o.request;
+            job.store_as = run_kind::magic;
+            progress_display progress(host, true);
+            const fronts::job_outcome outcome = probed(std::move(job), session, host, progress);
+            keep(shipped, outcome, session, progress);
+            return shipped;
+        }
+    }
+
+    void run_and_show(fronts::probe_job job, const probe_magic_options& asked, probe_session& session, magic_host& host)
+    {
+        probe_magic_options o = asked;
+        if (!o.exercise.empty())
+        {
+            if (!o.expect.empty() || !o.compare_with.empty())
+            {
+                throw magic_error("--exercise judges the exercise as shipped, by its own limits against its own broken "
+                                  "form: leave out --expect and --compare");
+            }
+            if (!job.cell_code)
+            {
+                throw magic_error("--exercise judges a cell: use it with %%warp_probe");
+            }
+            const shipped_exercise ex = find_exercise(session, o.exercise);
+            o.expect = ex.expect;
+            if (o.name.empty() || o.name == "exercise_broken" || o.name == "exercise_broken_as_shipped")
+            {
+                o.name = "exercise";
+            }
+            o.compare_with = exercise_baseline(ex, o, session, host);
+        }
         session.probes_started++;
         job.options.cwd = host.working_directory();
         job.request = o.request;

@@ -87,6 +87,10 @@ namespace xwarp::magic_parts
         std::string expect;                // a budget (the CI gate's grammar) the run should meet
         bool strict = false;               // an expectation not met is an error reply
         bool allow_fail = false;           // a program that failed in every sample still replies ok
+        // A lesson's exercise, judged as shipped (share/xwarp/exercises.json): its limits, and its
+        // broken form as the run compared with (the student's exercise_broken only when it is that
+        // code), whatever --expect or an edited broken cell say.
+        std::string exercise;
     };
     void add_probe_magic_options(CLI::App& app, probe_magic_options& o);
 

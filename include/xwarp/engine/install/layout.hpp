@@ -1,5 +1,5 @@
 // Where an installed (or built) xwarp keeps its data files: the shim the probe injects and the
-// mechanism guide the HTML report quotes. One small unit, so that a front finds them without
+// mechanism guide the HTML report quotes, the lessons' exercises. One small unit, so that a front finds them without
 // reaching into the runner.
 #ifndef XWARP_INSTALL_LAYOUT_HPP
 #define XWARP_INSTALL_LAYOUT_HPP
@@ -15,6 +15,11 @@ namespace xwarp
     // The text of the installed mechanism guide (share/xwarp/references/mechanisms.md, found
     // beside the shim); empty when it is not installed.
     std::string installed_guide_text();
+
+    // The lessons' exercises as shipped (share/xwarp/exercises.json, beside the shim: each
+    // exercise's limits and broken form, written by notebooks/make_notebooks.py); empty when
+    // it is not installed.
+    std::string installed_exercises_text();
 }
 
 #endif

@@ -19,6 +19,7 @@ namespace xwarp
         int probes_started = 0;  // names an unnamed run: probe-N
         std::string shim_dir;    // empty: found like the CLI finds it
         std::string guide_text;  // references/mechanisms.md, for the HTML guide sections
+        std::string exercises_text;  // share/xwarp/exercises.json: the lessons' exercises as shipped (--exercise)
         // The history store, as --history takes it: "" finds it as the CLI does
         // ($XWARP_HISTORY, then $XDG_DATA_HOME), "off" keeps runs in this session only.
         std::string history_option;

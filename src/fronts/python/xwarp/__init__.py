@@ -51,4 +51,6 @@ def load_ipython_extension(ipython):
         raise ImportError("xwarp: the probe's shim (share/xwarp/shim) is not installed beside this package; "
                           "reinstall with pip install xwarp")
     guide = share / "references" / "mechanisms.md"
-    _xwarp.register_magics(ipython, str(share / "shim"), guide.read_text() if guide.exists() else "")
+    exercises = share / "exercises.json"  # the lessons' exercises as shipped (%%warp_probe --exercise)
+    _xwarp.register_magics(ipython, str(share / "shim"), guide.read_text() if guide.exists() else "",
+                           exercises.read_text() if exercises.exists() else "")
