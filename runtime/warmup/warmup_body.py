@@ -1067,13 +1067,14 @@ def prune(dry_run=False, log=print, workers=None, root=None):
         log(f"warp warm-up: {len(unknown)} identity(ies) could not be computed now; their modules' folders stay")
     # Only folders named exactly as Warp names a build of a module this file knows (wp_<module>_
     # <7 hex>): a folder of any other name in the cache is not this file's to remove.
-    known = {t["warp_module"] for t in TARGETS} | {name[3:-8] for name in USED if len(name) > 11}
+    used = [(str(module), str(hash7)[:7]) for module, hash7 in USED]
+    known = {t["warp_module"] for t in TARGETS} | {module for module, _ in used}
     stays = {TARGETS[i]["warp_module"] for i in unknown}
     # a module the file does not build (its identity is in USED, not in TARGETS) may have another
     # hash now that nothing here computes: its folders stay too
-    planned = {f"wp_{t['warp_module']}_{t['hash'][:7]}" for t in TARGETS}
-    stays |= {name[3:-8] for name in USED if name not in planned and len(name) > 11}
-    warp_form = re.compile(r"wp_(.+)_[0-9a-f]{7}\Z")
+    planned = {(t["warp_module"], t["hash"][:7]) for t in TARGETS}
+    stays |= {module for module, hash7 in used if (module, hash7) not in planned}
+    warp_form = re.compile(r"wp_(.+)_[0-9a-f]{7}\Z")  # how Warp names a module's cache folder (_cache_folder)
 
     def owned(name):
         form = warp_form.match(name)

@@ -25,7 +25,7 @@ namespace xwarp
             static const json shim = schema_parts::as_draft7(json::parse(shim_inputs_text), false);
             static const json fixer = schema_parts::as_draft7(json::parse(fixer_protocol_text), false);
             static const json warmup = schema_parts::as_draft7(json::parse(warmup_targets_text), false);
-            if (which == contract::warmup_targets || which == contract::warmup_config)
+            if (which == contract::warmup_targets || which == contract::warmup_config || which == contract::warmup_results)
             {
                 return warmup;
             }
@@ -42,6 +42,7 @@ namespace xwarp
                 case contract::fixer_response: return "response";
                 case contract::warmup_targets: return "";
                 case contract::warmup_config: return "config";
+                case contract::warmup_results: return "results";
             }
             return "";
         }

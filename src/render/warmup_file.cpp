@@ -294,18 +294,19 @@ namespace xwarp
         }
         out += "ARCH = [" + arch + "]  # CUDA architectures also built ahead of time (wp.compile_aot_module)\n\n";
         // every identity the run built, covered or not: --prune keeps every folder of a module
-        // listed here that TARGETS does not build (its current hash is not the file's to compute)
-        std::vector<std::string> used;
+        // listed here that TARGETS does not build (its current hash is not the file's to compute).
+        // As [module, hash7] pairs: the file alone knows how Warp names a cache folder.
+        nlohmann::json used = nlohmann::json::array();
         for (const auto& t : plan.targets)
         {
-            const std::string folder = "wp_" + t.module + "_" + t.hash.substr(0, 7);
-            if (std::find(used.begin(), used.end(), folder) == used.end())
+            const nlohmann::json identity = {t.module, t.hash.substr(0, 7)};
+            if (std::find(used.begin(), used.end(), identity) == used.end())
             {
-                used.push_back(folder);
+                used.push_back(identity);
             }
         }
-        out += "# The cache folders of every identity the measured run built (--prune keeps the folders of a module the file "
-               "does not build)\nUSED = " + py_literal(used)
+        out += "# Every identity the measured run built, as [module, hash7] (--prune keeps the folders of a module the "
+               "file does not build)\nUSED = " + py_literal(used)
                + "\n\n";
         out += "# wp.config values the program set before its first build\nCONFIG = " + py_literal(plan.config) + "\n\n";
         out += "# packages never the program's code, whatever the measured run imported: the file refuses their modules\n"

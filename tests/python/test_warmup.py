@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from conftest import PROBE, ROOT, TARGETS
@@ -240,10 +241,22 @@ def test_a_kept_cache_builds_only_what_a_change_invalidated_and_names_the_tests_
     cache = tmp_path / "kept-cache"
     run_env = dict(os.environ, WARP_CACHE_PATH=str(cache), TMPDIR=str(project.temp), PYTHONDONTWRITEBYTECODE="1")
 
+    contract = json.loads((ROOT / "contracts" / "warmup_targets.schema.json").read_text())
+    results_rule = jsonschema.Draft202012Validator({"$defs": contract["$defs"], "$ref": "#/$defs/results"})
+    results = tmp_path / "results.json"
+    modes = set()
+
     def warmup(*args):
-        done = subprocess.run([str(venv_python), str(file), "--workers", "2", *args], cwd=project.path, env=run_env,
-                              capture_output=True, text=True, timeout=600)
+        with_results = [] if "--prune" in args else ["--results", str(results)]
+        done = subprocess.run([str(venv_python), str(file), "--workers", "2", *args, *with_results], cwd=project.path,
+                              env=run_env, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stdout + done.stderr
+        if with_results:
+            # what the file says it did is inside its contract (warmup --verify reads it back)
+            written = json.loads(results.read_text())
+            results_rule.validate(written)
+            assert written["contract"] == contract["x-contract-version"] and len(written["outcomes"]) == 2, written
+            modes.add(written["mode"])
         return done.stdout
 
     def folders():
@@ -301,6 +314,7 @@ def test_a_kept_cache_builds_only_what_a_change_invalidated_and_names_the_tests_
     assert sorted(p.name for p in version.iterdir() if not p.name.startswith("wp_wpkg") or p.is_symlink()) == foreign
     assert (outside / "keep.txt").read_text() == "mine"
 
+    assert modes == {"missing", "dry-run"}, modes
     suite = subprocess.run([str(venv_python), "-m", "unittest", "test_app"], cwd=project.path,
                            env=run_env, capture_output=True, text=True, timeout=600)
     log = suite.stdout + suite.stderr

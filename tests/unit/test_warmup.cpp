@@ -389,3 +389,26 @@ TEST(AWarmupFile, WritesTargetsAsRecordsOfItsContractAndTheContractRefusesAColum
     records[0]["instances"] = nlohmann::json::array({{{"kernel", "g"}, {"module", ""}, {"key", "g"}, {"types", {"wp.float32"}}}});
     EXPECT_NE(contract_violation(contract::warmup_targets, records), "") << "a type as code, not data";
 }
+
+TEST(AWarmupFile, ResultsAreReadBackOnlyInsideTheirContract)
+{
+    const nlohmann::json outcome = {{"target", 0},      {"warp_module", "wpkg.reduce"}, {"hash", "abcdef0123"},
+                                    {"device", "cpu"},  {"block_dim", 1},              {"built", true},
+                                    {"built_hash", "abcdef0123"}, {"error", nullptr}, {"notes", nlohmann::json::array()},
+                                    {"seconds", 1.5}};
+    nlohmann::json results = {{"contract", warmup_targets_version()}, {"built", {0}}, {"other", nlohmann::json::array()},
+                              {"failed", nlohmann::json::array()}, {"in_cache", nlohmann::json::array()},
+                              {"would_build", nlohmann::json::array()}, {"outcomes", {outcome}}, {"wall_s", 2.0},
+                              {"workers", 1}, {"root", "/p"}, {"cache", "/c"}, {"mode", "build"}, {"cuda_cache", nullptr}};
+    EXPECT_EQ(contract_violation(contract::warmup_results, results), "");
+    results["failed"] = {{0, "ImportError: no module"}};
+    EXPECT_EQ(contract_violation(contract::warmup_results, results), "");
+    results["outcomes"][0]["built"] = "yes";  // a word where the file writes a boolean
+    EXPECT_NE(contract_violation(contract::warmup_results, results), "");
+    results["outcomes"][0]["built"] = true;
+    results["mode"] = "rebuild";  // a mode the file has not
+    EXPECT_NE(contract_violation(contract::warmup_results, results), "");
+    results["mode"] = "missing";
+    results["extra"] = 1;  // a field nobody reads
+    EXPECT_NE(contract_violation(contract::warmup_results, results), "");
+}

@@ -7,7 +7,8 @@
 //   - the fixer protocol (contracts/fixer_protocol.schema.json): warp-probe fix's request,
 //     its operations (a tagged union on "op") and the fixer's response;
 //   - the warm-up file's targets (contracts/warmup_targets.schema.json): the TARGETS records
-//     warp-probe warmup writes into the file and the file's own code reads.
+//     warp-probe warmup writes into the file and the file's own code reads, and the results
+//     the file writes with --results, which warmup --verify reads back.
 // The shim's records have their own contract (shim_contract.hpp).
 #ifndef XWARP_MODEL_CONTRACTS_HPP
 #define XWARP_MODEL_CONTRACTS_HPP
@@ -27,6 +28,7 @@ namespace xwarp
         fixer_response,
         warmup_targets,    // a warm-up file's TARGETS
         warmup_config,     // a warm-up file's CONFIG: the wp.config values it sets, each of its type and range
+        warmup_results,    // what a warm-up file writes with --results (read back by warmup --verify)
     };
 
     // "" when the value is inside the contract; else one line saying where and why.

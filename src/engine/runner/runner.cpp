@@ -369,6 +369,12 @@ namespace xwarp
                 notes.push_back("the command's own results " + path + " are not JSON");
                 return nullptr;
             }
+            // the warm-up file's --results: read only inside its contract
+            if (const std::string wrong = contract_violation(contract::warmup_results, j); !wrong.empty())
+            {
+                notes.push_back("the command's own results " + path + " are outside the warm-up results contract: " + wrong);
+                return nullptr;
+            }
             return j;
         }
 
