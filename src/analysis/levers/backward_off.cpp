@@ -22,67 +22,55 @@ namespace xwarp::levers
             }
         }
 
-        // A replay that launched an adjoint kernel or recorded a tape needed its backward code:
-        // its figures measure a program that no longer works.
-        bool differentiates(whatif_result& w, const lever_plan&, const report&, const report& replay)
+        // Why a pass shows a program that differentiates (a launch with adjoint=True, a wp.Tape
+        // recorded), as the words that end "...: the program needs its backward code"; "" when
+        // it shows none. The tape first: it is where the gradients come from.
+        std::string why_it_differentiates(const run_result& pass)
         {
-            for (const auto& s : replay.samples)
-            {
-                for (const auto& l : s.cold.launches)
-                {
-                    if (l.adjoint)
-                    {
-                        w.verdict = verdict::invalid;
-                        w.reason = "kernel " + l.kernel + " is launched with adjoint=True: the program needs its "
-                                   "backward code";
-                        return true;
-                    }
-                }
-                for (const auto& p : s.cold.processes)
-                {
-                    for (const auto& call : p.calls)
-                    {
-                        if (call.function == "Tape")
-                        {
-                            w.verdict = verdict::invalid;
-                            w.reason = "a wp.Tape records gradients"
-                                       + (call.file ? " at " + *call.file + ":" + std::to_string(call.line.value_or(0))
-                                                    : std::string())
-                                       + ": the program differentiates, so it needs backward code";
-                            return true;
-                        }
-                    }
-                }
-            }
-            return false;
-        }
-    }
-
-    namespace
-    {
-        // Never for a program that differentiates: it needs its backward code.
-        void code_form(fix_plan& p, const fix_input& in)
-        {
-            for (const auto& proc : in.cold.processes)
+            for (const auto& proc : pass.processes)
             {
                 for (const auto& c : proc.calls)
                 {
                     if (c.function == "Tape")
                     {
-                        p.no_form = "the program records a wp.Tape"
-                                    + (c.file ? " at " + *c.file + ":" + std::to_string(c.line.value_or(0)) : std::string())
-                                    + ": it needs its backward code";
-                        return;
+                        return "a wp.Tape records gradients"
+                               + (c.file ? " at " + *c.file + ":" + std::to_string(c.line.value_or(0)) : std::string());
                     }
                 }
             }
-            for (const auto& l : in.cold.launches)
+            for (const auto& l : pass.launches)
             {
                 if (l.adjoint)
                 {
-                    p.no_form = "kernel " + l.kernel + " is launched with adjoint=True: the program needs its backward code";
-                    return;
+                    return "kernel " + l.kernel + " is launched with adjoint=True";
                 }
+            }
+            return {};
+        }
+
+        // A replay that differentiates needed its backward code: its figures measure a program
+        // that no longer works.
+        bool differentiates(whatif_result& w, const lever_plan&, const report&, const report& replay)
+        {
+            for (const auto& s : replay.samples)
+            {
+                if (const std::string why = why_it_differentiates(s.cold); !why.empty())
+                {
+                    w.verdict = verdict::invalid;
+                    w.reason = why + ": the program needs its backward code";
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        // Never for a program that differentiates: it needs its backward code.
+        void code_form(fix_plan& p, const fix_input& in)
+        {
+            if (const std::string why = why_it_differentiates(in.cold); !why.empty())
+            {
+                p.no_form = why + ": the program needs its backward code";
+                return;
             }
             p.ops.push_back(config_at_entry("enable_backward", false, "this program never differentiates"));
         }

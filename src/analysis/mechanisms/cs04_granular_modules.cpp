@@ -17,37 +17,12 @@ namespace xwarp::detect
 
         void detect(const context& ctx, sink& out)
         {
-            std::map<std::string, std::vector<double>> per_device;
-            std::map<std::string, std::vector<std::string_view>> names;  // views of the loads' strings
-            std::map<std::string, std::string> groups_text;
-            for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
+            const merge_estimates merges = estimate_merges(
+                ctx, min_modules, [](const granular_modules& g) -> const std::vector<module_group>& { return g.small; });
+            const auto& names = merges.names;
+            if (!ctx.good.empty())
             {
-                const auto& g = ctx.granular_of(gi);
-                std::map<std::string, double> total;
-                for (const auto& grp : g.small)
-                {
-                    if (grp.modules.size() < min_modules)
-                    {
-                        continue;
-                    }
-                    total[grp.device] += static_cast<double>(grp.modules.size() - 1) * g.smallest_ms * fixed_cost_share;
-                    if (gi == 0)
-                    {
-                        for (const auto* l : grp.modules)
-                        {
-                            names[grp.device].emplace_back(l->module);
-                        }
-                        append_merge_group(groups_text[grp.device], grp.block_dim, grp.modules);
-                    }
-                }
-                for (const auto& [d, t] : total)
-                {
-                    per_device[d].push_back(t);
-                }
-                if (gi != 0)
-                {
-                    continue;
-                }
+                const auto& g = ctx.granular_of(0);
                 // Enough small modules in all, but no group a merge could keep together: say so.
                 std::map<std::string, std::size_t> count;
                 for (const auto& grp : g.small)
@@ -92,7 +67,7 @@ namespace xwarp::detect
                 finding f = make_finding("CS-4", join(n), device);
                 f.evidence = std::to_string(n.size()) + " small modules (at most two kernels each, launched at one "
                                                          "block_dim with the same options) were built separately on " + device;
-                set_merge_saving(f, per_device[device], groups_text[device], n, ctx.estimates_on());
+                set_merge_saving(f, merges.per_device.at(device), merges.groups_text.at(device), n, ctx.estimates_on());
                 f.recommendation = "Group kernels that load together into fewer named modules, by lifecycle. Keep "
                                    "apart kernels with different options, different stable block_dims or independent edit "
                                    "cycles: a bigger module also rebuilds whole on every edit.";

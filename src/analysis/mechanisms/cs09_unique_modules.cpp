@@ -76,41 +76,15 @@ namespace xwarp::detect
 
         void detect(const context& ctx, sink& out)
         {
-            std::map<std::string, std::vector<double>> per_device;
-            std::map<std::string, std::vector<std::string_view>> names;  // views of the loads' strings
-            // the cause's groups as JSON text: as a tree of copies of 50,000 names, most of the time
-            std::map<std::string, std::string> groups_text;
-            for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
-            {
-                const auto& g = ctx.granular_of(gi);
-                std::map<std::string, double> total;
-                for (const auto& grp : g.unique)
-                {
-                    if (grp.modules.size() < 2)
-                    {
-                        continue;
-                    }
-                    total[grp.device] += static_cast<double>(grp.modules.size() - 1) * g.smallest_ms * fixed_cost_share;
-                    if (gi == 0)
-                    {
-                        for (const auto* l : grp.modules)
-                        {
-                            names[grp.device].emplace_back(l->module);
-                        }
-                        append_merge_group(groups_text[grp.device], grp.block_dim, grp.modules);
-                    }
-                }
-                for (const auto& [d, t] : total)
-                {
-                    per_device[d].push_back(t);
-                }
-            }
+            const merge_estimates merges = estimate_merges(
+                ctx, 2, [](const granular_modules& g) -> const std::vector<module_group>& { return g.unique; });
+            const auto& names = merges.names;
             for (const auto& [device, n] : names)
             {
                 finding f = make_finding("CS-9", join(n), device);
                 f.evidence = std::to_string(n.size()) + " module=\"unique\" modules with one stable kernel each "
                                                          "were built separately on " + device;
-                set_merge_saving(f, per_device[device], groups_text[device], n, ctx.estimates_on());
+                set_merge_saving(f, merges.per_device.at(device), merges.groups_text.at(device), n, ctx.estimates_on());
                 locate(f, ctx.first_cold(), n);
                 f.recommendation = "Put stable kernels in a shared named module (module=\"name\" or a real Python module) "
                                    "instead of module=\"unique\"; keep unique for per-request or plugin kernels that would "

@@ -85,6 +85,7 @@ namespace xwarp::detect
     void set_merge_saving(finding& f, const std::vector<double>& per_sample_ms, const std::string& groups,
                           const std::vector<std::string_view>& modules, xwarp::clock on);
 
+
     // Loads of one (process, module, device, block_dim) each, in load order: sequence q is
     // loads[starts[q]] up to loads[starts[q + 1]] (one vector: a vector per sequence was an
     // allocation per module).
@@ -141,6 +142,19 @@ namespace xwarp::detect
         mutable std::optional<launched_map> m_launched;
         std::vector<granular_modules> m_granular;
     };
+
+    // What merging groups would save, sample by sample (CS-4's small modules, CS-9's unique
+    // ones): for each good sample, the fixed share of each extra build of the groups of at least
+    // `min_modules` modules, per device; from the first sample, the modules' names and the groups
+    // as the cause's text. `groups_of` picks the sample's groups from its granular_modules.
+    struct merge_estimates
+    {
+        std::map<std::string, std::vector<double>> per_device;           // device -> a saving per sample
+        std::map<std::string, std::vector<std::string_view>> names;      // views of the loads' strings
+        std::map<std::string, std::string> groups_text;                  // device -> the cause's groups
+    };
+    merge_estimates estimate_merges(const context& ctx, std::size_t min_modules,
+                                    const std::vector<module_group>& (*groups_of)(const granular_modules&));
 
     struct sink
     {

@@ -147,4 +147,35 @@ namespace xwarp::detect
         out.smallest_ms = std::isfinite(smallest) ? smallest : 0.0;
         return out;
     }
+    merge_estimates estimate_merges(const context& ctx, std::size_t min_modules,
+                                    const std::vector<module_group>& (*groups_of)(const granular_modules&))
+    {
+        merge_estimates out;
+        for (std::size_t gi = 0; gi < ctx.good.size(); ++gi)
+        {
+            const auto& g = ctx.granular_of(gi);
+            std::map<std::string, double> total;
+            for (const auto& grp : groups_of(g))
+            {
+                if (grp.modules.size() < min_modules)
+                {
+                    continue;
+                }
+                total[grp.device] += static_cast<double>(grp.modules.size() - 1) * g.smallest_ms * fixed_cost_share;
+                if (gi == 0)
+                {
+                    for (const auto* l : grp.modules)
+                    {
+                        out.names[grp.device].emplace_back(l->module);
+                    }
+                    append_merge_group(out.groups_text[grp.device], grp.block_dim, grp.modules);
+                }
+            }
+            for (const auto& [d, t] : total)
+            {
+                out.per_device[d].push_back(t);
+            }
+        }
+        return out;
+    }
 }

@@ -25,27 +25,22 @@ namespace xwarp::cli
                     "for git apply or patch -p1) and, with --verify, prove it on a copy of the project: the same command "
                     "measured there against the unpatched program, as compare judges. Your files are touched only with "
                     "--apply, and then only by verified patches.\nUsage: warp-probe fix REPORT.json|@ID [options]");
-                sub->add_option("report", m_report, "a JSON report written by measure --json, a stored run (@ID), or a label of the history")->required();
-                add_history_option(sub, m_history);
-                add_fix_options(*sub, m_request, front::cli);
-                sub->add_option("--json", m_json, "write the report with its fixes[] to this file");
-                sub->add_option("--html", m_html, "write the report with its fixes as a self-contained HTML page");
-                sub->add_flag("--quiet,-q", m_quiet, "no progress lines on stderr");
-                add_run_option(sub, m_run);
-                add_replay_streams_option(sub, m_replay_streams, &m_keep_records);
+                m_args.add(sub, "write the report with its fixes[] to this file",
+                           "write the report with its fixes as a self-contained HTML page",
+                           [&] { add_fix_options(*sub, m_request, front::cli); });
                 return sub;
             }
 
             int run() override
             {
                 fronts::resolved_run run;
-                if (int code = resolve_arg(m_report, m_history, run))
+                if (int code = m_args.resolve(run))
                 {
                     return code;
                 }
                 fix_request request = m_request;
                 request.out_dir = request.out_dir.empty() ? "xwarp-fixes" : request.out_dir;
-                cli_job job(m_history, m_replay_streams, m_keep_records, m_run, m_quiet);
+                cli_job job = m_args.job();
                 if (int code = request.verify ? job.consent({&run}) : 0)
                 {
                     return code;
@@ -64,16 +59,16 @@ namespace xwarp::cli
             int finish(const fronts::job_outcome& outcome, bool own)
             {
                 const report& r = outcome.result;
-                if (!m_json.empty())
+                if (!m_args.json.empty())
                 {
-                    if (int rc = write_report_or_fail(m_json, r, m_history, own))
+                    if (int rc = write_report_or_fail(m_args.json, r, m_args.history, own))
                     {
                         return rc;
                     }
                 }
-                if (!m_html.empty())
+                if (!m_args.html.empty())
                 {
-                    if (int rc = write_text(m_html, html_page("warp-probe fix " + r.label, render_html(r))))
+                    if (int rc = write_text(m_args.html, html_page("warp-probe fix " + r.label, render_html(r))))
                     {
                         return rc;
                     }
@@ -82,20 +77,13 @@ namespace xwarp::cli
                 {
                     return interrupted_exit();
                 }
-                say_stored(outcome, m_quiet);
+                say_stored(outcome, m_args.quiet);
                 std::cout << render_fix_text(r);
                 return exit_code::ok;
             }
 
-            std::string m_report;
-            std::string m_history;
-            std::string m_json;
-            std::string m_html;
+            stored_run_args m_args;
             fix_request m_request;
-            bool m_quiet = false;
-            bool m_run = false;
-            std::string m_replay_streams;
-            std::string m_keep_records;
         };
     }
 

@@ -392,4 +392,18 @@ namespace xwarp::cli
         // a FIFO nobody reads is refused, not waited on)
         return write_or_fail([&] { save_streamed(path, [&](std::ostream& out) { out << text; }); });
     }
+
+    void stored_run_args::add(CLI::App* sub, const std::string& json_help, const std::string& html_help,
+                              const std::function<void()>& own)
+    {
+        sub->add_option("report", report, "a JSON report written by measure --json, a stored run (@ID), or a label of the history")
+            ->required();
+        add_history_option(sub, history);
+        own();
+        sub->add_option("--json", json, json_help);
+        sub->add_option("--html", html, html_help);
+        sub->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
+        add_run_option(sub, run);
+        add_replay_streams_option(sub, replay_streams, &keep_records);
+    }
 }

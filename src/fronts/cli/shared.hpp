@@ -121,6 +121,28 @@ namespace xwarp::cli
         progress m_progress;
     };
 
+    // What fix and warmup take alike, over one stored run: the run and the history it is looked
+    // up in, the JSON and HTML outputs, --quiet, --run (consent to run a report from elsewhere)
+    // and the recorded streams to replay from. add() declares them around the subcommand's own
+    // options (added by `own`, after the run and the history).
+    struct stored_run_args
+    {
+        std::string report;
+        std::string history;
+        std::string json;
+        std::string html;
+        bool quiet = false;
+        bool run = false;
+        std::string replay_streams;
+        std::string keep_records;
+
+        void add(CLI::App* sub, const std::string& json_help, const std::string& html_help,
+                 const std::function<void()>& own);
+        // The run the report names: 0, or the exit code after saying why not.
+        int resolve(fronts::resolved_run& out) const { return resolve_arg(report, history, out); }
+        cli_job job() const { return cli_job(history, replay_streams, keep_records, run, quiet); }
+    };
+
     // Runs a write: 0, or exit code 73 with its message.
     int write_or_fail(const std::function<void()>& write);
     int write_json_or_fail(const std::string& path, const nlohmann::json& j);

@@ -31,27 +31,22 @@ namespace xwarp::cli
                     "forms of a module that changed while it ran) are named with their cost. --verify proves it on fresh "
                     "private caches.\n"
                     "Usage: warp-probe warmup REPORT.json|@ID [options]");
-                sub->add_option("report", m_report, "a JSON report written by measure --json, a stored run (@ID), or a label of the history")->required();
-                add_history_option(sub, m_history);
-                add_warmup_options(*sub, m_request, front::cli);
-                sub->add_option("--json", m_json, "write the plan (and the check) as JSON to this file");
-                sub->add_option("--html", m_html, "write the plan (and the check) as a self-contained HTML page");
-                sub->add_flag("--quiet,-q", m_quiet, "no progress lines on stderr");
-                add_run_option(sub, m_run);
-                add_replay_streams_option(sub, m_replay_streams, &m_keep_records);
+                m_args.add(sub, "write the plan (and the check) as JSON to this file",
+                           "write the plan (and the check) as a self-contained HTML page",
+                           [&] { add_warmup_options(*sub, m_request, front::cli); });
                 return sub;
             }
 
             int run() override
             {
                 fronts::resolved_run run;
-                if (int code = resolve_arg(m_report, m_history, run))
+                if (int code = m_args.resolve(run))
                 {
                     return code;
                 }
                 warmup_request request = m_request;
                 request.out = request.out.empty() ? "warp_warmup.py" : request.out;
-                cli_job job(m_history, m_replay_streams, m_keep_records, m_run, m_quiet);
+                cli_job job = m_args.job();
                 if (int code = job.consent({&run}))
                 {
                     return code;
@@ -66,16 +61,16 @@ namespace xwarp::cli
                     return fail(e);
                 }
                 const warmup_plan& plan = outcome.plan;
-                if (!m_json.empty())
+                if (!m_args.json.empty())
                 {
-                    if (int rc = write_json_or_fail(m_json, nlohmann::json(plan)))
+                    if (int rc = write_json_or_fail(m_args.json, nlohmann::json(plan)))
                     {
                         return rc;
                     }
                 }
-                if (!m_html.empty())
+                if (!m_args.html.empty())
                 {
-                    if (int rc = write_text(m_html, html_page("warp-probe warmup " + m_report,
+                    if (int rc = write_text(m_args.html, html_page("warp-probe warmup " + m_args.report,
                                                               render_preformatted_html(render_warmup_text(plan)))))
                     {
                         return rc;
@@ -94,15 +89,8 @@ namespace xwarp::cli
             }
 
         private:
-            std::string m_report;
-            std::string m_history;
-            std::string m_json;
-            std::string m_html;
+            stored_run_args m_args;
             warmup_request m_request;
-            bool m_quiet = false;
-            bool m_run = false;
-            std::string m_replay_streams;
-            std::string m_keep_records;
         };
     }
 

@@ -101,6 +101,26 @@ namespace xwarp::magic_parts
     // "interrupted" shown, then the interrupted reply.
     [[noreturn]] void interrupted(progress_display& progress);
 
+    // A job a magic runs (fix, replay, warm-up): its refusal as the magic's error, an interrupt
+    // as the interrupted reply, else its outcome.
+    template <typename Job>
+    auto run_job(const std::string& who, progress_display& progress, Job&& job) -> decltype(job())
+    {
+        try
+        {
+            auto outcome = job();
+            if (outcome.interrupted)
+            {
+                interrupted(progress);
+            }
+            return outcome;
+        }
+        catch (const fronts::job_error& e)
+        {
+            throw magic_error(who + ": " + e.what());
+        }
+    }
+
     // A run's name: the one asked for, or probe-N.
     std::string run_name(probe_session& s, const std::string& requested);
 }

@@ -42,19 +42,9 @@ namespace xwarp
                     require_run(run, run_flag, "%warp_fix");
                 }
                 progress_display progress(host, false);
-                fronts::job_outcome outcome;
-                try
-                {
-                    outcome = fronts::fix(run, request, job_context_of(*m_session, host, &progress, run_flag), run_kind::fix);
-                }
-                catch (const fronts::job_error& e)
-                {
-                    throw magic_error(std::string("%warp_fix: ") + e.what());
-                }
-                if (outcome.interrupted)
-                {
-                    interrupted(progress);
-                }
+                const fronts::job_outcome outcome = run_job("%warp_fix", progress, [&] {
+                    return fronts::fix(run, request, job_context_of(*m_session, host, &progress, run_flag), run_kind::fix);
+                });
                 show(name, outcome, host, progress);
             }
 

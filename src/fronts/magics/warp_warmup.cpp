@@ -39,21 +39,9 @@ namespace xwarp
                 // a file made from a run not measured here runs that run's names as code
                 require_run(run, run_flag, "%warp_warmup");
                 progress_display progress(host, false);
-                warmup_plan plan;
-                try
-                {
-                    const fronts::warmup_outcome outcome =
-                        fronts::warm_up(run, request, job_context_of(*m_session, host, &progress, run_flag));
-                    if (outcome.interrupted)
-                    {
-                        interrupted(progress);
-                    }
-                    plan = outcome.plan;
-                }
-                catch (const fronts::job_error& e)
-                {
-                    throw magic_error(std::string("%warp_warmup: ") + e.what());
-                }
+                const warmup_plan plan = run_job("%warp_warmup", progress, [&] {
+                    return fronts::warm_up(run, request, job_context_of(*m_session, host, &progress, run_flag));
+                }).plan;
                 progress.finish("warp-probe: warm-up of " + name + ": " + std::to_string(plan.covered) + " of "
                                 + std::to_string(plan.covered + plan.uncovered) + " identities covered"
                                 + (plan.check ? ", " + word_of(plan.check->verdict) : std::string()));

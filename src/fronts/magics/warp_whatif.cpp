@@ -38,19 +38,9 @@ namespace xwarp
                 const fronts::resolved_run run = resolve_run(*m_session, name, "%warp_whatif");
                 require_run(run, run_flag, "%warp_whatif");
                 progress_display progress(host, false);
-                fronts::job_outcome outcome;
-                try
-                {
-                    outcome = fronts::replay(run, request, job_context_of(*m_session, host, &progress, run_flag), run_kind::whatif);
-                }
-                catch (const fronts::job_error& e)
-                {
-                    throw magic_error(std::string("%warp_whatif: ") + e.what());
-                }
-                if (outcome.interrupted)
-                {
-                    interrupted(progress);
-                }
+                const fronts::job_outcome outcome = run_job("%warp_whatif", progress, [&] {
+                    return fronts::replay(run, request, job_context_of(*m_session, host, &progress, run_flag), run_kind::whatif);
+                });
                 show(name, outcome, host, progress);
             }
 
