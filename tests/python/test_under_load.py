@@ -37,10 +37,15 @@ def test_findings_and_replay_verdicts_are_the_same_quiet_and_beside_busy_loops(p
     # its cold passes; what the "quiet" run found is whatever else this machine ran then, recorded
     assert busy.report["summary"]["busy_cpus"]["median"] > 1.0, busy.report["summary"]["busy_cpus"]
     assert quiet.report["summary"]["busy_cpus"]["median"] >= 0.0
-    # and the wall of Warp's timers moved far more than the CPU clock the verdicts were judged on
+    # the CPU clock the verdicts were judged on hardly moved; where the loops took CPUs the quiet
+    # run had free (by the load each run recorded: on a machine already saturated, as when the
+    # whole suite runs beside other jobs, "quiet" is as busy), the wall of Warp's timers moved far more
     wall = busy.report["summary"]["cold_module_ms"]["median"] / quiet.report["summary"]["cold_module_ms"]["median"]
     cpu = busy.report["summary"]["cold_module_cpu_ms"]["median"] / quiet.report["summary"]["cold_module_cpu_ms"]["median"]
-    assert wall > 1.3 and cpu < 1.25 and wall > cpu + 0.2, (wall, cpu)
+    assert cpu < 1.25, (wall, cpu)
+    taken = busy.report["summary"]["busy_cpus"]["median"] - quiet.report["summary"]["busy_cpus"]["median"]
+    if taken >= 0.8:
+        assert wall > 1.3 and wall > cpu + 0.2, (wall, cpu, taken)
     waited = [l["cpu_wait_ms"] for s in busy.report["samples"] for l in s["cold"]["module_loads"] if l["status"] == "compiled"]
     assert sum(waited) > 0.2 * busy.report["summary"]["cold_module_ms"]["median"], waited
 
