@@ -54,7 +54,7 @@ WORDS_A_MINUTE = 150
 CODE_CELL_MIN = 0.25
 REPORT_MIN = 0.5
 EXERCISE_MIN = 4.0
-REPORT_CELL = re.compile(r"\s*(%%?warp_(probe|whatif|compare|fix|warmup|report)\b|.*run_cell_magic\(\"warp_probe)")
+REPORT_CELL = re.compile(r"\s*(%%?warp_(probe|whatif|compare|fix|warmup|report)\b|.*run_(cell|line)_magic\(\s*\"warp_probe)", re.S)
 
 
 def seconds_said(runs_in):

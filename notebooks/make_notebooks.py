@@ -683,6 +683,94 @@ Next: [Reading a warp-probe report](overview.ipynb), then [What-if replays](what
     )
 
 
+OWN_PROGRAM_STAND_IN = """import warp as wp
+
+
+@wp.kernel
+def advect(x: wp.array(dtype=float)):
+    x[wp.tid()] = x[wp.tid()] * 0.5 + 0.25
+
+
+x = wp.full(256, 1.5, dtype=float)
+wp.launch(advect, dim=256, inputs=[x])
+
+
+@wp.kernel  # defined after the first launch: the module builds again (CS-1)
+def clamp(x: wp.array(dtype=float)):
+    x[wp.tid()] = wp.min(x[wp.tid()], 1.0)
+
+
+wp.launch(clamp, dim=256, inputs=[x])
+print("done:", float(x.numpy().sum()))
+"""
+
+OWN_PROGRAM_CELL = f'''import os, shutil, sys, tempfile
+
+PROGRAM = ""  # the path of your own Warp program, e.g. "sim/run_scene.py"; empty: a stand-in
+stand_in = None
+if not PROGRAM:
+    stand_in = tempfile.mkdtemp(prefix="xwarp-own-program-")
+    PROGRAM = os.path.join(stand_in, "my_program.py")
+    with open(PROGRAM, "w") as f:
+        f.write({OWN_PROGRAM_STAND_IN!r})
+print("probing", PROGRAM, "with", sys.executable)'''
+
+
+def lesson_own_script():
+    notebook(
+        "own_script",
+        "Your own program: probe it, read Warp's own line, set it a budget",
+        [
+            ("md", """Every lesson so far probed a cell written for it. This one probes a program of yours, the way
+you will after the class: the same probe, on a command instead of a cell.
+
+Put the path of a Warp program you run in `PROGRAM` below (a script; it runs in this notebook's
+folder, with this kernel's Python). Left empty, the cell writes a small stand-in program into a
+temporary folder of its own (never into this notebook's folder), so that the notebook runs as
+shipped."""),
+            ("code", OWN_PROGRAM_CELL),
+            ("md", """## Probe it
+
+`%warp_probe [options] -- COMMAND` probes a command as `warp-probe measure` does in a terminal: in
+fresh processes, cold then warm, on private caches (your own kernel cache is neither read nor
+written). `-o mine` keeps the report in a variable as well."""),
+            ("code", 'get_ipython().run_line_magic("warp_probe", f"--samples 1 --name mine -o mine -- {sys.executable} {PROGRAM}")'),
+            ("md", """## Warp's own line
+
+Warp prints one line per module load at its default log level, and the report keeps what the
+program printed. Each line names the module, the first seven characters of its hash, the device,
+the time, and `compiled` or `cached`:"""),
+            ("code", 'for line in mine["samples"][0]["cold"]["stdout_tail"].splitlines():\n'
+                     '    if " load on device " in line:\n'
+                     '        print(line)'),
+            ("md", """Two lines for one module under two hashes are churn: the module changed after it loaded. The
+report's findings above name the mechanism and the line of your program that caused it; the
+[cheat sheet](../references/cheatsheet.md) gives its fix, the lever that measures the fix without an
+edit, and the lesson that teaches it.
+
+## Set it a budget
+
+A budget keeps a cold start from creeping back once it is fixed. Take what you measured as the
+limit, so that a change that adds an identity is caught; once a finding is fixed, add
+`builds-per-module<=1`. The cell below reads the number from the report and probes again with it:"""),
+            ("code", 'limit = int(mine["summary"]["identity_count"]["median"])\n'
+                     'get_ipython().run_line_magic(\n'
+                     '    "warp_probe", f\'--samples 1 --name mine_budget --expect "identities<={limit}" -- {sys.executable} {PROGRAM}\')'),
+            ("md", """In CI the same limit is `warp-probe measure --budget 'identities<=N' -- python PROGRAM`, which
+exits 8 when a limit is not met ([ci.md](../references/ci.md) has the recipes, the kept caches
+first)."""),
+            ("code", 'if stand_in:\n    shutil.rmtree(stand_in)  # the stand-in program\'s folder; a program of yours is left as it is'),
+            ("md", """Next: the second session, from [the import-order trap](option_not_arrived.ipynb) to the
+[capstone](capstone.ipynb)."""),
+        ],
+        {"claims_only": True,
+         "findings": {"mine": ["CS-1"]},
+         "claims": [{"says": "Warp prints one line per module load", "report": "mine", "warp_log_line": "compiled",
+                     "identities": 2},
+                    {"says": "Take what you measured as the", "output": "identities"}]},
+    )
+
+
 def lesson_capstone():
     notebook(
         "capstone",
@@ -1618,6 +1706,7 @@ NOTEBOOKS = (
     lesson_gpu_mechanisms,
     lesson_whatif,
     lesson_capstone,
+    lesson_own_script,
 )
 
 
