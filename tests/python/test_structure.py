@@ -73,6 +73,24 @@ def test_one_place_maps_a_verdict_to_an_exit_code():
     assert users and all(u.startswith("src/jobs/usecases/") for u in users), users
 
 
+# What a front may decide itself: its own usage and outputs, and what went wrong in its process.
+FRONTS_OWN_EXIT_CODES = {"ok", "usage", "cannot_write", "io_error", "out_of_memory", "software", "interrupted"}
+
+
+def test_every_exit_code_about_a_job_comes_from_the_jobs_one_map():
+    """A job's verdict, failure or refusal (all samples failed, a warm-up not verified, a budget
+    over, a report not permitted, bad input) is mapped to its exit code by the use-case layer's
+    exit_codes.hpp and judging.cpp; a front names only its own (usage, an output it could not
+    write, its process's errors)."""
+    used = {}
+    for p in (ROOT / "src" / "fronts").rglob("*.[ch]pp"):
+        for name in re.findall(r"exit_code::(\w+)", re.sub(r"//[^\n]*", "", p.read_text())):
+            used.setdefault(name, set()).add(str(p.relative_to(ROOT)))
+    assert used, "no front returns an exit code"
+    decided = {name: sorted(files) for name, files in used.items() if name not in FRONTS_OWN_EXIT_CODES}
+    assert not decided, decided
+
+
 SHIM = ROOT / "runtime" / "shim"
 # What a process of the command that never imports Warp loads of the shim: the recorder and the
 # import watchers. The hooks' modules come with `import warp`.

@@ -153,8 +153,8 @@ namespace xwarp::cli
                     }
                     if (stored_first && stamp_report_arg(arg) != stamp)
                     {
-                        return fail(exit_code::bad_input, arg + ": changed between compare's two readings of it; run "
-                                                                "compare again");
+                        return fail(fronts::job_error(fronts::job_error::kind::bad_input,
+                                                      arg + ": changed between compare's two readings of it; run compare again"));
                     }
                     analyse_side(arg, side, stored && !stored_first, id);
                     fronts::trim_side(side);  // the page shows its figures only

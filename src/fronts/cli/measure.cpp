@@ -113,9 +113,9 @@ namespace xwarp::cli
                 }
                 say_stored(outcome, m_quiet);
                 std::cout << render_text(r);
-                if (!r.result.valid)
+                if (const int failed = exit_code_for_measure(r); failed != exit_code::ok)
                 {
-                    return exit_code::all_samples_failed;
+                    return failed;
                 }
                 return m_budget.empty() ? exit_code::ok : print_budget(r, m_budget);
             }

@@ -62,26 +62,9 @@ namespace xwarp::cli
         }
     }
 
-    int exit_code_of(const fronts::job_error& e)
-    {
-        using k = fronts::job_error::kind;
-        switch (e.which())
-        {
-            case k::usage: return exit_code::usage;
-            case k::no_input: return exit_code::no_input;
-            case k::bad_input: return exit_code::bad_input;
-            case k::cannot_write: return exit_code::cannot_write;
-            case k::not_permitted: return exit_code::not_permitted;
-            case k::command_not_found: return exit_code::command_not_found;
-            case k::not_executable: return exit_code::not_executable;
-            case k::software: return exit_code::software;
-        }
-        return exit_code::software;
-    }
-
     int fail(const fronts::job_error& e)
     {
-        return fail(exit_code_of(e), e.what());
+        return fail(exit_code_for_refusal(e), e.what());
     }
 
     void add_replay_streams_option(CLI::App* sub, std::string& target, std::string* keep)
@@ -154,8 +137,9 @@ namespace xwarp::cli
                 return 0;
             }
         }
-        return fail(exit_code::not_permitted,
-                    "not run: a report is data, and this one's command is not yours until you say so; add --run to run it");
+        return fail(fronts::job_error(fronts::job_error::kind::not_permitted,
+                                      "not run: a report is data, and this one's command is not yours until you say so; "
+                                      "add --run to run it"));
     }
 
     int resolve_arg(const std::string& arg, const std::string& history_option, fronts::resolved_run& out)

@@ -32,10 +32,7 @@ namespace xwarp::cli
     // Prints each note as "warp-probe: NOTE" on stderr.
     void print_notes(const std::vector<std::string>& notes);
 
-    // The exit code of a job that could not be done.
-    int exit_code_of(const fronts::job_error& e);
-
-    // A job's error printed, its exit code returned.
+    // A job's error printed, its exit code (exit_codes.hpp's exit_code_for_refusal) returned.
     int fail(const fronts::job_error& e);
 
     // Adds --history PATH|off to a subcommand.

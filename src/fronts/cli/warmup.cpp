@@ -81,11 +81,7 @@ namespace xwarp::cli
                 {
                     return interrupted_exit();
                 }
-                if (plan.covered == 0)
-                {
-                    return exit_code::check_failed;  // asked for a warm-up, and there is none to give
-                }
-                return plan.check && plan.check->verdict != warmup_verdict::verified ? exit_code::check_failed : exit_code::ok;
+                return exit_code_for_warmup(plan);
             }
 
         private:

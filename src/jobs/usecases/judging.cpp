@@ -155,3 +155,23 @@ namespace xwarp::fronts
         return out;
     }
 }
+
+namespace xwarp
+{
+    int exit_code_for_refusal(const fronts::job_error& refused)
+    {
+        using k = fronts::job_error::kind;
+        switch (refused.which())
+        {
+            case k::usage: return exit_code::usage;
+            case k::no_input: return exit_code::no_input;
+            case k::bad_input: return exit_code::bad_input;
+            case k::cannot_write: return exit_code::cannot_write;
+            case k::not_permitted: return exit_code::not_permitted;
+            case k::command_not_found: return exit_code::command_not_found;
+            case k::not_executable: return exit_code::not_executable;
+            case k::software: return exit_code::software;
+        }
+        return exit_code::software;
+    }
+}

@@ -4,7 +4,9 @@
 
 #include <string>
 
+#include "xwarp/model/report.hpp"
 #include "xwarp/model/verdicts.hpp"
+#include "xwarp/model/warmup.hpp"
 
 namespace xwarp::exit_code
 {
@@ -38,8 +40,36 @@ namespace xwarp::exit_code
     inline constexpr int interrupted = 130;   // SIGINT (128 + signal number for others)
 }
 
+namespace xwarp::fronts
+{
+    class job_error;
+}
+
 namespace xwarp
 {
+    // The jobs' one map to exit codes: a front returns what these say, and decides none itself
+    // (test_structure.py holds the CLI to it; its own are usage, output and internal errors).
+
+    // A job refused (use_cases.hpp's job_error): its kind, as sysexits.h numbers it.
+    int exit_code_for_refusal(const fronts::job_error& refused);
+
+    // measure: 1 when no sample succeeded (a --budget's verdict is check's, judging.cpp).
+    inline int exit_code_for_measure(const report& r)
+    {
+        return r.result.valid ? exit_code::ok : exit_code::all_samples_failed;
+    }
+
+    // warmup: 1 when it covers no identity (asked for a warm-up, and there is none to give) or
+    // its --verify check did not verify.
+    inline int exit_code_for_warmup(const warmup_plan& plan)
+    {
+        if (plan.covered == 0)
+        {
+            return exit_code::check_failed;
+        }
+        return plan.check && plan.check->verdict != warmup_verdict::verified ? exit_code::check_failed : exit_code::ok;
+    }
+
     // A compare verdict's exit code: the fronts (CLI, magics) set comparison::exit_code with it.
     inline int exit_code_for(verdict v)
     {
