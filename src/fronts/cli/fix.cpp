@@ -38,8 +38,7 @@ namespace xwarp::cli
                 {
                     return code;
                 }
-                fix_request request = m_request;
-                request.out_dir = request.out_dir.empty() ? "xwarp-fixes" : request.out_dir;
+                const auto& request = m_request;  // its defaults set where its options are (front_options)
                 cli_job job = m_args.job();
                 if (int code = request.verify ? job.consent({&run}) : 0)
                 {

@@ -44,8 +44,7 @@ namespace xwarp::cli
                 {
                     return code;
                 }
-                warmup_request request = m_request;
-                request.out = request.out.empty() ? "warp_warmup.py" : request.out;
+                const auto& request = m_request;  // its defaults set where its options are (front_options)
                 cli_job job = m_args.job();
                 if (int code = job.consent({&run}))
                 {

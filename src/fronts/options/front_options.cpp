@@ -67,6 +67,12 @@ namespace xwarp
     {
         app.add_option("--finding", o.finding, "only this finding: its number in the report (2) or its mechanism (CS-9)");
         app.add_option("--lever", o.lever, "only the findings of this lever: " + lever_names());
+        // the default where the option is declared: the CLI writes the patches into a folder, a
+        // notebook shows them
+        if (f == front::cli && o.out_dir.empty())
+        {
+            o.out_dir = "xwarp-fixes";
+        }
         app.add_option("--out", o.out_dir,
                        std::string("write each patch as DIR/<mechanism>-<lever>.patch")
                            + (f == front::cli ? " (default: ./xwarp-fixes)" : " (default: none; the patches are shown)"));
@@ -85,6 +91,11 @@ namespace xwarp
 
     void add_warmup_options(CLI::App& app, warmup_request& o, front f)
     {
+        // likewise: the CLI writes the file, a notebook shows it
+        if (f == front::cli && o.out.empty())
+        {
+            o.out = "warp_warmup.py";
+        }
         app.add_option("-o,--out", o.out,
                        std::string("write the warm-up file here")
                            + (f == front::cli ? " (default: ./warp_warmup.py)" : " (default: none; the file is shown)"));
