@@ -62,13 +62,14 @@ def hook_launch(warp, ctx):
                 device = get_device()
             # The block_dim the launch runs at, resolved now: a config changed after the
             # launch (enable_cpu_blocks set back at the end) does not change what ran.
+            device = str(device)
             key = (
                 kernel.key,
                 kernel.module.name,
                 dim,
-                str(device),
+                device,
                 types,
-                effective_block_dim(str(device), arg(args, kwargs, p_bd, "block_dim", None), config),
+                effective_block_dim(device, arg(args, kwargs, p_bd, "block_dim", None), config),
                 bool(arg(args, kwargs, p_adj, "adjoint", False)),
             )
             test = test_now()

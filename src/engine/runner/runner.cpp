@@ -733,6 +733,23 @@ namespace xwarp
         }
     }
 
+    namespace
+    {
+        // A sample's environment: the command's, with the shim inputs this sample adds (checked
+        // against their contract first).
+        std::map<std::string, std::string> pass_environment(const prepared_command& command,
+                                                            const std::map<std::string, std::string>& extra_env)
+        {
+            check_shim_inputs(command.options.extra_env, extra_env);
+            std::map<std::string, std::string> env = command.base_env;
+            for (const auto& [k, v] : extra_env)
+            {
+                env[k] = v;
+            }
+            return env;
+        }
+    }
+
     sample run_sample(const prepared_command& command,
                       int index,
                       const std::map<std::string, std::string>& extra_env,
@@ -740,12 +757,7 @@ namespace xwarp
                       run_observer* observer,
                       const cancel_check& cancelled)
     {
-        check_shim_inputs(command.options.extra_env, extra_env);
-        std::map<std::string, std::string> env = command.base_env;
-        for (const auto& [k, v] : extra_env)
-        {
-            env[k] = v;
-        }
+        const std::map<std::string, std::string> env = pass_environment(command, extra_env);
         pass_context pc{command.options, command.exe, command.argv, env, command.cwd, observer, cancelled, variant};
         scoped_temp_dir tmp("xwarp-");
         sample s;
@@ -799,12 +811,7 @@ namespace xwarp
                                      run_observer* observer,
                                      const cancel_check& cancelled)
     {
-        check_shim_inputs(command.options.extra_env, extra_env);
-        std::map<std::string, std::string> env = command.base_env;
-        for (const auto& [k, v] : extra_env)
-        {
-            env[k] = v;
-        }
+        const std::map<std::string, std::string> env = pass_environment(command, extra_env);
         pass_context pc{command.options, command.exe, command.argv, env, command.cwd, observer, cancelled, variant};
         scoped_temp_dir tmp("xwarp-");
         sample s;
