@@ -946,7 +946,7 @@ namespace xwarp
                                                      : std::string();
         }
 
-        bool flagged(const report& r, const char* id)
+        bool flagged(const report& r, flag_id id)
         {
             return std::any_of(r.result.flags.begin(), r.result.flags.end(), [&](const flag& f) { return f.id == id; });
         }
@@ -1127,8 +1127,8 @@ namespace xwarp
                                            ? " (the loading threads' CPU time, which the machine's load does not move)"
                                            : "";
             const std::string stray = stray_warm_builds(before, "before") + stray_warm_builds(after, "after");
-            const bool overlapped = flagged(before, "BUILDS_OVERLAPPED") || flagged(after, "BUILDS_OVERLAPPED");
-            if ((flagged(before, "CACHE_NOT_REUSED") || flagged(after, "CACHE_NOT_REUSED")) && stray.empty())
+            const bool overlapped = flagged(before, flag_id::builds_overlapped) || flagged(after, flag_id::builds_overlapped);
+            if ((flagged(before, flag_id::cache_not_reused) || flagged(after, flag_id::cache_not_reused)) && stray.empty())
             {
                 return {build_clock(before, after, true),
                         "a cache that was not reused shows in the warm pass, where cold wall - warm wall hides it"};
@@ -1342,7 +1342,7 @@ namespace xwarp
             {"identities", before.result.identity_count.median, after.result.identity_count.median},
             {"modules", static_cast<double>(hb.size()), static_cast<double>(ha.size())},
             {"builds (compiled loads)", count_if_loads(b, load_status::compiled), count_if_loads(a, load_status::compiled)},
-            {"generated source bytes", before.result.source_bytes.median, after.result.source_bytes.median},
+            {"generated source bytes", before.result.source_bytes.median, after.result.source_bytes.median, true},
             {"LTO artifacts", before.result.lto_artifacts.median, after.result.lto_artifacts.median},
             {"launches", static_cast<double>(b.launch_total), static_cast<double>(a.launch_total)},
         };

@@ -144,12 +144,12 @@ namespace xwarp
             return 0;
         }
 
-        bool note_module_rebuilt(whatif_result& w, const report& replay, const std::string& module)
+        bool note_module_rebuilt(whatif_result& w, const report& replay, const std::string& module, const char* which)
         {
             const int builds = cold_builds_of(replay, module);
             if (builds > 1)
             {
-                w.needs = "the replay built the " + std::string(module == "xwarp_whatif_shared" ? "shared" : "merged")
+                w.needs = "the replay built the " + std::string(which)
                           + " module " + std::to_string(builds) + " times, once per kernel created between launches: "
                             "the fix also needs those kernels created before the first launch (warp-probe fix writes "
                             "both changes)";

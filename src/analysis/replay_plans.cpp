@@ -216,14 +216,17 @@ namespace xwarp
                 found.push_back(plan_one(f.lever, baseline, s));
             }
         }
-        // A suite under pytest-xdist: its worker count is a lever of its own, whatever the findings
-        const bool asked = std::any_of(plans.begin(), plans.end(), [](const lever_plan& p) { return p.lever == "xdist-workers"; });
-        if (!asked)
+        // The levers planned whatever the findings (under pytest-xdist, its worker count), where they apply
+        for (const auto& l : lever_registry())
         {
-            lever_plan workers = plan_one("xdist-workers", baseline, s);
-            if (workers.not_applicable.empty())
+            const bool asked = std::any_of(plans.begin(), plans.end(), [&](const lever_plan& p) { return p.lever == l.name; });
+            if (l.without_finding && !asked)
             {
-                found.push_back(std::move(workers));
+                lever_plan own = plan_one(l.name, baseline, s);
+                if (own.not_applicable.empty())
+                {
+                    found.push_back(std::move(own));
+                }
             }
         }
         std::stable_sort(found.begin(), found.end(), [](const lever_plan& a, const lever_plan& b) { return a.stake_ms > b.stake_ms; });

@@ -80,7 +80,7 @@ namespace xwarp
                 {
                     continue;
                 }
-                if (l.source != "hook" || !started.count(l.pid))
+                if (l.source != figure_source::hook || !started.count(l.pid))
                 {
                     why = "the builds came from Warp's log lines, which carry no start times";
                     return std::nullopt;
@@ -201,7 +201,7 @@ namespace xwarp
             }
             for (const auto& l : run.module_loads)
             {
-                if (l.source != "hook" || !started.count(l.pid))
+                if (l.source != figure_source::hook || !started.count(l.pid))
                 {
                     continue;
                 }
@@ -216,7 +216,7 @@ namespace xwarp
                 load.hash = l.short_hash();
                 load.device = l.device;
                 load.block_dim = l.block_dim;
-                load.status = to_string(l.status);
+                load.status = l.status;
                 load.triggered_by = l.triggered_by;
                 load.start_ms = base + l.t_start_ms;
                 load.ms = l.total_ms ? *l.total_ms : l.work_ms();
@@ -234,7 +234,7 @@ namespace xwarp
                     part.start_ms = base + ph.start_ms;
                     part.ms = ph.ms;
                     t.spans.push_back(part);
-                    if (ph.name == "compile" && !compile_start)
+                    if (*kind == span_kind::compile && !compile_start)
                     {
                         compile_start = part.start_ms;
                     }
@@ -352,7 +352,7 @@ namespace xwarp
                 {
                     if (m_s.samples_total > 0)
                     {
-                        m_s.flags.push_back({"ALL_SAMPLES_FAILED",
+                        m_s.flags.push_back({flag_id::all_samples_failed,
                                              "every sample failed: there is no measurement (see the warnings and the "
                                              "command's output)"});
                     }
@@ -494,7 +494,7 @@ namespace xwarp
                     (l.warp_ms ? m_with_warp_ms : m_without_warp_ms)++;
                     if (l.native_ms)
                     {
-                        (l.source == "log" ? m_native_log : m_native_hook) = true;
+                        (l.source == figure_source::log ? m_native_log : m_native_hook) = true;
                     }
                 }
                 m_native.push_back(nat);
@@ -570,7 +570,7 @@ namespace xwarp
                     id.hash = l.hash;
                     id.device = l.device;
                     id.block_dim = l.block_dim;
-                    id.status = to_string(l.status);
+                    id.status = l.status;
                     id.kernels = l.snapshot ? static_cast<int>(l.snapshot->kernels.size()) : -1;
                     id.builds = 0;
                     m_ident.push_back(std::move(id));
@@ -670,24 +670,25 @@ namespace xwarp
             // Where the figures came from: the shim's hooks, Warp's log, or both.
             void sources()
             {
-                m_s.load_source = m_load_sources.size() == 1 ? *m_load_sources.begin() : "mixed";
-                if (m_s.load_source == "log")
+                m_s.load_source = m_load_sources.size() == 1 ? *m_load_sources.begin() : figure_source::mixed;
+                if (m_s.load_source == figure_source::log)
                 {
-                    m_s.module_ms_source = "log";
+                    m_s.module_ms_source = figure_source::log;
                 }
                 else if (m_without_warp_ms == 0)
                 {
-                    m_s.module_ms_source = "warp-timer";
+                    m_s.module_ms_source = figure_source::warp_timer;
                 }
                 else if (m_with_warp_ms == 0)
                 {
-                    m_s.module_ms_source = "wrapper";
+                    m_s.module_ms_source = figure_source::wrapper;
                 }
                 else
                 {
-                    m_s.module_ms_source = "mixed";
+                    m_s.module_ms_source = figure_source::mixed;
                 }
-                m_s.native_ms_source = m_native_hook ? (m_native_log ? "mixed" : "hook") : (m_native_log ? "log" : "none");
+                m_s.native_ms_source = m_native_hook ? (m_native_log ? figure_source::mixed : figure_source::hook)
+                                                   : (m_native_log ? figure_source::log : figure_source::none);
             }
 
             void flags()
@@ -701,28 +702,28 @@ namespace xwarp
                                           ? std::to_string(m_warm_compiled_samples) + " warm pass(es) compiled modules again"
                                           : "warm module work is " + format_fixed(100.0 * med_warm_mod / med_cold_mod, 0)
                                                 + "% of cold";
-                    s.flags.push_back({"CACHE_NOT_REUSED", "the warm pass did not reuse the cache the cold pass filled: " + why});
+                    s.flags.push_back({flag_id::cache_not_reused, "the warm pass did not reuse the cache the cold pass filled: " + why});
                 }
                 if (s.overlap_factor.median && *s.overlap_factor.median > overlap_flag_threshold)
                 {
-                    s.flags.push_back({"BUILDS_OVERLAPPED",
+                    s.flags.push_back({flag_id::builds_overlapped,
                                        "summed build time is " + format_fixed(*s.overlap_factor.median, 2)
                                            + "x the time during which a build ran: builds ran in parallel, judge changes "
                                              "on compile elapsed"});
                 }
                 if (!m_any_process)
                 {
-                    s.flags.push_back({"NO_WARP_PROCESS", "no process imported Warp under the shim: nothing was recorded"});
+                    s.flags.push_back({flag_id::no_warp_process, "no process imported Warp under the shim: nothing was recorded"});
                 }
                 else if (s.launch_count.median.value_or(0.0) == 0.0)
                 {
-                    s.flags.push_back({"NO_LAUNCHES", m_launch_hook
+                    s.flags.push_back({flag_id::no_launches, m_launch_hook
                                                           ? "no kernel launches were recorded: compare cannot verify the workload"
                                                           : "the launch hook was not installed: launches were not recorded"});
                 }
                 if (s.compile_share.median && *s.compile_share.median < small_share_threshold)
                 {
-                    s.flags.push_back({"COMPILE_SMALL_SHARE",
+                    s.flags.push_back({flag_id::compile_small_share,
                                        "compilation is a small share of wall time: "
                                            + format_fixed(100.0 * *s.compile_share.median, 1) + "% of the cold run ("
                                            + seconds(std::max(0.0, s.compile_elapsed_ms.median.value_or(0.0))) + " of "
@@ -730,14 +731,14 @@ namespace xwarp
                 }
                 if (m_any_lto && m_lto_work > 0 && (m_lto_work - m_lto_native) / m_lto_work > link_dominated_threshold)
                 {
-                    s.flags.push_back({"LINK_DOMINATED",
+                    s.flags.push_back({flag_id::link_dominated,
                                        "LTO artifacts were built and "
                                            + format_fixed(100.0 * (m_lto_work - m_lto_native) / m_lto_work, 0)
                                            + "% of module work was outside the NVRTC compile (MathDx LTO generation)"});
                 }
                 if (!m_consistent)
                 {
-                    s.flags.push_back({"SAMPLES_DISAGREE", "the samples did not load the same module identities; see "
+                    s.flags.push_back({flag_id::samples_disagree, "the samples did not load the same module identities; see "
                                                            "identities seen in fewer samples than ran"});
                 }
             }
@@ -952,7 +953,7 @@ namespace xwarp
             bool m_any_lto = false;
             double m_lto_work = 0.0;
             double m_lto_native = 0.0;
-            std::set<std::string> m_load_sources;
+            std::set<figure_source> m_load_sources;
             int m_with_warp_ms = 0;
             int m_without_warp_ms = 0;
             bool m_native_hook = false;

@@ -142,13 +142,13 @@ namespace xwarp
 
     std::vector<trend_step> detect_steps(const std::vector<double>& values,
                                          const std::vector<double>& bands,
-                                         const std::string& measure)
+                                         series_measure measure)
     {
         std::vector<trend_step> steps;
         std::size_t level_start = 0;
         // A time can only be told from noise by the run after it; a count is exact, so a change
         // at the last run is worth saying as a possible step.
-        const bool exact = measure == "identities";
+        const bool exact = measure == series_measure::identities;
         // The widest single-run excursion seen at this level that did not persist: noise this
         // series has shown, which a later change must exceed to count.
         double seen_noise = 0.0;
@@ -289,7 +289,7 @@ namespace xwarp
                     continue;
                 }
                 st.built = set_changes(sets[i - 1], sets[i]);
-                st.same_builds = st.measure != "identities" && st.built.empty();
+                st.same_builds = st.measure != series_measure::identities && st.built.empty();
             }
         }
     }
@@ -343,8 +343,8 @@ namespace xwarp
                 m.device = key.second;
             }
         }
-        t.total_steps = detect_steps(total_ids, std::vector<double>(runs.size(), 0.0), "identities");
-        auto ms_steps = detect_steps(total_ms, total_bands, "cold ms");
+        t.total_steps = detect_steps(total_ids, std::vector<double>(runs.size(), 0.0), series_measure::identities);
+        auto ms_steps = detect_steps(total_ms, total_bands, series_measure::cold_ms);
         t.total_steps.insert(t.total_steps.end(), ms_steps.begin(), ms_steps.end());
         attach_runs(t.total_steps, runs);
         attach_builds(t.total_steps, run_sets);
@@ -366,8 +366,8 @@ namespace xwarp
                 bands.push_back(share_band(runs[i], p.cold_ms));
                 ids.push_back(p.identities);
             }
-            m.steps = detect_steps(ids, std::vector<double>(runs.size(), 0.0), "identities");
-            auto module_ms_steps = detect_steps(ms, bands, "cold ms");
+            m.steps = detect_steps(ids, std::vector<double>(runs.size(), 0.0), series_measure::identities);
+            auto module_ms_steps = detect_steps(ms, bands, series_measure::cold_ms);
             m.steps.insert(m.steps.end(), module_ms_steps.begin(), module_ms_steps.end());
             std::stable_sort(m.steps.begin(), m.steps.end(), [](const trend_step& a, const trend_step& b) { return a.index < b.index; });
             attach_runs(m.steps, runs);
@@ -470,7 +470,7 @@ namespace xwarp
                     }
                     trend_step st;
                     st.index = static_cast<int>(i);
-                    st.measure = "identities";
+                    st.measure = series_measure::identities;
                     st.before = static_cast<double>(tt.builds[before]);
                     st.after = static_cast<double>(tt.builds[i]);
                     st.built = set_changes(gone, fresh);
@@ -487,7 +487,7 @@ namespace xwarp
                     ms.push_back(*tt.build_ms[i]);
                     bands.push_back(share_band(t.runs[i], *tt.build_ms[i]));
                 }
-                for (auto s : detect_steps(ms, bands, "cold ms"))
+                for (auto s : detect_steps(ms, bands, series_measure::cold_ms))
                 {
                     s.index = static_cast<int>(at[static_cast<std::size_t>(s.index)]);
                     tt.steps.push_back(s);

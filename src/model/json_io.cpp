@@ -441,7 +441,8 @@ namespace xwarp
     void to_json(json& j, const replay_measurement& m);
     void from_json(const json& j, replay_measurement& m);
 
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(settling, added_before, added_after, max_samples, settled, stopped_because)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(settling, added_before, added_after, max_samples, settled, interrupted,
+                                                    stopped_because)
     namespace
     {
         // A clock named by its word (cold_module_cpu_ms), or in a report written before the
@@ -720,7 +721,7 @@ namespace xwarp
                                                     load_delta_ms,
                                                     note)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(hash_receipt, module, device, before, after, changed)
-    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(structure_delta, name, before, after)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(structure_delta, name, before, after, in_bytes)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         option_check, option, module, intended, module_value, set_at, message)
     namespace fields_but_clock

@@ -467,7 +467,14 @@ namespace xwarp::detail
             case load_field::pid: return take(v, l.pid);
             case load_field::t_start_ms: return take(v, l.t_start_ms);
             case load_field::seq: return take(v, l.seq);
-            case load_field::source: return v.t == type::string && (*v.s == "hook" || *v.s == "log") && take(v, l.source);
+            case load_field::source:
+                if (const auto s = v.t == type::string ? member_named<figure_source>(*v.s) : std::nullopt;
+                    s == figure_source::hook || s == figure_source::log)
+                {
+                    l.source = *s;
+                    return true;
+                }
+                return false;  // the schema's enum
             case load_field::error: return take(v, l.error);
             case load_field::snapshot:
                 if (v.t != type::null)

@@ -33,7 +33,7 @@ namespace xwarp
 
         std::string level(const trend_step& s)
         {
-            if (s.measure == "identities")
+            if (s.measure == series_measure::identities)
             {
                 return format_fixed(s.before, s.before == std::floor(s.before) ? 0 : 1) + " -> "
                        + format_fixed(s.after, s.after == std::floor(s.after) ? 0 : 1);
@@ -46,7 +46,7 @@ namespace xwarp
     std::string step_line(const trend_step& s)
     {
         std::string line = std::string(s.confirmed ? "step" : "possible step (the last run: not yet seen to persist)")
-                           + " at run @" + std::to_string(s.at_run) + ": " + s.measure + " " + level(s);
+                           + " at run @" + std::to_string(s.at_run) + ": " + word_of(s.measure) + " " + level(s);
         if (!s.changed.empty())
         {
             std::string what;

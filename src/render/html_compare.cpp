@@ -65,7 +65,7 @@ namespace xwarp
         }
         for (const auto& s : c.structure)
         {
-            bool bytes = s.name == "generated source bytes";
+            const bool bytes = s.in_bytes;
             auto fmt = [&](const std::optional<double>& v) { return !v ? std::string("n/a") : bytes ? format_bytes(*v) : format_fixed(*v, 0); };
             side_row(s.name, html_escape(fmt(s.before)), html_escape(fmt(s.after)));
         }

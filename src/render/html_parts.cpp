@@ -26,21 +26,15 @@ namespace xwarp
             return style::badge_html(html_escape(text), rgb);
         }
 
-        std::string status_rgb(const std::string& status)
+        std::string status_rgb(load_status status)
         {
-            if (status == "compiled")
+            switch (status)
             {
-                return "230,126,34";
+                case load_status::compiled: return "230,126,34";
+                case load_status::cached: return "39,174,96";
+                case load_status::error: return "231,76,60";
+                default: return "128,128,128";
             }
-            if (status == "cached")
-            {
-                return "39,174,96";
-            }
-            if (status == "error")
-            {
-                return "231,76,60";
-            }
-            return "128,128,128";
         }
 
         std::string verdict_rgb(verdict v)

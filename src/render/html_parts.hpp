@@ -25,7 +25,7 @@ namespace xwarp::html_parts
 
     // ---- markup (html_parts.cpp) ------------------------------------------------------------
     std::string badge(const std::string& text, const std::string& rgb);
-    std::string status_rgb(const std::string& status);
+    std::string status_rgb(load_status status);
     std::string verdict_rgb(verdict v);
     std::string td(const std::string& inner, const char* css = style::td);
     std::string th(const std::string& inner);

@@ -37,14 +37,14 @@ namespace xwarp
             row("cold wall", stat_cell(s.cold_wall_ms), "");
             row("warm wall", stat_cell(s.warm_wall_ms), "");
             row("compile elapsed", stat_cell(s.compile_elapsed_ms), "cold wall - warm wall");
-            row("module work, cold", stat_cell(s.cold_module_ms), "sum of module loads (" + s.module_ms_source + ")");
+            row("module work, cold", stat_cell(s.cold_module_ms), "sum of module loads (" + word_of(s.module_ms_source) + ")");
             row("module work, warm", stat_cell(s.warm_module_ms), "");
             if (s.cold_module_cpu_ms.median)
             {
                 row("module CPU, cold", stat_cell(s.cold_module_cpu_ms), "the loading threads' CPU time: the machine's load does not move it");
                 row("module CPU, warm", stat_cell(s.warm_module_cpu_ms), "");
             }
-            row("native compile", stat_cell(s.native_ms), "clang / NVRTC (" + s.native_ms_source + ")");
+            row("native compile", stat_cell(s.native_ms), "clang / NVRTC (" + word_of(s.native_ms_source) + ")");
             row("overlap factor", s.overlap_factor.median ? format_fixed(*s.overlap_factor.median, 2) : "n/a",
                 s.overlap_factor.median ? "summed build time / time a build was running" : "not available: " + s.overlap_note);
             row("identities", opt_int(s.identity_count.median), s.identities_consistent ? "" : "samples disagree");
@@ -66,7 +66,7 @@ namespace xwarp
             auto id_row = [&](const identity& id, const std::string& indent)
             {
                 o << "<tr>" << td(html_escape(format_fixed(id.ms, 1)), style::num) << td(std::to_string(id.builds), style::num)
-                  << td(badge(id.status, status_rgb(id.status))) << td(indent + mono(id.module)) << td(mono(id.hash.substr(0, 7)))
+                  << td(badge(to_string(id.status), status_rgb(id.status))) << td(indent + mono(id.module)) << td(mono(id.hash.substr(0, 7)))
                   << td(html_escape(id.device)) << td(id.block_dim ? std::to_string(*id.block_dim) : "?", style::num)
                   << td(id.kernels >= 0 ? std::to_string(id.kernels) : "?", style::num)
                   << td(std::to_string(id.samples_seen) + "/" + std::to_string(s.samples_ok), style::num) << "</tr>";
@@ -145,7 +145,7 @@ namespace xwarp
                 for (std::size_t i = 0; i < group_members.size() && i < max_group_members; ++i)
                 {
                     const identity* other = group_members[i];
-                    o << "<tr>" << td(html_escape(format_fixed(other->ms, 1)), style::num) << td(badge(other->status, status_rgb(other->status)))
+                    o << "<tr>" << td(html_escape(format_fixed(other->ms, 1)), style::num) << td(badge(to_string(other->status), status_rgb(other->status)))
                       << td(mono(other->hash.substr(0, 7))) << td("block_dim " + (other->block_dim ? std::to_string(*other->block_dim) : std::string("?")))
                       << td((other->kernels >= 0 ? std::to_string(other->kernels) : std::string("?")) + " kernels") << "</tr>";
                 }
@@ -487,7 +487,7 @@ namespace xwarp
                 m_o << "<div data-xwarp=\"flags\" style=\"margin:6px 0;\">";
                 for (std::size_t i = 0; i < m_s.flags.size() && i < max_message_rows; ++i)
                 {
-                    m_o << "<div style=\"margin:2px 0;\">" << badge(m_s.flags[i].id, style::warn_rgb) << " "
+                    m_o << "<div style=\"margin:2px 0;\">" << badge(word_of(m_s.flags[i].id), style::warn_rgb) << " "
                         << html_escape(m_s.flags[i].message) << "</div>";
                 }
                 m_o << more_rows(m_s.flags.size(), max_message_rows, "more flags") << "</div>";
@@ -774,11 +774,11 @@ namespace xwarp
             void sources()
             {
                 m_o << "<div style=\"" << style::muted << "margin-top:6px;font-size:11px;\">sources: module loads from "
-                    << html_escape(m_s.load_source) << ", module ms from " << html_escape(m_s.module_ms_source)
-                    << ", native ms from " << html_escape(m_s.native_ms_source) << " &middot; "
-                    << (m_r.samples.empty() || m_r.samples.front().cold.containment.empty()
+                    << html_escape(word_of(m_s.load_source)) << ", module ms from " << html_escape(word_of(m_s.module_ms_source))
+                    << ", native ms from " << html_escape(word_of(m_s.native_ms_source)) << " &middot; "
+                    << (m_r.samples.empty() || m_r.samples.front().cold.containment == containment_kind::unrecorded
                             ? std::string()
-                            : "processes held by " + html_escape(m_r.samples.front().cold.containment) + " &middot; ")
+                            : "processes held by " + html_escape(word_of(m_r.samples.front().cold.containment)) + " &middot; ")
                     << html_escape(m_r.env.cpu_model) << " &middot; warp-probe " << html_escape(m_r.env.probe_version)
                     << "</div>";
             }

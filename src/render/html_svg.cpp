@@ -319,8 +319,8 @@ namespace xwarp::html_parts
         }
         o << "</svg>";
         o << "<div style=\"" << style::muted << "font-size:11px;\">sample " << t.sample << ", " << html_escape(t.pass)
-          << " pass, from the first process's start; bars: loads (" << badge("compiled", status_rgb("compiled")) << " "
-          << badge("cached", status_rgb("cached")) << "), beneath them " << badge("codegen", phase_rgb(span_kind::codegen)) << " "
+          << " pass, from the first process's start; bars: loads (" << badge("compiled", status_rgb(load_status::compiled)) << " "
+          << badge("cached", status_rgb(load_status::cached)) << "), beneath them " << badge("codegen", phase_rgb(span_kind::codegen)) << " "
           << badge("compile", phase_rgb(span_kind::compile)) << " " << badge("header", phase_rgb(span_kind::header)) << " "
           << badge("lto", phase_rgb(span_kind::lto))
           << (loads > max_loads ? " &middot; the first " + std::to_string(max_loads) + " loads (warp-probe report --format trace has all)" : "")

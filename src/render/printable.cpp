@@ -354,7 +354,7 @@ namespace xwarp
             clean(s.timeline.lanes);
             for (auto& sp : s.timeline.spans)
             {
-                for (shared_text* t : {&sp.module, &sp.thread, &sp.triggered_by, &sp.device, &sp.hash, &sp.status,
+                for (shared_text* t : {&sp.module, &sp.thread, &sp.triggered_by, &sp.device, &sp.hash,
                                        &sp.detail})
                 {
                     clean(*t);  // a phase's detail comes from NVRTC's trace: data too

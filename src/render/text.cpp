@@ -13,17 +13,14 @@ namespace xwarp
     namespace
     {
         // What held a pass's processes, as the header says it.
-        std::string containment_words(const std::string& how)
+        std::string containment_words(containment_kind how)
         {
-            if (how == "pid-namespace")
+            switch (how)
             {
-                return "a PID namespace of their own";
+                case containment_kind::pid_namespace: return "a PID namespace of their own";
+                case containment_kind::cgroup: return "a cgroup of their own";
+                default: return "a recorded process tree";
             }
-            if (how == "cgroup")
-            {
-                return "a cgroup of their own";
-            }
-            return "a recorded process tree";
         }
 
         std::string pad(const std::string& s, std::size_t width, bool right = false)
@@ -50,29 +47,17 @@ namespace xwarp
             return out + "'";
         }
 
-        const char* source_words(const std::string& s)
+        const char* source_words(figure_source s)
         {
-            if (s == "hook")
+            switch (s)
             {
-                return "the shim's hooks in Warp";
+                case figure_source::hook: return "the shim's hooks in Warp";
+                case figure_source::log: return "Warp's own log lines";
+                case figure_source::warp_timer: return "Warp's module timers";
+                case figure_source::wrapper: return "the shim's load wrapper (Warp's timers were off)";
+                case figure_source::none: return "nowhere (not recorded)";
+                default: return "several sources";
             }
-            if (s == "log")
-            {
-                return "Warp's own log lines";
-            }
-            if (s == "warp-timer")
-            {
-                return "Warp's module timers";
-            }
-            if (s == "wrapper")
-            {
-                return "the shim's load wrapper (Warp's timers were off)";
-            }
-            if (s == "none")
-            {
-                return "nowhere (not recorded)";
-            }
-            return "several sources";
         }
     }
 
@@ -549,7 +534,7 @@ namespace xwarp
                     m_o << "\nFlags\n";
                     for (const auto& f : m_s.flags)
                     {
-                        m_o << "  " << pad(f.id, 20) << f.message << "\n";
+                        m_o << "  " << pad(word_of(f.id), 20) << f.message << "\n";
                     }
                 }
             }
@@ -769,7 +754,7 @@ namespace xwarp
                         flush();
                     }
                     m_o << "  " << pad(format_fixed(id.ms, 1), 10, true) << "  " << pad(std::to_string(id.builds), 6, true)
-                        << "  " << pad(id.status, 9) << pad(one_line(id.module), 28) << pad(id.hash.substr(0, 7), 9)
+                        << "  " << pad(to_string(id.status), 9) << pad(one_line(id.module), 28) << pad(id.hash.substr(0, 7), 9)
                         << pad(one_line(id.device), 8) << pad(id.block_dim ? std::to_string(*id.block_dim) : "?", 10, true)
                         << pad(id.kernels >= 0 ? std::to_string(id.kernels) : "?", 8, true)
                         << pad(std::to_string(id.samples_seen) + "/" + std::to_string(m_s.samples_ok), 9, true) << "\n";
@@ -954,7 +939,7 @@ namespace xwarp
                     const std::string parts = phase_words(spans, i);
                     m_o << "  +" << pad(format_ms(sp.start_ms), 10) << pad(format_ms(sp.ms), 10)
                         << pad(elide(one_line(sp.module), 60), 24) << " " << pad(one_line(sp.hash.str()), 8)
-                        << pad(one_line(sp.status.str()), 9)
+                        << pad(to_string(sp.status), 9)
                         << (parts.empty() ? "" : "[" + parts + "]")
                         << (sp.triggered_by.empty() ? "" : " waited by the launch of " + elide(one_line(sp.triggered_by.str()), 60))
                         << "\n";
@@ -971,7 +956,7 @@ namespace xwarp
                 m_o << "\nSources: module loads from " << source_words(m_s.load_source) << "; module ms from "
                     << source_words(m_s.module_ms_source) << "; native compile ms from "
                     << source_words(m_s.native_ms_source) << ".";
-                if (!m_original.samples.empty() && !m_original.samples.front().cold.containment.empty())
+                if (!m_original.samples.empty() && m_original.samples.front().cold.containment != containment_kind::unrecorded)
                 {
                     m_o << " The command's processes ran in " << containment_words(m_original.samples.front().cold.containment)
                         << ".";
@@ -1172,7 +1157,7 @@ namespace xwarp
             o << "\nStructure\n";
             for (const auto& s : c.structure)
             {
-                bool bytes = s.name == "generated source bytes";
+                const bool bytes = s.in_bytes;
                 o << "  " << pad_to(s.name, 26) << opt_num(s.before, bytes) << " -> " << opt_num(s.after, bytes) << "\n";
             }
             if (!c.option_checks.empty())

@@ -108,7 +108,7 @@ def test_compare_cell_shows_the_verdict_with_receipts(executed):
     assert c["workload"]["status"] == "same"
     assert c["verdict"] in ("improved", "inconclusive")  # two samples a side: the band decides
     # hoisted had one sample: one was added; two a side cannot run the rank test, so not settled
-    assert c["until_settled"] == {"added_before": 0, "added_after": 1, "max_samples": 2, "settled": False,
+    assert c["until_settled"] == {"added_before": 0, "added_after": 1, "max_samples": 2, "settled": False, "interrupted": False,
                                   "stopped_because": "reached --max-samples 2 a side without settling"}
     assert c["before"]["samples_total"] == 2 and c["after"]["samples_total"] == 2
     assert "until settled: added 0 sample(s) before and 1 after (now 2 and 2" in data["text/plain"]

@@ -162,6 +162,63 @@ def test_closed_sets_are_types_and_no_kind_or_metric_is_compared_as_a_word():
     assert found == WORDS_AT_THE_DATA_EDGE, found
 
 
+# The files that read input data: the shim's records, a report or a store's JSON, the tags of a
+# factory's arguments. Only there is a word of the product's own sets read as a word.
+READERS_OF_INPUT = {
+    "src/engine/runner/records.cpp", "src/model/record_events.cpp", "src/model/json_io.cpp",
+    "src/model/report_schema.cpp", "src/analysis/warmup_plan.cpp",
+    "src/engine/os/run_containment.cpp",  # the kernel's mount table (a "cgroup" line is the kernel's word)
+}
+
+
+def product_words():
+    """Every word of a closed set the product defines: the enums' words (enum_words<...> in the
+    model), the report contract's enums, the mechanisms' ids and the levers' names."""
+    words = set()
+    for header in (ROOT / "include" / "xwarp").rglob("*.hpp"):
+        for listed in re.findall(r"\bwords\s*\{([^}]*)\}", header.read_text()):
+            words |= set(re.findall(r'"([^"]+)"', listed))
+    def enums(node):
+        if isinstance(node, dict):
+            yield from node.get("enum", [])
+            for v in node.values():
+                yield from enums(v)
+        elif isinstance(node, list):
+            for v in node:
+                yield from enums(v)
+    words |= {w for w in enums(json.loads((ROOT / "contracts" / "report.schema.json").read_text())) if isinstance(w, str)}
+    shim_inputs = json.loads((ROOT / "contracts" / "shim_inputs.schema.json").read_text())
+    words |= {d["properties"]["lever"]["const"] for name, d in shim_inputs["$defs"].items() if name.startswith("lever_")}
+    registry = json.loads(subprocess.run([str(PROBE), "mechanisms", "--json"], capture_output=True, text=True,
+                                         check=True).stdout)["mechanisms"]
+    words |= {m["id"] for m in registry}
+    return words - {""}
+
+
+def test_no_product_value_is_compared_with_a_word_outside_the_readers_of_input():
+    """A verdict, a clock, a load's status or source, a containment, a phase, a series, a format,
+    a mechanism or a lever is a type in the code: a comparison with one of their words (`x ==
+    "cold"`, `source != "hook"`, `lever == "xdist-workers"`) is that set kept as text again. Words
+    are read only where input data is read (READERS_OF_INPUT) and written by the renderers."""
+    words = product_words()
+    for expected in ("cold_module_cpu_ms", "compiled", "hook", "pid-namespace", "CS-3", "xdist-workers", "compile"):
+        assert expected in words, expected
+    code = [p for d in ("src", "include") for p in (ROOT / d).rglob("*.[ch]pp")]
+    compared = re.compile(r'(?:[!=]=\s*"([^"\\]*)")|(?:"([^"\\]*)"\s*[!=]=)')
+    found = []
+    for p in code:
+        rel = p.relative_to(ROOT).as_posix()
+        if rel in READERS_OF_INPUT:
+            continue
+        for n, line in enumerate(p.read_text().splitlines(), 1):
+            if line.lstrip().startswith("//"):
+                continue
+            for a, b in compared.findall(line):
+                if (a or b) in words:
+                    found.append(f"{rel}:{n}: {line.strip()}")
+    assert not found, "\n".join(found)
+
+
 def test_the_readme_is_at_most_15_kb():
     size = (ROOT / "README.md").stat().st_size
     assert size <= 15 * 1024, f"README.md is {size} bytes"

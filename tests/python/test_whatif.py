@@ -138,7 +138,7 @@ def test_backward_off_pays_on_a_forward_only_program_and_adds_samples_until_sett
     assert lever["verdict"] in ("improved", "inconclusive"), lever
     assert lever["applied"].get("config_set", 0) >= 1, lever
     assert lever["samples"] == 3 and len(run.report["samples"]) == 3
-    assert lever["until_settled"] == {"added_before": 1, "added_after": 1, "max_samples": 3, "settled": False,
+    assert lever["until_settled"] == {"added_before": 1, "added_after": 1, "max_samples": 3, "settled": False, "interrupted": False,
                                       "stopped_because": "reached 3 samples a side without settling"}
     assert "until settled: added 1 baseline and 1 replay sample(s)" in run.stdout
     # an advisory stays a finding whether its replay paid or was inconclusive (a busy machine must
@@ -188,7 +188,7 @@ def test_whatif_replays_a_saved_report_and_rejects_unknown_levers(probe, venv_py
     (w,) = report["whatif"]
     assert w["verdict"] in PAID and w["samples"] == 2
     assert w["builds"]["cold_baseline"] == 2 and w["builds"]["cold_replay"] == 1, w["builds"]
-    assert w["until_settled"] == {"added_before": 1, "added_after": 1, "max_samples": 2, "settled": False,
+    assert w["until_settled"] == {"added_before": 1, "added_after": 1, "max_samples": 2, "settled": False, "interrupted": False,
                                   "stopped_because": "reached 2 samples a side without settling"}
     assert "options-at-creation" in proc.stdout and w["verdict"] in proc.stdout
     assert "counted: the cold pass built 2 -> 1" in proc.stdout

@@ -25,7 +25,7 @@ namespace xwarp::testing
         l.warp_ms = ms;
         l.total_ms = ms + 1.0;
         l.native_ms = status == load_status::compiled ? ms * 0.9 : 0.0;
-        l.source = "hook";
+        l.source = figure_source::hook;
         l.pid = 1;
         content_snapshot s;
         for (const auto& k : kernels)
@@ -62,7 +62,7 @@ namespace xwarp::testing
         r.exit_code = 0;
         r.module_loads = std::move(loads);
         r.launch_total = launches;
-        r.load_source = "hook";
+        r.load_source = figure_source::hook;
         process_record p;
         p.pid = 1;
         p.warp_version = "1.19.0";

@@ -18,7 +18,7 @@ TEST(LogParser, ModuleLineWithHashAndStatus)
     ASSERT_TRUE(l->warp_ms);
     EXPECT_DOUBLE_EQ(*l->warp_ms, 2667.76);
     EXPECT_EQ(l->status, load_status::compiled);
-    EXPECT_EQ(l->source, "log");
+    EXPECT_EQ(l->source, figure_source::log);
 }
 
 TEST(LogParser, DebugFormWithBlockDimAndIndent)

@@ -227,7 +227,7 @@ TEST(Process, ADaemonThatLeavesTheCgroupDiesWithTheCommandInItsPidNamespace)
                                  "echo $$ > mine; echo $PPID > parent; exit 7",
                                  tmp),
                            std::nullopt, {}, {});
-    ASSERT_EQ(out.containment, "pid-namespace") << "as root the kernel lets a PID namespace be made";
+    ASSERT_EQ(out.containment, held_by::pid_namespace) << "as root the kernel lets a PID namespace be made";
     ASSERT_TRUE(out.exit_code);
     EXPECT_EQ(*out.exit_code, 7);
     EXPECT_EQ(read_pid(tmp.path() + "/mine"), 3) << "the command is the namespace's third process, after its init and its parent";
@@ -240,13 +240,13 @@ TEST(Process, ADaemonThatLeavesTheCgroupDiesWithTheCommandInItsPidNamespace)
     EXPECT_TRUE(running(std::string(daemon.data(), daemon.size())).empty()) << "the daemon outlived its namespace";
 
     auto killed = run_process(shell("kill -9 $$", tmp), std::nullopt, {}, {});
-    EXPECT_EQ(killed.containment, "pid-namespace");
+    EXPECT_EQ(killed.containment, held_by::pid_namespace);
     ASSERT_TRUE(killed.term_signal) << "a signal's end reaches the probe as the signal";
     EXPECT_EQ(*killed.term_signal, SIGKILL);
 
     without_pid_namespace fallback;
     auto plain = run_process(shell("exit 0", tmp), std::nullopt, {}, {});
-    EXPECT_NE(plain.containment, "pid-namespace");
+    EXPECT_NE(plain.containment, held_by::pid_namespace);
 }
 
 TEST(Process, SpawnErrorIsReported)

@@ -83,12 +83,12 @@ namespace
 
 TEST(Steps, AFlatSeriesHasNone)
 {
-    EXPECT_TRUE(detect_steps({100, 102, 99, 101, 100, 98}, std::vector<double>(6, 5.0), "cold ms").empty());
+    EXPECT_TRUE(detect_steps({100, 102, 99, 101, 100, 98}, std::vector<double>(6, 5.0), series_measure::cold_ms).empty());
 }
 
 TEST(Steps, APersistingChangeIsAStepAtItsFirstRun)
 {
-    const auto steps = detect_steps({100, 101, 99, 160, 158, 161}, std::vector<double>(6, 5.0), "cold ms");
+    const auto steps = detect_steps({100, 101, 99, 160, 158, 161}, std::vector<double>(6, 5.0), series_measure::cold_ms);
     ASSERT_EQ(steps.size(), 1u);
     EXPECT_EQ(steps[0].index, 3);
     EXPECT_TRUE(steps[0].confirmed);
@@ -98,12 +98,12 @@ TEST(Steps, APersistingChangeIsAStepAtItsFirstRun)
 
 TEST(Steps, ASingleOddRunIsNotAStep)
 {
-    EXPECT_TRUE(detect_steps({100, 101, 180, 100, 99}, std::vector<double>(5, 5.0), "cold ms").empty());
+    EXPECT_TRUE(detect_steps({100, 101, 180, 100, 99}, std::vector<double>(5, 5.0), series_measure::cold_ms).empty());
 }
 
 TEST(Steps, AChangeAtTheLastRunIsUnconfirmed)
 {
-    const auto steps = detect_steps({1, 1, 1, 2}, std::vector<double>(4, 0.0), "identities");
+    const auto steps = detect_steps({1, 1, 1, 2}, std::vector<double>(4, 0.0), series_measure::identities);
     ASSERT_EQ(steps.size(), 1u);
     EXPECT_EQ(steps[0].index, 3);
     EXPECT_FALSE(steps[0].confirmed);
@@ -112,12 +112,12 @@ TEST(Steps, AChangeAtTheLastRunIsUnconfirmed)
 TEST(Steps, RunToRunSpreadWidensTheBand)
 {
     // Runs that swing by about 10% around 100, with a tight band of their own: no step.
-    EXPECT_TRUE(detect_steps({100, 112, 95, 108, 97, 110, 104, 99}, std::vector<double>(8, 1.0), "cold ms").empty());
+    EXPECT_TRUE(detect_steps({100, 112, 95, 108, 97, 110, 104, 99}, std::vector<double>(8, 1.0), series_measure::cold_ms).empty());
 }
 
 TEST(Steps, ASecondLargerJumpIsNotTakenAsPersistenceOfTheFirst)
 {
-    const auto steps = detect_steps({450, 470, 832, 832}, std::vector<double>(4, 15.0), "cold ms");
+    const auto steps = detect_steps({450, 470, 832, 832}, std::vector<double>(4, 15.0), series_measure::cold_ms);
     ASSERT_EQ(steps.size(), 1u);
     EXPECT_EQ(steps[0].index, 2);
 }
@@ -134,7 +134,7 @@ TEST(Trend, PlantedExtraKernelIsAStepAtItsRunWithTheCommitThatChanged)
     const auto t = build_trend(runs, rows);
     ASSERT_FALSE(t.total_steps.empty());
     EXPECT_EQ(t.total_steps[0].at_run, 9);
-    EXPECT_EQ(t.total_steps[0].measure, "identities");
+    EXPECT_EQ(t.total_steps[0].measure, series_measure::identities);
     ASSERT_EQ(t.total_steps[0].changed.size(), 1u);
     EXPECT_EQ(t.total_steps[0].changed[0], "commit aaaa -> bbbb");
     const auto& main = t.modules.front();
@@ -483,9 +483,9 @@ TEST(Steps, ATimeAtTheLastRunIsNotAStepAndSeenNoiseWidensTheBand)
 {
     // Recorded on this machine with --samples 1 (a precompiled-header write that varies by
     // 0.4 s): the last run is as far from the level as run 2 was, and run 2 did not persist.
-    EXPECT_TRUE(detect_steps({2390, 2800, 2370, 2830}, std::vector<double>(4, 120.0), "cold ms").empty());
+    EXPECT_TRUE(detect_steps({2390, 2800, 2370, 2830}, std::vector<double>(4, 120.0), series_measure::cold_ms).empty());
     // A real step after such an excursion is still found once it persists.
-    const auto steps = detect_steps({2390, 2800, 2370, 4100, 4150}, std::vector<double>(5, 120.0), "cold ms");
+    const auto steps = detect_steps({2390, 2800, 2370, 4100, 4150}, std::vector<double>(5, 120.0), series_measure::cold_ms);
     ASSERT_EQ(steps.size(), 1u);
     EXPECT_EQ(steps[0].index, 3);
     EXPECT_TRUE(steps[0].confirmed);
@@ -833,7 +833,7 @@ TEST(Trend, ATestStepsWhereWhatItBuiltChangedNotWhereXdistMovedABuildOrTheTimeMo
         {
             ASSERT_EQ(tt.steps.size(), 1u) << render_trend(t);
             EXPECT_EQ(tt.steps[0].at_run, 4);
-            EXPECT_EQ(tt.steps[0].measure, "identities");
+            EXPECT_EQ(tt.steps[0].measure, series_measure::identities);
             EXPECT_EQ(tt.steps[0].built, (std::vector<std::string>{"new sim 2222222 on cpu", "gone sim 1111111 on cpu"}));
         }
         else
@@ -858,7 +858,7 @@ TEST(Trend, ATestStepsWhereWhatItBuiltChangedNotWhereXdistMovedABuildOrTheTimeMo
     {
         for (const auto& s : tt.steps)
         {
-            EXPECT_EQ(s.measure, "cold ms");
+            EXPECT_EQ(s.measure, series_measure::cold_ms);
         }
     }
 }

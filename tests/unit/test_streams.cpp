@@ -97,7 +97,7 @@ TEST(Streams, RecordedRunReadsBackWithItsSamplesAndEnvironment)
     EXPECT_EQ(r.env.warp_version, warp_version);
     ASSERT_TRUE(r.result.valid);
     EXPECT_EQ(r.result.identities.size(), 2u);
-    EXPECT_EQ(r.result.load_source, "hook");
+    EXPECT_EQ(r.result.load_source, figure_source::hook);
 }
 
 TEST(Streams, Cs1KernelDefinedAfterLoad)
@@ -320,7 +320,7 @@ TEST(Streams, SmallCompileShareEndsTheDiagnosis)
 TEST(Streams, LogOnlyChurnIsUnexplainedAndHasNoOverlapFactor)
 {
     report r = stream("cs1_late_log_only");
-    EXPECT_EQ(r.result.load_source, "log");
+    EXPECT_EQ(r.result.load_source, figure_source::log);
     one(r, "unexplained-rebuild");
     EXPECT_FALSE(r.result.overlap_factor.median);
     EXPECT_NE(r.result.overlap_note.find("log"), std::string::npos);
@@ -330,7 +330,7 @@ TEST(Streams, TwoProcessesOneAfterTheOtherDoNotOverlap)
 {
     report r = stream("two_processes");
     ASSERT_GE(r.samples[0].cold.processes.size(), 2u);
-    EXPECT_EQ(std::count_if(r.result.flags.begin(), r.result.flags.end(), [](const flag& f) { return f.id == "BUILDS_OVERLAPPED"; }), 0);
+    EXPECT_EQ(std::count_if(r.result.flags.begin(), r.result.flags.end(), [](const flag& f) { return f.id == flag_id::builds_overlapped; }), 0);
     if (r.result.overlap_factor.median)
     {
         EXPECT_LT(*r.result.overlap_factor.median, 1.05);

@@ -9,7 +9,7 @@ using namespace xwarp::testing;
 
 namespace
 {
-    const flag* find_flag(const summary& s, const std::string& id)
+    const flag* find_flag(const summary& s, flag_id id)
     {
         for (const auto& f : s.flags)
         {
@@ -42,8 +42,8 @@ TEST(Summarize, MediansAndCompileElapsedPerSample)
     EXPECT_EQ(s.identities[0].samples_seen, 3);
     EXPECT_TRUE(s.identities_consistent);
     EXPECT_TRUE(s.rebuilt.empty());
-    EXPECT_EQ(s.module_ms_source, "warp-timer");
-    EXPECT_EQ(find_flag(s, "CACHE_NOT_REUSED"), nullptr);
+    EXPECT_EQ(s.module_ms_source, figure_source::warp_timer);
+    EXPECT_EQ(find_flag(s, flag_id::cache_not_reused), nullptr);
 }
 
 TEST(Summarize, HashChurnAndBlockDimSpreadAreSeparated)
@@ -77,14 +77,14 @@ TEST(Summarize, FlagsCacheNotReusedOverlapAndSmallShare)
     r.samples.push_back(make_sample(
         1, pass(2000, {load("a", "1", 1000), load("b", "2", 1000), load("c", "3", 1000)}, 2, true), pass(1000, {load("a", "1", 900)})));
     summarize(r);
-    EXPECT_NE(find_flag(r.result, "CACHE_NOT_REUSED"), nullptr);
-    EXPECT_NE(find_flag(r.result, "BUILDS_OVERLAPPED"), nullptr);
-    EXPECT_EQ(find_flag(r.result, "COMPILE_SMALL_SHARE"), nullptr);
+    EXPECT_NE(find_flag(r.result, flag_id::cache_not_reused), nullptr);
+    EXPECT_NE(find_flag(r.result, flag_id::builds_overlapped), nullptr);
+    EXPECT_EQ(find_flag(r.result, flag_id::compile_small_share), nullptr);
 
     report small;
     small.samples.push_back(make_sample(1, pass(60000, {load("a", "1", 1000)}), pass(59000, {})));
     summarize(small);
-    const flag* f = find_flag(small.result, "COMPILE_SMALL_SHARE");
+    const flag* f = find_flag(small.result, flag_id::compile_small_share);
     ASSERT_NE(f, nullptr);
     EXPECT_NE(f->message.find("1.7%"), std::string::npos) << f->message;
 }
@@ -102,7 +102,7 @@ TEST(Summarize, OverlapFactorComesFromBuildSpansOrSaysWhyNot)
     summarize(r);
     ASSERT_TRUE(r.result.overlap_factor.median);
     EXPECT_NEAR(*r.result.overlap_factor.median, 2000.0 / 1500.0, 1e-9);
-    EXPECT_NE(find_flag(r.result, "BUILDS_OVERLAPPED"), nullptr);
+    EXPECT_NE(find_flag(r.result, flag_id::builds_overlapped), nullptr);
 
     // A warm pass that compiles again (the cache thrown away) made the old figure read 1.61:
     // serial builds stay serial, whatever the warm pass does.
@@ -112,7 +112,7 @@ TEST(Summarize, OverlapFactorComesFromBuildSpansOrSaysWhyNot)
     summarize(rebuilt);
     ASSERT_TRUE(rebuilt.result.overlap_factor.median);
     EXPECT_NEAR(*rebuilt.result.overlap_factor.median, 1.0, 1e-9);
-    EXPECT_EQ(find_flag(rebuilt.result, "BUILDS_OVERLAPPED"), nullptr);
+    EXPECT_EQ(find_flag(rebuilt.result, flag_id::builds_overlapped), nullptr);
 
     // Two processes one after the other, one build between them: nothing could overlap.
     report two;
@@ -128,13 +128,13 @@ TEST(Summarize, OverlapFactorComesFromBuildSpansOrSaysWhyNot)
     summarize(two);
     EXPECT_FALSE(two.result.overlap_factor.median);
     EXPECT_EQ(two.result.overlap_note, "one build: nothing could overlap");
-    EXPECT_EQ(find_flag(two.result, "BUILDS_OVERLAPPED"), nullptr);
+    EXPECT_EQ(find_flag(two.result, flag_id::builds_overlapped), nullptr);
 
     // Builds parsed from Warp's log have no start times.
     report log;
     auto l1 = load("a", "1", 1000);
     auto l2 = load("b", "2", 1000);
-    l1.source = l2.source = "log";
+    l1.source = l2.source = figure_source::log;
     log.samples.push_back(make_sample(1, pass(2500, {l1, l2}), pass(500, {})));
     summarize(log);
     EXPECT_FALSE(log.result.overlap_factor.median);
@@ -155,7 +155,7 @@ TEST(Summarize, AllSamplesFailedIsInvalidWithoutMedians)
     analyze(r);
     EXPECT_FALSE(r.result.valid);
     EXPECT_FALSE(r.result.cold_wall_ms.median);
-    EXPECT_NE(find_flag(r.result, "ALL_SAMPLES_FAILED"), nullptr);
+    EXPECT_NE(find_flag(r.result, flag_id::all_samples_failed), nullptr);
     ASSERT_FALSE(r.result.warnings.empty());
     EXPECT_NE(r.result.warnings[0].find("exited with code 3"), std::string::npos);
     EXPECT_FALSE(r.errors.empty());
@@ -192,7 +192,7 @@ TEST(Summarize, SamplesThatDisagreeAreFlagged)
     r.samples.push_back(make_sample(2, pass(4000, {load("m", "b", 3000)}), pass(500, {})));
     summarize(r);
     EXPECT_FALSE(r.result.identities_consistent);
-    EXPECT_NE(find_flag(r.result, "SAMPLES_DISAGREE"), nullptr);
+    EXPECT_NE(find_flag(r.result, flag_id::samples_disagree), nullptr);
     EXPECT_EQ(r.result.identities.size(), 2u);
     EXPECT_EQ(r.result.identities[0].samples_seen, 1);
 }

@@ -16,6 +16,9 @@ namespace xwarp
         std::string name;     // "backward-off", ...
         std::string changes;  // what the shim changes at run time, in one sentence
         std::string source;   // the lever's file under src/analysis/levers/
+        // Planned by an automatic what-if whatever the findings, where it applies (a suite's
+        // worker count is a lever no finding names).
+        bool without_finding = false;
     };
 
     // Every lever, in the order --help lists them.

@@ -25,6 +25,14 @@ namespace xwarp
         std::string detector;   // the detector's source file
     };
 
+    // The ids another part of the analysis names (a lever that reads their causes), each written
+    // once: here, and the detectors' rows use them.
+    namespace mechanism_ids
+    {
+        inline const std::string late_options = "CS-3";
+        inline const std::string option_not_arrived = "option-not-arrived";
+    }
+
     // Every mechanism, in detection order.
     const std::vector<mechanism_info>& mechanism_registry();
 

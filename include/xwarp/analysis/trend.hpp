@@ -43,7 +43,7 @@ namespace xwarp
     inline constexpr double trend_floor_fraction = 0.05;  // cold ms band >= 5% of the value
     std::vector<trend_step> detect_steps(const std::vector<double>& values,
                                          const std::vector<double>& bands,
-                                         const std::string& measure);
+                                         series_measure measure);
 
     // The trend of one series: runs (oldest first) with their identity rows (same order).
     // Steps carry the run id, and what changed in the fingerprint there.

@@ -97,6 +97,7 @@ namespace xwarp
         std::string name;
         std::optional<double> before;
         std::optional<double> after;
+        bool in_bytes = false;  // a size, shown as one; a count otherwise
     };
 
     // An option the user set in the after run whose module hash did not move.

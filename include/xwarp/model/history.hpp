@@ -99,13 +99,26 @@ namespace xwarp
         std::string stored_utc;
     };
 
+    // What a series of the history counts: the identities built (a count, exact) or their cold
+    // build time (a time, told from noise only by the runs after it).
+    enum class series_measure
+    {
+        identities,
+        cold_ms,
+    };
+    template <>
+    struct enum_words<series_measure>
+    {
+        static constexpr std::array<std::string_view, 2> words{"identities", "cold ms"};
+    };
+
     // A change that persisted: from run `at_run` on, the series stayed beyond the noise band
     // of the runs before it.
     struct trend_step
     {
         std::int64_t at_run = 0;
         int index = 0;                  // position in the series, 0-based
-        std::string measure;            // "identities" or "cold ms"
+        series_measure measure = series_measure::cold_ms;
         double before = 0.0;            // level of the runs before
         double after = 0.0;             // level from the step on
         double band = 0.0;              // the noise band it was judged against (cold ms)

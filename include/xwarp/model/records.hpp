@@ -140,7 +140,7 @@ namespace xwarp
         std::int64_t pid = 0;
         double t_start_ms = 0.0;  // since the process's shim started
         std::int64_t seq = 0;     // order inside its process record
-        shared_text source;       // "hook" or "log": where this record came from
+        figure_source source = figure_source::hook;  // hook or log: where this record came from
         std::optional<shared_text> error;
         std::optional<content_snapshot> snapshot;
         // Warp config values that differ from what the module was built with (an object), as
@@ -323,7 +323,7 @@ namespace xwarp
         std::int64_t launch_total = 0;
         bool launches_truncated = false;
         std::vector<process_record> processes;
-        std::string load_source = "none";  // "hook", "log" or "none"
+        figure_source load_source = figure_source::none;  // hook, log or none
         cache_inventory cache;
         std::string stdout_tail;
         std::string stderr_tail;
@@ -343,9 +343,9 @@ namespace xwarp
         std::vector<std::string> failed_tests;  // as the runner printed them (pytest's node ids, unittest's ids), at most 200
         int stray_processes_killed = 0;  // left running outside the process group, killed after the pass
         std::vector<std::string> stray_processes_left;  // "1234 (sleep)": left running, not permitted to kill
-        // what held the pass's processes so that none outlived it: "pid-namespace", "cgroup",
-        // "process-tree" (the recorded tree); empty in reports written before it was recorded
-        std::string containment;
+        // what held the pass's processes so that none outlived it (unrecorded in reports written
+        // before it was)
+        containment_kind containment = containment_kind::unrecorded;
         std::vector<nvrtc_trace> nvrtc_traces;  // measure --nvrtc-trace, cold passes
         // The machine's load while the pass ran; none when it could not be read (or in reports
         // written before it was recorded).

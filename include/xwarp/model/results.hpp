@@ -37,7 +37,7 @@ namespace xwarp
         double ms = 0.0;       // median over the samples that built it
         int builds = 0;        // compiled loads in the first good sample
         int samples_seen = 0;  // good samples whose cold pass loaded it
-        shared_text status;    // status of its first load
+        load_status status = load_status::unknown;  // of its first load
         int kernels = -1;      // unique kernels in its snapshot, -1 unknown
     };
 
@@ -94,7 +94,7 @@ namespace xwarp
         shared_text hash;
         shared_text device;
         std::optional<int> block_dim;
-        shared_text status;        // of the load
+        load_status status = load_status::unknown;  // of the load
         shared_text triggered_by;  // the launch that waited for the load
         shared_text detail;        // nvrtc: NVRTC's name for the phase, and its detail
         double start_ms = 0.0;
@@ -110,9 +110,35 @@ namespace xwarp
         std::vector<timeline_span> spans;
     };
 
+    // What a summary's flag warns of: a condition that weakens what the run shows.
+    enum class flag_id
+    {
+        all_samples_failed,
+        cache_not_reused,
+        builds_overlapped,
+        no_warp_process,
+        no_launches,
+        compile_small_share,
+        link_dominated,
+        samples_disagree,
+    };
+    template <>
+    struct enum_words<flag_id>
+    {
+        static constexpr std::array<std::string_view, 8> words{"ALL_SAMPLES_FAILED", "CACHE_NOT_REUSED", "BUILDS_OVERLAPPED", "NO_WARP_PROCESS", "NO_LAUNCHES", "COMPILE_SMALL_SHARE", "LINK_DOMINATED", "SAMPLES_DISAGREE"};
+    };
+    inline void to_json(nlohmann::json& j, flag_id value)
+    {
+        j = word_of(value);
+    }
+    inline void from_json(const nlohmann::json& j, flag_id& value)
+    {
+        value = parse_member<flag_id>(j.get_ref<const std::string&>());
+    }
+
     struct flag
     {
-        std::string id;  // CACHE_NOT_REUSED, BUILDS_OVERLAPPED, NO_LAUNCHES, COMPILE_SMALL_SHARE, ...
+        flag_id id = flag_id::samples_disagree;
         std::string message;
     };
 
@@ -196,9 +222,9 @@ namespace xwarp
         std::vector<worker_share> workers;   // a test suite's processes that built anything
         std::vector<flag> flags;
         build_timeline timeline;
-        std::string load_source;        // hook, log, mixed, none
-        std::string module_ms_source;   // warp-timer, wrapper, log, mixed
-        std::string native_ms_source;   // hook, log, none
+        figure_source load_source = figure_source::unrecorded;       // hook, log, mixed, none
+        figure_source module_ms_source = figure_source::unrecorded;  // warp-timer, wrapper, log, mixed
+        figure_source native_ms_source = figure_source::unrecorded;  // hook, log, mixed, none
         std::vector<std::string> warnings;
     };
 
@@ -327,6 +353,7 @@ namespace xwarp
         int max_samples = 0;
         bool settled = false;          // false: it stopped at max_samples (or was interrupted)
         std::string stopped_because;
+        bool interrupted = false;      // the user stopped it before it settled
     };
 
     // One what-if replay: the unmodified command run with a lever applied by the shim, its

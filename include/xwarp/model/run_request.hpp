@@ -41,25 +41,32 @@ namespace xwarp
         std::string results_file;
     };
 
+    // Which levers replays run: those of the findings present, and/or these by name (the
+    // fronts read "auto", "LEVER[,LEVER...]" or both into it).
+    struct lever_choice
+    {
+        bool automatic = false;
+        std::vector<std::string> levers;
+    };
+
     // measure and %%warp_probe: how many samples, for how long, with which replays. The one
     // request of a probe, from the front's options to the job.
     struct probe_request
     {
-        std::string samples = "3";  // a number, or "auto" (until the measurement settles)
+        int samples = 3;
+        bool until_settled = false;  // --samples auto: sample until the measurement settles, up to max_samples
         int max_samples = default_max_samples;
-        double timeout_s = 0.0;     // 0: none
-        std::string whatif;         // "": no replays; "auto", LEVER[,LEVER...] or both
-        double whatif_budget = 0.0; // 0: the default
+        double timeout_s = 0.0;      // 0: none
+        std::optional<lever_choice> whatif;  // none: no replays
+        double whatif_budget = 0.0;  // 0: the default
         bool nvrtc_trace = false;
-
-        bool auto_samples() const { return samples == "auto"; }
     };
 
     // whatif REPORT and %warp_whatif RUN: the levers and how their replays are sampled. The one
     // request of a replay, from the front's options to the engine's loops.
     struct replay_request
     {
-        std::vector<std::string> levers;  // none, or "auto" among them: the levers of the findings
+        lever_choice levers;              // none named: the levers of the findings
         int samples = 0;                  // a side; 0: the run's own
         double budget_s = 0.0;            // 0: the default
         double timeout_s = 0.0;           // per pass; 0: the run's own

@@ -141,6 +141,37 @@ namespace xwarp
         cuda,                 // CUDA_CACHE_PATH: NVRTC's compile cache (12.9+) and the driver's PTX JIT cache
         precompiled_headers,  // the per-thread wp_pch_* folders under TMPDIR (the CPU header)
     };
+    // Where a figure came from: the module loads of a pass, and the build times a summary adds.
+    enum class figure_source
+    {
+        unrecorded,  // a summary with no pass to say (its JSON writes "")
+        none,        // nothing recorded it
+        hook,        // the shim's hooks in Warp
+        log,         // Warp's own log lines
+        warp_timer,  // Warp's module timers
+        wrapper,     // the shim's load wrapper (Warp's timers were off)
+        mixed,       // several passes, from more than one source
+    };
+
+    // Which pass of a sample a process run is: the program from empty caches, then again on what
+    // they kept; a replay's fill of its kept caches; a warm-up file's priming run.
+    enum class pass_phase
+    {
+        cold,
+        warm,
+        fill,
+        warmup,
+    };
+
+    // What held a pass's processes so that none outlived it.
+    enum class containment_kind
+    {
+        unrecorded,     // a report written before it was recorded
+        pid_namespace,  // a PID namespace of their own
+        cgroup,         // a cgroup of their own
+        process_tree,   // the recorded process tree
+    };
+
     // Whether the NVRTC warp-probe found caches its compilations (in the CUDA driver's compute
     // cache, CUDA_CACHE_PATH; NVRTC 12.9 and later), as two compiles with its cache trace said.
     enum class nvrtc_cache_state
@@ -224,6 +255,21 @@ namespace xwarp
     {
         static constexpr std::array<std::string_view, 4> words{"warp-kernel-cache", "warp-lto-cache", "cuda-cache",
                                                                "precompiled-headers"};
+    };
+    template <>
+    struct enum_words<figure_source>
+    {
+        static constexpr std::array<std::string_view, 7> words{"", "none", "hook", "log", "warp-timer", "wrapper", "mixed"};
+    };
+    template <>
+    struct enum_words<pass_phase>
+    {
+        static constexpr std::array<std::string_view, 4> words{"cold", "warm", "fill", "warmup"};
+    };
+    template <>
+    struct enum_words<containment_kind>
+    {
+        static constexpr std::array<std::string_view, 4> words{"", "pid-namespace", "cgroup", "process-tree"};
     };
     template <>
     struct enum_words<nvrtc_cache_state>
@@ -340,6 +386,8 @@ namespace xwarp
     XWARP_VERDICT_JSON(clock_outcome)
     XWARP_VERDICT_JSON(cache_kind)
     XWARP_VERDICT_JSON(nvrtc_cache_state)
+    XWARP_VERDICT_JSON(figure_source)
+    XWARP_VERDICT_JSON(containment_kind)
 #undef XWARP_VERDICT_JSON
 }
 

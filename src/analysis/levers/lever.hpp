@@ -82,7 +82,8 @@ namespace xwarp::levers
 
     // When the replay built `module` (the lever's shared or merged module) more than once in a
     // cold pass, says in w.needs what else the fix needs. Never decides the verdict (false).
-    bool note_module_rebuilt(whatif_result& w, const report& replay, const std::string& module);
+    // `which` names the module in the note: "shared", "merged".
+    bool note_module_rebuilt(whatif_result& w, const report& replay, const std::string& module, const char* which);
 
     // The code form that sets a wp.config option at the program's entry point, after `import
     // warp` and before the imports that define kernels (and removes later assignments of it).

@@ -28,7 +28,7 @@ namespace xwarp::levers
     {
         bool rebuilt_as_kernels_arrived(whatif_result& w, const lever_plan&, const report&, const report& replay)
         {
-            return note_module_rebuilt(w, replay, "xwarp_whatif_merged");
+            return note_module_rebuilt(w, replay, "xwarp_whatif_merged", "merged");
         }
     }
 

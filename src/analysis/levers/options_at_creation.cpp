@@ -1,6 +1,7 @@
 // options-at-creation: each module a CS-3 or option-not-arrived finding names starts with the
 // options it ended with, set as Warp creates it: no load under the old options.
 #include "lever.hpp"
+#include "xwarp/analysis/mechanisms.hpp"
 
 namespace xwarp::levers
 {
@@ -13,7 +14,7 @@ namespace xwarp::levers
             json modules = json::object();
             for (const auto* f : in.findings)
             {
-                if (f->mechanism == "CS-3")
+                if (f->mechanism == mechanism_ids::late_options)
                 {
                     for (const auto& c : field_or(f->cause.value(), "changes", json::array()))
                     {
@@ -24,7 +25,7 @@ namespace xwarp::levers
                         }
                     }
                 }
-                else if (f->mechanism == "option-not-arrived")
+                else if (f->mechanism == mechanism_ids::option_not_arrived)
                 {
                     const json cause = f->cause.value();
                     modules[f->module][field_or(cause, "option", std::string("?"))] = field_or(cause, "config_value", json());
@@ -73,7 +74,7 @@ namespace xwarp::levers
         void code_form(fix_plan& p, const fix_input& in)
         {
             const json cause = in.f.cause.value();
-            if (in.f.mechanism == "option-not-arrived")
+            if (in.f.mechanism == mechanism_ids::option_not_arrived)
             {
                 json remove = json::array();
                 if (!in.f.locations.empty())

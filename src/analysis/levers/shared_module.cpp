@@ -49,7 +49,7 @@ namespace xwarp::levers
         // created between launches.
         bool rebuilt_as_kernels_arrived(whatif_result& w, const lever_plan&, const report&, const report& replay)
         {
-            return note_module_rebuilt(w, replay, "xwarp_whatif_shared");
+            return note_module_rebuilt(w, replay, "xwarp_whatif_shared", "shared");
         }
     }
 

@@ -210,7 +210,7 @@ namespace xwarp::levers
     extern const lever_def xdist_workers{
         {"xdist-workers", "runs the pytest suite with pytest-xdist's -n set to this machine's CPUs: judged on the "
                           "suite's cold wall",
-         "xdist.cpp"},
+         "xdist.cpp", true},
         &plan_workers,
         nullptr,
         &note_distribution,

@@ -14,7 +14,7 @@ namespace xwarp::detect
             const auto& s = ctx.r.result;
             for (const auto& fl : s.flags)
             {
-                if (fl.id != "COMPILE_SMALL_SHARE")
+                if (fl.id != flag_id::compile_small_share)
                 {
                     continue;
                 }

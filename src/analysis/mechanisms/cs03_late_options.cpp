@@ -28,12 +28,12 @@ namespace xwarp::detect
 
         void detect(const context& ctx, sink& out)
         {
-            churn_findings(ctx, "CS-3", {"options"}, recommend, out);
+            churn_findings(ctx, mechanism_ids::late_options, {"options"}, recommend, out);
         }
     }
 
     extern const detector cs03_late_options{
-        {"CS-3", "module options changed after first load", finding_kind::diagnosis, "cs-3", "options-at-creation", "",
+        {mechanism_ids::late_options, "module options changed after first load", finding_kind::diagnosis, "cs-3", "options-at-creation", "",
          "cs03_late_options.cpp"},
         &detect,
         {change_claim::change(change_kind::option)}};

@@ -714,7 +714,7 @@ namespace xwarp::detect
                                                      + "],\"sequence\":" + first_sequence + ",\"sequences\":" + seq_object
                                                      + "}");
                 f.savings_ms = median(g.per_sample);
-                if (m_mechanism == "hash-thrash")
+                if (m_mechanism == mechanism_of_returning())  // went back to an earlier hash
                 {
                     f.evidence = "module " + f.module + " on " + f.device + " went back to an earlier hash ("
                                  + join_first(sequences, "; ", 12) + "); the returning loads cost ";

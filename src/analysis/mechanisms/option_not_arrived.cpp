@@ -77,7 +77,7 @@ namespace xwarp::detect
                         continue;
                     }
                     reported.insert({l.module, key});
-                    finding f = make_finding("option-not-arrived", l.module, l.device);
+                    finding f = make_finding(mechanism_ids::option_not_arrived, l.module, l.device);
                     add_location(f, set->file, set->line, "wp.config." + key + " set here, after the module was created");
                     if (created)
                     {
@@ -106,7 +106,7 @@ namespace xwarp::detect
     }
 
     extern const detector option_not_arrived{
-        {"option-not-arrived", "a wp.config option never reached the module", finding_kind::diagnosis, "option-not-arrived",
+        {mechanism_ids::option_not_arrived, "a wp.config option never reached the module", finding_kind::diagnosis, "option-not-arrived",
          "options-at-creation", "", "option_not_arrived.cpp"},
         &detect};
 }

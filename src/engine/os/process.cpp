@@ -405,7 +405,7 @@ namespace xwarp
                                 }
                             },
                         ec);
-        out.containment = pid_namespace.made() ? "pid-namespace" : contained.has_cgroup() ? "cgroup" : "process-tree";
+        out.containment = pid_namespace.made() ? held_by::pid_namespace : contained.has_cgroup() ? held_by::cgroup : held_by::process_tree;
         if (ec)
         {
             out.spawn_error = ec.message();

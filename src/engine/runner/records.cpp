@@ -137,7 +137,7 @@ namespace xwarp
             l.pid = pid;
             l.t_start_ms = val<double>(j, "t_start_ms", 0.0);
             l.seq = val<std::int64_t>(j, "seq", 0);
-            l.source = "hook";
+            l.source = figure_source::hook;
             l.error = opt<std::string>(j, "error");
             if (auto it = j.find("snapshot"); it != j.end() && it->is_object())
             {
@@ -538,7 +538,7 @@ namespace xwarp
         }
         l.warp_ms = std::stod(m[4].str());
         l.status = status_from(m[5].str());
-        l.source = "log";
+        l.source = figure_source::log;
         return l;
     }
 

@@ -268,7 +268,7 @@ namespace xwarp
                                               [](const process_record& p) { return p.log_fallback; });
             if (!fallback && !rec.loads.empty())
             {
-                run.load_source = "hook";
+                run.load_source = figure_source::hook;
                 run.module_loads = std::move(rec.loads);
                 // A log line of an identity no hook recorded is a process the shim did not reach. The
                 // same line printed twice (pytest repeats a failing test's captured output) is one
@@ -296,7 +296,7 @@ namespace xwarp
             }
             else if (!log.loads.empty())
             {
-                run.load_source = "log";
+                run.load_source = figure_source::log;
                 run.module_loads = std::move(log.loads);
                 run.notes.push_back(fallback ? "Warp's load hooks were not available: module figures come from "
                                                "Warp's own log lines"
@@ -304,7 +304,7 @@ namespace xwarp
             }
             else
             {
-                run.load_source = rec.processes.empty() ? "none" : "hook";
+                run.load_source = rec.processes.empty() ? figure_source::none : figure_source::hook;
             }
             if (rec.processes.empty() && run.ok())
             {
@@ -473,9 +473,9 @@ namespace xwarp
             }
         }
 
-        run_result run_pass(const pass_context& pc, const scoped_temp_dir& tmp, int index, const std::string& pass_phase)
+        run_result run_pass(const pass_context& pc, const scoped_temp_dir& tmp, int index, pass_phase which)
         {
-            const std::string& phase = pass_phase;
+            const std::string phase = word_of(which);
             const std::string shown = pc.variant.empty() ? phase : phase + " [" + pc.variant + "]";
             const int samples = pc.options.samples;
             if (pc.observer)
@@ -550,11 +550,13 @@ namespace xwarp
                 fs::remove(pc.options.results_file, gone);
             }
             auto trace_flag = spec.env.find("XWARP_NVRTC_TRACE");
-            if (phase == "cold" && trace_flag != spec.env.end() && trace_flag->second == "1")
+            if (which == pass_phase::cold && trace_flag != spec.env.end() && trace_flag->second == "1")
             {
                 note_nvrtc_traces(run, warp_cache);
             }
-            run.containment = outcome.containment;
+            run.containment = outcome.containment == held_by::pid_namespace ? containment_kind::pid_namespace
+                              : outcome.containment == held_by::cgroup      ? containment_kind::cgroup
+                                                                            : containment_kind::process_tree;
             if (outcome.strays_killed > 0)
             {
                 run.stray_processes_killed = outcome.strays_killed;
@@ -762,10 +764,10 @@ namespace xwarp
         scoped_temp_dir tmp("xwarp-");
         sample s;
         s.index = index;
-        s.cold = run_pass(pc, tmp, index, "cold");
+        s.cold = run_pass(pc, tmp, index, pass_phase::cold);
         if (!s.cold.interrupted && s.cold.ok())
         {
-            s.warm = run_pass(pc, tmp, index, "warm");
+            s.warm = run_pass(pc, tmp, index, pass_phase::warm);
         }
         return s;
     }
@@ -777,6 +779,7 @@ namespace xwarp
         void empty_caches_but(const scoped_temp_dir& tmp, const std::vector<cache_kind>& keeps)
         {
             const auto kept = [&](cache_kind k) { return std::find(keeps.begin(), keeps.end(), k) != keeps.end(); };
+            static const fs::path warp_lto_folder = "lto";  // Warp's LTO cache, in its cache's version folder
             std::error_code ec;
             const fs::path warp_cache = tmp.sub("warp-cache");
             if (kept(cache_kind::warp_lto))
@@ -785,7 +788,7 @@ namespace xwarp
                 {
                     for (const auto& entry : fs::directory_iterator(version.path(), ec))
                     {
-                        if (entry.path().filename() != "lto")
+                        if (entry.path().filename() != warp_lto_folder)
                         {
                             fs::remove_all(entry.path(), ec);
                         }
@@ -816,21 +819,21 @@ namespace xwarp
         scoped_temp_dir tmp("xwarp-");
         sample s;
         s.index = index;
-        const run_result fill = run_pass(pc, tmp, index, "fill");
+        const run_result fill = run_pass(pc, tmp, index, pass_phase::fill);
         if (fill.interrupted)
         {
             s.cold = fill;
             return s;
         }
         empty_caches_but(tmp, keeps);
-        s.cold = run_pass(pc, tmp, index, "cold");
+        s.cold = run_pass(pc, tmp, index, pass_phase::cold);
         if (!fill.ok())
         {
             s.cold.notes.push_back("the pass that was to fill the kept caches failed: this cold pass started on empty caches");
         }
         if (!s.cold.interrupted && s.cold.ok())
         {
-            s.warm = run_pass(pc, tmp, index, "warm");
+            s.warm = run_pass(pc, tmp, index, pass_phase::warm);
         }
         return s;
     }
@@ -845,16 +848,16 @@ namespace xwarp
         primed_sample out;
         out.program.index = index;
         pass_context prime_pc{prime.options, prime.exe, prime.argv, prime.base_env, prime.cwd, observer, cancelled, ""};
-        out.prime = run_pass(prime_pc, tmp, index, "warmup");
+        out.prime = run_pass(prime_pc, tmp, index, pass_phase::warmup);
         if (out.prime.interrupted || !out.prime.ok())
         {
             return out;  // the program did not run
         }
         pass_context pc{command.options, command.exe, command.argv, command.base_env, command.cwd, observer, cancelled, "primed"};
-        out.program.cold = run_pass(pc, tmp, index, "cold");
+        out.program.cold = run_pass(pc, tmp, index, pass_phase::cold);
         if (!out.program.cold.interrupted && out.program.cold.ok())
         {
-            out.program.warm = run_pass(pc, tmp, index, "warm");
+            out.program.warm = run_pass(pc, tmp, index, pass_phase::warm);
         }
         return out;
     }

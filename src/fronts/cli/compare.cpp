@@ -60,7 +60,7 @@ namespace xwarp::cli
                 {
                     return fail(e);
                 }
-                if (c.until_settled && c.until_settled->stopped_because == "interrupted")
+                if (c.until_settled && c.until_settled->interrupted)
                 {
                     return interrupted_exit();
                 }

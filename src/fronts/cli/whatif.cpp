@@ -25,8 +25,8 @@ namespace xwarp::cli
                 sub->add_option("report", m_report, "a JSON report written by measure --json, a stored run (@ID), or a label of the history")
                     ->required();
                 add_history_option(sub, m_history);
-                sub->add_option("levers", m_request.levers,
-                                "levers to replay (default: auto, the levers of the report's findings): " + lever_names());
+                add_lever_positional(*sub, m_request.levers,
+                                     "levers to replay (default: auto, the levers of the report's findings): " + lever_names());
                 add_replay_options(*sub, m_request);
                 sub->add_option("--json", m_json, "write the report with its whatif[] results to this file");
                 sub->add_flag("--quiet,-q", m_quiet, "no progress lines on stderr");

@@ -28,7 +28,7 @@ namespace xwarp
                 bool run_flag = false;
                 app.add_option("name", name, "the run: its name in this notebook, @ID, a label of the history, or a "
                                              "report file (see %warp_history)")->required();
-                app.add_option("levers", request.levers, "levers to replay, or auto: " + lever_names());
+                add_lever_positional(app, request.levers, "levers to replay, or auto: " + lever_names());
                 add_replay_options(app, request);
                 add_run_flag(app, run_flag);
                 if (!parse_line(app, line, host))

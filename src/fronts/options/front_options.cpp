@@ -1,6 +1,6 @@
 #include "xwarp/fronts/options/front_options.hpp"
 
-#include "xwarp/analysis/levers.hpp"
+#include "xwarp/model/contracts.hpp"
 #include "xwarp/fronts/options/validators.hpp"
 
 namespace xwarp
@@ -8,18 +8,64 @@ namespace xwarp
     std::string lever_names()
     {
         std::string names;
-        for (const auto& l : known_levers())
+        for (const auto& l : contract_levers())
         {
             names += (names.empty() ? "" : ", ") + l;
         }
         return names;
     }
 
+    lever_choice parse_lever_choice(const std::string& spec)
+    {
+        lever_choice choice;
+        std::string item;
+        for (std::size_t i = 0; i <= spec.size(); ++i)
+        {
+            if (i < spec.size() && spec[i] != ',')
+            {
+                item += spec[i] == ' ' ? std::string() : std::string(1, spec[i]);
+                continue;
+            }
+            if (item == "auto")
+            {
+                choice.automatic = true;
+            }
+            else if (!item.empty())
+            {
+                choice.levers.push_back(item);
+            }
+            item.clear();
+        }
+        return choice;
+    }
+
+    void add_lever_positional(CLI::App& app, lever_choice& choice, const std::string& help)
+    {
+        app.add_option_function<std::vector<std::string>>(
+            "levers",
+            [&choice](const std::vector<std::string>& words)
+            {
+                for (const auto& w : words)
+                {
+                    const lever_choice one = parse_lever_choice(w);
+                    choice.automatic = choice.automatic || one.automatic;
+                    choice.levers.insert(choice.levers.end(), one.levers.begin(), one.levers.end());
+                }
+            },
+            help);
+    }
+
     void add_probe_options(CLI::App& app, probe_request& r, front f)
     {
-        app.add_option("--samples,-n", r.samples,
-                       "samples, each a cold and a warm pass: a number, or auto (until the measurement settles; with "
-                       "--whatif, from two a side until each replay's verdict settles; the report says why it stopped)")
+        app.add_option_function<std::string>(
+               "--samples,-n",
+               [&r](const std::string& text)
+               {
+                   r.until_settled = text == "auto";
+                   r.samples = r.until_settled ? r.samples : std::stoi(text);  // a whole number: checked
+               },
+               "samples, each a cold and a warm pass: a number, or auto (until the measurement settles; with "
+               "--whatif, from two a side until each replay's verdict settles; the report says why it stopped)")
             ->default_str("3")
             ->check(sample_count(1, 1000));
         app.add_option("--max-samples", r.max_samples,
@@ -28,7 +74,8 @@ namespace xwarp
             ->check(whole_number(2, 1000));
         app.add_option("--timeout", r.timeout_s, "seconds each pass may run before its processes are killed")
             ->check(positive_seconds());
-        auto* whatif = app.add_option("--whatif", r.whatif,
+        auto* whatif = app.add_option_function<std::string>(
+            "--whatif", [&r](const std::string& spec) { r.whatif = parse_lever_choice(spec); },
                                       "replay levers on the unmodified program and measure each: auto (the levers of "
                                       "the findings"
                                           + std::string(f == front::notebook ? "; the default when given bare" : "")

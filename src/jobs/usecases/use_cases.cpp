@@ -260,7 +260,7 @@ namespace xwarp::fronts
             options.extra_env = cell.extra_env;
         }
         const probe_request& request = job.request;
-        options.samples = request.auto_samples() ? request.max_samples : std::stoi(request.samples);
+        options.samples = request.until_settled ? request.max_samples : request.samples;
         if (request.timeout_s > 0)
         {
             options.timeout_s = request.timeout_s;
@@ -270,13 +270,13 @@ namespace xwarp::fronts
         report r = engine(
             [&]
             {
-                if (!request.whatif.empty())
+                if (request.whatif)
                 {
-                    auto whatif = parse_whatif_request(request.whatif, request.whatif_budget);
-                    whatif.until_settled_max = request.auto_samples() ? request.max_samples : 0;
+                    const whatif_request whatif = whatif_request_of(*request.whatif, request.whatif_budget,
+                                                                    request.until_settled ? request.max_samples : 0);
                     return measure_with_whatif(options, whatif, context.observer, context.cancelled, make);
                 }
-                if (request.auto_samples())
+                if (request.until_settled)
                 {
                     return measure_until_settled(options, request.max_samples, context.observer, context.cancelled, make);
                 }
@@ -320,25 +320,10 @@ namespace xwarp::fronts
         {
             again.options.timeout_s = request.timeout_s;
         }
-        whatif_request whatif;
-        for (const auto& l : request.levers)
-        {
-            if (l == "auto")
-            {
-                whatif.automatic = true;
-            }
-            else
-            {
-                whatif.levers.push_back(l);
-            }
-        }
-        whatif.automatic = whatif.automatic || whatif.levers.empty();
+        whatif_request whatif = whatif_request_of(request.levers, request.budget_s,
+                                                  request.until_settled ? request.max_samples : 0);
+        whatif.automatic = whatif.automatic || whatif.levers.empty();  // none named: the findings'
         whatif.reuse_baseline = request.reuse_baseline;
-        whatif.until_settled_max = request.until_settled ? request.max_samples : 0;
-        if (request.budget_s > 0)
-        {
-            whatif.budget_s = request.budget_s;
-        }
         report r = engine([&] { return replay_saved(run.saved, again.options, whatif, context.observer, context.cancelled,
                                                     samplers_of(context)); });
         if (!again.script.empty())
@@ -438,7 +423,7 @@ namespace xwarp::fronts
             out.result.until_settled = until;
         }
         out.result.exit_code = exit_code_for(out.result.verdict);
-        out.interrupted = out.result.until_settled && out.result.until_settled->stopped_because == "interrupted";
+        out.interrupted = out.result.until_settled && out.result.until_settled->interrupted;
         if (!out.interrupted && store_as)
         {
             out.before_id = store(out.before, *store_as, context.history_option, out.notes);

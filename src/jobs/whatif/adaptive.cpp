@@ -109,6 +109,7 @@ namespace xwarp
         s.settled = !s.stopped_because.empty();
         if (interrupted)
         {
+            s.interrupted = true;
             s.stopped_because = "interrupted";
         }
         else if (!s.settled)

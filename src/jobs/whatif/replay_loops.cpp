@@ -243,33 +243,16 @@ namespace xwarp
         }
     }
 
-    whatif_request parse_whatif_request(const std::string& spec, double budget_s)
+    whatif_request whatif_request_of(const lever_choice& levers, double budget_s, int until_settled_max)
     {
         whatif_request request;
-        std::string item;
-        for (std::size_t i = 0; i <= spec.size(); ++i)
-        {
-            if (i == spec.size() || spec[i] == ',')
-            {
-                if (item == "auto")
-                {
-                    request.automatic = true;
-                }
-                else if (!item.empty())
-                {
-                    request.levers.push_back(item);
-                }
-                item.clear();
-            }
-            else if (spec[i] != ' ')
-            {
-                item += spec[i];
-            }
-        }
+        request.automatic = levers.automatic;
+        request.levers = levers.levers;
         if (budget_s > 0)
         {
             request.budget_s = budget_s;
         }
+        request.until_settled_max = until_settled_max;
         return request;
     }
 

@@ -23,6 +23,14 @@ namespace xwarp
         std::string stderr_path;
     };
 
+    // What held a command's processes so that none outlived it.
+    enum class held_by
+    {
+        pid_namespace,  // all die with the command (the cgroup or the tree is kept too)
+        cgroup,
+        process_tree,   // the recorded tree
+    };
+
     struct process_outcome
     {
         double wall_ms = 0.0;
@@ -33,9 +41,7 @@ namespace xwarp
         std::string spawn_error;
         int strays_killed = 0;  // descendants left running (any session) that were killed after it
         std::vector<std::string> strays_left;  // "1234 (sleep)": ones it was not permitted to kill
-        // What held the command's processes: "pid-namespace" (all die with the command; the
-        // cgroup or tree is kept too), else "cgroup", else "process-tree" (the recorded tree)
-        std::string containment;
+        held_by containment = held_by::process_tree;
     };
 
     // Starts the child as the leader of a new process group (Boost.Process group), waits for

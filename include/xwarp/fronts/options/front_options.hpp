@@ -27,6 +27,11 @@ namespace xwarp
     // The options after the run (--samples, --until-settled, --max-samples, --reuse-baseline,
     // --budget, --timeout); the levers are a positional the front adds after its run argument.
     void add_replay_options(CLI::App& app, replay_request& request);
+    // That positional: LEVER... or auto (the levers of the findings, also when none is named).
+    void add_lever_positional(CLI::App& app, lever_choice& choice, const std::string& help);
+
+    // "auto", "LEVER[,LEVER...]" or both ("auto,pch-off"), as --whatif takes it.
+    lever_choice parse_lever_choice(const std::string& spec);
 
     // fix and %warp_fix: which findings, where the patches go, and how they are proved.
     void add_fix_options(CLI::App& app, fix_request& request, front f);
@@ -37,7 +42,7 @@ namespace xwarp
     // --kind KIND of the history listings: one of the kinds a run is stored as.
     void add_run_kind_option(CLI::App& app, std::optional<run_kind>& target);
 
-    // "backward-off, pch-off, ...": the levers, for help texts.
+    // "backward-off, pch-off, ...": the levers the shim-inputs contract names, for help texts.
     std::string lever_names();
 }
 

@@ -30,8 +30,9 @@ namespace xwarp
         int until_settled_max = 0;
     };
 
-    // "auto", "LEVER[,LEVER...]" or both ("auto,pch-off"); budget_s <= 0 keeps the default.
-    whatif_request parse_whatif_request(const std::string& spec, double budget_s);
+    // The engine's request from the front's: budget_s <= 0 keeps the default; until_settled_max
+    // > 0 adds rounds until the verdicts settle.
+    whatif_request whatif_request_of(const lever_choice& levers, double budget_s, int until_settled_max);
 
     // Default budget: this many cold runs of the command.
     inline constexpr double default_budget_cold_runs = 6.0;
