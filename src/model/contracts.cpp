@@ -1,5 +1,5 @@
-// The shim's inputs, the fixer protocol and the warm-up file's targets: their schema files,
-// compiled in, checked here.
+// The shim's inputs, the fixer protocol, the warm-up file's targets and a recorded run's passes: their
+// schema files, compiled in, checked here.
 #include "xwarp/model/contracts.hpp"
 
 #include <map>
@@ -13,6 +13,7 @@ namespace xwarp
     extern const char* const shim_inputs_text;
     extern const char* const fixer_protocol_text;
     extern const char* const warmup_targets_text;
+    extern const char* const recorded_run_text;
 
     namespace
     {
@@ -25,6 +26,11 @@ namespace xwarp
             static const json shim = schema_parts::as_draft7(json::parse(shim_inputs_text), false);
             static const json fixer = schema_parts::as_draft7(json::parse(fixer_protocol_text), false);
             static const json warmup = schema_parts::as_draft7(json::parse(warmup_targets_text), false);
+            static const json recorded = schema_parts::as_draft7(json::parse(recorded_run_text), false);
+            if (which == contract::recorded_pass)
+            {
+                return recorded;
+            }
             if (which == contract::warmup_targets || which == contract::warmup_config || which == contract::warmup_results)
             {
                 return warmup;
@@ -43,6 +49,7 @@ namespace xwarp
                 case contract::warmup_targets: return "";
                 case contract::warmup_config: return "config";
                 case contract::warmup_results: return "results";
+                case contract::recorded_pass: return "pass";
             }
             return "";
         }

@@ -4,6 +4,7 @@ tests/unit/test_verdicts.cpp), and the real CLI driven on recorded shim streams
 (--replay-streams, tests/fixtures/streams/*_replays, *_whatif): measure, whatif, fix --verify
 --apply and warmup --verify judged on what real Warp did, without running Warp or the program."""
 
+import contextlib
 import importlib.util
 import json
 import re
@@ -262,3 +263,52 @@ def test_the_fixer_request_warp_probe_sends_is_inside_the_protocol(replays, tmp_
     assert requests
     for path in requests:
         jsonschema.validate(json.loads(path.read_text()), {**FIXER_PROTOCOL, "$ref": "#/$defs/request"})
+
+
+RECORDED_RUN = json.loads((ROOT / "contracts" / "recorded_run.schema.json").read_text())
+
+
+def one_pass_folder(tmp_path, pass_facts):
+    """A recorded cold pass of real Warp (cs1_late), in the one-pass form the pytest plugin writes."""
+    folder = tmp_path / "one-pass"
+    shutil.copytree(STREAMS / "cs1_late-warp1.19.0" / "sample-1" / "cold", folder)
+    (folder / "pass.json").write_text(json.dumps(pass_facts))
+    return folder
+
+
+def test_a_recorded_folder_is_read_by_its_contract_in_both_its_forms(tmp_path):
+    """contracts/recorded_run.schema.json is the folder's contract: what --keep-records writes is
+    inside it, report --records reads the measured form and the pytest plugin's one-pass form by
+    it, and a pass.json outside it is refused by its path and its fault, never half read."""
+    kept = tmp_path / "kept"
+    done = probe_cli("measure", "--quiet", "--samples", "2", "--history", "off", "--keep-records", kept, "--", "/bin/true")
+    assert done.returncode == 0, done.stderr
+    passes = sorted(kept.glob("sample-*/*/pass.json"))
+    assert [p.parent.name for p in passes] == ["cold", "warm", "cold", "warm"], passes
+    for p in passes:
+        jsonschema.validate(json.loads(p.read_text()), RECORDED_RUN)
+    read = probe_cli("report", "--records", kept, "--format", "json", "--history", "off")
+    assert read.returncode == 0, read.stderr
+    assert len(json.loads(read.stdout)["samples"]) == 2
+
+    facts = {"label": "pytest", "command": ["pytest", "-q"], "cwd": str(tmp_path), "sampling": "one pass (a test)",
+             "environment": {"python_version": "3.11.2", "cpu_count": 2}}
+    one = one_pass_folder(tmp_path, {"wall_ms": 2500.0, "exit_code": 0, "one_pass": True, "warp_cache": "", "cache": {},
+                                     "run": facts})
+    jsonschema.validate(json.loads((one / "pass.json").read_text()), RECORDED_RUN)
+    read = probe_cli("report", "--records", one, "--format", "json", "--history", "off")
+    assert read.returncode == 0, read.stderr
+    r = json.loads(read.stdout)
+    assert r["label"] == "pytest" and r["command"] == ["pytest", "-q"] and r["settings"]["sampling"] == "one pass (a test)"
+    assert len(r["samples"]) == 1 and r["samples"][0]["one_pass"] and r["samples"][0]["warm"] is None
+    assert r["summary"]["identity_count"]["median"] >= 1 and [f["mechanism"] for f in r["findings"]][:1] == ["CS-1"]
+
+    for broken, says in (({"wall_ms": 1.0, "one_pass": True, "run": facts, "surprise": 1}, "surprise"),
+                         ({"wall_ms": "fast"}, "wall_ms"),
+                         ({"wall_ms": 1.0, "one_pass": True}, "one-pass run's")):
+        bad = one_pass_folder(tmp_path / str(len(says)), broken)
+        refused = probe_cli("report", "--records", bad, "--history", "off")
+        assert refused.returncode == 65, (broken, refused.returncode, refused.stderr)
+        assert "pass.json" in refused.stderr and says in refused.stderr, refused.stderr
+        with pytest.raises(jsonschema.ValidationError) if says != "one-pass run's" else contextlib.nullcontext():
+            jsonschema.validate(broken, RECORDED_RUN)

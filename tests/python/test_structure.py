@@ -331,8 +331,8 @@ def test_the_folders_are_the_layers_and_the_guide_draws_them_from_the_build():
     assert (ROOT / "runtime" / "warmup" / "warmup_body.py").is_file()
     assert (ROOT / "runtime" / "fixer" / "xwarp_fix.py").is_file()
     assert sorted(p.name for p in (ROOT / "contracts").glob("*.json")) == [
-        "fixer_protocol.schema.json", "report.schema.json", "shim_inputs.schema.json", "shim_records.schema.json",
-        "warmup_targets.schema.json"]
+        "fixer_protocol.schema.json", "recorded_run.schema.json", "report.schema.json", "shim_inputs.schema.json",
+        "shim_records.schema.json", "warmup_targets.schema.json"]
     guide = (ROOT / "references" / "architecture.md").read_text()
     drawn = guide.split(layers.BEGIN, 1)[1].split(layers.END, 1)[0].strip().strip("`").strip()
     assert drawn == layers.diagram(declared), "architecture.md's layer diagram is not the build's: run scripts/layers.py --write"

@@ -29,6 +29,7 @@ namespace xwarp
         warmup_targets,    // a warm-up file's TARGETS
         warmup_config,     // a warm-up file's CONFIG: the wp.config values it sets, each of its type and range
         warmup_results,    // what a warm-up file writes with --results (read back by warmup --verify)
+        recorded_pass,     // a recorded pass's pass.json (--keep-records, the pytest plugin's one pass)
     };
 
     // "" when the value is inside the contract; else one line saying where and why.

@@ -972,6 +972,11 @@ namespace xwarp
         {
             throw std::runtime_error("not a recorded pass: " + (pass_dir / "pass.json").string());
         }
+        // the folder's contract (contracts/recorded_run.schema.json), whoever wrote it
+        if (const std::string wrong = contract_violation(contract::recorded_pass, meta); !wrong.empty())
+        {
+            throw std::runtime_error("not a recorded pass: " + (pass_dir / "pass.json").string() + ": " + wrong);
+        }
         process_outcome outcome;
         outcome.wall_ms = meta.value("wall_ms", 0.0);
         if (meta.contains("exit_code") && meta["exit_code"].is_number_integer())
@@ -1022,8 +1027,57 @@ namespace xwarp
         return run;
     }
 
+    namespace
+    {
+        // The one-pass form (the pytest plugin's): DIR is the pass, and its pass.json carries
+        // the run's facts that a measured run keeps in run.json.
+        report load_one_pass(const std::string& dir)
+        {
+            run_result pass = load_recorded_pass(dir);  // its pass.json checked against the contract
+            const bounded_read meta_file = read_regular_file((fs::path(dir) / "pass.json").string(), 1u << 20);
+            const nlohmann::json meta = nlohmann::json::parse(meta_file.text, nullptr, false);
+            if (!meta.is_object() || !meta.value("one_pass", false) || !meta.contains("run"))
+            {
+                throw std::runtime_error("not a recorded run: " + dir + " has no run.json, and its pass.json is not a "
+                                         "one-pass run's (one_pass and run)");
+            }
+            const nlohmann::json& run = meta["run"];
+            const nlohmann::json facts = {
+                {"schema_version", report_schema_version},
+                {"tool", "warp-probe"},
+                {"created_utc", utc_timestamp()},
+                {"label", run["label"]},
+                {"command", run["command"]},
+                {"cwd", run["cwd"]},
+                {"settings", {{"samples", 1}, {"sampling", run.value("sampling", std::string("one pass: the program's own run"))}}},
+                {"environment", run["environment"]},
+                {"samples", nlohmann::json::array()}};
+            report r;
+            try
+            {
+                r = report_from_json(facts);
+            }
+            catch (const std::exception& e)
+            {
+                throw std::runtime_error("not a recorded run: " + (fs::path(dir) / "pass.json").string() + ": its run: " + e.what());
+            }
+            sample s;
+            s.index = 1;
+            s.cold = std::move(pass);
+            s.one_pass = true;
+            r.samples.push_back(std::move(s));
+            r.run_settings.samples = 1;
+            return r;
+        }
+    }
+
     report load_recorded_run(const std::string& dir)
     {
+        std::error_code gone;
+        if (!fs::exists(fs::symlink_status(fs::path(dir) / "run.json", gone)) && fs::exists(fs::path(dir) / "pass.json", gone))
+        {
+            return load_one_pass(dir);
+        }
         report r;
         try
         {
@@ -1047,13 +1101,6 @@ namespace xwarp
             if (fs::is_directory(sample_dir / "warm", ec))
             {
                 s.warm = load_recorded_pass((sample_dir / "warm").string());
-            }
-            else
-            {
-                // a pass that says it is the only one (the pytest plugin's: a suite's own run)
-                const bounded_read meta = read_regular_file((sample_dir / "cold" / "pass.json").string(), 1u << 20);
-                const nlohmann::json j = meta.ok ? nlohmann::json::parse(meta.text, nullptr, false) : nlohmann::json();
-                s.one_pass = j.is_object() && j.value("one_pass", false);
             }
             r.samples.push_back(std::move(s));
         }

@@ -1,4 +1,4 @@
-// warp-probe report REPORT|@ID|RECORDED_DIR [--format text|html|json|trace] [-o F]: a saved
+// warp-probe report REPORT|@ID|--records DIR [--format text|html|json|trace] [-o F]: a saved
 // report re-analysed and rendered, streamed.
 #include <filesystem>
 #include <iostream>
@@ -10,10 +10,9 @@
 #include "xwarp/jobs/usecases/use_cases.hpp"
 #include "xwarp/engine/install/layout.hpp"
 #include "xwarp/model/json_io.hpp"
+#include "xwarp/render/formats.hpp"
 #include "xwarp/render/html.hpp"
 #include "xwarp/render/printable.hpp"
-#include "xwarp/render/text.hpp"
-#include "xwarp/render/trace.hpp"
 
 namespace xwarp::cli
 {
@@ -25,15 +24,22 @@ namespace xwarp::cli
             CLI::App* add(CLI::App& app) override
             {
                 auto* sub = app.add_subcommand("report", "Re-analyse a saved JSON report and render it");
-                sub->add_option("report", m_input,
-                                "a JSON report written by measure --json, a stored run (@ID), or a run recorded with "
-                                "--keep-records, or a label of the history")
-                    ->required();
+                auto* input = sub->add_option("report", m_input,
+                                              "a JSON report written by measure --json, a stored run (@ID), or a label of the "
+                                              "history");
+                auto* records = sub->add_option("--records", m_records,
+                                                "a folder of recorded passes instead (contracts/recorded_run.schema.json): a "
+                                                "run recorded with --keep-records, or the one pass pytest --warp-builds "
+                                                "recorded")
+                                    ->check(CLI::ExistingDirectory);
+                input->excludes(records);
                 add_history_option(sub, m_history);
-                sub->add_option("--format,-f", m_format,
-                                "text, html (a self-contained page), json, or trace (the build timeline as Chrome "
-                                "trace-event JSON)")
-                    ->check(CLI::IsMember({"text", "html", "json", "trace"}));
+                std::vector<std::string> formats;
+                for (const auto& r : report_renderers())
+                {
+                    formats.push_back(word_of(r.format));
+                }
+                sub->add_option("--format,-f", m_format_word, report_formats_help())->check(CLI::IsMember(formats));
                 sub->add_option("--output,-o", m_output,
                                 "write to this file instead of stdout (beside it first, then renamed over it: a failed "
                                 "write leaves the old file; a device or pipe is written in place)");
@@ -42,24 +48,30 @@ namespace xwarp::cli
 
             int run() override
             {
+                m_format = parse_member<report_format>(m_format_word);  // one of the registry's words (checked)
+                if (!m_records.empty())
+                {
+                    m_input = m_records;
+                }
+                if (m_input.empty())
+                {
+                    return fail(exit_code::usage, "report: give a report (a file, @ID or a label) or --records DIR");
+                }
                 fronts::resolved_run run;
                 if (int code = resolve_arg(m_input, m_history, run))
                 {
                     return code;
                 }
                 // The report's series in the history, when there is one: the page's sparklines and its step.
-                fronts::shown_report shown = fronts::show(std::move(run), m_history, m_format == "html");
+                fronts::shown_report shown = fronts::show(std::move(run), m_history, m_format == report_format::html);
                 print_notes(shown.notes);
                 report& r = shown.analysed;
                 const std::optional<run_series>& history = shown.history;
                 // Streamed: the pretty-printed JSON of a large report is several times its model,
                 // and a page or a text held whole was held twice or more as it grew.
-                guide_sections guide;
-                if (m_format == "html")
-                {
-                    guide = parse_guide(installed_guide_text());
-                }
-                const auto write = [&](std::ostream& out) { render(out, r, guide, history ? &*history : nullptr); };
+                const guide_sections guide = m_format == report_format::html ? parse_guide(installed_guide_text()) : guide_sections{};
+                const report_page page{"warp-probe report " + r.label, &guide, history ? &*history : nullptr};
+                const auto write = [&](std::ostream& out) { renderer_for(m_format).write(out, r, page); };
                 if (m_output.empty())
                 {
                     write(std::cout);
@@ -82,31 +94,11 @@ namespace xwarp::cli
             }
 
         private:
-            void render(std::ostream& out, const report& r, const guide_sections& guide, const run_series* history) const
-            {
-                if (m_format == "json")
-                {
-                    write_report_json(out, r, 2);
-                    out << '\n';
-                }
-                else if (m_format == "text")
-                {
-                    render_text(out, r);
-                }
-                else if (m_format == "trace")
-                {
-                    out << render_trace(r).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-                }
-                else
-                {
-                    write_html_page(out, "warp-probe report " + r.label,
-                                    [&](std::ostream& page) { render_html(page, r, guide, history); });
-                }
-            }
-
             std::string m_input;
+            std::string m_records;
             std::string m_history;
-            std::string m_format = "text";
+            std::string m_format_word = "text";
+            report_format m_format = report_format::text;
             std::string m_output;
         };
     }

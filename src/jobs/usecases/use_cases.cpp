@@ -114,10 +114,12 @@ namespace xwarp::fronts
         std::error_code ec;
         if (fs::is_directory(ref, ec))
         {
-            // a run recorded with measure --keep-records reads back like a report
-            if (!fs::exists(fs::path(ref) / "run.json", ec))
+            // a run recorded with --keep-records, or one pass the pytest plugin recorded, reads back
+            // like a report (contracts/recorded_run.schema.json)
+            if (!fs::exists(fs::path(ref) / "run.json", ec) && !fs::exists(fs::path(ref) / "pass.json", ec))
             {
-                throw job_error(kind::no_input, ref + ": is a directory, not a report (nor a run recorded with --keep-records)");
+                throw job_error(kind::no_input, ref + ": is a directory, not a report (nor a recorded run: no run.json of a run "
+                                                      "recorded with --keep-records, no pass.json of a one-pass run)");
             }
             try
             {

@@ -34,7 +34,6 @@ import sys
 import tempfile
 import time
 import unicodedata
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -232,34 +231,23 @@ class _Recording:
         if not records:
             self.problem("no process of this run imported Warp: nothing was built")
             return None
-        run = self.record_dir / "run"
-        cold = run / "sample-1" / "cold"
-        cold.mkdir(parents=True)
-        for f in records:
-            f.rename(cold / f.name)
-        # the pass's output, as the probe would have captured pytest's: the failing tests' lines
-        # (ids as pytest wrote them; one that is not UTF-8 keeps its bytes escaped)
-        (cold / "stdout").write_text("".join(f"FAILED {nodeid}\n" for nodeid in dict.fromkeys(self.failed)),
-                                     encoding="utf-8", errors="backslashreplace")
-        (cold / "stderr").write_text("")
-        wall_ms = (time.time() - self.started) * 1000.0
-        (cold / "pass.json").write_text(json.dumps({"wall_ms": wall_ms, "exit_code": exit_code, "one_pass": True,
-                                                    "warp_cache": "", "cache": _cache_written(self.started)}))
-        facts = {
-            "schema_version": _schema_version(),
-            "tool": "warp-probe",
-            "created_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "label": "pytest",
-            "command": ["pytest", *map(str, self.config.invocation_params.args)],
-            "cwd": str(self.config.invocation_params.dir),
-            "settings": {"samples": 1, "sampling": "one pass: the suite's own run on its own cache (pytest --warp-builds)"},
-            "environment": _environment(),
-            "samples": [],
-        }
-        (run / "run.json").write_text(json.dumps(facts, ensure_ascii=True))
+        # The record folder is one pass in the recorded-run contract's one-pass form
+        # (contracts/recorded_run.schema.json): the shim's records, the pass's output as the probe
+        # would have captured pytest's (the failing tests' lines; an id that is not UTF-8 keeps its
+        # bytes escaped), and pass.json with the run's facts. warp-probe report --records reads it.
+        (self.record_dir / "stdout").write_text("".join(f"FAILED {nodeid}\n" for nodeid in dict.fromkeys(self.failed)),
+                                                encoding="utf-8", errors="backslashreplace")
+        (self.record_dir / "stderr").write_text("")
+        run = {"label": "pytest", "command": ["pytest", *map(str, self.config.invocation_params.args)],
+               "cwd": str(self.config.invocation_params.dir),
+               "sampling": "one pass: the suite's own run on its own cache (pytest --warp-builds)",
+               "environment": _environment()}
+        one_pass = {"wall_ms": (time.time() - self.started) * 1000.0, "exit_code": exit_code, "one_pass": True,
+                    "warp_cache": "", "cache": _cache_written(self.started), "run": run}
+        (self.record_dir / "pass.json").write_text(json.dumps(one_pass, ensure_ascii=True))
         written = self.record_dir / "report.json"  # the probe writes into the plugin's own folder first
-        done = subprocess.run([probe, "report", str(run), "--format", "json", "-o", str(written), "--history", "off"],
-                              capture_output=True, text=True, errors="replace")
+        done = subprocess.run([probe, "report", "--records", str(self.record_dir), "--format", "json", "-o", str(written),
+                               "--history", "off"], capture_output=True, text=True, errors="replace")
         if done.returncode != 0:
             self.problem(f"warp-probe report could not read the run (exit {done.returncode}): {done.stderr.strip()[-400:]}")
             return None
@@ -364,19 +352,6 @@ def _cache_written(since):
                 counts[kind + "_files"] += 1
                 counts[kind + "_bytes"] += st.st_size
     return counts
-
-
-def _schema_version():
-    """The report schema version the installed warp-probe writes (the facts file must carry one):
-    the const of the installed report.schema.json."""
-    from xwarp import data_dir
-
-    share = data_dir()
-    try:
-        schema = json.loads((share / "report.schema.json").read_text())
-        return int(schema["properties"]["schema_version"]["const"])
-    except Exception:
-        return 1  # the oldest a warp-probe reads
 
 
 class _XdistHooks:
