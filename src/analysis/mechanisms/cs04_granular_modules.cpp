@@ -64,15 +64,13 @@ namespace xwarp::detect
             }
             for (const auto& [device, n] : names)
             {
-                finding f = make_finding("CS-4", join(n), device);
-                f.evidence = std::to_string(n.size()) + " small modules (at most two kernels each, launched at one "
-                                                         "block_dim with the same options) were built separately on " + device;
-                set_merge_saving(f, merges.per_device.at(device), merges.groups_text.at(device), n, ctx.estimates_on());
-                f.recommendation = "Group kernels that load together into fewer named modules, by lifecycle. Keep "
-                                   "apart kernels with different options, different stable block_dims or independent edit "
-                                   "cycles: a bigger module also rebuilds whole on every edit.";
-                note_created_between_launches(f, created_after_first_load(ctx.first_cold(), n), n.size());
-                out.findings.push_back(std::move(f));
+                out.findings.push_back(merge_finding(
+                    ctx, "CS-4", merges, device,
+                    std::to_string(n.size()) + " small modules (at most two kernels each, launched at one block_dim with "
+                                               "the same options) were built separately on " + device,
+                    "Group kernels that load together into fewer named modules, by lifecycle. Keep apart kernels with "
+                    "different options, different stable block_dims or independent edit cycles: a bigger module also "
+                    "rebuilds whole on every edit."));
             }
         }
     }

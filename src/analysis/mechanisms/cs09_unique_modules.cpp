@@ -81,16 +81,14 @@ namespace xwarp::detect
             const auto& names = merges.names;
             for (const auto& [device, n] : names)
             {
-                finding f = make_finding("CS-9", join(n), device);
-                f.evidence = std::to_string(n.size()) + " module=\"unique\" modules with one stable kernel each "
-                                                         "were built separately on " + device;
-                set_merge_saving(f, merges.per_device.at(device), merges.groups_text.at(device), n, ctx.estimates_on());
+                finding f = merge_finding(
+                    ctx, "CS-9", merges, device,
+                    std::to_string(n.size()) + " module=\"unique\" modules with one stable kernel each were built "
+                                               "separately on " + device,
+                    "Put stable kernels in a shared named module (module=\"name\" or a real Python module) instead of "
+                    "module=\"unique\"; keep unique for per-request or plugin kernels that would otherwise churn a shared "
+                    "module. Check factory helpers for a hidden module=\"unique\" default. Verify with warp-probe compare.");
                 locate(f, ctx.first_cold(), n);
-                f.recommendation = "Put stable kernels in a shared named module (module=\"name\" or a real Python module) "
-                                   "instead of module=\"unique\"; keep unique for per-request or plugin kernels that would "
-                                   "otherwise churn a shared module. Check factory helpers for a hidden module=\"unique\" "
-                                   "default. Verify with warp-probe compare.";
-                note_created_between_launches(f, created_after_first_load(ctx.first_cold(), n), n.size());
                 out.findings.push_back(std::move(f));
             }
         }

@@ -156,6 +156,11 @@ namespace xwarp::detect
     merge_estimates estimate_merges(const context& ctx, std::size_t min_modules,
                                     const std::vector<module_group>& (*groups_of)(const granular_modules&));
 
+    // A merge finding on one device (CS-4, CS-9): its modules, the evidence with the saving the
+    // estimate gives, the recommendation, and which of the modules were created between launches.
+    finding merge_finding(const context& ctx, const std::string& mechanism, const merge_estimates& merges,
+                          const std::string& device, const std::string& evidence, const std::string& recommendation);
+
     struct sink
     {
         // Reserved by diagnose for about as many findings as the hash moves and rebuilt groups

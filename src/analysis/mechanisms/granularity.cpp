@@ -178,4 +178,16 @@ namespace xwarp::detect
         }
         return out;
     }
+
+    finding merge_finding(const context& ctx, const std::string& mechanism, const merge_estimates& merges,
+                          const std::string& device, const std::string& evidence, const std::string& recommendation)
+    {
+        const std::vector<std::string_view>& modules = merges.names.at(device);
+        finding f = make_finding(mechanism, join(modules), device);
+        f.evidence = evidence;
+        set_merge_saving(f, merges.per_device.at(device), merges.groups_text.at(device), modules, ctx.estimates_on());
+        f.recommendation = recommendation;
+        note_created_between_launches(f, created_after_first_load(ctx.first_cold(), modules), modules.size());
+        return f;
+    }
 }
