@@ -138,6 +138,16 @@ namespace xwarp::cli
         // The run the report names: 0, or the exit code after saying why not.
         int resolve(fronts::resolved_run& out) const { return resolve_arg(report, history, out); }
         cli_job job() const { return cli_job(history, replay_streams, keep_records, run, quiet); }
+        // The run resolved and, where the job runs its command again, consent asked: 0, or the
+        // exit code after saying why not.
+        int resolve_with_consent(fronts::resolved_run& out, cli_job& job, bool runs_again) const
+        {
+            if (int code = resolve(out))
+            {
+                return code;
+            }
+            return runs_again ? job.consent({&out}) : 0;
+        }
     };
 
     // Runs a write: 0, or exit code 73 with its message.

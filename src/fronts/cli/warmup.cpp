@@ -39,14 +39,10 @@ namespace xwarp::cli
 
             int run() override
             {
-                fronts::resolved_run run;
-                if (int code = m_args.resolve(run))
-                {
-                    return code;
-                }
                 const auto& request = m_request;  // its defaults set where its options are (front_options)
+                fronts::resolved_run run;
                 cli_job job = m_args.job();
-                if (int code = job.consent({&run}))
+                if (int code = m_args.resolve_with_consent(run, job, true))  // the file it writes is code to run
                 {
                     return code;
                 }

@@ -346,6 +346,20 @@ namespace xwarp::magic_parts
         }
     }
 
+    void show_report_outcome(std::string done, const fronts::job_outcome& outcome, const std::string& text,
+                             const std::string& guide_text, magic_host& host, progress_display& progress)
+    {
+        const report& r = outcome.result;
+        done += outcome.stored_id ? ", stored as @" + std::to_string(*outcome.stored_id) : std::string();
+        for (const auto& n : outcome.notes)
+        {
+            done += "\nwarp-probe: " + n;
+        }
+        progress.finish(done);
+        host.show({{"text/html", render_html(r, parse_guide(guide_text))}, {"text/plain", text}, {report_mime, notebook_report_json(r)}},
+                  "", false);
+    }
+
     nlohmann::json notebook_report_json(const report& r)
     {
         const std::string whole = report_json_text(r);

@@ -29,6 +29,7 @@ namespace xwarp::magic_parts
     inline constexpr std::size_t notebook_report_bytes = std::size_t{4} << 20;
     nlohmann::json notebook_report_json(const report& r);
 
+
     // Parses a magic's line; --help shows the usage as the magic's output and returns false.
     bool parse_line(CLI::App& app, const std::string& line, magic_host& host);
 
@@ -73,6 +74,12 @@ namespace xwarp::magic_parts
         bool m_provisional_shown = false;
         std::chrono::steady_clock::time_point m_last{};
     };
+
+    // A report job's end in a notebook (%warp_fix, %warp_whatif): the progress line finished with
+    // what was done (`done`), where it was stored and the job's notes, and the report shown as
+    // HTML, as `text` and as the report's JSON.
+    void show_report_outcome(std::string done, const fronts::job_outcome& outcome, const std::string& text,
+                             const std::string& guide_text, magic_host& host, progress_display& progress);
 
     // The options of the probe magics: the shared probe options and the notebook's own.
     struct probe_magic_options

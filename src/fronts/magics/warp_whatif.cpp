@@ -3,8 +3,6 @@
 #include "common.hpp"
 #include "xwarp/fronts/options/front_options.hpp"
 #include "xwarp/jobs/usecases/use_cases.hpp"
-#include "xwarp/model/json_io.hpp"
-#include "xwarp/render/html.hpp"
 #include "xwarp/render/text.hpp"
 
 namespace xwarp
@@ -49,19 +47,8 @@ namespace xwarp
             {
                 const report& r = outcome.result;
                 m_session->store(name, r);
-                const std::vector<std::string>& notes = outcome.notes;
-                const auto& stored = outcome.stored_id;
-                std::string done = "warp-probe: " + std::to_string(r.whatif.size()) + " lever(s) of " + name + " replayed"
-                                   + (stored ? ", stored as @" + std::to_string(*stored) : std::string());
-                for (const auto& n : notes)
-                {
-                    done += "\nwarp-probe: " + n;
-                }
-                progress.finish(done);
-                host.show({{"text/html", render_html(r, parse_guide(m_session->guide_text))},
-                           {"text/plain", render_whatif_text(r)},
-                           {report_mime, notebook_report_json(r)}},
-                          "", false);
+                show_report_outcome("warp-probe: " + std::to_string(r.whatif.size()) + " lever(s) of " + name + " replayed",
+                                    outcome, render_whatif_text(r), m_session->guide_text, host, progress);
             }
 
             std::shared_ptr<probe_session> m_session;
