@@ -151,9 +151,12 @@ def test_a_store_with_damaged_pages_is_moved_aside_and_the_next_run_is_stored(ba
         reports.append(path)
     done = cli("history", "import", *map(str, reports[:3]), "--history", str(store))
     assert done.returncode == 0, done.stderr
-    with sqlite3.connect(store) as db:
+    db = sqlite3.connect(store)  # closed before the file is damaged: `with` only commits, and an open
+    try:                         # connection could write its view back (a checkpoint) after the damage
         page = db.execute("PRAGMA page_size").fetchone()[0]
         pages = db.execute("PRAGMA page_count").fetchone()[0]
+    finally:
+        db.close()
     assert pages > 4
     data = bytearray(store.read_bytes())
     # every page but the first (the header and the schema; page n starts at (n - 1) * page):

@@ -60,6 +60,7 @@ namespace xwarp
         std::optional<lever_choice> whatif;  // none: no replays
         double whatif_budget = 0.0;  // 0: the default
         bool nvrtc_trace = false;
+        std::string keep_records;    // --keep-records DIR: every pass's raw records kept there ("" none)
     };
 
     // whatif REPORT and %warp_whatif RUN: the levers and how their replays are sampled. The one
@@ -87,6 +88,7 @@ namespace xwarp
         bool apply = false;    // then apply the verified patches to the program's files
         int samples = 2;       // a side, when verifying
         double timeout_s = 0;  // per pass when verifying; 0: the run's own
+        std::string keep_records;  // --keep-records DIR: the passes' raw records kept there ("" none)
     };
 
     // warmup and %warp_warmup: the file, how it builds, and its proof. The one request of a
@@ -100,6 +102,7 @@ namespace xwarp
         bool verify = false;
         int samples = 2;        // when verifying
         double timeout_s = 0;   // per pass when verifying; 0: the run's own
+        std::string keep_records;  // --keep-records DIR: the passes' raw records kept there ("" none)
     };
 
     // Progress callbacks; all are called from the thread that started the run.

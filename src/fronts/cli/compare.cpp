@@ -82,7 +82,7 @@ namespace xwarp::cli
                 {
                     return code;
                 }
-                cli_job job(m_history, m_replay_streams, "", m_run, m_quiet);
+                cli_job job(m_history, m_replay_streams, m_run, m_quiet);
                 if (int code = job.consent({&before, &after}))
                 {
                     return code;

@@ -26,7 +26,7 @@ namespace xwarp::cli
                     "measured there against the unpatched program, as compare judges. Your files are touched only with "
                     "--apply, and then only by verified patches.\nUsage: warp-probe fix REPORT.json|@ID [options]");
                 m_args.add(sub, "write the report with its fixes[] to this file",
-                           "write the report with its fixes as a self-contained HTML page",
+                           "write the report with its fixes as a self-contained HTML page", m_request.keep_records,
                            [&] { add_fix_options(*sub, m_request, front::cli); });
                 return sub;
             }

@@ -36,7 +36,7 @@ namespace xwarp::cli
                 sub->add_option("--trace", m_trace,
                                 "also write the build timeline (the median sample's cold pass) as Chrome trace-event "
                                 "JSON, for Perfetto or chrome://tracing");
-                sub->add_option("--keep-records", m_options.keep_records_dir,
+                sub->add_option("--keep-records", m_request.keep_records,
                                 "copy every pass's raw shim records into this directory (to debug the probe, or to "
                                 "record tests/fixtures/streams)");
                 add_history_option(sub, m_history);
@@ -78,7 +78,7 @@ namespace xwarp::cli
                 job.request = m_request;
                 job.machine = m_machine;
                 job.store_as = run_kind::measure;  // measured here, with --whatif or not: trusted
-                cli_job run(m_history, m_replay_streams, "", false, m_quiet);
+                cli_job run(m_history, m_replay_streams, false, m_quiet);
                 try
                 {
                     return finish(fronts::probe(job, run.start()));

@@ -298,13 +298,11 @@ namespace xwarp::cli
         std::fflush(stderr);
     }
 
-    cli_job::cli_job(const std::string& history, const std::string& replay_streams, const std::string& keep_records,
-                     bool run_flag, bool quiet)
+    cli_job::cli_job(const std::string& history, const std::string& replay_streams, bool run_flag, bool quiet)
         : m_run_flag(run_flag), m_progress(quiet)
     {
         m_context.history_option = history;
         m_context.replay_streams = replay_streams;
-        m_context.keep_records = keep_records;
         m_context.consented = run_flag;
     }
 
@@ -378,7 +376,7 @@ namespace xwarp::cli
     }
 
     void stored_run_args::add(CLI::App* sub, const std::string& json_help, const std::string& html_help,
-                              const std::function<void()>& own)
+                              std::string& keep_records, const std::function<void()>& own)
     {
         sub->add_option("report", report, "a JSON report written by measure --json, a stored run (@ID), or a label of the history")
             ->required();

@@ -106,8 +106,7 @@ namespace xwarp::cli
     class cli_job
     {
     public:
-        cli_job(const std::string& history, const std::string& replay_streams, const std::string& keep_records,
-                bool run_flag, bool quiet);
+        cli_job(const std::string& history, const std::string& replay_streams, bool run_flag, bool quiet);
         // consent_to_replay for each run: 0, or the exit code after saying why.
         int consent(std::initializer_list<const fronts::resolved_run*> runs);
         const fronts::job_context& start();
@@ -131,13 +130,13 @@ namespace xwarp::cli
         bool quiet = false;
         bool run = false;
         std::string replay_streams;
-        std::string keep_records;
 
-        void add(CLI::App* sub, const std::string& json_help, const std::string& html_help,
+        // `keep_records`: the request's field --keep-records writes
+        void add(CLI::App* sub, const std::string& json_help, const std::string& html_help, std::string& keep_records,
                  const std::function<void()>& own);
         // The run the report names: 0, or the exit code after saying why not.
         int resolve(fronts::resolved_run& out) const { return resolve_arg(report, history, out); }
-        cli_job job() const { return cli_job(history, replay_streams, keep_records, run, quiet); }
+        cli_job job() const { return cli_job(history, replay_streams, run, quiet); }
         // The run resolved and, where the job runs its command again, consent asked: 0, or the
         // exit code after saying why not.
         int resolve_with_consent(fronts::resolved_run& out, cli_job& job, bool runs_again) const

@@ -32,7 +32,7 @@ namespace xwarp::cli
                     "private caches.\n"
                     "Usage: warp-probe warmup REPORT.json|@ID [options]");
                 m_args.add(sub, "write the plan (and the check) as JSON to this file",
-                           "write the plan (and the check) as a self-contained HTML page",
+                           "write the plan (and the check) as a self-contained HTML page", m_request.keep_records,
                            [&] { add_warmup_options(*sub, m_request, front::cli); });
                 return sub;
             }

@@ -42,7 +42,7 @@ namespace xwarp::cli
                 {
                     return code;
                 }
-                cli_job job(m_history, m_replay_streams, "", m_run, m_quiet);
+                cli_job job(m_history, m_replay_streams, m_run, m_quiet);
                 if (int code = job.consent({&run}))
                 {
                     return code;

@@ -185,7 +185,8 @@ namespace xwarp::fronts
             }
         };
 
-        rerun rerun_of(const resolved_run& run, const job_context& context)
+        // `keep_records`: the request's --keep-records ("" keeps none)
+        rerun rerun_of(const resolved_run& run, const job_context& context, const std::string& keep_records = "")
         {
             const report& saved = run.saved;
             rerun out;
@@ -216,7 +217,7 @@ namespace xwarp::fronts
             }
             out.options.shim_dir = shim_of(context);
             out.options.label = saved.label.empty() ? run.ref : saved.label;
-            out.options.keep_records_dir = context.keep_records;
+            out.options.keep_records_dir = keep_records;
             return out;
         }
 
@@ -268,6 +269,7 @@ namespace xwarp::fronts
             options.timeout_s = request.timeout_s;
         }
         options.nvrtc_trace = options.nvrtc_trace || request.nvrtc_trace;
+        options.keep_records_dir = request.keep_records;
         const sampler_factory make = samplers_of(context);
         report r = engine(
             [&]
@@ -350,7 +352,7 @@ namespace xwarp::fronts
             // elsewhere, that path is data too
             setup.fixer_python = "python3";
         }
-        rerun again = rerun_of(run, context);
+        rerun again = rerun_of(run, context, request.keep_records);
         if (request.timeout_s > 0)
         {
             again.options.timeout_s = request.timeout_s;
@@ -381,7 +383,7 @@ namespace xwarp::fronts
         // the file imports the report's modules and calls its factories: a report from elsewhere
         // is code to run, and needs the same consent as re-running its command
         require_consent(run, context);
-        rerun again = request.verify || run.saved.cell_code ? rerun_of(run, context) : rerun{};
+        rerun again = request.verify || run.saved.cell_code ? rerun_of(run, context, request.keep_records) : rerun{};
         if (!request.verify && !run.saved.cell_code)
         {
             again.options = rerun_settings(run.saved);

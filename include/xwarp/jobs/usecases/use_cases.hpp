@@ -77,7 +77,6 @@ namespace xwarp::fronts
         std::string history_option;   // --history ("" finds it as documented; "off")
         std::string shim_dir;         // "" the installed shim
         std::string replay_streams;   // --replay-streams DIR: recorded passes served instead of runs
-        std::string keep_records;     // --keep-records DIR: every pass's records kept, for --replay-streams
         bool consented = false;       // the user said to run a report's command that is not theirs (--run, a yes)
         run_observer* observer = nullptr;
         cancel_check cancelled;
