@@ -1,20 +1,67 @@
-# The fixed part of every warm-up file warp-probe warmup writes (render/warmup_file.cpp puts the
-# measured constants above it: PROJECT, IMPORT_ROOT, IMPORT_PATHS, PACKAGES, WORKERS, ENTRY_SCRIPT,
-# ENTRY_SOURCE, DEVICE, ARCH, CONFIG, OPTIONS, TARGETS_CONTRACT, TARGETS). It uses Warp's public API
-# only: wp.overload, wp.set_module_options, wp.force_load, and wp.compile_aot_module where the Warp
-# has it.
+#!/usr/bin/env python3
+# Warm-up for Warp's kernel cache: the runtime of xwarp @XWARP_VERSION@. warp-probe warmup writes this
+# file unchanged for every measurement made with this version; what it builds is data, the plan
+# beside it (warp_warmup.json for warp_warmup.py: contracts/warmup_targets.schema.json), which a
+# re-measure rewrites. Review this file once per xwarp version, and the plan's diff per measurement.
 #
-# The builds run in worker processes, this same file started with --serve: a process builds in
-# parallel with the others (Warp's code generation holds the interpreter's lock, a thread would
-# not), and each process has its own copy of a module, so forms of it the run built in different
-# processes (pytest-xdist workers instantiating other generic kernels) are each reachable.
+# Run it as a build step with the cache the application will use:
+#     WARP_CACHE_PATH=/path/to/cache python warp_warmup.py [--plan FILE] [--workers N] [--root DIR] [--strict]
+# or import it and call warm_up() at the application's start. It needs only Warp. It finds the
+# program from its own folder and the current one (anywhere in the project), else from the measured
+# project's folder, or --root. A target it cannot build fails alone and is named; --strict makes
+# that exit 1. An identity folds in Warp's version, the device and the options: after a change to
+# any of them the program builds again; write the plan again from a new measurement.
 #
-# What it runs: Warp, the program's own modules (imported from the folders it finds below), the
-# factories the run called (functions of those modules, called with the recorded arguments as data),
-# and from the command's own script or notebook cell only its Warp definitions. Never a launch, a
-# subprocess other than its own workers, or a name the program's modules do not define.
-# ruff: noqa: F821
+# It uses Warp's public API only: wp.overload, wp.set_module_options, wp.force_load, and
+# wp.compile_aot_module where the Warp has it. The builds run in worker processes, this same file
+# started with --serve: a process builds in parallel with the others (Warp's code generation holds
+# the interpreter's lock, a thread would not), and each process has its own copy of a module, so
+# forms of it the run built in different processes (pytest-xdist workers instantiating other
+# generic kernels) are each reachable.
+#
+# What it runs: Warp, the program's own modules (imported from the folders it finds), the factories
+# the run called (functions of those modules, called with the recorded arguments as data), and from
+# the command's own script or notebook cell only its Warp definitions. Never a launch, a subprocess
+# other than its own workers, or a name the program's modules do not define. The rules below (the
+# packages never the program's code, the wp.config values it may set) are this file's, not the
+# plan's: an edited plan cannot loosen them.
 
+import argparse
+import importlib
+import json
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+import warp as wp
+
+RUNTIME_VERSION = "@XWARP_VERSION@"
+PLAN_CONTRACT = 3  # the plans this file reads (contracts/warmup_targets.schema.json, x-contract-version)
+
+# The warm-up contract's rules, as warp-probe @XWARP_VERSION@ has them: the top packages never the
+# program's code (x-never-the-programs), and what CONFIG may hold (the config rule: keys that change
+# a module's identity, each of its type and range; the file sets nothing else).
+NEVER_THE_PROGRAMS = ["@XWARP_NEVER_THE_PROGRAMS@"]
+CONFIG_RULES = {"@XWARP_CONFIG_RULES@": {}}
+
+# The plan's values (load_plan): where the program is, what it built and with which options.
+PROJECT = IMPORT_ROOT = ENTRY_SCRIPT = ""  # the measured command's folder; its import folder; its script
+IMPORT_PATHS, PACKAGES, ROOT_PACKAGES, ARCH, USED, OPTIONS, TARGETS = [], [], [], [], [], [], []
+ENTRY_SOURCE = DEVICE = None  # a notebook cell's code in place of the script; the device that replaces CUDA's
+WORKERS = 1
+CONFIG = {}
+_PLAN_PATH = [None]  # the plan read, once it is
+
+_PLAN_FIELDS = {
+    "contract": int, "written_by": str, "measured": dict, "project": str, "import_root": str, "import_paths": list,
+    "packages": list, "root_packages": list, "workers": int, "entry_script": str, "entry_source": (str, type(None)),
+    "device": (str, type(None)), "arch": list, "used": list, "config": dict, "options": list, "targets": list,
+}
 _TARGET_FIELDS = {
     "warp_module": str, "hash": str, "device": str, "block_dim": (int, type(None)), "module": str, "kernel": str,
     "instances": list, "options": int, "factories": list, "form": int, "follows": list, "build_ms": (int, float),
@@ -32,18 +79,52 @@ class WarmupRefused(Exception):
     factory that is not a function of it): the target fails alone, with this reason."""
 
 
-def _check_targets():
-    """TARGETS as this file reads them (the warmup_targets contract): a record of another shape
-    stops here with one sentence, not midway through a build."""
-    if TARGETS_CONTRACT != 2 or not isinstance(TARGETS, list):
-        raise SystemExit(f"warp warm-up: TARGETS follow contract {TARGETS_CONTRACT!r}; this file reads contract 2")
-    for i, target in enumerate(TARGETS):
-        if not isinstance(target, dict) or set(target) != set(_TARGET_FIELDS):
-            raise SystemExit(f"warp warm-up: target {i} has the fields {sorted(target) if isinstance(target, dict) else target!r}, "
-                             f"not those of contract 2: {sorted(_TARGET_FIELDS)}")
-        for field, kind in _TARGET_FIELDS.items():
-            if not isinstance(target[field], kind) or isinstance(target[field], bool) and kind is not bool:
-                raise SystemExit(f"warp warm-up: target {i}: {field} is {type(target[field]).__name__}")
+def _fields_wrong(record, fields):
+    """Why `record` is not a record of these fields and types; None when it is."""
+    if not isinstance(record, dict) or set(record) != set(fields):
+        return f"has the fields {sorted(record) if isinstance(record, dict) else type(record).__name__}, not {sorted(fields)}"
+    for field, kind in fields.items():
+        if not isinstance(record[field], kind) or isinstance(record[field], bool) and kind is not bool:
+            return f"{field} is {type(record[field]).__name__}"
+    return None
+
+
+def load_plan(path=None):
+    """Reads the plan: `path`, else $XWARP_WARMUP_PLAN, else the .json beside this file of its own
+    name. A plan of another contract or shape stops here with one sentence, not midway through a
+    build. Returns the path read."""
+    path = path or os.environ.get("XWARP_WARMUP_PLAN") or os.path.splitext(os.path.abspath(__file__))[0] + ".json"
+    try:
+        with open(path, encoding="utf-8") as f:
+            plan = json.load(f)
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"warp warm-up: cannot read the plan {path}: {error}; warp-probe warmup writes it beside "
+                         f"this file (give another with --plan)")
+    if not isinstance(plan, dict) or plan.get("contract") != PLAN_CONTRACT:
+        found = plan.get("contract") if isinstance(plan, dict) else type(plan).__name__
+        raise SystemExit(f"warp warm-up: the plan {path} follows contract {found!r}; this file (xwarp {RUNTIME_VERSION}) "
+                         f"reads contract {PLAN_CONTRACT}: write both again with warp-probe warmup")
+    wrong = _fields_wrong(plan, _PLAN_FIELDS)
+    if wrong:
+        raise SystemExit(f"warp warm-up: the plan {path} {wrong}")
+    for i, target in enumerate(plan["targets"]):
+        wrong = _fields_wrong(target, _TARGET_FIELDS)
+        if wrong:
+            raise SystemExit(f"warp warm-up: the plan {path}: target {i} {wrong}")
+    globals().update(PROJECT=plan["project"], IMPORT_ROOT=plan["import_root"], IMPORT_PATHS=plan["import_paths"],
+                     PACKAGES=plan["packages"], ROOT_PACKAGES=plan["root_packages"], WORKERS=plan["workers"],
+                     ENTRY_SCRIPT=plan["entry_script"], ENTRY_SOURCE=plan["entry_source"], DEVICE=plan["device"],
+                     ARCH=plan["arch"], USED=plan["used"], CONFIG=plan["config"], OPTIONS=plan["options"],
+                     TARGETS=plan["targets"])
+    _PLAN_PATH[0] = os.path.abspath(path)
+    return path
+
+
+def _ensure_plan():
+    """The plan read (the one beside this file when none was): a program that imports this file
+    and calls warm_up() reads it there."""
+    if _PLAN_PATH[0] is None:
+        load_plan()
 
 
 # -- where the program is ------------------------------------------------------------------------
@@ -162,7 +243,7 @@ def _program_file(name):
             raise WarmupRefused(f"module {name} is Warp's own code: the file calls no function of it")
     elif top not in PACKAGES:
         raise WarmupRefused(f"module {name} is not one of the program's packages ({', '.join(PACKAGES) or 'none'})")
-    if top in NEVER_THE_PROGRAMS:  # the warm-up contract's list, written above by warp-probe
+    if top in NEVER_THE_PROGRAMS:  # this file's list (the warm-up contract's)
         raise WarmupRefused(f"module {name} belongs to {top}, a package that runs programs: never the program's code")
     spec = importlib.machinery.PathFinder.find_spec(top, sys.path)
     if spec is None:
@@ -910,7 +991,10 @@ def _cuda_cache_lines(info, mode):
     return lines
 
 
-def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print, mode="build", check_here=False):
+_AS_MEASURED = object()
+
+
+def warm_up(workers=None, root=None, device=_AS_MEASURED, arch=None, log=print, mode="build", check_here=False):
     """Builds the identities above into Warp's kernel cache (wp.config.kernel_cache_dir, or
     WARP_CACHE_PATH) in up to `workers` processes at a time (default: WORKERS, at most the CPUs this
     process may use). A target that fails fails alone. Returns a dict: built (identities built as
@@ -921,7 +1005,9 @@ def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print, mode="
     paid for it when it was measured. check_here (the file run as a script with --missing or
     --dry-run): the hashes are computed in this process first, and workers start only for what is
     left to build; a program calling warm_up() keeps its own process as it is."""
-    _check_targets()
+    _ensure_plan()
+    device = DEVICE if device is _AS_MEASURED else device
+    arch = ARCH if arch is None else arch
     started = time.perf_counter()
     found, project = find_root(root)
     if found is None:
@@ -942,7 +1028,7 @@ def warm_up(workers=None, root=None, device=DEVICE, arch=ARCH, log=print, mode="
             chosen = os.path.dirname(chosen)
         env["WARP_CACHE_PATH"] = chosen
     command = [sys.executable, os.path.abspath(__file__), "--serve",
-               json.dumps([found, paths, device, list(arch or ()), mode, project])]
+               json.dumps([found, paths, device, list(arch or ()), mode, project]), "--plan", _PLAN_PATH[0]]
     events = queue.Queue()
     pending = list(range(len(TARGETS)))  # the longest modules first, each module's forms in order
     outcomes = {}
@@ -1125,10 +1211,11 @@ def prune(dry_run=False, log=print, workers=None, root=None):
 def _main():
     parser = argparse.ArgumentParser(description="Build the measured Warp modules into the kernel cache.")
     parser.add_argument("--workers", type=int, default=None,
-                        help=f"builds at a time (default {WORKERS}, at most the CPUs this process may use)")
+                        help="builds at a time (default: the plan's workers, at most the CPUs this process may use)")
     parser.add_argument("--root", help="the folder the program's modules are imported from (default: found from this "
                                        "file's folder, the current folder, then the measured project's)")
-    parser.add_argument("--device", default=DEVICE, help="build for this CUDA device instead of the measured one")
+    parser.add_argument("--plan", help="the plan to build (default: the .json beside this file, of its name)")
+    parser.add_argument("--device", default=_AS_MEASURED, help="build for this CUDA device instead of the measured one")
     parser.add_argument("--arch", type=int, action="append", help="also build ahead of time for this CUDA architecture")
     parser.add_argument("--results", help="write what each target did as JSON to this file")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target was not built as measured")
@@ -1143,22 +1230,22 @@ def _main():
                              "cannot compute keeps its folders), and exit (with --dry-run: list them)")
     parser.add_argument("--serve", help=argparse.SUPPRESS)  # a worker process of warm_up(): [root, paths, device, arch]
     args = parser.parse_args()
+    load_plan(args.plan)
     if args.serve:
-        _check_targets()
         _serve(*json.loads(args.serve))
         sys.exit(0)
     if args.prune:
         sys.exit(prune(dry_run=args.dry_run, workers=args.workers, root=args.root))
     try:
         mode = "dry-run" if args.dry_run else "missing" if args.missing else "build"
-        result = warm_up(args.workers, args.root, args.device, args.arch or ARCH, mode=mode, check_here=True)
+        result = warm_up(args.workers, args.root, args.device, args.arch or None, mode=mode, check_here=True)
     except FileNotFoundError as error:
         print(f"warp warm-up: {error}", file=sys.stderr)
         sys.exit(2)
     if args.results:
         try:
             with open(args.results, "w", encoding="utf-8") as f:
-                json.dump({"contract": TARGETS_CONTRACT, **{k: v for k, v in result.items()}}, f)
+                json.dump({"contract": PLAN_CONTRACT, **{k: v for k, v in result.items()}}, f)
         except OSError as error:
             # the builds are done and in the cache; only what they were could not be written
             print(f"warp warm-up: the builds are in the cache, but the results could not be written to "

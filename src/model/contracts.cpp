@@ -31,7 +31,7 @@ namespace xwarp
             {
                 return recorded;
             }
-            if (which == contract::warmup_targets || which == contract::warmup_config || which == contract::warmup_results)
+            if (which == contract::warmup_plan || which == contract::warmup_config || which == contract::warmup_results)
             {
                 return warmup;
             }
@@ -46,7 +46,7 @@ namespace xwarp
                 case contract::shim_environment: return "environment";
                 case contract::fixer_request: return "request";
                 case contract::fixer_response: return "response";
-                case contract::warmup_targets: return "";
+                case contract::warmup_plan: return "";
                 case contract::warmup_config: return "config";
                 case contract::warmup_results: return "results";
                 case contract::recorded_pass: return "pass";
@@ -105,9 +105,9 @@ namespace xwarp
         return document_of(contract::fixer_request).at("x-protocol-version").get<int>();
     }
 
-    int warmup_targets_version()
+    int warmup_plan_version()
     {
-        return document_of(contract::warmup_targets).at("x-contract-version").get<int>();
+        return document_of(contract::warmup_plan).at("x-contract-version").get<int>();
     }
 
     int shim_inputs_version()
@@ -148,7 +148,7 @@ namespace xwarp
 
     std::vector<std::string> never_the_programs()
     {
-        return document_of(contract::warmup_targets).at("x-never-the-programs");
+        return document_of(contract::warmup_plan).at("x-never-the-programs");
     }
 
     nlohmann::json warmup_config_rule()

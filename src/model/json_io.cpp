@@ -312,8 +312,8 @@ namespace xwarp
                  {"packages", p.packages}, {"root_packages", p.root_packages}, {"header_ms", p.header_ms},
                  {"left_estimate_ms", p.left_estimate_ms}, {"entry_script", p.entry_script}, {"entry_source", p.entry_source}, {"workers", p.workers}, {"device", p.device}, {"arch", p.arch},
                  {"config", p.config}, {"targets", p.targets}, {"covered", p.covered}, {"uncovered", p.uncovered},
-                 {"covered_ms", p.covered_ms}, {"total_ms", p.total_ms}, {"notes", p.notes}, {"script", p.script},
-                 {"script_path", p.script_path}, {"check", p.check ? json(*p.check) : json()}};
+                 {"covered_ms", p.covered_ms}, {"total_ms", p.total_ms}, {"notes", p.notes}, {"plan_text", p.plan_text},
+                 {"script_path", p.script_path}, {"plan_path", p.plan_path}, {"check", p.check ? json(*p.check) : json()}};
     }
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         identity, module, hash, device, block_dim, ms, builds, samples_seen, status, kernels)

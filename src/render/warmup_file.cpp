@@ -1,6 +1,6 @@
-// The warm-up plan as a Python file and as text. Every text from the report reaches the file
-// as an ASCII-escaped string literal or a one-line comment: a command or a module name can hold
-// anything, and the file is code the user runs.
+// The warm-up plan as the data file the runtime reads, the runtime, and the plan as text. Every
+// text from the report reaches the plan as an ASCII-escaped JSON string (a command or a module
+// name can hold anything) and none reaches the runtime, which is the same for every plan.
 #include "xwarp/render/warmup_file.hpp"
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "xwarp/model/contracts.hpp"
+#include "xwarp/version.hpp"
 #include "xwarp/model/format.hpp"
 #include "xwarp/render/printable.hpp"
 #include "xwarp/render/text.hpp"
@@ -111,19 +112,6 @@ namespace xwarp
             return v.dump();
         }
 
-        // A comment line: printable, one line, ASCII escapes for the rest (no bidi control
-        // reaches the file).
-        std::string comment(const std::string& text)
-        {
-            std::string line = one_line(text);
-            std::string ascii;
-            for (unsigned char c : line)
-            {
-                ascii += c < 0x80 ? std::string(1, static_cast<char>(c)) : "?";
-            }
-            return "# " + ascii + "\n";
-        }
-
         std::string identity_words(const warmup_target& t)
         {
             return t.module + " " + t.hash.substr(0, 7) + " on " + t.device
@@ -151,29 +139,13 @@ namespace xwarp
             const std::string prefix = project.back() == '/' ? project : project + "/";
             return path.compare(0, prefix.size(), prefix) == 0 ? path.substr(prefix.size()) : path;
         }
-
-        std::string record_words(const nlohmann::json& r)
-        {
-            const std::string hash = r["hash"].get<std::string>();
-            return r["warp_module"].get<std::string>() + " " + hash.substr(0, 7) + " on " + r["device"].get<std::string>()
-                   + (r["block_dim"].is_number_integer() ? " block_dim " + std::to_string(r["block_dim"].get<int>()) : std::string())
-                   + " (" + format_ms(r["build_ms"].get<double>()) + ")";
-        }
-
-        // the fixed part of the file (runtime/warmup/warmup_body.py, compiled in), after its header
-        std::string warm_up_code()
-        {
-            std::string body = warmup_body_text;
-            const auto first_code = body.find("\n\n");
-            return first_code == std::string::npos ? body : body.substr(first_code);
-        }
     }
 
-    nlohmann::json warmup_target_records(const warmup_plan& plan, std::vector<std::string>& option_sets)
+    nlohmann::json warmup_target_records(const warmup_plan& plan, nlohmann::json& option_sets)
     {
         // Option sets, numbered: most programs build every module with one.
         std::map<std::string, std::size_t> option_index;
-        option_sets.clear();
+        option_sets = nlohmann::json::array();
         std::vector<const warmup_target*> covered;
         for (const auto& t : plan.targets)
         {
@@ -184,12 +156,7 @@ namespace xwarp
             covered.push_back(&t);
             if (option_index.emplace(t.options.dump(), option_sets.size()).second)
             {
-                std::string set = "{\n";
-                for (const auto& [key, value] : t.options.items())
-                {
-                    set += "        " + py_string(key) + ": " + py_literal(value) + ",\n";
-                }
-                option_sets.push_back(set + "    }");
+                option_sets.push_back(t.options);
             }
         }
         // The modules with the longest builds first, so the workers end together; a module's forms in
@@ -231,113 +198,137 @@ namespace xwarp
         return records;
     }
 
-    std::string render_warmup_script(const warmup_plan& plan)
+    nlohmann::json warmup_plan_document(const warmup_plan& plan)
     {
-        std::string out = "#!/usr/bin/env python3\n";
-        out += comment("Warm-up for Warp's kernel cache, written by warp-probe warmup (xwarp) from " + plan.source + ".");
-        out += "#\n";
-        out += comment("The measured command: " + plan.command);
-        out += comment("Measured with Warp " + (plan.warp_version.empty() ? std::string("?") : plan.warp_version) + ". It should build "
-                       + std::to_string(plan.covered) + " of the " + std::to_string(plan.covered + plan.uncovered)
-                       + " module identities that run built (" + format_ms(plan.covered_ms) + " of its "
-                       + format_ms(plan.total_ms) + " of builds, " + percent(plan.covered_ms, plan.total_ms) + "),");
-        out += comment("up to " + std::to_string(plan.workers) + " at a time, into Warp's kernel cache: planned, not yet run. It "
-                       "says what it built when it runs; warp-probe warmup --verify measures it.");
-        out += "#\n";
-        out += "# Run it as a build step with the cache the application will use:\n";
-        out += "#     WARP_CACHE_PATH=/path/to/cache python warp_warmup.py [--workers N] [--root DIR] [--strict]\n";
-        out += "# or call warm_up() at the application's start. It needs only Warp. It finds the program from its own\n";
-        out += "# folder and the current one (anywhere in the project), else from the measured project's folder, or\n";
-        out += "# --root. A target it cannot build fails alone and is named; --strict makes that exit 1.\n";
-        out += "# An identity folds in Warp's version, the device and the options: after a change to any of them\n";
-        out += "# the program builds again; write the file again from a new measurement.\n";
-        if (plan.uncovered > 0)
-        {
-            out += "#\n# Not built here (they still build when the program runs, about " + format_ms(plan.left_estimate_ms)
-                   + " in all, an estimate\n# that counts the precompiled header the first of them writes on the CPU):\n";
-            for (const auto& t : plan.targets)
-            {
-                if (!t.covered)
-                {
-                    out += comment("  " + identity_words(t) + ": " + t.why_not);
-                }
-            }
-        }
-        for (const auto& n : plan.notes)
-        {
-            out += comment("Note: " + n);
-        }
-        out += "\nimport argparse\nimport importlib\nimport json\nimport os\nimport queue\nimport re\nimport shutil\nimport subprocess\nimport sys\n"
-               "import threading\nimport time\n\nimport warp as wp\n\n";
-        out += "PROJECT = " + py_string(plan.project) + "  # the measured command's folder: where the program is looked for last\n";
-        out += "IMPORT_ROOT = " + py_string(relative_to(plan.import_root, plan.project))
-               + "  # the folder the program imports its modules from, in the project\n";
-        std::string paths;
-        for (const auto& p : plan.import_paths)
-        {
-            paths += (paths.empty() ? "" : ", ") + py_string(relative_to(p, plan.project));
-        }
-        out += "IMPORT_PATHS = [" + paths + "]  # other folders it imported kernels' modules from (relative: in the project)\n";
-        out += "PACKAGES = " + py_literal(plan.packages) + "  # the packages this file imports kernels and factories from\n";
-        out += "ROOT_PACKAGES = " + py_literal(plan.root_packages) + "  # those of them in IMPORT_ROOT: how the file finds the program\n";
-        out += "WORKERS = " + std::to_string(plan.workers) + "  # worker processes (at most the CPUs it may use)\n";
-        out += "ENTRY_SCRIPT = " + py_string(plan.entry_script)
-               + "  # the command's script, in IMPORT_ROOT: its kernels (module __main__) are built from its definitions\n";
-        out += "ENTRY_SOURCE = " + (plan.entry_source.empty() ? std::string("None") : py_string(plan.entry_source))
-               + "  # a notebook cell's code, in place of the script\n";
-        out += "DEVICE = " + (plan.device.empty() ? std::string("None") : py_string(plan.device))
-               + "  # replaces each CUDA device when set\n";
-        std::string arch;
-        for (int a : plan.arch)
-        {
-            arch += (arch.empty() ? "" : ", ") + std::to_string(a);
-        }
-        out += "ARCH = [" + arch + "]  # CUDA architectures also built ahead of time (wp.compile_aot_module)\n\n";
-        // every identity the run built, covered or not: --prune keeps every folder of a module
-        // listed here that TARGETS does not build (its current hash is not the file's to compute).
-        // As [module, hash7] pairs: the file alone knows how Warp names a cache folder.
-        nlohmann::json used = nlohmann::json::array();
+        using json = nlohmann::json;
+        json not_built = json::array();
         for (const auto& t : plan.targets)
         {
-            const nlohmann::json identity = {t.module, t.hash.substr(0, 7)};
+            if (!t.covered)
+            {
+                not_built.push_back({{"identity", identity_words(t)}, {"why", t.why_not}});
+            }
+        }
+        json import_paths = json::array();
+        for (const auto& p : plan.import_paths)
+        {
+            import_paths.push_back(relative_to(p, plan.project));
+        }
+        // every identity the run built, covered or not: --prune keeps every folder of a module
+        // listed here that the targets do not build (its current hash is not the runtime's to
+        // compute). As [module, hash7] pairs: the runtime alone knows how Warp names a cache folder.
+        json used = json::array();
+        for (const auto& t : plan.targets)
+        {
+            const json identity = {t.module, t.hash.substr(0, 7)};
             if (std::find(used.begin(), used.end(), identity) == used.end())
             {
                 used.push_back(identity);
             }
         }
-        out += "# Every identity the measured run built, as [module, hash7] (--prune keeps the folders of a module the "
-               "file does not build)\nUSED = " + py_literal(used)
-               + "\n\n";
-        out += "# wp.config values the program set before its first build\nCONFIG = " + py_literal(plan.config) + "\n\n";
-        out += "# packages never the program's code, whatever the measured run imported: the file refuses their modules\n"
-               "NEVER_THE_PROGRAMS = " + py_literal(nlohmann::json(never_the_programs())) + "\n\n";
-        // the rule CONFIG was written by (the contract's), as data: the file checks it again before it sets a value
-        out += "# what CONFIG may hold: keys that change a module's identity, each of its type and range (the warm-up\n"
-               "# contract's config rule); the file sets nothing else\nCONFIG_RULES = " + py_literal(warmup_config_rule()) + "\n\n";
+        json option_sets;
+        json targets = warmup_target_records(plan, option_sets);
+        return {
+            {"contract", warmup_plan_version()},
+            {"written_by", std::string("warp-probe warmup (xwarp ") + XWARP_VERSION + ")"},
+            {"measured",
+             {{"source", plan.source},
+              {"command", plan.command},
+              {"warp_version", plan.warp_version.empty() ? std::string("?") : plan.warp_version},
+              {"identities", plan.covered + plan.uncovered},
+              {"planned", plan.covered},
+              {"planned_ms", plan.covered_ms},
+              {"total_ms", plan.total_ms},
+              {"not_built", std::move(not_built)},
+              {"left_estimate_ms", plan.left_estimate_ms},
+              {"notes", plan.notes}}},
+            {"project", plan.project},
+            {"import_root", relative_to(plan.import_root, plan.project)},
+            {"import_paths", std::move(import_paths)},
+            {"packages", plan.packages},
+            {"root_packages", plan.root_packages},
+            {"workers", plan.workers},
+            {"entry_script", plan.entry_script},
+            {"entry_source", plan.entry_source.empty() ? json() : json(plan.entry_source)},
+            {"device", plan.device.empty() ? json() : json(plan.device)},
+            {"arch", plan.arch},
+            {"used", std::move(used)},
+            {"config", plan.config},
+            {"options", std::move(option_sets)},
+            {"targets", std::move(targets)}};
+    }
 
-        std::vector<std::string> option_sets;
-        const nlohmann::json targets = warmup_target_records(plan, option_sets);
-        out += "# The module options the identities were built with (block_dim apart); the file sets those the\n"
-               "# module holds a value for that differs (the others follow wp.config, as in the program)\nOPTIONS = [\n";
-        for (const auto& o : option_sets)
+    std::string render_warmup_plan(const warmup_plan& plan)
+    {
+        // A reviewer reads a re-measure as this file's diff: a field a line, a target a line, in
+        // the order the runtime builds them; every character outside ASCII escaped.
+        const nlohmann::json doc = warmup_plan_document(plan);
+        const auto text = [](const nlohmann::json& v, int indent = -1)
+        { return v.dump(indent, ' ', true, nlohmann::json::error_handler_t::replace); };
+        std::string out = "{\n";
+        bool first = true;
+        for (const char* key : {"contract", "written_by", "measured", "project", "import_root", "import_paths", "packages",
+                                "root_packages", "workers", "entry_script", "entry_source", "device", "arch", "used", "config",
+                                "options", "targets"})
         {
-            out += "    " + o + ",\n";
+            out += std::string(first ? "" : ",\n") + "  \"" + key + "\": ";
+            first = false;
+            const nlohmann::json& value = doc.at(key);
+            if (std::string(key) == "targets" || std::string(key) == "options" || std::string(key) == "used")
+            {
+                std::string items;
+                for (const auto& item : value)
+                {
+                    items += std::string(items.empty() ? "" : ",\n") + "    " + text(item);
+                }
+                out += items.empty() ? "[]" : "[\n" + items + "\n  ]";
+            }
+            else if (std::string(key) == "measured")
+            {
+                std::string indented = text(value, 2);
+                for (std::size_t at = indented.find('\n'); at != std::string::npos; at = indented.find('\n', at + 3))
+                {
+                    indented.insert(at + 1, "  ");
+                }
+                out += indented;
+            }
+            else
+            {
+                out += text(value);
+            }
         }
-        out += "]\n\n";
-        out += "# What the run built, the modules with the longest builds first: one record per identity\n"
-               "# (contracts/warmup_targets.schema.json, contract " + std::to_string(warmup_targets_version())
-               + "). A worker process imports a module once and builds its forms one after another,\n"
-               "# registering each one's factory calls and generic instances on top of the last: form numbers the\n"
-               "# forms of a module, follows the forms a worker may have built before. Every value is data.\n"
-               "TARGETS_CONTRACT = " + std::to_string(warmup_targets_version()) + "\nTARGETS = [\n";
-        for (const auto& record : targets)
+        return out + "\n}\n";
+    }
+
+    std::string warmup_plan_path(const std::string& runtime_path)
+    {
+        const std::size_t base = runtime_path.rfind('/') == std::string::npos ? 0 : runtime_path.rfind('/') + 1;
+        std::size_t dot = runtime_path.rfind('.');
+        // a leading dot (or dots) of the name starts no extension, as in Python's splitext
+        const std::size_t first_other = runtime_path.find_first_not_of('.', base);
+        if (dot == std::string::npos || dot < base || first_other == std::string::npos || dot < first_other)
         {
-            out += "    " + comment(record_words(record));
-            out += "    " + py_literal(record) + ",\n";
+            dot = runtime_path.size();
         }
-        out += "]\n";
-        out += warm_up_code();
-        return out;
+        return runtime_path.substr(0, dot) + ".json";
+    }
+
+    std::string warmup_runtime_text()
+    {
+        // The contract's rules go into the runtime, not the plan: an edited plan cannot loosen them.
+        std::string body = warmup_body_text;
+        const auto put = [&](const std::string& mark, const std::string& value)
+        {
+            for (std::size_t at = body.find(mark); at != std::string::npos; at = body.find(mark, at + value.size()))
+            {
+                body.replace(at, mark.size(), value);
+            }
+        };
+        put("@XWARP_VERSION@", XWARP_VERSION);
+        // (the source holds each mark as a literal of its own, so that it is Python as it is)
+        put("[\"@XWARP_NEVER_THE_PROGRAMS@\"]", py_literal(nlohmann::json(never_the_programs())));
+        put("{\"@XWARP_CONFIG_RULES@\": {}}", py_literal(warmup_config_rule()));
+        return body;
     }
 
     std::string render_warmup_text(const warmup_plan& plan)

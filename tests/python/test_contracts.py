@@ -121,23 +121,33 @@ def test_the_fixers_handlers_are_the_protocols_operations(tmp_path):
         assert not (tmp_path / "response.json").exists()
 
 
-def test_the_warmup_files_fields_are_the_targets_contract():
-    """The warm-up file's TARGETS are named records: the file's own reader (_TARGET_FIELDS) and
-    warp-probe's writer (checked against warmup_targets.schema.json before a file is written)
-    name the same fields, so a column can never drift between them."""
+def test_the_warmup_runtimes_fields_are_the_plans_contract():
+    """The warm-up plan and its targets are named records: the runtime's own reader (_PLAN_FIELDS,
+    _TARGET_FIELDS) and warp-probe's writer (checked against warmup_targets.schema.json before a
+    plan is written) name the same fields, so a column can never drift between them; and the
+    rules that keep a plan data (the packages never the program's, the config rule) are the
+    runtime's, not fields of the plan."""
     import ast
 
     schema = json.loads((ROOT / "contracts" / "warmup_targets.schema.json").read_text())
-    body = ast.parse((ROOT / "runtime" / "warmup" / "warmup_body.py").read_text())
-    (fields,) = [node.value for node in body.body if isinstance(node, ast.Assign)
-                 and any(getattr(t, "id", None) == "_TARGET_FIELDS" for t in node.targets)]
-    read = {k.value for k in fields.keys}
+    runtime = (ROOT / "runtime" / "warmup" / "warmup_body.py").read_text()
+    body = ast.parse(runtime)
+
+    def fields_of(name):
+        (fields,) = [node.value for node in body.body if isinstance(node, ast.Assign)
+                     and any(getattr(t, "id", None) == name for t in node.targets)]
+        return {k.value for k in fields.keys}
+
     target = schema["$defs"]["target"]
-    assert read == set(target["properties"]) == set(target["required"])
+    assert fields_of("_TARGET_FIELDS") == set(target["properties"]) == set(target["required"])
     assert target["additionalProperties"] is False
-    # the file reads the contract's version it was written for
-    assert schema["x-contract-version"] == 2
-    assert "TARGETS_CONTRACT != 2" in (ROOT / "runtime" / "warmup" / "warmup_body.py").read_text()
+    assert fields_of("_PLAN_FIELDS") == set(schema["properties"]) == set(schema["required"])
+    assert schema["additionalProperties"] is False
+    assert not {"never_the_programs", "config_rules", "config_rule"} & set(schema["properties"])
+    # the runtime reads the contract's version it was written for
+    (version,) = [node.value.value for node in body.body if isinstance(node, ast.Assign)
+                  and any(getattr(t, "id", None) == "PLAN_CONTRACT" for t in node.targets)]
+    assert schema["x-contract-version"] == version == 3
 
 
 def probe_cli(*args, timeout=120):
@@ -213,6 +223,32 @@ def test_warmup_verify_on_recorded_streams(replays, tmp_path):
     check = json.loads(plan.read_text())["check"]
     assert check["verdict"] == "verified" and check["covered_built"] == [] and check["warmup_builds"] >= 1, check
 
+
+
+def test_a_re_measure_changes_the_warmup_plan_and_never_its_runtime(replays, tmp_path):
+    """The runtime is the same file for every plan of this xwarp; what a new measurement changes
+    is the plan beside it, a field a line and a target a line: the diff a reviewer reads."""
+    import difflib
+
+    project, streams, report = replays
+    written = {}
+    for workers in ("2", "3"):
+        out = tmp_path / f"w{workers}" / "warp_warmup.py"
+        out.parent.mkdir()
+        done = probe_cli("warmup", report, "--run", "--quiet", "--history", "off", "--workers", workers, "-o", out)
+        assert done.returncode == 0, done.stdout + done.stderr
+        written[workers] = (out.read_bytes(), out.with_suffix(".json").read_text())
+    assert written["2"][0] == written["3"][0]
+    changed = [line for line in difflib.unified_diff(written["2"][1].splitlines(), written["3"][1].splitlines(), n=0)
+               if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert changed == ['-  "workers": 2,', '+  "workers": 3,'], changed
+    plan = json.loads(written["2"][1])
+    jsonschema.validate(plan, json.loads((ROOT / "contracts" / "warmup_targets.schema.json").read_text()))
+    assert all(line.startswith('    {"block_dim"') for line in written["2"][1].split('"targets": [\n', 1)[1].splitlines()[:-2])
+    # --json beside -o may not take the plan's place
+    clash = probe_cli("warmup", report, "--run", "--quiet", "--history", "off", "-o", tmp_path / "x.py",
+                      "--json", tmp_path / "x.json")
+    assert clash.returncode == 64 and "x.json" in clash.stderr and not (tmp_path / "x.py").exists(), clash.stderr
 
 def test_whatif_on_recorded_streams_judges_the_recorded_lever(tmp_path):
     report = tmp_path / "grad.json"

@@ -232,13 +232,10 @@ def test_a_fifo_or_an_oversized_source_is_refused_and_the_other_fixes_are_kept(t
 
 
 WARMUP_HARNESS = """
-import argparse, importlib, json, os, queue, re, shutil, subprocess, sys, threading, time
-import warp as wp
-WORKERS, ENTRY_SCRIPT, DEVICE, ARCH, CONFIG, OPTIONS, TARGETS = 1, "", None, [], {}, [], []
-PROJECT, IMPORT_ROOT, IMPORT_PATHS, PACKAGES, ROOT_PACKAGES, USED, TARGETS_CONTRACT = "", ".", [], [], [], [], 1
-ENTRY_SOURCE = sys.stdin.read()
-body = dict(globals(), __name__="warmup_body")  # as the written file has them, but not run as a script
+import sys
+body = {"__name__": "warmup_body"}  # the runtime as a module, not run as a script
 exec(compile(open(sys.argv[1]).read(), "warmup_body", "exec"), body)
+body.update(ENTRY_SOURCE=sys.stdin.read(), IMPORT_ROOT=".")  # as a plan of a cell sets them
 ns = body["_entry_definitions"](sys.argv[2])
 print("defined", sorted(k for k in vars(ns) if not k.startswith("__")))
 """

@@ -50,14 +50,20 @@ def project(tmp_path, venv_python):
             return out
 
         def warmup(self, report, *args):
-            out = tmp_path / f"warmup-{report.stem}.json"
-            script = tmp_path / f"warmup-{report.stem}.py"
+            out = tmp_path / f"warmup-{report.stem}.report.json"
+            script = tmp_path / f"warmup-{report.stem}.py"  # its plan beside it: warmup-{stem}.json
             proc = subprocess.run([str(PROBE), "warmup", str(report), "-q", "-o", str(script), "--json", str(out), *args],
                                   capture_output=True, text=True, env=env, timeout=900)
             plan = json.loads(out.read_text()) if out.exists() else None
             return proc, plan, script
 
     return Project()
+
+
+def copy_warmup(script, to):
+    """The runtime and its plan, which travel together: the plan beside the runtime, of its name."""
+    shutil.copy2(script, to)
+    shutil.copy2(script.with_suffix(".json"), to.with_suffix(".json"))
 
 
 def identity(target):
@@ -127,7 +133,7 @@ def test_the_file_runs_with_only_warp_and_the_container_stage_runs_as_written(pr
     report = project.measure("app.py")
     proc, plan, script = project.warmup(report)
     assert proc.returncode == 0 and plan["check"] is None, proc.stderr
-    shutil.copy2(script, project.path / "warp_warmup.py")
+    copy_warmup(script, project.path / "warp_warmup.py")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "python3").write_text(f'#!/bin/sh\nexec "{venv_python}" "$@"\n')  # the image's Python: Warp only
@@ -237,7 +243,7 @@ def test_a_kept_cache_builds_only_what_a_change_invalidated_and_names_the_tests_
     paid = {t["module"]: t["tests"] for t in plan["targets"]}
     assert any("test_reduce" in name for name in paid["wpkg.reduce"]), paid
     file = project.path / "warp_warmup.py"
-    shutil.copy2(script, file)
+    copy_warmup(script, file)
     cache = tmp_path / "kept-cache"
     run_env = dict(os.environ, WARP_CACHE_PATH=str(cache), TMPDIR=str(project.temp), PYTHONDONTWRITEBYTECODE="1")
 
@@ -386,7 +392,7 @@ def test_warm_up_called_by_the_program_after_wp_init_builds_into_the_programs_ca
     report = project.measure("app.py")
     proc, plan, script = project.warmup(report)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    shutil.copy2(script, project.path / "warp_warmup.py")
+    copy_warmup(script, project.path / "warp_warmup.py")
     (project.path / "start.py").write_text(
         "import warp as wp\n\nwp.init()\nimport warp_warmup\n\n"
         "result = warp_warmup.warm_up(log=lambda line: None)\n"

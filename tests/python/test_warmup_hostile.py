@@ -182,10 +182,17 @@ def test_the_filter_refuses_each_hostile_statement_on_its_own():
     """Each form, alone, through the file's own filter: none of them is a definition it runs."""
     import ast
 
+    import types
+
     body = (ROOT / "runtime" / "warmup" / "warmup_body.py").read_text()
-    space = {"re": __import__("re"), "os": os, "sys": sys, "PACKAGES": [], "ROOT_PACKAGES": [], "DEVICE": None, "ARCH": [],
-             "__builtins__": __builtins__}
-    exec(compile(body, "warmup_body.py", "exec"), space)
+    space = {"__name__": "warmup_under_test", "__builtins__": __builtins__}
+    no_warp = "warp" not in sys.modules  # the runtime imports Warp; its filter does not use it
+    sys.modules.setdefault("warp", types.ModuleType("warp"))
+    try:
+        exec(compile(body, "warmup_body.py", "exec"), space)
+    finally:
+        if no_warp:
+            del sys.modules["warp"]
     why_not = space["_why_not_definition"]
     statements = ast.parse(hostile_cell("/nonexistent/PWNED")).body
     refused = [why_not(s, {}, "/nonexistent") for s in statements]
@@ -242,8 +249,11 @@ def test_a_hostile_reports_warmup_file_calls_nothing_outside_the_program(measure
     for t in plan["targets"]:
         if t["module"].startswith("hostile_"):
             assert not t["covered"] and t["why_not"], t
-    text = script.read_text()
-    assert "os:system" not in text.split("TARGETS = [", 1)[1] and '"antigravity"' not in text
+    data = json.loads(script.with_suffix(".json").read_text())
+    # named with why in the plan's measured.not_built, never as data the runtime reads
+    readable = json.dumps({k: v for k, v in data.items() if k != "measured"})
+    assert "os:system" not in readable and "antigravity" not in readable
+    assert "antigravity" not in script.read_text()
     ran, logged = run_audited(script, measured, venv_python, "targets")
     assert logged == "", logged
     assert markers(measured) == []
@@ -256,16 +266,15 @@ def test_the_file_checks_again_when_it_runs(measured, venv_python):
     script = measured.root / "plain_warmup.py"
     done = measured.probe("warmup", measured.root / "app.json", "-q", "-o", script)
     assert done.returncode == 0, done.stdout + done.stderr
-    text = script.read_text()
-    start = text.index("TARGETS = [") + len("TARGETS = [")
-    records = [json.loads(line.strip().rstrip(",")) for line in text[start:text.index("\n]\n", start)].splitlines()
-               if line.strip().startswith("{")]
-    evil = dict(records[0], module="os", kernel="", warp_module="evil", hash="e" * 64,
+    plan = json.loads(script.with_suffix(".json").read_text())
+    evil = dict(plan["targets"][0], module="os", kernel="", warp_module="evil", hash="e" * 64,
                 factories=[{"module": "os", "qualname": "system", "args": [["c", "pos", {"lit": "touch " + str(measured.root / "PWNED-edited")}]]}],
                 instances=[{"kernel": "", "module": "", "key": "k", "types": [{"type": "launch"}]}])
+    assert plan["packages"] == ["helpers"], plan["packages"]
+    plan.update(targets=[evil, *plan["targets"]], packages=["helpers", "os"])
     edited = measured.root / "edited_warmup.py"
-    edited.write_text(text.replace("TARGETS = [\n", "TARGETS = [\n    " + json.dumps(evil).replace("null", "None") + ",\n", 1)
-                      .replace('\nPACKAGES = ["helpers"]', '\nPACKAGES = ["helpers", "os"]'))
+    shutil.copy2(script, edited)  # the runtime as written; only its plan is edited
+    edited.with_suffix(".json").write_text(json.dumps(plan))
     ran, logged = run_audited(edited, measured, venv_python, "edited")
     assert logged == "", logged
     assert markers(measured) == []
@@ -357,24 +366,19 @@ def test_the_file_refuses_at_run_time_what_the_plan_refuses(measured, venv_pytho
     script = measured.root / "plain2_warmup.py"
     done = measured.probe("warmup", measured.root / "app.json", "-q", "-o", script)
     assert done.returncode == 0, done.stdout + done.stderr
-    text = script.read_text()
-    start = text.index("TARGETS = [") + len("TARGETS = [")
-    records = [json.loads(line.strip().rstrip(",")) for line in text[start:text.index("\n]\n", start)].splitlines()
-               if line.strip().startswith("{")]
+    plan = json.loads(script.with_suffix(".json").read_text())
     added = []
     for n, (module, qualname) in enumerate([("IPython.core", "embed"), ("notwarp", "run")]):
-        added.append(dict(records[0], module=module, kernel="", warp_module=f"refused{n}", hash=f"{n}" * 64,
+        added.append(dict(plan["targets"][0], module=module, kernel="", warp_module=f"refused{n}", hash=f"{n}" * 64,
                           factories=[{"module": module, "qualname": qualname, "args": [["s", "pos", {"lit": 1}]]}],
                           instances=[{"kernel": "", "module": "", "key": "k", "types": [{"type": "launch"}]}]))
-    edited_text = text.replace("TARGETS = [\n", "TARGETS = [\n" + "".join(
-        "    " + json.dumps(a).replace("null", "None").replace("true", "True").replace("false", "False") + ",\n"
-        for a in added), 1)
-    edited_text = edited_text.replace('\nPACKAGES = ["helpers"]', '\nPACKAGES = ["helpers", "IPython", "notwarp"]')
-    assert "\nCONFIG = {}" in edited_text
-    edited_text = edited_text.replace("\nCONFIG = {}", "\nCONFIG = {'cpu_compiler_flags': '-O2 -dependency-file=" + str(measured.root / "PWNED-dep")
-                                      + "', 'kernel_cache_dir': '" + str(measured.root / "PWNED-cache") + "'}", 1)
+    assert plan["config"] == {} and plan["packages"] == ["helpers"], plan
+    plan.update(targets=[*added, *plan["targets"]], packages=["helpers", "IPython", "notwarp"],
+                config={"cpu_compiler_flags": "-O2 -dependency-file=" + str(measured.root / "PWNED-dep"),
+                        "kernel_cache_dir": str(measured.root / "PWNED-cache")})
     edited = measured.root / "edited2_warmup.py"
-    edited.write_text(edited_text)
+    shutil.copy2(script, edited)  # the runtime as written; only its plan is edited
+    edited.with_suffix(".json").write_text(json.dumps(plan))
     ran, logged = run_audited(edited, measured, venv_python, "edited2")
     assert logged == "", logged
     assert markers(measured) == []

@@ -1,6 +1,7 @@
 // The warm-up plan on synthetic reports (what is covered, in what order, and why the rest is
 // not) and the file it renders (every text from the report escaped). The file itself is run and
 // verified on real Warp in tests/python/test_warmup.py.
+#include "xwarp/version.hpp"
 #include <gtest/gtest.h>
 
 #include "builders.hpp"
@@ -148,38 +149,45 @@ TEST(AWarmupPlan, RefusesARunWithoutAGoodSampleOrABuild)
     EXPECT_THROW(plan_warmup(r, {}), std::invalid_argument);
 }
 
-TEST(AWarmupFile, EscapesEveryTextFromTheReport)
+TEST(AWarmupFile, EscapesEveryTextFromTheReportAndKeepsItWhole)
 {
     report r = run_of({defined("pkg.a", "a1", "pkg.a\"\n)\nimport os  #", "k\u202e")});
     r.command = {"python3", "app.py\n\"\"\"\nos.system('x')\u202e"};
     const warmup_plan p = plan_warmup(r, device_request("cuda:1\""), "run\nos.system('y')");
-    const std::string file = render_warmup_script(p);
-    const std::string generated = file.substr(0, file.find("\n_TARGET_FIELDS = {"));  // the rest is fixed code
-    std::size_t at = 0;
-    while (at < generated.size())
-    {
-        const std::size_t end = generated.find('\n', at);
-        const std::string line = generated.substr(at, end - at);
-        const std::string code = line.substr(std::min(line.find_first_not_of(' '), line.size()));
-        EXPECT_FALSE(code.rfind("os.system", 0) == 0 || code.rfind("import os ", 0) == 0 || code.rfind(")", 0) == 0
-                     || code.rfind("\"\"\"", 0) == 0)
-            << "a report's text reached the file as code: " << line;
-        at = end == std::string::npos ? generated.size() : end + 1;
-    }
+    const std::string file = render_warmup_plan(p);
     for (unsigned char c : file)
     {
-        EXPECT_LT(c, 0x80) << "a byte outside ASCII reached the file";
+        EXPECT_LT(c, 0x80) << "a byte outside ASCII reached the plan";
     }
-    EXPECT_NE(file.find(R"(DEVICE = "cuda:1\"")"), std::string::npos);
+    // data only, and the same data: what the runtime reads back is what the plan holds
+    const nlohmann::json back = nlohmann::json::parse(file);
+    EXPECT_EQ(back, warmup_plan_document(p));
+    EXPECT_EQ(back["device"], "cuda:1\"");
+    EXPECT_EQ(back["measured"]["command"], "python3 app.py\n\"\"\"\nos.system('x')\u202e");
+    EXPECT_EQ(contract_violation(contract::warmup_plan, back), "");
+    // the runtime holds no text of any report: it is the same file for every plan
+    const std::string runtime = warmup_runtime_text();
+    EXPECT_EQ(runtime.find("os.system('x')"), std::string::npos);
+    EXPECT_EQ(runtime.find("@XWARP_"), std::string::npos) << "a mark the build did not fill";
+    EXPECT_NE(runtime.find("RUNTIME_VERSION = \"" XWARP_VERSION "\""), std::string::npos);
 }
 
-TEST(AWarmupFile, WritesACharacterPastTheBasicPlaneAsOnePythonEscape)
+TEST(AWarmupFile, KeepsACharacterPastTheBasicPlaneWhole)
 {
     report r = run_of({defined("__main__", "a1", "__main__")}, "");
     r.cell_code = std::string("label = \"launch \xF0\x9F\x9A\x80\"\n");  // U+1F680
-    const std::string file = render_warmup_script(plan_warmup(r, {}, "cell"));
-    EXPECT_NE(file.find("launch \\U0001f680"), std::string::npos) << file.substr(0, 3000);
-    EXPECT_EQ(file.find("\\ud83d"), std::string::npos);  // not two surrogates
+    const nlohmann::json back = nlohmann::json::parse(render_warmup_plan(plan_warmup(r, {}, "cell")));
+    EXPECT_NE(back["entry_source"].get<std::string>().find("launch \xF0\x9F\x9A\x80"), std::string::npos) << back["entry_source"];
+}
+
+TEST(AWarmupFile, ThePlanIsBesideTheRuntimeWhereTheRuntimeLooksForIt)
+{
+    // the runtime reads os.path.splitext(__file__)[0] + ".json"
+    EXPECT_EQ(warmup_plan_path("warp_warmup.py"), "warp_warmup.json");
+    EXPECT_EQ(warmup_plan_path("/ci/build/warm.up.py"), "/ci/build/warm.up.json");
+    EXPECT_EQ(warmup_plan_path("/ci/prime"), "/ci/prime.json");
+    EXPECT_EQ(warmup_plan_path("/ci/.warm"), "/ci/.warm.json");
+    EXPECT_EQ(warmup_plan_path("/a.b/prime"), "/a.b/prime.json");
 }
 
 namespace
@@ -216,8 +224,8 @@ TEST(AWarmupPlan, CoversAFactoryMadeKernelWhoseArgumentsAreDataAndNamesTheRest)
     EXPECT_NE(target(p, "c3").why_not.find("outside Warp and the factory's package"), std::string::npos);
     EXPECT_FALSE(target(p, "d4").covered);  // a factory that is not the kernel's own enclosing function
     EXPECT_NE(target(p, "d4").why_not.find("cannot call by name"), std::string::npos) << target(p, "d4").why_not;
-    const std::string file = render_warmup_script(p);
-    EXPECT_NE(file.find(R"({"args": [["gain", "pos", {"float": "2.0"}], ["dtype", "kw", {"ref": "warp:float32"}])"),
+    const std::string file = render_warmup_plan(p);
+    EXPECT_NE(file.find(R"({"args":[["gain","pos",{"float":"2.0"}],["dtype","kw",{"ref":"warp:float32"}])"),
               std::string::npos);
     EXPECT_EQ(file.find("os:system"), std::string::npos);
 }
@@ -236,9 +244,9 @@ TEST(AWarmupPlan, CoversTheSixCudaModulesOfARecordedH200Run)
         EXPECT_EQ(t.import_from, "__main__");  // named modules, defined in the command's script
     }
     EXPECT_EQ(p.entry_script, "serial.py");
-    const std::string file = render_warmup_script(p);
-    EXPECT_NE(file.find("ARCH = [80]"), std::string::npos);
-    EXPECT_NE(file.find("WORKERS = 16"), std::string::npos);
+    const nlohmann::json file = nlohmann::json::parse(render_warmup_plan(p));
+    EXPECT_EQ(file["arch"], nlohmann::json::array({80}));
+    EXPECT_EQ(file["workers"], 16);
 }
 
 namespace
@@ -313,8 +321,8 @@ TEST(AWarmupPlan, BuildsEveryFormOfAModuleAndSaysWhichFormsAWorkerMayHaveBuiltBe
     EXPECT_EQ(workers.covered, 2);
     EXPECT_EQ(target(workers, "w2").stage, 2);
     EXPECT_TRUE(target(workers, "w2").follows.empty());
-    const std::string file = render_warmup_script(workers);
-    EXPECT_NE(file.find("\"follows\": [], \"form\": 2"), std::string::npos) << file.substr(file.find("TARGETS"), 1500);
+    const std::string file = render_warmup_plan(workers);
+    EXPECT_NE(file.find("\"follows\":[],\"form\":2"), std::string::npos) << file.substr(file.find("\"targets\""), 1500);
 }
 
 TEST(AWarmupPlan, RefusesAFormImportingCannotGiveAnyMore)
@@ -369,25 +377,29 @@ TEST(AWarmupPlan, NamesAStructOfTheKernelsOwnPackageAndAnUnnamedVectorShape)
     EXPECT_FALSE(target(p, "s2").covered);  // another package's name never reaches the file
     EXPECT_NE(target(p, "s2").why_not.find("@wp.struct of its own package"), std::string::npos) << target(p, "s2").why_not;
     EXPECT_FALSE(target(p, "s3").covered);  // a struct made inside a function has no name to import
-    const std::string file = render_warmup_script(p);
+    const std::string file = render_warmup_plan(p);
     // the types travel as data the file turns into types itself, never as code
-    EXPECT_NE(file.find("{\"struct\": \"pkg.types:Particle\"}", file.find("TARGETS = [")), std::string::npos);
-    EXPECT_EQ(file.find("os:Foo", file.find("TARGETS = [")), std::string::npos);  // named in a comment above, never as data
+    EXPECT_NE(file.find("{\"struct\":\"pkg.types:Particle\"}", file.find("\"targets\": [")), std::string::npos);
+    EXPECT_EQ(file.find("os:Foo", file.find("\"targets\": [")), std::string::npos);  // named in not_built above, never as data
 }
 
 TEST(AWarmupFile, WritesTargetsAsRecordsOfItsContractAndTheContractRefusesAColumnThatDrifted)
 {
     const nlohmann::json args = nlohmann::json::array({nlohmann::json::array({"gain", "pos", {{"float", "2.0"}}})});
     const warmup_plan p = plan_warmup(run_of({factory_made("f1", args), generic("g1", {"float32"}), defined("pkg.a", "a1", "pkg.a")}), {});
-    std::vector<std::string> option_sets;
-    nlohmann::json records = warmup_target_records(p, option_sets);
+    nlohmann::json plan = warmup_plan_document(p);
+    nlohmann::json& records = plan["targets"];
     ASSERT_EQ(records.size(), 3u);
-    EXPECT_EQ(contract_violation(contract::warmup_targets, records), "");
+    EXPECT_EQ(contract_violation(contract::warmup_plan, plan), "");
     records[0]["form_number"] = 1;  // a field the file does not read
-    EXPECT_NE(contract_violation(contract::warmup_targets, records), "");
+    EXPECT_NE(contract_violation(contract::warmup_plan, plan), "");
     records[0].erase("form_number");
     records[0]["instances"] = nlohmann::json::array({{{"kernel", "g"}, {"module", ""}, {"key", "g"}, {"types", {"wp.float32"}}}});
-    EXPECT_NE(contract_violation(contract::warmup_targets, records), "") << "a type as code, not data";
+    EXPECT_NE(contract_violation(contract::warmup_plan, plan), "") << "a type as code, not data";
+    records[0].erase("instances");
+    plan = warmup_plan_document(p);
+    plan["config_rules"] = nlohmann::json::object();  // the rules are the runtime's, never the plan's
+    EXPECT_NE(contract_violation(contract::warmup_plan, plan), "");
 }
 
 TEST(AWarmupFile, ResultsAreReadBackOnlyInsideTheirContract)
@@ -396,7 +408,7 @@ TEST(AWarmupFile, ResultsAreReadBackOnlyInsideTheirContract)
                                     {"device", "cpu"},  {"block_dim", 1},              {"built", true},
                                     {"built_hash", "abcdef0123"}, {"error", nullptr}, {"notes", nlohmann::json::array()},
                                     {"seconds", 1.5}};
-    nlohmann::json results = {{"contract", warmup_targets_version()}, {"built", {0}}, {"other", nlohmann::json::array()},
+    nlohmann::json results = {{"contract", warmup_plan_version()}, {"built", {0}}, {"other", nlohmann::json::array()},
                               {"failed", nlohmann::json::array()}, {"in_cache", nlohmann::json::array()},
                               {"would_build", nlohmann::json::array()}, {"outcomes", {outcome}}, {"wall_s", 2.0},
                               {"workers", 1}, {"root", "/p"}, {"cache", "/c"}, {"mode", "build"}, {"cuda_cache", nullptr}};

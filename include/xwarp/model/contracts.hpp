@@ -6,9 +6,9 @@
 //     ("effects") that say it changed something;
 //   - the fixer protocol (contracts/fixer_protocol.schema.json): warp-probe fix's request,
 //     its operations (a tagged union on "op") and the fixer's response;
-//   - the warm-up file's targets (contracts/warmup_targets.schema.json): the TARGETS records
-//     warp-probe warmup writes into the file and the file's own code reads, and the results
-//     the file writes with --results, which warmup --verify reads back.
+//   - the warm-up plan (contracts/warmup_targets.schema.json): the data warp-probe warmup writes
+//     beside the warm-up runtime and the runtime reads, and the results the runtime writes with
+//     --results, which warmup --verify reads back.
 // The shim's records have their own contract (shim_contract.hpp).
 #ifndef XWARP_MODEL_CONTRACTS_HPP
 #define XWARP_MODEL_CONTRACTS_HPP
@@ -26,8 +26,8 @@ namespace xwarp
         shim_environment,  // the XWARP_* variables of a pass, as an object
         fixer_request,
         fixer_response,
-        warmup_targets,    // a warm-up file's TARGETS
-        warmup_config,     // a warm-up file's CONFIG: the wp.config values it sets, each of its type and range
+        warmup_plan,       // a warm-up plan: the data the warm-up runtime builds from
+        warmup_config,     // a warm-up plan's config: the wp.config values it sets, each of its type and range
         warmup_results,    // what a warm-up file writes with --results (read back by warmup --verify)
         recorded_pass,     // a recorded pass's pass.json (--keep-records, the pytest plugin's one pass)
     };
@@ -36,7 +36,7 @@ namespace xwarp
     std::string contract_violation(contract which, const nlohmann::json& value);
 
     int fixer_protocol_version();
-    int warmup_targets_version();
+    int warmup_plan_version();
     int shim_inputs_version();
 
     // The fixer's operations, as the protocol names them (its "op" enum).
@@ -52,8 +52,8 @@ namespace xwarp
     // The patterns a word of cpu_compiler_flags in a warm-up file's CONFIG must match whole
     // (x-flag-patterns): code-generation flags only.
     std::vector<std::string> compiler_flag_patterns();
-    // The CONFIG rule itself (its properties and x-flag-patterns), written into every warm-up file
-    // as data, so that the file checks its CONFIG at run time by the rule warp-probe wrote it by.
+    // The config rule itself (its properties and x-flag-patterns), written into the warm-up
+    // runtime, so that it checks a plan's config at run time by the rule warp-probe wrote it by.
     nlohmann::json warmup_config_rule();
     // The top packages never the program's code (x-never-the-programs): they run programs.
     std::vector<std::string> never_the_programs();

@@ -141,8 +141,11 @@ namespace xwarp
         double header_ms = 0.0;
         double left_estimate_ms = 0.0;
         std::vector<std::string> notes;
-        std::string script;  // the Python file (render_warmup_script), kept with the plan for the fronts
-        std::string script_path;  // where it was written ("" when not)
+        // The plan as the runtime reads it (render_warmup_plan: JSON, a target a line), kept for the
+        // fronts; the runtime (warmup_runtime_text) is the same for every plan of this version.
+        std::string plan_text;
+        std::string script_path;  // where the runtime was written ("" when not)
+        std::string plan_path;    // where the plan was written, beside it
         std::optional<warmup_check> check;
     };
 

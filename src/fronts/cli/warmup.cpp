@@ -1,6 +1,7 @@
 // warp-probe warmup REPORT|@ID [-o FILE] [--workers N] [--device D] [--arch A] [--verify]: the
 // run's identities as a Python file that builds them before the program runs, proved with
 // --verify on fresh private caches.
+#include <filesystem>
 #include <iostream>
 
 #include "command.hpp"
@@ -22,9 +23,11 @@ namespace xwarp::cli
             {
                 auto* sub = app.add_subcommand(
                     "warmup",
-                    "Write a Python file (needing only Warp) that builds every module identity the run built - module, "
-                    "device, block_dim, options and generic instances - into Warp's kernel cache before the program runs: a "
-                    "container build step, a CI cache primer, a job prolog, or an import at the application's start. "
+                    "Write a warm-up that builds every module identity the run built - module, device, block_dim, options "
+                    "and generic instances - into Warp's kernel cache before the program runs: a container build step, a CI "
+                    "cache primer, a job prolog, or an import at the application's start. It is two files: the runtime "
+                    "(-o, a Python file needing only Warp, the same for every measurement with this xwarp) and the plan "
+                    "beside it (NAME.json, data: what a re-measure changes). "
                     "A factory's kernels are made again by calling the factory (through the name its module exports) "
                     "with the arguments the run recorded, as data. Identities it cannot reach (a factory argument that is an "
                     "object, a closure inside another function, python -c code, types only the program defines, earlier "
@@ -40,6 +43,10 @@ namespace xwarp::cli
             int run() override
             {
                 const auto& request = m_request;  // its defaults set where its options are (front_options)
+                if (int code = outputs_apart(request.out))
+                {
+                    return code;
+                }
                 fronts::resolved_run run;
                 cli_job job = m_args.job();
                 if (int code = m_args.resolve_with_consent(run, job, true))  // the file it writes is code to run
@@ -80,6 +87,32 @@ namespace xwarp::cli
             }
 
         private:
+            // The runtime (-o), its plan beside it, --json and --html are four files: one path
+            // for two of them would leave the runtime without its plan, or the plan without its runtime.
+            int outputs_apart(const std::string& runtime) const
+            {
+                if (runtime.empty())
+                {
+                    return 0;
+                }
+                const auto same = [](const std::string& a, const std::string& b)
+                {
+                    std::error_code ec;
+                    return !a.empty() && !b.empty()
+                           && std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
+                };
+                const std::string plan = warmup_plan_path(runtime);
+                for (const std::string* other : {&m_args.json, &m_args.html})
+                {
+                    if (same(*other, runtime) || same(*other, plan))
+                    {
+                        return fail(exit_code::usage, "warmup: " + *other + " is where the warm-up runtime (-o) or its plan ("
+                                                          + plan + ") goes: give --json and --html other files");
+                    }
+                }
+                return 0;
+            }
+
             stored_run_args m_args;
             warmup_request m_request;
         };

@@ -47,11 +47,12 @@ namespace xwarp
                                 + (plan.check ? ", " + word_of(plan.check->verdict) : std::string()));
                 const std::string text = render_warmup_text(plan);
                 std::string html = render_preformatted_html(text);
-                if (plan.script_path.empty() && !plan.script.empty())
+                if (plan.script_path.empty() && !plan.plan_text.empty())
                 {
-                    html += "<details><summary>warp_warmup.py</summary>" + render_preformatted_html(plan.script) + "</details>";
+                    html += "<details><summary>warp_warmup.json (the plan; the runtime is the same for every plan)</summary>"
+                            + render_preformatted_html(plan.plan_text) + "</details>";
                 }
-                host.show({{"text/html", html}, {"text/plain", plan.script_path.empty() ? text + "\n" + plan.script : text}}, "",
+                host.show({{"text/html", html}, {"text/plain", plan.script_path.empty() ? text + "\n" + plan.plan_text : text}}, "",
                           false);
                 if (plan.covered == 0)
                 {

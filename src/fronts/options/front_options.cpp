@@ -144,8 +144,9 @@ namespace xwarp
             o.out = "warp_warmup.py";
         }
         app.add_option("-o,--out", o.out,
-                       std::string("write the warm-up file here")
-                           + (f == front::cli ? " (default: ./warp_warmup.py)" : " (default: none; the file is shown)"));
+                       std::string("write the warm-up runtime here, and the plan it builds from beside it (NAME.json: data, "
+                                   "the part a re-measure changes)")
+                           + (f == front::cli ? " (default: ./warp_warmup.py)" : " (default: none; the plan is shown)"));
         app.add_option("--workers", o.workers, "worker processes that build at a time in the file (default: the measured machine's CPU count, at most 16)")
             ->check(whole_number(1, 256));
         app.add_option("--device", o.device, "build for this CUDA device instead of the measured one (cuda:1); CPU builds stay");

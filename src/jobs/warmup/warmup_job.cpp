@@ -38,6 +38,15 @@ namespace xwarp
             }
         }
 
+        // The runtime, and its plan beside it where the runtime looks for it.
+        void write_runtime_and_plan(warmup_plan& plan, const std::string& runtime_path)
+        {
+            write_file(runtime_path, warmup_runtime_text());
+            write_file(warmup_plan_path(runtime_path), plan.plan_text);
+            plan.script_path = runtime_path;
+            plan.plan_path = warmup_plan_path(runtime_path);
+        }
+
         // The Python that ran the program: the warm-up needs its Warp.
         std::string program_python(const report& saved, const measure_options& rerun)
         {
@@ -60,7 +69,8 @@ namespace xwarp
         {
             scoped_temp_dir files("xwarp-warmup-");
             const std::string script = files.path() + "/warp_warmup.py";
-            write_file(script, plan.script);
+            write_file(script, warmup_runtime_text());
+            write_file(warmup_plan_path(script), plan.plan_text);
             measure_options prime_options = rerun;
             prime_options.python.clear();
             // what the file says it did, target by target, is read after each warm-up pass
@@ -241,11 +251,9 @@ namespace xwarp
         }
         check_on_disk(plan);
         settle_warmup_plan(plan, analysed);
-        std::vector<std::string> option_sets;
-        if (const std::string wrong = contract_violation(contract::warmup_targets, warmup_target_records(plan, option_sets));
-            !wrong.empty())
+        if (const std::string wrong = contract_violation(contract::warmup_plan, warmup_plan_document(plan)); !wrong.empty())
         {
-            throw std::logic_error("internal: the warm-up file's targets are outside their contract: " + wrong);
+            throw std::logic_error("internal: the warm-up plan is outside its contract: " + wrong);
         }
         if (plan.covered == 0)
         {
@@ -254,24 +262,23 @@ namespace xwarp
                                  "why)" + std::string(job.verify ? ", so there is nothing to verify" : ""));
             return plan;
         }
-        plan.script = render_warmup_script(plan);
+        plan.plan_text = render_warmup_plan(plan);
         if (!job.out.empty())
         {
-            write_file(job.out, plan.script);
-            plan.script_path = job.out;
+            write_runtime_and_plan(plan, job.out);
         }
         if (job.verify)
         {
             plan.check = verify(analysed, plan, rerun, std::max(1, job.samples), make_sampler, observer, cancelled);
             if (plan.check->workers_picked && *plan.check->workers_picked != plan.workers)
             {
-                plan.notes.push_back("WORKERS is " + std::to_string(*plan.check->workers_picked) + ", not "
+                plan.notes.push_back("workers is " + std::to_string(*plan.check->workers_picked) + ", not "
                                      + std::to_string(plan.workers) + ": the file was faster so when --verify timed both");
                 plan.workers = *plan.check->workers_picked;
-                plan.script = render_warmup_script(plan);
+                plan.plan_text = render_warmup_plan(plan);
                 if (!job.out.empty())
                 {
-                    write_file(job.out, plan.script);
+                    write_runtime_and_plan(plan, job.out);
                 }
             }
         }
