@@ -12,8 +12,12 @@
 # that exit 1. An identity folds in Warp's version, the device and the options: after a change to
 # any of them the program builds again; write the plan again from a new measurement.
 #
-# It uses Warp's public API only: wp.overload, wp.set_module_options, wp.force_load, and
-# wp.compile_aot_module where the Warp has it. The builds run in worker processes, this same file
+# It builds through Warp's public API: wp.overload, wp.set_module_options, wp.force_load, and
+# wp.compile_aot_module where the Warp has it. To say what it built and what the cache holds it
+# reads, each feature-detected, what Warp keeps on a module and is not public: the hash a load
+# built under (execs), the hash it would build now (get_module_hash), its cache folder's name
+# (get_module_identifier), and a factory's module in Warp's registry (user_modules). Where a Warp
+# has none of them it still builds, and says the hash is unknown. The builds run in worker processes, this same file
 # started with --serve: a process builds in parallel with the others (Warp's code generation holds
 # the interpreter's lock, a thread would not), and each process has its own copy of a module, so
 # forms of it the run built in different processes (pytest-xdist workers instantiating other
