@@ -134,12 +134,6 @@ namespace xwarp
                && records_lost.empty();
     }
 
-    NLOHMANN_JSON_SERIALIZE_ENUM(load_status,
-                                 {{load_status::unknown, "unknown"},
-                                  {load_status::compiled, "compiled"},
-                                  {load_status::cached, "cached"},
-                                  {load_status::error, "error"}})
-
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(lto_artifact, symbol, built, ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(phase_span, name, start_ms, ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(kernel_entry, key, hash, sig, generic, types, enable_backward, qualname, defined_in,

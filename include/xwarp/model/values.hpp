@@ -29,6 +29,15 @@ namespace xwarp
 
     std::string to_string(load_status s);
 
+    // Its words in the JSON, declared where the type is: every source that puts a load_status
+    // into JSON (the trace's spans too) must see this, or nlohmann writes the enum's number there,
+    // and two sources disagreeing on one template is an ODR violation the linker settles at random.
+    NLOHMANN_JSON_SERIALIZE_ENUM(load_status,
+                                 {{load_status::unknown, "unknown"},
+                                  {load_status::compiled, "compiled"},
+                                  {load_status::cached, "cached"},
+                                  {load_status::error, "error"}})
+
     // j[key] as T when j is an object holding a T there, else `fallback`. Never throws: the JSON
     // kept raw in the model (options, call arguments, hooks) comes from report files too.
     template <class T>
