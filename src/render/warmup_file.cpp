@@ -265,36 +265,49 @@ namespace xwarp
         const nlohmann::json doc = warmup_plan_document(plan);
         const auto text = [](const nlohmann::json& v, int indent = -1)
         { return v.dump(indent, ' ', true, nlohmann::json::error_handler_t::replace); };
+        enum class layout
+        {
+            line,   // the value on its key's line
+            items,  // an item a line
+            block,  // indented over lines of its own
+        };
+        static const std::pair<const char*, layout> fields[] = {
+            {"contract", layout::line},      {"written_by", layout::line},   {"measured", layout::block},
+            {"project", layout::line},       {"import_root", layout::line},  {"import_paths", layout::line},
+            {"packages", layout::line},      {"root_packages", layout::line}, {"workers", layout::line},
+            {"entry_script", layout::line},  {"entry_source", layout::line}, {"device", layout::line},
+            {"arch", layout::line},          {"used", layout::items},        {"config", layout::line},
+            {"options", layout::items},      {"targets", layout::items}};
         std::string out = "{\n";
         bool first = true;
-        for (const char* key : {"contract", "written_by", "measured", "project", "import_root", "import_paths", "packages",
-                                "root_packages", "workers", "entry_script", "entry_source", "device", "arch", "used", "config",
-                                "options", "targets"})
+        for (const auto& [key, shape] : fields)
         {
             out += std::string(first ? "" : ",\n") + "  \"" + key + "\": ";
             first = false;
             const nlohmann::json& value = doc.at(key);
-            if (std::string(key) == "targets" || std::string(key) == "options" || std::string(key) == "used")
+            switch (shape)
             {
-                std::string items;
-                for (const auto& item : value)
+                case layout::items:
                 {
-                    items += std::string(items.empty() ? "" : ",\n") + "    " + text(item);
+                    std::string items;
+                    for (const auto& item : value)
+                    {
+                        items += std::string(items.empty() ? "" : ",\n") + "    " + text(item);
+                    }
+                    out += items.empty() ? "[]" : "[\n" + items + "\n  ]";
+                    break;
                 }
-                out += items.empty() ? "[]" : "[\n" + items + "\n  ]";
-            }
-            else if (std::string(key) == "measured")
-            {
-                std::string indented = text(value, 2);
-                for (std::size_t at = indented.find('\n'); at != std::string::npos; at = indented.find('\n', at + 3))
+                case layout::block:
                 {
-                    indented.insert(at + 1, "  ");
+                    std::string indented = text(value, 2);
+                    for (std::size_t at = indented.find('\n'); at != std::string::npos; at = indented.find('\n', at + 3))
+                    {
+                        indented.insert(at + 1, "  ");
+                    }
+                    out += indented;
+                    break;
                 }
-                out += indented;
-            }
-            else
-            {
-                out += text(value);
+                case layout::line: out += text(value); break;
             }
         }
         return out + "\n}\n";

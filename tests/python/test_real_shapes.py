@@ -161,13 +161,14 @@ def test_the_warmup_recreates_what_it_can_names_the_rest_and_finds_the_package_f
     assert check["covered_measured"] == 4 and "covers 4 of 6 identities, measured" in proc.stdout, proc.stdout
     # the factory is reached by the name its package exports (the caching decorator included),
     # and its arguments travel as data
-    text = script.read_text()
-    assert '"args": [["gain", "pos", {"float": "2.0"}], ["damping", "pos", {"float": "0.5"}], ["steps", "pos", {"lit": 8}], ' \
-        '["module", "pos", {"lit": "unique"}]], "module": "particle_prep.stages", "qualname": "make_stage"}' in text
+    text = script.with_suffix(".json").read_text()  # the plan beside the runtime
+    assert '"args":[["gain","pos",{"float":"2.0"}],["damping","pos",{"float":"0.5"}],["steps","pos",{"lit":8}],' \
+        '["module","pos",{"lit":"unique"}]],"module":"particle_prep.stages","qualname":"make_stage"}' in text
 
     # the file as printed, from another folder with nothing on PYTHONPATH: it finds src/ from the
     # project it sits in, builds what it covers, exits 0 (what it cannot build is named, not an error)
     shutil.copy2(script, measured.path / "warp_warmup.py")
+    shutil.copy2(script.with_suffix(".json"), measured.path / "warp_warmup.json")  # the runtime's plan travels with it
     cache = measured.tmp_path / "bare-cache"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "XWARP_RECORD_DIR")}
     env.update(WARP_CACHE_PATH=str(cache), PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(measured.temp))
@@ -183,6 +184,7 @@ def test_the_warmup_recreates_what_it_can_names_the_rest_and_finds_the_package_f
     built = re.findall(r"^Module (\S+) \w+ load on device .* \(compiled\)", program.stdout, re.M)
     assert sorted(built) == sorted([plugin["module"], second["module"]]), program.stdout
     (measured.path / "warp_warmup.py").unlink()
+    (measured.path / "warp_warmup.json").unlink()
     shutil.rmtree(cache)
     shutil.rmtree(measured.temp)
     measured.temp.mkdir()
