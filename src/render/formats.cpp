@@ -1,49 +1,38 @@
-// The registry of a report's formats: each one's writer, MIME type and help.
+// The registry of a report's formats: each one's writer (a part of its view) and help.
 #include "xwarp/render/formats.hpp"
 
 #include <stdexcept>
 
-#include "xwarp/model/json_io.hpp"
-#include "xwarp/render/text.hpp"
-#include "xwarp/render/trace.hpp"
 
 namespace xwarp
 {
     namespace
     {
-        void write_text(std::ostream& out, const report& r, const report_page&)
+        view whole_report(const report& r, const report_page& page)
         {
-            render_text(out, r);
+            return report_view(r, page);
         }
 
-        void write_html(std::ostream& out, const report& r, const report_page& page)
+        view timeline_of(const report& r, const report_page&)
         {
-            static const guide_sections no_guide;
-            write_html_page(out, page.title, [&](std::ostream& fragment)
-                            { render_html(fragment, r, page.guide ? *page.guide : no_guide, page.history); });
-        }
-
-        void write_json(std::ostream& out, const report& r, const report_page&)
-        {
-            write_report_json(out, r, 2);
-            out << '\n';
-        }
-
-        void write_trace(std::ostream& out, const report& r, const report_page&)
-        {
-            out << render_trace(r).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+            return trace_view(r);
         }
     }
 
     const std::vector<report_renderer>& report_renderers()
     {
         static const std::vector<report_renderer> table = {
-            {report_format::text, "text/plain", "the default: plain text, as measure prints it", &write_text},
-            {report_format::html, "text/html", "a self-contained page", &write_html},
-            {report_format::json, "application/json", "the report as the contract has it", &write_json},
-            {report_format::trace, "application/json", "the build timeline as Chrome trace-event JSON", &write_trace},
+            {report_format::text, "the default: plain text, as measure prints it", &whole_report, view_part::text},
+            {report_format::html, "a self-contained page", &whole_report, view_part::page},
+            {report_format::json, "the report as the contract has it", &whole_report, view_part::data},
+            {report_format::trace, "the build timeline as Chrome trace-event JSON", &timeline_of, view_part::data},
         };
         return table;
+    }
+
+    void report_renderer::write(std::ostream& out, const report& r, const report_page& page) const
+    {
+        write_view(out, make(r, page), part);
     }
 
     const report_renderer& renderer_for(report_format format)

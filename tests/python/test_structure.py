@@ -56,6 +56,22 @@ def test_no_front_includes_the_engine_the_analysis_or_the_store():
     assert not reaching, "\n".join(reaching)
 
 
+def test_every_front_shows_a_result_through_its_view():
+    """A result's text, page and data come from one view (render/view.hpp): the CLI writes its parts
+    (--json, --html, -o, the terminal) and the magics show view_bundle(). A front that pairs a MIME
+    type with a rendering, or calls a part's renderer itself, is wiring the formats by hand again."""
+    by_hand = re.compile(r'"(?:text/(?:html|plain)|application/[^"]*)"|\b(?:html_page|write_html_page|render_(?:html|text|'
+                         r'compare_html|compare_text|fix_text|whatif_text|budget_text|budget_html|warmup_text|trace|'
+                         r'history_list|history_list_html|session_runs|session_runs_html|preformatted_html|'
+                         r'provisional_html|doctor_text))\s*\(')
+    fronts = [p for d in ("src/fronts/cli", "src/fronts/magics") for p in (ROOT / d).glob("*.[ch]pp")]
+    assert len(fronts) > 20
+    found = [f"{p.relative_to(ROOT)}:{n}: {line.strip()}" for p in fronts
+             for n, line in enumerate(p.read_text().splitlines(), 1)
+             if by_hand.search(line) and not line.lstrip().startswith("//")]
+    assert not found, "\n".join(found)
+
+
 def test_the_use_cases_know_no_option_parser():
     """CLI11 is the fronts' (their option declarations live in fronts/options/): the use-case
     layer takes requests, whatever parsed them."""

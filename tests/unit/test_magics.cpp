@@ -9,6 +9,7 @@
 #include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/fronts/magics/magics.hpp"
+#include "xwarp/render/view.hpp"
 #include "xwarp/store/run_store.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/engine/os/tempdir.hpp"
@@ -243,39 +244,4 @@ TEST(Magics, HistoryAndCompareReadTheStoreAfterARestart)
     f.line("warp_history").run("", f.host);
     EXPECT_NE(f.host.shown.back()["text/plain"].get<std::string>().find("off"), std::string::npos);
     EXPECT_THROW(f.line("warp_compare").run("@1 after", f.host), magic_error);
-}
-
-// A notebook gets the report as a MIME bundle: a 20,000-worker report was 33 MB there. Past
-// notebook_report_bytes the samples' records go (the summary's tables stay) and a warning says so;
-// a report under it is sent whole.
-TEST(Magics, TheNotebooksCopyOfAHugeReportLeavesOutTheRecordsAndSaysSo)
-{
-    report small;
-    small.samples.push_back(make_sample(1, pass(100, {load("a", "1111111", 10)}), pass(10, {})));
-    summarize(small);
-    EXPECT_EQ(magic_parts::notebook_report_json(small), report_to_json(small));
-
-    report huge;
-    std::vector<module_load> loads;
-    for (int i = 0; i < 20000; ++i)
-    {
-        loads.push_back(load("module_" + std::to_string(i), std::to_string(1000000 + i), 10));
-    }
-    huge.samples.push_back(make_sample(1, pass(1000, loads), pass(10, {})));
-    summarize(huge);
-    const std::string whole = report_json_text(huge);
-    ASSERT_GT(whole.size(), magic_parts::notebook_report_bytes);
-    const nlohmann::json sent = magic_parts::notebook_report_json(huge);
-    EXPECT_LE(sent.dump().size(), magic_parts::notebook_report_bytes);
-    EXPECT_TRUE(sent["samples"][0]["cold"]["module_loads"].empty());
-    // the identities table keeps its first rows, and the warning says how many there were
-    EXPECT_LT(sent["summary"]["identities"].size(), 20000u);
-    EXPECT_EQ(sent["summary"]["identities"][0], report_to_json(huge)["summary"]["identities"][0]);
-    EXPECT_TRUE(std::any_of(sent["warnings"].begin(), sent["warnings"].end(), [](const nlohmann::json& w)
-                            { return w.get<std::string>().find("identities (20000)") != std::string::npos; }))
-        << sent["warnings"].dump();
-    const auto& warnings = sent["warnings"];
-    EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(), [](const nlohmann::json& w)
-                            { return w.get<std::string>().find("leaves out the samples' records") != std::string::npos; }))
-        << warnings.dump();
 }

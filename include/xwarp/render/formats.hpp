@@ -1,5 +1,6 @@
-// The formats a report is written in: one registry, so that the CLI's --format, its help and
-// a notebook's MIME bundle name the same set, and a front never picks a renderer by a word.
+// The formats a report is written in (`warp-probe report --format`): one registry of the parts
+// of its view (view.hpp) and its trace, so that --format, its help and the writer name the same
+// set, and a front never picks a renderer by a word.
 #ifndef XWARP_RENDER_FORMATS_HPP
 #define XWARP_RENDER_FORMATS_HPP
 
@@ -12,7 +13,7 @@
 #include "xwarp/model/history.hpp"
 #include "xwarp/model/report.hpp"
 #include "xwarp/model/verdicts.hpp"
-#include "xwarp/render/html.hpp"
+#include "xwarp/render/view.hpp"
 
 namespace xwarp
 {
@@ -29,20 +30,13 @@ namespace xwarp
         static constexpr std::array<std::string_view, 4> words{"text", "html", "json", "trace"};
     };
 
-    // What a page of a report shows beside the report itself.
-    struct report_page
-    {
-        std::string title;                    // the HTML page's title
-        const guide_sections* guide = nullptr;  // the mechanism guide's sections the HTML links
-        const run_series* history = nullptr;    // the report's series in the history (sparklines)
-    };
-
     struct report_renderer
     {
         report_format format;
-        std::string_view mime;  // its MIME type in a notebook's bundle
         std::string_view help;  // what --format says of it
-        void (*write)(std::ostream& out, const report& r, const report_page& page);
+        view (*make)(const report& r, const report_page& page);  // the view it writes a part of
+        view_part part;
+        void write(std::ostream& out, const report& r, const report_page& page) const;
     };
 
     // Every format, in the order --format lists them.

@@ -12,8 +12,6 @@
 #include "xwarp/jobs/usecases/use_cases.hpp"
 #include "xwarp/engine/install/layout.hpp"
 #include "xwarp/model/release.hpp"
-#include "xwarp/render/html.hpp"
-#include "xwarp/render/text.hpp"
 
 namespace xwarp::cli
 {
@@ -174,12 +172,10 @@ namespace xwarp::cli
 
             int finish(comparison& c)
             {
-                if (!m_json.empty())
+                const view shown = comparison_view(c, &m_before_report, &m_after_report);
+                if (int rc = write_view_files(shown, m_json, ""))
                 {
-                    if (int rc = write_json_or_fail(m_json, comparison_to_json(c)))
-                    {
-                        return rc;
-                    }
+                    return rc;
                 }
                 if (m_before_id && m_after_id && m_html.empty())
                 {
@@ -194,16 +190,11 @@ namespace xwarp::cli
                     fronts::store_comparison(m_history, *m_before_id, *m_after_id, c, notes);
                     print_notes(notes);
                 }
-                if (!m_html.empty())
+                if (int rc = write_view_files(shown, "", m_html))
                 {
-                    const std::string page =
-                        html_page("warp-probe compare", render_compare_html(c, &m_before_report, &m_after_report));
-                    if (int rc = write_text(m_html, page))
-                    {
-                        return rc;
-                    }
+                    return rc;
                 }
-                std::cout << render_compare_text(c);
+                write_view(std::cout, shown, view_part::text);
                 leave_to_exit(m_before_report);
                 leave_to_exit(m_after_report);
                 leave_to_exit(c);

@@ -29,15 +29,12 @@ namespace xwarp::cli
 
             int run() override
             {
-                auto d = run_doctor(m_python, default_shim_dir(), m_timeout);
-                if (!m_json.empty())
+                const view facts = doctor_view(run_doctor(m_python, default_shim_dir(), m_timeout));
+                if (int rc = write_view_files(facts, m_json, ""))
                 {
-                    if (int rc = write_json_or_fail(m_json, doctor_to_json(d)))
-                    {
-                        return rc;
-                    }
+                    return rc;
                 }
-                std::cout << render_doctor_text(d);
+                write_view(std::cout, facts, view_part::text);
                 return exit_code::ok;
             }
 

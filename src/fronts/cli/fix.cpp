@@ -7,8 +7,6 @@
 #include "xwarp/jobs/usecases/exit_codes.hpp"
 #include "xwarp/fronts/options/front_options.hpp"
 #include "xwarp/jobs/usecases/use_cases.hpp"
-#include "xwarp/render/html.hpp"
-#include "xwarp/render/text.hpp"
 
 namespace xwarp::cli
 {
@@ -61,19 +59,17 @@ namespace xwarp::cli
                         return rc;
                     }
                 }
-                if (!m_args.html.empty())
+                const view shown = report_view(r, {"warp-probe fix " + r.label}, report_words::fix);
+                if (int rc = write_view_files(shown, "", m_args.html))
                 {
-                    if (int rc = write_text(m_args.html, html_page("warp-probe fix " + r.label, render_html(r))))
-                    {
-                        return rc;
-                    }
+                    return rc;
                 }
                 if (outcome.interrupted)
                 {
                     return interrupted_exit();
                 }
                 say_stored(outcome, m_args.quiet);
-                std::cout << render_fix_text(r);
+                write_view(std::cout, shown, view_part::text);
                 return exit_code::ok;
             }
 

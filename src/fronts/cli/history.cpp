@@ -9,7 +9,7 @@
 #include "xwarp/fronts/options/front_options.hpp"
 #include "xwarp/jobs/usecases/exit_codes.hpp"
 #include "xwarp/jobs/usecases/history_jobs.hpp"
-#include "xwarp/render/history_text.hpp"
+#include "xwarp/render/history_text.hpp"  // the history's tables, which only the terminal shows
 #include "xwarp/render/printable.hpp"
 
 namespace xwarp::cli
@@ -76,7 +76,7 @@ namespace xwarp::cli
             {
                 if (*m_list)
                 {
-                    std::cout << render_history_list(store.list(m_filter), store.path());
+                    write_view(std::cout, history_list_view(store.list(m_filter), store.path()), view_part::text);
                     return exit_code::ok;
                 }
                 if (*m_export)

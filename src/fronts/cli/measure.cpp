@@ -10,8 +10,6 @@
 #include "xwarp/fronts/options/front_options.hpp"
 #include "xwarp/jobs/usecases/use_cases.hpp"
 #include "xwarp/engine/install/layout.hpp"
-#include "xwarp/render/text.hpp"
-#include "xwarp/render/trace.hpp"
 
 namespace xwarp::cli
 {
@@ -102,7 +100,7 @@ namespace xwarp::cli
                 }
                 if (!m_trace.empty())
                 {
-                    if (int rc = write_json_or_fail(m_trace, render_trace(r)))
+                    if (int rc = write_view_part(m_trace, trace_view(r), view_part::data))
                     {
                         return rc;
                     }
@@ -112,7 +110,7 @@ namespace xwarp::cli
                     return interrupted_exit();
                 }
                 say_stored(outcome, m_quiet);
-                std::cout << render_text(r);
+                write_view(std::cout, report_view(r, {}), view_part::text);
                 if (const int failed = exit_code_for_measure(r); failed != exit_code::ok)
                 {
                     return failed;

@@ -11,7 +11,6 @@
 #include "xwarp/engine/install/layout.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/render/formats.hpp"
-#include "xwarp/render/html.hpp"
 #include "xwarp/render/printable.hpp"
 
 namespace xwarp::cli
@@ -71,26 +70,10 @@ namespace xwarp::cli
                 // and a page or a text held whole was held twice or more as it grew.
                 const guide_sections guide = m_format == report_format::html ? parse_guide(installed_guide_text()) : guide_sections{};
                 const report_page page{"warp-probe report " + r.label, &guide, history ? &*history : nullptr};
-                const auto write = [&](std::ostream& out) { renderer_for(m_format).write(out, r, page); };
-                if (m_output.empty())
-                {
-                    write(std::cout);
-                    std::cout.flush();
-                }
-                else
-                {
-                    // beside the file, then renamed over it: a failure leaves the old file whole
-                    try
-                    {
-                        save_streamed(m_output, write);
-                    }
-                    catch (const std::system_error& e)
-                    {
-                        return fail(exit_code::cannot_write, e.what());
-                    }
-                }
+                const report_renderer& format = renderer_for(m_format);
+                const int written = write_view_part(m_output, format.make(r, page), format.part);
                 leave_to_exit(r);
-                return exit_code::ok;
+                return written;
             }
 
         private:

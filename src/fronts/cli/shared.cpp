@@ -13,7 +13,6 @@
 #include "xwarp/jobs/usecases/replay_trust.hpp"
 #include "xwarp/model/format.hpp"
 #include "xwarp/model/json_io.hpp"
-#include "xwarp/render/budget_lines.hpp"
 #include "xwarp/render/printable.hpp"
 #include "xwarp/render/text.hpp"
 
@@ -203,7 +202,7 @@ namespace xwarp::cli
         {
             return fail(exit_code::usage, "--budget: " + std::string(e.what()));
         }
-        std::cout << render_budget_text(outcome.results, "Budget");
+        write_view(std::cout, budget_view(outcome.results, "Budget", outcome.met, spec), view_part::text);
         return outcome.exit_code;
     }
 
@@ -373,6 +372,32 @@ namespace xwarp::cli
         // beside the target, renamed over it (a symlink at the name is replaced, not followed;
         // a FIFO nobody reads is refused, not waited on)
         return write_or_fail([&] { save_streamed(path, [&](std::ostream& out) { out << text; }); });
+    }
+
+    int write_view_part(const std::string& path, const view& v, view_part part)
+    {
+        if (path.empty())
+        {
+            write_view(std::cout, v, part);
+            std::cout.flush();
+            return exit_code::ok;
+        }
+        return write_or_fail([&] { save_streamed(path, [&](std::ostream& out) { write_view(out, v, part); }); });
+    }
+
+    int write_view_files(const view& v, const std::string& json_path, const std::string& html_path)
+    {
+        for (const auto& [path, part] : {std::pair{&json_path, view_part::data}, std::pair{&html_path, view_part::page}})
+        {
+            if (!path->empty())
+            {
+                if (int rc = write_view_part(*path, v, part))
+                {
+                    return rc;
+                }
+            }
+        }
+        return 0;
     }
 
     void stored_run_args::add(CLI::App* sub, const std::string& json_help, const std::string& html_help,

@@ -18,6 +18,7 @@
 #include "xwarp/model/report.hpp"
 #include "xwarp/model/run_request.hpp"
 #include "xwarp/engine/os/file_stamp.hpp"
+#include "xwarp/render/view.hpp"
 
 namespace xwarp::cli
 {
@@ -158,6 +159,13 @@ namespace xwarp::cli
     int write_report_or_fail(const std::string& path, const report& r, const std::string& history, bool own);
     // Text to a file, or to stdout when path is empty.
     int write_text(const std::string& path, const std::string& text);
+    // A part of a view to a file (written beside it, then renamed over it: a failure leaves the
+    // old file whole), or to stdout when path is empty. Every output flag of a subcommand writes
+    // through here: --json the data, --html the page, -o the part --format names.
+    int write_view_part(const std::string& path, const view& v, view_part part);
+    // The files a subcommand's flags name (an empty path: none): its data to `json_path`, its
+    // page to `html_path`. 0, or the exit code after saying why.
+    int write_view_files(const view& v, const std::string& json_path, const std::string& html_path);
 
     // The command is done and the process exits next, which gives its memory back whole.
     // Freeing a large report record by record first took 6 % of `report` on 10,000 identities

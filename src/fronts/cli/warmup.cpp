@@ -9,8 +9,7 @@
 #include "xwarp/jobs/usecases/exit_codes.hpp"
 #include "xwarp/fronts/options/front_options.hpp"
 #include "xwarp/jobs/usecases/use_cases.hpp"
-#include "xwarp/render/html.hpp"
-#include "xwarp/render/warmup_file.hpp"
+#include "xwarp/render/warmup_file.hpp"  // where the runtime reads its plan
 
 namespace xwarp::cli
 {
@@ -63,22 +62,12 @@ namespace xwarp::cli
                     return fail(e);
                 }
                 const warmup_plan& plan = outcome.plan;
-                if (!m_args.json.empty())
+                const view shown = warmup_view(plan, "warp-probe warmup " + m_args.report);
+                if (int rc = write_view_files(shown, m_args.json, m_args.html))
                 {
-                    if (int rc = write_json_or_fail(m_args.json, nlohmann::json(plan)))
-                    {
-                        return rc;
-                    }
+                    return rc;
                 }
-                if (!m_args.html.empty())
-                {
-                    if (int rc = write_text(m_args.html, html_page("warp-probe warmup " + m_args.report,
-                                                              render_preformatted_html(render_warmup_text(plan)))))
-                    {
-                        return rc;
-                    }
-                }
-                std::cout << render_warmup_text(plan);
+                write_view(std::cout, shown, view_part::text);
                 if (outcome.interrupted)
                 {
                     return interrupted_exit();

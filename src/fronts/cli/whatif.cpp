@@ -7,7 +7,6 @@
 #include "xwarp/fronts/options/front_options.hpp"
 #include "xwarp/jobs/usecases/use_cases.hpp"
 #include "xwarp/engine/install/layout.hpp"
-#include "xwarp/render/text.hpp"
 
 namespace xwarp::cli
 {
@@ -69,7 +68,7 @@ namespace xwarp::cli
                     return interrupted_exit();
                 }
                 say_stored(outcome, m_quiet);
-                std::cout << render_whatif_text(outcome.result);
+                write_view(std::cout, report_view(outcome.result, {}, report_words::whatif), view_part::text);
                 return exit_code::ok;
             }
 

@@ -13,8 +13,6 @@
 #include "xwarp/engine/install/layout.hpp"
 #include "xwarp/model/format.hpp"
 #include "xwarp/model/json_io.hpp"
-#include "xwarp/render/budget_lines.hpp"
-#include "xwarp/render/html.hpp"
 #include "xwarp/render/printable.hpp"
 #include "xwarp/render/text.hpp"
 
@@ -25,7 +23,7 @@ namespace xwarp::magic_parts
 
     json text_bundle(const std::string& text)
     {
-        return {{"text/plain", text}, {"text/html", render_preformatted_html(text)}};
+        return view_bundle(text_view(text));
     }
 
     bool parse_line(CLI::App& app, const std::string& line, magic_host& host)
@@ -161,9 +159,7 @@ namespace xwarp::magic_parts
         fronts::analyse(r);
         const std::string banner = "provisional: " + std::to_string(sample) + " of " + std::to_string(samples)
                                    + " samples; the report follows when the last one ends";
-        m_host.show({{"text/html", render_provisional_html(banner, render_html(r))},
-                     {"text/plain", banner + "\n" + render_text(r)}},
-                    m_provisional_id, m_provisional_shown);
+        m_host.show(view_bundle(provisional_view(banner, r)), m_provisional_id, m_provisional_shown);
         m_provisional_shown = true;
     }
 
@@ -269,10 +265,7 @@ namespace xwarp::magic_parts
             {
                 throw magic_error(std::string("--expect: ") + e.what());
             }
-            host.show({{"text/html", render_budget_html(outcome.results, "Expectation")},
-                       {"text/plain", render_budget_text(outcome.results, "Expectation")},
-                       {expectation_mime, json{{"met", outcome.met}, {"expect", o.expect}}}},
-                      "", false);
+            host.show(view_bundle(budget_view(outcome.results, "Expectation", outcome.met, o.expect)), "", false);
             return outcome.first_not_met;
         }
 
@@ -284,10 +277,7 @@ namespace xwarp::magic_parts
                 report b = baseline;
                 report after = r;
                 const comparison c = fronts::compare(b, after, o.compare_with, name);
-                host.show({{"text/html", render_compare_html(c, &b, &after)},
-                           {"text/plain", render_compare_text(c)},
-                           {comparison_mime, comparison_to_json(c)}},
-                          "", false);
+                host.show(view_bundle(comparison_view(c, &b, &after)), "", false);
             }
             catch (const fronts::job_error& e)
             {
@@ -317,7 +307,6 @@ namespace xwarp::magic_parts
         void show_report(const report& r, const probe_magic_options& o, const probe_session& session,
                          const std::optional<run_series>& history, const progress_display& progress, magic_host& host)
         {
-            const json report_json = notebook_report_json(r);
             if (!o.json_path.empty())
             {
                 try
@@ -331,22 +320,22 @@ namespace xwarp::magic_parts
                     throw magic_error(std::string("--json: ") + e.what());
                 }
             }
-            const std::string html = render_html(r, parse_guide(session.guide_text), history ? &*history : nullptr);
+            const guide_sections guide = parse_guide(session.guide_text);
+            const json bundle = view_bundle(notebook_report_view(r, {"", &guide, history ? &*history : nullptr}));
             if (!o.variable.empty())
             {
-                host.bind_variable(o.variable, report_json, html);
+                host.bind_variable(o.variable, bundle[report_mime], bundle[html_mime].get<std::string>());
             }
             // --quiet hides a report, never a failure.
             if (!o.quiet || r.status != run_status::ok || !r.result.valid)
             {
                 const auto [display_id, update] = progress.report_display();
-                host.show({{"text/html", html}, {"text/plain", render_text(r)}, {report_mime, report_json}}, display_id,
-                          update);
+                host.show(bundle, display_id, update);
             }
         }
     }
 
-    void show_report_outcome(std::string done, const fronts::job_outcome& outcome, const std::string& text,
+    void show_report_outcome(std::string done, const fronts::job_outcome& outcome, report_words text,
                              const std::string& guide_text, magic_host& host, progress_display& progress)
     {
         const report& r = outcome.result;
@@ -356,64 +345,8 @@ namespace xwarp::magic_parts
             done += "\nwarp-probe: " + n;
         }
         progress.finish(done);
-        host.show({{"text/html", render_html(r, parse_guide(guide_text))}, {"text/plain", text}, {report_mime, notebook_report_json(r)}},
-                  "", false);
-    }
-
-    nlohmann::json notebook_report_json(const report& r)
-    {
-        const std::string whole = report_json_text(r);
-        if (whole.size() <= notebook_report_bytes)
-        {
-            return nlohmann::json::parse(whole);
-        }
-        report outline = r;
-        for (auto& s : outline.samples)
-        {
-            for (run_result* pass : {&s.cold, s.warm ? &*s.warm : nullptr})
-            {
-                if (pass != nullptr)
-                {
-                    pass->module_loads.clear();
-                    pass->launches.clear();
-                    pass->processes.clear();
-                }
-            }
-        }
-        outline.warnings.push_back("the notebook's copy of this report leaves out the samples' records ("
-                                   + format_bytes(static_cast<double>(whole.size()))
-                                   + " whole): the summary's tables hold what they say; %warp_export writes the report whole");
-        nlohmann::json out = report_to_json(outline);
-        // A run of thousands of identities has summary tables of thousands of rows: each long
-        // list keeps its first rows (the tables are sorted by what is at stake), fewer until the
-        // copy fits, and the warning names what was cut.
-        for (const std::size_t keep : {std::size_t{500}, std::size_t{50}, std::size_t{5}})
-        {
-            if (out.dump().size() <= notebook_report_bytes)
-            {
-                break;
-            }
-            std::vector<std::string> cut;
-            for (auto& [key, value] : out["summary"].items())
-            {
-                if (value.is_array() && value.size() > keep)
-                {
-                    cut.push_back(key + " (" + std::to_string(value.size()) + ")");
-                    value.erase(value.begin() + static_cast<std::ptrdiff_t>(keep), value.end());
-                }
-            }
-            if (!cut.empty())
-            {
-                std::string names;
-                for (const auto& c : cut)
-                {
-                    names += (names.empty() ? "" : ", ") + c;
-                }
-                out["warnings"].push_back("and keeps the first " + std::to_string(keep) + " rows of the summary's " + names
-                                          + ": %warp_export writes them all");
-            }
-        }
-        return out;
+        const guide_sections guide = parse_guide(guide_text);
+        host.show(view_bundle(notebook_report_view(r, {"", &guide}, text)), "", false);
     }
 
     namespace

@@ -16,19 +16,12 @@
 #include "xwarp/jobs/usecases/use_cases.hpp"
 #include "xwarp/fronts/magics/magics.hpp"
 #include "xwarp/model/run_request.hpp"
+#include "xwarp/render/view.hpp"
 
 namespace xwarp::magic_parts
 {
-    // Plain text, shown as text and as an escaped <pre>.
+    // Plain text, shown as text and as an escaped <pre> (view_bundle of a text_view).
     nlohmann::json text_bundle(const std::string& text);
-
-    // The report as a display's JSON (the report MIME type, an output variable): whole up to
-    // notebook_report_bytes; beyond, without the samples' records (loads, launches, processes),
-    // which the summary already holds in tables, and a warning saying so (%warp_export writes it
-    // whole). A 20,000-worker report was 33 MB sent to the browser, where the HTML page is 0.7 MB.
-    inline constexpr std::size_t notebook_report_bytes = std::size_t{4} << 20;
-    nlohmann::json notebook_report_json(const report& r);
-
 
     // Parses a magic's line; --help shows the usage as the magic's output and returns false.
     bool parse_line(CLI::App& app, const std::string& line, magic_host& host);
@@ -78,7 +71,7 @@ namespace xwarp::magic_parts
     // A report job's end in a notebook (%warp_fix, %warp_whatif): the progress line finished with
     // what was done (`done`), where it was stored and the job's notes, and the report shown as
     // HTML, as `text` and as the report's JSON.
-    void show_report_outcome(std::string done, const fronts::job_outcome& outcome, const std::string& text,
+    void show_report_outcome(std::string done, const fronts::job_outcome& outcome, report_words text,
                              const std::string& guide_text, magic_host& host, progress_display& progress);
 
     // The options of the probe magics: the shared probe options and the notebook's own.

@@ -4,8 +4,6 @@
 #include "xwarp/fronts/options/validators.hpp"
 #include "xwarp/jobs/usecases/use_cases.hpp"
 #include "xwarp/model/json_io.hpp"
-#include "xwarp/render/html.hpp"
-#include "xwarp/render/text.hpp"
 
 namespace xwarp
 {
@@ -64,21 +62,19 @@ namespace xwarp
                 {
                     throw magic_error(std::string("%warp_compare: ") + e.what());
                 }
+                const view shown = comparison_view(c, &before, &after);
                 if (!json_path.empty())
                 {
                     try
                     {
-                        save_json(json_path, comparison_to_json(c));
+                        save_streamed(json_path, [&](std::ostream& out) { write_view(out, shown, view_part::data); });
                     }
                     catch (const std::exception& e)
                     {
                         throw magic_error(std::string("--json: ") + e.what());
                     }
                 }
-                host.show({{"text/html", render_compare_html(c, &before, &after)},
-                           {"text/plain", render_compare_text(c)},
-                           {comparison_mime, comparison_to_json(c)}},
-                          "", false);
+                host.show(view_bundle(shown), "", false);
             }
 
         private:

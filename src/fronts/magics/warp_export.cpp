@@ -4,7 +4,6 @@
 #include "common.hpp"
 #include "xwarp/jobs/usecases/replay_trust.hpp"
 #include "xwarp/model/json_io.hpp"
-#include "xwarp/render/html.hpp"
 
 namespace xwarp
 {
@@ -32,30 +31,22 @@ namespace xwarp
                     return;
                 }
                 const auto resolved = resolve_run(*m_session, name, "%warp_export");
-                const report found = resolved.saved;
-                const report* r = &found;
+                const report& r = resolved.saved;
                 try
                 {
                     const bool html = path.size() >= 5 && path.compare(path.size() - 5, 5, ".html") == 0;
-                    if (html)
-                    {
-                        std::string page = html_page("warp-probe " + name, render_html(*r, parse_guide(m_session->guide_text)));
-                        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-                        out << page;
-                        if (!out.flush())
-                        {
-                            throw std::runtime_error("cannot write " + path);
-                        }
-                    }
-                    else if (resolved.ran_here)
+                    if (!html && resolved.ran_here)
                     {
                         // the user's own run: its bytes are recorded, and the file reads back as theirs
                         std::vector<std::string> notes;
-                        fronts::write_own_report(path, *r, m_session->history_option, notes);
+                        fronts::write_own_report(path, r, m_session->history_option, notes);
                     }
                     else
                     {
-                        save_json(path, report_to_json(*r));
+                        // beside the file, then renamed over it: a failure leaves the old file whole
+                        const guide_sections guide = parse_guide(m_session->guide_text);
+                        const view shown = report_view(r, {"warp-probe " + name, &guide});
+                        save_streamed(path, [&](std::ostream& out) { write_view(out, shown, html ? view_part::page : view_part::data); });
                     }
                 }
                 catch (const std::exception& e)

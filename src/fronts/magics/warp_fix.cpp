@@ -4,7 +4,6 @@
 #include "common.hpp"
 #include "xwarp/fronts/options/front_options.hpp"
 #include "xwarp/jobs/usecases/use_cases.hpp"
-#include "xwarp/render/text.hpp"
 
 namespace xwarp
 {
@@ -51,7 +50,7 @@ namespace xwarp
             {
                 const report& r = outcome.result;
                 show_report_outcome("warp-probe: " + std::to_string(r.fixes.size()) + " finding(s) of " + name + " fixed",
-                                    outcome, render_fix_text(r), m_session->guide_text, host, progress);
+                                    outcome, report_words::fix, m_session->guide_text, host, progress);
             }
 
             std::shared_ptr<probe_session> m_session;

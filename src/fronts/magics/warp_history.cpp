@@ -1,7 +1,6 @@
 // %warp_history [filters] | --session: the runs in the history store, or this kernel's runs.
 #include "common.hpp"
 #include "xwarp/jobs/usecases/use_cases.hpp"
-#include "xwarp/render/history_text.hpp"
 
 namespace xwarp
 {
@@ -45,16 +44,12 @@ namespace xwarp
                     }
                     if (stored)
                     {
-                        host.show({{"text/html", render_history_list_html(stored->runs, stored->path)},
-                                   {"text/plain", render_history_list(stored->runs, stored->path)}},
-                                  "", false);
+                        host.show(view_bundle(history_list_view(stored->runs, stored->path)), "", false);
                         return;
                     }
                 }
                 const std::string why = no_store.empty() ? "" : no_store + ": this kernel's runs only\n";
-                host.show({{"text/html", render_session_runs_html(m_session->named_runs)},
-                           {"text/plain", why + render_session_runs(m_session->named_runs)}},
-                          "", false);
+                host.show(view_bundle(session_runs_view(m_session->named_runs, why)), "", false);
             }
 
         private:

@@ -4,8 +4,6 @@
 // %warp_compare can name it as it names a probed run.
 #include "common.hpp"
 #include "xwarp/model/json_io.hpp"
-#include "xwarp/render/html.hpp"
-#include "xwarp/render/text.hpp"
 
 namespace xwarp
 {
@@ -41,10 +39,8 @@ namespace xwarp
                     m_session->store(name, r);
                     m_session->shown.insert(name);  // kept for %warp_compare, never taken for a run made here
                 }
-                host.show({{"text/html", render_html(r, parse_guide(m_session->guide_text), nullptr)},
-                           {"text/plain", render_text(r)},
-                           {report_mime, notebook_report_json(r)}},
-                          "", false);
+                const guide_sections guide = parse_guide(m_session->guide_text);
+                host.show(view_bundle(notebook_report_view(r, {"", &guide})), "", false);
             }
 
         private:

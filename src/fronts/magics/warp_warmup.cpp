@@ -4,8 +4,6 @@
 #include "common.hpp"
 #include "xwarp/fronts/options/front_options.hpp"
 #include "xwarp/jobs/usecases/use_cases.hpp"
-#include "xwarp/render/html.hpp"
-#include "xwarp/render/warmup_file.hpp"
 
 namespace xwarp
 {
@@ -45,15 +43,7 @@ namespace xwarp
                 progress.finish("warp-probe: warm-up of " + name + ": " + std::to_string(plan.covered) + " of "
                                 + std::to_string(plan.covered + plan.uncovered) + " identities covered"
                                 + (plan.check ? ", " + word_of(plan.check->verdict) : std::string()));
-                const std::string text = render_warmup_text(plan);
-                std::string html = render_preformatted_html(text);
-                if (plan.script_path.empty() && !plan.plan_text.empty())
-                {
-                    html += "<details><summary>warp_warmup.json (the plan; the runtime is the same for every plan)</summary>"
-                            + render_preformatted_html(plan.plan_text) + "</details>";
-                }
-                host.show({{"text/html", html}, {"text/plain", plan.script_path.empty() ? text + "\n" + plan.plan_text : text}}, "",
-                          false);
+                host.show(view_bundle(warmup_view(plan, "%warp_warmup " + name)), "", false);
                 if (plan.covered == 0)
                 {
                     throw magic_error("%warp_warmup: the warm-up could build none of the run's identities: no file written");

@@ -3,7 +3,6 @@
 #include "common.hpp"
 #include "xwarp/fronts/options/front_options.hpp"
 #include "xwarp/jobs/usecases/use_cases.hpp"
-#include "xwarp/render/text.hpp"
 
 namespace xwarp
 {
@@ -48,7 +47,7 @@ namespace xwarp
                 const report& r = outcome.result;
                 m_session->store(name, r);
                 show_report_outcome("warp-probe: " + std::to_string(r.whatif.size()) + " lever(s) of " + name + " replayed",
-                                    outcome, render_whatif_text(r), m_session->guide_text, host, progress);
+                                    outcome, report_words::whatif, m_session->guide_text, host, progress);
             }
 
             std::shared_ptr<probe_session> m_session;

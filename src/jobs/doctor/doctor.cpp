@@ -9,6 +9,7 @@
 #include "xwarp/engine/os/process.hpp"
 #include "xwarp/engine/os/file_tail.hpp"
 #include "xwarp/engine/os/tempdir.hpp"
+#include "xwarp/render/html.hpp"
 
 extern char** environ;
 
@@ -235,5 +236,13 @@ print(json.dumps(out))
         }
         row("probe shim", d.shim_dir.empty() ? "NOT FOUND (set XWARP_SHIM_DIR or reinstall)" : d.shim_dir);
         return o.str();
+    }
+
+    view doctor_view(const doctor_report& d)
+    {
+        const std::string text = render_doctor_text(d);
+        return {"warp-probe doctor", [text](std::ostream& out) { out << text; },
+                [text](std::ostream& out) { out << render_preformatted_html(text); },
+                "application/json", [data = doctor_to_json(d)](std::ostream& out) { out << data.dump(2) << '\n'; }};
     }
 }

@@ -90,14 +90,6 @@ namespace xwarp
         std::map<std::string, std::shared_ptr<cell_magic>> m_cell;
     };
 
-    // What the magics of one kernel share: the setup code and the probes run so far.
-    // MIME types of the JSON a magic shows next to its HTML and text. Not application/json:
-    // JupyterLab and Notebook 7 rank their JSON viewer above HTML and would show a JSON tree
-    // instead of the report; a vendor type is carried along and left to tools.
-    inline constexpr const char* report_mime = "application/vnd.xwarp.report+json";
-    inline constexpr const char* comparison_mime = "application/vnd.xwarp.comparison+json";
-    inline constexpr const char* expectation_mime = "application/vnd.xwarp.expectation+json";
-
     // Registers every warp magic, sharing one session.
     void register_warp_magics(magic_registry& registry, std::shared_ptr<probe_session> session);
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "xwarp/model/report.hpp"
+#include "xwarp/render/view.hpp"
 
 namespace xwarp
 {
@@ -26,6 +27,8 @@ namespace xwarp
     doctor_report run_doctor(const std::string& python, const std::string& shim_dir, double answer_within_s = 60.0);
     nlohmann::json doctor_to_json(const doctor_report& d);
     std::string render_doctor_text(const doctor_report& d);
+    // The facts as text and, for --json, as data.
+    view doctor_view(const doctor_report& d);
 }
 
 #endif
