@@ -151,7 +151,9 @@ namespace xwarp
             {
                 return "is not recorded as data";
             }
-            const auto& [kind, v] = *tagged.items().begin();
+            // (the object's own key and value: a structured binding of items() would hold a temporary's)
+            const std::string& kind = tagged.begin().key();
+            const json& v = tagged.begin().value();
             if (kind == "lit")
             {
                 return v.is_null() || v.is_boolean() || v.is_number_integer() || v.is_string() ? "" : "is not a literal";

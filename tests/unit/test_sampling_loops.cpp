@@ -159,9 +159,10 @@ TEST(SamplingLoops, WhatIfRoundsAddSamplesUntilTheReplaySettles)
     scripted_sampler source({{"", samples_of(base, {1000, 1010, 990, 1005, 995, 1000, 1000, 1000})},
                              {"backward-off", replays}},
                             10);
-    whatif_request request;
-    request.levers = {"backward-off"};
-    request.until_settled_max = 10;
+    replay_request request;
+    request.levers.levers = {"backward-off"};
+    request.until_settled = true;
+    request.max_samples = 10;
     request.budget_s = 3600.0;
     const report r = measure_with_whatif(source, 3, request, nullptr, never);
     ASSERT_EQ(r.whatif.size(), 1u);
@@ -191,9 +192,10 @@ TEST(SamplingLoops, WhatIfRoundsStopWhenTheBudgetRunsOut)
     scripted_sampler source({{"", samples_of(base, {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000})},
                              {"backward-off", replays}},
                             10);
-    whatif_request request;
-    request.levers = {"backward-off"};
-    request.until_settled_max = 10;
+    replay_request request;
+    request.levers.levers = {"backward-off"};
+    request.until_settled = true;
+    request.max_samples = 10;
     // room for the two planned replay samples and one round, not a second
     const double one = base.warm->wall_ms + 1100.0 + base.warm->wall_ms;  // a replay sample's cold + warm walls
     request.budget_s = (3.2 * one) / 1000.0;
@@ -209,8 +211,8 @@ TEST(SamplingLoops, AReplayOverTheBudgetIsNotRunAndCostsNoSample)
 {
     const sample base = recorded("clean").samples.at(0);
     scripted_sampler source({{"", samples_of(base, {1000, 1000, 1000})}}, 3);
-    whatif_request request;
-    request.levers = {"backward-off"};
+    replay_request request;
+    request.levers.levers = {"backward-off"};
     request.budget_s = 0.001;
     const report r = measure_with_whatif(source, 3, request, nullptr, never);
     ASSERT_EQ(r.whatif.size(), 1u);

@@ -1,7 +1,8 @@
-// What a front asks the engine to run and how it hears back: the command and its settings
-// (measure_options), progress (run_observer) and the question the engine polls to stop
-// (cancel_check). Plain data and one interface, so that the fronts describe a run without
-// seeing the runner that carries it out.
+// What a front asks for and how it hears back: one request per job (probe, replay, fix,
+// warm-up), each holding every field a front sets, with its default where the option is
+// declared; the engine's own settings of a run (measure_options), which the jobs make from a
+// request; progress (run_observer) and the question the engine polls to stop (cancel_check).
+// Plain data and one interface, so that the fronts describe a run without seeing the runner.
 #ifndef XWARP_MODEL_RUN_REQUEST_HPP
 #define XWARP_MODEL_RUN_REQUEST_HPP
 
@@ -21,6 +22,7 @@ namespace xwarp
     // True when the user asked to stop (an interrupt): the engine kills what runs and cleans up.
     using cancel_check = std::function<bool()>;
 
+    // The engine's settings of one run, made by a job from its request (no front sets them).
     struct measure_options
     {
         std::vector<std::string> command;  // argv of the target
@@ -49,10 +51,41 @@ namespace xwarp
         std::vector<std::string> levers;
     };
 
+    // The one request of a replay, from the front's options to the engine's loops: whatif REPORT
+    // and %warp_whatif RUN read it from their options, and a probe with --whatif makes it from its
+    // own (probe_request::replays).
+    struct replay_request
+    {
+        lever_choice levers;    // a saved run's replay with none named: the levers of its findings
+        int samples = 0;        // a side; 0: the run's own (a probe's: its --samples)
+        double budget_s = 0.0;  // replay time allowed; 0: the default (6 x one cold run)
+        double timeout_s = 0.0; // per pass; 0: the run's own
+        // a saved run's replay only: judge the replays against its own samples instead of fresh
+        // baseline samples (half the runs, for a lesson or a quick look; the machine may have
+        // changed since the run was measured, which fresh interleaved samples would see)
+        bool reuse_baseline = false;
+        // after the planned samples, add a baseline sample and one of each lever whose verdict is
+        // not yet settled (compare --until-settled's rule), round by round, until every lever
+        // settled, reached max_samples a side, or the budget ran out. Not with reuse_baseline:
+        // the saved samples cannot grow.
+        bool until_settled = false;
+        int max_samples = default_max_samples;
+    };
+
     // measure and %%warp_probe: how many samples, for how long, with which replays. The one
     // request of a probe, from the front's options to the job.
     struct probe_request
     {
+        // What runs: a command, or a notebook cell (after the session's setup code) written to a
+        // private temporary script and run with the notebook's Python.
+        std::vector<std::string> command;
+        std::optional<std::string> cell_code;
+        std::string setup_code;
+        std::string cwd;      // "" the current directory
+        std::string python;   // replaces a leading python/python3/pythonX.Y token of the command
+        std::string label;    // the run's name in reports and compare
+        std::string machine;  // the host name the report and the history group the run under ("" this host's)
+
         int samples = 3;
         bool until_settled = false;  // --samples auto: sample until the measurement settles, up to max_samples
         int max_samples = default_max_samples;
@@ -61,19 +94,18 @@ namespace xwarp
         double whatif_budget = 0.0;  // 0: the default
         bool nvrtc_trace = false;
         std::string keep_records;    // --keep-records DIR: every pass's raw records kept there ("" none)
-    };
 
-    // whatif REPORT and %warp_whatif RUN: the levers and how their replays are sampled. The one
-    // request of a replay, from the front's options to the engine's loops.
-    struct replay_request
-    {
-        lever_choice levers;              // none named: the levers of the findings
-        int samples = 0;                  // a side; 0: the run's own
-        double budget_s = 0.0;            // 0: the default
-        double timeout_s = 0.0;           // per pass; 0: the run's own
-        bool reuse_baseline = false;
-        bool until_settled = false;
-        int max_samples = default_max_samples;
+        // The replays --whatif asks for, sampled as the probe is.
+        replay_request replays() const
+        {
+            replay_request r;
+            r.levers = whatif.value_or(lever_choice{});
+            r.samples = samples;
+            r.budget_s = whatif_budget;
+            r.until_settled = until_settled;
+            r.max_samples = max_samples;
+            return r;
+        }
     };
 
     // fix and %warp_fix: which findings, where the patches go, and how they are proved. The one

@@ -27,9 +27,9 @@ namespace xwarp::cli
                     "Usage: warp-probe measure [options] [--] COMMAND [ARGS...]");
                 add_probe_options(*sub, m_request, front::cli);
                 sub->add_option("--json", m_json, "also write the JSON report to this file");
-                sub->add_option("--label", m_options.label, "a name for this measurement (shown in reports and compare)");
-                sub->add_option("--cwd", m_options.cwd, "run the command in this directory (default: the current one)");
-                sub->add_option("--python", m_options.python, "interpreter that replaces a leading python/python3 in COMMAND");
+                sub->add_option("--label", m_request.label, "a name for this measurement (shown in reports and compare)");
+                sub->add_option("--cwd", m_request.cwd, "run the command in this directory (default: the current one)");
+                sub->add_option("--python", m_request.python, "interpreter that replaces a leading python/python3 in COMMAND");
                 sub->add_flag("--quiet,-q", m_quiet, "no progress lines on stderr");
                 sub->add_option("--trace", m_trace,
                                 "also write the build timeline (the median sample's cold pass) as Chrome trace-event "
@@ -38,7 +38,7 @@ namespace xwarp::cli
                                 "copy every pass's raw shim records into this directory (to debug the probe, or to "
                                 "record tests/fixtures/streams)");
                 add_history_option(sub, m_history);
-                sub->add_option("--machine", m_machine,
+                sub->add_option("--machine", m_request.machine,
                                 "the name this machine goes by in the report and the history (default: its host name); "
                                 "a fleet of ephemeral CI runners names its GPU kind here");
                 std::string metrics;
@@ -56,11 +56,11 @@ namespace xwarp::cli
                 return sub;
             }
 
-            std::vector<std::string>* command_words() override { return &m_options.command; }
+            std::vector<std::string>* command_words() override { return &m_request.command; }
 
             int run() override
             {
-                if (m_options.command.empty())
+                if (m_request.command.empty())
                 {
                     return fail(exit_code::usage, "measure needs a command: warp-probe measure [options] [--] COMMAND...");
                 }
@@ -72,9 +72,7 @@ namespace xwarp::cli
                     }
                 }
                 fronts::probe_job job;
-                job.options = m_options;
                 job.request = m_request;
-                job.machine = m_machine;
                 job.store_as = run_kind::measure;  // measured here, with --whatif or not: trusted
                 cli_job run(m_history, m_replay_streams, false, m_quiet);
                 try
@@ -118,12 +116,10 @@ namespace xwarp::cli
                 return m_budget.empty() ? exit_code::ok : print_budget(r, m_budget);
             }
 
-            measure_options m_options;
             probe_request m_request;
             std::string m_json;
             std::string m_trace;
             std::string m_history;
-            std::string m_machine;
             std::string m_budget;
             bool m_quiet = false;
             std::string m_replay_streams;

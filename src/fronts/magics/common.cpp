@@ -418,11 +418,11 @@ namespace xwarp::magic_parts
                                   + ": probing the broken form as shipped, the run this answer is judged against"),
                       "", false);
             fronts::probe_job job;
-            job.cell_code = ex.broken;
-            job.setup_code = session.setup_code;
-            job.options.cwd = host.working_directory();
-            job.options.label = shipped;
             job.request = o.request;
+            job.request.cell_code = ex.broken;
+            job.request.setup_code = session.setup_code;
+            job.request.cwd = host.working_directory();
+            job.request.label = shipped;
             job.store_as = run_kind::magic;
             progress_display progress(host, true);
             const fronts::job_outcome outcome = probed(std::move(job), session, host, progress);
@@ -431,7 +431,7 @@ namespace xwarp::magic_parts
         }
     }
 
-    void run_and_show(fronts::probe_job job, const probe_magic_options& asked, probe_session& session, magic_host& host)
+    void run_and_show(const probe_magic_options& asked, probe_session& session, magic_host& host)
     {
         probe_magic_options o = asked;
         if (!o.exercise.empty())
@@ -441,7 +441,7 @@ namespace xwarp::magic_parts
                 throw magic_error("--exercise judges the exercise as shipped, by its own limits against its own broken "
                                   "form: leave out --expect and --compare");
             }
-            if (!job.cell_code)
+            if (!o.request.cell_code)
             {
                 throw magic_error("--exercise judges a cell: use it with %%warp_probe");
             }
@@ -454,12 +454,13 @@ namespace xwarp::magic_parts
             o.compare_with = exercise_baseline(ex, o, session, host);
         }
         session.probes_started++;
-        job.options.cwd = host.working_directory();
+        const std::string name = run_name(session, o.name);
+        fronts::probe_job job;
         job.request = o.request;
+        job.request.cwd = host.working_directory();
+        job.request.label = name;
         job.store_as = run_kind::magic;
         job.with_history = true;  // the report's sparklines: the run among its series
-        const std::string name = run_name(session, o.name);
-        job.options.label = name;
         check_expectation(o);
         if (!o.compare_with.empty() && o.name == o.compare_with)
         {

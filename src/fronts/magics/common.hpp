@@ -83,7 +83,6 @@ namespace xwarp::magic_parts
         std::string json_path;
         std::string variable;
         bool quiet = false;
-        std::vector<std::string> command;  // %warp_probe only
         std::string expect;                // a budget (the CI gate's grammar) the run should meet
         bool strict = false;               // an expectation not met is an error reply
         bool allow_fail = false;           // a program that failed in every sample still replies ok
@@ -94,9 +93,9 @@ namespace xwarp::magic_parts
     };
     void add_probe_magic_options(CLI::App& app, probe_magic_options& o);
 
-    // Runs a probe (fronts::probe: a command, or a cell with job.cell_code), keeps it in the
-    // session, and shows the report, the expectation and a comparison when asked.
-    void run_and_show(fronts::probe_job job, const probe_magic_options& o, probe_session& session, magic_host& host);
+    // Runs a probe (fronts::probe: o.request's command, or its cell), keeps it in the session,
+    // and shows the report, the expectation and a comparison when asked.
+    void run_and_show(const probe_magic_options& o, probe_session& session, magic_host& host);
 
     // "interrupted" shown, then the interrupted reply.
     [[noreturn]] void interrupted(progress_display& progress);

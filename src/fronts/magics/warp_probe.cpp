@@ -29,10 +29,9 @@ namespace xwarp
                     throw magic_error("%%warp_probe: the cell is empty; put the code to probe below the magic line");
                 }
                 // The script lives in a private temporary folder, never in the notebook's.
-                fronts::probe_job job;
-                job.cell_code = cell;
-                job.setup_code = m_session->setup_code;
-                run_and_show(std::move(job), o, *m_session, host);
+                o.request.cell_code = cell;
+                o.request.setup_code = m_session->setup_code;
+                run_and_show(o, *m_session, host);
             }
 
         private:
@@ -51,19 +50,17 @@ namespace xwarp
                              "does (run in the notebook's folder)",
                              "%warp_probe");
                 add_probe_magic_options(app, o);
-                app.add_option("command", o.command, "the command, after --");
+                app.add_option("command", o.request.command, "the command, after --");
                 if (!parse_line(app, line, host))
                 {
                     return;
                 }
-                if (o.command.empty())
+                if (o.request.command.empty())
                 {
                     throw magic_error("%warp_probe: no command; use %warp_probe [options] -- COMMAND ... (or the cell "
                                       "magic %%warp_probe to probe a cell)");
                 }
-                fronts::probe_job job;
-                job.options.command = o.command;
-                run_and_show(std::move(job), o, *m_session, host);
+                run_and_show(o, *m_session, host);
             }
 
         private:

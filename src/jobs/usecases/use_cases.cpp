@@ -249,20 +249,24 @@ namespace xwarp::fronts
 
     job_outcome probe(const probe_job& job, const job_context& context)
     {
-        measure_options options = job.options;
+        const probe_request& request = job.request;
+        measure_options options;
+        options.command = request.command;
+        options.cwd = request.cwd;
+        options.python = request.python;
+        options.label = request.label;
         options.shim_dir = shim_of(context);
         std::unique_ptr<scoped_temp_dir> tmp;
         std::string script;
         int setup_lines = 0;
-        if (job.cell_code)
+        if (request.cell_code)
         {
             tmp = std::make_unique<scoped_temp_dir>("xwarp-cell-");
-            std::tie(script, setup_lines) = write_cell_script(tmp->path(), job.setup_code, *job.cell_code);
+            std::tie(script, setup_lines) = write_cell_script(tmp->path(), request.setup_code, *request.cell_code);
             const measure_options cell = cell_command(script, context.notebook_python, context.notebook_folder);
             options.command = cell.command;
             options.extra_env = cell.extra_env;
         }
-        const probe_request& request = job.request;
         options.samples = request.until_settled ? request.max_samples : request.samples;
         if (request.timeout_s > 0)
         {
@@ -276,9 +280,7 @@ namespace xwarp::fronts
             {
                 if (request.whatif)
                 {
-                    const whatif_request whatif = whatif_request_of(*request.whatif, request.whatif_budget,
-                                                                    request.until_settled ? request.max_samples : 0);
-                    return measure_with_whatif(options, whatif, context.observer, context.cancelled, make);
+                    return measure_with_whatif(options, request.replays(), context.observer, context.cancelled, make);
                 }
                 if (request.until_settled)
                 {
@@ -287,19 +289,19 @@ namespace xwarp::fronts
                 const std::unique_ptr<sampler> source = make(options);
                 return measure(*source, options.samples, context.observer, context.cancelled);
             });
-        if (job.cell_code)
+        if (request.cell_code)
         {
             relabel_cell_locations(r, script, setup_lines);
             r.command = {"python", "<cell>"};
-            r.cell_code = job.cell_code;
-            if (!job.setup_code.empty())
+            r.cell_code = request.cell_code;
+            if (!request.setup_code.empty())
             {
-                r.setup_code = job.setup_code;
+                r.setup_code = request.setup_code;
             }
         }
-        if (!job.machine.empty())
+        if (!request.machine.empty())
         {
-            r.env.host = job.machine;
+            r.env.host = request.machine;
         }
         analyze(r);
         job_outcome out = finished(std::move(r), job.store_as, context);
@@ -324,11 +326,7 @@ namespace xwarp::fronts
         {
             again.options.timeout_s = request.timeout_s;
         }
-        whatif_request whatif = whatif_request_of(request.levers, request.budget_s,
-                                                  request.until_settled ? request.max_samples : 0);
-        whatif.automatic = whatif.automatic || whatif.levers.empty();  // none named: the findings'
-        whatif.reuse_baseline = request.reuse_baseline;
-        report r = engine([&] { return replay_saved(run.saved, again.options, whatif, context.observer, context.cancelled,
+        report r = engine([&] { return replay_saved(run.saved, again.options, request, context.observer, context.cancelled,
                                                     samplers_of(context)); });
         if (!again.script.empty())
         {

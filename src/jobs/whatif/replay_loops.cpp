@@ -207,13 +207,19 @@ namespace xwarp
         }
 
         // The progress lines show "sample i of N": with rounds, N is the most a side may take.
-        measure_options shown_options(measure_options options, const whatif_request& request)
+        measure_options shown_options(measure_options options, const replay_request& request)
         {
-            if (request.until_settled_max > 0)
+            if (request.until_settled)
             {
-                options.samples = std::max(options.samples, request.until_settled_max);
+                options.samples = std::max(options.samples, request.max_samples);
             }
             return options;
+        }
+
+        // The budget in ms: the request's, else this many cold runs of the command.
+        double replay_budget_ms(const replay_request& request, double one_cold_ms)
+        {
+            return request.budget_s > 0 ? request.budget_s * 1000.0 : default_budget_cold_runs * one_cold_ms;
         }
 
         std::vector<whatif_result> judge(const sampler& command,
@@ -243,26 +249,13 @@ namespace xwarp
         }
     }
 
-    whatif_request whatif_request_of(const lever_choice& levers, double budget_s, int until_settled_max)
-    {
-        whatif_request request;
-        request.automatic = levers.automatic;
-        request.levers = levers.levers;
-        if (budget_s > 0)
-        {
-            request.budget_s = budget_s;
-        }
-        request.until_settled_max = until_settled_max;
-        return request;
-    }
-
-    report measure_with_whatif(sampler& command, int samples, const whatif_request& request, run_observer* observer,
+    report measure_with_whatif(sampler& command, int samples, const replay_request& request, run_observer* observer,
                                const cancel_check& cancelled)
     {
-        plan_levers(report{}, request.levers, false);  // an unknown lever fails before anything runs
+        plan_levers(report{}, request.levers.levers, false);  // an unknown lever fails before anything runs
         // With rounds, the planned samples are two a side (the fewest with a spread); the
         // rounds add the rest.
-        const int planned = request.until_settled_max > 0 ? 2 : samples;
+        const int planned = request.until_settled ? 2 : samples;
         std::vector<sample> baseline;
         baseline.push_back(command.run(1, {}, "", observer, cancelled));
         report first = command.report_of(baseline);
@@ -282,20 +275,19 @@ namespace xwarp
             observer->sample_finished(1, command.samples(), first);
         }
         analyze(first);
-        const auto plans = plan_levers(first, request.levers, request.automatic);
-        const double budget_ms = request.budget_s ? *request.budget_s * 1000.0
-                                                  : default_budget_cold_runs * baseline.front().cold.wall_ms;
+        const auto plans = plan_levers(first, request.levers.levers, request.levers.automatic);
+        const double budget = replay_budget_ms(request, baseline.front().cold.wall_ms);
         std::vector<whatif_result> decided;
-        auto runs = select(plans, planned, sample_ms(baseline.front()), budget_ms, decided);
+        auto runs = select(plans, planned, sample_ms(baseline.front()), budget, decided);
         bool completed = interleave(command, baseline, 2, runs, planned, observer, cancelled);
-        if (completed && request.until_settled_max > 0 && !runs.empty())
+        if (completed && request.until_settled && !runs.empty())
         {
-            completed = settle(command, baseline, runs, request.until_settled_max, budget_ms, observer, cancelled);
+            completed = settle(command, baseline, runs, request.max_samples, budget, observer, cancelled);
         }
         report r = command.report_of(std::move(baseline));
-        if (request.until_settled_max > 0)
+        if (request.until_settled)
         {
-            r.run_settings.sampling = "auto (2 to " + std::to_string(request.until_settled_max)
+            r.run_settings.sampling = "auto (2 to " + std::to_string(request.max_samples)
                                       + " a side, until each replay's verdict settled)";
         }
         analyze(r);
@@ -310,7 +302,7 @@ namespace xwarp
     }
 
     report measure_with_whatif(const measure_options& options,
-                               const whatif_request& request,
+                               const replay_request& request,
                                run_observer* observer,
                                const cancel_check& cancelled,
                                const sampler_factory& make_sampler)
@@ -319,10 +311,10 @@ namespace xwarp
         return measure_with_whatif(*command, options.samples, request, observer, cancelled);
     }
 
-    report replay_saved(const report& saved, sampler& command, int samples, const whatif_request& request,
+    report replay_saved(const report& saved, sampler& command, int samples, const replay_request& request,
                         run_observer* observer, const cancel_check& cancelled)
     {
-        if (request.reuse_baseline && request.until_settled_max > 0)
+        if (request.reuse_baseline && request.until_settled)
         {
             throw probe_error(probe_error::kind::usage,
                               "--until-settled adds baseline samples as it goes: it cannot reuse the saved ones "
@@ -334,19 +326,21 @@ namespace xwarp
         {
             throw probe_error(probe_error::kind::usage, "the saved report has no successful sample: nothing to replay");
         }
-        const auto plans = plan_levers(analysed, request.levers, request.automatic);
+        // none named: the levers of the findings
+        const auto plans = plan_levers(analysed, request.levers.levers,
+                                       request.levers.automatic || request.levers.levers.empty());
         const double one_cold = analysed.result.cold_wall_ms.median.value_or(0.0);
         const double one_sample = one_cold + analysed.result.warm_wall_ms.median.value_or(0.0);
-        const double budget_ms = request.budget_s ? *request.budget_s * 1000.0 : default_budget_cold_runs * one_cold;
+        const double budget = replay_budget_ms(request, one_cold);
         std::vector<whatif_result> decided;
-        auto runs = select(plans, samples, one_sample, budget_ms, decided);
+        auto runs = select(plans, samples, one_sample, budget, decided);
         std::vector<sample> baseline;
         // from_baseline past the last index: no fresh baseline sample, the saved ones judge
         const int from_baseline = request.reuse_baseline ? samples + 1 : 1;
         bool completed = runs.empty() || interleave(command, baseline, from_baseline, runs, samples, observer, cancelled);
-        if (completed && request.until_settled_max > 0 && !runs.empty())
+        if (completed && request.until_settled && !runs.empty())
         {
-            completed = settle(command, baseline, runs, request.until_settled_max, budget_ms, observer, cancelled);
+            completed = settle(command, baseline, runs, request.max_samples, budget, observer, cancelled);
         }
         report fresh = request.reuse_baseline ? analysed : command.report_of(std::move(baseline));
         if (request.reuse_baseline)
@@ -371,7 +365,7 @@ namespace xwarp
 
     report replay_saved(const report& saved,
                         const measure_options& options,
-                        const whatif_request& request,
+                        const replay_request& request,
                         run_observer* observer,
                         const cancel_check& cancelled,
                         const sampler_factory& make_sampler)

@@ -101,11 +101,7 @@ namespace xwarp::fronts
     // samples, until settled, with what-if replays), analysed, stored as `store_as` (none: not stored).
     struct probe_job
     {
-        measure_options options;
-        probe_request request;
-        std::optional<std::string> cell_code;
-        std::string setup_code;
-        std::string machine;   // --machine: the host name the history groups the run under
+        probe_request request;  // everything the front asked
         std::optional<run_kind> store_as;  // none: not stored
         bool with_history = false;  // the outcome carries the run's series (a report page's sparklines)
     };
