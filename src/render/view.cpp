@@ -18,34 +18,20 @@ namespace xwarp
 
     void write_view(std::ostream& out, const view& v, view_part part)
     {
+        // a part the view does not have writes nothing
+        const auto write = [](std::ostream& to, const view::writer& w)
+        {
+            if (w)
+            {
+                w(to);
+            }
+        };
         switch (part)
         {
-            case view_part::text:
-                if (v.text)
-                {
-                    v.text(out);
-                }
-                break;
-            case view_part::html:
-                if (v.html)
-                {
-                    v.html(out);
-                }
-                break;
-            case view_part::page:
-                write_html_page(out, v.title, [&](std::ostream& fragment) {
-                    if (v.html)
-                    {
-                        v.html(fragment);
-                    }
-                });
-                break;
-            case view_part::data:
-                if (v.data)
-                {
-                    v.data(out);
-                }
-                break;
+            case view_part::text: write(out, v.text); break;
+            case view_part::html: write(out, v.html); break;
+            case view_part::page: write_html_page(out, v.title, [&](std::ostream& fragment) { write(fragment, v.html); }); break;
+            case view_part::data: write(out, v.data); break;
         }
     }
 
