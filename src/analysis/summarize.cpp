@@ -2,6 +2,7 @@
 #include "xwarp/analysis/suite.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -11,8 +12,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include <signal.h>
-#include <string.h>
 
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/diagnose.hpp"
@@ -277,10 +276,17 @@ namespace xwarp
         }
         if (run.term_signal)
         {
-            // A report may come from anywhere: only name signal numbers that exist.
+            // A report may come from anywhere: only name signal numbers that exist. The names are
+            // Linux's own table (x86_64 and aarch64 share it), not sigabbrev_np, which glibc has only
+            // since 2.32 while the wheels run on 2.28.
+            static constexpr std::array<const char*, 32> linux_signal_names = {
+                nullptr, "HUP",  "INT",  "QUIT", "ILL",  "TRAP", "ABRT", "BUS",    "FPE",  "KILL",  "USR1",
+                "SEGV",  "USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP",   "TSTP", "TTIN",
+                "TTOU",  "URG",  "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO",  "PWR",    "SYS"};
             const int sig = *run.term_signal;
-            const char* abbrev = sig > 0 && sig < NSIG ? sigabbrev_np(sig) : nullptr;
-            return "killed by signal " + std::to_string(sig) + (abbrev ? std::string(" (SIG") + abbrev + ")" : "");
+            const char* name = sig > 0 && sig < static_cast<int>(linux_signal_names.size()) ? linux_signal_names[sig]
+                                                                                             : nullptr;
+            return "killed by signal " + std::to_string(sig) + (name ? std::string(" (SIG") + name + ")" : "");
         }
         if (!run.records_lost.empty() && run.exit_code && *run.exit_code == 0)
         {

@@ -216,3 +216,16 @@ TEST(Summarize, MissingWarmPassIsAFailedSample)
     }
     EXPECT_TRUE(said);
 }
+
+TEST(Summarize, AFailureByASignalNamesOnlyASignalThatExists)
+{
+    run_result killed;
+    killed.term_signal = 11;
+    EXPECT_EQ(describe_failure(killed, std::nullopt), "killed by signal 11 (SIGSEGV)");
+    killed.term_signal = 9;
+    EXPECT_EQ(describe_failure(killed, std::nullopt), "killed by signal 9 (SIGKILL)");
+    killed.term_signal = 77;  // a report from anywhere: a number no Linux signal has gets no name
+    EXPECT_EQ(describe_failure(killed, std::nullopt), "killed by signal 77");
+    killed.term_signal = -3;
+    EXPECT_EQ(describe_failure(killed, std::nullopt), "killed by signal -3");
+}
