@@ -875,9 +875,10 @@ namespace xwarp
             {
                 // 3.11: "test_x (pkg.mod.Class.test_x)"; older: "test_x (pkg.mod.Class)"
                 const std::string where = m[3];
-                test = where.size() > m[2].length() && where.compare(where.size() - m[2].length(), m[2].length(), m[2]) == 0
+                const std::string name = m[2];
+                test = where.size() > name.size() && where.compare(where.size() - name.size(), name.size(), name) == 0
                            ? where
-                           : where + "." + std::string(m[2]);
+                           : where + "." + name;
             }
             if (!test.empty() && std::find(out.begin(), out.end(), test) == out.end())
             {
