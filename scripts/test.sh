@@ -8,6 +8,10 @@
 #   scripts/test.sh --quick    ctest plus one real-Warp run per behaviour family (pytest -m quick),
 #                              under 2 minutes once set up; no browser, no older Warp
 #   scripts/test.sh [--quick] PYTEST_ARGS...   extra arguments go to pytest (-k, -x, ...)
+#   scripts/test.sh --wheels   the nightly path (.ci/nightly), not part of every run: builds the
+#                              manylinux_2_28 wheels (scripts/wheels.sh, about 15 minutes on 2 cores)
+#                              and checks them where they run: test_wheels.py (tags, a Debian 11 root,
+#                              qemu-aarch64) and test_pip.py on the x86_64 wheel for pyenv's Python
 #
 # The Python tests run in $XWARP_TEST_WORKERS pytest-xdist workers (default: 2), each test on
 # whichever worker is free, except the files whose module fixtures (the wheel among them) must be
@@ -22,8 +26,12 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 QUICK=0
+WHEELS=0
 if [ "${1:-}" = "--quick" ]; then
     QUICK=1
+    shift
+elif [ "${1:-}" = "--wheels" ]; then
+    WHEELS=1
     shift
 fi
 "$ROOT/scripts/setup.sh"
@@ -43,6 +51,24 @@ if [ "$QUICK" = 1 ]; then
     ctest --test-dir "$ROOT/build" --output-on-failure
     echo "[test] Python suite, quick part"
     exec /usr/bin/python3 -m pytest "$ROOT/tests/python" -m quick "${PARALLEL[@]}" -v -rfEs --junitxml="$ARTIFACTS/pytest-quick.xml" "$@"
+fi
+
+if [ "$WHEELS" = 1 ]; then
+    # debootstrap makes the Debian 11 root, qemu-user runs the aarch64 probe (test_wheels.py).
+    for p in debootstrap qemu-user; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+            apt-get update -qq
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p"
+        fi
+    done
+    OUT=$ROOT/dist/wheels
+    rm -rf "$OUT"
+    echo "[test] building the wheels (scripts/wheels.sh)"
+    "$ROOT/scripts/wheels.sh" --out "$OUT"
+    X86_64_WHEEL=$(ls "$OUT"/xwarp-*-cp311-cp311-manylinux_2_28_x86_64.whl)
+    echo "[test] checking them"
+    XWARP_WHEELS_DIR=$OUT XWARP_WHEEL=$X86_64_WHEEL exec /usr/bin/python3 -m pytest "$ROOT/tests/python/test_wheels.py" \
+        "$ROOT/tests/python/test_pip.py" -v -rfEs --junitxml="$ARTIFACTS/pytest-wheels.xml" "$@"
 fi
 
 # Test-only installs: an older Warp minor for the version matrix.

@@ -1,9 +1,9 @@
-"""The path users take: `pip wheel .` (scikit-build-core), `auditwheel repair`, and the wheel
-installed into a venv made from a Python other than Debian's, with warp-lang and ipykernel from
-PyPI. There: warp-probe measures the demo, a notebook on the stock ipykernel kernel loads the
-magics with %load_ext xwarp and gets the HTML report back, an interrupt leaves no process or
-temporary file, install-kernel writes a kernelspec without root, and uninstall leaves the venv as
-it found it.
+"""The path users take: `pip wheel .` (scikit-build-core), `auditwheel repair` (or, with
+XWARP_WHEEL, a manylinux_2_28 wheel scripts/wheels.sh built), and the wheel installed into a venv
+made from a Python other than Debian's, with warp-lang and ipykernel from PyPI. There: warp-probe
+measures the demo, a notebook on the stock ipykernel kernel loads the magics with %load_ext xwarp
+and gets the HTML report back, an interrupt leaves no process or temporary file, install-kernel
+writes a kernelspec without root, and uninstall leaves the venv as it found it.
 
 One wheel build (minutes: the whole engine, for that Python) serves every test here; its CMake
 tree is kept in build/pip-wheel so a second local run rebuilds only what changed. It is compiled
@@ -60,11 +60,27 @@ def venv_files(venv):
     return {str(p.relative_to(venv)) for p in venv.rglob("*") if "__pycache__" not in p.parts}
 
 
+def prebuilt_wheel(python):
+    """XWARP_WHEEL: a wheel scripts/wheels.sh built (the nightly checks its x86_64 wheel here) instead
+    of the one this file builds; it must be for the Python the venvs are made from."""
+    given = os.environ.get("XWARP_WHEEL")
+    if not given:
+        return None
+    fixed = Path(given)
+    assert fixed.is_file(), f"XWARP_WHEEL={given} is not a file"
+    version = run([python, "-c", "import sys; print(f'cp{sys.version_info[0]}{sys.version_info[1]}')"]).stdout.strip()
+    assert f"-{version}-{version}-" in fixed.name, f"XWARP_WHEEL={fixed.name} is not for {python} ({version})"
+    return fixed
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     python = other_python()
     if python is None:
         pytest.skip("no Python other than Debian's on PATH (set XWARP_OTHER_PYTHON): the wheel test needs one")
+    fixed = prebuilt_wheel(python)
+    if fixed is not None:
+        return python, fixed
     work = tmp_path_factory.mktemp("wheel")
     builder = work / "build-venv"
     run([python, "-m", "venv", builder])

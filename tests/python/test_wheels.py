@@ -1,0 +1,223 @@
+"""The manylinux_2_28 wheels scripts/wheels.sh builds (issue 62), checked where they will run.
+
+XWARP_WHEELS_DIR names the folder the script filled. Without it every test here is skipped: the
+wheels are checked by the nightly path (.ci/nightly: `scripts/test.sh --wheels`), since building
+four of them takes longer than the whole suite may run on every stop. There:
+
+- every wheel is manylinux_2_28 for its CPU by its name and by `auditwheel show`, and carries
+  warp-probe and the module built for its Python and CPU, with the shim, fixer and guide;
+- the x86_64 warp-probe runs in a Debian 11 root (glibc 2.31) made with debootstrap from Debian's
+  own packages, and the aarch64 one under qemu-aarch64 on Debian 11's arm64 glibc: --version,
+  report --records of recorded real-Warp runs, report of the JSON that wrote and compare of two
+  such reports, each printing what the x86_64 wheel's warp-probe prints on this machine, with the
+  same exit code.
+
+The x86_64 wheel installed into a venv with the demo probed, the magics loaded in a stock
+ipykernel and the venv left clean on uninstall is test_pip.py run with XWARP_WHEEL."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+CHROOT = shutil.which("chroot") or "/usr/sbin/chroot"
+
+pytestmark = pytest.mark.xdist_group("test_wheels")
+
+WHEELS = os.environ.get("XWARP_WHEELS_DIR")
+ARCHES = {"x86_64": 0x3E, "aarch64": 0xB7}  # ELF e_machine
+PYTHONS = os.environ.get("XWARP_WHEEL_PYTHONS", "3.11 3.13").split()
+FIXTURES = ROOT / "tests" / "fixtures" / "streams"
+RECORDED = ["cs1_late-warp1.19.0", "cs1_late_log_only-warp1.19.0"]  # one program, recorded twice
+DEBIAN_MIRROR = os.environ.get("XWARP_DEBIAN_MIRROR", "http://deb.debian.org/debian")
+
+if not WHEELS:
+    pytest.skip("XWARP_WHEELS_DIR is not set: the wheels are built and checked by scripts/test.sh --wheels "
+                "(.ci/nightly)", allow_module_level=True)
+
+
+def run(cmd, **kw):
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    proc = subprocess.run([str(c) for c in cmd], **kw)
+    assert proc.returncode == 0, f"{cmd} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return proc
+
+
+def the_wheel(arch, python):
+    tag = "cp" + python.replace(".", "")
+    found = sorted(Path(WHEELS).glob(f"xwarp-*-{tag}-{tag}-manylinux_2_28_{arch}.whl"))
+    assert len(found) == 1, f"one {tag} {arch} wheel expected in {WHEELS}: {[p.name for p in Path(WHEELS).iterdir()]}"
+    return found[0]
+
+
+def unpack_probe(wheel, dest):
+    """The wheel's warp-probe and its share/xwarp, laid out as pip installs them."""
+    with zipfile.ZipFile(wheel) as z:
+        for name in z.namelist():
+            for prefix, target in ((".data/scripts/", dest / "bin"), (".data/data/share/", dest / "share")):
+                where = name.find(prefix)
+                if where >= 0 and not name.endswith("/"):
+                    out = target / name[where + len(prefix):]
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_bytes(z.read(name))
+    (dest / "bin" / "warp-probe").chmod(0o755)
+    return dest / "bin" / "warp-probe"
+
+
+def elf_machine(data: bytes) -> int:
+    assert data[:4] == b"\x7fELF", "not an ELF file"
+    return int.from_bytes(data[18:20], "little")
+
+
+@pytest.fixture(scope="module")
+def auditwheel(tmp_path_factory):
+    venv = tmp_path_factory.mktemp("auditwheel") / "venv"
+    run(["/usr/bin/python3", "-m", "venv", venv])
+    run([venv / "bin" / "pip", "install", "-q", "--disable-pip-version-check", "auditwheel==6.4.2"], timeout=600)
+    return venv / "bin" / "auditwheel"
+
+
+@pytest.mark.parametrize("python", PYTHONS)
+@pytest.mark.parametrize("arch", ARCHES)
+def test_each_wheel_is_manylinux_2_28_for_its_cpu_and_python(arch, python, auditwheel):
+    wheel = the_wheel(arch, python)
+    shown = run([auditwheel, "show", wheel]).stdout
+    assert f'consistent with\nthe following platform tag: "manylinux_2_28_{arch}"' in shown, shown
+    tag = python.replace(".", "")
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        (probe,) = [n for n in names if n.endswith(".data/scripts/warp-probe")]
+        (module,) = [n for n in names if re.match(r"xwarp/_xwarp\..*\.so$", n)]
+        assert module == f"xwarp/_xwarp.cpython-{tag}-{arch}-linux-gnu.so", module
+        for binary in (probe, module):
+            assert elf_machine(z.read(binary)) == ARCHES[arch], f"{binary} is not built for {arch}"
+        # pybind11 compiles the headers' version into the module and checks it on import: the
+        # module's name and the headers it was built with must both be this Python's
+        built_for = set(re.findall(rb"\x00(3\.\d+)\x00", z.read(module)))
+        assert built_for == {python.encode()}, built_for
+        for carried in ("share/xwarp/shim/sitecustomize.py", "share/xwarp/fixer/xwarp_fix.py",
+                        "share/xwarp/references/mechanisms.md", "share/xwarp/report.schema.json"):
+            assert any(n.endswith(".data/data/" + carried) for n in names), carried
+        assert "xwarp/__init__.py" in names
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """A working folder with the recorded runs, read by every warp-probe below by relative paths."""
+    work = tmp_path_factory.mktemp("recorded")
+    for name in RECORDED:
+        shutil.copytree(FIXTURES / name, work / "fx" / name)
+    return work
+
+
+def commands():
+    late, late_again = (f"fx/{n}" for n in RECORDED)
+    return [
+        ["--version"],
+        ["report", "--records", late, "--history", "off"],
+        ["report", "--records", late, "--history", "off", "-f", "json", "-o", "out/a.json"],
+        ["report", "--records", late_again, "--history", "off", "-f", "json", "-o", "out/b.json"],
+        ["report", "out/a.json", "--history", "off"],
+        ["compare", "out/a.json", "out/b.json", "--history", "off"],
+    ]
+
+
+def outcomes(launch, work):
+    """Each command's exit code and output, run by launch(args) in a fresh copy of the work folder."""
+    if (work / "out").exists():
+        shutil.rmtree(work / "out")
+    (work / "out").mkdir()
+    seen = []
+    for args in commands():
+        done = launch(args)
+        seen.append((args, done.returncode, done.stdout, done.stderr))
+    return seen
+
+
+@pytest.fixture(scope="module")
+def reference(recorded, tmp_path_factory):
+    """What the x86_64 wheel's warp-probe prints here (glibc 2.36)."""
+    probe = unpack_probe(the_wheel("x86_64", PYTHONS[0]), tmp_path_factory.mktemp("here"))
+    seen = outcomes(lambda args: subprocess.run([str(probe), *args], cwd=recorded, capture_output=True, text=True,
+                                                timeout=120), recorded)
+    by_command = {" ".join(a): (code, out) for a, code, out, _ in seen}
+    assert by_command["--version"][1].startswith("warp-probe ")
+    assert "cs1_late.py" in by_command[f"report --records fx/{RECORDED[0]} --history off"][1]
+    assert by_command["compare out/a.json out/b.json --history off"][0] in (0, 1, 4), seen[-1]
+    assert all(code == 0 for a, code, _, _ in seen if a[0] != "compare"), seen
+    return seen
+
+
+def served(suite):
+    try:
+        with urllib.request.urlopen(f"{DEBIAN_MIRROR}/dists/{suite}/InRelease", timeout=60):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def debian11_root(tmp_path_factory):
+    if os.geteuid() != 0:
+        pytest.fail("the Debian 11 root is made with debootstrap and entered with chroot: run as root")
+    if not served("bullseye"):
+        pytest.skip(f"Debian 11 is no longer served by {DEBIAN_MIRROR}: the wheels are checked by their "
+                    "symbol versions only (auditwheel show, above)")
+    assert shutil.which("debootstrap"), "debootstrap is missing (scripts/test.sh --wheels installs it)"
+    root = tmp_path_factory.mktemp("debian11") / "root"
+    run(["debootstrap", "--variant=minbase", "bullseye", root, DEBIAN_MIRROR], timeout=900)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_the_x86_64_probe_runs_in_a_debian_11_root_and_prints_what_it_prints_here(debian11_root, recorded,
+                                                                                     reference):
+    glibc = run([CHROOT, debian11_root, "ldd", "--version"]).stdout.splitlines()[0]
+    assert glibc.endswith(" 2.31"), glibc
+    unpack_probe(the_wheel("x86_64", PYTHONS[0]), debian11_root / "opt" / "xwarp")
+    work = debian11_root / "work"
+    shutil.copytree(recorded / "fx", work / "fx")
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/root", "LANG": "C.UTF-8"}
+
+    def in_root(args):
+        return subprocess.run([CHROOT, str(debian11_root), "/bin/sh", "-c",
+                               'cd /work && exec /opt/xwarp/bin/warp-probe "$@"', "sh", *args],
+                              capture_output=True, text=True, env=env, timeout=120)
+
+    assert outcomes(in_root, work) == reference
+
+
+@pytest.fixture(scope="module")
+def arm64_glibc(tmp_path_factory):
+    """Debian 11's arm64 glibc, unpacked (nothing installed): qemu-aarch64 -L runs the probe on it."""
+    if not served("bullseye"):
+        pytest.skip(f"Debian 11 is no longer served by {DEBIAN_MIRROR}: the aarch64 wheel is checked by its "
+                    "symbol versions only (auditwheel show, above)")
+    sysroot = tmp_path_factory.mktemp("arm64") / "sysroot"
+    run([sys.executable, ROOT / "scripts" / "debian_fetch.py", "--suite", "bullseye", "--arch", "arm64",
+         "--cache", tmp_path_factory.mktemp("debian-cache"), "--unpack", sysroot, "libc6"], timeout=600)
+    return sysroot
+
+
+def test_the_aarch64_probe_runs_under_qemu_and_prints_what_the_x86_64_one_prints(arm64_glibc, recorded, reference,
+                                                                                 tmp_path):
+    qemu = shutil.which("qemu-aarch64")
+    assert qemu, "qemu-aarch64 is missing (Debian's qemu-user; scripts/test.sh --wheels installs it)"
+    probe = unpack_probe(the_wheel("aarch64", PYTHONS[0]), tmp_path / "xwarp")
+    glibc = subprocess.run([qemu, "-L", str(arm64_glibc), str(probe), "--version"], capture_output=True, text=True)
+    assert glibc.returncode == 0, glibc.stderr
+
+    def under_qemu(args):
+        return subprocess.run([qemu, "-L", str(arm64_glibc), str(probe), *args], cwd=recorded, capture_output=True,
+                              text=True, timeout=300)
+
+    assert outcomes(under_qemu, recorded) == reference
