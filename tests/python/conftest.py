@@ -57,6 +57,15 @@ def private_history(tmp_path_factory):
     yield path
 
 
+def run_ok(cmd, **kw):
+    """Run a command (paths allowed), fail the test with its output unless it exits 0."""
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    proc = subprocess.run([str(c) for c in cmd], **kw)
+    assert proc.returncode == 0, f"{cmd} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return proc
+
+
 def execute_notebook(nb, kernel_name, folder, timeout):
     """Runs every cell of `nb` in a real kernel over the real protocol (nbclient), in `folder`.
     A kernel that dies fails the test with how it ended (the signal) and the end of its stderr

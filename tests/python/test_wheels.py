@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, run_ok
 
 CHROOT = shutil.which("chroot") or "/usr/sbin/chroot"
 
@@ -42,14 +42,6 @@ DEBIAN_MIRROR = os.environ.get("XWARP_DEBIAN_MIRROR", "http://deb.debian.org/deb
 if not WHEELS:
     pytest.skip("XWARP_WHEELS_DIR is not set: the wheels are built and checked by scripts/test.sh --wheels "
                 "(.ci/nightly)", allow_module_level=True)
-
-
-def run(cmd, **kw):
-    kw.setdefault("capture_output", True)
-    kw.setdefault("text", True)
-    proc = subprocess.run([str(c) for c in cmd], **kw)
-    assert proc.returncode == 0, f"{cmd} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    return proc
 
 
 def the_wheel(arch, python):
@@ -81,8 +73,8 @@ def elf_machine(data: bytes) -> int:
 @pytest.fixture(scope="module")
 def auditwheel(tmp_path_factory):
     venv = tmp_path_factory.mktemp("auditwheel") / "venv"
-    run(["/usr/bin/python3", "-m", "venv", venv])
-    run([venv / "bin" / "pip", "install", "-q", "--disable-pip-version-check", "auditwheel==6.4.2"], timeout=600)
+    run_ok(["/usr/bin/python3", "-m", "venv", venv])
+    run_ok([venv / "bin" / "pip", "install", "-q", "--disable-pip-version-check", "auditwheel==6.4.2"], timeout=600)
     return venv / "bin" / "auditwheel"
 
 
@@ -90,7 +82,7 @@ def auditwheel(tmp_path_factory):
 @pytest.mark.parametrize("arch", ARCHES)
 def test_each_wheel_is_manylinux_2_28_for_its_cpu_and_python(arch, python, auditwheel):
     wheel = the_wheel(arch, python)
-    shown = run([auditwheel, "show", wheel]).stdout
+    shown = run_ok([auditwheel, "show", wheel]).stdout
     assert f'consistent with\nthe following platform tag: "manylinux_2_28_{arch}"' in shown, shown
     tag = python.replace(".", "")
     with zipfile.ZipFile(wheel) as z:
@@ -174,14 +166,14 @@ def debian11_root(tmp_path_factory):
                     "symbol versions only (auditwheel show, above)")
     assert shutil.which("debootstrap"), "debootstrap is missing (scripts/test.sh --wheels installs it)"
     root = tmp_path_factory.mktemp("debian11") / "root"
-    run(["debootstrap", "--variant=minbase", "bullseye", root, DEBIAN_MIRROR], timeout=900)
+    run_ok(["debootstrap", "--variant=minbase", "bullseye", root, DEBIAN_MIRROR], timeout=900)
     yield root
     shutil.rmtree(root, ignore_errors=True)
 
 
 def test_the_x86_64_probe_runs_in_a_debian_11_root_and_prints_what_it_prints_here(debian11_root, recorded,
                                                                                      reference):
-    glibc = run([CHROOT, debian11_root, "ldd", "--version"]).stdout.splitlines()[0]
+    glibc = run_ok([CHROOT, debian11_root, "ldd", "--version"]).stdout.splitlines()[0]
     assert glibc.endswith(" 2.31"), glibc
     unpack_probe(the_wheel("x86_64", PYTHONS[0]), debian11_root / "opt" / "xwarp")
     work = debian11_root / "work"
@@ -203,7 +195,7 @@ def arm64_glibc(tmp_path_factory):
         pytest.skip(f"Debian 11 is no longer served by {DEBIAN_MIRROR}: the aarch64 wheel is checked by its "
                     "symbol versions only (auditwheel show, above)")
     sysroot = tmp_path_factory.mktemp("arm64") / "sysroot"
-    run([sys.executable, ROOT / "scripts" / "debian_fetch.py", "--suite", "bullseye", "--arch", "arm64",
+    run_ok([sys.executable, ROOT / "scripts" / "debian_fetch.py", "--suite", "bullseye", "--arch", "arm64",
          "--cache", tmp_path_factory.mktemp("debian-cache"), "--unpack", sysroot, "libc6"], timeout=600)
     return sysroot
 
