@@ -65,6 +65,17 @@ def unpack_probe(wheel, dest):
     return dest / "bin" / "warp-probe"
 
 
+EXPORTED_SYMBOLS = """
+import sys
+from elftools.elf.elffile import ELFFile
+with open(sys.argv[1], "rb") as f:
+    table = ELFFile(f).get_section_by_name(".dynsym")
+    for s in table.iter_symbols():
+        if s["st_shndx"] != "SHN_UNDEF" and s["st_info"]["bind"] in ("STB_GLOBAL", "STB_WEAK") and s.name:
+            print(s.name)
+"""
+
+
 def elf_machine(data: bytes) -> int:
     assert data[:4] == b"\x7fELF", "not an ELF file"
     return int.from_bytes(data[18:20], "little")
@@ -80,7 +91,7 @@ def auditwheel(tmp_path_factory):
 
 @pytest.mark.parametrize("python", PYTHONS)
 @pytest.mark.parametrize("arch", ARCHES)
-def test_each_wheel_is_manylinux_2_28_for_its_cpu_and_python(arch, python, auditwheel):
+def test_each_wheel_is_manylinux_2_28_for_its_cpu_and_python(arch, python, auditwheel, tmp_path):
     wheel = the_wheel(arch, python)
     shown = run_ok([auditwheel, "show", wheel]).stdout
     assert f'consistent with\nthe following platform tag: "manylinux_2_28_{arch}"' in shown, shown
@@ -96,10 +107,15 @@ def test_each_wheel_is_manylinux_2_28_for_its_cpu_and_python(arch, python, audit
         # module's name and the headers it was built with must both be this Python's
         built_for = set(re.findall(rb"\x00(3\.\d+)\x00", z.read(module)))
         assert built_for == {python.encode()}, built_for
+        (tmp_path / "module.so").write_bytes(z.read(module))
         for carried in ("share/xwarp/shim/sitecustomize.py", "share/xwarp/fixer/xwarp_fix.py",
                         "share/xwarp/references/mechanisms.md", "share/xwarp/report.schema.json"):
             assert any(n.endswith(".data/data/" + carried) for n in names), carried
         assert "xwarp/__init__.py" in names
+    # the module exports its init function only: the engine and the C++ runtime linked in stay
+    # inside it (pyelftools, which auditwheel brings, reads either CPU's ELF)
+    exported = run_ok([auditwheel.parent / "python", "-c", EXPORTED_SYMBOLS, tmp_path / "module.so"]).stdout.split()
+    assert exported == ["PyInit__xwarp"], exported[:20]
 
 
 @pytest.fixture(scope="module")
