@@ -38,8 +38,10 @@ APT_PACKAGES=(
     python3-nbconvert python3-jupyter-kernel-test jupyter-core xpython
     chromium
 )
+# A caller's own needs beyond these (scripts/test.sh --wheels: debootstrap, qemu-user), by name.
+read -r -a EXTRA_PACKAGES <<< "${XWARP_EXTRA_APT_PACKAGES:-}"
 missing=()
-for p in "${APT_PACKAGES[@]}"; do
+for p in "${APT_PACKAGES[@]}" "${EXTRA_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -34,6 +34,10 @@ elif [ "${1:-}" = "--wheels" ]; then
     WHEELS=1
     shift
 fi
+if [ "$WHEELS" = 1 ]; then
+    # debootstrap makes the Debian 11 root, qemu-user runs the aarch64 probe (test_wheels.py)
+    export XWARP_EXTRA_APT_PACKAGES="debootstrap qemu-user"
+fi
 "$ROOT/scripts/setup.sh"
 
 WORKERS=${XWARP_TEST_WORKERS:-2}
@@ -54,13 +58,6 @@ if [ "$QUICK" = 1 ]; then
 fi
 
 if [ "$WHEELS" = 1 ]; then
-    # debootstrap makes the Debian 11 root, qemu-user runs the aarch64 probe (test_wheels.py).
-    for p in debootstrap qemu-user; do
-        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-            apt-get update -qq
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p"
-        fi
-    done
     OUT=$ROOT/dist/wheels
     rm -rf "$OUT"
     echo "[test] building the wheels (scripts/wheels.sh)"

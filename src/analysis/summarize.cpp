@@ -12,7 +12,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-
 #include "xwarp/analysis/compare.hpp"
 #include "xwarp/analysis/diagnose.hpp"
 #include "xwarp/analysis/stats.hpp"

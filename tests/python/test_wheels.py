@@ -140,7 +140,7 @@ def commands():
 
 
 def outcomes(launch, work):
-    """Each command's exit code and output, run by launch(args) in a fresh copy of the work folder."""
+    """Each command's exit code, stdout and stderr, run by launch(args) in the work folder (its out/ emptied)."""
     if (work / "out").exists():
         shutil.rmtree(work / "out")
     (work / "out").mkdir()
