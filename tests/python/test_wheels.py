@@ -9,8 +9,8 @@ four of them takes longer than the whole suite may run on every stop. There:
 - the x86_64 warp-probe runs in a Debian 11 root (glibc 2.31) made with debootstrap from Debian's
   own packages, and the aarch64 one under qemu-aarch64 on Debian 11's arm64 glibc: --version,
   report --records of recorded real-Warp runs, report of the JSON that wrote and compare of two
-  such reports, each printing what the x86_64 wheel's warp-probe prints on this machine, with the
-  same exit code.
+  such reports, each printing what this checkout's own build (GCC) prints on this machine, with
+  the same exit code.
 
 The x86_64 wheel installed into a venv with the demo probed, the magics loaded in a stock
 ipykernel and the venv left clean on uninstall is test_pip.py run with XWARP_WHEEL."""
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_ok
+from conftest import PROBE, ROOT, run_ok
 
 CHROOT = shutil.which("chroot") or "/usr/sbin/chroot"
 
@@ -36,7 +36,10 @@ WHEELS = os.environ.get("XWARP_WHEELS_DIR")
 ARCHES = {"x86_64": 0x3E, "aarch64": 0xB7}  # ELF e_machine
 PYTHONS = os.environ.get("XWARP_WHEEL_PYTHONS", "3.11 3.13").split()
 FIXTURES = ROOT / "tests" / "fixtures" / "streams"
-RECORDED = ["cs1_late-warp1.19.0", "cs1_late_log_only-warp1.19.0"]  # one program, recorded twice
+# one program recorded twice (the second from Warp's log lines alone), and a pytest-xdist suite:
+# the records, the log and pytest's lines are each parsed by the regular expressions of the C++
+# runtime linked in, libc++ in the wheels and libstdc++ in the build they are compared with
+RECORDED = ["cs1_late-warp1.19.0", "cs1_late_log_only-warp1.19.0", "suite_xdist-warp1.19.0"]
 DEBIAN_MIRROR = os.environ.get("XWARP_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 
 if not WHEELS:
@@ -128,10 +131,12 @@ def recorded(tmp_path_factory):
 
 
 def commands():
-    late, late_again = (f"fx/{n}" for n in RECORDED)
+    late, late_again, suite = (f"fx/{n}" for n in RECORDED)
     return [
         ["--version"],
         ["report", "--records", late, "--history", "off"],
+        ["report", "--records", late_again, "--history", "off"],
+        ["report", "--records", suite, "--history", "off"],
         ["report", "--records", late, "--history", "off", "-f", "json", "-o", "out/a.json"],
         ["report", "--records", late_again, "--history", "off", "-f", "json", "-o", "out/b.json"],
         ["report", "out/a.json", "--history", "off"],
@@ -152,10 +157,10 @@ def outcomes(launch, work):
 
 
 @pytest.fixture(scope="module")
-def reference(recorded, tmp_path_factory):
-    """What the x86_64 wheel's warp-probe prints here (glibc 2.36)."""
-    probe = unpack_probe(the_wheel("x86_64", PYTHONS[0]), tmp_path_factory.mktemp("here"))
-    seen = outcomes(lambda args: subprocess.run([str(probe), *args], cwd=recorded, capture_output=True, text=True,
+def reference(recorded):
+    """What this checkout's own build prints here (GCC, libstdc++, glibc 2.36): the wheels are
+    built from the same sources with another compiler and C++ runtime, and must print the same."""
+    seen = outcomes(lambda args: subprocess.run([str(PROBE), *args], cwd=recorded, capture_output=True, text=True,
                                                 timeout=120), recorded)
     by_command = {" ".join(a): (code, out) for a, code, out, _ in seen}
     assert by_command["--version"][1].startswith("warp-probe ")
@@ -216,8 +221,8 @@ def arm64_glibc(tmp_path_factory):
     return sysroot
 
 
-def test_the_aarch64_probe_runs_under_qemu_and_prints_what_the_x86_64_one_prints(arm64_glibc, recorded, reference,
-                                                                                 tmp_path):
+def test_the_aarch64_probe_runs_under_qemu_and_prints_what_it_prints_here(arm64_glibc, recorded, reference,
+                                                                           tmp_path):
     qemu = shutil.which("qemu-aarch64")
     assert qemu, "qemu-aarch64 is missing (Debian's qemu-user; scripts/test.sh --wheels installs it)"
     probe = unpack_probe(the_wheel("aarch64", PYTHONS[0]), tmp_path / "xwarp")
