@@ -704,7 +704,7 @@ wp.launch(clamp, dim=256, inputs=[x])
 print("done:", float(x.numpy().sum()))
 """
 
-OWN_PROGRAM_CELL = f'''import os, shutil, sys, tempfile
+OWN_PROGRAM_CELL = f'''import os, shlex, shutil, sys, tempfile
 
 PROGRAM = ""  # the path of your own Warp program, e.g. "sim/run_scene.py"; empty: a stand-in
 stand_in = None
@@ -734,7 +734,19 @@ shipped."""),
 `%warp_probe [options] -- COMMAND` probes a command as `warp-probe measure` does in a terminal: in
 fresh processes, cold then warm, on private caches (your own kernel cache is neither read nor
 written). `-o mine` keeps the report in a variable as well."""),
-            ("code", 'get_ipython().run_line_magic("warp_probe", f"--samples 1 --name mine -o mine -- {sys.executable} {PROGRAM}")'),
+            ("code", 'get_ipython().run_line_magic(\n'
+                     '    "warp_probe", f"--samples 1 --name mine -o mine -- {shlex.quote(sys.executable)} {shlex.quote(PROGRAM)}")'),
+            ("md", """## Whose code it is
+
+A finding names the line that caused it and whose code that line is: your project (the folder
+above your program with its `pyproject.toml`, `setup.py` or `.git`, the notebook's folder, an
+editable install of yours), an installed package (its RECORD lists the file), Python's own
+library, or Warp itself. Only your project's lines are yours to edit; for the others the finding
+says what you can do from your side. Where your program lies does not change that: run by its
+path from here, it is still yours."""),
+            ("code", 'for f in mine["findings"]:\n'
+                     '    if f.get("owner"):\n'
+                     '        print(f["mechanism"], f["location"]["file"], "->", f["owner"]["kind"])'),
             ("md", """## Warp's own line
 
 Warp prints one line per module load at its default log level, and the report keeps what the
@@ -755,7 +767,9 @@ limit, so that a change that adds an identity is caught; once a finding is fixed
 `builds-per-module<=1`. The cell below reads the number from the report and probes again with it:"""),
             ("code", 'limit = int(mine["summary"]["identity_count"]["median"])\n'
                      'get_ipython().run_line_magic(\n'
-                     '    "warp_probe", f\'--samples 1 --name mine_budget --expect "identities<={limit}" -- {sys.executable} {PROGRAM}\')'),
+                     '    "warp_probe",\n'
+                     '    f\'--samples 1 --name mine_budget --expect "identities<={limit}" -- {shlex.quote(sys.executable)} \'\n'
+                     '    f\'{shlex.quote(PROGRAM)}\')'),
             ("md", """In CI the same limit is `warp-probe measure --budget 'identities<=N' -- python PROGRAM`, which
 exits 8 when a limit is not met ([ci.md](../references/ci.md) has the recipes, the kept caches
 first)."""),

@@ -14,11 +14,11 @@ namespace xwarp
 {
     namespace
     {
-        // A file of an installed package, or outside the measured folder: not the program's own.
-        // "<cell>" and relative paths are the program's.
-        // A file an installed distribution put inside the project (pip install --target vendor/):
-        // a *.dist-info folder beside its top package lists it in RECORD. Read where the files
-        // are still there; a report re-analysed elsewhere keeps the path rules alone.
+        // A report written before xwarp recorded owners (or a file its table does not name):
+        // the path rules of that time. A file in a folder of installed packages, or outside the
+        // measured folder, is not the program's own; "<cell>" and relative paths are. A file an
+        // installed distribution put inside the project (pip install --target vendor/) is found
+        // by the RECORD beside its top package, where the files are still there.
         bool installed_under(const std::string& file, const std::string& project)
         {
             namespace fs = std::filesystem;
@@ -52,22 +52,27 @@ namespace xwarp
             return false;
         }
 
-        bool library_path(const std::string& file, const std::string& cwd)
+        file_owner owner_by_path(const std::string& file, const std::string& cwd)
         {
+            const std::string older = " (by its path alone: the report has no owners recorded)";
             if (file.empty() || file[0] != '/')
             {
-                return false;
+                return {owner_kind::project, "", "", file.empty() || file[0] == '<' ? "the notebook cell" : "a path relative to the project"};
             }
             if (file.find("/site-packages/") != std::string::npos || file.find("/dist-packages/") != std::string::npos)
             {
-                return true;
+                return {owner_kind::installed, "", "", "in a folder of installed packages" + older};
             }
             const std::string folder = cwd.empty() || cwd.back() == '/' ? cwd : cwd + "/";
             if (!folder.empty() && file.rfind(folder, 0) != 0)
             {
-                return true;
+                return {owner_kind::installed, "", "", "outside the measured folder " + cwd + older};
             }
-            return installed_under(file, folder);
+            if (installed_under(file, folder))
+            {
+                return {owner_kind::installed, "", "", "listed in a RECORD inside the measured folder" + older};
+            }
+            return {owner_kind::project, "", "", "inside the measured folder " + cwd + older};
         }
 
         constexpr const char* no_switch_sentence = "From your side there is nothing to switch at run time. ";
@@ -78,23 +83,38 @@ namespace xwarp
                    + " measures the change without editing anything, but only the library's maintainers can make it. ";
         }
 
-        // A finding caused in library code says so: what the user can do from their side, and the
-        // measurement to send the maintainers. warp-probe fix never patches it.
-        void mark_library_code(std::vector<finding>& findings, const std::string& cwd)
+        // Each finding's owner, from the report's table where it has one. A finding caused in
+        // library code says so: what the user can do from their side, and the measurement to
+        // send the maintainers; one in a file that is nobody's known code says that. warp-probe
+        // fix patches neither.
+        void mark_owners(std::vector<finding>& findings, const report& r)
         {
             for (auto& f : findings)
             {
-                if (!f.location || !library_path(f.location->file, cwd))
+                if (!f.location)
                 {
                     continue;
                 }
-                f.library = true;
-                const std::string side =
-                    f.lever.empty() ? std::string(no_switch_sentence) : lever_measures_sentence(f.lever.str());
-                f.recommendation = "This is library code (" + f.location->file + "): not yours to edit. " + side
-                                   + "Send them this finding with its measurement (the evidence above; warp-probe report "
-                                     "--format json has it whole). The change it needs: "
-                                   + f.recommendation.str();
+                const file_owner* recorded = r.ownership ? r.ownership->of(f.location->file) : nullptr;
+                f.owner = recorded != nullptr ? *recorded : owner_by_path(f.location->file, r.cwd);
+                f.library = f.owner->library();
+                if (f.library)
+                {
+                    const std::string side =
+                        f.lever.empty() ? std::string(no_switch_sentence) : lever_measures_sentence(f.lever.str());
+                    f.recommendation = "This is library code (" + f.location->file + ", " + owner_phrase(*f.owner)
+                                       + "): not yours to edit. " + side
+                                       + "Send them this finding with its measurement (the evidence above; warp-probe report "
+                                         "--format json has it whole). The change it needs: "
+                                       + f.recommendation.str();
+                }
+                else if (f.owner->kind == owner_kind::elsewhere)
+                {
+                    f.recommendation = "This file (" + f.location->file
+                                       + ") is not in an installed package and not in this project: edit it where it lives "
+                                         "(warp-probe fix patches only the project's files). The change it needs: "
+                                       + f.recommendation.str();
+                }
             }
         }
     }
@@ -192,7 +212,7 @@ namespace xwarp
             }
             order[at] = at;
         }
-        mark_library_code(out.findings, r.cwd);
+        mark_owners(out.findings, r);
         for (auto& f : out.findings)
         {
             f.savings_clock = r.result.module_clock;  // every estimate was made on it

@@ -41,7 +41,15 @@ namespace xwarp
             if (f.library)
             {
                 p.no_form = "the place that caused it is library code (" + (f.location ? f.location->file : std::string("?"))
+                            + (f.owner ? ", " + owner_phrase(*f.owner) : std::string())
                             + "): not the program's own file to edit; the finding says what you can do from your side";
+                return;
+            }
+            if (f.owner && f.owner->kind == owner_kind::elsewhere)
+            {
+                p.no_form = "the place that caused it (" + (f.location ? f.location->file : std::string("?"))
+                            + ") is not in an installed package and not in this project (" + f.owner->evidence
+                            + "): fix patches only the project's files";
                 return;
             }
             if (const auto* lever = f.lever.empty() ? nullptr : levers::find(f.lever))
@@ -165,7 +173,7 @@ namespace xwarp
             }
             for (const auto& m : names)
             {
-                if (!m.empty() && m != "warp" && m.rfind("warp.", 0) != 0
+                if (!m.empty() && !warps_own_module(m)
                     && std::find(out.kernel_modules.begin(), out.kernel_modules.end(), m) == out.kernel_modules.end())
                 {
                     out.kernel_modules.push_back(m);

@@ -57,10 +57,6 @@ namespace xwarp
             return nullptr;
         }
 
-        bool is_warp_internal(const std::string& module)
-        {
-            return module == "warp" || module.rfind("warp.", 0) == 0;
-        }
 
         void add_unique(std::vector<std::string>& v, const std::string& s)
         {

@@ -213,6 +213,12 @@ namespace xwarp
                 {
                     o << " " << badge("library code", style::odd_rgb);
                 }
+                if (f.owner)
+                {
+                    o << " <span data-xwarp=\"owner\" data-owner=\"" << word_of(f.owner->kind) << "\" title=\""
+                      << html_escape(f.owner->evidence) << "\" style=\"" << style::muted << "\">" << html_escape(owner_phrase(*f.owner))
+                      << "</span>";
+                }
                 if (f.kind == finding_kind::advisory)
                 {
                     o << " <span style=\"" << style::muted << "\">(advisory: measure before acting)</span>";

@@ -281,6 +281,12 @@ namespace xwarp
             r.label = original.label;
             r.command = original.command;
             r.cwd = original.cwd;
+            if (original.ownership)
+            {
+                // the header names the project; the table of every file stays in the original
+                r.ownership.emplace();
+                r.ownership->project = original.ownership->project;
+            }
             r.run_settings = original.run_settings;
             r.setup_code = original.setup_code;
             r.cell_code = original.cell_code;
@@ -391,6 +397,13 @@ namespace xwarp
                     clean(l.file);
                     clean(l.what);
                 }
+                if (f.owner)
+                {
+                    for (std::string* x : {&f.owner->distribution, &f.owner->version, &f.owner->evidence})
+                    {
+                        clean(*x);
+                    }
+                }
                 if (f.measured)
                 {
                     for (std::string* x : {&f.measured->reason, &f.measured->judged_on, &f.measured->lever, &f.measured->needs})
@@ -432,6 +445,14 @@ namespace xwarp
             clean(r.run_settings.sampling);
             clean(r.command);
             clean(r.cwd);
+            if (r.ownership)
+            {
+                for (auto& root : r.ownership->project)
+                {
+                    clean(root.path);
+                    clean(root.why);
+                }
+            }
             clean(r.warnings);
             clean(r.errors);
             for (std::string* s : {&r.env.warp_version, &r.env.python_version, &r.env.cpu_model, &r.env.cuda_status,

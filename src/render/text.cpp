@@ -507,6 +507,16 @@ namespace xwarp
                         << " lines)" << (r.setup_code ? " after its %%warp_setup code" : "") << "\n";
                 }
                 m_o << "  cwd      " << r.cwd << "\n";
+                if (r.ownership && !r.ownership->project.empty())
+                {
+                    // whose code the findings call the user's: the entry's tree first
+                    m_o << "  project  " << r.ownership->project.front().path << " (" << r.ownership->project.front().why << ")";
+                    if (r.ownership->project.size() > 1)
+                    {
+                        m_o << " and " << r.ownership->project.size() - 1 << " more folder(s)";
+                    }
+                    m_o << "\n";
+                }
                 m_o << "  samples  " << m_s.samples_total << " (" << m_s.samples_ok << " ok), each cold then warm on private "
                     << "Warp and CUDA caches\n";
                 if (!r.run_settings.stopped_because.empty())
@@ -689,6 +699,15 @@ namespace xwarp
                 else if (f.location)
                 {
                     m_o << "     where:    " << f.location->file << ":" << f.location->line << "\n";
+                }
+                if (f.owner)
+                {
+                    m_o << "     whose:    " << owner_phrase(*f.owner);
+                    if (f.owner->kind != owner_kind::project && !f.owner->evidence.empty())
+                    {
+                        m_o << " (" << f.owner->evidence << ")";
+                    }
+                    m_o << "\n";
                 }
                 if (f.measured)
                 {

@@ -183,13 +183,80 @@ TEST(Fixes, CodeInAnInstalledPackageIsMarkedAndNeverPatched)
     const finding* f = first(r, "CS-9");
     ASSERT_NE(f, nullptr);
     EXPECT_TRUE(f->library);
-    EXPECT_EQ(f->recommendation.str().rfind("This is library code (/opt/venv/lib/python3.11/site-packages/engine/filters.py)", 0), 0u)
+    EXPECT_EQ(f->recommendation.str().rfind("This is library code (/opt/venv/lib/python3.11/site-packages/engine/filters.py, an "
+                                            "installed package)",
+                                            0),
+              0u)
         << f->recommendation.str();
+    ASSERT_TRUE(f->owner);
+    EXPECT_EQ(f->owner->kind, owner_kind::installed);
+    EXPECT_NE(f->owner->evidence.find("by its path alone"), std::string::npos) << f->owner->evidence;
     EXPECT_NE(render_text(r).find("[library code]"), std::string::npos);
     const auto fixes = plan_fixes(r, "CS-9", "");
     ASSERT_EQ(fixes.size(), 1u);
     EXPECT_TRUE(fixes[0].ops.empty());
     EXPECT_NE(fixes[0].no_form.find("library code"), std::string::npos);
+}
+
+namespace
+{
+    // cs9_unique's declarations in `file`, and the run's ownership table saying whose it is.
+    report owned_by(const std::string& file, const file_owner& owner)
+    {
+        report r = stream("cs9_unique");
+        for (auto& s : r.samples)
+        {
+            for (auto& p : s.cold.processes)
+            {
+                for (auto& c : p.calls)
+                {
+                    if (c.file)
+                    {
+                        c.file = file;
+                    }
+                }
+            }
+        }
+        r.cwd = "/somewhere/else";
+        r.ownership.emplace();
+        r.ownership->project.push_back({"/home/me/proj", "pyproject.toml above the command's entry"});
+        r.ownership->files[file] = owner;
+        analyze(r);
+        return r;
+    }
+}
+
+TEST(Fixes, TheRecordedOwnerDecidesNotTheFolderTheProbeRanIn)
+{
+    // the user's script, run by its path from another folder: the table says it is the project's
+    const report mine = owned_by("/home/me/proj/sim.py", {owner_kind::project, "", "", "/home/me/proj, pyproject.toml"});
+    const finding* f = first(mine, "CS-9");
+    ASSERT_NE(f, nullptr);
+    EXPECT_FALSE(f->library);
+    EXPECT_EQ(f->recommendation.str().find("library"), std::string::npos) << f->recommendation.str();
+    EXPECT_NE(render_text(mine).find("whose:    your project (/home/me/proj, pyproject.toml)"), std::string::npos);
+    const auto mine_fixes = plan_fixes(mine, "CS-9", "");
+    ASSERT_EQ(mine_fixes.size(), 1u);
+    EXPECT_TRUE(mine_fixes[0].no_form.empty()) << mine_fixes[0].no_form;
+
+    // Warp's own test module, installed with pip --target: Warp's, never patched
+    const report warps = owned_by("/opt/site/warp/tests/test_x.py",
+                                  {owner_kind::warp, "warp-lang", "1.19.0", "in Warp's package folder /opt/site/warp"});
+    f = first(warps, "CS-9");
+    ASSERT_NE(f, nullptr);
+    EXPECT_TRUE(f->library);
+    EXPECT_NE(f->recommendation.str().find("Warp itself (warp-lang 1.19.0)"), std::string::npos) << f->recommendation.str();
+    EXPECT_NE(plan_fixes(warps, "CS-9", "")[0].no_form.find("library code"), std::string::npos);
+
+    // a file in no distribution and outside the project: said so, not called a library, not patched
+    const report nowhere = owned_by("/tmp/scratch/k.py", {owner_kind::elsewhere, "", "", "not under the project"});
+    f = first(nowhere, "CS-9");
+    ASSERT_NE(f, nullptr);
+    EXPECT_FALSE(f->library);
+    EXPECT_NE(f->recommendation.str().find("is not in an installed package and not in this project"), std::string::npos);
+    EXPECT_EQ(render_text(nowhere).find("[library code]"), std::string::npos);
+    EXPECT_NE(plan_fixes(nowhere, "CS-9", "")[0].no_form.find("not in an installed package and not in this project"),
+              std::string::npos);
 }
 
 TEST(Fixes, EachLessonsFindingHasItsCodeForm)

@@ -70,6 +70,9 @@ namespace xwarp
         std::string label;
         std::vector<std::string> command;
         std::string cwd;
+        // Whose code each file the report names is, decided where the run happened (absent in a
+        // report written before xwarp recorded it).
+        std::optional<xwarp::ownership> ownership;
         settings run_settings;
         std::optional<std::string> setup_code;  // %%warp_setup code a notebook probe ran first
         std::optional<std::string> cell_code;   // the probed notebook cell

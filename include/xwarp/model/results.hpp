@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "xwarp/model/ownership.hpp"
 #include "xwarp/model/records.hpp"
 #include "xwarp/model/verdicts.hpp"
 
@@ -283,8 +284,11 @@ namespace xwarp
         // The clock savings_ms is on: the loading threads' CPU time where every load of the
         // report recorded it (load does not move it), else Warp's module timers.
         xwarp::clock savings_clock = xwarp::clock::cold_module_work;
-        // The place that caused it is library code (an installed package, or outside the
-        // measured project): not the user's to edit, and never patched by warp-probe fix.
+        // Whose code the place that caused it is (the report's ownership table; the path rules
+        // alone for a report written before it had one).
+        std::optional<file_owner> owner;
+        // That place is library code (an installed distribution, the standard library or Warp):
+        // not the user's to edit, and never patched by warp-probe fix.
         bool library = false;
         // In a test suite: the tests during which its modules were built (the first good
         // sample's cold pass), "collection / set-up" outside any test.

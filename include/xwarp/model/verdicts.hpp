@@ -174,6 +174,17 @@ namespace xwarp
 
     // Whether the NVRTC warp-probe found caches its compilations (in the CUDA driver's compute
     // cache, CUDA_CACHE_PATH; NVRTC 12.9 and later), as two compiles with its cache trace said.
+    // Whose code a file is (model/ownership.hpp): the user's project, an installed distribution,
+    // the Python installation's own library, Warp itself, or none of these.
+    enum class owner_kind
+    {
+        project,
+        installed,
+        stdlib,
+        warp,
+        elsewhere,
+    };
+
     enum class nvrtc_cache_state
     {
         unknown,        // not checked (no NVRTC, or the check could not compile)
@@ -270,6 +281,11 @@ namespace xwarp
     struct enum_words<containment_kind>
     {
         static constexpr std::array<std::string_view, 4> words{"", "pid-namespace", "cgroup", "process-tree"};
+    };
+    template <>
+    struct enum_words<owner_kind>
+    {
+        static constexpr std::array<std::string_view, 5> words{"project", "installed", "stdlib", "warp", "elsewhere"};
     };
     template <>
     struct enum_words<nvrtc_cache_state>
@@ -388,6 +404,7 @@ namespace xwarp
     XWARP_VERDICT_JSON(nvrtc_cache_state)
     XWARP_VERDICT_JSON(figure_source)
     XWARP_VERDICT_JSON(containment_kind)
+    XWARP_VERDICT_JSON(owner_kind)
 #undef XWARP_VERDICT_JSON
 }
 

@@ -299,6 +299,30 @@ def runtime_facts(ctx, cfg):
     return facts
 
 
+def import_system(warp):
+    """Where this Python imports from, for the probe to decide whose code each file is (it reads
+    the installed distributions' RECORD files there, outside this process and its timing): the
+    import path as the program left it, the standard library's folders, Warp's package folder and
+    the working folder."""
+    try:
+        import sysconfig
+
+        paths = sysconfig.get_paths()
+        stdlib = sorted({os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib") if paths.get(k)})
+    except Exception:
+        stdlib = [os.path.dirname(os.__file__)]
+    cwd = os.getcwd()
+    sys_path = []
+    for entry in sys.path[:200]:
+        if isinstance(entry, str):
+            full = os.path.abspath(os.path.join(cwd, entry))
+            if full not in sys_path:
+                sys_path.append(full)
+    warp_file = getattr(warp, "__file__", None)
+    warp_dir = os.path.dirname(os.path.realpath(warp_file)) if isinstance(warp_file, str) else None
+    return {"sys_path": sys_path, "stdlib": stdlib, "warp": warp_dir, "cwd": cwd}
+
+
 def record_entry(rec):
     """The file the interpreter runs as __main__ (a script, -m's package __main__.py, a console
     script) and the folder its top package imports from: where entry-point edits go."""
@@ -315,7 +339,8 @@ def record_entry(rec):
                 # pkg.sub.__main__ lives in root/pkg/sub/__main__.py: its top package's parent
                 for _ in range(name.count(".")):
                     root = os.path.dirname(root)
-        rec.emit({"type": "call", "function": "entry", "args": {"file": file, "module": name, "root": root},
+        rec.emit({"type": "call", "function": "entry",
+                  "args": {"file": file, "module": name, "root": root, **import_system(rec.warp)},
                   "file": file, "line": None})
     except Exception:
         pass

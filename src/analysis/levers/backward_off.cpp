@@ -10,7 +10,7 @@ namespace xwarp::levers
         {
             for (const auto& l : in.cold.module_loads)
             {
-                if (l.status == load_status::compiled && l.snapshot && !is_warp_internal(l.module)
+                if (l.status == load_status::compiled && l.snapshot && !warps_own_module(l.module)
                     && l.snapshot->holds_backward_code().value_or(false))
                 {
                     add_unique(p.modules, l.module);

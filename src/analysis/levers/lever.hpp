@@ -67,7 +67,6 @@ namespace xwarp::levers
 
     // ---- helpers ------------------------------------------------------------------------------
 
-    bool is_warp_internal(const std::string& module);
     void add_unique(std::vector<std::string>& v, const std::string& s);
     std::vector<std::string> strings_of(const nlohmann::json& j);
     // The modules the findings' causes list ("modules": [...]).

@@ -20,7 +20,7 @@ namespace xwarp::levers
             std::map<std::pair<std::string, int>, std::vector<std::string>> groups;
             for (const auto& l : in.cold.module_loads)
             {
-                if (l.status == load_status::compiled && !is_warp_internal(l.module))
+                if (l.status == load_status::compiled && !warps_own_module(l.module))
                 {
                     add_unique(groups[{l.device, l.block_dim.value_or(-1)}], l.module);
                 }

@@ -33,7 +33,7 @@ namespace xwarp::detect
             double ms = 0.0;
             for (const auto& l : run.module_loads)
             {
-                if (l.status != load_status::compiled || !l.snapshot || is_warp_internal(l.module))
+                if (l.status != load_status::compiled || !l.snapshot || warps_own_module(l.module))
                 {
                     continue;
                 }

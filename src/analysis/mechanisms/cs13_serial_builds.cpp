@@ -41,7 +41,7 @@ namespace xwarp::detect
             std::map<std::pair<std::int64_t, std::string_view>, std::vector<const module_load*>> serial;
             for (const auto& l : run.module_loads)
             {
-                if (l.status == load_status::compiled && !is_warp_internal(l.module))
+                if (l.status == load_status::compiled && !warps_own_module(l.module))
                 {
                     serial[{l.pid, l.device}].push_back(&l);
                 }

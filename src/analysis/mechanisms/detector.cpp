@@ -112,10 +112,6 @@ namespace xwarp::detect
         return join_parts(first, sep) + sep + "and " + std::to_string(v.size() - shown) + " more";
     }
 
-    bool is_warp_internal(const std::string& module)
-    {
-        return module == "warp" || module.rfind("warp.", 0) == 0;
-    }
 
     std::pair<std::vector<dirty_event>::const_iterator, std::vector<dirty_event>::const_iterator>
     dirty_events_between(const process_record& p, std::int64_t after_seq, std::int64_t before_seq)

@@ -258,7 +258,6 @@ namespace xwarp::detect
     // are recorded in order, so this is a binary search, not a scan).
     std::pair<std::vector<dirty_event>::const_iterator, std::vector<dirty_event>::const_iterator>
     dirty_events_between(const process_record& p, std::int64_t after_seq, std::int64_t before_seq);
-    bool is_warp_internal(const std::string& module);
     const process_record* process_of(const run_result& run, std::int64_t pid);
 
     // The build cost a fix can remove. A precompiled header the build wrote stays when the fix

@@ -81,7 +81,7 @@ namespace xwarp::detect
         std::vector<per_module> modules;
         for (const auto& l : run.module_loads)
         {
-            if (l.status != load_status::compiled || !l.snapshot || is_warp_internal(l.module))
+            if (l.status != load_status::compiled || !l.snapshot || warps_own_module(l.module))
             {
                 continue;
             }

@@ -95,25 +95,25 @@ namespace xwarp::detect
                     }
                 }
             }
-            std::string path = "unknown";
-            if (toolkit.is_array() && driver.is_array())
-            {
-                path = driver >= toolkit ? "driver" : "warp";
-            }
+            // who compiles the PTX at each load: the driver (its compute cache could keep it), or
+            // Warp itself when the driver is older than Warp's toolkit; unknown without both versions
+            const bool versions = toolkit.is_array() && driver.is_array();
+            const bool by_driver = versions && driver >= toolkit;
+            const bool by_warp = versions && !by_driver;
             f.cause = json_text(nlohmann::json{{"modules", modules},
-                       {"compiled_by", path},
+                       {"compiled_by", by_driver ? "driver" : by_warp ? "warp" : "unknown"},
                        {"toolkit_version", toolkit},
                        {"driver_version", driver},
                        {"warm_load_ms", med}});
             f.evidence = std::to_string(modules.size()) + " module(s) built as PTX still took " + format_ms(med)
                          + " to load from Warp's cache in the warm pass (median)";
-            if (path == "warp")
+            if (by_warp)
             {
                 f.evidence += ": the driver (CUDA " + version_text(driver) + ") is older than the CUDA toolkit Warp was "
                               "built with (" + version_text(toolkit) + "), so Warp compiles the PTX itself at every "
                               "load and no cache keeps the result";
             }
-            else if (path == "driver")
+            else if (by_driver)
             {
                 f.evidence += ": the driver JIT-compiles the PTX, and its compute cache (CUDA_CACHE_PATH) did not "
                               "keep the result between the passes";

@@ -1,4 +1,5 @@
 #include "xwarp/engine/runner/runner.hpp"
+#include "xwarp/engine/runner/ownership.hpp"
 #include "xwarp/engine/runner/sampler.hpp"
 
 #include "xwarp/model/contracts.hpp"
@@ -902,6 +903,7 @@ namespace xwarp
             }
         }
 
+        r.ownership = find_owners(r);  // here, where the files are
         settle_status(r, interrupted);
         return r;
     }
@@ -1067,6 +1069,7 @@ namespace xwarp
             s.one_pass = true;
             r.samples.push_back(std::move(s));
             r.run_settings.samples = 1;
+            r.ownership = find_owners(r);  // the plugin's pass is read where it ran
             return r;
         }
     }

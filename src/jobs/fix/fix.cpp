@@ -30,7 +30,12 @@ namespace xwarp
         report analysed = saved;
         analyze(analysed);
         const std::vector<fix_plan> plans = plan_fixes(analysed, request.finding, request.lever);
-        const std::string root = setup.root.empty() ? project_root(rerun.cwd) : setup.root;
+        // the project the run's ownership found (the command's entry's tree first), else the
+        // git work tree of the folder it ran in (a report written before owners were recorded)
+        const bool owned = analysed.ownership && !analysed.ownership->project.empty();
+        const std::string root = !setup.root.empty() ? setup.root
+                                 : owned            ? analysed.ownership->project.front().path
+                                                    : project_root(rerun.cwd);
         const std::string python = setup.fixer_python.empty() ? fixer_python(rerun) : setup.fixer_python;
         const nlohmann::json answer = run_fixer(plans, analysed, root, python, setup.fixer, cancelled);
         analysed.fixes.clear();

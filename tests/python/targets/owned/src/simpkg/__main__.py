@@ -1,0 +1,3 @@
+from simpkg.kern import run
+
+run()
