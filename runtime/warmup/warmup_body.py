@@ -6,6 +6,7 @@
 #
 # Run it as a build step with the cache the application will use:
 #     WARP_CACHE_PATH=/path/to/cache python warp_warmup.py [--plan FILE] [--workers N] [--root DIR] [--strict]
+#         [--trust-plan[=SHA256]]   (a plan warp-probe did not write on this machine: reviewed, then trusted)
 # or import it and call warm_up() at the application's start. It needs only Warp. It finds the
 # program from its own folder and the current one (anywhere in the project), else from the measured
 # project's folder, or --root. A target it cannot build fails alone and is named; --strict makes
@@ -23,12 +24,15 @@
 # forms of it the run built in different processes (pytest-xdist workers instantiating other
 # generic kernels) are each reachable.
 #
-# What it runs: Warp, the program's own modules (imported from the folders it finds), the factories
-# the run called (functions of those modules, called with the recorded arguments as data), and from
-# the command's own script or notebook cell only its Warp definitions. Never a launch, a subprocess
-# other than its own workers, or a name the program's modules do not define. The rules below (the
-# packages never the program's code, the wp.config values it may set) are this file's, not the
-# plan's: an edited plan cannot loosen them.
+# What it runs: Warp, the program's own modules and installed packages' (imported from the folders
+# it finds; an installed one is one a distribution's RECORD lists), the factories the run called
+# (functions of those modules that define the kernel they return, never Warp's own, called with the
+# recorded arguments as data), and from the command's own script or notebook cell only its Warp
+# definitions. Never a launch, a subprocess other than its own workers, a name the program's modules
+# do not define, or text of the plan as code. It builds a plan only where warp-probe wrote it (its
+# SHA-256 in this machine's ledger, plan_ledger()) or when told to trust it (--trust-plan). The rules
+# below (the packages never the program's code, the wp.config values it may set) are this file's,
+# not the plan's: an edited plan cannot loosen them.
 
 import argparse
 import importlib
@@ -45,7 +49,8 @@ import time
 import warp as wp
 
 RUNTIME_VERSION = "@XWARP_VERSION@"
-PLAN_CONTRACT = 3  # the plans this file reads (contracts/warmup_targets.schema.json, x-contract-version)
+PLAN_CONTRACT = 4  # the plans this file reads (contracts/warmup_targets.schema.json, x-contract-version)
+PLAN_LIMIT = 64 << 20  # the largest plan this file reads (bytes)
 
 # The warm-up contract's rules, as warp-probe @XWARP_VERSION@ has them: the top packages never the
 # program's code (x-never-the-programs), and what CONFIG may hold (the config rule: keys that change
@@ -56,14 +61,16 @@ CONFIG_RULES = {"@XWARP_CONFIG_RULES@": {}}
 # The plan's values (load_plan): where the program is, what it built and with which options.
 PROJECT = IMPORT_ROOT = ENTRY_SCRIPT = ""  # the measured command's folder; its import folder; its script
 IMPORT_PATHS, PACKAGES, ROOT_PACKAGES, ARCH, USED, OPTIONS, TARGETS = [], [], [], [], [], [], []
-ENTRY_SOURCE = DEVICE = None  # a notebook cell's code in place of the script; the device that replaces CUDA's
+CELL = False  # a notebook cell's run: its code is NAME_cell.py beside the plan NAME.json, in place of a script
+DEVICE = None  # the device that replaces CUDA's
 WORKERS = 1
 CONFIG = {}
 _PLAN_PATH = [None]  # the plan read, once it is
+_PLAN_DIGEST = [None]  # its SHA-256, of the bytes read
 
 _PLAN_FIELDS = {
     "contract": int, "written_by": str, "measured": dict, "project": str, "import_root": str, "import_paths": list,
-    "packages": list, "root_packages": list, "workers": int, "entry_script": str, "entry_source": (str, type(None)),
+    "packages": list, "root_packages": list, "workers": int, "entry_script": str, "cell": bool,
     "device": (str, type(None)), "arch": list, "used": list, "config": dict, "options": list, "targets": list,
 }
 _TARGET_FIELDS = {
@@ -78,9 +85,71 @@ _WARP_TYPE = re.compile(r"(bool|int|float|u?int(8|16|32|64)|float(16|32|64)|vec\
 _ARRAY_KINDS = ("array", "indexedarray", "fabricarray", "indexedfabricarray")
 
 
+class PlanNotTrusted(Exception):
+    """The plan is not one warp-probe wrote on this machine and the caller did not trust it: nothing
+    was imported or built (the file run as a script exits 3)."""
+
+
 class WarmupRefused(Exception):
     """What the file will not do with a name its data gives (a module outside the program, a
     factory that is not a function of it): the target fails alone, with this reason."""
+
+
+_BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+
+
+def _printable(text, limit=300):
+    """Text from a plan or a report as one line a terminal shows as it is: control characters
+    (ESC, OSC, a newline that would forge a line of this file's), bidi controls and invisible
+    characters escaped; cut at `limit` characters with how many were left out."""
+    import unicodedata
+
+    out = []
+    for ch in str(text):
+        code = ord(ch)
+        if ch == "\\":
+            out.append("\\\\")
+        elif code < 0x20 or 0x7F <= code < 0xA0:
+            out.append("\\x%02x" % code)
+        elif 0xD800 <= code < 0xE000 or code in _BIDI or unicodedata.category(ch) in ("Cf", "Zl", "Zp"):
+            out.append("\\u%04x" % code if code <= 0xFFFF else "\\U%08x" % code)
+        else:
+            out.append(ch)
+    line = "".join(out)
+    return line if len(line) <= limit else line[:limit] + f"... ({len(line) - limit} more characters)"
+
+
+def _bounded_bytes(path, limit):
+    """A regular file's bytes, at most `limit`: (bytes, None), or (None, why) for anything else (a
+    link, a FIFO, a device, a folder, a larger file, one that cannot be opened). Opening never
+    waits: a FIFO is refused, not read."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        return None, ("a symbolic link" if error.errno == getattr(__import__("errno"), "ELOOP", -1)
+                      else error.strerror or str(error))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
+                else "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+            return None, kind + ", not a file"
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            return None, f"larger than {limit >> 20} MiB"
+        return b"".join(chunks), None
+    except OSError as error:
+        return None, error.strerror or str(error)
+    finally:
+        os.close(fd)
 
 
 def _fields_wrong(record, fields):
@@ -95,33 +164,113 @@ def _fields_wrong(record, fields):
 
 def load_plan(path=None):
     """Reads the plan: `path`, else $XWARP_WARMUP_PLAN, else the .json beside this file of its own
-    name. A plan of another contract or shape stops here with one sentence, not midway through a
-    build. Returns the path read."""
+    name: a regular file of at most PLAN_LIMIT bytes (never a FIFO, a device or a link). A plan of
+    another contract or shape stops here with one sentence, not midway through a build. Returns
+    the path read; its SHA-256 is kept for the trust check (check_trust)."""
+    import hashlib
+
     path = path or os.environ.get("XWARP_WARMUP_PLAN") or os.path.splitext(os.path.abspath(__file__))[0] + ".json"
-    try:
-        with open(path, encoding="utf-8") as f:
-            plan = json.load(f)
-    except (OSError, ValueError) as error:
-        raise SystemExit(f"warp warm-up: cannot read the plan {path}: {error}; warp-probe warmup writes it beside "
+    data, why = _bounded_bytes(path, PLAN_LIMIT)
+    if data is None:
+        raise SystemExit(f"warp warm-up: cannot read the plan {_printable(path)}: {why}; warp-probe warmup writes it beside "
                          f"this file (give another with --plan)")
+    try:
+        plan = json.loads(data)
+    except (ValueError, RecursionError) as error:
+        raise SystemExit(f"warp warm-up: the plan {_printable(path)} is not JSON this file reads: "
+                         f"{_printable(type(error).__name__)}: {_printable(str(error)[:200])}")
     if not isinstance(plan, dict) or plan.get("contract") != PLAN_CONTRACT:
         found = plan.get("contract") if isinstance(plan, dict) else type(plan).__name__
-        raise SystemExit(f"warp warm-up: the plan {path} follows contract {found!r}; this file (xwarp {RUNTIME_VERSION}) "
-                         f"reads contract {PLAN_CONTRACT}: write both again with warp-probe warmup")
+        raise SystemExit(f"warp warm-up: the plan {_printable(path)} follows contract {_printable(repr(found)[:40])}; this "
+                         f"file (xwarp {RUNTIME_VERSION}) reads contract {PLAN_CONTRACT}: write both again with warp-probe warmup")
     wrong = _fields_wrong(plan, _PLAN_FIELDS)
     if wrong:
-        raise SystemExit(f"warp warm-up: the plan {path} {wrong}")
+        raise SystemExit(f"warp warm-up: the plan {_printable(path)} {_printable(wrong)}")
     for i, target in enumerate(plan["targets"]):
         wrong = _fields_wrong(target, _TARGET_FIELDS)
+        if wrong is None and not 0 <= target["options"] < len(plan["options"]):
+            wrong = f"options is {target['options']}, not one of the plan's {len(plan['options'])} option sets"
         if wrong:
-            raise SystemExit(f"warp warm-up: the plan {path}: target {i} {wrong}")
+            raise SystemExit(f"warp warm-up: the plan {_printable(path)}: target {i} {_printable(wrong)}")
+    if not all(isinstance(o, dict) for o in plan["options"]):
+        raise SystemExit(f"warp warm-up: the plan {_printable(path)}: an option set that is not an object")
     globals().update(PROJECT=plan["project"], IMPORT_ROOT=plan["import_root"], IMPORT_PATHS=plan["import_paths"],
                      PACKAGES=plan["packages"], ROOT_PACKAGES=plan["root_packages"], WORKERS=plan["workers"],
-                     ENTRY_SCRIPT=plan["entry_script"], ENTRY_SOURCE=plan["entry_source"], DEVICE=plan["device"],
+                     ENTRY_SCRIPT=plan["entry_script"], CELL=plan["cell"], DEVICE=plan["device"],
                      ARCH=plan["arch"], USED=plan["used"], CONFIG=plan["config"], OPTIONS=plan["options"],
                      TARGETS=plan["targets"])
     _PLAN_PATH[0] = os.path.abspath(path)
+    _PLAN_DIGEST[0] = hashlib.sha256(data).hexdigest()
     return path
+
+
+# -- whether the plan is one to build -----------------------------------------------------------
+
+
+def plan_ledger():
+    """The file where warp-probe notes the SHA-256 of every plan it writes on this machine (one
+    per line): $XWARP_PLAN_LEDGER, else $XDG_DATA_HOME/xwarp/warmup-plans, else
+    ~/.local/share/xwarp/warmup-plans."""
+    explicit = os.environ.get("XWARP_PLAN_LEDGER")
+    if explicit:
+        return explicit
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(data, "xwarp", "warmup-plans")
+
+
+def _written_here(digest):
+    data, _ = _bounded_bytes(plan_ledger(), 16 << 20)
+    return data is not None and any(line.split(b" ", 1)[0] == digest.encode() for line in data.splitlines())
+
+
+def what_it_does():
+    """The plan's work in lines to review: the modules it imports, the factories it calls with
+    their arguments, the script or cell whose definitions it runs, the wp.config values it sets."""
+    lines = []
+    modules = sorted({t["module"] for t in TARGETS if t["module"] and t["module"] != "__main__"}
+                     | {f.get("module") for t in TARGETS for f in t["factories"] if isinstance(f, dict)} - {None, "__main__"})
+    if modules:
+        lines.append("imports " + ", ".join(_printable(str(m), 120) for m in modules[:20])
+                     + (f" and {len(modules) - 20} more" if len(modules) > 20 else ""))
+    calls = []
+    for t in TARGETS:
+        for f in t["factories"]:
+            if isinstance(f, dict) and f not in calls:
+                calls.append(f)
+    for f in calls[:20]:
+        args = ", ".join(_printable(json.dumps(a, separators=(",", ":")), 120) for a in f.get("args", [])[:8])
+        lines.append(f"calls {_printable(str(f.get('module')), 120)}.{_printable(str(f.get('qualname')), 120)}({args})")
+    if len(calls) > 20:
+        lines.append(f"and {len(calls) - 20} more calls")
+    if CELL:
+        lines.append("runs the definitions of the notebook cell " + _printable(_cell_file()))
+    elif ENTRY_SCRIPT and any(t["module"] == "__main__" for t in TARGETS):
+        lines.append("runs the definitions of the script " + _printable(ENTRY_SCRIPT) + " (in the program's folder)")
+    for key, value in CONFIG.items():
+        lines.append(f"sets wp.config.{_printable(str(key), 60)} = {_printable(repr(value), 120)}")
+    lines.append(f"builds {len(TARGETS)} module identities into Warp's kernel cache")
+    return lines
+
+
+def check_trust(trust=None, log=print):
+    """A plan builds only when warp-probe wrote it on this machine (its SHA-256 is in the ledger),
+    or the caller trusts it: trust=True trusts the plan as it is read, trust="SHA256" only the plan
+    of that digest. Otherwise what it would do is shown and PlanNotTrusted says how to trust it."""
+    _ensure_plan()
+    digest = _PLAN_DIGEST[0]
+    if isinstance(trust, str):
+        if trust.lower() != digest:
+            raise PlanNotTrusted(f"warp warm-up: --trust-plan names the plan {_printable(trust[:64])}, but "
+                                 f"{_printable(_PLAN_PATH[0])} is {digest}: it changed since it was trusted; review it again")
+        return
+    if trust or _written_here(digest):
+        return
+    log(f"warp warm-up: the plan {_printable(_PLAN_PATH[0])} (SHA-256 {digest}) was not written by warp-probe on this "
+        f"machine ({_printable(plan_ledger())} does not list it). It would:")
+    for line in what_it_does():
+        log("warp warm-up:   " + line)
+    raise PlanNotTrusted(f"warp warm-up: not built: review the plan, then run again with --trust-plan={digest} (or "
+                         "--trust-plan for the plan as it is), or write it again here with warp-probe warmup")
 
 
 def _ensure_plan():
@@ -149,7 +298,7 @@ def _holds_program(root):
     if not os.path.isdir(root):
         return False
     names = ROOT_PACKAGES
-    if ENTRY_SCRIPT and ENTRY_SOURCE is None:
+    if ENTRY_SCRIPT:
         if not os.path.isfile(os.path.join(root, ENTRY_SCRIPT)):
             return False
     for name in names:
@@ -194,7 +343,7 @@ def find_root(explicit=None):
             if _holds_program(root) and (not needs_paths or _holds_paths(project)):
                 _PROJECT_FOUND[0] = project
                 return root, project
-    if not ROOT_PACKAGES and (not ENTRY_SCRIPT or ENTRY_SOURCE is not None):
+    if not ROOT_PACKAGES and not ENTRY_SCRIPT:
         # only libraries (they import from the environment), or a notebook cell's own code
         project = next((c for c in candidates if _holds_paths(c)), PROJECT if os.path.isdir(PROJECT) else here)
         _PROJECT_FOUND[0] = project
@@ -218,7 +367,8 @@ def _import_paths(project):
 
 
 def _system_folders():
-    """The interpreter's own library folders, whose modules define no program's kernels."""
+    """The interpreter's own library folders, whose modules define no program's kernels, and its
+    folders of installed packages."""
     import sysconfig
 
     paths = sysconfig.get_paths()
@@ -228,27 +378,85 @@ def _system_folders():
 
 
 _USES_WARP = re.compile(rb"^\s*(import\s+warp\b|from\s+warp\b)", re.M)
+_INSTALLED = {}  # a file's real path -> (distribution, version, the RECORD that lists it), read once
+
+
+def _bounded_text(path, limit):
+    """A regular file's text, at most `limit` bytes; None for anything else (a link, a FIFO, a device)."""
+    data, _ = _bounded_bytes(path, limit)
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def _installed_files():
+    """Every file an installed distribution on this Python's import path lists in its RECORD, by
+    real path: the same model warp-probe decided the run's owners by (an installed package is
+    the RECORD's, wherever it lies: site-packages, a pip --target folder on PYTHONPATH, the user's
+    site). Read once, at most 200 folders and 5,000 distributions."""
+    if _INSTALLED:
+        return _INSTALLED
+    import csv
+
+    _INSTALLED[None] = None  # read: an environment with none stays read
+    seen = 0
+    for folder in [p for p in sys.path if isinstance(p, str) and p][:200]:
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        bases = {os.path.abspath(folder), os.path.realpath(folder)}  # as named, and resolved
+        for name in names:
+            if not name.endswith(".dist-info") or seen >= 5000:
+                continue
+            seen += 1
+            info = os.path.join(folder, name)
+            record = _bounded_text(os.path.join(info, "RECORD"), 16 << 20)
+            if record is None:
+                continue
+            meta = _bounded_text(os.path.join(info, "METADATA"), 1 << 20) or ""
+            heads = dict(line.split(":", 1) for line in meta.split("\n\n", 1)[0].splitlines() if ":" in line)
+            dist = (heads.get("Name", "").strip(), heads.get("Version", "").strip(), os.path.join(info, "RECORD"))
+            for row in csv.reader(record.splitlines()):
+                for base in bases if row and row[0] else ():
+                    _INSTALLED.setdefault(os.path.normpath(os.path.join(base, row[0])), dist)
+    return _INSTALLED
+
+
+def _owner(real, as_found=None):
+    """Whose a file is, by its real path (and the path the import system found it at, which a
+    RECORD names when a folder on the way is a link): "project" (in the project found here),
+    "installed" (an installed distribution's RECORD lists it; Warp's own among them), "stdlib" or
+    None (neither: refused). Returns (owner, the evidence)."""
+    own, packages = _system_folders()
+    project = _PROJECT_FOUND[0]
+    listed = _installed_files().get(real) or (_installed_files().get(as_found) if as_found else None)
+    if listed is not None:
+        return "installed", f"{listed[0]} {listed[1]} (listed in {listed[2]})"
+    if any(real.startswith(p) for p in own) and not any(real.startswith(p) for p in packages):
+        return "stdlib", "the Python installation's own library"
+    if project and real.startswith(os.path.join(os.path.realpath(project), "")):
+        return "project", f"in the project {project}"
+    return None, None
 
 
 def _program_file(name):
     """The file Python would import module `name` from, found without importing anything, when it
-    is the program's own: its top package one the measured run imported kernels from (PACKAGES),
-    never a distribution that runs programs, nor Warp itself but its tests and examples; the file
-    on disk in the project found here or in an installed package of this Python (never in the
-    interpreter's own library, whatever folder a report names), and a module that uses Warp.
-    Raises WarmupRefused otherwise: the same rule warp-probe checked when it wrote this file."""
+    is the program's own or an installed package's: its top package one the measured run imported
+    kernels from (PACKAGES), never a distribution that runs programs, nor a package's __main__; the
+    file on disk in the project found here or listed by an installed distribution's RECORD on this
+    Python's import path (never the interpreter's own library, whatever folder a report names), and
+    a module that uses Warp. Raises WarmupRefused otherwise: the same rule warp-probe checked when
+    it wrote the plan. Returns (real path, owner)."""
     import importlib.machinery
 
     if not isinstance(name, str) or not _DOTTED.match(name):
         raise WarmupRefused(f"{name!r} is not a module name")
     top, *rest = name.split(".")
-    if top == "warp":
-        if rest[:1] not in (["tests"], ["examples"]):
-            raise WarmupRefused(f"module {name} is Warp's own code: the file calls no function of it")
-    elif top not in PACKAGES:
+    if top != "warp" and top not in PACKAGES:
         raise WarmupRefused(f"module {name} is not one of the program's packages ({', '.join(PACKAGES) or 'none'})")
     if top in NEVER_THE_PROGRAMS:  # this file's list (the warm-up contract's)
         raise WarmupRefused(f"module {name} belongs to {top}, a package that runs programs: never the program's code")
+    if rest[-1:] == ["__main__"]:
+        raise WarmupRefused(f"module {name} is a package's command line: importing it runs it")
     spec = importlib.machinery.PathFinder.find_spec(top, sys.path)
     if spec is None:
         raise WarmupRefused(f"no package {top} on the import path (give --root, the folder that holds it)")
@@ -268,22 +476,19 @@ def _program_file(name):
     if path is None or not os.path.exists(path):
         raise WarmupRefused(f"module {name} is not on disk where its package {top} is")
     real = os.path.realpath(path)
-    own, packages = _system_folders()
-    if any(real.startswith(p) for p in own) and not any(real.startswith(p) for p in packages):
+    owner, _ = _owner(real, os.path.normpath(os.path.abspath(path)))
+    if owner == "stdlib":
         raise WarmupRefused(f"module {name} is part of the Python installation ({real}), not of the program")
-    project = _PROJECT_FOUND[0]
-    inside = (project and real.startswith(os.path.join(os.path.realpath(project), ""))) or any(real.startswith(p) for p in packages)
-    if not inside:
-        raise WarmupRefused(f"module {name} ({real}) is neither in the project ({project}) nor an installed package here")
+    if owner is None:
+        folders = [p for p in sys.path if isinstance(p, str) and p]
+        raise WarmupRefused(f"module {name} ({real}) is neither in the project ({_PROJECT_FOUND[0]}) nor listed by an installed "
+                            f"distribution's RECORD on this Python's import path ({len(folders)} folders: "
+                            f"{', '.join(folders[:4])}{' ...' if len(folders) > 4 else ''})")
     if real.endswith(".py"):
-        try:
-            with open(real, "rb") as f:
-                uses_warp = _USES_WARP.search(f.read(4 << 20)) is not None
-        except OSError:
-            uses_warp = False
-        if not uses_warp:
+        text = _bounded_text(real, 4 << 20)
+        if text is None or _USES_WARP.search(text.encode("utf-8", "replace")) is None:
             raise WarmupRefused(f"module {name} ({real}) does not use Warp: the file calls only the program's Warp code")
-    return real
+    return real, owner
 
 
 _PROJECT_FOUND = [None]  # the project folder find_root() found, once it has
@@ -313,14 +518,12 @@ def _entry_definitions(root):
         import linecache
         import types
 
-        if ENTRY_SOURCE is not None:
-            # Warp reads a kernel's source back (inspect): the cell's lines are lent to linecache
-            path, source = os.path.join(root, "notebook_cell_warmup.py"), ENTRY_SOURCE
-            linecache.cache[path] = (len(source), None, source.splitlines(True), path)
-        else:
-            path = os.path.join(root, ENTRY_SCRIPT)
-            with open(path, encoding="utf-8") as f:
-                source = f.read()
+        path = _entry_file(root)
+        data, why = _bounded_bytes(path, 4 << 20)
+        if data is None:
+            raise WarmupRefused(f"the command's script {_printable(path)} cannot be read: {why}")
+        source = data.decode("utf-8", "replace")
+        linecache.checkcache(path)  # Warp reads a kernel's source back (inspect) from the same file
         tree = ast.parse("\n".join(l if not l.lstrip().startswith(("%", "!")) else "" for l in source.splitlines()), path)
         kept, left = [], []
         constants = {}
@@ -328,11 +531,34 @@ def _entry_definitions(root):
             why = _why_not_definition(stmt, constants, root)
             (left if why else kept).append((stmt, why))
         for stmt, why in left[:3]:
-            print(f"warp warm-up: left out line {stmt.lineno} of the command's script: {why}", file=sys.stderr)
+            print(f"warp warm-up: left out line {stmt.lineno} of the command's script: {_printable(why)}", file=sys.stderr)
         namespace = {"__name__": "__main__", "__file__": path, "__builtins__": __builtins__}
         exec(compile(ast.Module(body=[s for s, _ in kept], type_ignores=[]), path, "exec"), namespace)
         _entry = types.SimpleNamespace(**namespace)
     return _entry
+
+
+def _cell_file():
+    """A notebook cell's code, as warp-probe wrote it beside the plan: NAME_cell.py for NAME.json."""
+    return os.path.splitext(_PLAN_PATH[0])[0] + "_cell.py"
+
+
+def _entry_file(root):
+    """The file whose definitions the file runs for the kernels of __main__: the cell's file beside
+    the plan, or the command's script, which must be the project's own (in the project found here,
+    listed by no installed distribution): a plan never names another file to run."""
+    if CELL:
+        return _cell_file()
+    if not ENTRY_SCRIPT or os.path.isabs(ENTRY_SCRIPT) or os.pardir in ENTRY_SCRIPT.split(os.sep):
+        raise WarmupRefused(f"the command's script {_printable(ENTRY_SCRIPT)!s} is not a file name in the program's folder")
+    path = os.path.join(root, ENTRY_SCRIPT)
+    real = os.path.realpath(path)
+    owner, _ = _owner(real, os.path.normpath(path))
+    if owner != "project":
+        raise WarmupRefused(f"the command's script {_printable(real)} is not the project's own file "
+                            f"({'an installed package' if owner == 'installed' else owner or 'outside the project'}): "
+                            "the file runs definitions only from the program's own script")
+    return path
 
 
 def _why_not_definition(stmt, constants, root):
@@ -514,13 +740,30 @@ def _warp_name(name):
     return obj
 
 
+def _warp_object(obj):
+    """One of Warp's objects (a type, a @wp.struct, a @wp.func, a kernel), or an enumeration or its
+    member: what a factory argument may refer to. Anything else, a function of the program's or of
+    the standard library's among it, is never handed to a factory."""
+    import enum
+
+    if isinstance(obj, enum.Enum) or (isinstance(obj, type) and issubclass(obj, enum.Enum)):
+        return True
+    owner = obj if isinstance(obj, type) else type(obj)
+    module = getattr(owner, "__module__", "") or ""
+    return module == "warp" or module.startswith("warp.")
+
+
 def _reference(ref, root):
     """A recorded reference: "warp:NAME" is a type of Warp's, "module:qualname" a name in one of the
-    program's modules."""
+    program's modules that is one of Warp's objects or an enumeration (_warp_object)."""
     module, _, qualname = str(ref).partition(":")
     if module == "warp":
         return _warp_name(qualname)
-    return _resolve(module, module + ":" + qualname, root)
+    obj = _resolve(module, module + ":" + qualname, root)
+    if not _warp_object(obj):
+        raise WarmupRefused(f"{_printable(ref, 200)} is not one of Warp's objects or an enumeration: never a factory's "
+                            "argument")
+    return obj
 
 
 def _value(tagged, root, depth=0):
@@ -532,8 +775,13 @@ def _value(tagged, root, depth=0):
         raise WarmupRefused("an argument that is not recorded as data")
     if set(tagged) == {"enum", "value"}:  # a combination of flags: the class called with its value
         cls = _reference(tagged["enum"], root)
-        if not (isinstance(cls, type) and issubclass(cls, enum.Enum)) or type(tagged["value"]) is not int:
-            raise WarmupRefused(f"{tagged['enum']} is not an enumeration of the program's")
+        if not (isinstance(cls, type) and issubclass(cls, enum.Flag)) or type(tagged["value"]) is not int:
+            raise WarmupRefused(f"{_printable(tagged['enum'], 200)} is not an enumeration of flags of the program's")
+        # made by the enumeration's own machinery only: a class that makes its own members from a
+        # value (_missing_, a metaclass's call) would run the program's code with the plan's number
+        if type(cls).__call__ is not enum.EnumMeta.__call__ or getattr(cls._missing_, "__func__", None) is not \
+                enum.Flag._missing_.__func__:
+            raise WarmupRefused(f"{_printable(tagged['enum'], 200)} makes its members in code of its own: not rebuilt")
         return cls(tagged["value"])
     ((kind, value),) = tagged.items()
     if kind == "lit" and (value is None or type(value) in (bool, int, str)):
@@ -582,20 +830,31 @@ def _made_by_factories(factories, root):
     """Calls each factory the run called (through the name its module exports, decorators
     included), a function of the program's, with the recorded arguments: what they return holds
     the kernels they made."""
+    import types
+
     made = []
     for call in factories:
-        if call["module"] == "__main__" and ENTRY_SOURCE is not None:
+        where = f"{call['module']}.{call['qualname']}"
+        if call["module"] == "__main__" and CELL:
             raise WarmupRefused("a factory defined in a notebook cell: this file calls only factories in files on disk")
+        if call["module"].split(".")[0] == "warp":
+            # Warp's own code, its tests and examples included, is never a factory this file calls
+            raise WarmupRefused(f"{where} is Warp's own code: the file calls factories of the program and of installed "
+                                "packages only")
         factory = _resolve(call["module"], call["qualname"], root)
         if not callable(factory) or isinstance(factory, type):
-            raise WarmupRefused(f"{call['module']}.{call['qualname']} is not a function")
+            raise WarmupRefused(f"{where} is not a function")
         # a function the program's file defines (through a decorator's wrapper, its own code): a
         # builtin, or a function of another module re-exported under the program's name, is not one
         inner = getattr(factory, "__wrapped__", factory)
         code = getattr(inner, "__code__", None)
         defined_in = os.path.realpath(code.co_filename) if code is not None else None
-        if call["module"] != "__main__" and defined_in != _program_file(call["module"]):
-            raise WarmupRefused(f"{call['module']}.{call['qualname']} is not a function {call['module']} defines")
+        if call["module"] != "__main__" and defined_in != _program_file(call["module"])[0]:
+            raise WarmupRefused(f"{where} is not a function {call['module']} defines")
+        # a kernel factory defines the kernel it returns: a function that defines no function is
+        # not one, whatever a plan calls it
+        if code is None or not any(isinstance(c, types.CodeType) and not c.co_name.startswith("<") for c in code.co_consts):
+            raise WarmupRefused(f"{where} defines no function: not a kernel factory")
         args, kwargs = [], {}
         for name, kind, tagged in call["args"]:
             value = _value(tagged, root)
@@ -924,7 +1183,7 @@ class _Worker:
 
 def _describe(index):
     t = TARGETS[index]
-    return f"{t['warp_module']} {t['hash'][:7]} on {t['device']}" + (f" block_dim {t['block_dim']}" if t["block_dim"] else "")
+    return _printable(f"{t['warp_module']} {t['hash'][:7]} on {t['device']}" + (f" block_dim {t['block_dim']}" if t["block_dim"] else ""))
 
 
 def _check_here(found, paths, device, arch, mode, outcomes):
@@ -952,22 +1211,43 @@ def _cuda_cache(device):
     """The CUDA cache a build for `device` reads and fills: since 12.9 NVRTC keeps its compilations
     there (the driver's compute cache, CUDA_CACHE_PATH), so a kept one turns a module's rebuild into
     a read-back. None for a CPU build. Says where it is, whether the path is the default (a CI job
-    keeps it only when it saves that folder), its size and the limit it is evicted at."""
+    keeps it only when it saves that folder), its size (counted for at most 2 s and 200,000
+    entries, never following a link) and the limit it is evicted at, and what is wrong with a path
+    that is not a folder or a limit that is not a number."""
+    import stat
+
     if not str(device).startswith("cuda"):
         return None
     off = os.environ.get("CUDA_CACHE_DISABLE", "0").strip() not in ("", "0")
     chosen = os.environ.get("CUDA_CACHE_PATH")
     path = chosen or os.path.join(os.path.expanduser("~"), ".nv", "ComputeCache")
-    size = 0
-    for folder, _, files in os.walk(path):
-        for name in files:
-            try:
-                size += os.lstat(os.path.join(folder, name)).st_size
-            except OSError:
-                pass
+    size, problem, partial = 0, None, False
+    try:
+        mode = os.lstat(path).st_mode
+        if not stat.S_ISDIR(mode):
+            problem = "is not a folder (" + ("a FIFO" if stat.S_ISFIFO(mode) else "a link" if stat.S_ISLNK(mode)
+                                            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a file") + ")"
+    except FileNotFoundError:
+        problem = None  # empty: NVRTC makes it at its first compilation
+    except OSError as error:
+        problem = f"cannot be read ({error.strerror or error})"
+    if problem is None and os.path.isdir(path):
+        deadline, entries = time.monotonic() + 2.0, 0
+        for folder, dirs, files in os.walk(path, onerror=lambda error: None):
+            entries += len(dirs) + len(files)
+            if entries > 200_000 or time.monotonic() > deadline:
+                partial = True
+                break
+            for name in files:
+                try:
+                    size += os.lstat(os.path.join(folder, name)).st_size
+                except OSError:
+                    pass
     limit = os.environ.get("CUDA_CACHE_MAXSIZE", "").strip()
-    return {"path": path, "default_path": not chosen, "disabled": off, "bytes": size,
-            "limit_bytes": int(limit) if limit.isdigit() else None}
+    limit_bytes = int(limit) if re.fullmatch(r"[0-9]{1,19}", limit) else None
+    return {"path": path, "default_path": not chosen, "disabled": off, "bytes": size, "limit_bytes": limit_bytes,
+            "counted_in_part": partial, "problem": problem,
+            "limit_problem": None if not limit or limit_bytes is not None else "is not a number of bytes"}
 
 
 def _cuda_cache_lines(info, mode):
@@ -976,7 +1256,10 @@ def _cuda_cache_lines(info, mode):
     if info["disabled"]:
         return ["the CUDA cache is off (CUDA_CACHE_DISABLE): NVRTC compiles every module built here in full, "
                 "also one it compiled before"]
-    held = f"{info['bytes'] / 1e6:.1f} MB"
+    if info.get("problem"):
+        return [f"the CUDA cache {_printable(info['path'])} {info['problem']}: NVRTC cannot keep its compilations there; "
+                "set CUDA_CACHE_PATH to a folder"]
+    held = f"{'at least ' if info.get('counted_in_part') else ''}{info['bytes'] / 1e6:.1f} MB"
     limit = info["limit_bytes"]
     lines = []
     if mode == "prune":
@@ -986,6 +1269,9 @@ def _cuda_cache_lines(info, mode):
         lines.append(f"NVRTC's cache {info['path']} holds {held}"
                      + (f" of CUDA_CACHE_MAXSIZE {limit / 1e6:.1f} MB" if limit else " (the driver's default limit)")
                      + ": a module built here that NVRTC compiled before (same source, driver and NVRTC) is read back")
+    if info.get("limit_problem"):
+        lines.append(f"CUDA_CACHE_MAXSIZE {_printable(os.environ.get('CUDA_CACHE_MAXSIZE', ''), 40)} "
+                     f"{info['limit_problem']}: the driver's default limit applies")
     if info["default_path"]:
         lines.append("CUDA_CACHE_PATH is not set: a CI job keeps NVRTC's cache only if it sets it to a folder it saves "
                      "with Warp's cache (references/ci.md, section 1)")
@@ -995,10 +1281,49 @@ def _cuda_cache_lines(info, mode):
     return lines
 
 
+def _output_refused(path):
+    """Why `path` is no place to write an output ("" when it is): a symbolic link, a device, a FIFO,
+    a folder or another user's file at the name, or a folder that is not there (warp-probe's rule)."""
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return "" if os.path.isdir(os.path.dirname(os.path.abspath(path))) else "its folder does not exist"
+    except OSError as error:
+        return error.strerror or str(error)
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link: the output is written as a file at the name, never through a link"
+    if not stat.S_ISREG(st.st_mode):
+        return "a device, a FIFO or a folder, not a file"
+    if st.st_uid != os.geteuid():
+        return "a file of another user"
+    return ""
+
+
+def _write_output(path, text):
+    """`text` into a new file beside `path`, renamed over it: never written through a link or into a
+    FIFO or a device (_output_refused), never seen half written."""
+    import tempfile
+
+    why = _output_refused(path)
+    if why:
+        raise OSError(f"{why}")
+    fd, temp = tempfile.mkstemp(prefix=".results-", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        os.unlink(temp)
+        raise
+
+
 _AS_MEASURED = object()
 
 
-def warm_up(workers=None, root=None, device=_AS_MEASURED, arch=None, log=print, mode="build", check_here=False):
+def warm_up(workers=None, root=None, device=_AS_MEASURED, arch=None, log=print, mode="build", check_here=False,
+            trust_plan=None):
     """Builds the identities above into Warp's kernel cache (wp.config.kernel_cache_dir, or
     WARP_CACHE_PATH) in up to `workers` processes at a time (default: WORKERS, at most the CPUs this
     process may use). A target that fails fails alone. Returns a dict: built (identities built as
@@ -1008,8 +1333,10 @@ def warm_up(workers=None, root=None, device=_AS_MEASURED, arch=None, log=print, 
     "dry-run" builds nothing and says what a run of the program would build, and which tests
     paid for it when it was measured. check_here (the file run as a script with --missing or
     --dry-run): the hashes are computed in this process first, and workers start only for what is
-    left to build; a program calling warm_up() keeps its own process as it is."""
+    left to build; a program calling warm_up() keeps its own process as it is. trust_plan: see
+    check_trust (a plan warp-probe wrote on this machine needs none)."""
     _ensure_plan()
+    check_trust(trust_plan, log)
     device = DEVICE if device is _AS_MEASURED else device
     arch = ARCH if arch is None else arch
     started = time.perf_counter()
@@ -1032,7 +1359,8 @@ def warm_up(workers=None, root=None, device=_AS_MEASURED, arch=None, log=print, 
             chosen = os.path.dirname(chosen)
         env["WARP_CACHE_PATH"] = chosen
     command = [sys.executable, os.path.abspath(__file__), "--serve",
-               json.dumps([found, paths, device, list(arch or ()), mode, project]), "--plan", _PLAN_PATH[0]]
+               json.dumps([found, paths, device, list(arch or ()), mode, project]), "--plan", _PLAN_PATH[0],
+               "--trust-plan=" + _PLAN_DIGEST[0]]
     events = queue.Queue()
     pending = list(range(len(TARGETS)))  # the longest modules first, each module's forms in order
     outcomes = {}
@@ -1111,7 +1439,7 @@ def warm_up(workers=None, root=None, device=_AS_MEASURED, arch=None, log=print, 
             result["built"].append(i)
     result["cuda_cache"] = _cuda_cache(device)
     for line in notes + _cuda_cache_lines(result["cuda_cache"], mode):
-        log("warp warm-up: " + line)
+        log("warp warm-up: " + _printable(line, 1000))
     if mode != "build":
         log(f"warp warm-up: {len(result['in_cache'])} of {len(TARGETS)} module identities are in the cache {cache} already")
     for i in result["would_build"]:
@@ -1119,7 +1447,8 @@ def warm_up(workers=None, root=None, device=_AS_MEASURED, arch=None, log=print, 
         why = "changed since it was measured" if o.get("changed") else "not in the cache"
         paid = [p for p in TARGETS[i]["tests"] if p]  # "" is outside any test: a program, not a suite
         log(f"warp warm-up: would build {_describe(i)} ({why})"
-            + (f": paid by {', '.join(paid[:3])}{' and more' if len(paid) > 3 else ''} when measured" if paid else ""))
+            + (f": paid by {', '.join(_printable(p, 200) for p in paid[:3])}{' and more' if len(paid) > 3 else ''} when measured"
+               if paid else ""))
     if mode == "dry-run":
         log(f"warp warm-up: a run would build {len(result['would_build'])} of {len(TARGETS)} module identities "
             f"(nothing was built; {result['wall_s']:.2f} s to find out)")
@@ -1137,18 +1466,19 @@ def warm_up(workers=None, root=None, device=_AS_MEASURED, arch=None, log=print, 
             log(f"warp warm-up: built under another hash ({result['outcomes'][i]['built_hash'][:7]}): {_describe(i)}: the "
                 "program's code, options or Warp changed since it was measured; measure it again and write this file again")
     for i, why in result["failed"]:
-        log(f"warp warm-up: not built: {_describe(i)}: {why}")
+        log(f"warp warm-up: not built: {_describe(i)}: {_printable(why, 1000)}")
     return result
 
 
-def prune(dry_run=False, log=print, workers=None, root=None):
+def prune(dry_run=False, log=print, workers=None, root=None, trust_plan=None):
     """Removes the module folders of Warp's kernel cache (this Warp's version folder) that the code
     as it is now does not use: a cache kept between CI runs grows by every change's identities
     otherwise. The code's current identities are computed the way --dry-run computes them
     (importing, building nothing): a folder a change just built stays, the one it made stale goes.
     A module whose identity this file cannot compute (not in TARGETS, or not computable now) keeps
     all its folders. Only folders named as Warp names them (wp_...); with dry_run, lists them."""
-    now = warm_up(workers, root, mode="dry-run", log=lambda line: None, check_here=True)
+    check_trust(trust_plan, log)
+    now = warm_up(workers, root, mode="dry-run", log=lambda line: None, check_here=True, trust_plan=_PLAN_DIGEST[0])
     cache = str(wp.config.kernel_cache_dir)
     keep = {o["folder"] for o in now["outcomes"] if o and o.get("folder")}
     unknown = [i for i, o in enumerate(now["outcomes"]) if not (o and o.get("folder"))]
@@ -1202,13 +1532,13 @@ def prune(dry_run=False, log=print, workers=None, root=None):
         f"it is now does not use ({freed / 1e6:.1f} MB) from {cache}; {kept} in use stay; only folders named as Warp "
         f"names a build of the program's modules are touched")
     for name in unused[:20]:
-        log(f"warp warm-up:   {name}")
+        log(f"warp warm-up:   {_printable(name)}")
     if len(unused) > 20:
         log(f"warp warm-up:   and {len(unused) - 20} more")
     for line in failed:
-        log(f"warp warm-up: could not remove {line}")
+        log(f"warp warm-up: could not remove {_printable(line, 1000)}")
     for line in _cuda_cache_lines(_cuda_cache(DEVICE), "prune"):
-        log("warp warm-up: " + line)
+        log("warp warm-up: " + _printable(line, 1000))
     return 1 if failed else 0
 
 
@@ -1232,28 +1562,41 @@ def _main():
     parser.add_argument("--prune", action="store_true",
                         help="remove from the cache the module folders the code as it is now does not use (a module the file "
                              "cannot compute keeps its folders), and exit (with --dry-run: list them)")
+    parser.add_argument("--trust-plan", nargs="?", const=True, default=None, metavar="SHA256",
+                        help="build a plan warp-probe did not write on this machine (its ledger does not list it): as it "
+                             "is, or only the plan of this SHA-256; without it such a plan is shown, not built")
     parser.add_argument("--serve", help=argparse.SUPPRESS)  # a worker process of warm_up(): [root, paths, device, arch]
     args = parser.parse_args()
+    if args.results:
+        why = _output_refused(args.results)
+        if why:  # refused before anything is built
+            print(f"warp warm-up: the results could not be written to {_printable(args.results)}: {why}; nothing was built",
+                  file=sys.stderr)
+            sys.exit(2)
     load_plan(args.plan)
-    if args.serve:
-        _serve(*json.loads(args.serve))
-        sys.exit(0)
-    if args.prune:
-        sys.exit(prune(dry_run=args.dry_run, workers=args.workers, root=args.root))
     try:
+        if args.serve:
+            check_trust(args.trust_plan, lambda line: print(line, file=sys.stderr))  # the digest the parent read
+            _serve(*json.loads(args.serve))
+            sys.exit(0)
+        if args.prune:
+            sys.exit(prune(dry_run=args.dry_run, workers=args.workers, root=args.root, trust_plan=args.trust_plan))
         mode = "dry-run" if args.dry_run else "missing" if args.missing else "build"
-        result = warm_up(args.workers, args.root, args.device, args.arch or None, mode=mode, check_here=True)
+        result = warm_up(args.workers, args.root, args.device, args.arch or None, mode=mode, check_here=True,
+                         trust_plan=args.trust_plan)
+    except PlanNotTrusted as refused:
+        print(refused, file=sys.stderr)
+        sys.exit(3)
     except FileNotFoundError as error:
-        print(f"warp warm-up: {error}", file=sys.stderr)
+        print(f"warp warm-up: {_printable(error)}", file=sys.stderr)
         sys.exit(2)
     if args.results:
         try:
-            with open(args.results, "w", encoding="utf-8") as f:
-                json.dump({"contract": PLAN_CONTRACT, **{k: v for k, v in result.items()}}, f)
+            _write_output(args.results, json.dumps({"contract": PLAN_CONTRACT, **{k: v for k, v in result.items()}}))
         except OSError as error:
             # the builds are done and in the cache; only what they were could not be written
             print(f"warp warm-up: the builds are in the cache, but the results could not be written to "
-                  f"{args.results!r}: {error.strerror or error}", file=sys.stderr)
+                  f"{_printable(args.results)}: {_printable(error.strerror or error)}", file=sys.stderr)
             sys.exit(2)
     # --strict: each target as measured; with --missing a changed one built as the code is now is the aim
     changed_is_fine = mode == "missing"

@@ -199,7 +199,7 @@ namespace xwarp
         }
 
         // Why a factory-made kernel cannot be made again by calling its factory, "" when it can.
-        std::string factory_unreachable(const kernel_entry& k, bool cell)
+        std::string factory_unreachable(const kernel_entry& k, bool cell, const ownership* owners)
         {
             const json& f = k.factory;
             const std::string where = k.defined_in.str() + "." + k.qualname.str();
@@ -211,6 +211,20 @@ namespace xwarp
             }
             const std::string module = field_or(f, "module", std::string());
             const std::string qualname = field_or(f, "qualname", std::string());
+            // Whose the factory is (the run's ownership): the file calls factories of the program
+            // and of installed packages, never Warp's own (its tests and examples included)
+            const file_owner* owner = owners != nullptr ? owners->of(field_or(f, "file", std::string())) : nullptr;
+            if (warps_own_module(module) || (owner != nullptr && owner->kind == owner_kind::warp))
+            {
+                return "kernel " + k.key + " is made by " + module + "." + qualname
+                       + ", a factory of Warp's own code: the warm-up calls factories of your project and of installed "
+                         "packages only";
+            }
+            if (owner != nullptr && (owner->kind == owner_kind::stdlib || owner->kind == owner_kind::elsewhere))
+            {
+                return "kernel " + k.key + " is made by " + module + "." + qualname + ", whose file is "
+                       + owner_phrase(*owner) + ": the warm-up calls factories of your project and of installed packages only";
+            }
             if (cell && module == "__main__")
             {
                 return "kernel " + k.key + " is made by " + qualname + ", a factory defined in the notebook cell: the file "
@@ -242,8 +256,22 @@ namespace xwarp
             return {};
         }
 
+        // Why the file cannot import `module` for a target, "" when it can: the run's ownership
+        // says its file is the standard library's or in neither the project nor an installed
+        // distribution (the file refuses those too, and says where it looked).
+        std::string module_refused(const std::string& module, const ownership* owners)
+        {
+            const file_owner* owner = owners != nullptr ? owners->of_module(module) : nullptr;
+            if (owner == nullptr || (owner->kind != owner_kind::stdlib && owner->kind != owner_kind::elsewhere))
+            {
+                return {};
+            }
+            return "its kernels' module " + module + " is " + owner_phrase(*owner) + " (" + owner->evidence
+                   + "): the warm-up imports only your project's modules and installed packages'";
+        }
+
         // Why the warm-up cannot build this identity by importing its module, "" when it can.
-        std::string unreachable(const content_snapshot& s, bool has_entry, bool cell)
+        std::string unreachable(const content_snapshot& s, bool has_entry, bool cell, const ownership* owners)
         {
             if (s.kernels.empty())
             {
@@ -266,7 +294,7 @@ namespace xwarp
                 if (k.qualname.str().find("<locals>") != std::string::npos)
                 {
                     // the file calls its factory with the recorded arguments, when it can
-                    if (std::string why = factory_unreachable(k, cell); !why.empty())
+                    if (std::string why = factory_unreachable(k, cell, owners); !why.empty())
                     {
                         return why;
                     }
@@ -884,8 +912,9 @@ namespace xwarp
         const bool no_cache = cache_turned_off(cold);
         if (analysed.cell_code)
         {
-            // the cell is the program's script: its definitions travel in the file
-            plan.entry_source = (analysed.setup_code ? *analysed.setup_code + "\n" : std::string()) + *analysed.cell_code;
+            // the cell is the program's script: warp-probe writes it beside the plan, never into it
+            plan.cell = true;
+            plan.cell_code = (analysed.setup_code ? *analysed.setup_code + "\n" : std::string()) + *analysed.cell_code;
         }
 
         const std::vector<const module_load*> loads = identities_in_load_order(cold);
@@ -937,12 +966,17 @@ namespace xwarp
             }
             else
             {
-                why = unreachable(*l->snapshot, !plan.entry_script.empty() || !plan.entry_source.empty(),
-                                  !plan.entry_source.empty());
+                why = unreachable(*l->snapshot, !plan.entry_script.empty() || plan.cell, plan.cell,
+                                  analysed.ownership ? &*analysed.ownership : nullptr);
             }
             if (why.empty())
             {
                 why = fill_recipe(t, *l->snapshot);
+            }
+            const ownership* owners = analysed.ownership ? &*analysed.ownership : nullptr;
+            for (const auto& k : why.empty() && l->snapshot ? l->snapshot->kernels : std::vector<kernel_entry>{})
+            {
+                why = why.empty() ? module_refused(k.defined_in.str(), owners) : why;
             }
             t.why_not = why;
             plan.targets.push_back(std::move(t));

@@ -21,6 +21,7 @@
 #include "xwarp/model/warmup.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -304,7 +305,7 @@ namespace xwarp
         j = json{{"source", p.source}, {"command", p.command}, {"warp_version", p.warp_version},
                  {"project", p.project}, {"import_root", p.import_root}, {"import_paths", p.import_paths},
                  {"packages", p.packages}, {"root_packages", p.root_packages}, {"header_ms", p.header_ms},
-                 {"left_estimate_ms", p.left_estimate_ms}, {"entry_script", p.entry_script}, {"entry_source", p.entry_source}, {"workers", p.workers}, {"device", p.device}, {"arch", p.arch},
+                 {"left_estimate_ms", p.left_estimate_ms}, {"entry_script", p.entry_script}, {"cell", p.cell}, {"workers", p.workers}, {"device", p.device}, {"arch", p.arch},
                  {"config", p.config}, {"targets", p.targets}, {"covered", p.covered}, {"uncovered", p.uncovered},
                  {"covered_ms", p.covered_ms}, {"total_ms", p.total_ms}, {"notes", p.notes}, {"plan_text", p.plan_text},
                  {"script_path", p.script_path}, {"plan_path", p.plan_path}, {"check", p.check ? json(*p.check) : json()}};
@@ -431,6 +432,32 @@ namespace xwarp
     }
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(source_location, file, line)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(cause_location, file, line, what)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(file_owner, kind, distribution, version, evidence)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(project_root, path, why)
+
+    // The files' owners as a list of {file, kind, ...}: a path is data, never a key a reader
+    // must trust.
+    void to_json(json& j, const ownership& o)
+    {
+        j = {{"project", o.project}, {"import_path", o.import_path}, {"modules", o.modules}, {"files", json::array()}};
+        for (const auto& [file, owner] : o.files)
+        {
+            json one = owner;
+            one["file"] = file;
+            j["files"].push_back(std::move(one));
+        }
+    }
+
+    void from_json(const json& j, ownership& o)
+    {
+        o.project = j.value("project", std::vector<project_root>{});
+        o.import_path = j.value("import_path", std::vector<std::string>{});
+        o.modules = j.value("modules", std::map<std::string, std::string>{});
+        for (const auto& one : j.value("files", json::array()))
+        {
+            o.files[one.at("file").get<std::string>()] = one.get<file_owner>();
+        }
+    }
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(declined_lever, mechanism, lever, module, device, reason, numbers, recommendation)
     void to_json(json& j, const replay_measurement& m);
     void from_json(const json& j, replay_measurement& m);
@@ -634,6 +661,7 @@ namespace xwarp
                                                     guide,
                                                     lever,
                                                     measured,
+                                                    owner,
                                                     library,
                                                     tests)
     }
@@ -785,6 +813,10 @@ namespace xwarp
             j["label"] = r.label;
             j["command"] = r.command;
             j["cwd"] = r.cwd;
+            if (r.ownership)
+            {
+                j["ownership"] = *r.ownership;
+            }
             j["settings"] = r.run_settings;
             j["setup_code"] = r.setup_code;
             j["cell_code"] = r.cell_code;
@@ -1174,6 +1206,10 @@ namespace xwarp
             r.label = j.value("label", std::string());
             r.command = j.value("command", std::vector<std::string>{});
             r.cwd = j.value("cwd", std::string());
+            if (j.contains("ownership") && j["ownership"].is_object())
+            {
+                r.ownership = j["ownership"].get<ownership>();
+            }
             if (j.contains("settings"))
             {
                 r.run_settings = j.at("settings").get<settings>();
@@ -1742,52 +1778,95 @@ namespace xwarp
         }
     }
 
+    std::string output_path_refused(const std::string& path)
+    {
+        struct ::stat st
+        {
+        };
+        if (path.empty())
+        {
+            return "an empty path";
+        }
+        if (::lstat(path.c_str(), &st) != 0)
+        {
+            if (errno != ENOENT)
+            {
+                return std::strerror(errno);
+            }
+            const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+            struct ::stat folder
+            {
+            };
+            if (!parent.empty() && (::stat(parent.c_str(), &folder) != 0 || !S_ISDIR(folder.st_mode)))
+            {
+                return "its folder " + parent.string() + " does not exist";
+            }
+            return {};
+        }
+        if (S_ISLNK(st.st_mode))
+        {
+            return "a symbolic link: the output is written as a file at the name, never through a link (remove the link, "
+                   "or name the file it points at)";
+        }
+        if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+        {
+            return "a device, not a file";
+        }
+        if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+        {
+            return "a FIFO or a socket, not a file";
+        }
+        if (S_ISDIR(st.st_mode))
+        {
+            return "a folder, not a file";
+        }
+        if (!S_ISREG(st.st_mode))
+        {
+            return "not a regular file";
+        }
+        if (st.st_uid != ::geteuid())
+        {
+            return "a file of another user (uid " + std::to_string(st.st_uid) + "): written only over a file of yours";
+        }
+        return {};
+    }
+
     void save_streamed(const std::string& path, const std::function<void(std::ostream&)>& write)
     {
-        // /dev/stdout, /dev/null, a pipe: written in place. A file renamed over one would
-        // replace it (as root, /dev/null itself).
-        // Anything else is written beside the target and renamed over it: a symlink planted at the
-        // name is replaced, never followed to the file it points at.
-        std::error_code ec;
-        const auto kind = std::filesystem::status(path, ec).type();
-        const bool in_place = !ec && kind != std::filesystem::file_type::regular && kind != std::filesystem::file_type::not_found;
-        // A FIFO nobody reads would block the open forever: ask without waiting, and hold that
-        // end open while writing (closed at once, the reader would see its end of file and
-        // leave, and the stream's own open would wait for the next one).
-        struct held_fd
+        // Written as a file, never through what the name points at: a link, a device, a FIFO or
+        // a folder at the name is refused (as root, renaming over /dev/stdout replaced it), and
+        // so is another user's file. The text goes into a new file beside the target (created
+        // exclusively, links not followed) and is renamed over it: a reader never sees it half
+        // written, and a link planted at the name meanwhile is replaced, not followed.
+        if (const std::string why = output_path_refused(path); !why.empty())
         {
-            int fd = -1;
-            ~held_fd()
-            {
-                if (fd >= 0)
-                {
-                    ::close(fd);
-                }
-            }
-        } fifo;
-        if (in_place && kind == std::filesystem::file_type::fifo)
+            throw std::runtime_error("cannot write " + path + ": " + why);
+        }
+        const auto error = [&](int err) { return std::system_error(err, std::generic_category(), "cannot write " + path); };
+        std::string written;
+        int fd = -1;
+        for (int attempt = 0; attempt < 100 && fd < 0; ++attempt)
         {
-            fifo.fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-            if (fifo.fd < 0)
+            written = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(attempt);
+            fd = ::open(written.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+            if (fd < 0 && errno != EEXIST)
             {
-                throw std::system_error(errno, std::generic_category(),
-                                        "cannot write " + path + (errno == ENXIO ? " (a FIFO no process is reading)" : ""));
+                throw error(errno);
             }
         }
-        const std::string written = in_place ? path : path + ".tmp-" + std::to_string(::getpid());
-        const auto discard = [&]
+        if (fd < 0)
         {
-            if (!in_place)
-            {
-                std::remove(written.c_str());  // the old file stays as it was, and nothing is left beside it
-            }
-        };
-        const auto error = [&](int err) { return std::system_error(err, std::generic_category(), "cannot write " + path); };
+            throw error(EEXIST);
+        }
+        ::close(fd);  // the name is ours (O_EXCL): the stream opens that same new file
+        const auto discard = [&] { std::remove(written.c_str()); };  // the old file stays as it was
         {
             std::ofstream out(written, std::ios::binary | std::ios::trunc);
             if (!out)
             {
-                throw error(errno);
+                const int err = errno;
+                discard();
+                throw error(err);
             }
             try
             {
@@ -1807,7 +1886,7 @@ namespace xwarp
                 throw error(err);
             }
         }
-        if (!in_place && std::rename(written.c_str(), path.c_str()) != 0)
+        if (std::rename(written.c_str(), path.c_str()) != 0)
         {
             const int err = errno;
             discard();

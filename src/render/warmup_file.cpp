@@ -249,7 +249,7 @@ namespace xwarp
             {"root_packages", plan.root_packages},
             {"workers", plan.workers},
             {"entry_script", plan.entry_script},
-            {"entry_source", plan.entry_source.empty() ? json() : json(plan.entry_source)},
+            {"cell", plan.cell},
             {"device", plan.device.empty() ? json() : json(plan.device)},
             {"arch", plan.arch},
             {"used", std::move(used)},
@@ -275,7 +275,7 @@ namespace xwarp
             {"contract", layout::line},      {"written_by", layout::line},   {"measured", layout::block},
             {"project", layout::line},       {"import_root", layout::line},  {"import_paths", layout::line},
             {"packages", layout::line},      {"root_packages", layout::line}, {"workers", layout::line},
-            {"entry_script", layout::line},  {"entry_source", layout::line}, {"device", layout::line},
+            {"entry_script", layout::line},  {"cell", layout::line},        {"device", layout::line},
             {"arch", layout::line},          {"used", layout::items},        {"config", layout::line},
             {"options", layout::items},      {"targets", layout::items}};
         std::string out = "{\n";
@@ -326,6 +326,12 @@ namespace xwarp
         return runtime_path.substr(0, dot) + ".json";
     }
 
+    std::string warmup_cell_path(const std::string& runtime_path)
+    {
+        const std::string plan = warmup_plan_path(runtime_path);
+        return plan.substr(0, plan.size() - 5) + "_cell.py";
+    }
+
     std::string warmup_runtime_text()
     {
         // The contract's rules go into the runtime, not the plan: an edited plan cannot loosen them.
@@ -370,6 +376,11 @@ namespace xwarp
         {
             out += "  file: " + one_line(plan.script_path) + " (needs only Warp: python " + one_line(plan.script_path)
                    + ", or import it and call warm_up())\n";
+            out += "  plan: " + one_line(plan.plan_path) + ", SHA-256 " + plan.plan_digest
+                   + (plan.ledger.empty() ? std::string(": not noted as written here")
+                                          : ": noted as written here (" + one_line(plan.ledger) + ")")
+                   + "; where it was not written (a CI runner, a container build), run the file with --trust-plan="
+                   + plan.plan_digest + " (a plan edited since is not built)\n";
         }
         for (const auto& t : plan.targets)
         {

@@ -50,10 +50,13 @@ def pytest_configure(config):
 
 @pytest.fixture(autouse=True, scope="session")
 def private_history(tmp_path_factory):
-    """Every run the suite makes (CLI, kernels, notebooks) is stored in a history of its own,
-    never in the user's (or root's) $XDG_DATA_HOME."""
+    """Every run the suite makes (CLI, kernels, notebooks) is stored in a history of its own, and
+    every warm-up plan it writes noted in a ledger of its own, never in the user's (or root's)
+    $XDG_DATA_HOME."""
     path = tmp_path_factory.mktemp("history") / "history.sqlite3"
     os.environ["XWARP_HISTORY"] = str(path)
+    # the warm-up plans the suite writes are noted in a ledger of its own too
+    os.environ["XWARP_PLAN_LEDGER"] = str(path.parent / "warmup-plans")
     yield path
 
 

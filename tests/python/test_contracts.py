@@ -147,7 +147,7 @@ def test_the_warmup_runtimes_fields_are_the_plans_contract():
     # the runtime reads the contract's version it was written for
     (version,) = [node.value.value for node in body.body if isinstance(node, ast.Assign)
                   and any(getattr(t, "id", None) == "PLAN_CONTRACT" for t in node.targets)]
-    assert schema["x-contract-version"] == version == 3
+    assert schema["x-contract-version"] == version == 4
 
 
 def probe_cli(*args, timeout=120):

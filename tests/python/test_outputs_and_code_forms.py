@@ -1,9 +1,10 @@
 """What reaches a file and what reaches generated code, against hostile input (no Warp run).
 
-Outputs: every file warp-probe writes is written beside its name and renamed over it, so a
-symlink planted at the name is replaced and never followed; a FIFO nobody reads is refused at
-once (73) instead of waited on forever; standard output that cannot be written (a full disk)
-is exit 74, not 0 behind a truncated output.
+Outputs: every file warp-probe writes is written as a file: beside its name and renamed over it,
+only where the name is free or a regular file of the user's; a symbolic link, a device, a FIFO
+(with or without a reader), a folder or another user's file at the name is refused at once (73)
+and left as it was; standard output that cannot be written (a full disk) is exit 74, not 0
+behind a truncated output.
 
 Code forms: the fixer is run directly on requests carrying report text in every field that
 reaches generated code (module names, option keys, kernel names, types, comments). The patched
@@ -13,6 +14,7 @@ with why; a FIFO or an oversized source is refused without losing the other fixe
 import ast
 import json
 import os
+import stat
 import subprocess
 import sys
 import threading
@@ -27,54 +29,67 @@ REPORT = ROOT / "tests" / "fixtures" / "gpu-nvrtc-trace-report.json"
 
 
 @pytest.mark.quick
-def test_a_symlink_at_an_output_name_is_replaced_not_followed(tmp_path):
+def test_an_output_is_written_as_a_file_never_through_a_link_a_fifo_or_a_device(tmp_path):
     victim = tmp_path / "victim.txt"
     victim.write_text("precious\n")
-    for fmt in ("json", "text", "html"):
-        link = tmp_path / f"out.{fmt}"
-        link.symlink_to(victim)
-        proc = subprocess.run([str(PROBE), "report", str(REPORT), "--format", fmt, "-o", str(link)],
-                              capture_output=True, text=True, timeout=60)
-        assert proc.returncode == 0, proc.stderr
-        assert victim.read_text() == "precious\n", fmt
-        assert not link.is_symlink() and link.stat().st_size > 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.html", "out.json", "out.text", "victim.txt"]
-
-
-@pytest.mark.quick
-def test_a_fifo_nobody_reads_is_refused_at_once(tmp_path):
-    fifo = tmp_path / "out.json"
-    os.mkfifo(fifo)
-    proc = subprocess.run([str(PROBE), "report", str(REPORT), "--format", "json", "-o", str(fifo)],
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 73 and "no process is reading" in proc.stderr, proc.stderr
-
-
-def test_a_fifo_with_a_reader_still_gets_the_output(tmp_path):
-    fifo = tmp_path / "out.json"
+    fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     got = {}
 
-    def read():
+    def read():  # a reader waiting on the FIFO: still nothing is written into it
         with open(fifo, "rb") as f:
             got["data"] = f.read()
 
-    reader = threading.Thread(target=read)
+    reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    try:
-        # the reader opens first: retry until the writer finds it there
-        for _ in range(100):
-            proc = subprocess.run([str(PROBE), "report", str(REPORT), "--format", "json", "-o", str(fifo)],
-                                  capture_output=True, text=True, timeout=60)
-            if proc.returncode == 0:
-                break
-        assert proc.returncode == 0, proc.stderr
-    finally:
-        if reader.is_alive():
-            with open(fifo, "wb"):
-                pass
-        reader.join(10)
-    assert json.loads(got["data"])["schema_version"]
+    (tmp_path / "to-victim").symlink_to(victim)
+    (tmp_path / "to-null").symlink_to("/dev/null")
+    (tmp_path / "to-stdout").symlink_to("/proc/self/fd/1")
+    (tmp_path / "folder").mkdir()
+    cases = {"to-victim": "a symbolic link", "to-null": "a symbolic link", "to-stdout": "a symbolic link",
+             "pipe": "a FIFO", "folder": "a folder", "no-such-folder/out": "does not exist"}
+    for name, said in cases.items():
+        for fmt in ("json", "text", "html"):
+            with open(tmp_path / "stdout.txt", "w") as out:  # standard output a file, as root's cron job has it
+                proc = subprocess.run([str(PROBE), "report", str(REPORT), "--format", fmt, "-o", str(tmp_path / name)],
+                                      stdout=out, stderr=subprocess.PIPE, text=True, timeout=60)
+            assert proc.returncode == 73 and said in proc.stderr, (name, fmt, proc.stderr)
+    proc = subprocess.run([str(PROBE), "report", str(REPORT), "--format", "json", "-o", "/dev/null"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 73 and "a device, not a file" in proc.stderr, proc.stderr
+    assert victim.read_text() == "precious\n" and (tmp_path / "stdout.txt").read_text() == ""
+    assert [os.readlink(tmp_path / n) for n in ("to-victim", "to-null", "to-stdout")] == [
+        str(victim), "/dev/null", "/proc/self/fd/1"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and stat.S_ISCHR(os.lstat("/dev/null").st_mode)
+    with open(fifo, "wb"):
+        pass  # the reader ends
+    reader.join(10)
+    assert got.get("data") == b""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "pipe", "stdout.txt", "to-null", "to-stdout",
+                                                         "to-victim", "victim.txt"]
+    # a regular file of this user is replaced whole
+    mine = tmp_path / "out.json"
+    mine.write_text("old")
+    proc = subprocess.run([str(PROBE), "report", str(REPORT), "--format", "json", "-o", str(mine)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and json.loads(mine.read_text())["tool"] == "warp-probe", proc.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="another user's file is written over only by root")
+def test_as_root_another_users_file_and_the_warm_up_on_dev_null_are_refused(tmp_path):
+    theirs = tmp_path / "theirs.json"
+    theirs.write_text("theirs\n")
+    os.chown(theirs, 65534, 65534)
+    proc = subprocess.run([str(PROBE), "report", str(REPORT), "--format", "json", "-o", str(theirs)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 73 and "a file of another user" in proc.stderr, proc.stderr
+    assert theirs.read_text() == "theirs\n" and theirs.stat().st_uid == 65534
+    # the warm-up writes two files: neither when the first name is a device
+    before = set(os.listdir("/dev"))
+    proc = subprocess.run([str(PROBE), "warmup", str(REPORT), "-o", "/dev/null", "--history", "off", "-q"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 73 and "a device, not a file" in proc.stderr, proc.stdout + proc.stderr
+    assert set(os.listdir("/dev")) == before and stat.S_ISCHR(os.lstat("/dev/null").st_mode)
 
 
 @pytest.mark.quick

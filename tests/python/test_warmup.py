@@ -446,7 +446,8 @@ def test_the_file_names_nvrtcs_cache_for_a_cuda_build_and_prune_leaves_it_alone(
 
     kept = lines("cuda:0", CUDA_CACHE_PATH=str(cuda_cache), CUDA_CACHE_MAXSIZE="1000000")
     assert kept["info"] == {"path": str(cuda_cache), "default_path": False, "disabled": False, "bytes": 950_000,
-                            "limit_bytes": 1_000_000}, kept
+                            "limit_bytes": 1_000_000, "counted_in_part": False, "problem": None,
+                            "limit_problem": None}, kept
     assert kept["missing"][0].startswith(f"NVRTC's cache {cuda_cache} holds 0.9 MB of CUDA_CACHE_MAXSIZE 1.0 MB"), kept
     assert any("within 10% of CUDA_CACHE_MAXSIZE" in line for line in kept["missing"]), kept
     assert not any("CUDA_CACHE_PATH is not set" in line for line in kept["missing"]), kept

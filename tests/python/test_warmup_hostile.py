@@ -136,20 +136,34 @@ def measured(tmp_path_factory):
     return Measured()
 
 
-def run_audited(script, measured, venv_python, tag):
-    """Runs the file as a user's build step would, every process of it under the audit hook."""
+def run_audited(script, measured, venv_python, tag, trust=False):
+    """Runs the file as a user's build step would on this machine (the suite's ledger of the plans
+    warp-probe wrote is where the file looks), every process of it under the audit hook; `trust`:
+    with --trust-plan (an edited plan, to reach the file's own checks behind the ledger's)."""
     log = measured.root / f"audit-{tag}.log"
     cache = measured.root / f"cache-{tag}"
     work = measured.root / f"tmp-{tag}"
     work.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("XWARP_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XWARP_") or k == "XWARP_PLAN_LEDGER"}
     env.update(PYTHONPATH=str(HOOK), WARP_CACHE_PATH=str(cache), TMPDIR=str(work), PYTHONDONTWRITEBYTECODE="1",
                XWARP_AUDIT_LOG=str(log), XWARP_AUDIT_FILE=str(script),
                XWARP_AUDIT_WRITABLE=os.pathsep.join([str(cache), str(work), str(measured.root / f"results-{tag}.json")]))
-    done = subprocess.run([str(venv_python), str(script), "--results", str(measured.root / f"results-{tag}.json")],
+    done = subprocess.run([str(venv_python), str(script), *(["--trust-plan"] if trust else []),
+                           "--results", str(measured.root / f"results-{tag}.json")],
                           cwd=measured.root, env=env, capture_output=True, text=True, timeout=600)
     logged = log.read_text() if log.exists() else ""
     return done, logged
+
+
+def refused_as_edited(script, measured, venv_python, tag, shown):
+    """An edited plan is not one warp-probe wrote here: the file shows what it would do (`shown`
+    among it), imports and builds nothing, writes nothing, and exits 3."""
+    ran, logged = run_audited(script, measured, venv_python, tag)
+    assert ran.returncode == 3 and logged == "", ran.stdout + ran.stderr + logged
+    assert "was not written by warp-probe on this machine" in ran.stdout and shown in ran.stdout, ran.stdout
+    assert "--trust-plan=" in ran.stderr and "Traceback" not in ran.stderr, ran.stderr
+    assert not (measured.root / f"results-{tag}.json").exists() and not (measured.root / f"cache-{tag}").exists()
+    assert markers(measured) == []
 
 
 def markers(measured):
@@ -275,7 +289,8 @@ def test_the_file_checks_again_when_it_runs(measured, venv_python):
     edited = measured.root / "edited_warmup.py"
     shutil.copy2(script, edited)  # the runtime as written; only its plan is edited
     edited.with_suffix(".json").write_text(json.dumps(plan))
-    ran, logged = run_audited(edited, measured, venv_python, "edited")
+    refused_as_edited(edited, measured, venv_python, "edited-untrusted", "calls os.system(")
+    ran, logged = run_audited(edited, measured, venv_python, "edited", trust=True)
     assert logged == "", logged
     assert markers(measured) == []
     assert ran.returncode == 0, ran.stdout + ran.stderr
@@ -346,7 +361,7 @@ def _with_factory(measured, module, qualname, tag):
 def test_a_factory_of_a_package_that_runs_programs_of_warp_or_of_a_file_without_warp_is_not_planned(measured):
     (measured.path / "notwarp.py").write_text("import os\n\ndef run(s):\n    return os.getcwd()\n")
     cases = {"1": ("IPython.core.interactiveshell", "InteractiveShell", "never the program's code"),
-             "2": ("warp._src.context", "Module", "never the program's code"),
+             "2": ("warp._src.context", "Module", "a factory of Warp's own code"),
              "3": ("notwarp", "run", "does not use Warp")}
     for tag, (module, qualname, words) in cases.items():
         report = measured.root / f"factory-{tag}.json"
@@ -379,7 +394,8 @@ def test_the_file_refuses_at_run_time_what_the_plan_refuses(measured, venv_pytho
     edited = measured.root / "edited2_warmup.py"
     shutil.copy2(script, edited)  # the runtime as written; only its plan is edited
     edited.with_suffix(".json").write_text(json.dumps(plan))
-    ran, logged = run_audited(edited, measured, venv_python, "edited2")
+    refused_as_edited(edited, measured, venv_python, "edited2-untrusted", "calls IPython.core.embed(")
+    ran, logged = run_audited(edited, measured, venv_python, "edited2", trust=True)
     assert logged == "", logged
     assert markers(measured) == []
     assert ran.returncode == 0, ran.stdout + ran.stderr

@@ -110,10 +110,14 @@ namespace xwarp
     // Writes atomically (temp file + rename) so an interrupted write never leaves half a report.
     void save_json(const std::string& path, const nlohmann::json& j);
 
-    // Writes what `write` writes to a file beside `path` and renames it over `path`: a reader
+    // Why `path` is no place to write an output, "" when it is: a name that is a symbolic link, a
+    // device, a FIFO, a socket or a folder, a file of another user, or a folder that is not there.
+    std::string output_path_refused(const std::string& path);
+
+    // Writes what `write` writes to a new file beside `path` and renames it over `path`: a reader
     // never sees it half written. When the write fails or throws, the file beside is removed
-    // and `path` is left as it was (the exception goes on). A path that is there and is not a
-    // regular file (/dev/stdout, /dev/null, a pipe) is written in place.
+    // and `path` is left as it was (the exception goes on). A path output_path_refused refuses
+    // is not written (std::system_error naming why).
     void save_streamed(const std::string& path, const std::function<void(std::ostream&)>& write);
 }
 

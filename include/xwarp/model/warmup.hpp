@@ -117,7 +117,13 @@ namespace xwarp
         // built from its definitions, without its `if __name__ == "__main__":` block. "" when the
         // command has none (a notebook cell, python -c).
         std::string entry_script;
-        std::string entry_source;  // a notebook cell's code (its %%warp_setup code first), in place of a script
+        // A notebook cell's run: its code (its %%warp_setup code first), which warp-probe writes
+        // into NAME_cell.py beside the plan NAME.json, in place of a script; the plan holds only
+        // `cell`, never code.
+        bool cell = false;
+        std::string cell_code;
+        std::string plan_digest;  // the SHA-256 of the plan as written
+        std::string ledger;       // where it was noted as written here ("" when it was not)
         // Further folders the program imported its kernels' modules from (a test folder pytest put
         // on sys.path, a package outside import_root), searched after it.
         std::vector<std::string> import_paths;

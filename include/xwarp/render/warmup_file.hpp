@@ -26,6 +26,9 @@ namespace xwarp
     // Where the runtime at `runtime_path` reads its plan: the same path with .json for its
     // extension (os.path.splitext's), as the runtime computes it.
     std::string warmup_plan_path(const std::string& runtime_path);
+    // Where a notebook cell's code goes for a plan with `cell`: NAME_cell.py beside NAME.json, as
+    // the runtime derives it from its plan's path.
+    std::string warmup_cell_path(const std::string& runtime_path);
     std::string render_warmup_text(const warmup_plan& plan);
 }
 

@@ -64,6 +64,10 @@ namespace xwarp::cli
                 {
                     return fail(exit_code::usage, "measure needs a command: warp-probe measure [options] [--] COMMAND...");
                 }
+                if (int code = outputs_writable({m_json}))  // before minutes of measuring, not after
+                {
+                    return code;
+                }
                 if (!m_budget.empty())
                 {
                     if (int code = refuse_bad_budget(m_budget, false))

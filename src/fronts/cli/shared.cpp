@@ -338,6 +338,22 @@ namespace xwarp::cli
         return 0;
     }
 
+    int outputs_writable(const std::vector<std::string>& paths)
+    {
+        for (const auto& path : paths)
+        {
+            if (path.empty())
+            {
+                continue;
+            }
+            if (const std::string why = output_path_refused(path); !why.empty())
+            {
+                return fail(exit_code::cannot_write, "cannot write " + path + ": " + why);
+            }
+        }
+        return exit_code::ok;
+    }
+
     int write_json_or_fail(const std::string& path, const nlohmann::json& j)
     {
         return write_or_fail([&] { save_json(path, j); });

@@ -152,6 +152,10 @@ namespace xwarp::cli
 
     // Runs a write: 0, or exit code 73 with its message.
     int write_or_fail(const std::function<void()>& write);
+    // 0 when every non-empty path is a place to write an output (model's output_path_refused),
+    // else the cannot-write exit after naming the first that is not: checked before the work, so
+    // that a run is not lost to an output it could never write.
+    int outputs_writable(const std::vector<std::string>& paths);
     int write_json_or_fail(const std::string& path, const nlohmann::json& j);
     // A report, written a record at a time (its whole JSON tree is several times its text).
     // `own`: a report this probe measured here (or replayed from one that was): the SHA-256 of the

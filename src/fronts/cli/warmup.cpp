@@ -91,6 +91,11 @@ namespace xwarp::cli
                            && std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
                 };
                 const std::string plan = warmup_plan_path(runtime);
+                // each refused before anything is planned or written: -o /dev/null writes no /dev/null.json
+                if (int code = outputs_writable({runtime, plan, m_args.json, m_args.html}))
+                {
+                    return code;
+                }
                 for (const std::string* other : {&m_args.json, &m_args.html})
                 {
                     if (same(*other, runtime) || same(*other, plan))

@@ -9,11 +9,21 @@
 #include <cmath>
 #include <fstream>
 #include <set>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
 #include <tuple>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "xwarp/analysis/summarize.hpp"
 #include "xwarp/analysis/warmup_verdicts.hpp"
 #include "xwarp/model/contracts.hpp"
+#include "xwarp/model/digest.hpp"
 #include "xwarp/model/format.hpp"
 #include "xwarp/model/values.hpp"
 #include "xwarp/engine/os/bounded_read.hpp"
@@ -24,8 +34,8 @@ namespace xwarp
 {
     namespace
     {
-        // Beside the target, renamed over it: a symlink planted at the name is replaced, never
-        // followed; a FIFO nobody reads is refused.
+        // Beside the target, renamed over it (save_streamed: a link, a device or a FIFO at the
+        // name is refused, never written through).
         void write_file(const std::string& path, const std::string& text)
         {
             try
@@ -38,13 +48,85 @@ namespace xwarp
             }
         }
 
-        // The runtime, and its plan beside it where the runtime looks for it.
-        void write_runtime_and_plan(warmup_plan& plan, const std::string& runtime_path)
+        // Where warp-probe notes the SHA-256 of each plan it writes (the runtime's plan_ledger()
+        // finds it the same way): a plan it lists builds on this machine without --trust-plan.
+        std::string plan_ledger_path()
         {
+            if (const char* explicit_path = std::getenv("XWARP_PLAN_LEDGER"); explicit_path && *explicit_path)
+            {
+                return explicit_path;
+            }
+            const char* data = std::getenv("XDG_DATA_HOME");
+            const char* home = std::getenv("HOME");
+            const std::string base = data && *data ? std::string(data) : std::string(home ? home : "") + "/.local/share";
+            return base + "/xwarp/warmup-plans";
+        }
+
+        // One line, "SHA256 UNIX-TIME PLAN-PATH", appended to the ledger (a regular file of this
+        // user's, never through a link). Returns why it was not, "" when it was.
+        std::string note_plan(const std::string& digest, const std::string& plan_path)
+        {
+            const std::string ledger = plan_ledger_path();
+            std::error_code ec;
+            std::filesystem::create_directories(std::filesystem::path(ledger).parent_path(), ec);
+            struct ::stat st
+            {
+            };
+            if (::lstat(ledger.c_str(), &st) == 0 && (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid()))
+            {
+                return ledger + " is not a regular file of yours";
+            }
+            const int fd = ::open(ledger.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+            if (fd < 0)
+            {
+                return ledger + ": " + std::strerror(errno);
+            }
+            std::string path = plan_path;
+            std::replace_if(path.begin(), path.end(), [](char c) { return c == '\n' || c == '\r'; }, '?');
+            const std::string line = digest + " " + std::to_string(static_cast<long long>(std::time(nullptr))) + " " + path + "\n";
+            const bool whole = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+            ::close(fd);
+            return whole ? std::string() : ledger + ": the line was not written whole";
+        }
+
+        // The runtime, its plan beside it where the runtime looks for it, and a notebook cell's
+        // code beside the plan; the plan's digest noted in the ledger.
+        void write_runtime_and_plan(warmup_plan& plan, const std::string& runtime_path, bool note = true)
+        {
+            // every name checked before any is written: -o /dev/null writes no /dev/null.json
+            std::vector<std::string> paths{runtime_path, warmup_plan_path(runtime_path)};
+            if (plan.cell)
+            {
+                paths.push_back(warmup_cell_path(runtime_path));
+            }
+            for (const std::string& path : paths)
+            {
+                if (const std::string why = output_path_refused(path); !why.empty())
+                {
+                    throw warmup_error("cannot write the warm-up file " + path + ": " + why, true);
+                }
+            }
             write_file(runtime_path, warmup_runtime_text());
+            if (plan.cell)
+            {
+                write_file(warmup_cell_path(runtime_path), plan.cell_code);
+            }
             write_file(warmup_plan_path(runtime_path), plan.plan_text);
             plan.script_path = runtime_path;
             plan.plan_path = warmup_plan_path(runtime_path);
+            plan.plan_digest = sha256_hex(plan.plan_text);
+            if (note)
+            {
+                std::error_code ec;
+                const std::string absolute = std::filesystem::absolute(plan.plan_path, ec).string();
+                const std::string why = note_plan(plan.plan_digest, ec ? plan.plan_path : absolute);
+                plan.ledger = why.empty() ? plan_ledger_path() : std::string();
+                if (!why.empty())
+                {
+                    plan.notes.push_back("the plan was not noted as written here (" + why + "): the file builds it only with "
+                                         "--trust-plan=" + plan.plan_digest);
+                }
+            }
         }
 
         // The Python that ran the program: the warm-up needs its Warp.
@@ -69,8 +151,8 @@ namespace xwarp
         {
             scoped_temp_dir files("xwarp-warmup-");
             const std::string script = files.path() + "/warp_warmup.py";
-            write_file(script, warmup_runtime_text());
-            write_file(warmup_plan_path(script), plan.plan_text);
+            warmup_plan written = plan;
+            write_runtime_and_plan(written, script, false);  // trusted by its digest below, not by the ledger
             measure_options prime_options = rerun;
             prime_options.python.clear();
             // what the file says it did, target by target, is read after each warm-up pass
@@ -103,8 +185,9 @@ namespace xwarp
                 }
                 cold_beside.push_back(std::move(cold));
                 const int workers = candidates[static_cast<std::size_t>(i - 1) % candidates.size()];
-                prime_options.command = {program_python(saved, rerun), script, "--root", plan.import_root, "--workers",
-                                         std::to_string(workers), "--results", prime_options.results_file};
+                prime_options.command = {program_python(saved, rerun), script, "--trust-plan=" + written.plan_digest, "--root",
+                                         plan.import_root, "--workers", std::to_string(workers), "--results",
+                                         prime_options.results_file};
                 workers_per_sample.push_back(workers);
                 primed_sample s = program->run_primed(i, prime_options, observer, cancelled);
                 if (s.prime.interrupted || s.program.cold.interrupted || (s.program.warm && s.program.warm->interrupted)
@@ -186,8 +269,21 @@ namespace xwarp
                 }
                 for (const auto& f : t.factories)
                 {
+                    const std::string module = field_or(f, "module", std::string());
                     const std::string qualname = field_or(f, "qualname", std::string());
-                    names.emplace_back(field_or(f, "module", std::string()), qualname.substr(0, qualname.find('.')));
+                    if (warps_own_module(module))
+                    {
+                        // an installed Warp's modules are imported, never called: its tests' and
+                        // examples' helpers included
+                        t.why_not = "the report names a factory of " + module + ", Warp's own code: the file calls "
+                                    "factories of the program and of installed packages only";
+                        break;
+                    }
+                    names.emplace_back(module, qualname.substr(0, qualname.find('.')));
+                }
+                if (!t.why_not.empty())
+                {
+                    continue;
                 }
                 for (const auto& o : t.overloads)
                 {
@@ -204,8 +300,7 @@ namespace xwarp
                         continue;
                     }
                     const std::string top = module.substr(0, module.find('.'));
-                    if (std::find(never.begin(), never.end(), top) != never.end()
-                        || (top == "warp" && module.rfind("warp.tests", 0) != 0 && module.rfind("warp.examples", 0) != 0))
+                    if (std::find(never.begin(), never.end(), top) != never.end())
                     {
                         t.why_not = "the report names module " + module + ", of " + top
                                     + ", never the program's code: the file calls and imports only the program's Warp code";
