@@ -61,7 +61,7 @@ CONFIG_RULES = {"@XWARP_CONFIG_RULES@": {}}
 # The plan's values (load_plan): where the program is, what it built and with which options.
 PROJECT = IMPORT_ROOT = ENTRY_SCRIPT = ""  # the measured command's folder; its import folder; its script
 IMPORT_PATHS, PACKAGES, ROOT_PACKAGES, ARCH, USED, OPTIONS, TARGETS = [], [], [], [], [], [], []
-CELL = False  # a notebook cell's run: its code is NAME_cell.py beside the plan NAME.json, in place of a script
+CELL = ""  # a notebook cell's run: the SHA-256 of its code, NAME_cell.py beside the plan NAME.json
 DEVICE = None  # the device that replaces CUDA's
 WORKERS = 1
 CONFIG = {}
@@ -70,7 +70,7 @@ _PLAN_DIGEST = [None]  # its SHA-256, of the bytes read
 
 _PLAN_FIELDS = {
     "contract": int, "written_by": str, "measured": dict, "project": str, "import_root": str, "import_paths": list,
-    "packages": list, "root_packages": list, "workers": int, "entry_script": str, "cell": bool,
+    "packages": list, "root_packages": list, "workers": int, "entry_script": str, "cell": str,
     "device": (str, type(None)), "arch": list, "used": list, "config": dict, "options": list, "targets": list,
 }
 _TARGET_FIELDS = {
@@ -192,6 +192,8 @@ def load_plan(path=None):
             wrong = f"options is {target['options']}, not one of the plan's {len(plan['options'])} option sets"
         if wrong:
             raise SystemExit(f"warp warm-up: the plan {_printable(path)}: target {i} {_printable(wrong)}")
+    if not re.fullmatch(r"([0-9a-f]{64})?", plan["cell"]):
+        raise SystemExit(f"warp warm-up: the plan {_printable(path)}: cell is not the SHA-256 of a cell's code")
     if not all(isinstance(o, dict) for o in plan["options"]):
         raise SystemExit(f"warp warm-up: the plan {_printable(path)}: an option set that is not an object")
     globals().update(PROJECT=plan["project"], IMPORT_ROOT=plan["import_root"], IMPORT_PATHS=plan["import_paths"],
@@ -515,6 +517,7 @@ def _entry_definitions(root):
     global _entry
     if _entry is None:
         import ast
+        import hashlib
         import linecache
         import types
 
@@ -522,6 +525,9 @@ def _entry_definitions(root):
         data, why = _bounded_bytes(path, 4 << 20)
         if data is None:
             raise WarmupRefused(f"the command's script {_printable(path)} cannot be read: {why}")
+        if CELL and hashlib.sha256(data).hexdigest() != CELL:
+            raise WarmupRefused(f"the cell's code {_printable(path)} is not the code the plan was written with "
+                                "(its SHA-256 differs): it changed since; write the warm-up again")
         source = data.decode("utf-8", "replace")
         linecache.checkcache(path)  # Warp reads a kernel's source back (inspect) from the same file
         tree = ast.parse("\n".join(l if not l.lstrip().startswith(("%", "!")) else "" for l in source.splitlines()), path)
@@ -548,7 +554,7 @@ def _entry_file(root):
     the plan, or the command's script, which must be the project's own (in the project found here,
     listed by no installed distribution): a plan never names another file to run."""
     if CELL:
-        return _cell_file()
+        return _cell_file()  # read only with the digest the plan holds (_entry_definitions)
     if not ENTRY_SCRIPT or os.path.isabs(ENTRY_SCRIPT) or os.pardir in ENTRY_SCRIPT.split(os.sep):
         raise WarmupRefused(f"the command's script {_printable(ENTRY_SCRIPT)!s} is not a file name in the program's folder")
     path = os.path.join(root, ENTRY_SCRIPT)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "xwarp/model/comparison.hpp"
+#include "xwarp/model/digest.hpp"
 #include "xwarp/model/format.hpp"
 #include "xwarp/model/json_io.hpp"
 #include "xwarp/model/warmup.hpp"
@@ -305,7 +306,7 @@ namespace xwarp
         j = json{{"source", p.source}, {"command", p.command}, {"warp_version", p.warp_version},
                  {"project", p.project}, {"import_root", p.import_root}, {"import_paths", p.import_paths},
                  {"packages", p.packages}, {"root_packages", p.root_packages}, {"header_ms", p.header_ms},
-                 {"left_estimate_ms", p.left_estimate_ms}, {"entry_script", p.entry_script}, {"cell", p.cell}, {"workers", p.workers}, {"device", p.device}, {"arch", p.arch},
+                 {"left_estimate_ms", p.left_estimate_ms}, {"entry_script", p.entry_script}, {"cell", p.cell ? sha256_hex(p.cell_code) : std::string()}, {"workers", p.workers}, {"device", p.device}, {"arch", p.arch},
                  {"config", p.config}, {"targets", p.targets}, {"covered", p.covered}, {"uncovered", p.uncovered},
                  {"covered_ms", p.covered_ms}, {"total_ms", p.total_ms}, {"notes", p.notes}, {"plan_text", p.plan_text},
                  {"script_path", p.script_path}, {"plan_path", p.plan_path}, {"check", p.check ? json(*p.check) : json()}};

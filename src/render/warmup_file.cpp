@@ -1,6 +1,7 @@
 // The warm-up plan as the data file the runtime reads, the runtime, and the plan as text. Every
 // text from the report reaches the plan as an ASCII-escaped JSON string (a command or a module
 // name can hold anything) and none reaches the runtime, which is the same for every plan.
+#include "xwarp/model/digest.hpp"
 #include "xwarp/render/warmup_file.hpp"
 
 #include <algorithm>
@@ -249,7 +250,7 @@ namespace xwarp
             {"root_packages", plan.root_packages},
             {"workers", plan.workers},
             {"entry_script", plan.entry_script},
-            {"cell", plan.cell},
+            {"cell", plan.cell ? sha256_hex(plan.cell_code) : std::string()},
             {"device", plan.device.empty() ? json() : json(plan.device)},
             {"arch", plan.arch},
             {"used", std::move(used)},

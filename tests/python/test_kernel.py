@@ -473,5 +473,5 @@ def test_warp_warmup_builds_a_cells_kernels_and_verifies_it(session):
     text = bundle["text/plain"]
     assert "covers 1 of 1 identities" in text and "VERIFIED" in text and "builds left at run time: 0" in text, text
     # the plan holds no code: the cell's definitions travel in NAME_cell.py beside it
-    assert "\"cell\": true" in text and "\"entry_source\"" not in text and "<details>" in bundle["text/html"]
+    assert re.search(r"\"cell\": \"[0-9a-f]{64}\"", text) and "\"entry_source\"" not in text and "<details>" in bundle["text/html"]
     assert list(session.tmp.iterdir()) == [], "temporary files were left behind"

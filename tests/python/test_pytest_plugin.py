@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -105,20 +106,30 @@ def test_under_xdist_the_workers_builds_are_gathered_and_a_failing_test_keeps_th
 HOSTILE = TARGETS / "pytest_hostile"
 
 
-def run_pytest(folder, args, env, tmp_path, plugin=True):
+def counts(stdout):
+    """pytest's summary as its counts ({"passed": 3, "failed": 1}), never its '=' padding, whose
+    width follows the run's duration."""
+    tail = [l for l in stdout.splitlines() if re.match(r"^=+ .*(passed|failed|error).* =+$", l)]
+    if not tail:
+        return None
+    return {word.rstrip("s") if word in ("errors", "warnings") else word: int(n)
+            for n, word in re.findall(r"(\d+) (passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)", tail[-1])}
+
+
+def run_pytest(folder, args, env, tmp_path, plugin=True, name=None):
     """pytest on `folder`, with the plugin loaded from the source tree or not at all, and what it
-    says: exit code, the summary's last line, the JUnit XML's outcomes."""
-    junit = tmp_path / ("junit-with.xml" if plugin else "junit-without.xml")
+    says: exit code, the summary's counts, the JUnit XML's outcomes by class name and name."""
+    junit = tmp_path / f"junit-{name or ('with' if plugin else 'without')}.xml"
     load = ["-p", "xwarp.pytest_plugin"] if plugin else []
     done = subprocess.run([str(VENV_PYTHON), "-m", "pytest", *load, "-p", "no:cacheprovider", f"--junitxml={junit}", *args],
                           cwd=folder, env=env, capture_output=True, text=True, errors="replace", timeout=900)
-    tail = [l for l in done.stdout.splitlines() if re.match(r"^=+ .*(passed|failed).* =+$", l)]
     cases = {}
     if junit.exists():
         for case in ET.parse(junit).getroot().iter("testcase"):
             outcome = "failed" if case.find("failure") is not None else "error" if case.find("error") is not None else "passed"
             cases[case.get("name")] = outcome
-    return done, (re.sub(r" in [\d.]+s", "", tail[-1]) if tail else None), cases
+            cases[(case.get("classname"), case.get("name"))] = outcome
+    return done, counts(done.stdout), cases
 
 
 def test_the_plugin_never_changes_the_run_it_observes(tmp_path):
@@ -139,7 +150,7 @@ def test_the_plugin_never_changes_the_run_it_observes(tmp_path):
     report = tmp_path / "kept.json"
     with_, with_line, with_cases = run_pytest(folder, ["--warp-builds=50", f"--warp-builds-report={report}"], env, tmp_path)
     assert without.returncode == with_.returncode == 1, (without.stdout[-2000:], with_.stdout[-3000:])
-    assert without_line == with_line and "1 failed" in with_line, (without_line, with_line)
+    assert without_line == with_line and with_line.get("failed") == 1, (without_line, with_line)
     assert without_cases == with_cases and with_cases["test_gradients_flow_through_the_kernel"] == "passed", with_cases
     assert "INTERNALERROR" not in with_.stdout + with_.stderr and "Traceback" not in with_.stderr, with_.stderr[-3000:]
     section = with_.stdout.split("warp builds", 1)[1]
@@ -182,3 +193,88 @@ def test_the_count_comes_after_equals_only_and_a_path_after_the_option_is_collec
     shown = subprocess.run([str(PROBE), "report", str(report), "--history", "off"], capture_output=True, text=True)
     assert "Warp ?" not in shown.stdout and "(0 CPUs)" not in shown.stdout, shown.stdout[:800]
     assert data["samples"][0]["cold"]["cache"]["binary_files"] >= 1
+
+
+def plugin_env(tmp_path, folder):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XWARP_", "PYTEST_"))}
+    env.update(PYTHONPATH=f"{ROOT / 'src' / 'fronts' / 'python'}:{folder}", WARP_CACHE_PATH=str(tmp_path / "cache"),
+               PYTHONDONTWRITEBYTECODE="1", PATH=f"{PROBE.parent}:{env.get('PATH', '')}", TMPDIR=str(scratch))
+    return env, scratch
+
+
+def test_the_plugin_leaves_what_pytest_runs_where_it_was_under_xdist_and_a_report_path_as_two_words(suite, tmp_path):
+    """Trust 6: `--warp-builds test_a.py -n 2` ran the other file's tests too (each xdist worker
+    parses the command line again); `--warp-builds-report PATH` as two words, PATH an existing
+    file, moved pytest's rootdir (pytest decides it before it knows a plugin's options) and with
+    it the JUnit class names. Compared with the same run without the plugin: the counts, each
+    test's class name and outcome, and the exit code."""
+    env, scratch = plugin_env(tmp_path, suite.folder)
+    base, base_counts, base_cases = run_pytest(suite.folder, ["test_alpha.py", "-n", "2"], env, tmp_path, plugin=False,
+                                               name="base")
+    assert base.returncode == 0 and base_counts["passed"] >= 2, base.stdout[-2000:]
+    for n, args in enumerate((["--warp-builds", "test_alpha.py", "-n", "2"], ["test_alpha.py", "--warp-builds", "-n", "2"],
+                              ["-n", "2", "--warp-builds", "test_alpha.py"])):
+        done, got, cases = run_pytest(suite.folder, args, env, tmp_path, name=f"xdist{n}")
+        assert done.returncode == 0 and got == base_counts and cases == base_cases, (args, got, base_counts)
+    existing = tmp_path / "kept report.json"  # a space, and already there from a run before
+    existing.write_text("{}")
+    serial, serial_counts, serial_cases = run_pytest(suite.folder, ["test_alpha.py"], env, tmp_path, plugin=False,
+                                                     name="serial")
+    done, got, cases = run_pytest(suite.folder, ["--warp-builds", "--warp-builds-report", str(existing), "test_alpha.py"],
+                                  env, tmp_path, name="two-words")
+    assert done.returncode == 0 and got == serial_counts and cases == serial_cases, (got, sorted(cases)[:4])
+    assert f"rootdir: {suite.folder}" in done.stdout, done.stdout[:600]
+    assert json.loads(existing.read_text())["tool"] == "warp-probe"
+    assert [p for p in scratch.iterdir() if p.name.startswith("xwarp-")] == [], list(scratch.iterdir())
+
+
+def test_a_count_after_equals_is_a_count_and_a_word_is_a_usage_error(suite, tmp_path):
+    env, _ = plugin_env(tmp_path, suite.folder)
+    zero, got, _ = run_pytest(suite.folder, ["--warp-builds=0", "test_alpha.py"], env, tmp_path, name="zero")
+    assert zero.returncode == 0 and got["passed"] >= 2, zero.stdout[-2000:] + zero.stderr[-2000:]
+    section = zero.stdout.split("warp builds", 1)[1]
+    assert not re.search(r"^\s+\d+\.\d\ds build  ", section, re.M) and "build(s)" in section, section
+    word, _, _ = run_pytest(suite.folder, ["--warp-builds=ten", "test_alpha.py"], env, tmp_path, name="word")
+    assert word.returncode == 4 and "--warp-builds=ten: the count after '=' is a whole number" in word.stderr, word.stderr
+
+
+def test_a_conftest_that_moves_tempfile_and_a_run_that_ends_abruptly_change_nothing_and_leave_nothing(suite, tmp_path):
+    """A conftest pointing tempfile.tempdir at a folder its session fixture makes later (the
+    plugin's record folder is made in $TMPDIR, never there): pytest's exit code is unchanged. A test
+    that calls os._exit and a pytest ended by SIGTERM leave no record folder behind."""
+    env, scratch = plugin_env(tmp_path, suite.folder)
+    later = tmp_path / "made-later"
+    with open(suite.folder / "conftest.py", "a") as f:
+        f.write(f"\n\nimport os\nimport tempfile as _tf\n_tf.tempdir = {str(later)!r}\n\n\n@pytest.fixture(scope='session', autouse=True)\n"
+                f"def _made_later():\n    os.makedirs({str(later)!r}, exist_ok=True)\n    yield\n")
+    without, without_counts, _ = run_pytest(suite.folder, ["test_alpha.py"], env, tmp_path, plugin=False, name="t0")
+    with_, with_counts, _ = run_pytest(suite.folder, ["--warp-builds=3", "test_alpha.py"], env, tmp_path, name="t1")
+    assert without.returncode == with_.returncode == 0 and without_counts == with_counts, with_.stdout[-3000:]
+    assert "INTERNALERROR" not in with_.stdout + with_.stderr
+    (suite.folder / "test_exits.py").write_text("import os\n\nimport warp as wp\n\n\ndef test_exits():\n    wp.init()\n"
+                                                "    os._exit(0)\n")
+    exited = subprocess.run([str(VENV_PYTHON), "-m", "pytest", "-p", "xwarp.pytest_plugin", "-p", "no:cacheprovider",
+                             "--warp-builds=3", "test_exits.py"], cwd=suite.folder, env=env, capture_output=True, text=True,
+                            timeout=600)
+    assert exited.returncode == 0
+    (suite.folder / "test_waits.py").write_text("import time\n\n\ndef test_waits():\n    time.sleep(600)\n")
+    waiting = subprocess.Popen([str(VENV_PYTHON), "-m", "pytest", "-p", "xwarp.pytest_plugin", "-p", "no:cacheprovider",
+                                "--warp-builds=3", "test_waits.py"], cwd=suite.folder, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not any(p.name.startswith("xwarp-pytest-") for p in scratch.iterdir()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert any(p.name.startswith("xwarp-pytest-") for p in scratch.iterdir()), "the run never started"
+        time.sleep(1)
+        waiting.terminate()
+        waiting.wait(60)
+    finally:
+        waiting.kill()
+        waiting.wait()
+    deadline = time.monotonic() + 10
+    while [p for p in scratch.iterdir() if p.name.startswith("xwarp-pytest-")] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [p.name for p in scratch.iterdir() if p.name.startswith("xwarp-pytest-")] == [], list(scratch.iterdir())

@@ -136,7 +136,7 @@ def measured(tmp_path_factory):
     return Measured()
 
 
-def run_audited(script, measured, venv_python, tag, trust=False):
+def run_audited(script, measured, venv_python, tag, trust=False, extra=()):
     """Runs the file as a user's build step would on this machine (the suite's ledger of the plans
     warp-probe wrote is where the file looks), every process of it under the audit hook; `trust`:
     with --trust-plan (an edited plan, to reach the file's own checks behind the ledger's)."""
@@ -148,7 +148,7 @@ def run_audited(script, measured, venv_python, tag, trust=False):
     env.update(PYTHONPATH=str(HOOK), WARP_CACHE_PATH=str(cache), TMPDIR=str(work), PYTHONDONTWRITEBYTECODE="1",
                XWARP_AUDIT_LOG=str(log), XWARP_AUDIT_FILE=str(script),
                XWARP_AUDIT_WRITABLE=os.pathsep.join([str(cache), str(work), str(measured.root / f"results-{tag}.json")]))
-    done = subprocess.run([str(venv_python), str(script), *(["--trust-plan"] if trust else []),
+    done = subprocess.run([str(venv_python), str(script), *(["--trust-plan"] if trust else []), *extra,
                            "--results", str(measured.root / f"results-{tag}.json")],
                           cwd=measured.root, env=env, capture_output=True, text=True, timeout=600)
     logged = log.read_text() if log.exists() else ""
@@ -422,3 +422,148 @@ def test_a_foreign_cell_never_imports_from_the_folder_its_report_names(measured)
     # it ran (and failed: no evil module where it ran), and created nothing
     assert "the command failed" in done.stderr, done.stdout + done.stderr
     assert markers(measured) == [], done.stdout + done.stderr
+
+
+def edited_plan(measured, name, change):
+    """The plain warm-up of the measured run, its plan edited by `change(plan)`; the runtime as written."""
+    script = measured.root / f"{name}_warmup.py"
+    if not script.exists():
+        done = measured.probe("warmup", measured.root / "app.json", "-q", "-o", script)
+        assert done.returncode == 0, done.stdout + done.stderr
+    plan = json.loads(script.with_suffix(".json").read_text())
+    change(plan)
+    script.with_suffix(".json").write_text(json.dumps(plan))
+    return script
+
+
+def factory_target(plan, n, module, qualname, args):
+    return dict(plan["targets"][0], module=module, kernel="", warp_module=f"gadget{n}", hash=f"{n:x}" * 64,
+                factories=[{"module": module, "qualname": qualname, "args": args}],
+                instances=[{"kernel": "", "module": "", "key": "k", "types": [{"type": "float32"}]}])
+
+
+def test_warps_own_helpers_a_project_function_and_a_file_outside_the_project_are_never_run(measured, venv_python):
+    """The plan as an attacker edits it (trust 6): Warp's test helper that runs Python in a
+    subprocess, Warp's example that opens a file with xdg-open, a function of the project's own
+    that removes a folder, and a script outside the project whose kernel runs code through
+    wp.static. Not written here, it builds nothing; trusted, each is refused by the file itself,
+    under --dry-run and in a build; nothing runs, nothing is written or removed."""
+    victim = measured.root / "victim-folder"
+    victim.mkdir(exist_ok=True)
+    (measured.path / "tidy.py").write_text("import shutil\nimport warp as wp\n\n\ndef cleanup(path):\n    shutil.rmtree(path)\n")
+    outside = measured.root / "outside"
+    outside.mkdir(exist_ok=True)
+    (outside / "evil.py").write_text(
+        "import warp as wp\n\n\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n"
+        f"    a[0] = wp.static(float(len(open({str(measured.root / 'PWNED-static')!r}, 'w').name)))\n")
+    (measured.path / "linked.py").symlink_to(outside / "evil.py")
+    code = f"open({str(measured.root / 'PWNED-subprocess')!r}, 'w').close()"
+
+    def change(plan):
+        plan["targets"] = [
+            factory_target(plan, 1, "warp.tests.unittest_utils", "run_python_subprocess", [["code", "pos", {"lit": code}]]),
+            factory_target(plan, 2, "warp.examples.browse", "open_file",
+                           [["filename", "pos", {"lit": str(measured.root / "PWNED-open")}]]),
+            factory_target(plan, 3, "tidy", "cleanup", [["path", "pos", {"lit": str(victim)}]]),
+            *plan["targets"]]
+        plan["packages"] = sorted({*plan["packages"], "tidy", "warp"})
+
+    for mode in ([], ["--dry-run"]):
+        script = edited_plan(measured, "gadgets" + "".join(mode).replace("-", "_"), change)
+        refused_as_edited(script, measured, venv_python, "gadgets-untrusted" + "".join(mode), "calls tidy.cleanup(")
+        ran, logged = run_audited(script, measured, venv_python, "gadgets" + "".join(mode), trust=True, extra=mode)
+        assert logged == "" and markers(measured) == [] and victim.is_dir(), ran.stdout + ran.stderr + logged
+        assert ran.returncode == 0 and "Traceback" not in ran.stderr, ran.stdout + ran.stderr
+        outcomes = {o["warp_module"]: o for o in
+                    json.loads((measured.root / f"results-gadgets{''.join(mode)}.json").read_text())["outcomes"]}
+        assert "Warp's own code" in outcomes["gadget1"]["error"] and "Warp's own code" in outcomes["gadget2"]["error"]
+        assert "defines no function: not a kernel factory" in outcomes["gadget3"]["error"], outcomes["gadget3"]
+    # the script whose definitions run is the project's own file: named outside it, or a link out of it, it is refused
+    for entry, said in (("../outside/evil.py", "not a file name in the program's folder"),
+                        (str(outside / "evil.py"), "not a file name in the program's folder"),
+                        ("linked.py", "is not the project's own file")):
+        script = edited_plan(measured, "entry" + str(abs(hash(entry)) % 1000),
+                             lambda plan: plan.update(entry_script=entry))
+        ran, logged = run_audited(script, measured, venv_python, "entry" + str(abs(hash(entry)) % 1000), trust=True)
+        assert logged == "" and markers(measured) == [], ran.stdout + ran.stderr + logged
+        assert said in ran.stdout + ran.stderr, (entry, ran.stdout + ran.stderr)
+
+
+def test_a_cell_file_changed_after_its_plan_was_written_is_not_read(measured, venv_python):
+    report = json.loads(json.dumps(measured.data))
+    report["cell_code"] = APP
+    report["command"] = ["python", "<cell>"]
+    cell_report = measured.root / "plain-cell.json"
+    cell_report.write_text(json.dumps(report))
+    script = measured.root / "plaincell_warmup.py"
+    done = measured.probe("warmup", cell_report, "--run", "-q", "-o", script)
+    assert done.returncode == 0, done.stdout + done.stderr
+    cell = measured.root / "plaincell_warmup_cell.py"
+    assert cell.read_text() == APP and "import warp" not in script.with_suffix(".json").read_text()
+    # the plan is untouched (its digest is in the ledger); the cell's file is not what it names
+    cell.write_text(APP + "\n@wp.kernel\ndef k3(a: wp.array(dtype=float)):\n"
+                    f"    a[0] = wp.static(float(len(open({str(measured.root / 'PWNED-cell')!r}, 'w').name)))\n")
+    ran, logged = run_audited(script, measured, venv_python, "plaincell")
+    assert logged == "" and markers(measured) == [], ran.stdout + ran.stderr + logged
+    assert "is not the code the plan was written with" in ran.stdout + ran.stderr, ran.stdout + ran.stderr
+
+
+HOSTILE_VALUES = {
+    # what a tampered plan may hold in each field; every value is data the file must not turn into a call, a
+    # write, a process or a removal outside Warp's cache
+    "module": ["os", "subprocess", "antigravity", "this", "builtins", "helpers.__main__", "warp.tests.unittest_utils",
+               "warp.examples.browse", "tidy", "helpers;os", "__import__('os')", ""],
+    "qualname": ["system", "run", "run_python_subprocess", "open_file", "cleanup", "exec", "eval", "rmtree",
+                 "make_scale.__globals__", "make_scale", "__class__.__subclasses__", "__builtins__"],
+    "arg": [{"lit": "touch {marker}"}, {"ref": "os:system"}, {"ref": "builtins:exec"}, {"ref": "helpers:os"},
+            {"enum": "os:system", "value": 1}, {"enum": "enum:Flag", "value": 3}, {"object": "Evil"},
+            {"list": [{"ref": "subprocess:Popen"}]}, {"tuple": [{"lit": "{marker}"}]}, {"float": "nan"},
+            {"lit": "__import__('os').system('touch {marker}')"}],
+    "type": [{"struct": "os:system"}, {"type": "exec"}, {"array": "array", "dtype": {"struct": "builtins:eval"}},
+             {"shape": [3], "scalar": {"struct": "subprocess:Popen"}}, {"type": "float32"}],
+    "entry_script": ["app.py", "../outside/evil.py", "/etc/passwd", "linked.py", "helpers.py"],
+    "config": [{"kernel_cache_dir": "{marker}"}, {"cpu_compiler_flags": "-fplugin={marker}"},
+               {"cpu_compiler_flags": "-O2 -MT {marker}"}, {"mode": "release"}, {"verify_cuda": True},
+               {"__class__": 1}],
+}
+
+
+def generated_plan(plan, rng, marker):
+    def pick(kind):
+        value = rng.choice(HOSTILE_VALUES[kind])
+        return json.loads(json.dumps(value).replace("{marker}", str(marker).replace("\\", "/")))
+
+    targets = []
+    for n in range(rng.randint(1, 4)):
+        t = factory_target(plan, n + 10, pick("module"), pick("qualname"),
+                           [[rng.choice(["a", "s", "path", "code"]), rng.choice(["pos", "kw", "star"]), pick("arg")]
+                            for _ in range(rng.randint(0, 3))])
+        t["kernel"] = rng.choice(["", "k", "scale", pick("qualname")])
+        t["instances"] = [{"kernel": rng.choice(["", "k"]), "module": rng.choice(["", pick("module")]), "key": "k",
+                           "types": [pick("type") for _ in range(rng.randint(1, 2))]}]
+        targets.append(t)
+    config = {}
+    for _ in range(rng.randint(0, 2)):
+        config.update(pick("config"))
+    return dict(plan, targets=[*targets, *plan["targets"]], entry_script=pick("entry_script"), config=config,
+                packages=sorted({*plan["packages"], *(t["module"].split(".")[0] for t in targets if t["module"])}))
+
+
+def test_generated_hostile_plans_build_kernels_and_do_nothing_else(measured, venv_python):
+    """A property of the file, not of a list of cases: plans made from hostile values in every field
+    (factories, references, types, the script, wp.config) and trusted with --trust-plan, run as a
+    build and as a dry run under the audit hook, call, write, start and remove nothing outside
+    Warp's cache and the results file, and never end in a traceback. The seed is printed."""
+    import random
+
+    (measured.path / "tidy.py").write_text("import shutil\nimport warp as wp\n\n\ndef cleanup(path):\n    shutil.rmtree(path)\n")
+    seed = int(os.environ.get("XWARP_PLAN_SEED", random.SystemRandom().randrange(1 << 30)))
+    print("plan seed", seed)
+    rng = random.Random(seed)
+    for n in range(6):
+        marker = measured.root / f"PWNED-generated-{n}"
+        mode = ["--dry-run"] if n % 2 else []
+        script = edited_plan(measured, f"generated{n}", lambda plan: plan.update(generated_plan(plan, rng, marker)))
+        ran, logged = run_audited(script, measured, venv_python, f"generated{n}", trust=True, extra=mode)
+        assert logged == "" and markers(measured) == [], (seed, n, ran.stdout[-2000:] + ran.stderr[-2000:] + logged)
+        assert "Traceback" not in ran.stderr and ran.returncode in (0, 2), (seed, n, ran.returncode, ran.stderr[-3000:])

@@ -121,7 +121,7 @@ namespace xwarp
         // into NAME_cell.py beside the plan NAME.json, in place of a script; the plan holds only
         // `cell`, never code.
         bool cell = false;
-        std::string cell_code;
+        std::string cell_code;    // what NAME_cell.py holds; the plan holds its SHA-256
         std::string plan_digest;  // the SHA-256 of the plan as written
         std::string ledger;       // where it was noted as written here ("" when it was not)
         // Further folders the program imported its kernels' modules from (a test folder pytest put

@@ -149,7 +149,7 @@ class _Recording:
         self.top = top
         self.started = time.time()
         self.failed = []  # node ids, as pytest's own summary names them
-        self.problems = []  # what went wrong inside the plugin, said once at the end
+        self.problems = list(_EARLY_PROBLEMS)  # what went wrong inside the plugin, said once at the end
         self.recorder = None
         self.kept = None
         try:
@@ -273,6 +273,9 @@ class _Recording:
             if target.is_symlink() or (target.exists() and not target.is_file()):
                 self.problem(f"{printable(target)} is a link or not a file: the report was not written there")
                 return None
+            if target.exists() and target.stat().st_uid != os.geteuid():
+                self.problem(f"{printable(target)} is another user's file: the report was not written over it")
+                return None
             fd, temp = tempfile.mkstemp(prefix=".report-", suffix=".json", dir=target.parent)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as out:
@@ -354,6 +357,15 @@ def _cache_written(since):
     return counts
 
 
+class _Silent:
+    """The plugin's section when it could not record: what went wrong, and that the run is unchanged."""
+
+    def pytest_terminal_summary(self, terminalreporter, exitstatus, config):
+        terminalreporter.section("warp builds")
+        for line in _EARLY_PROBLEMS:
+            terminalreporter.write_line(printable(f"xwarp: {line}; the run itself is unchanged", 2000))
+
+
 class _XdistHooks:
     """pytest-xdist's hook, on an object of its own: registered only where xdist is loaded."""
 
@@ -365,13 +377,85 @@ class _XdistHooks:
 
 
 def _top_and_path(config):
-    """The count --warp-builds was given after '=', and a path argparse took for it when the
-    option came before a test path with no '=' (`pytest --warp-builds tests/x.py`): put back among
-    the paths pytest collects."""
-    value = config.getoption("warp_builds")
-    if re.fullmatch(r"\d+", str(value)) and int(value) > 0:
+    """The count --warp-builds was given, and a path argparse took for it when the option came
+    before a test path with no '=' (`pytest --warp-builds tests/x.py`): put back among the paths
+    pytest collects. After '=' the value is always a count (`--warp-builds=0` lists none); a word
+    that is no whole number there is a usage error, never a test path."""
+    value = str(config.getoption("warp_builds"))
+    with_equals = any(str(a).startswith("--warp-builds=") for a in config.invocation_params.args)
+    if re.fullmatch(r"\d{1,9}", value):
         return int(value), None
-    return _DEFAULT_TOP, str(value)
+    if with_equals:
+        raise pytest.UsageError(f"--warp-builds={printable(value, 60)}: the count after '=' is a whole number "
+                                "(0 lists no build; the report is still kept)")
+    return _DEFAULT_TOP, value
+
+
+_EARLY_PROBLEMS = []  # what the plugin could not do before its recording started, said at the end
+
+
+def _separate_word(args, option):
+    return any(str(a) == option for a in args[:-1])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """pytest decides its rootdir before it knows any plugin's option, so `--warp-builds-report
+    PATH` written as two words, PATH an existing file, is taken for a test path and moves the
+    rootdir to a folder above both (JUnit class names change). Decided again here, with this
+    plugin's options known and before anything reads it (the cache folder, the node ids); where the
+    ini file would be another too, it is left as it is and said in the plugin's section."""
+    if not _separate_word(args, "--warp-builds-report"):
+        return
+    try:
+        import copy
+        import inspect
+
+        from _pytest.config import findpaths
+
+        ns, unknown = parser.parse_known_and_unknown_args(list(args), namespace=copy.copy(early_config.option))
+        inputs = dict(inifile=ns.inifilename, args=[str(a) for a in ns.file_or_dir + unknown],
+                      rootdir_cmd_arg=ns.rootdir or None)
+        accepted = inspect.signature(findpaths.determine_setup).parameters
+        if "invocation_dir" in accepted:  # pytest 8
+            inputs["invocation_dir"] = early_config.invocation_params.dir
+        if "config" in accepted:
+            inputs["config"] = early_config
+        rootpath, inipath = findpaths.determine_setup(**inputs)[:2]
+        if rootpath == early_config.rootpath:
+            return
+        if inipath != early_config.inipath:
+            _EARLY_PROBLEMS.append(f"--warp-builds-report written as two words moved pytest's rootdir to "
+                                   f"{printable(early_config.rootpath)}; write --warp-builds-report=PATH")
+            return
+        early_config._rootpath = rootpath
+        parser.extra_info["rootdir"] = str(rootpath)
+    except Exception as e:
+        _EARLY_PROBLEMS.append(f"pytest's rootdir could not be decided again ({type(e).__name__}: {printable(e, 200)}); "
+                               "write --warp-builds-report=PATH")
+
+
+def _record_folder():
+    """A private folder for the run's records, in $TMPDIR (never in tempfile.tempdir, which a
+    conftest may point at a folder it makes later), and a watcher that removes it when pytest ends
+    however it ends (os._exit in a test, SIGTERM, SIGKILL): a shell reading a pipe that only this
+    process holds open, which reaches its end of file when the process is gone."""
+    base = os.environ.get("TMPDIR") or "/tmp"
+    folder = tempfile.mkdtemp(prefix="xwarp-pytest-", dir=base if os.path.isdir(base) else "/tmp")
+    try:
+        read_end, write_end = os.pipe()
+        subprocess.Popen(["/bin/sh", "-c", 'read _ignored; rm -rf -- "$1"', "xwarp-pytest-cleanup", folder],
+                         stdin=read_end, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                         close_fds=True)
+        os.close(read_end)
+        os.set_inheritable(write_end, False)
+        _WATCHED.append(write_end)  # held open until this process ends
+    except OSError:
+        pass  # no shell: the folder is still removed by the plugin at a normal end
+    return folder
+
+
+_WATCHED = []
 
 
 @pytest.hookimpl(trylast=True)
@@ -380,9 +464,9 @@ def pytest_configure(config):
         return
     top, taken = _top_and_path(config)
     worker = getattr(config, "workerinput", None)
-    if taken is not None and worker is None:
+    if taken is not None:
         # argparse gave the next word to the optional count: it is the test path the user wrote
-        # (an xdist worker gets the paths from the controller, which put it back)
+        # (an xdist worker parses the same command line, so it puts it back the same way)
         if getattr(config, "args_source", None) is not None and config.args_source != config.ArgsSource.ARGS:
             config.args[:] = [taken]
         else:
@@ -394,7 +478,12 @@ def pytest_configure(config):
     else:
         if _measured_already():
             return  # under warp-probe measure already: the probe's report holds this run's builds
-        record_dir, owner = tempfile.mkdtemp(prefix="xwarp-pytest-"), True
+        try:
+            record_dir, owner = _record_folder(), True
+        except OSError as e:
+            _EARLY_PROBLEMS.append(f"no folder for the records ({printable(e, 200)}): nothing was recorded")
+            config.pluginmanager.register(_Silent(), "xwarp-recording")
+            return
     recording = _Recording(config, record_dir, owner, top)
     config.pluginmanager.register(recording, "xwarp-recording")
     if owner and config.pluginmanager.hasplugin("xdist"):
