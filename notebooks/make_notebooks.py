@@ -734,8 +734,10 @@ shipped."""),
 `%warp_probe [options] -- COMMAND` probes a command as `warp-probe measure` does in a terminal: in
 fresh processes, cold then warm, on private caches (your own kernel cache is neither read nor
 written). `-o mine` keeps the report in a variable as well."""),
-            ("code", 'get_ipython().run_line_magic(\n'
-                     '    "warp_probe", f"--samples 1 --name mine -o mine -- {shlex.quote(sys.executable)} {shlex.quote(PROGRAM)}")'),
+            ("code", 'mine = None  # the report, once the probe has one\n'
+                     'get_ipython().run_line_magic(  # --timeout: a program that waits on input (or a FIFO) ends, and says so\n'
+                     '    "warp_probe",\n'
+                     '    f"--samples 1 --timeout 600 --name mine -o mine -- {shlex.quote(sys.executable)} {shlex.quote(PROGRAM)}")'),
             ("md", """## Whose code it is
 
 A finding names the line that caused it and whose code that line is: your project (the folder
@@ -744,7 +746,7 @@ editable install of yours), an installed package (its RECORD lists the file), Py
 library, or Warp itself. Only your project's lines are yours to edit; for the others the finding
 says what you can do from your side. Where your program lies does not change that: run by its
 path from here, it is still yours."""),
-            ("code", 'for f in mine["findings"]:\n'
+            ("code", 'for f in (mine or {}).get("findings", []):\n'
                      '    if f.get("owner"):\n'
                      '        print(f["mechanism"], f["location"]["file"], "->", f["owner"]["kind"])'),
             ("md", """## Warp's own line
@@ -752,7 +754,7 @@ path from here, it is still yours."""),
 Warp prints one line per module load at its default log level, and the report keeps what the
 program printed. Each line names the module, the first seven characters of its hash, the device,
 the time, and `compiled` or `cached`:"""),
-            ("code", 'for line in mine["samples"][0]["cold"]["stdout_tail"].splitlines():\n'
+            ("code", 'for line in ((mine or {}).get("samples") or [{"cold": {"stdout_tail": ""}}])[0]["cold"]["stdout_tail"].splitlines():\n'
                      '    if " load on device " in line:\n'
                      '        print(line)'),
             ("md", """Two lines for one module under two hashes are churn: the module changed after it loaded. The
@@ -765,11 +767,14 @@ edit, and the lesson that teaches it.
 A budget keeps a cold start from creeping back once it is fixed. Take what you measured as the
 limit, so that a change that adds an identity is caught; once a finding is fixed, add
 `builds-per-module<=1`. The cell below reads the number from the report and probes again with it:"""),
-            ("code", 'limit = int(mine["summary"]["identity_count"]["median"])\n'
-                     'get_ipython().run_line_magic(\n'
-                     '    "warp_probe",\n'
-                     '    f\'--samples 1 --name mine_budget --expect "identities<={limit}" -- {shlex.quote(sys.executable)} \'\n'
-                     '    f\'{shlex.quote(PROGRAM)}\')'),
+            ("code", 'measured = ((mine or {}).get("summary") or {}).get("identity_count", {}).get("median")\n'
+                     'if measured is None:\n'
+                     '    print("no budget: the probe above measured no run of the program (it says why)")\n'
+                     'else:\n'
+                     '    get_ipython().run_line_magic(\n'
+                     '        "warp_probe",\n'
+                     '        f\'--samples 1 --timeout 600 --name mine_budget --expect "identities<={int(measured)}" -- \'\n'
+                     '        f\'{shlex.quote(sys.executable)} {shlex.quote(PROGRAM)}\')'),
             ("md", """In CI the same limit is `warp-probe measure --budget 'identities<=N' -- python PROGRAM`, which
 exits 8 when a limit is not met ([ci.md](../references/ci.md) has the recipes, the kept caches
 first)."""),

@@ -69,7 +69,7 @@ def run_ok(cmd, **kw):
     return proc
 
 
-def execute_notebook(nb, kernel_name, folder, timeout):
+def execute_notebook(nb, kernel_name, folder, timeout, allow_errors=False):
     """Runs every cell of `nb` in a real kernel over the real protocol (nbclient), in `folder`.
     A kernel that dies fails the test with how it ended (the signal) and the end of its stderr
     (where the xwarp kernel writes its stack): nbclient says only "Kernel died"."""
@@ -80,7 +80,8 @@ def execute_notebook(nb, kernel_name, folder, timeout):
     km = KernelManager(kernel_name=kernel_name)  # ours, so that it is still there after a death
     with tempfile.TemporaryFile() as stderr:  # never in the notebook's folder
         try:
-            NotebookClient(nb, km=km, timeout=timeout, resources={"metadata": {"path": str(folder)}}).execute(stderr=stderr)
+            NotebookClient(nb, km=km, timeout=timeout, allow_errors=allow_errors,
+                           resources={"metadata": {"path": str(folder)}}).execute(stderr=stderr)
         except DeadKernelError:
             process = km.provisioner.process if km.provisioner else None
             code = process.poll() if process else None

@@ -285,6 +285,12 @@ def test_deeply_nested_json_is_refused_not_a_crash(a_report, tmp_path):
     # a value no run can record: a block_dim past CUDA's limit, a negative time
     (["samples", 0, "cold", "module_loads", 0, "block_dim"], 1 << 40, "/samples/0/cold/module_loads/0/block_dim"),
     (["samples", 0, "cold", "module_loads", 0, "warp_ms"], -5.0, "/samples/0/cold/module_loads/0/warp_ms"),
+    # a source outside its words (an internal error before), a load no machine has
+    (["summary", "load_source"], "bogus", "/summary/load_source"),
+    (["summary", "module_ms_source"], "x", "/summary/module_ms_source"),
+    (["summary", "native_ms_source"], "\u202e", "/summary/native_ms_source"),
+    (["samples", 0, "cold", "load", "others_cpu_ms"], 1e308, "/samples/0/cold/load/others_cpu_ms"),
+    (["samples", 0, "cold", "load", "cpus"], 1 << 62, "/samples/0/cold/load/cpus"),
 ])
 def test_retyped_fields_are_malformed_reports_named_by_their_path(a_report, tmp_path, path, value, where):
     bad = json.loads(json.dumps(a_report))

@@ -58,8 +58,8 @@ IGNORING_SIGINT = ["/usr/bin/python3", "-c",
 
 
 class Session:
-    def __init__(self, tmpdir, cwd, launcher=()):
-        env = dict(os.environ, TMPDIR=str(tmpdir))
+    def __init__(self, tmpdir, cwd, launcher=(), env=None):
+        env = dict(os.environ, TMPDIR=str(tmpdir), **(env or {}))
         self.km = KernelManager(kernel_name="xwarp")
         if launcher:
             self.km.kernel_spec.argv = list(launcher) + self.km.kernel_spec.argv
@@ -475,3 +475,33 @@ def test_warp_warmup_builds_a_cells_kernels_and_verifies_it(session):
     # the plan holds no code: the cell's definitions travel in NAME_cell.py beside it
     assert re.search(r"\"cell\": \"[0-9a-f]{64}\"", text) and "\"entry_source\"" not in text and "<details>" in bundle["text/html"]
     assert list(session.tmp.iterdir()) == [], "temporary files were left behind"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "30,000 names"])
+def test_an_exercises_file_that_is_no_file_or_too_large_never_hangs_or_floods_the_kernel(tmp_path, kind):
+    """share/xwarp/exercises.json is read once at the kernel's start, bounded: a FIFO does not hang
+    it, /dev/zero does not fill its memory, and an answer naming no exercise gets one escaped line
+    naming the first few, not megabytes of names with their control characters."""
+    share = tmp_path / "share" / "xwarp"
+    shutil.copytree(BUILD / "share" / "xwarp" / "shim", share / "shim")
+    exercises = share / "exercises.json"
+    if kind == "fifo":
+        os.mkfifo(exercises)
+    elif kind == "dev-zero":
+        exercises.symlink_to("/dev/zero")
+    else:
+        exercises.write_text(json.dumps({f"name\x1b]0;{n}\x07\u202e": {"expect": "identities<=1", "broken": "pass"}
+                                         for n in range(30_000)}))
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    started = time.monotonic()
+    s = Session(tmp, TARGETS, env={"XWARP_SHIM_DIR": str(share / "shim")})
+    try:
+        assert time.monotonic() - started < 60
+        reply, out = s.execute("%%warp_probe --exercise no_such_lesson\nimport warp as wp\n", timeout=120)
+        said = "".join(m["content"].get("evalue", "") + m["content"].get("text", "") for m in out
+                       if m["msg_type"] in ("error", "stream")) + json.dumps(reply)
+        assert len(said) < 20_000 and "\x1b" not in said and "\u202e" not in said, said[:2000]
+        assert ("not installed" if kind != "30,000 names" else "and 29980 more") in said, said[:2000]
+    finally:
+        s.close()

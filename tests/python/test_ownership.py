@@ -192,9 +192,9 @@ def test_a_module_in_no_distribution_and_outside_the_project_is_refused_by_the_w
     assert f"neither in the project ({layout.root}) nor listed by an installed distribution's RECORD" in refused.stdout
 
 
-def run_in_kernel(cells, folder):
+def run_in_kernel(cells, folder, errors=None):
     """The cells as a notebook in `folder`, executed by the xwarp kernel over the real protocol;
-    what they printed."""
+    what they printed. `errors`: a list that collects the cells' errors (else one fails the test)."""
     import nbformat
     from nbformat.v4 import new_code_cell, new_notebook
 
@@ -203,12 +203,14 @@ def run_in_kernel(cells, folder):
     os.environ["JUPYTER_PATH"] = str(BUILD / "share" / "jupyter") + os.pathsep + os.environ.get("JUPYTER_PATH", "")
     nb = new_notebook(cells=[new_code_cell(c) for c in cells])
     nb.metadata["kernelspec"] = {"name": "xwarp", "display_name": "xwarp", "language": "python"}
-    execute_notebook(nb, "xwarp", folder, timeout=600)
+    execute_notebook(nb, "xwarp", folder, timeout=600, allow_errors=errors is not None)
     text = []
-    for cell in nb.cells:
+    for n, cell in enumerate(nb.cells):
         for out in cell.get("outputs", []):
-            if out.get("output_type") == "error":
+            if out.get("output_type") == "error" and errors is None:
                 raise AssertionError(f"a cell failed: {out['ename']}: {out['evalue']}")
+            if out.get("output_type") == "error":
+                errors.append((n, out["ename"], out["evalue"]))
             if out.get("output_type") == "stream":
                 text.append(out["text"])
     return "".join(text)
@@ -253,3 +255,24 @@ def test_the_own_program_lesson_calls_a_program_of_yours_yours(layout, named, tm
     if named:
         assert ["CS-1", str(program), "project"] in owners, owners
     assert "library" not in text
+
+
+def test_the_own_program_lesson_ends_on_a_program_that_never_ends_and_its_later_cells_say_so(tmp_path):
+    """own_script with a FIFO as the program (python waits on it for ever): the probe cell ends at
+    its --timeout and says so; the cells after it say there is nothing to show, never a TypeError."""
+    import nbformat
+
+    lesson = nbformat.read(ROOT / "notebooks" / "own_script.ipynb", as_version=4)
+    cells = [c.source for c in lesson.cells if c.cell_type == "code"]
+    fifo = tmp_path / "never ends.py"
+    os.mkfifo(fifo)
+    cells[0] = cells[0].replace('PROGRAM = ""', f"PROGRAM = {str(fifo)!r}", 1)
+    assert "--timeout 600" in cells[1] and "--timeout 600" in cells[-2]
+    cells = [c.replace("--timeout 600", "--timeout 5") for c in cells]
+    folder = tmp_path / "lesson"
+    folder.mkdir()
+    errors = []
+    text = run_in_kernel(cells, folder, errors)
+    assert [n for n, _, _ in errors] == [1], errors  # the probe's own error, and no other cell's
+    assert "timed out" in errors[0][2] or "timed out" in text, (errors, text[-2000:])
+    assert "no budget: the probe above measured no run of the program" in text, text[-2000:]

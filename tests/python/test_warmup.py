@@ -12,6 +12,7 @@ import py_compile
 import re
 import shutil
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -462,6 +463,20 @@ def test_the_file_names_nvrtcs_cache_for_a_cuda_build_and_prune_leaves_it_alone(
     assert off["missing"] == off["prune"] and "the CUDA cache is off" in off["missing"][0], off
     cpu = lines("cpu", CUDA_CACHE_PATH=str(cuda_cache))
     assert cpu == {"missing": [], "prune": [], "info": None}, cpu
+    # what the environment holds is data (trust 6): a limit that is no ASCII number is said, never a
+    # traceback nor read as another number; a path that is no folder is named; "/" is counted for 2 s
+    for odd in ("\u00b2", "\uff11\uff12\uff13", "9" * 5000, "12 34"):
+        told = lines("cuda:0", CUDA_CACHE_PATH=str(cuda_cache), CUDA_CACHE_MAXSIZE=odd)
+        assert told["info"]["limit_bytes"] is None and told["info"]["limit_problem"], told
+        assert any("is not a number of bytes" in line for line in told["missing"]), told
+    fifo = tmp_path / "cuda-fifo"
+    os.mkfifo(fifo)
+    told = lines("cuda:0", CUDA_CACHE_PATH=str(fifo))
+    assert told["info"]["problem"] == "is not a folder (a FIFO)" and "cannot keep its compilations" in told["missing"][0], told
+    started = time.monotonic()
+    whole_disk = lines("cuda:0", CUDA_CACHE_PATH="/")
+    assert time.monotonic() - started < 30 and whole_disk["info"]["counted_in_part"], whole_disk["info"]
+    assert "holds at least" in whole_disk["missing"][0], whole_disk
     # run as CI runs it, for the CPU build it was measured on: no CUDA line
     done = subprocess.run([str(venv_python), str(script), "--dry-run"], capture_output=True, text=True,
                           env=dict(base, CUDA_CACHE_PATH=str(cuda_cache), WARP_CACHE_PATH=str(tmp_path / "wc")),

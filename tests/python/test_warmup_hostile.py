@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -567,3 +568,57 @@ def test_generated_hostile_plans_build_kernels_and_do_nothing_else(measured, ven
         ran, logged = run_audited(script, measured, venv_python, f"generated{n}", trust=True, extra=mode)
         assert logged == "" and markers(measured) == [], (seed, n, ran.stdout[-2000:] + ran.stderr[-2000:] + logged)
         assert "Traceback" not in ran.stderr and ran.returncode in (0, 2), (seed, n, ran.returncode, ran.stderr[-3000:])
+
+
+def test_the_files_inputs_and_outputs_are_bounded_and_what_it_prints_is_escaped(measured, venv_python):
+    """Trust 6: --plan on a FIFO or /dev/zero, a plan nested 100,000 deep, an option set index of
+    -1 end at once with one line each (no hang, no MemoryError, no RecursionError); --results
+    through a link or into a FIFO writes nothing; test names and module names from the plan
+    (OSC, ESC, RLO, a newline that would forge a line of the file's own) are printed escaped."""
+    script = measured.root / "bounded_warmup.py"
+    done = measured.probe("warmup", measured.root / "app.json", "-q", "-o", script)
+    assert done.returncode == 0, done.stdout + done.stderr
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XWARP_") or k == "XWARP_PLAN_LEDGER"}
+    env.update(WARP_CACHE_PATH=str(measured.root / "cache-bounded"), TMPDIR=str(measured.temp))
+
+    def run(*args, timeout=120):
+        return subprocess.run([str(venv_python), str(script), *map(str, args)], cwd=measured.root, env=env,
+                              capture_output=True, text=True, timeout=timeout)
+
+    fifo = measured.root / "plan-fifo.json"
+    os.mkfifo(fifo)
+    deep = measured.root / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    plan = json.loads(script.with_suffix(".json").read_text())
+    minus = measured.root / "minus.json"
+    minus.write_text(json.dumps(dict(plan, targets=[dict(plan["targets"][0], options=-1)])))
+    for path, said in ((fifo, "a FIFO, not a file"), ("/dev/zero", "a device, not a file"),
+                       (deep, "is not JSON this file reads"), (minus, "options is -1")):
+        started = time.monotonic()
+        ran = run("--plan", path, "--trust-plan")
+        assert time.monotonic() - started < 60 and ran.returncode == 1, (path, ran.returncode, ran.stderr[-2000:])
+        assert said in ran.stderr and "Traceback" not in ran.stderr and len(ran.stderr) < 2000, (path, ran.stderr[-2000:])
+    victim = measured.root / "victim.txt"
+    victim.write_text("precious\n")
+    link = measured.root / "results-link.json"
+    link.symlink_to(victim)
+    out_fifo = measured.root / "results-fifo.json"
+    os.mkfifo(out_fifo)
+    for target, said in ((link, "a symbolic link"), (out_fifo, "a device, a FIFO or a folder")):
+        ran = run("--dry-run", "--results", target)
+        assert ran.returncode == 2 and said in ran.stderr and "nothing was built" in ran.stderr, ran.stderr[-2000:]
+    assert victim.read_text() == "precious\n" and link.is_symlink()
+    # text from the plan, printed
+    forged = "t\x1b]0;title\x07\u202e\nwarp warm-up: built 99 of 99 module identities as measured"
+    for t in plan["targets"]:
+        t["tests"] = [forged]
+        t["hash"] = "0" * len(t["hash"])  # changed since measured: --dry-run names each with the tests that paid
+    edited = measured.root / "escaped_warmup.py"
+    shutil.copy2(script, edited)
+    edited.with_suffix(".json").write_text(json.dumps(plan))
+    ran = subprocess.run([str(venv_python), str(edited), "--dry-run", "--trust-plan"], cwd=measured.root, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
+    assert "\x1b" not in ran.stdout + ran.stderr and "\u202e" not in ran.stdout + ran.stderr, ran.stdout
+    assert not any(line.startswith("warp warm-up: built 99") for line in ran.stdout.splitlines()), ran.stdout
+    assert "\\x1b]0;title\\x07\\u202e\\x0awarp warm-up: built 99" in ran.stdout, ran.stdout

@@ -115,6 +115,34 @@ TEST(Magics, BadOptionsAreUsageErrorsAndHelpIsOutput)
     EXPECT_NE(f.host.shown[0]["text/plain"].get<std::string>().find("--samples"), std::string::npos);
 }
 
+TEST(Magics, ALineThatNeverClosesItsQuoteIsRefusedNotCut)
+{
+    // own_script's program path with an unbalanced quote ran the command with the end dropped
+    fixture f;
+    for (const std::string line : {"-- python \"my proj/sim.py", "-- python 'my proj/sim.py", "--expect \"identities<=2 -- x"})
+    {
+        try
+        {
+            f.line("warp_probe").run(line, f.host);
+            FAIL() << line;
+        }
+        catch (const magic_error& e)
+        {
+            EXPECT_NE(std::string(e.what()).find("opens a quote"), std::string::npos) << e.what();
+        }
+    }
+    // a closed quote, an escaped one inside double quotes: a command (not found here), not a quote error
+    try
+    {
+        f.line("warp_probe").run("-- \"no-such-command xwarp\" \"a \\\" b\"", f.host);
+        FAIL();
+    }
+    catch (const magic_error& e)
+    {
+        EXPECT_EQ(std::string(e.what()), "command not found: no-such-command xwarp");
+    }
+}
+
 TEST(Magics, MissingCommandIsOneClearError)
 {
     fixture f;

@@ -5,6 +5,7 @@
 #ifndef XWARP_MODEL_RECORDS_HPP
 #define XWARP_MODEL_RECORDS_HPP
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
 
@@ -269,7 +270,12 @@ namespace xwarp
         // the machine's CPUs (a fair scheduler takes no more from a program than that).
         double explains_ms() const { return cpus > 0 ? others_cpu_ms / cpus : 0.0; }
         // How many CPUs the others kept busy on average over a wall of `wall_ms`.
-        double busy_cpus(double wall_ms) const { return wall_ms > 0 ? others_cpu_ms / wall_ms : 0.0; }
+        // at most the machine's CPUs: other processes cannot keep more busy (a record that says
+        // otherwise was not measured here)
+        double busy_cpus(double wall_ms) const
+        {
+            return wall_ms > 0 ? std::min(others_cpu_ms / wall_ms, static_cast<double>(cpus)) : 0.0;
+        }
     };
 
     // What one cache held when a pass started and when it ended.

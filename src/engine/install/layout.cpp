@@ -7,6 +7,8 @@
 #include <sstream>
 #include <vector>
 
+#include "xwarp/engine/os/bounded_read.hpp"
+
 namespace fs = std::filesystem;
 
 namespace xwarp
@@ -50,7 +52,9 @@ namespace xwarp
 
     namespace
     {
-        // A data file beside the shim folder (share/xwarp/...); empty when it is not there.
+        // A data file beside the shim folder (share/xwarp/...), a regular file of at most 4 MiB:
+        // empty when it is not there or is something else (a FIFO would hang the kernel's start,
+        // /dev/zero fill its memory; a file changed by hand is read once, bounded).
         std::string installed_text(const fs::path& relative)
         {
             std::string shim = default_shim_dir();
@@ -58,10 +62,8 @@ namespace xwarp
             {
                 return {};
             }
-            std::ifstream in(fs::path(shim).parent_path() / relative);
-            std::ostringstream text;
-            text << in.rdbuf();
-            return text.str();
+            const bounded_read read = read_regular_file((fs::path(shim).parent_path() / relative).string(), 4u << 20);
+            return read.ok ? read.text : std::string();
         }
     }
 

@@ -31,7 +31,8 @@ namespace xwarp::cli
                     "with the arguments the run recorded, as data. Identities it cannot reach (a factory argument that is an "
                     "object, a closure inside another function, python -c code, types only the program defines, earlier "
                     "forms of a module that changed while it ran) are named with their cost. --verify proves it on fresh "
-                    "private caches.\n"
+                    "private caches. The plan's SHA-256 is noted in this machine's ledger: the runtime builds only a plan "
+                    "warp-probe wrote here, and elsewhere (CI, an image build) runs with --trust-plan[=SHA256].\n"
                     "Usage: warp-probe warmup REPORT.json|@ID [options]");
                 m_args.add(sub, "write the plan (and the check) as JSON to this file",
                            "write the plan (and the check) as a self-contained HTML page", m_request.keep_records,

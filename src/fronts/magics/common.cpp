@@ -26,8 +26,40 @@ namespace xwarp::magic_parts
         return view_bundle(text_view(text));
     }
 
+    namespace
+    {
+        // The quote a line leaves open ('"', '\'' or '`'), or 0: the words are split as a shell
+        // would, and a line whose quote never closes is refused, never read with its end dropped.
+        char open_quote(const std::string& line)
+        {
+            char open = 0;
+            for (std::size_t i = 0; i < line.size(); ++i)
+            {
+                const char c = line[i];
+                if (open == 0 && (c == '"' || c == '\'' || c == '`'))
+                {
+                    open = c;
+                }
+                else if (open != 0 && c == '\\' && open == '"' && i + 1 < line.size())
+                {
+                    ++i;  // an escaped character inside double quotes
+                }
+                else if (open != 0 && c == open)
+                {
+                    open = 0;
+                }
+            }
+            return open;
+        }
+    }
+
     bool parse_line(CLI::App& app, const std::string& line, magic_host& host)
     {
+        if (const char quote = open_quote(line))
+        {
+            throw magic_error(std::string("the line opens a quote (") + quote + ") it never closes: close it (a path with a "
+                              "space is written in quotes, or through shlex.quote)\n\n" + app.help());
+        }
         try
         {
             app.parse(line, false);
@@ -363,18 +395,28 @@ namespace xwarp::magic_parts
             if (all.is_discarded() || !all.is_object())
             {
                 throw magic_error("--exercise: the lessons' exercises (share/xwarp/exercises.json) are not installed "
-                                  "beside this xwarp");
+                                  "beside this xwarp (or are no JSON file of at most 4 MiB)");
             }
             const auto it = all.find(name);
             if (it == all.end() || !it->is_object() || !it->value("expect", json()).is_string()
                 || !it->value("broken", json()).is_string())
             {
+                // the names as one escaped line, the first 20 of them: the file is data
                 std::string known;
+                std::size_t listed = 0;
                 for (const auto& [key, value] : all.items())
                 {
-                    known += (known.empty() ? "" : ", ") + key;
+                    if (listed++ < 20)
+                    {
+                        known += (known.empty() ? "" : ", ") + one_line(key.substr(0, 80));
+                    }
                 }
-                throw magic_error("--exercise: no exercise named '" + name + "' (the lessons have: " + known + ")");
+                if (listed > 20)
+                {
+                    known += " and " + std::to_string(listed - 20) + " more";
+                }
+                throw magic_error("--exercise: no exercise named '" + one_line(name.substr(0, 80)) + "' (the lessons have: "
+                                  + known + ")");
             }
             return {(*it)["expect"].get<std::string>(), (*it)["broken"].get<std::string>()};
         }

@@ -12,6 +12,7 @@ is installed on the environment's PATH. ``python -m xwarp install-kernel`` names
 kernel to Jupyter where one was built (scripts/setup.sh).
 """
 
+import os
 import site
 import sys
 from importlib import metadata
@@ -52,5 +53,30 @@ def load_ipython_extension(ipython):
                           "reinstall with pip install xwarp")
     guide = share / "references" / "mechanisms.md"
     exercises = share / "exercises.json"  # the lessons' exercises as shipped (%%warp_probe --exercise)
-    _xwarp.register_magics(ipython, str(share / "shim"), guide.read_text() if guide.exists() else "",
-                           exercises.read_text() if exercises.exists() else "")
+    _xwarp.register_magics(ipython, str(share / "shim"), _installed_text(guide), _installed_text(exercises))
+
+
+def _installed_text(path, limit=4 << 20):
+    """A data file of the install, read once: a regular file of at most `limit` bytes, never a
+    FIFO or a device (which would hang or fill the kernel's start); "" otherwise, with why."""
+    import stat
+    import sys
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return ""
+    except OSError as error:
+        print(f"xwarp: {path}: {error.strerror or error}: not read", file=sys.stderr)
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            print(f"xwarp: {path} is not a regular file: not read", file=sys.stderr)
+            return ""
+        data = os.read(fd, limit + 1)
+        if len(data) > limit:
+            print(f"xwarp: {path} is larger than {limit >> 20} MiB: not read", file=sys.stderr)
+            return ""
+        return data.decode("utf-8", "replace")
+    finally:
+        os.close(fd)
