@@ -374,6 +374,32 @@ namespace xwarp
         return w;
     }
 
+    namespace
+    {
+        // One replay, one number: the findings a replay measured together (every finding of its
+        // lever) name each other, and only the first in the report's order shows the number.
+        void number_replays_once(std::vector<finding>& findings)
+        {
+            std::map<std::string, std::vector<int>> by_lever;
+            for (std::size_t i = 0; i < findings.size(); ++i)
+            {
+                if (findings[i].measured)
+                {
+                    by_lever[findings[i].measured->lever].push_back(static_cast<int>(i) + 1);
+                }
+            }
+            for (const auto& [lever, numbers] : by_lever)
+            {
+                for (const int n : numbers)
+                {
+                    replay_measurement& m = *findings[static_cast<std::size_t>(n) - 1].measured;
+                    m.together = numbers.size() > 1 ? numbers : std::vector<int>{};
+                    m.shows_number = n == numbers.front();
+                }
+            }
+        }
+    }
+
     void apply_whatif(report& r)
     {
         for (auto& w : r.whatif)
@@ -507,5 +533,6 @@ namespace xwarp
                              const auto kb = known(b);
                              return ka.first != kb.first ? ka.first < kb.first : ka.first == 0 && ka.second > kb.second;
                          });
+        number_replays_once(r.findings);
     }
 }

@@ -537,7 +537,9 @@ namespace xwarp
              {"samples", m.samples},
              {"judged_on", m.judged_on},
              {"reason", m.reason},
-             {"needs", m.needs}};
+             {"needs", m.needs},
+             {"together", m.together},
+             {"shows_number", m.shows_number}};
     }
 
     void from_json(const json& j, replay_measurement& m)
@@ -551,6 +553,8 @@ namespace xwarp
         m.judged_on = j.value("judged_on", std::string());
         m.reason = j.value("reason", std::string());
         m.needs = j.value("needs", std::string());
+        m.together = j.value("together", std::vector<int>{});
+        m.shows_number = j.value("shows_number", true);
     }
 
     json measurement_json(const replay_measurement& m)

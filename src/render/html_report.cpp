@@ -255,7 +255,10 @@ namespace xwarp
                     o << "<div data-xwarp=\"measured\" style=\"margin-top:2px;\"><span style=\"" << style::muted
                       << "\">measured</span> " << mono(f.lever) << " "
                       << badge(word_of(f.measured->verdict), verdict_rgb(f.measured->verdict)) << " "
-                      << html_escape(measured_words(*f.measured)) << "</div>";
+                      << html_escape(f.measured->shows_number ? measured_words(*f.measured)
+                                                              : "together with finding #" + std::to_string(f.measured->together.front())
+                                                                    + " (one replay, one number)")
+                      << "</div>";
                 }
                 o << "<div style=\"margin-top:2px;\"><span style=\"" << style::muted << "\">do</span> "
                   << html_escape(f.recommendation) << "</div>";

@@ -135,22 +135,47 @@ namespace xwarp
         return o.str();
     }
 
+    namespace
+    {
+        // The headline of a finding as if no other shared its replay.
+        std::string headline_alone(const finding& f, const std::string& estimate)
+        {
+            switch (f.headline())
+            {
+                case finding::headline_source::measured_gain:
+                    return "measured " + measured_words(*f.measured) + (estimate.empty() ? "" : "; estimate ~" + estimate);
+                case finding::headline_source::measured_no_gain:
+                    return "measured " + measured_words(*f.measured) + "; no saving credited"
+                           + (estimate.empty() ? "" : " (the estimate was ~" + estimate + ")");
+                case finding::headline_source::estimate:
+                    return "estimate ~" + estimate + " (" + f.estimate_why() + ")";
+                case finding::headline_source::none:
+                    break;
+            }
+            return {};
+        }
+    }
+
     std::string finding_headline_words(const finding& f)
     {
         const std::string estimate = f.savings_ms ? format_ms(*f.savings_ms) + " " + clock_name(f.savings_clock) : std::string();
-        switch (f.headline())
+        if (f.measured && !f.measured->together.empty())
         {
-            case finding::headline_source::measured_gain:
-                return "measured " + measured_words(*f.measured) + (estimate.empty() ? "" : "; estimate ~" + estimate);
-            case finding::headline_source::measured_no_gain:
-                return "measured " + measured_words(*f.measured) + "; no saving credited"
-                       + (estimate.empty() ? "" : " (the estimate was ~" + estimate + ")");
-            case finding::headline_source::estimate:
-                return "estimate ~" + estimate + " (" + f.estimate_why() + ")";
-            case finding::headline_source::none:
-                break;
+            std::string numbers;
+            for (const int n : f.measured->together)
+            {
+                numbers += (numbers.empty() ? "#" : ", #") + std::to_string(n);
+            }
+            if (!f.measured->shows_number)
+            {
+                return "measured together with finding #" + std::to_string(f.measured->together.front()) + " by one "
+                       + f.lever.str() + " replay (" + numbers + "): its number is shown once, there";
+            }
+            const std::string one = "; one " + f.lever.str() + " replay measured findings " + numbers
+                                    + " together: the number is theirs together, not each one's";
+            return headline_alone(f, estimate) + one;
         }
-        return {};
+        return headline_alone(f, estimate);
     }
 
     namespace
@@ -709,7 +734,12 @@ namespace xwarp
                     }
                     m_o << "\n";
                 }
-                if (f.measured)
+                if (f.measured && !f.measured->shows_number)
+                {
+                    m_o << "     measured: " << f.lever << ": together with finding #" << f.measured->together.front()
+                        << " (one replay, one number)\n";
+                }
+                else if (f.measured)
                 {
                     m_o << "     measured: " << f.lever << ": " << measured_words(*f.measured) << "\n";
                 }

@@ -1,8 +1,9 @@
 // The warm-up plan as the data file the runtime reads, the runtime, and the plan as text. Every
 // text from the report reaches the plan as an ASCII-escaped JSON string (a command or a module
 // name can hold anything) and none reaches the runtime, which is the same for every plan.
-#include "xwarp/model/digest.hpp"
 #include "xwarp/render/warmup_file.hpp"
+
+#include "xwarp/model/digest.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -247,17 +247,21 @@ def test_a_fifo_or_an_oversized_source_is_refused_and_the_other_fixes_are_kept(t
 
 
 WARMUP_HARNESS = """
-import sys
+import hashlib, os, sys
 body = {"__name__": "warmup_body"}  # the runtime as a module, not run as a script
 exec(compile(open(sys.argv[1]).read(), "warmup_body", "exec"), body)
-body.update(ENTRY_SOURCE=sys.stdin.read(), IMPORT_ROOT=".")  # as a plan of a cell sets them
+code = sys.stdin.read().encode()
+with open(os.path.join(sys.argv[2], "plan_cell.py"), "wb") as f:  # as warp-probe writes a cell's code beside its plan
+    f.write(code)
+body["_PLAN_PATH"][0] = os.path.join(sys.argv[2], "plan.json")
+body.update(CELL=hashlib.sha256(code).hexdigest(), IMPORT_ROOT=".")  # as a plan of a cell sets them
 ns = body["_entry_definitions"](sys.argv[2])
 print("defined", sorted(k for k in vars(ns) if not k.startswith("__")))
 """
 
 
 def test_the_warmup_keeps_a_cells_definitions_and_runs_none_of_its_calls(tmp_path, venv_python):
-    """A notebook cell (or script) travels in the warm-up file; only its definitions run there:
+    """A notebook cell (or script) travels beside the warm-up's plan; only its definitions run there:
     imports, defs, constants made of literals and Warp's constructors. A call of anything else,
     in an assignment or alone, is the program's work and never runs."""
     marker = tmp_path / "ran"

@@ -1,6 +1,7 @@
 // The warm-up plan on synthetic reports (what is covered, in what order, and why the rest is
 // not) and the file it renders (every text from the report escaped). The file itself is run and
 // verified on real Warp in tests/python/test_warmup.py.
+#include "xwarp/model/digest.hpp"
 #include "xwarp/version.hpp"
 #include <gtest/gtest.h>
 
@@ -176,8 +177,13 @@ TEST(AWarmupFile, KeepsACharacterPastTheBasicPlaneWhole)
 {
     report r = run_of({defined("__main__", "a1", "__main__")}, "");
     r.cell_code = std::string("label = \"launch \xF0\x9F\x9A\x80\"\n");  // U+1F680
-    const nlohmann::json back = nlohmann::json::parse(render_warmup_plan(plan_warmup(r, {}, "cell")));
-    EXPECT_NE(back["entry_source"].get<std::string>().find("launch \xF0\x9F\x9A\x80"), std::string::npos) << back["entry_source"];
+    const warmup_plan plan = plan_warmup(r, {}, "cell");
+    // the cell's code goes into NAME_cell.py whole; the plan holds its digest, never the code
+    EXPECT_NE(plan.cell_code.find("launch \xF0\x9F\x9A\x80"), std::string::npos) << plan.cell_code;
+    const nlohmann::json back = nlohmann::json::parse(render_warmup_plan(plan));
+    EXPECT_EQ(back["cell"].get<std::string>(), sha256_hex(plan.cell_code));
+    EXPECT_FALSE(back.contains("entry_source"));
+    EXPECT_EQ(render_warmup_plan(plan).find("launch"), std::string::npos);
 }
 
 TEST(AWarmupFile, ThePlanIsBesideTheRuntimeWhereTheRuntimeLooksForIt)

@@ -107,6 +107,48 @@ TEST(WhatIf, FindingsAreOrderedMeasuredFirstThenEstimatesThenTheRest)
     EXPECT_EQ(r.findings[2].mechanism, "CS-12");  // no figure
 }
 
+TEST(WhatIf, OneReplayIsOneNumberHoweverManyFindingsItMeasured)
+{
+    // Warp's serial suite: four CS-6 findings, one preregister-overloads replay; a reader added
+    // its -18.60 s four times
+    report r = with_finding("CS-6", "preregister-overloads", finding_kind::diagnosis, 900.0);
+    for (int i = 0; i < 3; ++i)
+    {
+        r.findings.push_back(with_finding("CS-6", "preregister-overloads", finding_kind::diagnosis, 500.0 - i).findings[0]);
+    }
+    r.findings.push_back(with_finding("CS-12", "pch-off", finding_kind::advisory, std::nullopt).findings[0]);
+    whatif_result measured;
+    measured.lever = "preregister-overloads";
+    measured.verdict = xwarp::verdict::improved;
+    measured.samples = 3;
+    measured.judged_on = {xwarp::clock::cold_module_cpu, ""};
+    measured.savings[xwarp::clock::cold_module_cpu] = 18600;
+    r.whatif = {measured};
+    apply_whatif(r);
+    ASSERT_EQ(r.findings.size(), 5u);
+    const std::vector<int> together{1, 2, 3, 4};
+    for (int i = 0; i < 4; ++i)
+    {
+        ASSERT_TRUE(r.findings[i].measured);
+        EXPECT_EQ(r.findings[i].measured->together, together);
+        EXPECT_EQ(r.findings[i].measured->shows_number, i == 0);
+    }
+    EXPECT_FALSE(r.findings[4].measured);
+    const std::string text = render_text(r);
+    std::size_t shown = 0;
+    for (auto at = text.find("18.60 s"); at != std::string::npos; at = text.find("18.60 s", at + 1))
+    {
+        ++shown;
+    }
+    EXPECT_EQ(shown, 3u) << text;  // the first finding's headline and measured line, and the replay's own row
+    EXPECT_NE(text.find("measured together with finding #1 by one preregister-overloads replay (#1, #2, #3, #4)"),
+              std::string::npos) << text;
+    EXPECT_NE(text.find("the number is theirs together, not each one's"), std::string::npos) << text;
+    const report back = report_from_json(report_to_json(r));
+    EXPECT_EQ(back.findings[2].measured->together, together);
+    EXPECT_FALSE(back.findings[2].measured->shows_number);
+}
+
 TEST(WhatIf, TheReplaysRowQuotesTheFindingsOwnEstimate)
 {
     report r = with_finding("CS-9", "shared-module", finding_kind::diagnosis, 2730.0);

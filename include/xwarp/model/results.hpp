@@ -257,6 +257,11 @@ namespace xwarp
         std::string judged_on;  // the sentence: which clock decided and why
         std::string reason;
         std::string needs;      // what else the fix needs, when the replay's records show it
+        // One replay measures every finding of its lever at once: the findings it measured (their
+        // numbers in the report's order) when there are several, and whether this one shows the
+        // number (the first of them); the others point at it, so that no reader adds it twice.
+        std::vector<int> together;
+        bool shows_number = true;
 
         // Improved or regressed on fewer than 3 samples a side: said beside the verdict.
         bool indicative() const
