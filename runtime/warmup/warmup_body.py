@@ -1068,14 +1068,21 @@ def _remove_partial(module, target, device):
     return folder
 
 
-def _build(index, root, device, arch, mode="build"):
+def _build(index, root, device, arch, mode="build", calls=True):
     """Registers what one identity held (factory calls, generic instances, options) on its module
     in this process, loads it, and builds it ahead of time for `arch`. Returns its outcome.
     mode "missing": first computes the module's hash as importing gives it now and loads it only
-    when the cache lacks that identity; "dry-run": computes and compares, builds nothing."""
+    when the cache lacks that identity; "dry-run": computes and compares, builds nothing.
+    calls=False (a dry run): a factory is never called, since a library's may launch what it
+    makes; an identity only a factory makes is then said to be unknown, not computed."""
     target = TARGETS[index]
     outcome = _outcome(index)
     started = time.perf_counter()
+    if target["factories"] and not calls:
+        outcome["unknown"] = ("made by a factory: a dry run calls none (a factory may launch what it makes), so only "
+                              "building tells its identity")
+        outcome["seconds"] = 0.0
+        return outcome
     try:
         made = _made_by_factories(target["factories"], root)
         if target["kernel"]:
@@ -1143,7 +1150,7 @@ def _serve(root, paths, device, arch, mode="build", project=None):
     _prepare(root, paths)
     answers.write(json.dumps({"ready": str(wp.config.kernel_cache_dir)}) + "\n")
     for line in sys.stdin:
-        answers.write(json.dumps(_build(int(line), root, device, arch, mode)) + "\n")
+        answers.write(json.dumps(_build(int(line), root, device, arch, mode, calls=mode != "dry-run")) + "\n")
 
 
 class _Worker:
@@ -1205,7 +1212,7 @@ def _check_here(found, paths, device, arch, mode, outcomes):
             left.append(i)
             continue
         forms[target["warp_module"]] = target["form"]
-        outcome = _build(i, found, device, arch, mode="dry-run")
+        outcome = _build(i, found, device, arch, mode="dry-run", calls=mode != "dry-run")
         if outcome.get("in_cache") or (mode == "dry-run" and not outcome["error"]):
             outcomes[i] = outcome
         else:
@@ -1325,6 +1332,42 @@ def _write_output(path, text):
         raise
 
 
+def _log_result(result, notes, mode, workers, cache, log):
+    """What warm_up() did, as lines of this file's (each plan text escaped)."""
+    for line in notes + _cuda_cache_lines(result["cuda_cache"], mode):
+        log("warp warm-up: " + _printable(line, 1000))
+    if mode != "build":
+        log(f"warp warm-up: {len(result['in_cache'])} of {len(TARGETS)} module identities are in the cache {cache} already")
+    for i in result["would_build"]:
+        o = result["outcomes"][i]
+        why = "changed since it was measured" if o.get("changed") else "not in the cache"
+        paid = [p for p in TARGETS[i]["tests"] if p]  # "" is outside any test: a program, not a suite
+        log(f"warp warm-up: would build {_describe(i)} ({why})"
+            + (f": paid by {', '.join(_printable(p, 200) for p in paid[:3])}{' and more' if len(paid) > 3 else ''} when measured"
+               if paid else ""))
+    for i in result["unknown"]:
+        log(f"warp warm-up: unknown without building: {_describe(i)}: {result['outcomes'][i]['unknown']}")
+    if mode == "dry-run":
+        log(f"warp warm-up: a run would build {len(result['would_build'])} of {len(TARGETS)} module identities "
+            f"(nothing was built, nothing called that launches; {result['wall_s']:.2f} s to find out)"
+            + (f"; {len(result['unknown'])} more only a factory makes, unknown without building" if result["unknown"] else ""))
+    else:
+        log(f"warp warm-up: built {len(result['built'])} of {len(TARGETS)} module identities as measured in "
+            f"{result['wall_s']:.2f} s ({workers} worker processes) into {cache}" if workers else
+            f"warp warm-up: nothing to build: every module identity is in the cache {cache} ({result['wall_s']:.2f} s to "
+            "find out, in this process)")
+    for i in result["other"]:
+        if mode == "missing":
+            # the point of --missing: a kept cache after a change builds what the change invalidated
+            log(f"warp warm-up: built {_describe(i)} as the code gives it now ({result['outcomes'][i]['built_hash'][:7]}): "
+                "changed since it was measured")
+        else:
+            log(f"warp warm-up: built under another hash ({result['outcomes'][i]['built_hash'][:7]}): {_describe(i)}: the "
+                "program's code, options or Warp changed since it was measured; measure it again and write this file again")
+    for i, why in result["failed"]:
+        log(f"warp warm-up: not built: {_describe(i)}: {_printable(why, 1000)}")
+
+
 _AS_MEASURED = object()
 
 
@@ -1424,7 +1467,7 @@ def warm_up(workers=None, root=None, device=_AS_MEASURED, arch=None, log=print, 
     finally:
         for worker in crew:
             worker.stop()
-    result = {"built": [], "other": [], "failed": [], "in_cache": [], "would_build": [],
+    result = {"built": [], "other": [], "failed": [], "in_cache": [], "unknown": [], "would_build": [],
               "outcomes": [outcomes.get(i) for i in range(len(TARGETS))],
               "wall_s": round(time.perf_counter() - started, 3), "workers": workers, "root": found, "cache": cache,
               "mode": mode}
@@ -1433,6 +1476,9 @@ def warm_up(workers=None, root=None, device=_AS_MEASURED, arch=None, log=print, 
             o = result["outcomes"][i] = _outcome(i, "not built (the warm-up stopped first)")
         if o.get("in_cache"):
             result["in_cache"].append(i)
+            continue
+        if o.get("unknown"):
+            result["unknown"].append(i)
             continue
         if mode == "dry-run" and not o["error"]:
             result["would_build"].append(i)
@@ -1444,35 +1490,7 @@ def warm_up(workers=None, root=None, device=_AS_MEASURED, arch=None, log=print, 
         else:
             result["built"].append(i)
     result["cuda_cache"] = _cuda_cache(device)
-    for line in notes + _cuda_cache_lines(result["cuda_cache"], mode):
-        log("warp warm-up: " + _printable(line, 1000))
-    if mode != "build":
-        log(f"warp warm-up: {len(result['in_cache'])} of {len(TARGETS)} module identities are in the cache {cache} already")
-    for i in result["would_build"]:
-        o = result["outcomes"][i]
-        why = "changed since it was measured" if o.get("changed") else "not in the cache"
-        paid = [p for p in TARGETS[i]["tests"] if p]  # "" is outside any test: a program, not a suite
-        log(f"warp warm-up: would build {_describe(i)} ({why})"
-            + (f": paid by {', '.join(_printable(p, 200) for p in paid[:3])}{' and more' if len(paid) > 3 else ''} when measured"
-               if paid else ""))
-    if mode == "dry-run":
-        log(f"warp warm-up: a run would build {len(result['would_build'])} of {len(TARGETS)} module identities "
-            f"(nothing was built; {result['wall_s']:.2f} s to find out)")
-    else:
-        log(f"warp warm-up: built {len(result['built'])} of {len(TARGETS)} module identities as measured in "
-            f"{result['wall_s']:.2f} s ({workers} worker processes) into {cache}" if workers else
-            f"warp warm-up: nothing to build: every module identity is in the cache {cache} ({result['wall_s']:.2f} s to "
-            "find out, in this process)")
-    for i in result["other"]:
-        if mode == "missing":
-            # the point of --missing: a kept cache after a change builds what the change invalidated
-            log(f"warp warm-up: built {_describe(i)} as the code gives it now ({result['outcomes'][i]['built_hash'][:7]}): "
-                "changed since it was measured")
-        else:
-            log(f"warp warm-up: built under another hash ({result['outcomes'][i]['built_hash'][:7]}): {_describe(i)}: the "
-                "program's code, options or Warp changed since it was measured; measure it again and write this file again")
-    for i, why in result["failed"]:
-        log(f"warp warm-up: not built: {_describe(i)}: {_printable(why, 1000)}")
+    _log_result(result, notes, mode, workers, cache, log)
     return result
 
 

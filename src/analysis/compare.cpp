@@ -813,6 +813,29 @@ namespace xwarp
                                          + cache_start_words(start) + " before and " + cache_start_words(other->second)
                                          + " after (a cold run on kept caches is another experiment: compare like with like)");
             }
+            // a program that points Warp at a kernel cache of its own (kernel_cache_dir) loads from
+            // it whatever the probe's private cache holds: its cold passes did not start cold
+            const auto outside = [](const report& r) -> std::string
+            {
+                for (const auto& s : r.samples)
+                {
+                    if (s.ok() && !s.cold.caches_outside.empty())
+                    {
+                        return s.cold.caches_outside.front();
+                    }
+                }
+                return {};
+            };
+            const std::string outside_before = outside(before);
+            const std::string outside_after = outside(after);
+            if (outside_before.empty() != outside_after.empty())
+            {
+                not_comparable.push_back("the cold passes started from different caches: the program pointed Warp's kernel "
+                                         "cache at " + (outside_before.empty() ? outside_after : outside_before)
+                                         + ", outside the probe's, " + (outside_before.empty() ? "after" : "before")
+                                         + " and not " + (outside_before.empty() ? "before" : "after")
+                                         + " (a cold run on a kept cache is another experiment: compare like with like)");
+            }
             if (before.command == after.command)
             {
                 return not_comparable;
@@ -1124,7 +1147,7 @@ namespace xwarp
             }
             const xwarp::clock cold_build = build_clock(before, after, false);
             const std::string on_cpu = cold_build == xwarp::clock::cold_module_cpu
-                                           ? " (the loading threads' CPU time, which the machine's load does not move)"
+                                           ? " (the loading threads' CPU time: load moves it less than a wall, not never)"
                                            : "";
             const std::string stray = stray_warm_builds(before, "before") + stray_warm_builds(after, "after");
             const bool overlapped = flagged(before, flag_id::builds_overlapped) || flagged(after, flag_id::builds_overlapped);

@@ -656,6 +656,15 @@ namespace xwarp
                     m_s.warm_module_cpu_ms = make_stat(m_warm_cpu);
                 }
                 m_s.busy_cpus = make_stat(m_busy);
+                const auto& cpu = m_s.cold_module_cpu_ms.values;
+                if (cpu.size() >= 2 && m_busy.size() == cpu.size() && m_s.cold_module_cpu_ms.median
+                    && *m_s.cold_module_cpu_ms.median > 0)
+                {
+                    const auto [least, most] = std::minmax_element(cpu.begin(), cpu.end());
+                    const auto [quiet, busy] = std::minmax_element(m_busy.begin(), m_busy.end());
+                    m_s.cpu_under_load = summary::clock_under_load{100.0 * (*most - *least) / *m_s.cold_module_cpu_ms.median,
+                                                                   *quiet, *busy, static_cast<int>(cpu.size())};
+                }
                 m_s.native_ms = make_stat(m_native);
                 m_s.overlap_factor = make_stat(m_overlap);
                 if (!m_overlap.empty())

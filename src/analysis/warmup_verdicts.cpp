@@ -15,6 +15,47 @@ namespace xwarp
 {
     namespace
     {
+        // Whether the step (the warm-up, then the program on its cache) costs less than the cold
+        // run timed beside it: judged only on a warm-up that built what it covers, and with the
+        // cold run's samples enough to call a difference more than noise.
+        void judge_cost(warmup_check& c, const warmup_plan& plan)
+        {
+            const int cold_samples = static_cast<int>(c.cold_wall_beside_ms.values.size());
+            // what the file says it built where it said so (--results), else what its pass compiled
+            const int built = c.results_read ? c.file_built : c.warmup_builds;
+            if (built == 0)
+            {
+                c.cost = warmup_cost::not_judged;
+                c.cost_why = "the warm-up built none of the " + std::to_string(plan.covered)
+                             + " identities it covers: its time is no warm-up's, and the program after it ran cold";
+                return;
+            }
+            if (!c.of_cold || !c.of_cold_band)
+            {
+                c.cost = warmup_cost::not_judged;
+                c.cost_why = "no cold run was timed beside it";
+                return;
+            }
+            c.cost = *c.of_cold < 1.0 - *c.of_cold_band   ? warmup_cost::less_than_one_cold_run
+                     : *c.of_cold > 1.0 + *c.of_cold_band ? warmup_cost::more_than_one_cold_run
+                                                          : warmup_cost::about_one_cold_run;
+            c.cost_indicative = cold_samples < 3;
+            if (c.cost_indicative)
+            {
+                c.cost_why = "indicative: " + std::to_string(cold_samples)
+                             + " cold sample(s) beside it, whose spread cannot be told from one run's; --samples 3 or "
+                               "more judges it";
+            }
+            if (built < plan.covered)
+            {
+                c.cost_why += std::string(c.cost_why.empty() ? "" : "; ") + "the warm-up built " + std::to_string(built)
+                              + " of the " + std::to_string(plan.covered) + " identities it covers: the ratio is for those";
+            }
+        }
+    }
+
+    namespace
+    {
         std::string built_words(const module_load& l)
         {
             return l.module.str() + " " + l.short_hash() + " on " + l.device.str()
@@ -274,6 +315,7 @@ namespace xwarp
                 c.of_cold_band = std::max(0.01, spread / cold);
             }
         }
+        judge_cost(c, plan);
         pick_workers(c, samples, workers_per_sample);
         if (!decided)
         {

@@ -300,7 +300,8 @@ namespace xwarp
                                                     covered_built, uncovered_built, new_built, verdict, reasons,
                                                     results_read, file_built, file_other, file_failed, program_ran,
                                                     covered_measured, cold_wall_beside_ms, warmup_and_primed_ms, of_cold,
-                                                    of_cold_band, worker_trials, workers_picked)
+                                                    of_cold_band, cost, cost_indicative, cost_why, worker_trials,
+                                                    workers_picked)
     void to_json(json& j, const warmup_plan& p)
     {
         j = json{{"source", p.source}, {"command", p.command}, {"warp_version", p.warp_version},
@@ -350,6 +351,7 @@ namespace xwarp
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(module_total, module, device, identities, builds, ms)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         timeline_span, pid, thread, kind, module, hash, device, block_dim, status, triggered_by, detail, start_ms, ms)
+    NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(summary::clock_under_load, moved_pct, busy_least, busy_most, samples)
     // The summary's and its timeline's fields but their arrays that grow with the report
     // (identities, rebuild groups, modules, launches per kernel, timeline spans), for the same
     // reason as the passes' records above.
@@ -369,6 +371,7 @@ namespace xwarp
                                                         warm_module_cpu_ms,
                                                         module_clock,
                                                         busy_cpus,
+                                                        cpu_under_load,
                                                         native_ms,
                                                         overlap_factor,
                                                         overlap_note,

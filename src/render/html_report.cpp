@@ -41,7 +41,7 @@ namespace xwarp
             row("module work, warm", stat_cell(s.warm_module_ms), "");
             if (s.cold_module_cpu_ms.median)
             {
-                row("module CPU, cold", stat_cell(s.cold_module_cpu_ms), "the loading threads' CPU time: the machine's load does not move it");
+                row("module CPU, cold", stat_cell(s.cold_module_cpu_ms), cpu_clock_words(s));
                 row("module CPU, warm", stat_cell(s.warm_module_cpu_ms), "");
             }
             row("native compile", stat_cell(s.native_ms), "clang / NVRTC (" + word_of(s.native_ms_source) + ")");
@@ -566,7 +566,10 @@ namespace xwarp
                 {
                     m_o << "<div data-xwarp=\"machine-load\">machine load: " << html_escape(format_fixed(*m_s.busy_cpus.median, 2))
                         << " CPUs busy with other processes, of " << g->cold.load->cpus
-                        << " (median over the cold passes); build work is judged on CPU time, which load does not move</div>";
+                        << " (median over the cold passes); build work is judged on the loading threads' CPU time, which "
+                           "load moves less than a wall"
+                        << html_escape(m_s.cpu_under_load ? " (" + cpu_moved_words(*m_s.cpu_under_load) + ")" : std::string(", not never"))
+                        << "</div>";
                 }
                 if (g->cold.caches.empty())
                 {

@@ -352,6 +352,50 @@ namespace xwarp
         return body;
     }
 
+    namespace
+    {
+        // The warm-up step against a cold run beside it, in the words the analysis's cost verdict
+        // gives (warmup_check::cost): what the ratio means, and when it is not judged or only
+        // indicative, why.
+        std::string cost_text(const warmup_check& c)
+        {
+            std::string out;
+            if (c.of_cold && c.of_cold_band && c.cold_wall_beside_ms.median && c.warmup_and_primed_ms)
+            {
+                const std::string band = " (its band: within " + format_fixed(*c.of_cold_band * 100.0, 0) + "% of 1)";
+                std::string said;
+                switch (c.cost)
+                {
+                    case warmup_cost::less_than_one_cold_run:
+                        said = "less than one cold run" + band + ", so a warm-up step before the program pays on this machine";
+                        break;
+                    case warmup_cost::more_than_one_cold_run:
+                        said = "more than one cold run" + band + ", so it pays only where later runs share its cache (an "
+                               "image, a kept CI cache, a fleet); keeping the caches between runs is the first thing to do";
+                        break;
+                    case warmup_cost::about_one_cold_run:
+                        said = "about one cold run" + band + ": no gain on one run; keep the caches between runs instead";
+                        break;
+                    case warmup_cost::not_judged:
+                        said = "not judged";
+                        break;
+                }
+                out += "  warm-up + program after: " + format_ms(*c.warmup_and_primed_ms) + ", " + format_fixed(*c.of_cold, 2)
+                       + " of a cold run timed beside it (" + format_stat_ms(c.cold_wall_beside_ms) + ", "
+                       + std::to_string(c.cold_wall_beside_ms.values.size()) + " sample(s), interleaved, on fresh caches): "
+                       + (c.cost_indicative ? "indicative, " : "") + said
+                       + (c.cost_why.empty() || c.cost_indicative ? std::string() : " (" + c.cost_why + ")") + "\n";
+                if (c.cost_indicative || c.cost == warmup_cost::not_judged)
+                {
+                    out += "    " + (c.cost_why.empty() ? std::string() : c.cost_why + "; ")
+                           + "both sides run under the probe: the shim in the program's processes and the warm-up's own "
+                             "interpreter and Warp start (references/measurement.md#overhead)\n";
+                }
+            }
+            return out;
+        }
+    }
+
     std::string render_warmup_text(const warmup_plan& plan)
     {
         std::string out;
@@ -468,19 +512,7 @@ namespace xwarp
                        + format_ms(*c->band_ms) + ")";
             }
             out += "\n";
-            if (c->of_cold && c->of_cold_band && c->cold_wall_beside_ms.median && c->warmup_and_primed_ms)
-            {
-                const bool less = *c->of_cold < 1.0 - *c->of_cold_band;
-                const bool more = *c->of_cold > 1.0 + *c->of_cold_band;
-                out += "  warm-up + program after: " + format_ms(*c->warmup_and_primed_ms) + ", " + format_fixed(*c->of_cold, 2)
-                       + " of a cold run timed beside it (" + format_stat_ms(c->cold_wall_beside_ms) + ", "
-                       + std::to_string(c->cold_wall_beside_ms.values.size()) + " sample(s), interleaved, on fresh caches)"
-                       + (less   ? ": less than one cold run, so a warm-up step before the program pays on this machine\n"
-                          : more ? ": more than one cold run, so it pays only where later runs share its cache (an image, a "
-                                   "kept CI cache, a fleet); keeping the caches between runs is the first thing to do\n"
-                                 : ": about one cold run (within " + format_fixed(*c->of_cold_band * 100.0, 0)
-                                       + "%): no gain on one run; keep the caches between runs instead\n");
-            }
+            out += cost_text(*c);
             out += "  builds left at run time: " + std::to_string(c->covered_built.size() + c->uncovered_built.size() + c->new_built.size())
                    + "\n";
             for (const auto& b : c->covered_built)

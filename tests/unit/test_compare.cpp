@@ -617,3 +617,27 @@ TEST(Compare, AModuleThatFailsToBuildOnBothSidesInTheSamePassingTestIsJudgedPast
     failing(after2, "");
     EXPECT_EQ(compare_reports(before2, after2, "b", "a").verdict, xwarp::verdict::invalid);
 }
+
+TEST(Compare, ASideWhoseProgramPointedWarpAtAKeptCacheIsNotComparedWithAColdOne)
+{
+    // c01 pointing wp.config.kernel_cache_dir at a kept folder: the probe's private caches stay
+    // empty, builds 4 -> 0, and the report read "inconclusive"; it is another experiment
+    report before = make({3000, 3000, 3000}, {"a"});
+    report after = make({3000, 3000, 3000}, {"a"});
+    for (auto& s : after.samples)
+    {
+        s.cold.caches_outside = {"/home/me/kept-cache"};
+    }
+    comparison c = compare_reports(before, after, "cold", "kept");
+    EXPECT_EQ(c.verdict, verdict::not_comparable);
+    ASSERT_FALSE(c.reasons.empty());
+    EXPECT_NE(c.reasons[0].find("pointed Warp's kernel cache at /home/me/kept-cache, outside the probe's, after and not before"),
+              std::string::npos)
+        << c.reasons[0];
+    report also = make({3000, 3000, 3000}, {"a"});
+    for (auto& s : also.samples)
+    {
+        s.cold.caches_outside = {"/home/me/kept-cache"};
+    }
+    EXPECT_NE(compare_reports(after, also, "kept", "kept again").verdict, verdict::not_comparable);
+}

@@ -3,6 +3,7 @@
 #include "builders.hpp"
 #include "xwarp/analysis/analyze.hpp"
 #include "xwarp/analysis/summarize.hpp"
+#include "xwarp/render/text.hpp"
 
 using namespace xwarp;
 using namespace xwarp::testing;
@@ -228,4 +229,32 @@ TEST(Summarize, AFailureByASignalNamesOnlyASignalThatExists)
     EXPECT_EQ(describe_failure(killed, std::nullopt), "killed by signal 77");
     killed.term_signal = -3;
     EXPECT_EQ(describe_failure(killed, std::nullopt), "killed by signal -3");
+}
+
+TEST(Summarize, TheCpuClockSaysHowFarLoadMovedItInThisRun)
+{
+    // Newton's basic_pendulum: 38-45 s of module CPU at the lightest load, 50-62 s beside busy jobs
+    report r;
+    const double cpu[] = {40000.0, 60000.0, 42000.0};
+    const double busy[] = {0.2, 1.8, 0.4};
+    for (int i = 0; i < 3; ++i)
+    {
+        module_load l = load("m", "a", 3000);
+        l.cpu_ms = cpu[i];
+        run_result cold = pass(70000, {l});
+        cold.load = machine_load{2, busy[i] * 70000.0, 1000.0};
+        r.samples.push_back(make_sample(i + 1, cold, pass(1000, {load("m", "a", 2, load_status::cached)})));
+    }
+    summarize(r);
+    ASSERT_TRUE(r.result.cpu_under_load);
+    EXPECT_NEAR(r.result.cpu_under_load->moved_pct, 100.0 * 20000.0 / 42000.0, 0.01);
+    EXPECT_NEAR(r.result.cpu_under_load->busy_least, 0.2, 1e-9);
+    EXPECT_NEAR(r.result.cpu_under_load->busy_most, 1.8, 1e-9);
+    EXPECT_EQ(r.result.cpu_under_load->samples, 3);
+    const std::string text = render_text(r);
+    EXPECT_NE(text.find("load moves it less than a wall, not never; in this run it moved 48% across 3 samples while 0.2 to "
+                        "1.8 CPUs were busy"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("does not move"), std::string::npos);
 }

@@ -13,6 +13,7 @@
 #include "xwarp/analysis/warmup_verdicts.hpp"
 #include "xwarp/analysis/replay_plans.hpp"
 #include "xwarp/model/contracts.hpp"
+#include "xwarp/render/warmup_file.hpp"
 #include "xwarp/model/verdicts.hpp"
 #include "../../src/analysis/levers/lever.hpp"
 
@@ -148,10 +149,32 @@ TEST(WarmupVerdicts, AWarmupStepIsJudgedAgainstAColdRunTimedBesideItNotTheReport
     // the same step beside cold runs of 2.4 s (a quiet machine, a kept CUDA cache): 1.25, more
     const warmup_check slower = judge_warmup(plan, primed_three, false, std::nullopt, std::nullopt, cold_runs(2400));
     EXPECT_GT(*slower.of_cold, 1.0 + *slower.of_cold_band);
+    EXPECT_EQ(faster.cost, warmup_cost::less_than_one_cold_run);
+    EXPECT_FALSE(faster.cost_indicative);
+    EXPECT_EQ(slower.cost, warmup_cost::more_than_one_cold_run);
     // no cold run beside it: no ratio is made from an old report's cold wall
     const warmup_check alone = judge_warmup(plan, primed_three, false, std::nullopt, std::nullopt);
     EXPECT_FALSE(alone.of_cold);
     EXPECT_FALSE(alone.cold_wall_beside_ms.median);
+    EXPECT_EQ(alone.cost, warmup_cost::not_judged);
+    // one cold run beside one primed run: a direction, only indicative (issue 75: 0.86 of 111 s)
+    const auto one_cold = std::vector<sample>(1, make_sample(1, pass(4000, {}), pass(990, {})));
+    const warmup_check once = judge_warmup(plan, {primed_three.front()}, false, std::nullopt, std::nullopt, one_cold);
+    EXPECT_EQ(once.cost, warmup_cost::less_than_one_cold_run);
+    EXPECT_TRUE(once.cost_indicative);
+    EXPECT_NE(once.cost_why.find("indicative: 1 cold sample(s)"), std::string::npos) << once.cost_why;
+    // a warm-up that built nothing (Warp on PYTHONPATH, every module refused): its time is no
+    // warm-up's, whatever the ratio says
+    const run_result idle = pass(900, {});
+    const auto nothing = std::vector<primed_sample>(3, primed(idle, {load("prog", "abc1234ff", 1500)}));
+    const warmup_check none = judge_warmup(plan, nothing, false, std::nullopt, std::nullopt, cold_runs(4000));
+    EXPECT_EQ(none.cost, warmup_cost::not_judged);
+    EXPECT_NE(none.cost_why.find("built none of the 1 identities it covers"), std::string::npos) << none.cost_why;
+    warmup_plan shown = plan;
+    shown.check = none;
+    const std::string text = render_warmup_text(shown);
+    EXPECT_NE(text.find("not judged"), std::string::npos) << text;
+    EXPECT_EQ(text.find("pays on this machine"), std::string::npos) << text;
 }
 
 TEST(WarmupVerdicts, AFailedWarmupAndAnInterruptDecideBeforeTheBuilds)

@@ -416,6 +416,7 @@ TEST(AWarmupFile, ResultsAreReadBackOnlyInsideTheirContract)
                                     {"seconds", 1.5}};
     nlohmann::json results = {{"contract", warmup_plan_version()}, {"built", {0}}, {"other", nlohmann::json::array()},
                               {"failed", nlohmann::json::array()}, {"in_cache", nlohmann::json::array()},
+                              {"unknown", nlohmann::json::array()},
                               {"would_build", nlohmann::json::array()}, {"outcomes", {outcome}}, {"wall_s", 2.0},
                               {"workers", 1}, {"root", "/p"}, {"cache", "/c"}, {"mode", "build"}, {"cuda_cache", nullptr}};
     EXPECT_EQ(contract_violation(contract::warmup_results, results), "");

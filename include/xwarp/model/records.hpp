@@ -151,7 +151,8 @@ namespace xwarp
         bool first_in_thread = false; // first native build of its thread (pays the thread's PCH)
         std::optional<double> pch_ms; // of native_ms: writing a precompiled header the thread lacked
         // The loading thread's CPU time during the load (Warp builds on the loading thread: code
-        // generation, clang, NVRTC): the machine's load does not move it. None from Warp's log.
+        // generation, clang, NVRTC): the machine's load moves it less than a wall (shared cores still slow it).
+        // None from Warp's log.
         std::optional<double> cpu_ms;
         // How long the loading thread waited for a CPU during the load (the kernel's run-queue
         // delay, /proc/thread-self/schedstat): the part of the load's wall the machine's load took.

@@ -195,7 +195,9 @@ namespace xwarp
         stat cold_module_ms;
         stat warm_module_ms;
         // The loading threads' CPU time summed over the pass's loads: build work on a clock the
-        // machine's load does not move. Empty unless every good pass recorded it for every load.
+        // machine's load moves less than a wall, though not never (shared cores, their caches and
+        // clock speed): cpu_under_load says how far it moved in this run. Empty unless every good
+        // pass recorded it for every load.
         stat cold_module_cpu_ms;
         stat warm_module_cpu_ms;
         // The clock the findings' estimates are on: cold module CPU where it was recorded.
@@ -203,6 +205,17 @@ namespace xwarp
         // How many CPUs the machine's other processes kept busy, on average, during each good
         // sample's cold pass (its load); empty where the load was not measured.
         stat busy_cpus;
+        // How far the cold module CPU moved across the good samples ((most - least) / median, in
+        // percent) and the least and most CPUs other processes kept busy meanwhile: what load did
+        // to that clock in this run, measured, never assumed. Absent on fewer than 2 samples.
+        struct clock_under_load
+        {
+            double moved_pct = 0.0;
+            double busy_least = 0.0;
+            double busy_most = 0.0;
+            int samples = 0;
+        };
+        std::optional<clock_under_load> cpu_under_load;
         stat native_ms;
         stat overlap_factor;        // summed build time / time with a build running (build spans)
         std::string overlap_note;   // why the overlap factor is not available, when it is not

@@ -174,6 +174,16 @@ namespace xwarp
 
     // Whether the NVRTC warp-probe found caches its compilations (in the CUDA driver's compute
     // cache, CUDA_CACHE_PATH; NVRTC 12.9 and later), as two compiles with its cache trace said.
+    // warmup --verify: the warm-up step and the program after it, against a cold run timed beside
+    // them (the step pays on one run only when the two together take less).
+    enum class warmup_cost
+    {
+        not_judged,               // the warm-up built nothing, or no cold run was timed beside it
+        less_than_one_cold_run,   // beyond the spread: the step pays on this machine
+        about_one_cold_run,       // within the spread
+        more_than_one_cold_run,   // beyond the spread: it pays only where later runs share its cache
+    };
+
     // Whose code a file is (model/ownership.hpp): the user's project, an installed distribution,
     // the Python installation's own library, Warp itself, or none of these.
     enum class owner_kind
@@ -281,6 +291,12 @@ namespace xwarp
     struct enum_words<containment_kind>
     {
         static constexpr std::array<std::string_view, 4> words{"", "pid-namespace", "cgroup", "process-tree"};
+    };
+    template <>
+    struct enum_words<warmup_cost>
+    {
+        static constexpr std::array<std::string_view, 4> words{"not-judged", "less-than-one-cold-run", "about-one-cold-run",
+                                                               "more-than-one-cold-run"};
     };
     template <>
     struct enum_words<owner_kind>
@@ -405,6 +421,7 @@ namespace xwarp
     XWARP_VERDICT_JSON(figure_source)
     XWARP_VERDICT_JSON(containment_kind)
     XWARP_VERDICT_JSON(owner_kind)
+    XWARP_VERDICT_JSON(warmup_cost)
 #undef XWARP_VERDICT_JSON
 }
 

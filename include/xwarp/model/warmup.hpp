@@ -79,6 +79,12 @@ namespace xwarp
         // cold run" (the larger spread of the three walls over the cold median, at least 1%)
         std::optional<double> of_cold;
         std::optional<double> of_cold_band;
+        // What of_cold says, decided in the analysis: not judged when the warm-up built nothing
+        // (its time is then no warm-up's) or no cold run was timed beside it; indicative on fewer
+        // than 3 cold samples (one cold run beside one primed run is noise); why, in words.
+        warmup_cost cost = warmup_cost::not_judged;
+        bool cost_indicative = false;
+        std::string cost_why;
         // The file's own wall at each number of worker processes tried (the samples alternate
         // between them: each worker writes its own precompiled header on the CPU, so more workers
         // are not always faster), and the number picked: the lowest median, written into the file.

@@ -30,6 +30,9 @@ namespace xwarp
     // band 20 ms); estimate ~1.2 s", or "measured +290 ms ..., regressed (n=2); no saving
     // credited (the estimate was ~291 ms)"; "" without either (finding::headline decides).
     std::string finding_headline_words(const finding& f);
+    // What the cold module CPU clock is and how far the machine's load moved it in this run.
+    std::string cpu_moved_words(const summary::clock_under_load& c);
+    std::string cpu_clock_words(const summary& s);
 
     // What replaying a report would run, to ask before running it (a report is data): its
     // command, folder, Python and notebook code, one per line, escaped.

@@ -414,14 +414,11 @@ def pytest_load_initial_conftests(early_config, parser, args):
         from _pytest.config import findpaths
 
         ns, unknown = parser.parse_known_and_unknown_args(list(args), namespace=copy.copy(early_config.option))
-        inputs = dict(inifile=ns.inifilename, args=[str(a) for a in ns.file_or_dir + unknown],
-                      rootdir_cmd_arg=ns.rootdir or None)
-        accepted = inspect.signature(findpaths.determine_setup).parameters
-        if "invocation_dir" in accepted:  # pytest 8
-            inputs["invocation_dir"] = early_config.invocation_params.dir
-        if "config" in accepted:
-            inputs["config"] = early_config
-        rootpath, inipath = findpaths.determine_setup(**inputs)[:2]
+        known = dict(inifile=ns.inifilename, args=[str(a) for a in ns.file_or_dir + unknown],
+                     rootdir_cmd_arg=ns.rootdir or None, invocation_dir=early_config.invocation_params.dir,
+                     config=early_config, override_ini=getattr(ns, "override_ini", None))
+        accepted = inspect.signature(findpaths.determine_setup).parameters  # it moved between pytest versions
+        rootpath, inipath = findpaths.determine_setup(**{k: v for k, v in known.items() if k in accepted})[:2]
         if rootpath == early_config.rootpath:
             return
         if inipath != early_config.inipath:
