@@ -418,8 +418,9 @@ wp.launch(pull, dim=64, inputs=[a, m])'''},
                      "block_dim chosen at run time in a module of its own too.",
                      "On the CPU a new block_dim costs a precompiled header of its own, most of such a build: a "
                      "split keeps it, and saves only the kernels built at a block_dim nobody launches them at. "
-                     "Measure `pch-off` for the headers. On a GPU every build is a full NVRTC compile (the GPU "
-                     "lesson), and the split is the fix."],
+                     "Measure `pch-off` for the headers. On a GPU Warp passes NVRTC a precompiled header too "
+                     "(`wp.config.use_precompiled_headers`; the GPU lesson), so measure `pch-off` there as "
+                     "well before you split."],
         "exercise": {
             "task": ("A solver step runs `integrate` at block_dim 64 and `collide` at 128, both in `__main__`. "
                      "Make every module build once, with every launch at the block_dim it has now."),
@@ -481,8 +482,8 @@ Warp compiles **modules**, not kernels. A module's **identity** is
 
 > its live kernels and the functions they call (in any module), the `wp.constant` and `wp.static`
 > values they read, its options and the `wp.config` build flags folded in when it loads, the
-> block_dim it is launched at (CUDA's; on the CPU 1 unless a launch asks for more), and its generic
-> instances
+> block_dim it is launched at (CUDA's; on the CPU always 1, whatever a launch asks, unless the
+> experimental `wp.config.enable_cpu_blocks` is on), and its generic instances
 
 (a list, not a product: a change to any one of them is a new identity), and every new identity is a
 full code generation and native build of *every* kernel in the module.
@@ -751,12 +752,18 @@ path from here, it is still yours."""),
                      '        print(f["mechanism"], f["location"]["file"], "->", f["owner"]["kind"])'),
             ("md", """## Warp's own line
 
-Warp prints one line per module load at its default log level, and the report keeps what the
-program printed. Each line names the module, the first seven characters of its hash, the device,
-the time, and `compiled` or `cached`:"""),
-            ("code", 'for line in ((mine or {}).get("samples") or [{"cold": {"stdout_tail": ""}}])[0]["cold"]["stdout_tail"].splitlines():\n'
-                     '    if " load on device " in line:\n'
-                     '        print(line)'),
+Warp prints one line per module load at its default log level. Each line names the module, the
+first seven characters of its hash, the device, the time, and `compiled` or `cached`. The report
+keeps only the last 4,000 bytes of what the program printed, so a program that prints progress may
+have pushed Warp's lines out of it; the probe's recorder saw every load, and the cell below prints
+the same facts from it in Warp's shape, then counts Warp's own lines still in the printed tail:"""),
+            ("code", 'cold = ((mine or {}).get("samples") or [{"cold": {}}])[0]["cold"]\n'
+                     'for load in cold.get("module_loads", []):\n'
+                     '    ms = load.get("total_ms")\n'
+                     '    print(f"Module {load[\'module\']} {load[\'hash\'][:7]} load on device {load[\'device\']!r}",\n'
+                     '          f"took {ms:.2f} ms" if ms is not None else "(time not recorded)", f"({load[\'status\']})")\n'
+                     'own_lines = [l for l in cold.get("stdout_tail", "").splitlines() if " load on device " in l]\n'
+                     'print(len(own_lines), "of Warp\'s own load lines are still in the last 4,000 bytes the program printed")'),
             ("md", """Two lines for one module under two hashes are churn: the module changed after it loaded. The
 report's findings above name the mechanism and the line of your program that caused it; the
 [cheat sheet](../references/cheatsheet.md) gives its fix, the lever that measures the fix without an
@@ -779,8 +786,9 @@ limit, so that a change that adds an identity is caught; once a finding is fixed
 exits 8 when a limit is not met ([ci.md](../references/ci.md) has the recipes, the kept caches
 first)."""),
             ("code", 'if stand_in:\n    shutil.rmtree(stand_in)  # the stand-in program\'s folder; a program of yours is left as it is'),
-            ("md", """Next: the second session, from [the import-order trap](option_not_arrived.ipynb) to the
-[capstone](capstone.ipynb)."""),
+            ("md", """Next: the second session, in the course's order (notebooks/README.md): [the import-order
+trap](option_not_arrived.ipynb), CS-2, module granularity, CS-10, CS-13, CS-5 on the CPU, the GPU
+lesson, and the [capstone](capstone.ipynb) last."""),
         ],
         {"claims_only": True,
          "findings": {"mine": ["CS-1"]},
@@ -826,8 +834,8 @@ one notebook cell run as a script) form one Warp module. Its **identity** is:
 > the block_dim, and the generic instances
 
 A change to any one of them is a new identity. The **block_dim** is the number of threads per block a
-CUDA launch uses (256 by default; the CPU runs 1 unless a launch asks for more with the experimental
-`wp.config.enable_cpu_blocks` on), so a
+CUDA launch uses (256 by default; the CPU runs 1 whatever a launch asks, unless the experimental
+`wp.config.enable_cpu_blocks` is on and the launch gives one), so a
 module used on both devices is two identities; a **generic instance** is the typed copy Warp makes of a kernel
 written for `Any` when it meets argument types (lesson 6 takes them apart).
 
@@ -1569,8 +1577,10 @@ even the warm pass, on a full kernel cache, pays it."""),
             ("code", gpu_cell("ptx", "--samples 2", gpu_program_parts("ptx_module")[1], "ptx_module")),
             ("md", """On the H200 (driver CUDA 13.0, Warp's toolkit 13.4) the recorded module still took 784 ms to load
 in the warm pass: the `ptx-load-compile` finding. Leaving the output format to Warp (CUBIN whenever
-the driver is older than its toolkit) removes it; where PTX must stay, a driver at least as new as
-the toolkit lets the driver's compute cache keep the result."""),
+the driver is older than its toolkit) removes it on a GPU that Warp's NVRTC can build a CUBIN for.
+On a GPU newer than Warp's NVRTC (`is_cubin_supported` false) Warp emits PTX whatever the driver, and
+there, as where PTX must stay, only a driver at least as new as the toolkit lets the driver's
+compute cache keep the result."""),
             ("md", """**CS-12.** With a few small modules, writing the precompiled header may cost more than it saves.
 Compare the default against `wp.config.use_precompiled_headers = False` set at the entry point."""),
             ("code", gpu_cell("pch_on", "--samples 2", gpu_program_parts("lesson_pch_on")[1], "lesson_pch_on")),
@@ -1596,7 +1606,8 @@ rather than guess one."""),
   kernels to fix CS-5.
 - MathDx trades build time for kernel time: measure both sides (`mathdx-off` does) before choosing.
 - PTX loads compile at every load when the driver is older than Warp's toolkit; leave the output
-  format to Warp unless one binary must serve several architectures."""),
+  format to Warp unless one binary must serve several architectures, and on a GPU newer than Warp's
+  NVRTC (which gets PTX whatever is set) keep the driver at least as new as the toolkit."""),
             ("md", f"""## Exercise
 
 This one needs a CUDA device; without one the cells below say so and run nothing. `integrate` is tuned
@@ -1675,7 +1686,9 @@ of its identity (the overview's identity map), so the module builds twice. The o
 code Clang compiles (`churn`'s six-step loop stays a loop); `fast_math` would not have: on the CPU
 Warp never passes it to the compiler, so it changes the hash and nothing else; the CS-3 lesson takes that mechanism apart
 on another program, here it is simply something to measure a lever on. `--whatif` with no value replays the levers of the findings, the most time at stake
-first, within a budget of about six cold runs; what does not fit is listed as *not run*."""),
+first, within a budget of six times the first sample's cold wall time (`--whatif-budget` sets
+another). A replay costs as many samples as the probe takes, each the program run cold then warm
+with the lever, interleaved with the baseline's own samples; what does not fit is listed as *not run*."""),
             ("code", f"""%%warp_probe --samples 1 --name unroll_late --whatif
 {kernel("predict", "1.0")}
 
@@ -1695,8 +1708,9 @@ did not pay moves to **Considered and declined**, the ledger of levers that were
 they were rejected: a declined lever is never recommended.
 
 A stored run can be replayed later, lever by lever: here one replay sample judged against the run's
-own sample (`--reuse-baseline`, quick for a class; without it the replay takes fresh baseline
-samples interleaved with its own, which is fairer when the machine may have changed). One sample
+own sample (`--reuse-baseline`, quick for a class: one run of the program cold then warm; without
+it the replay takes as many fresh baseline samples, interleaved with its own, twice the runs and
+fairer when the machine may have changed). One sample
 a side is *indicative*, and the verdict says so: `--samples 3` or `--until-settled` settles it."""),
             ("code", "%warp_whatif unroll_late options-at-creation --samples 1 --reuse-baseline"),
             ("md", """What to remember: a replay measures the lever on *this* machine and program, with the

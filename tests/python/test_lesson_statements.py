@@ -409,6 +409,16 @@ def test_a_cpu_launch_that_gives_no_block_dim_runs_at_one_even_with_cpu_blocks_o
     cs5 = " ".join(prose("cs5_block_dims_cpu").split())
     assert "*experimental*" in cs5 and "a launch that gives none still runs at 1" in cs5
     assert "unless `wp.config.enable_cpu_blocks` is on)" not in " ".join(prose("overview").split())
+    # the mental-model box of every mechanism lesson: with the default config a launch asking for
+    # block_dim=64 runs at 1 ("off, given 64: 1" above), so no lesson says a launch can ask for more
+    boxes = 0
+    for path in sorted(NB.glob("*.ipynb")):
+        text = " ".join(re.sub(r"^> ?", "", prose(path.stem), flags=re.M).split())  # the box is a quote
+        assert "1 unless a launch asks for more" not in text, path.name
+        boxes += bool(re.search(r"on the CPU always 1, whatever a launch asks, unless the experimental "
+                                r"`wp.config.enable_cpu_blocks` is on|the CPU runs 1 whatever a launch asks, unless "
+                                r"the experimental `wp.config.enable_cpu_blocks` is on and the launch gives one", text))
+    assert boxes >= 12, boxes  # the 11 mechanism lessons' box, and the overview's own
 
 
 def test_a_cuda_modules_source_begins_with_its_block_dim_as_the_cs5_lesson_now_says(tmp_path):
@@ -448,6 +458,54 @@ def test_warp_emits_ptx_for_a_gpu_its_nvrtc_cannot_target_whatever_the_driver(tm
     guide = " ".join((ROOT / "references" / "mechanisms.md").read_text().split())
     assert "whenever the NVRTC it carries cannot build a CUBIN for the device's architecture" in guide
     assert "Warp only emits PTX on its own when the driver is new enough" not in guide
+    gpu = " ".join(prose("gpu_mechanisms").split())
+    assert "On a GPU newer than Warp's NVRTC (`is_cubin_supported` false) Warp emits PTX whatever the driver" in gpu
+    assert "(CUBIN whenever the driver is older than its toolkit) removes it;" not in gpu
+
+
+def test_warp_passes_nvrtc_a_precompiled_header_so_the_cs5_lesson_does_not_call_every_gpu_build_full(tmp_path):
+    out = warp_snippet("""
+        import inspect
+        from warp._src import build
+        nvrtc = inspect.signature(build.build_cuda).parameters  # the NVRTC build takes the header's switch and folder
+        print("pch passed to nvrtc:", "use_precompiled_headers" in nvrtc and "pch_dir" in nvrtc)
+        print("default on:", wp.config.use_precompiled_headers)
+    """, tmp_path)
+    assert "pch passed to nvrtc: True" in out and "default on: True" in out, out
+    cs5 = " ".join(prose("cs5_block_dims_cpu").split())
+    assert "every build is a full NVRTC compile" not in cs5
+    assert "On a GPU Warp passes NVRTC a precompiled header too (`wp.config.use_precompiled_headers`" in cs5
+
+
+@pytest.mark.quick
+def test_the_own_program_lesson_takes_load_lines_from_the_recorder_and_names_the_tail_it_keeps():
+    tail_bytes = re.search(r"output_tail_bytes = (\d+);", (ROOT / "src" / "engine" / "runner" / "runner.cpp").read_text())
+    assert tail_bytes, "the runner's output tail constant moved"
+    text = " ".join(prose("own_script").split())
+    assert "the report keeps what the program printed" not in text
+    assert f"keeps only the last {int(tail_bytes.group(1)):,} bytes of what the program printed" in text
+    assert any('cold.get("module_loads", [])' in c for c in code_cells("own_script"))
+
+
+@pytest.mark.quick
+def test_the_second_session_and_the_replay_cost_are_said_one_way():
+    table = (NB / "README.md").read_text()
+    order = re.findall(r"^\| (\d+) \| \[[^]]+\]\((\w+)\.ipynb\)", table, re.M)
+    numbered = {name: int(n) for n, name in order}
+    second = ["option_not_arrived", "cs2_cache_thrown_away", "module_granularity", "cs10_unused_backward",
+              "cs13_serial_builds", "cs5_block_dims_cpu", "gpu_mechanisms", "capstone"]
+    assert [numbered[n] for n in second] == sorted(numbered[n] for n in second)
+    readme = " ".join(table.split())
+    assert ("the import-order trap, CS-2, module granularity (CS-4 and CS-9), CS-10 (with its gradient check), "
+            "CS-13, CS-5 on the CPU, the GPU lesson") in readme
+    own = " ".join(prose("own_script").split())
+    assert "trap](option_not_arrived.ipynb), CS-2, module granularity, CS-10, CS-13, CS-5 on the CPU, the GPU lesson" in own
+    # what a replay costs: the lesson's words against the probe's own --help
+    done = subprocess.run([str(PROBE), "measure", "--help"], capture_output=True, text=True, timeout=60)
+    assert "default: 6 x one cold run" in done.stdout
+    whatif = " ".join(prose("whatif").split())
+    assert "within a budget of six times the first sample's cold wall time" in whatif
+    assert "about six cold runs" not in whatif
 
 
 def test_the_lesson_list_names_every_lesson_of_the_course():

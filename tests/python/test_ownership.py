@@ -7,6 +7,7 @@ follow from the owner, not from the folder the probe started in."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -249,7 +250,10 @@ def test_the_own_program_lesson_calls_a_program_of_yours_yours(layout, named, tm
     folder = tmp_path / "lesson"
     folder.mkdir()
     assert "shutil.rmtree(stand_in)" in cells[-1]  # the stand-in's folder goes with the lesson's last cell
-    text = run_in_kernel([*cells[:2], OWNERS_CELL.replace("r[", "mine["), cells[-1]], folder)
+    load_lines = next(c for c in cells if 'cold.get("module_loads", [])' in c)  # Warp's shape, from the recorder
+    text = run_in_kernel([*cells[:2], OWNERS_CELL.replace("r[", "mine["), load_lines, cells[-1]], folder)
+    printed = re.findall(r"^Module (\S+) [0-9a-f]{7} load on device 'cpu' took [\d.]+ ms \((compiled|cached)\)$", text, re.M)
+    assert len(printed) >= 2 and all(status == "compiled" for _, status in printed), text[-3000:]  # CS-1: two builds
     owners = owners_printed(text)
     assert owners and all(kind == "project" for _, _, kind in owners), owners
     if named:
