@@ -200,7 +200,7 @@ def load_plan(path=None):
                      PACKAGES=plan["packages"], ROOT_PACKAGES=plan["root_packages"], WORKERS=plan["workers"],
                      ENTRY_SCRIPT=plan["entry_script"], CELL=plan["cell"], DEVICE=plan["device"],
                      ARCH=plan["arch"], USED=plan["used"], CONFIG=plan["config"], OPTIONS=plan["options"],
-                     TARGETS=plan["targets"])
+                     TARGETS=plan["targets"], MEASURED_IDENTITIES=plan["measured"].get("identities"))
     _PLAN_PATH[0] = os.path.abspath(path)
     _PLAN_DIGEST[0] = hashlib.sha256(data).hexdigest()
     return path
@@ -1386,6 +1386,15 @@ def warm_up(workers=None, root=None, device=_AS_MEASURED, arch=None, log=print, 
     check_trust (a plan warp-probe wrote on this machine needs none)."""
     _ensure_plan()
     check_trust(trust_plan, log)
+    if not TARGETS:
+        # warp-probe writes this plan rather than no file, so that a CI step that runs the file
+        # still runs: it says so, and leaves every build to the program
+        count = MEASURED_IDENTITIES if isinstance(MEASURED_IDENTITIES, int) else "the"
+        log(f"warp warm-up: this plan builds nothing: warp-probe warmup could build none of the {count} module "
+            "identities the measured run built (the plan's measured.not_built says why for each); the program builds "
+            "them itself when it runs")
+        return {"built": [], "other": [], "failed": [], "in_cache": [], "unknown": [], "would_build": [], "outcomes": [],
+                "wall_s": 0.0, "workers": 0, "root": None, "cache": None, "mode": mode, "cuda_cache": None}
     device = DEVICE if device is _AS_MEASURED else device
     arch = ARCH if arch is None else arch
     started = time.perf_counter()

@@ -165,7 +165,9 @@ def test_the_other_recipes_parse():
     assert any("warp_warmup.py" in str(s.get("run", "")) for s in steps)
     plugin = yaml.safe_load(fenced_block("ci.md", "ci:plugin"))
     assert any("--warp-builds" in str(s.get("run", "")) for s in plugin)
-    kept = yaml.safe_load(fenced_block("ci.md", "ci:kept-cache-actions"))["tests"]["steps"]
+    kept_job = yaml.safe_load(fenced_block("ci.md", "ci:kept-cache-actions"))["tests"]
+    assert kept_job["runs-on"] == "ubuntu-latest" and "CUDA_CACHE_PATH" not in str(kept_job)  # no GPU: no CUDA cache
+    kept = kept_job["steps"]
     runs = [str(s.get("run", "")) for s in kept]
     assert any("--dry-run" in r for r in runs) and any("--prune" in r for r in runs), runs
     gitlab = yaml.safe_load(fenced_block("ci.md", "ci:kept-cache-gitlab"))["tests"]["script"]
@@ -330,9 +332,10 @@ def test_a_kept_cache_builds_only_what_a_change_invalidated_and_names_the_tests_
     assert not list(project.temp.iterdir())
 
 
-def test_a_warmup_that_could_build_nothing_writes_no_file_and_says_why(project, tmp_path):
-    """Every identity out of reach (its only kernel made from an object): no file that builds
-    nothing, nothing run by --verify, exit 1 with each NOT line and the reason."""
+def test_a_warmup_that_could_build_nothing_writes_a_file_that_says_so_and_says_why(project, tmp_path, venv_python):
+    """Every identity out of reach (its only kernel made from an object): exit 1 with each NOT
+    line and the reason, nothing run by --verify, and a file that builds nothing and says so when
+    run (exit 0), so that the CI step that runs it still runs."""
     (project.path / "object_only.py").write_text(
         "import warp as wp\n\n\nclass Settings:\n    def __init__(self, gain):\n        self.gain = gain\n\n\n"
         "def make_scaled(settings):\n    g = settings.gain\n\n    @wp.kernel(module=\"unique\")\n"
@@ -342,10 +345,17 @@ def test_a_warmup_that_could_build_nothing_writes_no_file_and_says_why(project, 
     for args in ((), ("--verify", "--samples", "1")):
         proc, plan, script = project.warmup(report, *args)
         assert proc.returncode == 1, proc.stdout + proc.stderr
-        assert not script.exists(), "a file that builds nothing was written"
         assert plan["covered"] == 0 and plan["check"] is None, plan
         assert "NOT" in proc.stdout and "Settings object" in proc.stdout, proc.stdout
-        assert "no file written" in proc.stdout, proc.stdout
+        assert "the file written builds nothing, and says so when run" in proc.stdout, proc.stdout
+        written = json.loads(script.with_suffix(".json").read_text())
+        assert written["targets"] == [] and written["measured"]["identities"] == 1, written["measured"]
+        cache = tmp_path / "kept-cache"
+        ran = subprocess.run([str(venv_python), str(script), "--strict"], cwd=project.path, capture_output=True, text=True,
+                             env={**os.environ, "WARP_CACHE_PATH": str(cache)}, timeout=300)
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        assert "this plan builds nothing: warp-probe warmup could build none of the 1 module identities" in ran.stdout, ran.stdout
+        assert not cache.exists() or not any(cache.rglob("*.o")), "a plan of no targets built something"
     assert not list(project.temp.iterdir())
 
 

@@ -46,7 +46,7 @@ namespace xwarp
                 host.show(view_bundle(warmup_view(plan, "%warp_warmup " + name)), "", false);
                 if (plan.covered == 0)
                 {
-                    throw magic_error("%warp_warmup: the warm-up could build none of the run's identities: no file written");
+                    throw magic_error("%warp_warmup: the warm-up could build none of the run's identities (each NOT line says why)");
                 }
                 if (plan.check && plan.check->verdict != warmup_verdict::verified)
                 {

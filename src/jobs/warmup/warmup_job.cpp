@@ -350,17 +350,19 @@ namespace xwarp
         {
             throw std::logic_error("internal: the warm-up plan is outside its contract: " + wrong);
         }
-        if (plan.covered == 0)
-        {
-            // a file that builds nothing would only cost its imports: none is written, nothing runs
-            plan.notes.push_back("no file written: the warm-up could build none of the run's identities (each NOT line says "
-                                 "why)" + std::string(job.verify ? ", so there is nothing to verify" : ""));
-            return plan;
-        }
         plan.plan_text = render_warmup_plan(plan);
         if (!job.out.empty())
         {
+            // written even when it builds nothing, so that a CI step that runs it still runs (it
+            // says so, and costs Warp's import)
             write_runtime_and_plan(plan, job.out);
+        }
+        if (plan.covered == 0)
+        {
+            plan.notes.push_back("the warm-up could build none of the run's identities (each NOT line says why)"
+                                 + std::string(job.out.empty() ? "" : ": the file written builds nothing, and says so when run")
+                                 + std::string(job.verify ? "; there is nothing to verify" : ""));
+            return plan;
         }
         if (job.verify)
         {
