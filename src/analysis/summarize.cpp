@@ -379,6 +379,10 @@ namespace xwarp
                 // sized for the first sample's loads: grown by doubling, a table of 100,000
                 // identities was walked again at every growth
                 m_index_of.reserve(m_good.front()->cold.module_loads.size());
+                for (const sample* smp : m_good)
+                {
+                    m_failed_tests.insert(smp->cold.failed_tests.begin(), smp->cold.failed_tests.end());
+                }
                 for (std::size_t gi = 0; gi < m_good.size(); ++gi)
                 {
                     count_sample(gi);
@@ -550,6 +554,27 @@ namespace xwarp
                 }
             }
 
+            // What a failed load says in the identities table: Warp's first line, the test it
+            // failed in, and whether that test passed (a build it expects to fail).
+            std::string failure_of(const module_load& l) const
+            {
+                if (l.status != load_status::error)
+                {
+                    return {};
+                }
+                std::string first = l.error ? l.error->str() : std::string("no error text recorded");
+                first = first.substr(0, first.find('\n'));
+                if (first.size() > 200)
+                {
+                    first = first.substr(0, 197) + "...";
+                }
+                if (l.test.empty())
+                {
+                    return first;
+                }
+                return first + " (in " + l.test.str() + (m_failed_tests.count(l.test.str()) ? ", which failed)" : ", which passed: a build the test expects to fail)");
+            }
+
             // A load's identity (and with the tables, its module's group), added when new.
             std::size_t identity_of(const module_load& l, std::size_t& known)
             {
@@ -576,6 +601,7 @@ namespace xwarp
                     id.device = l.device;
                     id.block_dim = l.block_dim;
                     id.status = l.status;
+                    id.failure = failure_of(l);
                     id.kernels = l.snapshot ? static_cast<int>(l.snapshot->kernels.size()) : -1;
                     id.builds = 0;
                     m_ident.push_back(std::move(id));
@@ -942,6 +968,7 @@ namespace xwarp
             const bool m_tables;
             summary m_s;
             std::vector<const sample*> m_good;
+            std::set<std::string> m_failed_tests;  // the tests a good sample's cold pass said failed
             std::vector<double> m_cold_wall, m_warm_wall, m_elapsed, m_cold_mod, m_warm_mod, m_native, m_overlap, m_ids,
                 m_src, m_lto, m_launches, m_share, m_cache_binaries, m_cache_bytes, m_cold_cpu, m_warm_cpu, m_busy;
             bool m_cold_cpu_whole = true;  // every good cold pass recorded its loads' CPU time

@@ -313,7 +313,7 @@ namespace xwarp
                  {"script_path", p.script_path}, {"plan_path", p.plan_path}, {"check", p.check ? json(*p.check) : json()}};
     }
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
-        identity, module, hash, device, block_dim, ms, builds, samples_seen, status, kernels)
+        identity, module, hash, device, block_dim, ms, builds, samples_seen, status, kernels, failure)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
         rebuild_group, module, device, kind, hashes, block_dims, builds, ms, kernel_sets_known, moves)
     NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(

@@ -66,7 +66,9 @@ namespace xwarp
             auto id_row = [&](const identity& id, const std::string& indent)
             {
                 o << "<tr>" << td(html_escape(format_fixed(id.ms, 1)), style::num) << td(std::to_string(id.builds), style::num)
-                  << td(badge(to_string(id.status), status_rgb(id.status))) << td(indent + mono(id.module)) << td(mono(id.hash.substr(0, 7)))
+                  << td(badge(to_string(id.status), status_rgb(id.status))
+                        + (id.failure.empty() ? std::string() : "<div data-xwarp=\"failure\" style=\"" + std::string(style::muted) + "\">" + html_escape(id.failure) + "</div>"))
+                  << td(indent + mono(id.module)) << td(mono(id.hash.substr(0, 7)))
                   << td(html_escape(id.device)) << td(id.block_dim ? std::to_string(*id.block_dim) : "?", style::num)
                   << td(id.kernels >= 0 ? std::to_string(id.kernels) : "?", style::num)
                   << td(std::to_string(id.samples_seen) + "/" + std::to_string(s.samples_ok), style::num) << "</tr>";

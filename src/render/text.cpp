@@ -822,6 +822,10 @@ namespace xwarp
                         << pad(one_line(id.device), 8) << pad(id.block_dim ? std::to_string(*id.block_dim) : "?", 10, true)
                         << pad(id.kernels >= 0 ? std::to_string(id.kernels) : "?", 8, true)
                         << pad(std::to_string(id.samples_seen) + "/" + std::to_string(m_s.samples_ok), 9, true) << "\n";
+                    if (!id.failure.empty())
+                    {
+                        m_o << "              failed: " << one_line(id.failure) << "\n";
+                    }
                 }
             }
 

@@ -1,6 +1,8 @@
 // A test suite's tables and findings on synthetic passes: every load counted for the test that
 // was running, each process's compile share, a repeat across worker processes and one module's
 // code under several names as findings (the real suite runs in tests/python/test_suites.py).
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include "builders.hpp"
@@ -171,4 +173,29 @@ TEST(ASuite, EachBuildCountsTheTestsThatReusedItNotItsTestsTotal)
     ASSERT_EQ(pays->identities.size(), 2u);
     EXPECT_EQ(pays->identities[0].reused_by, 3);  // a: t1, t2, t3
     EXPECT_EQ(pays->identities[1].reused_by, 1);  // b: t1
+}
+
+TEST(ASuite, AFailedBuildShowsWarpsErrorAndTheTestItFailedInWithWhetherThatTestPassed)
+{
+    module_load expected = in_test(load("bad_kernel", "dddd444", 20.0, load_status::error), "t.py::test_raises");
+    expected.error = shared_text("RuntimeError: Error while parsing function \"bad\"\nat t.py:12");
+    module_load broken = in_test(load("broken", "eeee555", 30.0, load_status::error), "t.py::test_breaks");
+    broken.error = shared_text("Warp CPU error: compile failed");
+    report r;
+    run_result cold = pass(5000.0, {in_test(load("ok", "aaaa111", 900.0), "t.py::test_a"), expected, broken});
+    cold.failed_tests = {"t.py::test_breaks"};
+    r.samples.push_back(make_sample(1, cold, pass(500.0, {})));
+    analyze(r);
+    std::map<std::string, std::string> failure;
+    for (const auto& id : r.result.identities)
+    {
+        failure[id.module.str()] = id.failure;
+    }
+    EXPECT_EQ(failure["ok"], "");
+    EXPECT_EQ(failure["bad_kernel"], "RuntimeError: Error while parsing function \"bad\" (in t.py::test_raises, which "
+                                     "passed: a build the test expects to fail)");
+    EXPECT_EQ(failure["broken"], "Warp CPU error: compile failed (in t.py::test_breaks, which failed)");
+    const std::string text = render_text(r);
+    EXPECT_NE(text.find("failed: RuntimeError: Error while parsing function \"bad\" (in t.py::test_raises"), std::string::npos)
+        << text;
 }

@@ -40,6 +40,9 @@ namespace xwarp
         int samples_seen = 0;  // good samples whose cold pass loaded it
         load_status status = load_status::unknown;  // of its first load
         int kernels = -1;      // unique kernels in its snapshot, -1 unknown
+        // Why its first load failed (status error): Warp's first line of the error, and the test
+        // it failed in when a suite ran, so that a build a test expects to fail reads as one.
+        std::string failure;
     };
 
     // A module (per device) that loaded under more than one identity in one cold pass.
