@@ -555,8 +555,16 @@ namespace xwarp
                     }
                     m_o << "\n";
                 }
-                m_o << "  samples  " << m_s.samples_total << " (" << m_s.samples_ok << " ok), each cold then warm on private "
-                    << "Warp and CUDA caches\n";
+                if (!m_original.samples.empty() && m_original.samples.front().one_pass)  // the outline keeps no samples
+                {
+                    // a run the probe only observed (pytest --warp-builds): no cold or warm pass of its own
+                    m_o << "  run      observed, not run by the probe: " << one_line(r.run_settings.sampling) << "\n";
+                }
+                else
+                {
+                    m_o << "  samples  " << m_s.samples_total << " (" << m_s.samples_ok << " ok), each cold then warm on "
+                        << "private Warp and CUDA caches\n";
+                }
                 if (!r.run_settings.stopped_because.empty())
                 {
                     m_o << "           --samples " << r.run_settings.sampling << ": " << r.run_settings.stopped_because << "\n";

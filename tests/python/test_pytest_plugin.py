@@ -101,6 +101,21 @@ def test_under_xdist_the_workers_builds_are_gathered_and_a_failing_test_keeps_th
     (gamma,) = [t for t in data["summary"]["tests"] if t["test"].endswith("test_gamma_fails")]
     assert gamma["builds"] == 1 and gamma["failed"], gamma
     assert "[failed]" in done.stdout.split("warp builds", 1)[1]
+    # the controller never imported Warp: its version and what the workers wrote into the suite's
+    # cache come from the workers' records; the machine's load is taken as measure takes it
+    version = subprocess.run([str(VENV_PYTHON), "-c", "import importlib.metadata as m; print(m.version('warp-lang'))"],
+                             capture_output=True, text=True).stdout.strip()
+    assert data["environment"]["warp_version"] == version, data["environment"]
+    # one binary per identity, however many workers built it (a shared module is built in both)
+    built = {(i["module"], i["hash"]) for t in data["summary"]["tests"] for i in t["identities"]}
+    written = data["samples"][0]["cold"]["cache"]
+    on_disk = list(suite.cache.rglob("*.o"))
+    assert len(built) >= 3 and written["binary_files"] == len(on_disk) == len(built), (written, built, on_disk)
+    load = data["samples"][0]["cold"]["load"]
+    assert load and load["cpus"] >= 1 and load["own_cpu_ms"] > 0, load
+    shown = subprocess.run([str(PROBE), "report", str(report), "--history", "off"], capture_output=True, text=True)
+    assert f"Warp {version}," in shown.stdout and "Warp ?" not in shown.stdout, shown.stdout[:1500]
+    assert "observed, not run by the probe" in shown.stdout and "each cold then warm" not in shown.stdout, shown.stdout[:1500]
 
 
 HOSTILE = TARGETS / "pytest_hostile"

@@ -148,6 +148,7 @@ class _Recording:
         self.owner = owner  # this process made the folder (the controller, or a run without workers)
         self.top = top
         self.started = time.time()
+        self.load_at_start = _cpu_times() if owner else None  # the machine's load, as warp-probe measure takes it
         self.failed = []  # node ids, as pytest's own summary names them
         self.problems = list(_EARLY_PROBLEMS)  # what went wrong inside the plugin, said once at the end
         self.recorder = None
@@ -238,12 +239,16 @@ class _Recording:
         (self.record_dir / "stdout").write_text("".join(f"FAILED {nodeid}\n" for nodeid in dict.fromkeys(self.failed)),
                                                 encoding="utf-8", errors="backslashreplace")
         (self.record_dir / "stderr").write_text("")
+        # under pytest-xdist this process never imports Warp: its version and the kernel cache
+        # each process used come from the workers' records
+        version, folders = _warp_from_records(records)
         run = {"label": "pytest", "command": ["pytest", *map(str, self.config.invocation_params.args)],
                "cwd": str(self.config.invocation_params.dir),
                "sampling": "one pass: the suite's own run on its own cache (pytest --warp-builds)",
-               "environment": _environment()}
+               "environment": _environment(version)}
         one_pass = {"wall_ms": (time.time() - self.started) * 1000.0, "exit_code": exit_code, "one_pass": True,
-                    "warp_cache": "", "cache": _cache_written(self.started), "run": run}
+                    "warp_cache": "", "cache": _cache_written(self.started, folders),
+                    "load": _load_since(self.load_at_start), "run": run}
         (self.record_dir / "pass.json").write_text(json.dumps(one_pass, ensure_ascii=True))
         written = self.record_dir / "report.json"  # the probe writes into the plugin's own folder first
         done = subprocess.run([probe, "report", "--records", str(self.record_dir), "--format", "json", "-o", str(written),
@@ -317,7 +322,64 @@ class _Recording:
             write(f"[{f['mechanism']}] {f['title']} - {printable(f['module'], 80)}")
 
 
-def _environment():
+def _warp_from_records(records, limit=1 << 30):
+    """Warp's version and the kernel cache folders, from the records of the processes that
+    imported Warp: the shim's "warp" record and each process's "exit" record (its runtime facts).
+    Only those lines are parsed; at most `limit` bytes are read in all."""
+    version, folders, left = None, set(), limit
+    for path in records:
+        try:
+            with open(path, "rb") as stream:
+                for line in stream:
+                    left -= len(line)
+                    if left < 0:
+                        return version, folders
+                    head = line[:40].replace(b" ", b"")  # the shim writes its type first
+                    if b'"type":"warp"' not in head and b'"type":"exit"' not in head:
+                        continue
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        continue
+                    if record.get("type") == "warp" and isinstance(record.get("version"), str):
+                        version = version or record["version"]
+                    runtime = record.get("runtime") if record.get("type") == "exit" else None
+                    folder = runtime.get("kernel_cache_dir") if isinstance(runtime, dict) else None
+                    if isinstance(folder, str) and folder:
+                        folders.add(folder)
+        except OSError:
+            continue
+    return version, folders
+
+
+def _cpu_times():
+    """(busy CPU ms of the whole machine from /proc/stat, this process's and its reaped children's
+    CPU ms, the CPUs); None where /proc/stat cannot be read."""
+    import resource
+
+    try:
+        with open("/proc/stat", "rb") as stat:
+            fields = stat.readline().split()[1:]
+        ticks = os.sysconf("SC_CLK_TCK")
+        busy = sum(int(v) for i, v in enumerate(fields[:8]) if i not in (3, 4))  # all but idle and iowait
+        own = sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+                  for f in ("ru_utime", "ru_stime"))
+        return busy * 1000.0 / ticks, own * 1000.0, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _load_since(start):
+    """The machine's load while the suite ran, in the report's terms: other processes' CPU time
+    (the machine's busy time less this process's and its workers' once they were reaped)."""
+    end = _cpu_times()
+    if start is None or end is None:
+        return None
+    own = max(0.0, end[1] - start[1])
+    return {"cpus": end[2], "others_cpu_ms": max(0.0, end[0] - start[0] - own), "own_cpu_ms": own}
+
+
+def _environment(version=None):
     """The facts warp-probe measure would have put in the report: this Python, the machine, Warp."""
     import platform
 
@@ -325,24 +387,29 @@ def _environment():
            "cpu_count": os.cpu_count() or 0, "host": platform.node(), "machine": platform.machine(),
            "os": f"{platform.system()} {platform.release()}", "sources": {"python_version": "pytest --warp-builds"}}
     warp = sys.modules.get("warp")
-    version = getattr(warp, "__version__", None) if warp is not None else None
-    if isinstance(version, str):
-        env["warp_version"] = version
+    imported = getattr(warp, "__version__", None) if warp is not None else None
+    if isinstance(imported, str):
+        env["warp_version"] = imported
         env["sources"]["warp_version"] = "the warp module pytest imported"
+    elif version:
+        env["warp_version"] = version
+        env["sources"]["warp_version"] = "the shim's record of the processes that imported Warp"
     return env
 
 
-def _cache_written(since):
+def _cache_written(since, folders=()):
     """What this run wrote into Warp's kernel cache (files changed since the session started, by
-    kind), where Warp says its cache is; {} when Warp was not imported."""
+    kind), in each folder Warp says its cache is (this process's, and those the records name);
+    {} when no process imported Warp."""
     warp = sys.modules.get("warp")
-    folder = getattr(getattr(warp, "config", None), "kernel_cache_dir", None) if warp is not None else None
+    own = getattr(getattr(warp, "config", None), "kernel_cache_dir", None) if warp is not None else None
     counts = {"source_files": 0, "source_bytes": 0, "binary_files": 0, "binary_bytes": 0, "lto_files": 0, "lto_bytes": 0}
-    if not isinstance(folder, str) or not os.path.isdir(folder):
+    found = {os.path.realpath(f) for f in [own, *folders] if isinstance(f, str) and os.path.isdir(f)}
+    if not found:
         return {}
     kinds = {".cpp": "source", ".cu": "source", ".o": "binary", ".ptx": "binary", ".cubin": "binary", ".lto": "lto",
              ".ltoir": "lto"}
-    for root, _, files in os.walk(folder):
+    for root, _, files in (walked for folder in sorted(found) for walked in os.walk(folder)):
         for name in files:
             kind = kinds.get(os.path.splitext(name)[1])
             if kind is None:
