@@ -77,8 +77,10 @@ TEST(ASuite, CountsEachBuildForTheTestThatRanItAndEachProcesssShare)
 
 TEST(ASuite, ARepeatAcrossWorkersAndOneCodeUnderTwoNamesAreFindings)
 {
-    report r = suite_of({in_test(load("shared", "aaaa111", 900.0), "t.py::test_a", 1),
-                         in_test(load("shared", "aaaa111", 800.0), "t.py::test_c", 2),
+    // the second copy's thread waited for a CPU most of its 800 ms: Warp's timer is a wall
+    module_load second = in_test(load("shared", "aaaa111", 800.0), "t.py::test_c", 2);
+    second.cpu_ms = 290.0;
+    report r = suite_of({in_test(load("shared", "aaaa111", 900.0), "t.py::test_a", 1), second,
                          in_test(load("offset_small", "dddd444", 120.0), "t.py::test_p[small]", 1),
                          in_test(load("offset_large", "dddd444", 110.0), "t.py::test_p[large]", 1)});
     const finding* repeated = finding_of(r, "repeated-across-workers");
@@ -86,10 +88,17 @@ TEST(ASuite, ARepeatAcrossWorkersAndOneCodeUnderTwoNamesAreFindings)
     EXPECT_EQ(repeated->module.str(), "shared");
     EXPECT_DOUBLE_EQ(*repeated->savings_ms, 800.0);
     EXPECT_NE(repeated->evidence.find("t.py::test_a, t.py::test_c"), std::string::npos) << repeated->evidence;
+    EXPECT_NE(repeated->evidence.find("the copies after the first took 800 ms on Warp's timers (the loading threads' wall), "
+                                      "290 ms of it on a CPU"),
+              std::string::npos)
+        << repeated->evidence;
+    EXPECT_EQ(repeated->cause.value()["cpu_ms"], 290.0);
+    EXPECT_EQ(repeated->cause.value()["warp_ms"], 800.0);
     EXPECT_EQ(finding_of(r, "same-hash-rebuilt"), nullptr);  // the workers' repeat is the suite's finding
     const finding* named = finding_of(r, "same-code-other-name");
     ASSERT_NE(named, nullptr);
     EXPECT_DOUBLE_EQ(*named->savings_ms, 110.0);
+    EXPECT_NE(named->evidence.find("no CPU time was recorded for them"), std::string::npos) << named->evidence;
     EXPECT_EQ(r.result.workers.size(), 2u);
 }
 
