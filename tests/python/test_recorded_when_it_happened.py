@@ -9,6 +9,8 @@ import shutil
 import subprocess
 import tempfile
 
+import pytest
+
 from conftest import PROBE, VENV_PYTHON
 
 KERNELS = '''import warp as wp
@@ -74,13 +76,19 @@ print("ok")
     assert cold["launch_total"] == 2, cold["launch_total"]
 
 
-def test_a_cache_moved_and_set_back_before_the_end_is_the_cache_the_modules_came_from(tmp_path):
+@pytest.mark.parametrize("through_a_link", [False, True], ids=["named", "a link inside the probe's cache"])
+def test_a_cache_moved_and_set_back_before_the_end_is_the_cache_the_modules_came_from(tmp_path, through_a_link):
+    """A program that points Warp at a kept cache and sets it back; or (lesson 6's cheat) at a
+    link it made inside the probe's own cache that points at the kept one: paths are resolved
+    before they are compared, so the link is no way in."""
     kept = tempfile.mkdtemp(prefix="xwarp-kept-cache-")
+    point = (f"import os\nlink = os.path.join(str(wp.config.kernel_cache_dir), 'kept')\n"
+             f"if not os.path.islink(link):  # the warm pass finds it made\n    os.symlink({kept!r}, link)\n"
+             "wp.config.kernel_cache_dir = link\n") if through_a_link else f"wp.config.kernel_cache_dir = {kept!r}\n"
     try:
         cold = measure(tmp_path, KERNELS + f'''
 private = wp.config.kernel_cache_dir
-wp.config.kernel_cache_dir = {kept!r}
-wp.launch(scale, dim=256, inputs=[a])
+{point}wp.launch(scale, dim=256, inputs=[a])
 wp.config.kernel_cache_dir = private
 print("ok")
 ''', "moved_cache")

@@ -1,6 +1,8 @@
 """Module loads: every load that did work, with its hash, device, block_dim, timings, the test
 that paid for it and a snapshot of what the module held."""
 
+import os
+
 from . import state, thread_clocks
 from .attribution import current_test
 from .calls import preload_depth
@@ -59,7 +61,9 @@ def record_load(rec, module, result, device, bd, frame, t0, clocks, error):
     try:
         cache_dir = getattr(rec.cfg, "kernel_cache_dir", None)
         if cache_dir:
-            rec.load_cache_dirs.add(str(cache_dir))
+            # resolved now: a link the program made inside the probe's cache, pointing at a kept
+            # one, is the kept one (and may be gone when the records are read)
+            rec.load_cache_dirs.add(os.path.realpath(str(cache_dir)))
     except Exception:
         pass
     try:

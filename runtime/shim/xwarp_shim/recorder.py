@@ -276,7 +276,8 @@ def runtime_facts(ctx, cfg):
         import warp
 
         facts["warp_version"] = getattr(warp, "__version__", None) or getattr(cfg, "version", None)
-        facts["kernel_cache_dir"] = getattr(cfg, "kernel_cache_dir", None)
+        cache_dir = getattr(cfg, "kernel_cache_dir", None)
+        facts["kernel_cache_dir"] = os.path.realpath(str(cache_dir)) if cache_dir else cache_dir  # links resolved
         rt = getattr(ctx, "runtime", None)
         if rt is not None:
             facts["toolkit_version"] = jsonable(getattr(rt, "toolkit_version", None))

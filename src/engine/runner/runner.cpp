@@ -111,9 +111,16 @@ namespace xwarp
 
         // A kernel cache a process used: the probe's own, one in the sample's private temporary
         // folder (empty at every pass: CS-2 material), or one from elsewhere (not isolated).
-        void note_cache_used(run_result& run, std::int64_t pid, const std::string& used, const std::string& warp_cache)
+        void note_cache_used(run_result& run, std::int64_t pid, const std::string& used_as_named, const std::string& warp_cache_as_named)
         {
-            if (used.rfind(warp_cache, 0) == 0)
+            // compared resolved (the shim resolves at the load; what still exists is resolved here
+            // too): a link inside the probe's cache that points at a kept cache is the kept cache
+            std::error_code ec;
+            const fs::path resolved_used = fs::weakly_canonical(used_as_named, ec);
+            const std::string used = ec ? used_as_named : resolved_used.string();
+            const fs::path resolved_cache = fs::weakly_canonical(warp_cache_as_named, ec);
+            const std::string warp_cache = ec ? warp_cache_as_named : resolved_cache.string();
+            if (used == warp_cache || used.rfind(warp_cache + "/", 0) == 0)
             {
                 return;
             }
