@@ -98,3 +98,31 @@ print("ok")
         assert all(kept in c for c in cold["caches_outside"])
     finally:
         shutil.rmtree(kept, ignore_errors=True)
+
+
+def test_a_program_cannot_turn_the_recorders_hooks_off_from_inside(tmp_path):
+    """Lesson 6's cheat: XWARP_FORCE_LOG_FALLBACK set in os.environ before `import warp`, then
+    Warp's log turned down, so that neither the hooks nor the log saw the second build. The
+    probe's switches are read as the process starts: the hooks hold and count both identities."""
+    cold = measure(tmp_path, '''import os
+os.environ["XWARP_FORCE_LOG_FALLBACK"] = "1"
+import warp as wp
+wp.config.log_level = wp.LOG_WARNING
+
+@wp.kernel
+def first(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+a = wp.zeros(8, dtype=float)
+wp.launch(first, dim=8, inputs=[a])
+
+@wp.kernel
+def second(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+wp.launch(second, dim=8, inputs=[a])
+print("ok")
+''', "hooks_off")
+    assert cold["load_source"] == "hook", cold["load_source"]
+    built = [l for l in cold["module_loads"] if l["module"] == "__main__" and l["status"] == "compiled"]
+    assert len({l["hash"] for l in built}) == 2, cold["module_loads"]

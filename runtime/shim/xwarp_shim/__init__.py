@@ -84,6 +84,8 @@ def start(observer=False):
     if not record_dir or not os.path.isdir(record_dir):
         return
     state.observer = bool(observer)
+    state.force_log_fallback = os.environ.get("XWARP_FORCE_LOG_FALLBACK") == "1" and not state.observer
+    state.nvrtc_trace = os.environ.get("XWARP_NVRTC_TRACE") == "1" and not state.observer
     state.rec = Recorder(record_dir)
     if not state.observer:
         load_lever()

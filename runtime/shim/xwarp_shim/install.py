@@ -41,7 +41,7 @@ def install(warp):
         state.hook_filename = os.path.join(src_dir, "xwarp_probe_hooks.py")
 
         hooks = rec.hooks
-        force_log = os.environ.get("XWARP_FORCE_LOG_FALLBACK") == "1" and not state.observer
+        force_log = state.force_log_fallback  # as the process started, whatever it set since
         Module = getattr(ctx, "Module", None)
         if Module is not None and not force_log:
             hooks["module_load"] = hook_load(Module)
@@ -58,7 +58,7 @@ def install(warp):
         hooks["launch"] = hook_launch(warp, ctx)
         if state.lever is not None:
             state.lever.at_import(warp, cfg)
-        if os.environ.get("XWARP_NVRTC_TRACE") == "1" and not state.observer:
+        if state.nvrtc_trace:
             hooks["nvrtc_trace"] = turn_on_compile_time_trace(cfg)
         hooks["config"] = hook_config(cfg)
         hooks["calls"] = hook_calls(warp, ctx, build)

@@ -18,6 +18,10 @@ rec = None  # the process's recorder
 # no NVRTC trace, no log fallback and no results, whatever XWARP_ variables the environment holds:
 # the plugin never changes the run it observes.
 observer = False
+# The probe's switches, read once as the process starts: a program that sets one in os.environ
+# before it imports Warp (a notebook answer turning the recorder's hooks off) changes nothing.
+force_log_fallback = False
+nvrtc_trace = False
 tls = None  # threading.local(), from the moment Warp is imported
 
 
