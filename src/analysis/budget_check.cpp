@@ -437,8 +437,10 @@ namespace xwarp
 
     namespace
     {
-        // The first kernel cache outside the probe's that a good sample's pass used, or "".
-        std::string cache_outside(const report& r)
+        // Why a pass did not start cold, or "": a kernel cache outside the probe's that a
+        // sample's pass used, or a module folder in the probe's own cache that no recorded build
+        // of the cold pass made.
+        std::string not_cold_because(const report& r)
         {
             for (const auto& s : r.samples)
             {
@@ -446,8 +448,16 @@ namespace xwarp
                 {
                     if (pass && !pass->caches_outside.empty())
                     {
-                        return pass->caches_outside.front();
+                        return "a process used the kernel cache " + pass->caches_outside.front()
+                               + ", outside the probe's private one (the program chose it: wp.config.kernel_cache_dir or "
+                                 "WARP_CACHE_PATH)";
                     }
+                }
+                if (!s.cold.built_outside.empty())
+                {
+                    return "the cold pass's private kernel cache held " + std::to_string(s.cold.built_outside.size())
+                           + " module folder(s) no recorded build of the pass made (first: " + s.cold.built_outside.front()
+                           + "): built outside the probe";
                 }
             }
             return {};
@@ -487,7 +497,7 @@ namespace xwarp
             }
         }
         std::vector<budget_result> out;
-        if (const std::string outside = cache_outside(r); !outside.empty())
+        if (const std::string outside = not_cold_because(r); !outside.empty())
         {
             // A cache the program chose holds builds from before (or keeps this run's for the
             // next): a limit met on it says nothing about this program's cold start.
@@ -500,9 +510,8 @@ namespace xwarp
                 b.at_least = l.at_least;
                 b.exceeded = true;
                 b.judged = false;
-                b.message = l.metric + ": not judged: a process used the kernel cache " + outside
-                            + ", outside the probe's private one (the program chose it: wp.config.kernel_cache_dir or WARP_CACHE_PATH), so "
-                              "what it built is not this program's cold start: counted as not met";
+                b.message = l.metric + ": not judged: " + outside
+                            + ", so what it built is not this program's cold start: counted as not met";
                 out.push_back(b);
             }
             return out;

@@ -836,6 +836,27 @@ namespace xwarp
                                          + " and not " + (outside_before.empty() ? "before" : "after")
                                          + " (a cold run on a kept cache is another experiment: compare like with like)");
             }
+            // builds put into the probe's own cache from outside its view: that side did not start cold
+            const auto built_outside = [](const report& r) -> std::string
+            {
+                for (const auto& s : r.samples)
+                {
+                    if (s.ok() && !s.cold.built_outside.empty())
+                    {
+                        return s.cold.built_outside.front();
+                    }
+                }
+                return {};
+            };
+            for (const auto* side : {&before, &after})
+            {
+                if (const std::string folder = built_outside(*side); !folder.empty())
+                {
+                    not_comparable.push_back("the cold passes " + std::string(side == &before ? "before" : "after")
+                                             + " did not start cold: the probe's private kernel cache held module folders "
+                                               "no recorded build made (first: " + folder + ")");
+                }
+            }
             if (before.command == after.command)
             {
                 return not_comparable;

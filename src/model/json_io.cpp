@@ -251,6 +251,7 @@ namespace xwarp
                                                         error_line,
                                                         records_lost,
                                                         caches_outside,
+                                                        built_outside,
                                                         tests_failed,
                                                         failed_tests,
                                                         stray_processes_killed,

@@ -5,6 +5,7 @@ not run), and the kernel cache a module was loaded from is the one in force at t
 program that moves kernel_cache_dir and sets it back before it ends is still not isolated)."""
 
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -126,3 +127,34 @@ print("ok")
     assert cold["load_source"] == "hook", cold["load_source"]
     built = [l for l in cold["module_loads"] if l["module"] == "__main__" and l["status"] == "compiled"]
     assert len({l["hash"] for l in built}) == 2, cold["module_loads"]
+
+
+def test_builds_copied_into_the_probes_own_cache_are_built_outside_the_probe_and_not_judged(tmp_path):
+    """Lesson 6's cheat on CS-2 and CS-5: kept builds copied into wp.config.kernel_cache_dir (the
+    probe's own private cache) before the launch, so the cold pass builds nothing. The cold pass
+    started from an empty cache, so every module folder in it must be a build the recorder saw:
+    this one is named as built outside the probe, and no limit is judged on the run."""
+    program = tmp_path / "copied.py"
+    program.write_text(KERNELS.replace("import warp as wp", "import os\nimport shutil\nimport sys\n\nimport warp as wp") + '''
+kept = sys.argv[1]
+if kept != "-":
+    shutil.copytree(os.path.join(kept, wp.config.version), str(wp.config.kernel_cache_dir), dirs_exist_ok=True)
+wp.launch(scale, dim=256, inputs=[a])
+print("ok")
+''')
+    kept = tmp_path / "kept"
+    made = subprocess.run([str(VENV_PYTHON), str(program), "-"], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "WARP_CACHE_PATH": str(kept)}, cwd=tmp_path)
+    assert made.returncode == 0 and "(compiled)" in made.stdout, made.stdout + made.stderr
+    out = tmp_path / "copied.json"
+    done = subprocess.run([str(PROBE), "measure", "--quiet", "--samples", "1", "--history", "off", "--json", str(out),
+                           "--budget", "warm-builds<=0,identities<=1", "--", str(VENV_PYTHON), str(program), str(kept)],
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    report = json.loads(out.read_text())
+    cold = report["samples"][0]["cold"]
+    assert [l["status"] for l in cold["module_loads"]] == ["cached"], cold["module_loads"]
+    assert len(cold["built_outside"]) == 1 and "nothing of this pass built it" in cold["built_outside"][0], cold
+    assert report["samples"][0]["warm"]["built_outside"] == []  # a warm pass starts from the cold one's builds
+    assert done.returncode == 8, done.stdout + done.stderr
+    assert "not judged: the cold pass's private kernel cache held 1 module folder(s) no recorded build" in done.stdout \
+        + done.stderr, done.stdout + done.stderr

@@ -343,6 +343,10 @@ namespace xwarp
         // set wp.config.kernel_cache_dir): what it built or found there is not this program's cold
         // start, so no budget or exercise limit is judged on the pass.
         std::vector<std::string> caches_outside;
+        // A cold pass that started from an empty private kernel cache: the module folders it left
+        // there that no recorded build of the pass made (copied in, or built by a process the
+        // probe did not see), each "wp_<module>_<hash7>: why"; at most 20.
+        std::vector<std::string> built_outside;
         // A test suite (its processes ran tests) that ended with exit code 1: tests failed. The pass
         // ran to its end and its records are whole, so it is good for what was built and by which
         // test (attribution, warm-up); a timing verdict needs a passing suite (compare refuses).

@@ -758,6 +758,21 @@ namespace xwarp
         return inv;
     }
 
+    std::vector<std::string> module_folders(const std::string& warp_cache_dir, std::size_t limit)
+    {
+        std::vector<std::string> out;
+        walk_cache(warp_cache_dir, [&](const fs::directory_entry& entry)
+        {
+            std::error_code ec;
+            std::string name = entry.path().filename().string();
+            if (out.size() < limit && name.rfind("wp_", 0) == 0 && entry.is_directory(ec))
+            {
+                out.push_back(std::move(name));
+            }
+        });
+        return out;
+    }
+
     nvrtc_trace nvrtc_trace_of(const std::string& text)
     {
         const auto j = nlohmann::json::parse(text);

@@ -109,6 +109,43 @@ namespace xwarp
             return out;
         }
 
+        // A cold pass that started from an empty private cache holds only what its processes
+        // built: a module folder whose hash no recorded load had, or whose every recorded load
+        // came from the cache (nothing of the pass built it), was put there from outside the
+        // probe's view (kept builds copied in, a process without the shim).
+        void note_built_outside(run_result& run, const std::string& warp_cache)
+        {
+            std::set<std::string> seen;
+            std::set<std::string> built;
+            for (const auto& l : run.module_loads)
+            {
+                seen.insert(l.short_hash());
+                if (l.status == load_status::compiled)
+                {
+                    built.insert(l.short_hash());
+                }
+            }
+            constexpr std::size_t most = 20;
+            std::size_t found = 0;
+            for (const std::string& folder : module_folders(warp_cache))
+            {
+                const std::string hash7 = folder.substr(folder.rfind('_') + 1);
+                const char* why = !seen.count(hash7)   ? "no recorded load of this pass had its hash"
+                                  : !built.count(hash7) ? "every recorded load of it came from the cache: nothing of this pass built it"
+                                                        : nullptr;
+                if (why && ++found <= most)
+                {
+                    run.built_outside.push_back(folder + ": " + why);
+                }
+            }
+            if (found > 0)
+            {
+                run.notes.push_back(std::to_string(found) + " module folder(s) in the probe's private kernel cache were not "
+                                    "built by this pass as the probe recorded it (first: " + run.built_outside.front()
+                                    + "): copied in, or built by a process without the shim; this pass did not start cold");
+            }
+        }
+
         // A kernel cache a process used: the probe's own, one in the sample's private temporary
         // folder (empty at every pass: CS-2 material), or one from elsewhere (not isolated).
         void note_cache_used(run_result& run, std::int64_t pid, const std::string& used_as_named, const std::string& warp_cache_as_named)
@@ -428,6 +465,7 @@ namespace xwarp
                                    {"warp_cache", warp_cache},
                                    {"load", run.load ? nlohmann::json(*run.load) : nlohmann::json()},
                                    {"caches", run.caches},
+                                   {"built_outside", run.built_outside},
                                    {"cache",
                                     {{"module_dirs", run.cache.module_dirs},
                                      {"source_files", run.cache.source_files},
@@ -546,6 +584,12 @@ namespace xwarp
             run_result run = assemble_pass(outcome, records, spec.stdout_path, spec.stderr_path, warp_cache, inventory_cache(warp_cache));
             run.caches = read_cache_states(caches_at);
             note_cache_starts(run.caches, caches_before);
+            const bool started_empty = std::any_of(caches_before.begin(), caches_before.end(), [](const cache_state& c)
+                                                   { return c.kind == cache_kind::warp_kernels && c.empty_at_start(); });
+            if (which == pass_phase::cold && started_empty)
+            {
+                note_built_outside(run, warp_cache);
+            }
             if (cpu_before && cpu_after)
             {
                 const cpu_between used = cpu_used_between(*cpu_before, *cpu_after);
@@ -1020,6 +1064,10 @@ namespace xwarp
             if (meta.contains("caches") && meta["caches"].is_array())
             {
                 run.caches = meta["caches"].get<std::vector<cache_state>>();
+            }
+            if (meta.contains("built_outside") && meta["built_outside"].is_array())
+            {
+                run.built_outside = meta["built_outside"].get<std::vector<std::string>>();
             }
         }
         catch (const std::exception& e)

@@ -67,6 +67,9 @@ namespace xwarp
 
     cache_inventory inventory_cache(const std::string& warp_cache_dir);
 
+    // The module folders (wp_<module>_<hash7>) in a Warp kernel cache, by name, at most `limit`.
+    std::vector<std::string> module_folders(const std::string& warp_cache_dir, std::size_t limit = 100000);
+
     // Where a pass's caches are: its Warp cache (the LTO cache inside it), its CUDA cache and its
     // temporary folder (the per-thread precompiled-header folders).
     struct pass_caches
