@@ -13,11 +13,20 @@ read each report a cell shows, its probes' wait (measured here; with --estimate,
 "runs in" figure, executing nothing), and 4 minutes per exercise (an edit, a probe, the verdict,
 once more). The 90-minute path's total of those is what the README's path table holds.
 
+A class is not one learner: each notebook's CPU-seconds (the kernel and every process its probes
+started, counted when the kernel is reaped) are printed too, and from the path's sum, what a hub
+of C cores gives N learners: the minutes the path's probes queue for when all of them probe at
+once, and the cores a class needs so that each learner waits no longer than one alone on this
+machine (--students N --cores C; 20 and 2 by default).
+
 Usage: /usr/bin/python3 bench/lesson_path.py [--only NAME[,NAME...]] [--path-only] [--estimate]
+                                             [--students N] [--cores C]
 """
 
 import argparse
+import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -75,8 +84,21 @@ def estimate(name, probe_seconds):
     return sum(parts.values()), parts
 
 
+def children_cpu_s():
+    """CPU seconds of this process's reaped children and their reaped descendants."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def run_notebook(name, folder):
-    """Seconds to execute every cell of the shipped notebook (the kernel's start excluded)."""
+    """(wall seconds to execute every cell of the shipped notebook, the kernel's start excluded;
+    CPU seconds of the kernel and every process it started, its start included)."""
+    before = children_cpu_s()
+    wall = run_cells(name, folder)
+    return wall, children_cpu_s() - before  # the kernel is reaped by now: its tree's CPU is counted
+
+
+def run_cells(name, folder):
     work = folder / name
     work.mkdir()
     shutil.copy2(NOTEBOOKS / f"{name}.ipynb", work)
@@ -102,6 +124,8 @@ def main():
     parser.add_argument("--path-only", action="store_true", help="only the 90-minute path's notebooks")
     parser.add_argument("--estimate", action="store_true",
                         help="execute nothing: the reader's minutes from the README's \"runs in\" figures")
+    parser.add_argument("--students", type=int, default=20, help="learners on one hub (default 20)")
+    parser.add_argument("--cores", type=int, default=2, help="the hub's CPU cores (default 2)")
     args = parser.parse_args()
     course, path, path_minutes = promised()
     names = sorted(course, key=list(course).index)
@@ -113,13 +137,18 @@ def main():
         if unknown:
             sys.exit(f"no such notebook: {', '.join(unknown)}")
     folder = Path(tempfile.mkdtemp(prefix="xwarp-lesson-path-"))
-    measured, reader = {}, {}
+    measured, reader, cpu = {}, {}, {}
     try:
-        print(f"{'notebook':<28} {'probes':>9}  {'README says':<12} reader's minutes (prose+code+reports+probes+exercise)")
+        print(f"{'notebook':<28} {'probes':>9} {'CPU':>8}  {'README says':<12} reader's minutes "
+              "(prose+code+reports+probes+exercise)")
         for name in names:
-            measured[name] = seconds_said(course.get(name)) if args.estimate else run_notebook(name, folder)
+            if args.estimate:
+                measured[name] = seconds_said(course.get(name))
+            else:
+                measured[name], cpu[name] = run_notebook(name, folder)
             reader[name], parts = estimate(name, measured[name])
-            print(f"{name:<28} {measured[name]:>8.1f}s  {course.get(name, '-'):<12} {reader[name]:5.1f} = "
+            shown_cpu = f"{cpu[name]:>7.1f}s" if name in cpu else f"{'-':>8}"
+            print(f"{name:<28} {measured[name]:>8.1f}s {shown_cpu}  {course.get(name, '-'):<12} {reader[name]:5.1f} = "
                   + " + ".join(f"{v:.1f}" for v in parts.values()), flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -130,6 +159,24 @@ def main():
         print(f"the 90-minute path's probes: {total / 60:.1f} min{whole}; the README says about {path_minutes} minutes")
         print(f"the 90-minute path for a reader: {sum(reader[n] for n in on_path):.1f} min estimated{whole}, "
               f"set-up and slack aside")
+        if all(n in cpu for n in on_path):
+            class_room(sum(cpu[n] for n in on_path), total, sum(reader[n] for n in on_path), args.students, args.cores)
+
+
+def class_room(cpu_s, wall_s, reader_min, students, cores):
+    """What a hub gives a class, from one learner's path measured here: CPU-seconds, the probes'
+    wait on this machine's cores, and the reader's minutes the probes are spread over."""
+    here = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    busy = cpu_s / wall_s if wall_s > 0 else 0.0  # cores one learner's probes keep busy while they run
+    queue_min = students * cpu_s / cores / 60.0
+    print(f"one learner's path: {cpu_s:.0f} CPU-s in {wall_s / 60:.1f} min of probes on {here} core(s) here "
+          f"({busy:.2f} cores busy while probing)")
+    print(f"{students} learners on {cores} core(s): the path's probes are {queue_min:.1f} min of work per core; "
+          f"probing all at once, each waits about {max(wall_s / 60.0, queue_min):.1f} min instead of {wall_s / 60:.1f}")
+    spread = students * cpu_s / (reader_min * 60.0) if reader_min > 0 else 0.0
+    print(f"cores a class of {students} needs: {spread:.1f} on average (probes spread over the path's "
+          f"{reader_min:.0f} reader's minutes, {spread / students:.2f} per learner); {students * busy:.1f} for each "
+          f"to wait no longer than alone here when all probe at once ({busy:.2f} per learner)")
 
 
 if __name__ == "__main__":
