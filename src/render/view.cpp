@@ -117,7 +117,23 @@ namespace xwarp
 
     view notebook_report_view(const report& r, const report_page& page, report_words words)
     {
-        return {page.title, report_text(r, words), report_html(r, page), report_mime,
+        view::writer whole = report_text(r, words);
+        view::writer text = [whole](std::ostream& out)
+        {
+            std::ostringstream all;
+            whole(all);
+            std::string shown = std::move(all).str();
+            if (shown.size() > notebook_text_bytes)
+            {
+                const std::size_t total = shown.size();
+                const std::size_t cut = shown.rfind('\n', notebook_text_bytes);
+                shown.resize(cut == std::string::npos ? notebook_text_bytes : cut + 1);
+                shown += "... the text goes on for " + format_bytes(static_cast<double>(total - shown.size()))
+                         + " more: warp-probe report, or the file %warp_export writes, holds it whole\n";
+            }
+            out << shown;
+        };
+        return {page.title, std::move(text), report_html(r, page), report_mime,
                 [&r](std::ostream& out) { out << notebook_report_data(r).dump(-1, ' ', false, json::error_handler_t::replace); }};
     }
 

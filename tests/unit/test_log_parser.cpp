@@ -93,3 +93,22 @@ TEST(LogParser, ScanAttributesSerialCompileLines)
     // Two compile lines before one module line: interleaved builds, not attributed.
     EXPECT_FALSE(scan.loads[2].native_ms);
 }
+
+// A program that prints a huge line (progress without newlines): the line is read past, kept cut,
+// and Warp's lines around it still parse; the last line needs no newline.
+TEST(LogParser, AHugeLineIsReadPastAndTheLinesAroundItStillParse)
+{
+    std::string text = "Module before 1111111 load on device 'cpu' took 1.00 ms  (compiled)\n";
+    text += std::string(32u << 20, 'x') + "\n";
+    text += "Module after 2222222 load on device 'cpu' took 2.00 ms  (cached)";
+    std::istringstream in(text);
+    const auto scan = scan_warp_log(in);
+    ASSERT_EQ(scan.loads.size(), 2u);
+    EXPECT_EQ(scan.loads[0].module, "before");
+    EXPECT_EQ(scan.loads[1].module, "after");
+    EXPECT_EQ(scan.loads[1].status, load_status::cached);
+    std::istringstream failures("FAILED t.py::test_a - boom\n" + std::string(1u << 20, 'y') + "\nERROR t.py::test_b\n");
+    std::vector<std::string> failed;
+    scan_test_failures(failures, failed, 10);
+    EXPECT_EQ(failed, (std::vector<std::string>{"t.py::test_a", "t.py::test_b"}));
+}

@@ -129,4 +129,18 @@ TEST(View, TheNotebooksCopyOfAHugeReportLeavesOutTheRecordsAndSaysSo)
     EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(), [](const nlohmann::json& w)
                             { return w.get<std::string>().find("leaves out the samples' records") != std::string::npos; }))
         << warnings.dump();
+    // its text part: the first lines, up to notebook_text_bytes, and where the rest is; the CLI's
+    // view of the same report keeps the text whole
+    const report_page page;
+    std::ostringstream shown;
+    notebook_report_view(huge, page).text(shown);
+    std::ostringstream whole_text;
+    report_view(huge, page).text(whole_text);
+    ASSERT_GT(whole_text.str().size(), notebook_text_bytes);
+    EXPECT_LE(shown.str().size(), notebook_text_bytes + 200);
+    EXPECT_EQ(whole_text.str().rfind(shown.str().substr(0, 1000), 0), 0u);  // the same text, from its start
+    EXPECT_NE(shown.str().find("more: warp-probe report, or the file %warp_export writes, holds it whole"), std::string::npos);
+    std::ostringstream small_text;
+    notebook_report_view(small, page).text(small_text);
+    EXPECT_EQ(small_text.str().find("the text goes on for"), std::string::npos);
 }

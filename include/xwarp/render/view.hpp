@@ -88,6 +88,10 @@ namespace xwarp
     // (%warp_export writes it whole). A 20,000-worker report was 33 MB sent to the browser, where
     // the HTML page is 0.7 MB.
     inline constexpr std::size_t notebook_report_bytes = std::size_t{4} << 20;
+    // The text part a notebook keeps (the front-end shows it where it shows no HTML, and the
+    // notebook file stores it): its first lines up to this many bytes, then where the whole text
+    // is. A report of thousands of identities had 3 MB of text/plain beside its 0.7 MB page.
+    inline constexpr std::size_t notebook_text_bytes = std::size_t{256} << 10;
     nlohmann::json notebook_report_data(const report& r);
     // The findings so far, under a banner and dimmed; no data (the final report replaces it).
     view provisional_view(const std::string& banner, const report& so_far);

@@ -566,6 +566,39 @@ namespace xwarp
         return std::stod(m[2].str());
     }
 
+    namespace
+    {
+        // A line of the program's output, at most `most` bytes of it kept (the rest of the line
+        // is read past): a program that prints 600 MB without a newline cost as much memory.
+        bool bounded_line(std::istream& in, std::string& line, std::size_t most)
+        {
+            line.clear();
+            std::streambuf* buf = in.rdbuf();
+            bool any = false;
+            for (;;)
+            {
+                const int c = buf->sbumpc();
+                if (c == std::char_traits<char>::eof())
+                {
+                    in.setstate(std::ios::eofbit);
+                    return any;
+                }
+                any = true;
+                if (c == '\n')
+                {
+                    return true;
+                }
+                if (line.size() < most)
+                {
+                    line.push_back(static_cast<char>(c));
+                }
+            }
+        }
+
+        // Warp's log lines and the runners' summary lines are short: longer lines are kept cut.
+        constexpr std::size_t output_line_bytes = 4096;
+    }
+
     log_scan scan_warp_log(std::istream& in)
     {
         log_scan scan;
@@ -574,7 +607,7 @@ namespace xwarp
         std::string pending_kind;
         int pending_lines = 0;
         std::int64_t order = 0;
-        while (std::getline(in, line))
+        while (bounded_line(in, line, output_line_bytes))
         {
             std::string kind;
             if (auto native = parse_compile_line(line, &kind))
@@ -871,7 +904,7 @@ namespace xwarp
         static const std::regex unittest_line(R"(^(FAIL|ERROR): (\S+) \(([^)]+)\)$)");
         std::string line;
         std::smatch m;
-        while (std::getline(in, line) && out.size() < cap)
+        while (out.size() < cap && bounded_line(in, line, output_line_bytes))
         {
             if (line.size() > 4000 || (line.rfind("FAIL", 0) != 0 && line.rfind("ERROR", 0) != 0))
             {
