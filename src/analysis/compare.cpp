@@ -815,19 +815,20 @@ namespace xwarp
             }
             // a program that points Warp at a kernel cache of its own (kernel_cache_dir) loads from
             // it whatever the probe's private cache holds: its cold passes did not start cold
-            const auto outside = [](const report& r) -> std::string
+            // the first entry of a good sample's cold pass's list (caches_outside, built_outside), or ""
+            const auto first_of = [](const report& r, std::vector<std::string> run_result::*list) -> std::string
             {
                 for (const auto& s : r.samples)
                 {
-                    if (s.ok() && !s.cold.caches_outside.empty())
+                    if (s.ok() && !(s.cold.*list).empty())
                     {
-                        return s.cold.caches_outside.front();
+                        return (s.cold.*list).front();
                     }
                 }
                 return {};
             };
-            const std::string outside_before = outside(before);
-            const std::string outside_after = outside(after);
+            const std::string outside_before = first_of(before, &run_result::caches_outside);
+            const std::string outside_after = first_of(after, &run_result::caches_outside);
             if (outside_before.empty() != outside_after.empty())
             {
                 not_comparable.push_back("the cold passes started from different caches: the program pointed Warp's kernel "
@@ -837,20 +838,9 @@ namespace xwarp
                                          + " (a cold run on a kept cache is another experiment: compare like with like)");
             }
             // builds put into the probe's own cache from outside its view: that side did not start cold
-            const auto built_outside = [](const report& r) -> std::string
-            {
-                for (const auto& s : r.samples)
-                {
-                    if (s.ok() && !s.cold.built_outside.empty())
-                    {
-                        return s.cold.built_outside.front();
-                    }
-                }
-                return {};
-            };
             for (const auto* side : {&before, &after})
             {
-                if (const std::string folder = built_outside(*side); !folder.empty())
+                if (const std::string folder = first_of(*side, &run_result::built_outside); !folder.empty())
                 {
                     not_comparable.push_back("the cold passes " + std::string(side == &before ? "before" : "after")
                                              + " did not start cold: the probe's private kernel cache held module folders "
