@@ -1,4 +1,7 @@
 // Warp's own log lines: the fallback source. Every form Warp printed from 1.3 on.
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -107,6 +110,43 @@ TEST(LogParser, AHugeLineIsReadPastAndTheLinesAroundItStillParse)
     EXPECT_EQ(scan.loads[0].module, "before");
     EXPECT_EQ(scan.loads[1].module, "after");
     EXPECT_EQ(scan.loads[1].status, load_status::cached);
+    // and it is read past, not held: a 512 MiB line that no buffer holds whole leaves the peak
+    // memory where it was (std::getline held it all)
+    struct endless_line : std::streambuf
+    {
+        std::size_t left;
+        std::string tail = "\nModule last 3333333 load on device 'cpu' took 3.00 ms  (compiled)\n";
+        char chunk[1 << 16];
+        explicit endless_line(std::size_t bytes) : left(bytes) { std::fill(std::begin(chunk), std::end(chunk), 'z'); }
+        int_type underflow() override
+        {
+            if (left > 0)
+            {
+                const std::size_t n = std::min(left, sizeof(chunk));
+                left -= n;
+                setg(chunk, chunk, chunk + n);
+                return traits_type::to_int_type(*gptr());
+            }
+            if (!tail_served)
+            {
+                tail_served = true;
+                setg(tail.data(), tail.data(), tail.data() + tail.size());
+                return traits_type::to_int_type(*gptr());
+            }
+            return traits_type::eof();
+        }
+        bool tail_served = false;
+    };
+    rusage before{};
+    ::getrusage(RUSAGE_SELF, &before);
+    endless_line huge(std::size_t{512} << 20);
+    std::istream stream(&huge);
+    const auto last = scan_warp_log(stream);
+    rusage after{};
+    ::getrusage(RUSAGE_SELF, &after);
+    ASSERT_EQ(last.loads.size(), 1u);
+    EXPECT_EQ(last.loads[0].module, "last");
+    EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64L << 10) << "KiB of peak memory grew";  // ru_maxrss is in KiB
     std::istringstream failures("FAILED t.py::test_a - boom\n" + std::string(1u << 20, 'y') + "\nERROR t.py::test_b\n");
     std::vector<std::string> failed;
     scan_test_failures(failures, failed, 10);
