@@ -293,3 +293,19 @@ def test_a_conftest_that_moves_tempfile_and_a_run_that_ends_abruptly_change_noth
     while [p for p in scratch.iterdir() if p.name.startswith("xwarp-pytest-")] and time.monotonic() < deadline:
         time.sleep(0.1)
     assert [p.name for p in scratch.iterdir() if p.name.startswith("xwarp-pytest-")] == [], list(scratch.iterdir())
+
+
+@pytest.mark.quick
+def test_what_the_run_wrote_is_counted_in_the_folders_the_records_name_and_the_walk_is_bounded(tmp_path, monkeypatch):
+    """A worker's record names its kernel cache: the controller walks that folder, and no more of
+    it than a kernel cache holds (a record naming / is not a walk of the disk)."""
+    import importlib
+
+    monkeypatch.syspath_prepend(str(ROOT / "src" / "fronts" / "python"))
+    plugin = importlib.import_module("xwarp.pytest_plugin")
+    for i in range(10):
+        (tmp_path / f"wp_m{i}_abcdef{i}").mkdir()
+        (tmp_path / f"wp_m{i}_abcdef{i}" / "m.o").write_bytes(b"\0" * 8)
+    assert plugin._cache_written(0, [str(tmp_path)])["binary_files"] == 10
+    monkeypatch.setattr(plugin, "_CACHE_ENTRIES", 5)
+    assert plugin._cache_written(0, [str(tmp_path)]) == {}

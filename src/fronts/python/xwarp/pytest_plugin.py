@@ -397,6 +397,9 @@ def _environment(version=None):
     return env
 
 
+_CACHE_ENTRIES = 500000  # as warp-probe bounds its walk of a private cache
+
+
 def _cache_written(since, folders=()):
     """What this run wrote into Warp's kernel cache (files changed since the session started, by
     kind), in each folder Warp says its cache is (this process's, and those the records name);
@@ -409,7 +412,11 @@ def _cache_written(since, folders=()):
         return {}
     kinds = {".cpp": "source", ".cu": "source", ".o": "binary", ".ptx": "binary", ".cubin": "binary", ".lto": "lto",
              ".ltoir": "lto"}
+    left = _CACHE_ENTRIES  # a folder a record names is walked, not the disk it may be the root of
     for root, _, files in (walked for folder in sorted(found) for walked in os.walk(folder)):
+        left -= 1 + len(files)
+        if left < 0:
+            return {}  # not a kernel cache this run could have filled: not known
         for name in files:
             kind = kinds.get(os.path.splitext(name)[1])
             if kind is None:
