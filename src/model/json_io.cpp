@@ -1,7 +1,9 @@
 // JSON mapping of the report model. Key names are the schema's (contracts/report.schema.json).
 #include "xwarp/model/json_io.hpp"
 
+#include <cstdint>
 #include <cstdio>
+#include <iomanip>
 #include <cstdlib>
 #include <memory>
 #include <filesystem>
@@ -1573,6 +1575,21 @@ namespace xwarp
         }
     }
 
+    namespace
+    {
+        // Why a file this large is not read: its size (whole MiB at least, so 265 is not "256"),
+        // the bound, and that the tool's own reports stay far below it.
+        std::string too_large(std::uintmax_t bytes)
+        {
+            std::ostringstream out;
+            out << std::fixed << std::setprecision(1) << static_cast<double>(bytes) / (1 << 20)
+                << " MiB, above the " << (max_report_bytes >> 20)
+                << " MiB a report may be (reading it would hold about seven times that in memory; the "
+                   "reports warp-probe writes are far smaller): not read";
+            return out.str();
+        }
+    }
+
     report report_from_text(const std::string& text)
     {
         return read_either_way([&text](record_reading how) { return report_from_text(text, how); });
@@ -1582,8 +1599,7 @@ namespace xwarp
     {
         if (text.size() > max_report_bytes)
         {
-            throw report_error(report_error::kind::shape, "larger than " + std::to_string(max_report_bytes >> 20)
-                                                              + " MiB: not a report this tool wrote");
+            throw report_error(report_error::kind::shape, too_large(text.size()));
         }
         return read_streaming(text, how);
     }
@@ -1663,9 +1679,7 @@ namespace xwarp
                     if (total > max_report_bytes)
                     {
                         ::close(out);
-                        throw report_error(report_error::kind::shape, path + ": larger than "
-                                                                          + std::to_string(max_report_bytes >> 20)
-                                                                          + " MiB: not a report this tool wrote");
+                        throw report_error(report_error::kind::shape, path + ": " + too_large(total));
                     }
                     for (ssize_t done = 0; done < n;)
                     {
@@ -1765,8 +1779,7 @@ namespace xwarp
         const auto size = std::filesystem::file_size(path, ec);
         if (!ec && size > max_report_bytes)
         {
-            throw report_error(report_error::kind::shape, path + ": larger than " + std::to_string(max_report_bytes >> 20)
-                                                              + " MiB: not a report this tool wrote");
+            throw report_error(report_error::kind::shape, path + ": " + too_large(size));
         }
         // straight from the file: no copy of its text
         const auto read = [&path](record_reading how) {

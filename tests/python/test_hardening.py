@@ -354,6 +354,24 @@ def test_what_is_not_a_report_is_said_so(a_report, tmp_path):
 
 
 @pytest.mark.quick
+def test_a_report_larger_than_any_the_tool_writes_is_refused_at_once_with_its_size(a_report, tmp_path):
+    # 278 MB of report once cost 33 s and 2.7 GB before the reader gave up; a sparse file of that
+    # size (a valid report's start, then nothing) costs no disk, and every reader refuses it by size
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.write(json.dumps(a_report)[:-1].encode() + b', "x": "')
+        f.truncate(278_000_000)
+    for args, code in ((["report", big], 65), (["compare", big, big, "--history", "off"], 65),
+                       (["check", big, "--budget", "identities<=1"], 65)):
+        started = time.monotonic()
+        proc = run_cli(*args)
+        took = time.monotonic() - started
+        assert proc.returncode == code, (args, proc.returncode, proc.stderr)
+        assert f"{big}: 265.1 MiB, above the 256 MiB a report may be" in proc.stderr, proc.stderr
+        assert took < 5, (args, took)
+
+
+@pytest.mark.quick
 @pytest.mark.parametrize("args,words", [
     (["--samples", "0"], "--samples: expected a whole number from 1 to 1000 or auto, got '0'"),
     (["--samples", "-1"], "got '-1'"),
