@@ -1,7 +1,7 @@
 """Verdicts that hold where users run: the same programs measured quiet and beside two busy
-CPU-bound loops give the same findings and the same verdicts (build work is judged on the loading
-threads' CPU time, which load does not move), and each pass records the load and the caches it
-ran with. bench/verdicts_under_load.py runs a larger set and prints what changed."""
+CPU-bound loops give the same findings, and no verdict decided both times differs (build work is
+judged on the loading threads' CPU time, which two loops beside it hardly move; a verdict near its
+band may be withheld in either run), and each pass records the load and the caches it ran with. bench/verdicts_under_load.py runs a larger set and prints what changed."""
 
 import json
 import subprocess
@@ -29,10 +29,19 @@ def test_findings_and_replay_verdicts_are_the_same_quiet_and_beside_busy_loops(p
     quiet = run()
     busy_loops(2)
     busy = run()
-    assert findings_and_verdicts(quiet) == findings_and_verdicts(busy)
-    findings, verdicts = findings_and_verdicts(busy)
-    assert findings == ["CS-10", "CS-3"], findings
-    assert verdicts["options-at-creation"] == ("improved", "cold_module_cpu_ms"), verdicts
+    (quiet_findings, quiet_verdicts), (findings, verdicts) = findings_and_verdicts(quiet), findings_and_verdicts(busy)
+    assert quiet_findings == findings == ["CS-10", "CS-3"], (quiet_findings, findings)
+    assert set(quiet_verdicts) == set(verdicts), (quiet_verdicts, verdicts)
+    # a verdict decided both times is the same verdict on the same clock; one that a run withheld
+    # ("inconclusive": its band held the other side) is withheld, not a change. backward-off's
+    # saving (half a build) sits near its band on two cores and is withheld on some runs, quiet
+    # or busy; options-at-creation's (a whole build) is decided every time
+    decided_both = {l for l in verdicts if "inconclusive" not in (quiet_verdicts[l][0], verdicts[l][0])}
+    changed = {l: (quiet_verdicts[l], verdicts[l]) for l in decided_both if quiet_verdicts[l] != verdicts[l]}
+    assert not changed, changed
+    assert quiet_verdicts["options-at-creation"] == verdicts["options-at-creation"] == ("improved", "cold_module_cpu_ms")
+    assert all(v[0] in ("improved", "inconclusive") for v in (*quiet_verdicts.values(), *verdicts.values())), \
+        (quiet_verdicts, verdicts)
     # the busy run says so: other processes (the two loops, at least) kept over a CPU busy through
     # its cold passes; what the "quiet" run found is whatever else this machine ran then, recorded
     assert busy.report["summary"]["busy_cpus"]["median"] > 1.0, busy.report["summary"]["busy_cpus"]
