@@ -10,6 +10,9 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <vector>
+#include <initializer_list>
+#include <cstdint>
 
 #include <sys/utsname.h>
 
@@ -18,9 +21,6 @@
 
 #ifdef XWARP_HAVE_CUDA
 #include <dlfcn.h>
-
-#include <cuda_runtime_api.h>
-#include <nvrtc.h>
 #endif
 
 namespace xwarp
@@ -53,6 +53,62 @@ namespace xwarp
             // CUDA encodes versions as 1000*major + 10*minor.
             return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
         }
+
+        // CUDA is found at run time, as Warp finds it: the driver (libcuda.so.1), NVRTC and the
+        // runtime loaded from the user's environment by their sonames (the loader's path, then
+        // $CUDA_HOME, $CUDA_PATH and /usr/local/cuda), never linked in. So one build reports the
+        // CUDA of whatever machine it runs on (a wheel on a Jetson or a GH200 as on an x86_64
+        // workstation), and a machine without CUDA costs nothing at start. Their C entry points
+        // take ints and pointers only: no CUDA header is needed to build this.
+        struct opened_library
+        {
+            void* handle = nullptr;
+            std::string name;  // the soname or path that loaded
+        };
+
+        opened_library open_first(std::initializer_list<const char*> sonames)
+        {
+            std::vector<std::string> folders;
+            for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+            {
+                if (const char* v = std::getenv(var); v && *v)
+                {
+                    folders.push_back(std::string(v) + "/lib64");
+                }
+            }
+            folders.push_back("/usr/local/cuda/lib64");
+            for (const char* soname : sonames)
+            {
+                if (void* h = ::dlopen(soname, RTLD_NOW | RTLD_LOCAL))
+                {
+                    return {h, soname};
+                }
+            }
+            for (const auto& folder : folders)
+            {
+                for (const char* soname : sonames)
+                {
+                    const std::string path = folder + "/" + soname;
+                    if (void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))
+                    {
+                        return {h, path};
+                    }
+                }
+            }
+            return {};
+        }
+
+        template <class F>
+        F symbol(void* library, const char* name)
+        {
+            return reinterpret_cast<F>(::dlsym(library, name));
+        }
+
+        // NVRTC's results this code tells apart (nvrtc.h's nvrtcResult).
+        constexpr int nvrtc_success = 0;
+        constexpr int nvrtc_program_creation_failure = 2;
+        constexpr int nvrtc_invalid_option = 5;
+        using nvrtc_program = void*;
 
         // The driver creates ~/.nv/ComputeCache when it initialises, even for a device query
         // (seen on an H200 with driver 580): the probe's own query must leave the user's
@@ -96,36 +152,36 @@ namespace xwarp
         // own cache trace (--enable-cache-trace), and what its log says. Feature detection, not a
         // version check: an NVRTC without the trace option, without a driver to cache in, or with
         // the cache disabled says so. Runs under the caller's private compute cache.
-        void check_nvrtc_cache(void* nvrtc, environment& env)
+        void check_nvrtc_cache(const opened_library& nvrtc, environment& env)
         {
-            using create_fn = nvrtcResult (*)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*);
-            using compile_fn = nvrtcResult (*)(nvrtcProgram, int, const char* const*);
-            using log_size_fn = nvrtcResult (*)(nvrtcProgram, size_t*);
-            using log_fn = nvrtcResult (*)(nvrtcProgram, char*);
-            using destroy_fn = nvrtcResult (*)(nvrtcProgram*);
-            auto create = reinterpret_cast<create_fn>(::dlsym(nvrtc, "nvrtcCreateProgram"));
-            auto compile = reinterpret_cast<compile_fn>(::dlsym(nvrtc, "nvrtcCompileProgram"));
-            auto log_size = reinterpret_cast<log_size_fn>(::dlsym(nvrtc, "nvrtcGetProgramLogSize"));
-            auto log = reinterpret_cast<log_fn>(::dlsym(nvrtc, "nvrtcGetProgramLog"));
-            auto destroy = reinterpret_cast<destroy_fn>(::dlsym(nvrtc, "nvrtcDestroyProgram"));
+            using create_fn = int (*)(nvrtc_program*, const char*, const char*, int, const char* const*, const char* const*);
+            using compile_fn = int (*)(nvrtc_program, int, const char* const*);
+            using log_size_fn = int (*)(nvrtc_program, size_t*);
+            using log_fn = int (*)(nvrtc_program, char*);
+            using destroy_fn = int (*)(nvrtc_program*);
+            auto create = symbol<create_fn>(nvrtc.handle, "nvrtcCreateProgram");
+            auto compile = symbol<compile_fn>(nvrtc.handle, "nvrtcCompileProgram");
+            auto log_size = symbol<log_size_fn>(nvrtc.handle, "nvrtcGetProgramLogSize");
+            auto log = symbol<log_fn>(nvrtc.handle, "nvrtcGetProgramLog");
+            auto destroy = symbol<destroy_fn>(nvrtc.handle, "nvrtcDestroyProgram");
             if (!create || !compile || !log_size || !log || !destroy)
             {
                 return;
             }
             const char* source = "extern \"C\" __global__ void xwarp_cache_check(float* a) { a[threadIdx.x] *= 2.0f; }";
             const char* options[] = {"--gpu-architecture=compute_75", "--enable-cache-trace"};
-            const auto compile_once = [&](double& ms, std::string& text) -> nvrtcResult
+            const auto compile_once = [&](double& ms, std::string& text) -> int
             {
-                nvrtcProgram program = nullptr;
-                if (create(&program, source, "xwarp_cache_check.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
+                nvrtc_program program = nullptr;
+                if (create(&program, source, "xwarp_cache_check.cu", 0, nullptr, nullptr) != nvrtc_success)
                 {
-                    return NVRTC_ERROR_PROGRAM_CREATION_FAILURE;
+                    return nvrtc_program_creation_failure;
                 }
                 const auto t0 = std::chrono::steady_clock::now();
-                const nvrtcResult rc = compile(program, 2, options);
+                const int rc = compile(program, 2, options);
                 ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
                 size_t size = 0;
-                if (log_size(program, &size) == NVRTC_SUCCESS && size > 1)
+                if (log_size(program, &size) == nvrtc_success && size > 1)
                 {
                     text.resize(size);
                     log(program, text.data());
@@ -137,14 +193,14 @@ namespace xwarp
             double second_ms = 0.0;
             std::string first_log;
             std::string second_log;
-            const nvrtcResult first = compile_once(first_ms, first_log);
-            env.sources["nvrtc_cache"] = "two compiles of one program with --enable-cache-trace (" XWARP_NVRTC_SONAME ")";
-            if (first == NVRTC_ERROR_INVALID_OPTION)
+            const int first = compile_once(first_ms, first_log);
+            env.sources["nvrtc_cache"] = "two compiles of one program with --enable-cache-trace (" + nvrtc.name + ")";
+            if (first == nvrtc_invalid_option)
             {
                 env.nvrtc_cache = nvrtc_cache_state::not_supported;
                 return;
             }
-            if (first != NVRTC_SUCCESS || compile_once(second_ms, second_log) != NVRTC_SUCCESS)
+            if (first != nvrtc_success || compile_once(second_ms, second_log) != nvrtc_success)
             {
                 return;  // unknown
             }
@@ -162,69 +218,105 @@ namespace xwarp
         // variables are set and put back only on the thread that starts the query).
         void collect_cuda(environment& env)
         {
-            int major = 0;
-            int minor = 0;
             // NVRTC is opened when asked, not linked: loading and relocating the library at
             // every probe start costs more than a trivial command's whole run.
-            if (void* nvrtc = ::dlopen(XWARP_NVRTC_SONAME, RTLD_NOW | RTLD_LOCAL))
+            const opened_library nvrtc = open_first({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"});
+            if (nvrtc.handle)
             {
-                using version_fn = nvrtcResult (*)(int*, int*);
-                auto version = reinterpret_cast<version_fn>(::dlsym(nvrtc, "nvrtcVersion"));
-                if (version && version(&major, &minor) == NVRTC_SUCCESS)
+                int major = 0;
+                int minor = 0;
+                auto version = symbol<int (*)(int*, int*)>(nvrtc.handle, "nvrtcVersion");
+                if (version && version(&major, &minor) == nvrtc_success)
                 {
                     env.nvrtc_version = std::to_string(major) + "." + std::to_string(minor);
-                    env.sources["nvrtc_version"] = "nvrtcVersion (" XWARP_NVRTC_SONAME ")";
+                    env.sources["nvrtc_version"] = "nvrtcVersion (" + nvrtc.name + ")";
                     check_nvrtc_cache(nvrtc, env);
                 }
             }
+            const opened_library cudart = open_first({"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"});
             int runtime = 0;
-            if (cudaRuntimeGetVersion(&runtime) == cudaSuccess)
+            if (auto get = cudart.handle ? symbol<int (*)(int*)>(cudart.handle, "cudaRuntimeGetVersion") : nullptr;
+                get && get(&runtime) == 0 && runtime > 0)
             {
                 env.cuda_toolkit = cuda_version_string(runtime);
-                env.sources["cuda_toolkit"] = "cudaRuntimeGetVersion (linked cudart)";
+                env.sources["cuda_toolkit"] = "cudaRuntimeGetVersion (" + cudart.name + ")";
             }
+            // The driver's API, as Warp uses it: a machine without a driver has no libcuda.so.1.
+            const opened_library driver_lib = open_first({"libcuda.so.1"});
             int driver = 0;
-            if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0)
+            using int_fn = int (*)(int*);
+            auto driver_version = driver_lib.handle ? symbol<int_fn>(driver_lib.handle, "cuDriverGetVersion") : nullptr;
+            if (driver_version && driver_version(&driver) == 0 && driver > 0)
             {
                 env.cuda_driver = cuda_version_string(driver);
-                env.sources["cuda_driver"] = "cudaDriverGetVersion";
+                env.sources["cuda_driver"] = "cuDriverGetVersion (libcuda.so.1)";
+            }
+            if (driver == 0)
+            {
+                env.cuda_status = "no CUDA device (no CUDA driver found)";
+                return;
+            }
+            auto init = symbol<int (*)(unsigned)>(driver_lib.handle, "cuInit");
+            auto device_count = symbol<int_fn>(driver_lib.handle, "cuDeviceGetCount");
+            auto device_get = symbol<int (*)(int*, int)>(driver_lib.handle, "cuDeviceGet");
+            auto device_name = symbol<int (*)(char*, int, int)>(driver_lib.handle, "cuDeviceGetName");
+            auto attribute = symbol<int (*)(int*, int, int)>(driver_lib.handle, "cuDeviceGetAttribute");
+            auto total_memory = symbol<int (*)(size_t*, int)>(driver_lib.handle, "cuDeviceTotalMem_v2");
+            auto error_string = symbol<int (*)(int, const char**)>(driver_lib.handle, "cuGetErrorString");
+            if (!init || !device_count || !device_get || !device_name || !attribute || !total_memory)
+            {
+                env.cuda_status = "no CUDA device (libcuda.so.1 lacks the device queries)";
+                return;
             }
             int count = 0;
-            cudaError_t err = cudaGetDeviceCount(&count);
-            if (err != cudaSuccess || count == 0)
+            int err = init(0);
+            if (err == 0)
             {
-                if (driver == 0)
-                {
-                    env.cuda_status = "no CUDA device (no CUDA driver found)";
-                }
-                else if (err == cudaErrorInsufficientDriver)
+                err = device_count(&count);
+            }
+            if (err != 0 || count == 0)
+            {
+                constexpr int no_device = 100;
+                if (!env.cuda_toolkit.empty() && runtime > driver)
                 {
                     env.cuda_status = "CUDA driver " + env.cuda_driver + " is older than the CUDA runtime "
                                       + env.cuda_toolkit + ": devices not listed";
                 }
                 else
                 {
-                    env.cuda_status = std::string("no CUDA device (") + cudaGetErrorString(err) + ")";
+                    const char* words = nullptr;
+                    if (err == no_device || count == 0 || !error_string || error_string(err, &words) != 0 || !words)
+                    {
+                        words = err == 0 || err == no_device ? "no CUDA-capable device is detected" : "the driver failed";
+                    }
+                    env.cuda_status = std::string("no CUDA device (") + words + ")";
                 }
-                cudaGetLastError();  // clear the sticky error
                 return;
             }
+            constexpr int capability_major = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+            constexpr int capability_minor = 76;
             for (int i = 0; i < count; ++i)
             {
-                cudaDeviceProp prop{};
-                if (cudaGetDeviceProperties(&prop, i) != cudaSuccess)
+                int device = 0;
+                char name[256] = {};
+                int cc_major = 0;
+                int cc_minor = 0;
+                size_t memory = 0;
+                if (device_get(&device, i) != 0 || device_name(name, sizeof name - 1, device) != 0
+                    || attribute(&cc_major, capability_major, device) != 0 || attribute(&cc_minor, capability_minor, device) != 0
+                    || total_memory(&memory, device) != 0)
                 {
                     continue;
                 }
                 gpu_info g;
                 g.ordinal = i;
-                g.name = prop.name;
-                g.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);
-                g.memory_bytes = static_cast<std::int64_t>(prop.totalGlobalMem);
+                g.name = name;
+                g.compute_capability = std::to_string(cc_major) + "." + std::to_string(cc_minor);
+                g.memory_bytes = static_cast<std::int64_t>(memory);
                 env.gpus.push_back(g);
             }
             env.cuda_status = std::to_string(env.gpus.size()) + " CUDA device(s)";
-            env.sources["gpus"] = "cudaGetDeviceProperties";
+            env.sources["gpus"] = "cuDeviceGetName, cuDeviceGetAttribute, cuDeviceTotalMem (libcuda.so.1)";
         }
 #endif
     }
@@ -382,7 +474,7 @@ namespace xwarp
 #ifdef XWARP_HAVE_CUDA
             collect_cuda(env);
 #else
-            env.cuda_status = "warp-probe was built without the CUDA toolkit: CUDA facts not collected";
+            env.cuda_status = "warp-probe was built with XWARP_WITH_CUDA=OFF: CUDA facts not collected";
 #endif
             return env;
         }

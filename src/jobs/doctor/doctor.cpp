@@ -215,14 +215,21 @@ print(json.dumps(out))
         }
         if (d.built_with_cuda)
         {
-            row("CUDA toolkit", (d.env.cuda_toolkit.empty() ? std::string("?") : d.env.cuda_toolkit) + " (cudart), NVRTC "
-                                    + (d.env.nvrtc_version.empty() ? std::string("?") : d.env.nvrtc_version));
-            row("CUDA driver", d.env.cuda_driver.empty() ? "none found" : d.env.cuda_driver);
+            // found at run time: say which library answered (its soname or path), or that none did
+            const auto from = [&d](const char* key) {
+                const auto it = d.env.sources.find(key);
+                return it == d.env.sources.end() ? std::string() : " from " + it->second;
+            };
+            row("CUDA runtime", d.env.cuda_toolkit.empty() ? std::string("not found (no libcudart.so.13/12/11 here)")
+                                                            : d.env.cuda_toolkit + from("cuda_toolkit"));
+            row("NVRTC", d.env.nvrtc_version.empty() ? std::string("not found (no libnvrtc.so.13/12/11.2 here)")
+                                                      : d.env.nvrtc_version + from("nvrtc_version"));
+            row("CUDA driver", d.env.cuda_driver.empty() ? std::string("none found (no libcuda.so.1)") : d.env.cuda_driver);
             row("NVRTC cache", nvrtc_cache_words(d.env));
         }
         else
         {
-            row("CUDA toolkit", "warp-probe was built without it: not checked");
+            row("CUDA", "warp-probe was built with XWARP_WITH_CUDA=OFF: not checked");
         }
         if (d.env.gpus.empty())
         {
