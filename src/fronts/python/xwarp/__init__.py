@@ -6,10 +6,11 @@ In IPython or a stock Jupyter kernel::
 
 registers the warp magics (``%%warp_probe``, ``%%warp_setup``, ``%warp_probe``,
 ``%warp_compare``, ``%warp_whatif``, ``%warp_fix``, ``%warp_warmup``, ``%warp_report``, ``%warp_history``,
-``%warp_export``): the same C++ code as
-the xwarp kernel's, publishing through IPython.display. ``warp-probe`` (the command-line probe)
-is installed on the environment's PATH. ``python -m xwarp install-kernel`` names the xwarp
-kernel to Jupyter where one was built (scripts/setup.sh).
+``%warp_export``): the same C++ code as the xwarp kernel's, in libxwarp_engine.so (a C interface
+loaded with ctypes, so one wheel serves every CPython 3), publishing through IPython.display.
+``warp-probe`` (the command-line probe) is installed on the environment's PATH.
+``python -m xwarp install-kernel`` names this environment's ipykernel with the magics loaded to
+Jupyter, as "xwarp (Python 3.x)"; ``--xeus`` names a source build's xeus kernel instead.
 """
 
 import os
@@ -30,6 +31,11 @@ def data_dir():
     """The installed share/xwarp folder (the shim the probe injects, the mechanism guide), or
     None. Found through the package's own file list, so a venv, --user and --prefix install
     all work; then the usual prefixes."""
+    given = os.environ.get("XWARP_ENGINE_LIBRARY")
+    if given:  # a build tree's library (the tests): its share/xwarp is beside it
+        beside = Path(given).resolve().parent / "share" / "xwarp"
+        if (beside / "shim" / "sitecustomize.py").exists():
+            return beside
     try:
         for f in metadata.files("xwarp") or []:
             if f.name == "sitecustomize.py" and f.parent.name == "shim":
@@ -45,7 +51,7 @@ def data_dir():
 
 def load_ipython_extension(ipython):
     """%load_ext xwarp: register the warp magics with this IPython shell."""
-    from . import _xwarp
+    from . import _engine
 
     share = data_dir()
     if share is None:
@@ -53,7 +59,7 @@ def load_ipython_extension(ipython):
                           "reinstall with pip install xwarp")
     guide = share / "references" / "mechanisms.md"
     exercises = share / "exercises.json"  # the lessons' exercises as shipped (%%warp_probe --exercise)
-    _xwarp.register_magics(ipython, str(share / "shim"), _installed_text(guide), _installed_text(exercises))
+    _engine.register_magics(ipython, str(share / "shim"), _installed_text(guide), _installed_text(exercises))
 
 
 def _installed_text(path, limit=4 << 20):
