@@ -150,7 +150,14 @@ def test_warp_probe_measures_the_demo_from_the_venv(user_venv, tmp_path):
     assert measured["environment"]["python_executable"].startswith(str(venv))
     loads = [l for l in measured["samples"][0]["cold"]["module_loads"]]
     assert loads and loads[0]["status"] == "compiled"
-    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]  # nothing left in TMPDIR
+    # the shim it injected is the venv's own, never this checkout's build tree (which its binary,
+    # built here, could also find): where auditwheel gave the wheel libraries, warp-probe runs
+    # from site-packages/xwarp.scripts/ behind a launcher, and still finds the venv's share/
+    doctor = tmp_path / "doctor.json"
+    run_ok([probe, "doctor", "--python", venv / "bin" / "python", "--json", doctor], env=env)
+    facts = json.loads(doctor.read_text())
+    assert facts["shim_dir"] == str((venv / "share" / "xwarp" / "shim").resolve()), facts["shim_dir"]
 
 
 def test_pip_install_registers_the_pytest_plugin_off_unless_asked(user_venv, tmp_path):

@@ -35,6 +35,12 @@ namespace xwarp
         {
             candidates.push_back(exe_dir + "/../share/xwarp/shim");  // installed: <prefix>/bin
             candidates.push_back(exe_dir + "/share/xwarp/shim");     // the build tree
+            // a wheel auditwheel gave libraries to: bin/warp-probe is its launcher, and the binary
+            // runs from <prefix>/lib/pythonX.Y/site-packages/xwarp.scripts/
+            if (fs::path(exe_dir).filename() == "xwarp.scripts")
+            {
+                candidates.push_back(exe_dir + "/../../../../share/xwarp/shim");
+            }
         }
 #ifdef XWARP_BUILD_SHIM_DIR
         candidates.emplace_back(XWARP_BUILD_SHIM_DIR);
