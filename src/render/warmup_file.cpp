@@ -362,19 +362,23 @@ namespace xwarp
             std::string out;
             if (c.of_cold && c.of_cold_band && c.cold_wall_beside_ms.median && c.warmup_and_primed_ms)
             {
-                const std::string band = " (its band: within " + format_fixed(*c.of_cold_band * 100.0, 0) + "% of 1)";
+                // the words follow the ratio's noise, not its size: 1.04 against a band of 1 ± 3% is
+                // more than one cold run, 1.08 against 1 ± 10% is about one; the band is said beside it
+                const std::string band_pct = format_fixed(*c.of_cold_band * 100.0, 0) + "%";
+                const std::string outside = " (" + format_fixed(*c.of_cold, 2) + " is outside its noise, 1 ± " + band_pct + ")";
+                const std::string inside = " (" + format_fixed(*c.of_cold, 2) + " is inside its noise, 1 ± " + band_pct + ")";
                 std::string said;
                 switch (c.cost)
                 {
                     case warmup_cost::less_than_one_cold_run:
-                        said = "less than one cold run" + band + ", so a warm-up step before the program pays on this machine";
+                        said = "less than one cold run" + outside + ", so a warm-up step before the program pays on this machine";
                         break;
                     case warmup_cost::more_than_one_cold_run:
-                        said = "more than one cold run" + band + ", so it pays only where later runs share its cache (an "
+                        said = "more than one cold run" + outside + ", so it pays only where later runs share its cache (an "
                                "image, a kept CI cache, a fleet); keeping the caches between runs is the first thing to do";
                         break;
                     case warmup_cost::about_one_cold_run:
-                        said = "about one cold run" + band + ": no gain on one run; keep the caches between runs instead";
+                        said = "about one cold run" + inside + ": no gain on one run; keep the caches between runs instead";
                         break;
                     case warmup_cost::not_judged:
                         said = "not judged";
