@@ -1104,10 +1104,71 @@ namespace xwarp
 
         // Every clock both sides can be judged on: build work on CPU time where recorded (the wall
         // of Warp's timers beside it), compile elapsed, and the cold wall for a suite's levers.
-        void judge_every_clock(const report& before, const report& after, comparison& c, deciding_clock deciding)
+        // Each good sample's compiled identities, as often as each was built, sorted; none when
+        // a side's samples did not all build the same (a side that varies is judged on its times).
+        std::optional<std::vector<identity_key>> builds_of(const report& r, bool warm)
+        {
+            std::optional<std::vector<identity_key>> first;
+            for (const auto& s : r.samples)
+            {
+                if (!s.ok())
+                {
+                    continue;
+                }
+                if (warm && !s.warm)
+                {
+                    return std::nullopt;
+                }
+                std::vector<identity_key> built;
+                for (const auto& l : (warm ? *s.warm : s.cold).module_loads)
+                {
+                    if (l.status == load_status::compiled)
+                    {
+                        built.push_back(key_of(l));
+                    }
+                }
+                std::sort(built.begin(), built.end());
+                if (first && *first != built)
+                {
+                    return std::nullopt;
+                }
+                first = std::move(built);
+            }
+            return first;
+        }
+
+        // A build-work clock (the loading threads' CPU time, Warp's module timers) beyond its band
+        // where every sample of both sides compiled the same identities, as many times: the code
+        // gave the compiler the same work, so what moved the clock is the run's conditions (the
+        // machine's load, the CPU's clock), which the CPU time does not escape (c01 compared with
+        // itself moved 18% beside two busy loops). A wall clock is the job's to judge
+        // (compile elapsed, cold wall: loading in parallel changes it with the same builds).
+        void hold_to_same_builds(clock_judgement& k, bool same_cold_builds, bool same_warm_builds)
+        {
+            const bool cold_work = k.clock == xwarp::clock::cold_module_cpu || k.clock == xwarp::clock::cold_module_work;
+            const bool warm_work = k.clock == xwarp::clock::warm_module_cpu || k.clock == xwarp::clock::warm_module_work;
+            if (((cold_work && same_cold_builds) || (warm_work && same_warm_builds))
+                && (k.outcome == clock_outcome::improved || k.outcome == clock_outcome::regressed))
+            {
+                k.outcome = clock_outcome::same_builds;
+            }
+        }
+
+        void judge_every_clock(const report& before, const report& after, comparison& c, deciding_clock deciding,
+                               const std::vector<cache_kind>& the_change_fills)
         {
             const auto headers_before = header_writes(before);
             const auto headers_after = header_writes(after);
+            // the same builds under the same build settings: a change that fills a cache (NVRTC's,
+            // LTO's) or writes other precompiled headers keeps the identities and changes the work
+            const bool same_settings = the_change_fills.empty() && headers_before == headers_after;
+            const auto same_builds = [&](bool warm)
+            {
+                const auto built_before = builds_of(before, warm);
+                return same_settings && built_before && !built_before->empty() && built_before == builds_of(after, warm);
+            };
+            const bool same_cold_builds = same_builds(false);
+            const bool same_warm_builds = same_builds(true);
             std::vector<xwarp::clock> clocks;
             if (build_clock(before, after, false) == xwarp::clock::cold_module_cpu)
             {
@@ -1142,6 +1203,7 @@ namespace xwarp
                     j = judge(k, stat_of(k, before), stat_of(k, after));
                 }
                 hold_to_load(j, before, after);
+                hold_to_same_builds(j, same_cold_builds, same_warm_builds);
                 c.clocks.push_back(std::move(j));
             }
         }
@@ -1273,6 +1335,18 @@ namespace xwarp
                                       "machine settles it");
                 return;
             }
+            if (d.outcome == clock_outcome::same_builds)
+            {
+                const auto load_words = [](const report& r)
+                {
+                    const auto b = busiest(r);
+                    return b ? "up to " + format_fixed(*b, 1) + " CPUs busy with other processes" : std::string("not measured");
+                };
+                c.reasons.push_back("the machine's load during the cold passes: " + load_words(before) + " before, "
+                                    + load_words(after) + " after; a change that gives the compiler less work shows as "
+                                      "fewer or other builds");
+                return;
+            }
             if (d.samples_needed)
             {
                 c.reasons.push_back("about " + std::to_string(*d.samples_needed) + " samples a side would settle it (now "
@@ -1339,6 +1413,11 @@ namespace xwarp
                                                     "than 5 a side, only sides that do not overlap are credited)"
                                               : d.outcome == clock_outcome::machine_busy
                                                   ? ": beyond the band, by no more than the machine's load explains"
+                                              : d.outcome == clock_outcome::same_builds
+                                                  ? ": beyond the band, but every sample of both sides compiled the same "
+                                                    "module identities (hashes equal) as many times: the same work for "
+                                                    "the compiler, so what moved it is the run's conditions (the machine's "
+                                                    "load, the CPU's clock), not the change"
                                                   : ": beyond the band but not significant"));
                 inconclusive_reasons(d, before, after, c);
             }
@@ -1382,7 +1461,7 @@ namespace xwarp
         };
         c.same_structure = same_identities(b, a) && before.result.source_bytes.median == after.result.source_bytes.median;
         c.option_checks = check_options(b, a, c.receipts);
-        judge_every_clock(before, after, c, clock);
+        judge_every_clock(before, after, c, clock, the_change_fills);
         c.judged_on = choose_clock(before, after, c, clock);
         if (clock == deciding_clock::cold_wall)
         {

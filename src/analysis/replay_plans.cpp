@@ -344,6 +344,20 @@ namespace xwarp
             const bool on_wall = def && (def->on_wall || (suite && def->on_wall_in_suites));
             c = compare_reports(before, after, "baseline", "what-if " + plan.lever,
                                 on_wall ? deciding_clock::cold_wall : deciding_clock::by_structure, plan.keeps());
+            // the conditions beside the verdict: both sides' load (summarized by the compare) and
+            // the caches the replay started from
+            w.busy_cpus_baseline = before.result.busy_cpus.median;
+            w.busy_cpus_replay = after.result.busy_cpus.median;
+            if (const sample* first = after.first_good())
+            {
+                for (const auto& cache : first->cold.caches)
+                {
+                    if (!cache.empty_at_start())
+                    {
+                        w.caches_not_empty_at_start.push_back(word_of(cache.kind));
+                    }
+                }
+            }
             if (compared)
             {
                 *compared = c;

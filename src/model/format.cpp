@@ -115,3 +115,34 @@ namespace xwarp
         return text.size();
     }
 }
+
+#include "xwarp/model/results.hpp"
+
+namespace xwarp
+{
+    std::string whatif_result::conditions_words() const
+    {
+        std::string words;
+        if (busy_cpus_baseline && busy_cpus_replay)
+        {
+            words = "conditions: other processes kept " + format_fixed(*busy_cpus_baseline, 1)
+                    + " CPUs busy during the baseline's cold passes and " + format_fixed(*busy_cpus_replay, 1)
+                    + " during the replay's (medians)";
+            if (std::fabs(*busy_cpus_replay - *busy_cpus_baseline) >= 1.0)
+            {
+                words += ": unlike loads, which move every clock (a quieter machine settles it)";
+            }
+        }
+        if (!caches_not_empty_at_start.empty())
+        {
+            std::string kinds;
+            for (const auto& k : caches_not_empty_at_start)
+            {
+                kinds += (kinds.empty() ? "" : ", ") + k;
+            }
+            words += (words.empty() ? "conditions: " : "; ") + std::string("the replay's cold passes started with the ") + kinds
+                     + " not empty";
+        }
+        return words;
+    }
+}

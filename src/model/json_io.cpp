@@ -610,6 +610,10 @@ namespace xwarp
                {"cold_replay", w.cold_builds_replay},
                {"warm_baseline", w.warm_builds_baseline},
                {"warm_replay", w.warm_builds_replay}}},
+             {"conditions",
+              {{"busy_cpus_baseline", w.busy_cpus_baseline},
+               {"busy_cpus_replay", w.busy_cpus_replay},
+               {"caches_not_empty_at_start", w.caches_not_empty_at_start}}},
              {"reason", w.reason},
              {"steady_state", w.steady_state},
              {"needs", w.needs}};
@@ -646,6 +650,10 @@ namespace xwarp
         w.cold_builds_replay = builds.value("cold_replay", std::optional<int>{});
         w.warm_builds_baseline = builds.value("warm_baseline", std::optional<int>{});
         w.warm_builds_replay = builds.value("warm_replay", std::optional<int>{});
+        const json conditions = j.value("conditions", json::object());
+        w.busy_cpus_baseline = conditions.value("busy_cpus_baseline", std::optional<double>{});
+        w.busy_cpus_replay = conditions.value("busy_cpus_replay", std::optional<double>{});
+        w.caches_not_empty_at_start = conditions.value("caches_not_empty_at_start", std::vector<std::string>{});
         w.reason = j.value("reason", std::string());
         w.steady_state = j.value("steady_state", json::object());
         w.needs = j.value("needs", std::string());

@@ -397,6 +397,10 @@ namespace xwarp
             {
                 why += (why.empty() ? "" : "; ") + counted;
             }
+            if (const auto conditions = w.conditions_words(); !conditions.empty() && measured)
+            {
+                why += (why.empty() ? "" : "; ") + conditions;
+            }
             for (const auto& [kernel, t] : w.steady_state.items())
             {
                 const auto b = t.find("baseline_ms");

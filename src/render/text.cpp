@@ -112,6 +112,10 @@ namespace xwarp
             {
                 o << "      " << counted << "\n";
             }
+            if (const auto conditions = w.conditions_words(); !conditions.empty() && w.verdict != verdict::not_run)
+            {
+                o << "      " << conditions << "\n";
+            }
             if (!w.reason.empty())
             {
                 o << "      " << w.reason << "\n";

@@ -61,6 +61,11 @@ def test_cache_levers_pay_where_the_program_throws_its_cache_away(replayed):
     assert w["pch-off"]["verdict"] in PAID, w["pch-off"]  # one build per process: the header does not pay
     assert w["pch-off"]["applied"].get("config_set", 0) >= 1
     assert "measured: keep-cache: " in run.stdout and "counted: the cold pass built" in run.stdout
+    # each replay says the conditions it ran in beside its baseline's: the load, the caches it started from
+    conditions = keep["conditions"]
+    assert conditions["busy_cpus_baseline"] is not None and conditions["busy_cpus_replay"] is not None, conditions
+    assert conditions["caches_not_empty_at_start"] == [], conditions  # kept within a run, empty at its start
+    assert "conditions: other processes kept" in run.stdout
 
 
 @pytest.mark.quick

@@ -527,6 +527,44 @@ TEST(Compare, BuildWorkIsJudgedOnCpuTimeWhereBothSidesRecordedItAndTheWallBeside
     EXPECT_EQ(c2.judged_on.by, xwarp::clock::cold_module_work);
 }
 
+TEST(Compare, AProgramComparedWithItselfIsNeverImprovedOrRegressedOnItsBuildWork)
+{
+    // The same two identities built once each in every sample of both sides; the after side's
+    // loading threads took 20% more CPU (a busier machine slows a CPU too) and Warp's timers
+    // 15% more: beyond both bands, but the compiler had the same work. Without the gate both
+    // clocks said "regressed".
+    auto before = make({3000, 3010, 2990}, {"a", "b"});
+    auto after = make({3450, 3460, 3440}, {"a", "b"});
+    for (auto& s : after.samples)
+    {
+        s.cold.wall_ms -= 450.0;  // the wall the job waited on did not move
+    }
+    with_cpu(before, [](double ms) { return ms; });
+    with_cpu(after, [](double ms) { return ms * 1.2 / 1.15; });
+    auto c = compare_reports(before, after, "b", "a");
+    EXPECT_NE(c.verdict, xwarp::verdict::improved);
+    EXPECT_NE(c.verdict, xwarp::verdict::regressed);
+    for (const auto& k : c.clocks)
+    {
+        if (k.clock == xwarp::clock::cold_module_cpu || k.clock == xwarp::clock::cold_module_work)
+        {
+            EXPECT_EQ(k.outcome, clock_outcome::same_builds) << static_cast<int>(k.clock);
+        }
+    }
+    // another build in one sample: not the same work, judged on its times as before
+    auto other = make({3450, 3460, 3440}, {"a", "b"});
+    other.samples[0].cold.module_loads.push_back(load("m", "c", 10));
+    with_cpu(other, [](double ms) { return ms * 1.2 / 1.15; });
+    auto c2 = compare_reports(before, other, "b", "a");
+    EXPECT_TRUE(std::any_of(c2.clocks.begin(), c2.clocks.end(), [](const clock_judgement& k)
+                            { return k.clock == xwarp::clock::cold_module_cpu && k.outcome == clock_outcome::regressed; }));
+    // a change that fills a cache keeps the identities and changes the work (NVRTC's cache
+    // kept): judged on its times
+    auto kept = compare_reports(before, after, "b", "a", deciding_clock::by_structure, {cache_kind::cuda});
+    EXPECT_TRUE(std::any_of(kept.clocks.begin(), kept.clocks.end(), [](const clock_judgement& k)
+                            { return k.clock == xwarp::clock::cold_module_cpu && k.outcome == clock_outcome::regressed; }));
+}
+
 TEST(Compare, AWallClockChangeTheMachinesLoadExplainsIsInconclusiveMachineBusy)
 {
     // Same structure: judged on compile elapsed. The after side ran beside 4 s more of other

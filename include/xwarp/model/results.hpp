@@ -416,6 +416,15 @@ namespace xwarp
             }
             return words + " (baseline -> replay, first good sample)";
         }
+        // The conditions its samples ran in, beside the baseline's (interleaved, so alike unless
+        // something else ran between them): the median CPUs other processes kept busy during the
+        // cold passes, and the caches the replay's cold passes started from that were not empty
+        // (the lever's own kept cache among them). None when a side recorded no load.
+        std::optional<double> busy_cpus_baseline;
+        std::optional<double> busy_cpus_replay;
+        std::vector<std::string> caches_not_empty_at_start;
+        // Those conditions in words, the same in the text and the HTML; "" when none were recorded.
+        std::string conditions_words() const;
         std::string reason;
         nlohmann::json steady_state = nlohmann::json::object();  // mathdx-off: kernel -> {baseline_ms, replay_ms}
         std::optional<settling> until_settled;  // added_before: baseline samples (shared by the levers)

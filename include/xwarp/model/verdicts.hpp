@@ -131,6 +131,7 @@ namespace xwarp
         overlapping,      // beyond the band, fewer than 5 a side, and the sides' samples overlap
         not_available,    // a side has no value on this clock
         machine_busy,     // a wall clock beyond its band by no more than the other processes' load explains
+        same_builds,      // a build-work clock beyond its band where both sides built the same identities as often
     };
 
     // A cache a pass could read from or write to, beside the module binaries it counts.
@@ -267,8 +268,8 @@ namespace xwarp
     template <>
     struct enum_words<clock_outcome>
     {
-        static constexpr std::array<std::string_view, 7> words{"improved",    "regressed", "within-noise", "not-significant",
-                                                               "overlapping", "n/a",       "machine-busy"};
+        static constexpr std::array<std::string_view, 8> words{"improved",    "regressed", "within-noise", "not-significant",
+                                                               "overlapping", "n/a",       "machine-busy", "same-builds"};
     };
 
     template <>
