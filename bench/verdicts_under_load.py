@@ -5,11 +5,14 @@ then with N CPU-bound loops beside them. Prints every finding and verdict both w
 many changed (goal: none).
 
 What counts as a verdict: each replay's verdict (a lever measured on the unmodified program),
-each compare's verdict, and each program's set of findings. A wall-clock verdict that the busy
-run calls "inconclusive: the machine was busy" is counted apart ("withheld under load"): it is
-the tool declining to judge on a clock the load moved, not a verdict that flipped.
+each compare's verdict, and each program's set of findings. A verdict the quiet run decided
+(improved, regressed) and the busy run withheld ("inconclusive": its band, widened by the load,
+held the other side) is counted apart as withheld: the tool declining to judge what the load
+moved, not a verdict that flipped. Changed is everything else that differs: a decided verdict
+reversed, one decided on another clock, a verdict the busy run decided where the quiet run
+withheld it, a finding that came or went.
 
-With --control, a second quiet round runs first and the same count is printed between the two
+With --control, a second quiet round runs first and the same counts are printed between the two
 quiet rounds: what changes there is the verdicts' own noise, which no clock removes.
 
 Usage: bench/verdicts_under_load.py [--loops 2] [--samples 3] [--only NAME] [--control]
@@ -113,6 +116,18 @@ def _verdict(said):
     return said[0] if isinstance(said, tuple) else said
 
 
+DECIDED = ("improved", "regressed")
+
+
+def classify(first, second):
+    """"same", "withheld" (the first decided, the second inconclusive) or "changed"."""
+    if first == second:
+        return "same"
+    if _verdict(first) in DECIDED and _verdict(second) == "inconclusive":
+        return "withheld"
+    return "changed"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--loops", type=int, default=2, help="CPU-bound loops beside the busy round (default 2)")
@@ -140,29 +155,29 @@ def main():
             t_busy = time.perf_counter() - t0
         finally:
             stop_loops(loops)
-    changed = withheld = verdicts = 0
+    counts = {"same": 0, "withheld": 0, "changed": 0}
     width = max(len(k) for k in quiet) + 2
     print(f"{'item'.ljust(width)}{'quiet'.ljust(40)}{args.loops} busy loops beside it")
     for item in quiet:
         q, b = quiet[item], busy.get(item, "absent")
-        q_verdict = q[0] if isinstance(q, tuple) else q
-        b_verdict = b[0] if isinstance(b, tuple) else b
-        verdicts += 1
-        mark = ""
-        if q_verdict != b_verdict:
-            if b_verdict == "inconclusive" and isinstance(b, tuple) and b[1] in ("compile_elapsed_ms", "cold_wall_ms"):
-                withheld += 1
-                mark = "  (withheld under load: a wall clock)"
-            else:
-                changed += 1
-                mark = "  CHANGED"
+        kind = classify(q, b)
+        counts[kind] += 1
+        mark = {"same": "", "withheld": "  (withheld under load)", "changed": "  CHANGED"}[kind]
         print(f"{item.ljust(width)}{str(q).ljust(40)}{b}{mark}")
-    print(f"\n{verdicts} verdicts and finding sets; changed under {args.loops} busy loops: {changed}"
-          f" (goal 0); withheld under load: {withheld}")
+    print(f"\n{sum(counts.values())} verdicts and finding sets; under {args.loops} busy loops changed: "
+          f"{counts['changed']} (goal 0), withheld: {counts['withheld']}")
     if control is not None:
-        between = [item for item in quiet if _verdict(quiet[item]) != _verdict(control.get(item, "absent"))]
-        print(f"changed between two quiet rounds (the control): {len(between)}"
-              + (": " + "; ".join(between) if between else ""))
+        between = {"same": [], "withheld": [], "changed": []}
+        for item in quiet:
+            first, second = quiet[item], control.get(item, "absent")
+            kind = classify(first, second)
+            if kind == "withheld" or (kind == "changed" and classify(second, first) == "withheld"):
+                kind = "withheld"  # between two quiet rounds either may be the one that withheld
+            between[kind].append(f"{item}: {first} vs {second}")
+        print(f"between two quiet rounds (the control) changed: {len(between['changed'])} (goal 0)"
+              + ("; " + "; ".join(between["changed"]) if between["changed"] else "")
+              + f"; withheld in one of them: {len(between['withheld'])}"
+              + ("; " + "; ".join(between["withheld"]) if between["withheld"] else ""))
     print(f"rounds took {t_quiet:.0f} s quiet and {t_busy:.0f} s busy")
     return 0
 
