@@ -14,6 +14,7 @@ solutions, which the tests check are "met".
 """
 
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -541,6 +542,24 @@ def lesson_cells(name, cells):
     return head + cells[:first_probe] + [predict, cells[first_probe], read] + cells[first_probe + 1:] + tail
 
 
+# Each exercise's %%warp_setup body as it ships: the setup cell in force at its --exercise cell
+# (filled as the notebooks are written; --exercise probes with it, whatever the student edited).
+EXERCISE_SETUPS = {}
+
+
+def note_exercise_setups(cells):
+    setup = None
+    for kind, source in cells:
+        if kind != "code":
+            continue
+        if source.startswith("%%warp_setup"):
+            setup = source.split("\n", 1)[1] if "\n" in source else ""
+        # the magic line, or the GPU lesson's run_cell_magic call (it probes only where a device is)
+        found = re.search(r"warp_probe[^\n]*--exercise (\w+)", source)
+        if found and setup is not None:
+            EXERCISE_SETUPS[found.group(1)] = setup.rstrip()
+
+
 def notebook(name, title, cells, expect):
     nb = new_notebook()
     nb.metadata["kernelspec"] = KERNELSPEC
@@ -555,6 +574,7 @@ def notebook(name, title, cells, expect):
             nb.metadata["xwarp_exercise"] = {"expect": exercise_expect(LESSONS[name]["exercise"])}
     nb.metadata["xwarp"] = {"expect": expect}
     cells = lesson_cells(name, cells)
+    note_exercise_setups(cells)
     title_cell = f"# {title}\n\n*The words the lessons use (lever, noise band, adjoint, ...) are in the [glossary](glossary.md).*"
     nb.cells = [new_markdown_cell(title_cell)] + [
         new_markdown_cell(c[1]) if c[0] == "md" else new_code_cell(c[1]) for c in cells
@@ -1744,12 +1764,17 @@ NOTEBOOKS = (
 
 
 def exercises():
-    """Each exercise as it ships: its limits and its broken form (the cell after the magic line).
+    """Each exercise as it ships: its limits, its broken form (the cell after the magic line) and the
+    setup it runs after.
     Installed as share/xwarp/exercises.json: %%warp_probe --exercise NAME judges an answer by these,
     not by the --expect or the exercise_broken cell a student may have edited."""
     shipped = {name: {"expect": exercise_expect(spec["exercise"]), "broken": spec["exercise"]["code"]}
                for name, spec in LESSONS.items() if "exercise" in spec}
     shipped["gpu_mechanisms"] = {"expect": GPU_EXERCISE["expect"], "broken": GPU_EXERCISE["code"]}
+    for name, exercise in shipped.items():
+        # the setup is part of the exercise as shipped: an edited %%warp_setup cell is not judged
+        assert name in EXERCISE_SETUPS, f"{name}: no --exercise cell after a %%warp_setup cell (write the notebooks first)"
+        exercise["setup"] = EXERCISE_SETUPS[name]
     return dict(sorted(shipped.items()))
 
 

@@ -79,7 +79,8 @@ def test_an_exercise_is_judged_as_shipped_whatever_the_student_edited(tmp_path):
     name = "cs6_generic_after_load"
     shipped = json.loads((ROOT / "notebooks" / "exercises.json").read_text())
     ((setup, expect, broken),) = [(s, e, b) for n, s, e, b in exercises() if n == name]
-    assert shipped[name] == {"expect": expect, "broken": broken}  # the notebook's metadata and cell are what ships
+    # the notebook's metadata, cell and setup cell are what ships
+    assert shipped[name] == {"expect": expect, "broken": broken, "setup": setup.split("\n", 1)[1].rstrip()}
     edited_broken = broken.replace("wp.launch(axpy, dim=8, inputs=[a64, y64, wp.float64(0.5)])", "")
     assert edited_broken != broken
     kernel = ExerciseKernel(tmp_path)
@@ -104,3 +105,57 @@ def test_an_exercise_is_judged_as_shipped_whatever_the_student_edited(tmp_path):
     finally:
         kernel.close()
     assert list(tmp_path.iterdir()) == [], "the probes left files behind"
+
+
+def test_an_edited_setup_cell_is_shown_and_the_exercise_is_judged_with_the_lessons_setup(tmp_path):
+    """CS-5's setup turns enable_cpu_blocks on; with that line deleted every CPU launch runs at
+    block_dim 1, so the broken form as it ships built each module once and was met. The exercise
+    is now probed after the lesson's own setup (exercises.json), its broken form too, and the
+    difference is shown: the same broken code is not met."""
+    name = "cs5_block_dims_cpu"
+    ((setup, expect, broken),) = [(s, e, b) for n, s, e, b in exercises() if n == name]
+    edited_setup = re.sub(r"^wp\.config\.enable_cpu_blocks = True.*$", "", setup, flags=re.M)
+    assert edited_setup != setup
+    kernel = ExerciseKernel(tmp_path)
+    try:
+        reply = kernel.kc.execute_interactive(edited_setup, timeout=120)
+        assert reply["content"]["status"] == "ok", reply["content"]
+        content, _, text = kernel.cell("%%warp_probe --samples 1 --name exercise_broken", broken)
+        assert content["status"] == "ok", text[-2000:]
+        content, met, text = kernel.cell(f"%%warp_probe --samples 1 --name exercise --exercise {name}", broken)
+        assert content["status"] == "ok", text[-2000:]
+        assert re.search(r"your %%warp_setup cell is not the lesson's as shipped \(line \d+: yours .*, the lesson's "
+                         r"'wp\.config\.enable_cpu_blocks = True", text), text[-2000:]
+        assert "exercise_broken is not the exercise's broken form as shipped" in text, text[-2000:]
+        assert met == [{"met": False, "expect": expect}], text[-2000:]
+    finally:
+        kernel.close()
+    assert list(tmp_path.iterdir()) == [], "the probes left files behind"
+
+
+def test_the_exercises_are_the_installed_ones_whatever_xwarp_shim_dir_names(tmp_path, monkeypatch):
+    """A kernelspec the student owns could set XWARP_SHIM_DIR to a copy of the shim with an
+    exercises.json of easier limits beside it: the probe may use that shim, but the exercises are
+    read from the install only, so the broken form is still not met by the shipped limits."""
+    from conftest import BUILD
+
+    name = "cs1_kernels_after_load"
+    ((setup, expect, broken),) = [(s, e, b) for n, s, e, b in exercises() if n == name]
+    fake = tmp_path / "fake"
+    shutil.copytree(BUILD / "share" / "xwarp" / "shim", fake / "shim")
+    easier = json.loads((ROOT / "notebooks" / "exercises.json").read_text())
+    easier[name]["expect"] = "identities<=99"
+    (fake / "exercises.json").write_text(json.dumps(easier))
+    monkeypatch.setenv("XWARP_SHIM_DIR", str(fake / "shim"))
+    work = tmp_path / "work"
+    work.mkdir()
+    kernel = ExerciseKernel(work)
+    try:
+        reply = kernel.kc.execute_interactive(setup, timeout=120)
+        assert reply["content"]["status"] == "ok", reply["content"]
+        content, met, text = kernel.cell(f"%%warp_probe --samples 1 --name exercise --exercise {name}", broken)
+        assert content["status"] == "ok", text[-2000:]
+        assert met == [{"met": False, "expect": expect}], text[-2000:]
+    finally:
+        kernel.close()
+    assert list(work.iterdir()) == [], "the probes left files behind"

@@ -387,6 +387,7 @@ namespace xwarp::magic_parts
         {
             std::string expect;
             std::string broken;  // the broken form's cell, as the notebook ships it
+            std::optional<std::string> setup;  // the %%warp_setup body in force at the exercise, as shipped
         };
 
         shipped_exercise find_exercise(const probe_session& session, const std::string& name)
@@ -418,7 +419,12 @@ namespace xwarp::magic_parts
                 throw magic_error("--exercise: no exercise named '" + one_line(name.substr(0, 80)) + "' (the lessons have: "
                                   + known + ")");
             }
-            return {(*it)["expect"].get<std::string>(), (*it)["broken"].get<std::string>()};
+            shipped_exercise ex{(*it)["expect"].get<std::string>(), (*it)["broken"].get<std::string>(), std::nullopt};
+            if (it->contains("setup") && (*it)["setup"].is_string())
+            {
+                ex.setup = (*it)["setup"].get<std::string>();
+            }
+            return ex;
         }
 
         // Cells compared as code: trailing spaces and blank lines at the ends are not edits.
@@ -437,32 +443,83 @@ namespace xwarp::magic_parts
             return first == std::string::npos ? std::string() : out.substr(first, last - first + 1);
         }
 
+        // Where two setups first differ, in one line: "line N: yours '...', the lesson's '...'".
+        std::string first_difference(const std::string& yours, const std::string& shipped)
+        {
+            std::istringstream a(code_lines(yours));
+            std::istringstream b(code_lines(shipped));
+            std::string la;
+            std::string lb;
+            for (int n = 1;; ++n)
+            {
+                const bool more_a = static_cast<bool>(std::getline(a, la));
+                const bool more_b = static_cast<bool>(std::getline(b, lb));
+                if (!more_a && !more_b)
+                {
+                    return "";
+                }
+                if (!more_a || !more_b || la != lb)
+                {
+                    const auto shown = [](bool there, const std::string& line)
+                    { return there ? "'" + one_line(line.substr(0, 80)) + "'" : std::string("nothing"); };
+                    return "line " + std::to_string(n) + ": yours " + shown(more_a, la) + ", the lesson's " + shown(more_b, lb);
+                }
+            }
+        }
+
+        // The setup an exercise is probed with: the lesson's as shipped (exercises.json), whatever
+        // the student's %%warp_setup cell holds now; the difference is shown. An exercises.json
+        // from before the setup was shipped leaves the session's.
+        std::string exercise_setup(const shipped_exercise& ex, const probe_session& session, magic_host& host)
+        {
+            if (!ex.setup)
+            {
+                return session.setup_code;
+            }
+            if (code_lines(session.setup_code) != code_lines(*ex.setup))
+            {
+                host.show(text_bundle("warp-probe: your %%warp_setup cell is not the lesson's as shipped ("
+                                      + first_difference(session.setup_code, *ex.setup)
+                                      + "): the exercise is judged with the lesson's setup, the answer and its broken "
+                                        "form alike"),
+                          "", false);
+            }
+            return *ex.setup;
+        }
+
         // The run an exercise is judged against: the student's exercise_broken when it is the
-        // broken form as shipped, else the shipped form, probed here once (quietly) and kept.
+        // broken form as shipped (after the setup as shipped), else the shipped form, probed here
+        // once (quietly) and kept.
         std::string exercise_baseline(const shipped_exercise& ex, const probe_magic_options& o, probe_session& session,
                                       magic_host& host)
         {
+            const std::string& setup = o.request.setup_code;
+            const auto as_shipped = [&](const report* r)
+            {
+                return r && r->cell_code && code_lines(*r->cell_code) == code_lines(ex.broken)
+                       && code_lines(r->setup_code.value_or("")) == code_lines(setup);
+            };
             const std::string student = "exercise_broken";
             const report* ran = session.measured_here(student) ? session.find(student) : nullptr;
-            if (ran && ran->cell_code && code_lines(*ran->cell_code) == code_lines(ex.broken))
+            if (as_shipped(ran))
             {
                 return student;
             }
             const std::string shipped = "exercise_broken_as_shipped";
-            if (const report* kept = session.find(shipped); kept && session.measured_here(shipped) && kept->cell_code
-                                                          && code_lines(*kept->cell_code) == code_lines(ex.broken))
+            if (const report* kept = session.find(shipped); session.measured_here(shipped) && as_shipped(kept))
             {
                 return shipped;
             }
             host.show(text_bundle("warp-probe: " + student
-                                  + (ran ? " is not the exercise's broken form as shipped (its cell was edited)"
+                                  + (ran ? " is not the exercise's broken form as shipped (its cell or the setup it ran "
+                                           "after was edited)"
                                          : " was not run in this notebook")
                                   + ": probing the broken form as shipped, the run this answer is judged against"),
                       "", false);
             fronts::probe_job job;
             job.request = o.request;
             job.request.cell_code = ex.broken;
-            job.request.setup_code = session.setup_code;
+            job.request.setup_code = setup;
             job.request.cwd = host.working_directory();
             job.request.label = shipped;
             job.store_as = run_kind::magic;
@@ -489,6 +546,7 @@ namespace xwarp::magic_parts
             }
             const shipped_exercise ex = find_exercise(session, o.exercise);
             o.expect = ex.expect;
+            o.request.setup_code = exercise_setup(ex, session, host);
             if (o.name.empty() || o.name == "exercise_broken" || o.name == "exercise_broken_as_shipped")
             {
                 o.name = "exercise";
