@@ -438,6 +438,17 @@ namespace xwarp
             measured.verdict = w.verdict;
             measured.saving_ms = w.quoted_saving();
             measured.clock = w.judged_on.by;
+            if (w.judged_on.by == xwarp::clock::cold_module_cpu || w.judged_on.by == xwarp::clock::warm_module_cpu)
+            {
+                for (const auto wall : {xwarp::clock::cold_wall, xwarp::clock::compile_elapsed})
+                {
+                    if (const auto saving = w.saving_on(wall); saving && !measured.wall_saving_ms)
+                    {
+                        measured.wall_saving_ms = saving;
+                        measured.wall_clock = wall;
+                    }
+                }
+            }
             measured.band_ms = w.band_ms;
             measured.samples = w.samples;
             measured.judged_on = w.judged_on.sentence();

@@ -539,6 +539,8 @@ namespace xwarp
              {"verdict", m.verdict},
              {"saving_ms", m.saving_ms},
              {"clock", clock_json(m.clock)},
+             {"wall_saving_ms", m.wall_saving_ms},
+             {"wall_clock", clock_json(m.wall_clock)},
              {"band_ms", m.band_ms},
              {"samples", m.samples},
              {"judged_on", m.judged_on},
@@ -554,6 +556,8 @@ namespace xwarp
         m.verdict = j.value("verdict", verdict::not_run);
         m.saving_ms = j.value("saving_ms", std::optional<double>{});
         m.clock = clock_from(j.value("clock", json()));
+        m.wall_saving_ms = j.value("wall_saving_ms", std::optional<double>{});
+        m.wall_clock = clock_from(j.value("wall_clock", json()));
         m.band_ms = j.value("band_ms", std::optional<double>{});
         m.samples = j.value("samples", 0);
         m.judged_on = j.value("judged_on", std::string());

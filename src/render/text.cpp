@@ -67,7 +67,14 @@ namespace xwarp
         if (m.saving_ms && m.verdict != verdict::not_applied && m.verdict != verdict::not_run)
         {
             out = (*m.saving_ms >= 0 ? "-" : "+") + format_ms(std::fabs(*m.saving_ms))
-                  + (m.clock ? " " + clock_name(*m.clock) : std::string()) + ", ";
+                  + (m.clock ? " " + clock_name(*m.clock) : std::string());
+            if (m.wall_saving_ms && m.wall_clock)
+            {
+                // CPU summed over threads is not time waited: the wall the job waited for beside it
+                out += " (" + std::string(*m.wall_saving_ms >= 0 ? "-" : "+") + format_ms(std::fabs(*m.wall_saving_ms)) + " "
+                       + clock_name(*m.wall_clock) + ")";
+            }
+            out += ", ";
         }
         out += word_of(m.verdict);
         std::string detail;

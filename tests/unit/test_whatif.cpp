@@ -149,6 +149,33 @@ TEST(WhatIf, OneReplayIsOneNumberHoweverManyFindingsItMeasured)
     EXPECT_FALSE(back.findings[2].measured->shows_number);
 }
 
+TEST(WhatIf, ASavingOnCpuTimeIsQuotedWithTheWallTheJobWaitedFor)
+{
+    // -n 16: the CPU summed over 16 workers is not time waited; the compile elapsed beside it is
+    report r = with_finding("CS-6", "preregister-overloads", finding_kind::diagnosis, 900.0);
+    whatif_result measured;
+    measured.lever = "preregister-overloads";
+    measured.verdict = xwarp::verdict::improved;
+    measured.samples = 3;
+    measured.judged_on = {xwarp::clock::cold_module_cpu, ""};
+    measured.savings[xwarp::clock::cold_module_cpu] = 18600;
+    measured.savings[xwarp::clock::compile_elapsed] = 4200;
+    r.whatif = {measured};
+    apply_whatif(r);
+    ASSERT_TRUE(r.findings[0].measured && r.findings[0].measured->wall_saving_ms);
+    EXPECT_EQ(*r.findings[0].measured->wall_clock, xwarp::clock::compile_elapsed);
+    const std::string text = render_text(r);
+    EXPECT_NE(text.find("-18.60 s cold module CPU (-4.20 s compile elapsed), improved"), std::string::npos) << text;
+    const report back = report_from_json(report_to_json(r));
+    EXPECT_DOUBLE_EQ(*back.findings[0].measured->wall_saving_ms, 4200.0);
+    // judged on a wall, nothing is added beside it
+    measured.judged_on = {xwarp::clock::compile_elapsed, ""};
+    r.whatif = {measured};
+    r.findings[0].measured.reset();
+    apply_whatif(r);
+    EXPECT_FALSE(r.findings[0].measured->wall_saving_ms);
+}
+
 TEST(WhatIf, TheReplaysRowQuotesTheFindingsOwnEstimate)
 {
     report r = with_finding("CS-9", "shared-module", finding_kind::diagnosis, 2730.0);

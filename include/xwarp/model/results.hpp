@@ -268,6 +268,11 @@ namespace xwarp
         xwarp::verdict verdict = xwarp::verdict::not_run;
         std::optional<double> saving_ms;   // on `clock`: baseline - replay medians (positive: it saved)
         std::optional<xwarp::clock> clock;  // the clock the saving is on (none: nothing quoted)
+        // Beside a saving on a CPU clock (summed over threads and processes), the same replay's
+        // saving on the wall the job waited for (compile elapsed; the suite's cold wall when that
+        // was judged): each figure names its clock, and CPU is not read as time waited.
+        std::optional<double> wall_saving_ms;
+        std::optional<xwarp::clock> wall_clock;
         std::optional<double> band_ms;
         int samples = 0;
         std::string judged_on;  // the sentence: which clock decided and why
