@@ -58,9 +58,11 @@ IGNORING_SIGINT = ["/usr/bin/python3", "-c",
 
 
 class Session:
-    def __init__(self, tmpdir, cwd, launcher=(), env=None):
+    def __init__(self, tmpdir, cwd, launcher=(), env=None, binary=None):
         env = dict(os.environ, TMPDIR=str(tmpdir), **(env or {}))
         self.km = KernelManager(kernel_name="xwarp")
+        if binary:  # the kernel as installed elsewhere (a copy of the binary in another prefix)
+            self.km.kernel_spec.argv = [str(binary)] + self.km.kernel_spec.argv[1:]
         if launcher:
             self.km.kernel_spec.argv = list(launcher) + self.km.kernel_spec.argv
         self.km.start_kernel(env=env, cwd=str(cwd))
@@ -481,9 +483,13 @@ def test_warp_warmup_builds_a_cells_kernels_and_verifies_it(session):
 def test_an_exercises_file_that_is_no_file_or_too_large_never_hangs_or_floods_the_kernel(tmp_path, kind):
     """share/xwarp/exercises.json is read once at the kernel's start, bounded: a FIFO does not hang
     it, /dev/zero does not fill its memory, and an answer naming no exercise gets one escaped line
-    naming the first few, not megabytes of names with their control characters."""
+    naming the first few, not megabytes of names with their control characters. The file is the
+    install's (never one XWARP_SHIM_DIR names): the kernel is installed here, a copy of its binary
+    in PREFIX/bin with the shim and that file in PREFIX/share/xwarp."""
     share = tmp_path / "share" / "xwarp"
     shutil.copytree(BUILD / "share" / "xwarp" / "shim", share / "shim")
+    (tmp_path / "bin").mkdir()
+    shutil.copy2(BUILD / "xwarp", tmp_path / "bin" / "xwarp")
     exercises = share / "exercises.json"
     if kind == "fifo":
         os.mkfifo(exercises)
@@ -495,7 +501,7 @@ def test_an_exercises_file_that_is_no_file_or_too_large_never_hangs_or_floods_th
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     started = time.monotonic()
-    s = Session(tmp, TARGETS, env={"XWARP_SHIM_DIR": str(share / "shim")})
+    s = Session(tmp, TARGETS, binary=tmp_path / "bin" / "xwarp")
     try:
         assert time.monotonic() - started < 60
         reply, out = s.execute("%%warp_probe --exercise no_such_lesson\nimport warp as wp\n", timeout=120)
