@@ -34,6 +34,11 @@ def test_doctor_reports_warp_cache_toolkit_and_no_device(tmp_path):
         assert "no CUDA device" in proc.stdout
         assert re.search(r"NVRTC +" + re.escape(m["nvrtc_version"]) + r" from nvrtcVersion \(\S*libnvrtc\.so", proc.stdout), proc.stdout
     assert "Warp          1.19.0" in proc.stdout
+    # whether build work can be counted in instructions, and if not why: said, never assumed
+    if facts["instruction_counts"]:
+        assert facts["instruction_counts_why_not"] == "" and "counted per build" in proc.stdout
+    else:
+        assert facts["instruction_counts_why_not"] and "instructions  not counted: " in proc.stdout, proc.stdout
 
 
 def test_doctor_follows_warp_cache_path_and_survives_a_python_without_warp(tmp_path):

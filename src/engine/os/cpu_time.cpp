@@ -1,12 +1,16 @@
 #include "xwarp/engine/os/cpu_time.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cctype>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include <linux/perf_event.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace xwarp
@@ -85,5 +89,43 @@ namespace xwarp
         const double own_thread = after.this_thread_ms - before.this_thread_ms;
         out.others_ms = std::max(0.0, busy - out.children_ms - own_thread);
         return out;
+    }
+
+    std::string instruction_counts_unavailable()
+    {
+        perf_event_attr attr{};
+        attr.size = sizeof attr;
+        attr.type = PERF_TYPE_HARDWARE;
+        attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+        attr.disabled = 1;
+        attr.exclude_kernel = 1;
+        attr.exclude_hv = 1;
+        const long fd = ::syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+        if (fd >= 0)
+        {
+            ::close(static_cast<int>(fd));
+            return {};
+        }
+        const int err = errno;
+        std::string paranoid = "?";
+        if (std::ifstream in("/proc/sys/kernel/perf_event_paranoid"); in)
+        {
+            std::getline(in, paranoid);
+        }
+        switch (err)
+        {
+            case ENOENT:
+            case EOPNOTSUPP:
+                return "no hardware instruction counter here (perf_event_open: " + std::string(std::strerror(err))
+                       + "; usual in a virtual machine)";
+            case EACCES:
+            case EPERM:
+                return "perf_event_open refused (" + std::string(std::strerror(err)) + "; perf_event_paranoid is " + paranoid
+                       + ", a seccomp filter may refuse it too)";
+            case ENOSYS:
+                return "no perf_event_open on this kernel";
+            default:
+                return "perf_event_open failed: " + std::string(std::strerror(err));
+        }
     }
 }

@@ -7,6 +7,7 @@
 #include "xwarp/engine/env/environment.hpp"
 #include "xwarp/model/format.hpp"
 #include "xwarp/engine/os/process.hpp"
+#include "xwarp/engine/os/cpu_time.hpp"
 #include "xwarp/engine/os/file_tail.hpp"
 #include "xwarp/engine/os/tempdir.hpp"
 #include "xwarp/render/html.hpp"
@@ -58,6 +59,7 @@ print(json.dumps(out))
         d.python = python;
         d.shim_dir = shim_dir;
         d.built_with_cuda = built_with_cuda_toolkit();
+        d.instructions_unavailable = instruction_counts_unavailable();
         scoped_temp_dir tmp("xwarp-doctor-");
         process_spec spec;
         for (char** e = environ; e && *e; ++e)
@@ -144,7 +146,9 @@ print(json.dumps(out))
                 {"machine", env},
                 {"python", d.python},
                 {"target", d.target},
-                {"shim_dir", d.shim_dir}};
+                {"shim_dir", d.shim_dir},
+                {"instruction_counts", d.instructions_unavailable.empty()},
+                {"instruction_counts_why_not", d.instructions_unavailable}};
     }
 
     namespace
@@ -241,6 +245,11 @@ print(json.dumps(out))
                 g.name + ", compute capability " + g.compute_capability + ", "
                     + std::to_string(g.memory_bytes / (1024 * 1024 * 1024)) + " GiB");
         }
+        row("instructions", d.instructions_unavailable.empty()
+                                ? std::string("counted per build (perf_event_open): recorded beside each load's CPU time")
+                                : "not counted: " + d.instructions_unavailable
+                                      + "; build work is judged on the loading threads' CPU time, which the machine's "
+                                        "load moves (a busier core runs slower)");
         row("probe shim", d.shim_dir.empty() ? "NOT FOUND (set XWARP_SHIM_DIR or reinstall)" : d.shim_dir);
         return o.str();
     }

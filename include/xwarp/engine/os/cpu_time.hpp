@@ -6,6 +6,7 @@
 #define XWARP_OS_CPU_TIME_HPP
 
 #include <optional>
+#include <string>
 
 namespace xwarp
 {
@@ -29,6 +30,12 @@ namespace xwarp
         double children_ms = 0.0;
     };
     cpu_between cpu_used_between(const cpu_reading& before, const cpu_reading& after);
+
+    // Whether this process may count the user-space instructions its threads retire
+    // (perf_event_open, as the shim asks for each build): "" when it can, else why not (no
+    // hardware counters in a virtual machine, perf_event_paranoid, a seccomp filter). Load
+    // moves a thread's CPU time (a busier core runs slower); it does not move its instructions.
+    std::string instruction_counts_unavailable();
 }
 
 #endif

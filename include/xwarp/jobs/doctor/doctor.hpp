@@ -20,6 +20,9 @@ namespace xwarp
         nlohmann::json target = nlohmann::json::object();  // python version, warp version, cache path
         std::string shim_dir;   // empty: not installed
         bool built_with_cuda = false;
+        // "" where this process may count its threads' instructions (perf_event_open), else why
+        // not: build work is then judged on thread CPU time, which load moves
+        std::string instructions_unavailable;
     };
 
     // The interpreter is asked within answer_within_s: one that hangs (a sitecustomize that waits,
