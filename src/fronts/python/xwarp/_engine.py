@@ -218,7 +218,3 @@ def register_magics(shell, shim_dir, guide_text, exercises_text=""):
         magic.__name__ = name
         magic.__doc__ = f"xwarp magic %{name}: run it with --help for its options"
         shell.register_magic_function(magic, entry["kind"], name)
-
-
-def version():
-    return load_library().xwarp_version().decode()
